@@ -1,0 +1,353 @@
+// Array construction with input checks, slicing, scalars and logical equality (runtime layer).
+#include "runtime/array.h"
+
+#include <cctype>
+#include <cstring>
+#include <limits>
+
+#include "kernels/bytebool.h"
+
+namespace rowjit {
+
+std::string_view EncodingName(Encoding e) {
+  switch (e) {
+    case Encoding::kPrimitive: return "primitive";
+    case Encoding::kBool: return "bool";
+    case Encoding::kByteBool: return "byte-bool";
+    case Encoding::kConstant: return "constant";
+    case Encoding::kDictionary: return "dictionary";
+  }
+  return "?";
+}
+
+namespace {
+
+Status CheckExtent(int64_t offset, int64_t length) {
+  if (offset < 0 || length < 0) {
+    return MakeError(ErrorCode::kInvalidInput, "negative offset {} or length {}", offset, length);
+  }
+  if (offset > std::numeric_limits<int64_t>::max() / 16 - length) {
+    return MakeError(ErrorCode::kInvalidInput, "offset {} + length {} is too large", offset,
+                     length);
+  }
+  return Status::OK();
+}
+
+// A validity given for rows starting at the array's own first row must cover `length` rows; a
+// non-nullable type must not have nulls.
+Status CheckValidity(const Validity& validity, int64_t length, bool nullable) {
+  if (validity.has_bitmap()) {
+    if (kernels::NumBytes(validity.bit_offset() + length) > validity.bitmap()->size()) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "validity bitmap of {} bytes is shorter than the {} bits it claims",
+                       validity.bitmap()->size(), validity.bit_offset() + length);
+    }
+  }
+  if (!nullable && length > 0 && !validity.all_valid() && validity.CountValid(length) != length) {
+    return MakeError(ErrorCode::kInvalidInput, "a non-nullable array has null rows");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ArrayPtr> Array::Slice(int64_t offset, int64_t length) const {
+  if (offset < 0 || length < 0 || offset > length_ || length > length_ - offset) {
+    return MakeError(ErrorCode::kInvalidInput, "slice [{}, {}+{}) is outside an array of {} rows",
+                     offset, offset, length, length_);
+  }
+  return SliceUnchecked(offset, length);
+}
+
+std::string Array::ToString(int64_t max_rows) const {
+  std::string out = "[";
+  for (int64_t i = 0; i < length_ && i < max_rows; ++i) {
+    if (i) out += ", ";
+    Scalar s = GetScalar(i);
+    if (s.is_null()) {
+      out += "null";
+    } else {
+      std::string text = s.ToString();
+      out += text.substr(0, text.find(':'));
+    }
+  }
+  if (length_ > max_rows) out += ", ...";
+  return out + "]";
+}
+
+// --- PrimitiveArray ---------------------------------------------------------------------------
+
+Result<std::shared_ptr<const PrimitiveArray>> PrimitiveArray::Make(DataType type, int64_t length,
+                                                                   BufferPtr values,
+                                                                   Validity validity,
+                                                                   int64_t offset) {
+  if (!IsNumeric(type.id)) {
+    return MakeError(ErrorCode::kTypeError, "a primitive array holds numbers, not {}",
+                     type.ToString());
+  }
+  ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
+  if (values == nullptr) return MakeError(ErrorCode::kInvalidInput, "values buffer is null");
+  const int64_t need = (offset + length) * ByteWidth(type.id);
+  if (values->size() < need) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "{} values buffer of {} bytes is shorter than the {} bytes {} rows at "
+                     "offset {} need",
+                     type.ToString(), values->size(), need, length, offset);
+  }
+  ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, type.nullable));
+  return std::shared_ptr<const PrimitiveArray>(
+      new PrimitiveArray(type, length, std::move(values), std::move(validity), offset));
+}
+
+Scalar PrimitiveArray::GetScalar(int64_t i) const {
+  if (IsNull(i)) return Scalar::Null(type().id);
+  const int width = ByteWidth(type().id);
+  uint64_t bits = 0;
+  std::memcpy(&bits, raw_values() + i * width, static_cast<size_t>(width));
+  return Scalar::FromBits(type().id, bits);
+}
+
+ArrayPtr PrimitiveArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  return ArrayPtr(
+      new PrimitiveArray(type(), length, values_, validity_.Slice(offset), offset_ + offset));
+}
+
+// --- BoolArray --------------------------------------------------------------------------------
+
+Result<std::shared_ptr<const BoolArray>> BoolArray::Make(int64_t length, BufferPtr bits,
+                                                         Validity validity, int64_t offset,
+                                                         bool nullable) {
+  ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
+  if (bits == nullptr) return MakeError(ErrorCode::kInvalidInput, "bool values buffer is null");
+  if (bits->size() < kernels::NumBytes(offset + length)) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "bool values buffer of {} bytes is shorter than the {} bits it claims",
+                     bits->size(), offset + length);
+  }
+  ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, nullable));
+  return std::shared_ptr<const BoolArray>(new BoolArray(DataType(TypeId::kBool, nullable), length,
+                                                        std::move(bits), std::move(validity),
+                                                        offset));
+}
+
+Scalar BoolArray::GetScalar(int64_t i) const {
+  return IsNull(i) ? Scalar::Null(TypeId::kBool) : Scalar::Of(Value(i));
+}
+
+ArrayPtr BoolArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  return ArrayPtr(new BoolArray(type(), length, bits_, validity_.Slice(offset), offset_ + offset));
+}
+
+// --- ByteBoolArray ----------------------------------------------------------------------------
+
+Result<std::shared_ptr<const ByteBoolArray>> ByteBoolArray::Make(int64_t length, BufferPtr bytes,
+                                                                 Validity validity, int64_t offset,
+                                                                 bool nullable) {
+  ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
+  if (bytes == nullptr) return MakeError(ErrorCode::kInvalidInput, "byte-bool buffer is null");
+  if (bytes->size() < offset + length) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "byte-bool buffer of {} bytes is shorter than the {} rows it claims "
+                     "(offset {})",
+                     bytes->size(), length, offset);
+  }
+  ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, nullable));
+  return std::shared_ptr<const ByteBoolArray>(new ByteBoolArray(
+      DataType(TypeId::kBool, nullable), length, std::move(bytes), std::move(validity), offset));
+}
+
+Result<std::shared_ptr<const BoolArray>> ByteBoolArray::ToBool() const {
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(length()));
+  kernels::PackByteBools(bytes(), length(), bits->mutable_data());
+  return BoolArray::Make(length(), std::move(bits), validity_, 0, type().nullable);
+}
+
+Scalar ByteBoolArray::GetScalar(int64_t i) const {
+  return IsNull(i) ? Scalar::Null(TypeId::kBool) : Scalar::Of(Value(i));
+}
+
+ArrayPtr ByteBoolArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  return ArrayPtr(
+      new ByteBoolArray(type(), length, bytes_, validity_.Slice(offset), offset_ + offset));
+}
+
+// --- ConstantArray ----------------------------------------------------------------------------
+
+Result<std::shared_ptr<const ConstantArray>> ConstantArray::Make(Scalar value, int64_t length,
+                                                                 bool nullable) {
+  ROWJIT_RETURN_NOT_OK(CheckExtent(0, length));
+  return std::shared_ptr<const ConstantArray>(new ConstantArray(
+      DataType(value.type_id(), nullable || value.is_null()), length, value));
+}
+
+Scalar ConstantArray::GetScalar(int64_t) const { return value_; }
+
+ArrayPtr ConstantArray::SliceUnchecked(int64_t, int64_t length) const {
+  return ArrayPtr(new ConstantArray(type(), length, value_));
+}
+
+// --- DictionaryArray --------------------------------------------------------------------------
+
+Result<std::shared_ptr<const DictionaryArray>> DictionaryArray::Make(
+    std::shared_ptr<const PrimitiveArray> codes, ArrayPtr values) {
+  if (codes == nullptr || values == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "dictionary without codes or values");
+  }
+  if (!IsInteger(codes->type().id)) {
+    return MakeError(ErrorCode::kTypeError, "dictionary codes must be integers, not {}",
+                     codes->type().ToString());
+  }
+  if (values->encoding() == Encoding::kDictionary || values->encoding() == Encoding::kConstant) {
+    return MakeError(ErrorCode::kUnsupported, "dictionary values must be a flat array, not {}",
+                     EncodingName(values->encoding()));
+  }
+  DataType type(values->type().id, codes->type().nullable || values->type().nullable);
+  return std::shared_ptr<const DictionaryArray>(
+      new DictionaryArray(type, std::move(codes), std::move(values)));
+}
+
+int64_t DictionaryArray::Code(int64_t i) const {
+  const PrimitiveArray& c = *codes_;
+  return VisitType(c.type().id, [&]<typename T>(std::type_identity<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      T v = c.values<T>()[i];
+      // u64 codes beyond int64 range map to -1, which Validate() rejects as out of range.
+      if constexpr (std::is_same_v<T, uint64_t>) {
+        return v > uint64_t(std::numeric_limits<int64_t>::max()) ? -1 : int64_t(v);
+      }
+      return static_cast<int64_t>(v);
+    } else {
+      return -1;
+    }
+  });
+}
+
+bool DictionaryArray::IsNull(int64_t i) const {
+  if (codes_->IsNull(i)) return true;
+  const int64_t code = Code(i);
+  return code < 0 || code >= values_->length() || values_->IsNull(code);
+}
+
+int64_t DictionaryArray::NullCount() const {
+  if (!values_->type().nullable || values_->NullCount() == 0) return codes_->NullCount();
+  int64_t n = 0;
+  for (int64_t i = 0; i < length(); ++i) n += IsNull(i);
+  return n;
+}
+
+Scalar DictionaryArray::GetScalar(int64_t i) const {
+  if (IsNull(i)) return Scalar::Null(type().id);
+  return values_->GetScalar(Code(i));
+}
+
+Status DictionaryArray::Validate() const {
+  const int64_t n = values_->length();
+  for (int64_t i = 0; i < length(); ++i) {
+    if (codes_->IsNull(i)) continue;
+    const int64_t code = Code(i);
+    if (code < 0 || code >= n) {
+      return Error(ErrorCode::kInvalidInput,
+                   fmt::format("dictionary code {} at row {} is outside a dictionary of {} values",
+                               codes_->GetScalar(i).ToString(), i, n));
+    }
+  }
+  return Status::OK();
+}
+
+ArrayPtr DictionaryArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  auto codes = std::static_pointer_cast<const PrimitiveArray>(*codes_->Slice(offset, length));
+  return ArrayPtr(new DictionaryArray(type(), std::move(codes), values_));
+}
+
+// --- Schema and RecordBatch -------------------------------------------------------------------
+
+int Schema::FieldIndex(std::string_view name) const {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string Schema::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ", ";
+    out += fields[i].name + ":" + fields[i].type.ToString();
+  }
+  return out;
+}
+
+namespace {
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+}  // namespace
+
+Result<Schema> ParseSchema(std::string_view text) {
+  Schema schema;
+  if (Trim(text).empty()) return schema;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = Trim(text.substr(start, comma - start));
+    const size_t colon = item.find(':');
+    if (colon == std::string_view::npos) {
+      return MakeError(ErrorCode::kInvalidInput, "schema field '{}' is not NAME:TYPE", item);
+    }
+    std::string_view name = Trim(item.substr(0, colon));
+    if (!IsIdentifier(name)) {
+      return MakeError(ErrorCode::kInvalidInput, "schema field name '{}' is not an identifier",
+                       name);
+    }
+    if (schema.FieldIndex(name) >= 0) {
+      return MakeError(ErrorCode::kInvalidInput, "schema names field '{}' twice", name);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, ParseDataType(Trim(item.substr(colon + 1))));
+    schema.fields.push_back(Field{std::string(name), type});
+    start = comma + 1;
+  }
+  return schema;
+}
+
+Result<RecordBatch> RecordBatch::Make(Schema schema, std::vector<ArrayPtr> columns) {
+  if (schema.fields.size() != columns.size()) {
+    return MakeError(ErrorCode::kInvalidInput, "schema has {} fields but {} columns were given",
+                     schema.fields.size(), columns.size());
+  }
+  int64_t length = columns.empty() ? 0 : columns[0]->length();
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i] == nullptr) {
+      return MakeError(ErrorCode::kInvalidInput, "column '{}' is null", schema.fields[i].name);
+    }
+    if (columns[i]->length() != length) {
+      return MakeError(ErrorCode::kInvalidInput, "column '{}' has {} rows, expected {}",
+                       schema.fields[i].name, columns[i]->length(), length);
+    }
+    if (columns[i]->type().id != schema.fields[i].type.id) {
+      return MakeError(ErrorCode::kTypeError, "column '{}' is {}, the schema says {}",
+                       schema.fields[i].name, columns[i]->type().ToString(),
+                       schema.fields[i].type.ToString());
+    }
+  }
+  return RecordBatch{std::move(schema), std::move(columns), length};
+}
+
+bool ArraysEqual(const Array& a, const Array& b) {
+  if (a.type().id != b.type().id || a.length() != b.length()) return false;
+  for (int64_t i = 0; i < a.length(); ++i) {
+    if (!(a.GetScalar(i) == b.GetScalar(i))) return false;
+  }
+  return true;
+}
+
+}  // namespace rowjit

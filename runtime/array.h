@@ -1,0 +1,218 @@
+// Columnar arrays: primitive, bool (bit-packed), byte-bool, constant, dictionary; zero-copy
+// slicing of every kind; record batches and schemas (runtime layer).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/buffer.h"
+#include "runtime/types.h"
+#include "runtime/validity.h"
+
+namespace rowjit {
+
+enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary };
+std::string_view EncodingName(Encoding e);
+
+class Array;
+using ArrayPtr = std::shared_ptr<const Array>;
+
+// Base of every array. Immutable once made; shared by pointer.
+class Array {
+ public:
+  virtual ~Array() = default;
+  Encoding encoding() const { return encoding_; }
+  DataType type() const { return type_; }
+  int64_t length() const { return length_; }
+
+  // Rows [offset, offset + length) without copying; out-of-range bounds are an error.
+  Result<ArrayPtr> Slice(int64_t offset, int64_t length) const;
+  virtual bool IsNull(int64_t i) const = 0;
+  virtual int64_t NullCount() const = 0;
+  // Row i as a scalar (null scalar for null rows). Not for hot loops.
+  virtual Scalar GetScalar(int64_t i) const = 0;
+  // Deep checks that construction does not do (dictionary codes in range).
+  virtual Status Validate() const { return Status::OK(); }
+  // "[1, null, 3]" — short arrays for messages and tests.
+  std::string ToString(int64_t max_rows = 32) const;
+
+ protected:
+  Array(Encoding encoding, DataType type, int64_t length)
+      : encoding_(encoding), type_(type), length_(length) {}
+  virtual ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const = 0;
+
+ private:
+  Encoding encoding_;
+  DataType type_;
+  int64_t length_;
+};
+
+// Fixed-width numbers: values[offset, offset + length) of a buffer, and a validity.
+class PrimitiveArray final : public Array {
+ public:
+  // Checks the type is numeric, the buffer holds offset + length elements, a non-nullable type
+  // has no nulls, and the validity bitmap covers the rows.
+  static Result<std::shared_ptr<const PrimitiveArray>> Make(DataType type, int64_t length,
+                                                            BufferPtr values, Validity validity,
+                                                            int64_t offset = 0);
+
+  const BufferPtr& values_buffer() const { return values_; }
+  int64_t offset() const { return offset_; }
+  const Validity& validity() const { return validity_; }
+  // The first row's address.
+  const uint8_t* raw_values() const { return values_->data() + offset_ * ByteWidth(type().id); }
+  template <typename T> const T* values() const {
+    return reinterpret_cast<const T*>(raw_values());
+  }
+
+  bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
+  int64_t NullCount() const override { return length() - validity_.CountValid(length()); }
+  Scalar GetScalar(int64_t i) const override;
+
+ private:
+  PrimitiveArray(DataType type, int64_t length, BufferPtr values, Validity validity, int64_t offset)
+      : Array(Encoding::kPrimitive, type, length),
+        values_(std::move(values)), validity_(std::move(validity)), offset_(offset) {}
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  BufferPtr values_;
+  Validity validity_;
+  int64_t offset_;
+};
+
+// Booleans, one bit a row, LSB-first, starting at bit `offset` of the buffer.
+class BoolArray final : public Array {
+ public:
+  static Result<std::shared_ptr<const BoolArray>> Make(int64_t length, BufferPtr bits,
+                                                       Validity validity, int64_t offset = 0,
+                                                       bool nullable = false);
+  const BufferPtr& bits_buffer() const { return bits_; }
+  int64_t offset() const { return offset_; }
+  const Validity& validity() const { return validity_; }
+  kernels::BitSpan bits() const { return kernels::BitSpan{bits_->data(), offset_, length()}; }
+  bool Value(int64_t i) const { return kernels::GetBit(bits_->data(), offset_ + i); }
+
+  bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
+  int64_t NullCount() const override { return length() - validity_.CountValid(length()); }
+  Scalar GetScalar(int64_t i) const override;
+
+ private:
+  BoolArray(DataType type, int64_t length, BufferPtr bits, Validity validity, int64_t offset)
+      : Array(Encoding::kBool, type, length),
+        bits_(std::move(bits)), validity_(std::move(validity)), offset_(offset) {}
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  BufferPtr bits_;
+  Validity validity_;
+  int64_t offset_;
+};
+
+// Booleans, one byte a row (nonzero = true), zero-copy over the caller's bytes. The bytes are
+// untrusted: a buffer shorter than offset + length is an error here, not a fault later.
+class ByteBoolArray final : public Array {
+ public:
+  static Result<std::shared_ptr<const ByteBoolArray>> Make(int64_t length, BufferPtr bytes,
+                                                           Validity validity, int64_t offset = 0,
+                                                           bool nullable = false);
+  const BufferPtr& bytes_buffer() const { return bytes_; }
+  int64_t offset() const { return offset_; }
+  const Validity& validity() const { return validity_; }
+  const uint8_t* bytes() const { return bytes_->data() + offset_; }
+  bool Value(int64_t i) const { return bytes()[i] != 0; }
+  // The same rows bit-packed (values and validity at bit offset 0).
+  Result<std::shared_ptr<const BoolArray>> ToBool() const;
+
+  bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
+  int64_t NullCount() const override { return length() - validity_.CountValid(length()); }
+  Scalar GetScalar(int64_t i) const override;
+
+ private:
+  ByteBoolArray(DataType type, int64_t length, BufferPtr bytes, Validity validity, int64_t offset)
+      : Array(Encoding::kByteBool, type, length),
+        bytes_(std::move(bytes)), validity_(std::move(validity)), offset_(offset) {}
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  BufferPtr bytes_;
+  Validity validity_;
+  int64_t offset_;
+};
+
+// One scalar repeated `length` times; a null scalar makes a null constant.
+class ConstantArray final : public Array {
+ public:
+  // The type is the scalar's; nullable when the scalar is null or `nullable` says so.
+  static Result<std::shared_ptr<const ConstantArray>> Make(Scalar value, int64_t length,
+                                                           bool nullable = false);
+  const Scalar& value() const { return value_; }
+
+  bool IsNull(int64_t) const override { return value_.is_null(); }
+  int64_t NullCount() const override { return value_.is_null() ? length() : 0; }
+  Scalar GetScalar(int64_t i) const override;
+
+ private:
+  ConstantArray(DataType type, int64_t length, Scalar value)
+      : Array(Encoding::kConstant, type, length), value_(value) {}
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  Scalar value_;
+};
+
+// Integer codes, possibly null, into a values array. Codes are checked by Validate() (import
+// and the executor call it), not at construction, so making one is O(1).
+class DictionaryArray final : public Array {
+ public:
+  static Result<std::shared_ptr<const DictionaryArray>> Make(
+      std::shared_ptr<const PrimitiveArray> codes, ArrayPtr values);
+  const std::shared_ptr<const PrimitiveArray>& codes() const { return codes_; }
+  const ArrayPtr& values() const { return values_; }
+  // Code of row i as a signed 64-bit index (only meaningful for valid codes).
+  int64_t Code(int64_t i) const;
+
+  bool IsNull(int64_t i) const override;
+  int64_t NullCount() const override;
+  Scalar GetScalar(int64_t i) const override;
+  Status Validate() const override;
+
+ private:
+  DictionaryArray(DataType type, std::shared_ptr<const PrimitiveArray> codes, ArrayPtr values)
+      : Array(Encoding::kDictionary, type, codes->length()),
+        codes_(std::move(codes)), values_(std::move(values)) {}
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  std::shared_ptr<const PrimitiveArray> codes_;
+  ArrayPtr values_;
+};
+
+// A named, typed column.
+struct Field {
+  std::string name;
+  DataType type;
+  bool operator==(const Field&) const = default;
+};
+
+// Ordered fields. Text: "a:i32?, b:i32, c:u8".
+struct Schema {
+  std::vector<Field> fields;
+  // Index of the field called `name`, or -1.
+  int FieldIndex(std::string_view name) const;
+  std::string ToString() const;
+  bool operator==(const Schema&) const = default;
+};
+Result<Schema> ParseSchema(std::string_view text);
+
+// Equal-length columns under a schema.
+struct RecordBatch {
+  Schema schema;
+  std::vector<ArrayPtr> columns;
+  int64_t length = 0;
+  static Result<RecordBatch> Make(Schema schema, std::vector<ArrayPtr> columns);
+};
+
+// Logical equality: same type id and length, same nulls, same values bit for bit at valid rows,
+// whatever the encodings. Values behind nulls are ignored.
+bool ArraysEqual(const Array& a, const Array& b);
+
+}  // namespace rowjit

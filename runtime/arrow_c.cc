@@ -1,0 +1,495 @@
+// Arrow C Data Interface import (checked, zero-copy, release exactly once) and export (runtime).
+#include "runtime/arrow_c.h"
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/bitmap.h"
+
+namespace rowjit {
+
+const char* ArrowFormat(TypeId id) {
+  switch (id) {
+    case TypeId::kBool: return "b";
+    case TypeId::kI8: return "c";
+    case TypeId::kU8: return "C";
+    case TypeId::kI16: return "s";
+    case TypeId::kU16: return "S";
+    case TypeId::kI32: return "i";
+    case TypeId::kU32: return "I";
+    case TypeId::kI64: return "l";
+    case TypeId::kU64: return "L";
+    case TypeId::kF32: return "f";
+    case TypeId::kF64: return "g";
+  }
+  return "";
+}
+
+namespace {
+
+constexpr int kMaxDepth = 16;
+
+Result<TypeId> TypeFromFormat(const char* format) {
+  if (format == nullptr) return MakeError(ErrorCode::kInvalidInput, "ArrowSchema.format is null");
+  for (TypeId id : kAllTypeIds) {
+    if (std::strcmp(format, ArrowFormat(id)) == 0) return id;
+  }
+  return MakeError(ErrorCode::kUnsupported, "unsupported Arrow format string '{}'", format);
+}
+
+// --- import -----------------------------------------------------------------------------------
+
+// Owns a moved ArrowArray and releases it once, when the last buffer borrowing from it goes.
+struct ImportedArray {
+  ArrowArray array{};
+  ImportedArray() = default;
+  ImportedArray(const ImportedArray&) = delete;
+  ImportedArray& operator=(const ImportedArray&) = delete;
+  ~ImportedArray() {
+    if (array.release != nullptr) array.release(&array);
+  }
+};
+
+// Releases a moved ArrowSchema when import returns.
+struct SchemaGuard {
+  ArrowSchema schema{};
+  SchemaGuard() = default;
+  SchemaGuard(const SchemaGuard&) = delete;
+  SchemaGuard& operator=(const SchemaGuard&) = delete;
+  ~SchemaGuard() {
+    if (schema.release != nullptr) schema.release(&schema);
+  }
+};
+
+using Owner = std::shared_ptr<const void>;
+
+Status CheckHeader(const ArrowArray& a, int64_t n_buffers, const char* what) {
+  if (a.length < 0 || a.offset < 0) {
+    return MakeError(ErrorCode::kInvalidInput, "{} array has negative length {} or offset {}",
+                     what, a.length, a.offset);
+  }
+  if (a.offset > std::numeric_limits<int64_t>::max() / 16 - a.length) {
+    return MakeError(ErrorCode::kInvalidInput, "{} array offset {} + length {} overflows", what,
+                     a.offset, a.length);
+  }
+  if (a.null_count < -1 || a.null_count > a.length) {
+    return MakeError(ErrorCode::kInvalidInput, "{} array has null_count {} for {} rows", what,
+                     a.null_count, a.length);
+  }
+  if (a.n_buffers != n_buffers) {
+    return MakeError(ErrorCode::kInvalidInput, "{} array has n_buffers {}, expected {}", what,
+                     a.n_buffers, n_buffers);
+  }
+  if (n_buffers > 0 && a.buffers == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "{} array has a null buffers pointer", what);
+  }
+  return Status::OK();
+}
+
+Result<Validity> ImportValidity(const ArrowArray& a, const Owner& owner) {
+  const void* bits = a.buffers[0];
+  if (bits == nullptr) {
+    if (a.null_count > 0) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "null_count is {} but the array has no validity bitmap", a.null_count);
+    }
+    return Validity::AllValid();
+  }
+  if (a.null_count == 0) return Validity::AllValid();
+  auto buffer = Buffer::Borrow(bits, kernels::NumBytes(a.offset + a.length), owner);
+  ROWJIT_ASSIGN_OR_RETURN(Validity v, Validity::FromBitmap(std::move(buffer), a.offset, a.length));
+  const int64_t nulls = a.length - v.CountValid(a.length);
+  if (a.null_count >= 0 && nulls != a.null_count) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "null_count is {} but the validity bitmap has {} nulls", a.null_count, nulls);
+  }
+  return v;
+}
+
+// The values buffer: required unless the array covers no element at all.
+Result<BufferPtr> ImportValues(const ArrowArray& a, int64_t bytes, const Owner& owner) {
+  const void* data = a.buffers[1];
+  if (data == nullptr) {
+    if (bytes > 0) return MakeError(ErrorCode::kInvalidInput, "values buffer is null");
+    return Buffer::Allocate(0);
+  }
+  return Buffer::Borrow(data, bytes, owner);
+}
+
+Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
+                            int depth);
+
+Result<ArrayPtr> ImportFlat(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
+                            TypeId id) {
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, ArrowFormat(id)));
+  if (a.n_children != 0 || s.n_children != 0) {
+    return MakeError(ErrorCode::kInvalidInput, "a '{}' array has children", ArrowFormat(id));
+  }
+  const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportValidity(a, owner));
+  if (!nullable && !validity.all_valid()) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "field '{}' is not nullable (no ARROW_FLAG_NULLABLE) but has null rows",
+                     s.name ? s.name : "");
+  }
+  if (id == TypeId::kBool) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits,
+                            ImportValues(a, kernels::NumBytes(a.offset + a.length), owner));
+    ROWJIT_ASSIGN_OR_RETURN(auto arr, BoolArray::Make(a.length, std::move(bits),
+                                                      std::move(validity), a.offset, nullable));
+    return ArrayPtr(std::move(arr));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr values,
+                          ImportValues(a, (a.offset + a.length) * ByteWidth(id), owner));
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, PrimitiveArray::Make(DataType(id, nullable), a.length,
+                                                         std::move(values), std::move(validity),
+                                                         a.offset));
+  return ArrayPtr(std::move(arr));
+}
+
+Result<ArrayPtr> ImportDictionary(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
+                                  int depth) {
+  if (a.dictionary == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "dictionary-encoded array has no dictionary values (ArrowArray.dictionary "
+                     "is null)");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(TypeId code_type, TypeFromFormat(s.format));
+  if (!IsInteger(code_type)) {
+    return MakeError(ErrorCode::kInvalidInput, "dictionary index format '{}' is not an integer",
+                     s.format);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, ImportFlat(a, s, owner, code_type));
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, ImportNode(*a.dictionary, *s.dictionary, owner,
+                                                      depth + 1));
+  ROWJIT_ASSIGN_OR_RETURN(
+      auto dict,
+      DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), values));
+  ROWJIT_RETURN_NOT_OK(dict->Validate());
+  return ArrayPtr(std::move(dict));
+}
+
+Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
+                            int depth) {
+  if (depth > kMaxDepth) return MakeError(ErrorCode::kInvalidInput, "Arrow array nests too deep");
+  if (s.dictionary != nullptr) return ImportDictionary(a, s, owner, depth);
+  if (a.dictionary != nullptr) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "array has a dictionary but its schema is not dictionary-encoded");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(TypeId id, TypeFromFormat(s.format));
+  return ImportFlat(a, s, owner, id);
+}
+
+// Moves both structs into guards (their release set to null) after checking they are live.
+Result<std::shared_ptr<ImportedArray>> TakeOwnership(ArrowArray* array, ArrowSchema* schema,
+                                                     SchemaGuard& schema_guard) {
+  if (schema != nullptr && schema->release != nullptr) {
+    schema_guard.schema = *schema;
+    schema->release = nullptr;
+  }
+  auto holder = std::make_shared<ImportedArray>();
+  if (array != nullptr && array->release != nullptr) {
+    holder->array = *array;
+    array->release = nullptr;
+  }
+  if (array == nullptr || schema == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "null ArrowArray or ArrowSchema pointer");
+  }
+  if (holder->array.release == nullptr || schema_guard.schema.release == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "ArrowArray or ArrowSchema is already released");
+  }
+  return holder;
+}
+
+}  // namespace
+
+Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema) {
+  SchemaGuard schema_guard;
+  ROWJIT_ASSIGN_OR_RETURN(auto holder, TakeOwnership(array, schema, schema_guard));
+  return ImportNode(holder->array, schema_guard.schema, holder, 0);
+}
+
+Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema) {
+  SchemaGuard schema_guard;
+  ROWJIT_ASSIGN_OR_RETURN(auto holder, TakeOwnership(array, schema, schema_guard));
+  const ArrowArray& a = holder->array;
+  const ArrowSchema& s = schema_guard.schema;
+  if (s.format == nullptr || std::strcmp(s.format, "+s") != 0) {
+    return MakeError(ErrorCode::kInvalidInput, "a record batch is a struct array ('+s'), not '{}'",
+                     s.format ? s.format : "(null)");
+  }
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 1, "struct"));
+  if (a.null_count != 0 && a.buffers[0] != nullptr) {
+    return MakeError(ErrorCode::kUnsupported, "a record batch cannot have null rows");
+  }
+  if (a.n_children != s.n_children || a.n_children < 0) {
+    return MakeError(ErrorCode::kInvalidInput, "struct array has {} children, its schema {}",
+                     a.n_children, s.n_children);
+  }
+  if (a.n_children > 0 && (a.children == nullptr || s.children == nullptr)) {
+    return MakeError(ErrorCode::kInvalidInput, "struct array has a null children pointer");
+  }
+  Schema out_schema;
+  std::vector<ArrayPtr> columns;
+  for (int64_t i = 0; i < a.n_children; ++i) {
+    if (a.children[i] == nullptr || s.children[i] == nullptr) {
+      return MakeError(ErrorCode::kInvalidInput, "struct child {} is null", i);
+    }
+    const ArrowSchema& cs = *s.children[i];
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ImportNode(*a.children[i], cs, holder, 1));
+    // The parent's offset and length select the rows of every child.
+    if (child->length() < a.offset + a.length) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "struct child {} has {} rows, fewer than the parent's offset {} + length {}",
+                       i, child->length(), a.offset, a.length);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(child, child->Slice(a.offset, a.length));
+    std::string name = cs.name ? cs.name : "";
+    if (name.empty()) name = fmt::format("c{}", i);
+    out_schema.fields.push_back(Field{name, child->type()});
+    columns.push_back(std::move(child));
+  }
+  return RecordBatch::Make(std::move(out_schema), std::move(columns));
+}
+
+// --- export -----------------------------------------------------------------------------------
+
+namespace {
+
+struct ExportedArray {
+  ArrayPtr keep_alive;
+  std::vector<BufferPtr> made;  // buffers made for the export (copied bitmaps, expansions)
+  std::vector<const void*> buffers;
+  std::vector<ArrowArray> children;
+  std::vector<ArrowArray*> child_pointers;
+  std::unique_ptr<ArrowArray> dictionary;
+};
+
+struct ExportedSchema {
+  std::string format;
+  std::string name;
+  std::vector<ArrowSchema> children;
+  std::vector<ArrowSchema*> child_pointers;
+  std::unique_ptr<ArrowSchema> dictionary;
+};
+
+void ReleaseExportedArray(ArrowArray* a) {
+  if (a == nullptr || a->release == nullptr) return;
+  for (int64_t i = 0; i < a->n_children; ++i) {
+    ArrowArray* child = a->children[i];
+    if (child->release != nullptr) child->release(child);
+  }
+  if (a->dictionary != nullptr && a->dictionary->release != nullptr) {
+    a->dictionary->release(a->dictionary);
+  }
+  delete static_cast<ExportedArray*>(a->private_data);
+  a->release = nullptr;
+}
+
+void ReleaseExportedSchema(ArrowSchema* s) {
+  if (s == nullptr || s->release == nullptr) return;
+  for (int64_t i = 0; i < s->n_children; ++i) {
+    ArrowSchema* child = s->children[i];
+    if (child->release != nullptr) child->release(child);
+  }
+  if (s->dictionary != nullptr && s->dictionary->release != nullptr) {
+    s->dictionary->release(s->dictionary);
+  }
+  delete static_cast<ExportedSchema*>(s->private_data);
+  s->release = nullptr;
+}
+
+// A bitmap at bit offset 0: shared when its offset is a whole byte, copied otherwise.
+Result<const void*> ExportBitmap(const BufferPtr& bits, int64_t bit_offset, int64_t length,
+                                 ExportedArray& priv) {
+  if (bit_offset % 8 == 0) return static_cast<const void*>(bits->data() + bit_offset / 8);
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr copy, AllocateBitmap(length));
+  kernels::BitmapCopy(kernels::BitSpan{bits->data(), bit_offset, length}, copy->mutable_data());
+  priv.made.push_back(copy);
+  return static_cast<const void*>(copy->data());
+}
+
+Result<const void*> ExportValidity(const Validity& v, int64_t length, ExportedArray& priv,
+                                   int64_t* null_count) {
+  *null_count = length - v.CountValid(length);
+  if (v.all_valid() || length == 0) {
+    *null_count = 0;
+    return static_cast<const void*>(nullptr);
+  }
+  if (v.all_null()) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr zeros, AllocateBitmap(length));
+    priv.made.push_back(zeros);
+    return static_cast<const void*>(zeros->data());
+  }
+  return ExportBitmap(v.bitmap(), v.bit_offset(), length, priv);
+}
+
+// Constants become flat arrays: Arrow has no constant encoding in the C interface.
+Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
+  const int64_t n = c.length();
+  const DataType type = c.type();
+  Validity validity = c.value().is_null() && n > 0 ? Validity::AllNull() : Validity::AllValid();
+  if (type.id == TypeId::kBool) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(n));
+    if (!c.value().is_null() && c.value().value<bool>()) {
+      std::memset(bits->mutable_data(), 0xff, static_cast<size_t>(kernels::NumBytes(n)));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(auto arr, BoolArray::Make(n, bits, validity, 0, type.nullable));
+    return ArrayPtr(std::move(arr));
+  }
+  const int width = ByteWidth(type.id);
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(n * width));
+  const uint64_t bits = c.value().is_null() ? 0 : c.value().bits();
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(values->mutable_data() + i * width, &bits, static_cast<size_t>(width));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, PrimitiveArray::Make(type, n, values, validity));
+  return ArrayPtr(std::move(arr));
+}
+
+Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name);
+
+Status ExportFlat(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name,
+                  const char* format) {
+  auto priv = std::make_unique<ExportedArray>();
+  auto spriv = std::make_unique<ExportedSchema>();
+  const int64_t n = array->length();
+  int64_t null_count = 0;
+  const void* validity = nullptr;
+  const void* values = nullptr;
+  if (array->encoding() == Encoding::kPrimitive) {
+    const auto& p = static_cast<const PrimitiveArray&>(*array);
+    ROWJIT_ASSIGN_OR_RETURN(validity, ExportValidity(p.validity(), n, *priv, &null_count));
+    values = p.raw_values();
+  } else {
+    const auto& b = static_cast<const BoolArray&>(*array);
+    ROWJIT_ASSIGN_OR_RETURN(validity, ExportValidity(b.validity(), n, *priv, &null_count));
+    ROWJIT_ASSIGN_OR_RETURN(values, ExportBitmap(b.bits_buffer(), b.offset(), n, *priv));
+  }
+  priv->buffers = {validity, values};
+  priv->keep_alive = array;
+  spriv->format = format;
+  spriv->name = name ? name : "";
+
+  *out = ArrowArray{};
+  out->length = n;
+  out->null_count = null_count;
+  out->offset = 0;
+  out->n_buffers = 2;
+  out->n_children = 0;
+  out->buffers = priv->buffers.data();
+  out->children = nullptr;
+  out->dictionary = nullptr;
+  out->release = ReleaseExportedArray;
+  out->private_data = priv.release();
+
+  *out_schema = ArrowSchema{};
+  out_schema->format = spriv->format.c_str();
+  out_schema->name = spriv->name.c_str();
+  out_schema->metadata = nullptr;
+  out_schema->flags = array->type().nullable ? ARROW_FLAG_NULLABLE : 0;
+  out_schema->n_children = 0;
+  out_schema->children = nullptr;
+  out_schema->dictionary = nullptr;
+  out_schema->release = ReleaseExportedSchema;
+  out_schema->private_data = spriv.release();
+  return Status::OK();
+}
+
+Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
+  switch (array->encoding()) {
+    case Encoding::kPrimitive:
+    case Encoding::kBool:
+      return ExportFlat(array, out, out_schema, name, ArrowFormat(array->type().id));
+    case Encoding::kByteBool: {
+      ROWJIT_ASSIGN_OR_RETURN(auto packed, static_cast<const ByteBoolArray&>(*array).ToBool());
+      return ExportFlat(packed, out, out_schema, name, "b");
+    }
+    case Encoding::kConstant: {
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr flat,
+                              ExpandConstant(static_cast<const ConstantArray&>(*array)));
+      return ExportFlat(flat, out, out_schema, name, ArrowFormat(flat->type().id));
+    }
+    case Encoding::kDictionary: {
+      const auto& d = static_cast<const DictionaryArray&>(*array);
+      auto dict_array = std::make_unique<ArrowArray>();
+      auto dict_schema = std::make_unique<ArrowSchema>();
+      ROWJIT_RETURN_NOT_OK(ExportNode(d.values(), dict_array.get(), dict_schema.get(), ""));
+      Status st = ExportFlat(d.codes(), out, out_schema, name, ArrowFormat(d.codes()->type().id));
+      if (!st.ok()) {
+        dict_array->release(dict_array.get());
+        dict_schema->release(dict_schema.get());
+        return st;
+      }
+      // The dictionary is owned by the parent's private data and released by the parent.
+      auto* priv = static_cast<ExportedArray*>(out->private_data);
+      auto* spriv = static_cast<ExportedSchema*>(out_schema->private_data);
+      out->dictionary = dict_array.get();
+      out_schema->dictionary = dict_schema.get();
+      if (array->type().nullable) out_schema->flags |= ARROW_FLAG_NULLABLE;
+      priv->dictionary = std::move(dict_array);
+      spriv->dictionary = std::move(dict_schema);
+      return Status::OK();
+    }
+  }
+  return MakeError(ErrorCode::kInternal, "unknown encoding");
+}
+
+}  // namespace
+
+Status ExportArray(const ArrayPtr& array, ArrowArray* out, ArrowSchema* out_schema,
+                   const char* name) {
+  if (array == nullptr || out == nullptr || out_schema == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "null argument to ExportArray");
+  }
+  return ExportNode(array, out, out_schema, name);
+}
+
+Status ExportRecordBatch(const RecordBatch& batch, ArrowArray* out, ArrowSchema* out_schema) {
+  if (out == nullptr || out_schema == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "null argument to ExportRecordBatch");
+  }
+  const size_t n = batch.columns.size();
+  auto priv = std::make_unique<ExportedArray>();
+  auto spriv = std::make_unique<ExportedSchema>();
+  priv->children.resize(n);
+  spriv->children.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    Status st = ExportNode(batch.columns[i], &priv->children[i], &spriv->children[i],
+                           batch.schema.fields[i].name.c_str());
+    if (!st.ok()) {
+      for (size_t j = 0; j < i; ++j) {
+        priv->children[j].release(&priv->children[j]);
+        spriv->children[j].release(&spriv->children[j]);
+      }
+      return st;
+    }
+    priv->child_pointers.push_back(&priv->children[i]);
+    spriv->child_pointers.push_back(&spriv->children[i]);
+  }
+  priv->buffers = {nullptr};
+  spriv->format = "+s";
+
+  *out = ArrowArray{};
+  out->length = batch.length;
+  out->n_buffers = 1;
+  out->n_children = static_cast<int64_t>(n);
+  out->buffers = priv->buffers.data();
+  out->children = priv->child_pointers.data();
+  out->release = ReleaseExportedArray;
+  out->private_data = priv.release();
+
+  *out_schema = ArrowSchema{};
+  out_schema->format = spriv->format.c_str();
+  out_schema->name = spriv->name.c_str();
+  out_schema->n_children = static_cast<int64_t>(n);
+  out_schema->children = spriv->child_pointers.data();
+  out_schema->release = ReleaseExportedSchema;
+  out_schema->private_data = spriv.release();
+  return Status::OK();
+}
+
+}  // namespace rowjit

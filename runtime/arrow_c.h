@@ -1,0 +1,70 @@
+// Arrow C Data Interface: zero-copy import and export of rowjit arrays (runtime layer).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/array.h"
+
+// The ABI structs, exactly as the Arrow specification defines them (and guarded the same way,
+// so that including Arrow's own header first is fine).
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+extern "C" {
+struct ArrowSchema {
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+  void (*release)(struct ArrowSchema*);
+  void* private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+  void (*release)(struct ArrowArray*);
+  void* private_data;
+};
+}
+#endif  // ARROW_C_DATA_INTERFACE
+
+namespace rowjit {
+
+// Imports one array. Ownership of both structs moves to rowjit, on success and on error alike:
+// on return their `release` is null. The schema is released before returning; the array's
+// buffers are used in place and its release callback runs exactly once, when the last rowjit
+// array or buffer that refers to it is gone. Formats: b c C s S i I l L f g, dictionary-encoded
+// arrays of those. A nullable field needs ARROW_FLAG_NULLABLE; lengths, offsets, buffer counts,
+// null counts and dictionary codes are checked, never trusted.
+Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema);
+
+// Imports a struct array (format "+s") as a record batch of its children; same ownership rules.
+Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema);
+
+// Exports an array. `out` and `out_schema` are filled and owned by the caller, who calls each
+// release once. Bitmaps are shared when byte-aligned and copied to offset 0 otherwise; byte-bool
+// arrays are packed to bool, constants expanded; dictionaries keep their dictionary.
+Status ExportArray(const ArrayPtr& array, ArrowArray* out, ArrowSchema* out_schema,
+                   const char* name = "");
+
+// Exports a record batch as a struct array with one child per column.
+Status ExportRecordBatch(const RecordBatch& batch, ArrowArray* out, ArrowSchema* out_schema);
+
+// The format string of a type ("i" for i32, "b" for bool).
+const char* ArrowFormat(TypeId id);
+
+}  // namespace rowjit

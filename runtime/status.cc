@@ -1,0 +1,26 @@
+// Error formatting (runtime layer).
+#include "runtime/status.h"
+
+namespace rowjit {
+
+std::string_view ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidInput: return "invalid input";
+    case ErrorCode::kTypeError: return "type error";
+    case ErrorCode::kOverflow: return "overflow";
+    case ErrorCode::kDivisionByZero: return "division by zero";
+    case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kInternal: return "internal error";
+  }
+  return "unknown error";
+}
+
+std::string Error::ToString() const {
+  std::string out(ErrorCodeName(code_));
+  if (!function_.empty()) out += fmt::format(": {}", function_);
+  if (row_) out += fmt::format(" at row {}", *row_);
+  if (!message_.empty()) out += fmt::format(": {}", message_);
+  return out;
+}
+
+}  // namespace rowjit

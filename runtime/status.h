@@ -1,0 +1,140 @@
+// Errors, Status and Result<T>: how every public rowjit API reports failure (runtime layer).
+// The public API never throws; it returns a Status or a Result holding a value or an Error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include <fmt/format.h>
+
+namespace rowjit {
+
+enum class ErrorCode : uint8_t {
+  kInvalidInput,
+  kTypeError,
+  kOverflow,
+  kDivisionByZero,
+  kUnsupported,
+  kInternal,
+};
+
+std::string_view ErrorCodeName(ErrorCode code);
+
+// One error: a code, a message, and for row errors the function name and the first failing row.
+class Error {
+ public:
+  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  const std::optional<int64_t>& row() const { return row_; }
+  const std::string& function() const { return function_; }
+
+  Error&& WithRow(std::string function, int64_t row) && {
+    function_ = std::move(function);
+    row_ = row;
+    return std::move(*this);
+  }
+
+  // "overflow: checked_mul at row 17: ..." — stable enough to match in tests.
+  std::string ToString() const;
+
+  bool operator==(const Error&) const = default;
+
+ private:
+  ErrorCode code_;
+  std::string message_;
+  std::string function_;
+  std::optional<int64_t> row_;
+};
+
+template <typename... Args>
+Error MakeError(ErrorCode code, fmt::format_string<Args...> format, Args&&... args) {
+  return Error(code, fmt::format(format, std::forward<Args>(args)...));
+}
+
+// Success, or one Error. Cheap to return when OK (a null pointer).
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::make_unique<Error>(std::move(error))) {}  // NOLINT
+  Status(const Status& other)
+      : error_(other.error_ ? std::make_unique<Error>(*other.error_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    error_ = other.error_ ? std::make_unique<Error>(*other.error_) : nullptr;
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+
+  static Status OK() { return Status(); }
+  bool ok() const { return error_ == nullptr; }
+  const Error& error() const { return *error_; }
+  Error&& TakeError() && { return std::move(*error_); }
+  std::string ToString() const { return ok() ? "OK" : error_->ToString(); }
+  const Status& status() const { return *this; }  // lets ROWJIT_RETURN_NOT_OK take both kinds
+
+ private:
+  std::unique_ptr<Error> error_;
+};
+
+// A value or an Error.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : storage_(std::move(value)) {}  // NOLINT
+  Result(Error error) : storage_(std::move(error)) {}  // NOLINT
+  Result(Status status) : storage_(std::move(status).TakeError()) {}  // NOLINT: must not be OK
+  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, T>>>
+  Result(U&& value) : storage_(T(std::forward<U>(value))) {}  // NOLINT
+
+  // Result<Derived*> → Result<Base*> and similar conversions.
+  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U, T> &&
+                                                    !std::is_same_v<U, T>>>
+  Result(Result<U> other)  // NOLINT
+      : storage_(other.ok() ? std::variant<T, Error>(T(std::move(other).value()))
+                            : std::variant<T, Error>(std::move(other).TakeError())) {}
+
+  bool ok() const { return storage_.index() == 0; }
+  const Error& error() const { return std::get<1>(storage_); }
+  Status status() const { return ok() ? Status() : Status(error()); }
+
+  const T& value() const& { return std::get<0>(storage_); }
+  T& value() & { return std::get<0>(storage_); }
+  T&& value() && { return std::get<0>(std::move(storage_)); }
+  const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
+
+  Error&& TakeError() && { return std::get<1>(std::move(storage_)); }
+
+ private:
+  std::variant<T, Error> storage_;
+};
+
+#define ROWJIT_CONCAT_INNER(a, b) a##b
+#define ROWJIT_CONCAT(a, b) ROWJIT_CONCAT_INNER(a, b)
+
+#define ROWJIT_RETURN_NOT_OK(expr)                          \
+  do {                                                      \
+    auto&& _rowjit_status = (expr);                         \
+    if (!_rowjit_status.ok()) return _rowjit_status.status(); \
+  } while (false)
+
+#define ROWJIT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \
+  auto tmp = (rexpr);                                 \
+  if (!tmp.ok()) return std::move(tmp).TakeError();   \
+  lhs = std::move(tmp).value()
+
+#define ROWJIT_ASSIGN_OR_RETURN(lhs, rexpr) \
+  ROWJIT_ASSIGN_OR_RETURN_IMPL(ROWJIT_CONCAT(_rowjit_result_, __LINE__), lhs, rexpr)
+
+}  // namespace rowjit

@@ -1,0 +1,163 @@
+// Logical types, their text names ("i32", "u8?", "f64") and typed scalars (runtime layer).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "runtime/status.h"
+
+namespace rowjit {
+
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64 };
+
+inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
+                                         TypeId::kI64,  TypeId::kU8,  TypeId::kU16, TypeId::kU32,
+                                         TypeId::kU64,  TypeId::kF32, TypeId::kF64};
+
+// Bytes per element in a flat buffer; bool is bit-packed and reports 0.
+constexpr int ByteWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kBool: return 0;
+    case TypeId::kI8: case TypeId::kU8: return 1;
+    case TypeId::kI16: case TypeId::kU16: return 2;
+    case TypeId::kI32: case TypeId::kU32: case TypeId::kF32: return 4;
+    case TypeId::kI64: case TypeId::kU64: case TypeId::kF64: return 8;
+  }
+  return 0;
+}
+constexpr int BitWidth(TypeId id) { return id == TypeId::kBool ? 1 : ByteWidth(id) * 8; }
+constexpr bool IsSignedInt(TypeId id) {
+  return id == TypeId::kI8 || id == TypeId::kI16 || id == TypeId::kI32 || id == TypeId::kI64;
+}
+constexpr bool IsUnsignedInt(TypeId id) {
+  return id == TypeId::kU8 || id == TypeId::kU16 || id == TypeId::kU32 || id == TypeId::kU64;
+}
+constexpr bool IsInteger(TypeId id) { return IsSignedInt(id) || IsUnsignedInt(id); }
+constexpr bool IsFloat(TypeId id) { return id == TypeId::kF32 || id == TypeId::kF64; }
+constexpr bool IsNumeric(TypeId id) { return IsInteger(id) || IsFloat(id); }
+
+std::string_view TypeIdName(TypeId id);
+
+// A type and whether values of it may be null. Text: "i32" or "i32?".
+struct DataType {
+  TypeId id = TypeId::kI32;
+  bool nullable = false;
+
+  DataType() = default;
+  constexpr DataType(TypeId type_id, bool is_nullable = false) : id(type_id), nullable(is_nullable) {}  // NOLINT
+
+  DataType WithNullable(bool n) const { return DataType(id, n); }
+  std::string ToString() const;
+  bool operator==(const DataType&) const = default;
+};
+
+Result<DataType> ParseDataType(std::string_view text);
+
+// C++ type of each TypeId (bool arrays are bit-packed; the scalar type is bool).
+template <TypeId kId> struct CTypeOf;
+template <> struct CTypeOf<TypeId::kBool> { using type = bool; };
+template <> struct CTypeOf<TypeId::kI8> { using type = int8_t; };
+template <> struct CTypeOf<TypeId::kI16> { using type = int16_t; };
+template <> struct CTypeOf<TypeId::kI32> { using type = int32_t; };
+template <> struct CTypeOf<TypeId::kI64> { using type = int64_t; };
+template <> struct CTypeOf<TypeId::kU8> { using type = uint8_t; };
+template <> struct CTypeOf<TypeId::kU16> { using type = uint16_t; };
+template <> struct CTypeOf<TypeId::kU32> { using type = uint32_t; };
+template <> struct CTypeOf<TypeId::kU64> { using type = uint64_t; };
+template <> struct CTypeOf<TypeId::kF32> { using type = float; };
+template <> struct CTypeOf<TypeId::kF64> { using type = double; };
+template <TypeId kId> using CType = typename CTypeOf<kId>::type;
+
+template <typename T> constexpr TypeId TypeIdOf();
+template <> constexpr TypeId TypeIdOf<bool>() { return TypeId::kBool; }
+template <> constexpr TypeId TypeIdOf<int8_t>() { return TypeId::kI8; }
+template <> constexpr TypeId TypeIdOf<int16_t>() { return TypeId::kI16; }
+template <> constexpr TypeId TypeIdOf<int32_t>() { return TypeId::kI32; }
+template <> constexpr TypeId TypeIdOf<int64_t>() { return TypeId::kI64; }
+template <> constexpr TypeId TypeIdOf<uint8_t>() { return TypeId::kU8; }
+template <> constexpr TypeId TypeIdOf<uint16_t>() { return TypeId::kU16; }
+template <> constexpr TypeId TypeIdOf<uint32_t>() { return TypeId::kU32; }
+template <> constexpr TypeId TypeIdOf<uint64_t>() { return TypeId::kU64; }
+template <> constexpr TypeId TypeIdOf<float>() { return TypeId::kF32; }
+template <> constexpr TypeId TypeIdOf<double>() { return TypeId::kF64; }
+
+// Calls fn(std::type_identity<T>{}) with the C++ type of `id`: the one type switch of the runtime.
+template <typename Fn>
+decltype(auto) VisitType(TypeId id, Fn&& fn) {
+  switch (id) {
+    case TypeId::kBool: return fn(std::type_identity<bool>{});
+    case TypeId::kI8: return fn(std::type_identity<int8_t>{});
+    case TypeId::kI16: return fn(std::type_identity<int16_t>{});
+    case TypeId::kI32: return fn(std::type_identity<int32_t>{});
+    case TypeId::kI64: return fn(std::type_identity<int64_t>{});
+    case TypeId::kU8: return fn(std::type_identity<uint8_t>{});
+    case TypeId::kU16: return fn(std::type_identity<uint16_t>{});
+    case TypeId::kU32: return fn(std::type_identity<uint32_t>{});
+    case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
+    case TypeId::kF32: return fn(std::type_identity<float>{});
+    case TypeId::kF64: return fn(std::type_identity<double>{});
+  }
+  return fn(std::type_identity<bool>{});  // unreachable: every TypeId is listed above
+}
+
+// A typed value or a typed null. The payload is kept as the value's bits, zero-extended.
+class Scalar {
+ public:
+  Scalar() = default;
+
+  template <typename T>
+  static Scalar Of(T value) {
+    Scalar s;
+    s.type_ = DataType(TypeIdOf<T>(), false);
+    s.is_null_ = false;
+    if constexpr (std::is_same_v<T, bool>) {
+      s.bits_ = value ? 1 : 0;
+    } else {
+      std::memcpy(&s.bits_, &value, sizeof(T));
+    }
+    return s;
+  }
+  static Scalar Null(TypeId id) {
+    Scalar s;
+    s.type_ = DataType(id, true);
+    s.is_null_ = true;
+    return s;
+  }
+  // A value of `id` from raw bits (low ByteWidth bytes are used).
+  static Scalar FromBits(TypeId id, uint64_t bits);
+
+  DataType type() const { return type_; }
+  TypeId type_id() const { return type_.id; }
+  bool is_null() const { return is_null_; }
+  uint64_t bits() const { return bits_; }
+
+  template <typename T>
+  T value() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return bits_ != 0;
+    } else {
+      T v;
+      std::memcpy(&v, &bits_, sizeof(T));
+      return v;
+    }
+  }
+
+  // "42:i32", "-1.5:f64", "true", "null:i32". Parsed back by the expression parser.
+  std::string ToString() const;
+
+  // Same type, same null state, same bits (so NaN payloads and -0.0 are distinguished).
+  bool operator==(const Scalar& other) const {
+    return type_.id == other.type_.id && is_null_ == other.is_null_ &&
+           (is_null_ || bits_ == other.bits_);
+  }
+
+ private:
+  DataType type_{TypeId::kI32, true};
+  bool is_null_ = true;
+  uint64_t bits_ = 0;
+};
+
+}  // namespace rowjit

@@ -1,0 +1,51 @@
+// Validity construction and combination (runtime layer); the bit loops are kernels/bitmap.
+#include "runtime/validity.h"
+
+#include <vector>
+
+namespace rowjit {
+
+Result<Validity> Validity::FromBitmap(BufferPtr bits, int64_t bit_offset, int64_t length) {
+  if (bits == nullptr) return MakeError(ErrorCode::kInvalidInput, "validity bitmap is null");
+  if (bit_offset < 0 || length < 0) {
+    return MakeError(ErrorCode::kInvalidInput, "negative validity offset {} or length {}",
+                     bit_offset, length);
+  }
+  if (kernels::NumBytes(bit_offset + length) > bits->size()) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "validity bitmap of {} bytes is shorter than the {} bits it claims",
+                     bits->size(), bit_offset + length);
+  }
+  return Validity(Kind::kBitmap, std::move(bits), bit_offset);
+}
+
+int64_t Validity::CountValid(int64_t length) const {
+  switch (kind_) {
+    case Kind::kAllValid: return length;
+    case Kind::kAllNull: return 0;
+    case Kind::kBitmap: return kernels::CountSetBits(Span(length));
+  }
+  return 0;
+}
+
+Result<BufferPtr> AllocateBitmap(int64_t length) {
+  return Buffer::Allocate(kernels::NumBytes(length));
+}
+
+Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length) {
+  std::vector<const Validity*> bitmaps;
+  for (const Validity& v : inputs) {
+    if (v.all_null()) return Validity::AllNull();
+    if (v.has_bitmap()) bitmaps.push_back(&v);
+  }
+  if (bitmaps.empty()) return Validity::AllValid();
+  if (bitmaps.size() == 1) return *bitmaps[0];
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr out, AllocateBitmap(length));
+  kernels::BitmapAnd(bitmaps[0]->Span(length), bitmaps[1]->Span(length), out->mutable_data());
+  for (size_t i = 2; i < bitmaps.size(); ++i) {
+    kernels::BitmapAndInPlace(out->mutable_data(), bitmaps[i]->Span(length));
+  }
+  return Validity::FromBitmap(std::move(out), 0, length);
+}
+
+}  // namespace rowjit
