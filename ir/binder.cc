@@ -1,0 +1,177 @@
+// Binder: types, literal typing, nullability and folding (ir layer).
+#include "ir/binder.h"
+
+#include <limits>
+
+#include "ir/function.h"
+#include "ir/parser.h"
+#include "runtime/builder.h"
+
+namespace rowjit::ir {
+namespace {
+
+// Untyped: a literal without suffix, or a type-propagating call of untyped arguments only.
+bool IsUntyped(const Expr& e) {
+  if (e.is_literal()) return !e.literal_suffix().has_value() && e.literal_text() != "true" &&
+                             e.literal_text() != "false";
+  if (!e.is_call() || e.args().empty()) return false;
+  const Function* f = FindFunction(e.name());
+  if (f == nullptr || !f->propagates_type || f->unify_from != 0) return false;
+  for (const auto& a : e.args()) {
+    if (!IsUntyped(*a)) return false;
+  }
+  return true;
+}
+
+bool LooksFloat(const std::string& text) {
+  return text.find_first_of(".eE") != std::string::npos || text == "nan" || text == "-nan" ||
+         text == "inf" || text == "-inf";
+}
+
+// The type an untyped literal gets when nothing around it says: i32 if it fits, else i64, else
+// u64; floats f64; true/false bool.
+Result<TypeId> DefaultLiteralType(const std::string& text) {
+  if (text == "true" || text == "false") return TypeId::kBool;
+  if (text == "null") {
+    return MakeError(ErrorCode::kTypeError,
+                     "cannot infer the type of an untyped null; write null:TYPE (null:i32)");
+  }
+  if (LooksFloat(text)) return TypeId::kF64;
+  for (TypeId id : {TypeId::kI32, TypeId::kI64, TypeId::kU64}) {
+    if (ParseScalar(id, text).ok()) return id;
+  }
+  return MakeError(ErrorCode::kTypeError, "integer literal {} does not fit any integer type", text);
+}
+
+class Binder {
+ public:
+  explicit Binder(const Schema& schema) : schema_(schema) {}
+
+  // `expected`: the type the surrounding call wants for an untyped subtree.
+  Result<ExprPtr> BindNode(const ExprPtr& e, std::optional<TypeId> expected,
+                           std::string_view context) {
+    switch (e->kind()) {
+      case ExprKind::kColumn: return BindColumn(*e);
+      case ExprKind::kLiteral: return BindLiteral(*e, expected, context);
+      case ExprKind::kCall: return BindCall(*e, expected);
+    }
+    return MakeError(ErrorCode::kInternal, "unknown expression kind");
+  }
+
+ private:
+  Result<ExprPtr> BindColumn(const Expr& e) {
+    const int index = schema_.FieldIndex(e.name());
+    if (index < 0) {
+      return MakeError(ErrorCode::kInvalidInput, "unknown column '{}' (the schema has {})",
+                       e.name(), schema_.ToString());
+    }
+    return Expr::BoundColumn(e.name(), index, schema_.fields[index].type);
+  }
+
+  Result<ExprPtr> BindLiteral(const Expr& e, std::optional<TypeId> expected,
+                              std::string_view context) {
+    const std::string& text = e.literal_text();
+    TypeId type;
+    if (e.literal_suffix()) {
+      type = *e.literal_suffix();
+    } else if (expected) {
+      type = *expected;
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(type, DefaultLiteralType(text));
+    }
+    // An integer literal read as a float is exact for the values users write; "1.5" as an
+    // integer is a type error.
+    if (IsInteger(type) && LooksFloat(text)) {
+      return MakeError(ErrorCode::kTypeError, "literal {} is not {}{}", text, TypeIdName(type),
+                       context);
+    }
+    auto value = ParseScalar(type, text);
+    if (!value.ok()) {
+      return MakeError(ErrorCode::kTypeError, "literal {} does not fit {}{}", text,
+                       TypeIdName(type), context);
+    }
+    return Expr::BoundLiteral(*value);
+  }
+
+  Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
+    const Function* f = FindFunction(e.name());
+    if (f == nullptr) return MakeError(ErrorCode::kInvalidInput, "unknown function '{}'", e.name());
+    const size_t n = e.args().size();
+    if (f->variadic ? n == 0 : n != f->arity()) {
+      return MakeError(ErrorCode::kInvalidInput, "{} takes {} argument{}, got {}", f->name,
+                       f->variadic ? std::string("1 or more") : std::to_string(f->arity()),
+                       f->arity() == 1 ? "" : "s", n);
+    }
+    if (f->takes_type_arg != e.type_arg().has_value()) {
+      return MakeError(ErrorCode::kInvalidInput, "{} {} a type argument", f->name,
+                       f->takes_type_arg ? "needs" : "does not take");
+    }
+    // Bind typed arguments first; untyped ones in the unified group then take their type.
+    std::vector<ExprPtr> bound(n);
+    std::optional<TypeId> group;
+    const size_t unify = f->unify_from < 0 ? n : static_cast<size_t>(f->unify_from);
+    for (size_t i = 0; i < n; ++i) {
+      if (i >= unify && IsUntyped(*e.args()[i])) continue;
+      ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
+      if (i >= unify && !group) group = bound[i]->type().id;
+    }
+    if (!group && f->propagates_type) group = expected;
+    for (size_t i = unify; i < n; ++i) {
+      if (bound[i]) continue;
+      std::string context;
+      if (group) {
+        context = fmt::format(" (the other arguments of {} are {})", f->name, TypeIdName(*group));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], group, context));
+      if (!group) group = bound[i]->type().id;
+    }
+    std::vector<DataType> types;
+    for (const auto& b : bound) types.push_back(b->type());
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, f->type_rule(f->name, types, e.type_arg()));
+    if (f->strict()) type.nullable = internal_AnyNullable(types);
+    ExprPtr call = Expr::BoundCall(f, std::move(bound), e.type_arg(), type);
+    return Fold(call);
+  }
+
+  static bool internal_AnyNullable(const std::vector<DataType>& types) {
+    for (const auto& t : types) {
+      if (t.nullable) return true;
+    }
+    return false;
+  }
+
+  // A call of literals only is evaluated now; a failing one stays a call (its error is raised
+  // when the expression runs).
+  static ExprPtr Fold(const ExprPtr& call) {
+    std::vector<Scalar> args;
+    for (const auto& a : call->args()) {
+      if (!a->is_literal()) return call;
+      args.push_back(a->value());
+    }
+    const Function* f = call->function();
+    if (f->strict()) {
+      for (const Scalar& s : args) {
+        if (s.is_null()) return Expr::BoundLiteral(Scalar::Null(call->type().id));
+      }
+    }
+    auto r = f->eval(args, call->type(), call->type_arg());
+    if (!r.ok()) return call;
+    return Expr::BoundLiteral(*r);
+  }
+
+  const Schema& schema_;
+};
+
+}  // namespace
+
+Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  return Binder(schema).BindNode(expr, std::nullopt, "");
+}
+
+Result<ExprPtr> ParseAndBind(std::string_view text, const Schema& schema) {
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text));
+  return Bind(e, schema);
+}
+
+}  // namespace rowjit::ir

@@ -1,0 +1,92 @@
+// Expressions: column references, literals and calls of row functions; immutable, hashable,
+// comparable, printable (ir layer). What to compute, never how.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/types.h"
+
+namespace rowjit::ir {
+
+struct Function;
+class Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+enum class ExprKind : uint8_t { kColumn, kLiteral, kCall };
+
+// One immutable node. Parsed trees are unbound (literals may lack a type, calls name their
+// function); Bind() returns a bound tree in which every node has a type, columns have an index
+// and calls point at their catalog descriptor.
+class Expr {
+ public:
+  // --- unbound nodes, as parsed
+  static ExprPtr Column(std::string name);
+  // `text` as written ("42", "-7", "1.5", "true", "null", "nan", "-inf"); `suffix` from "42:u8".
+  static ExprPtr Literal(std::string text, std::optional<TypeId> suffix = std::nullopt);
+  // `type_arg` is the target of cast(x, T) and its variants.
+  static ExprPtr Call(std::string function, std::vector<ExprPtr> args,
+                      std::optional<TypeId> type_arg = std::nullopt);
+
+  // --- bound nodes, made by Bind()
+  static ExprPtr BoundColumn(std::string name, int index, DataType type);
+  static ExprPtr BoundLiteral(Scalar value);
+  static ExprPtr BoundCall(const Function* function, std::vector<ExprPtr> args,
+                           std::optional<TypeId> type_arg, DataType type);
+
+  ExprKind kind() const { return kind_; }
+  bool is_column() const { return kind_ == ExprKind::kColumn; }
+  bool is_literal() const { return kind_ == ExprKind::kLiteral; }
+  bool is_call() const { return kind_ == ExprKind::kCall; }
+  bool bound() const { return bound_; }
+
+  // Column name, or function name for calls.
+  const std::string& name() const { return name_; }
+  const std::vector<ExprPtr>& args() const { return args_; }
+  const std::optional<TypeId>& type_arg() const { return type_arg_; }
+  // Unbound literals.
+  const std::string& literal_text() const { return literal_text_; }
+  const std::optional<TypeId>& literal_suffix() const { return type_arg_; }
+  // Bound nodes.
+  DataType type() const { return type_; }
+  int column_index() const { return column_index_; }
+  const Function* function() const { return function_; }
+  const Scalar& value() const { return value_; }
+
+  uint64_t hash() const { return hash_; }
+  bool Equals(const Expr& other) const;
+  // Canonical text: parse(ToString()) gives an equal expression. Nested infix operators are
+  // parenthesised; bound literals carry their type suffix ("42:i32").
+  std::string ToString() const;
+
+ private:
+  Expr() = default;
+  void ComputeHash();
+
+  ExprKind kind_ = ExprKind::kColumn;
+  bool bound_ = false;
+  std::string name_;
+  std::vector<ExprPtr> args_;
+  std::optional<TypeId> type_arg_;
+  std::string literal_text_;
+  DataType type_;
+  int column_index_ = -1;
+  const Function* function_ = nullptr;
+  Scalar value_;
+  uint64_t hash_ = 0;
+};
+
+struct ExprEq {
+  bool operator()(const ExprPtr& a, const ExprPtr& b) const { return a->Equals(*b); }
+};
+struct ExprHash {
+  size_t operator()(const ExprPtr& e) const { return e->hash(); }
+};
+
+// Every column index a bound expression reads, ascending, each once.
+std::vector<int> ReferencedColumns(const Expr& e);
+
+}  // namespace rowjit::ir

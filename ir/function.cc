@@ -1,0 +1,111 @@
+// The catalog registry and the shared type rules (ir layer).
+#include "ir/function.h"
+
+#include <vector>
+
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+
+namespace internal {
+
+bool AnyNullable(std::span<const DataType> args) {
+  for (const DataType& t : args) {
+    if (t.nullable) return true;
+  }
+  return false;
+}
+
+std::string ArgTypes(std::span<const DataType> args) {
+  std::string out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i) out += ", ";
+    out += TypeIdName(args[i].id);
+  }
+  return out;
+}
+
+Error TypeMismatch(std::string_view name, std::span<const DataType> args, std::string_view want) {
+  return MakeError(ErrorCode::kTypeError, "{}({}): {}", name, ArgTypes(args), want);
+}
+
+Result<DataType> SameType(std::string_view name, std::span<const DataType> args,
+                          bool (*accept)(TypeId), std::string_view want, bool result_bool) {
+  for (const DataType& t : args) {
+    if (!accept(t.id)) return TypeMismatch(name, args, want);
+  }
+  for (const DataType& t : args) {
+    if (t.id != args[0].id) {
+      return TypeMismatch(name, args,
+                          "arguments must have the same type (no implicit widening: use cast)");
+    }
+  }
+  return DataType(result_bool ? TypeId::kBool : args[0].id, AnyNullable(args));
+}
+
+Result<DataType> NumericRule(std::string_view n, std::span<const DataType> a,
+                             std::optional<TypeId>) {
+  return SameType(n, a, IsNumeric, "expects numeric arguments", false);
+}
+Result<DataType> IntegerRule(std::string_view n, std::span<const DataType> a,
+                             std::optional<TypeId>) {
+  return SameType(n, a, IsInteger, "expects integer arguments", false);
+}
+Result<DataType> FloatRule(std::string_view n, std::span<const DataType> a,
+                           std::optional<TypeId>) {
+  return SameType(n, a, IsFloat, "expects f32 or f64 arguments", false);
+}
+Result<DataType> BoolRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  return SameType(n, a, [](TypeId id) { return id == TypeId::kBool; }, "expects bool arguments",
+                  false);
+}
+Result<DataType> CompareRule(std::string_view n, std::span<const DataType> a,
+                             std::optional<TypeId>) {
+  return SameType(n, a, [](TypeId) { return true; }, "", true);
+}
+
+}  // namespace internal
+
+namespace {
+
+struct Alias {
+  std::string_view alias;
+  std::string_view name;
+};
+constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
+                              {"checked_mul", "mul"}, {"checked_div", "div"},
+                              {"checked_mod", "mod"}, {"checked_cast", "cast"}};
+
+const std::vector<const Function*>& Registry() {
+  static const std::vector<const Function*> registry = [] {
+    std::vector<const Function*> all;
+    for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
+                        BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
+                        FloatFunctions()}) {
+      for (const Function& f : family) all.push_back(&f);
+    }
+    return all;
+  }();
+  return registry;
+}
+
+}  // namespace
+
+std::span<const Function* const> AllFunctions() { return Registry(); }
+
+std::string_view CanonicalName(std::string_view name) {
+  for (const Alias& a : kAliases) {
+    if (a.alias == name) return a.name;
+  }
+  return name;
+}
+
+const Function* FindFunction(std::string_view name) {
+  name = CanonicalName(name);
+  for (const Function* f : Registry()) {
+    if (f->name == name) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace rowjit::ir

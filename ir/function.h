@@ -1,0 +1,77 @@
+// Row-function descriptors and the catalog that registers them by family (ir layer).
+// A function is one descriptor: name, argument names, type rule, null behaviour, fallibility,
+// decode cost and scalar semantics. Adding one touches one list here and one lowering in jit/.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "runtime/status.h"
+#include "runtime/types.h"
+
+namespace rowjit::ir {
+
+enum class NullBehavior : uint8_t {
+  kStrict,  // any null argument gives null; the semantics only ever see non-null arguments
+  kAware,   // sees null arguments and decides (is_null, coalesce, if, Kleene and/or, between)
+};
+
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat };
+
+// Result type from argument types (nullability included), or a type error naming the function.
+using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
+                                      std::optional<TypeId> type_arg);
+// Scalar semantics: one row. Strict functions never see a null argument. A failure is an Error
+// with code overflow, division by zero or invalid input; the evaluator adds the name and row.
+using ScalarFn = Result<Scalar> (*)(std::span<const Scalar> args, DataType result,
+                                    std::optional<TypeId> type_arg);
+
+struct Function {
+  std::string_view name;
+  std::vector<std::string_view> arg_names;  // the arity; empty with `variadic` means 1 or more
+  bool variadic = false;
+  Family family;
+  NullBehavior null_behavior;
+  bool fallible;          // may fail on non-null input (checked arithmetic, division, casts)
+  int decode_cost;        // extra per-row work the function does on its inputs (0 for numbers)
+  int unify_from;         // arguments from this index on share one type (-1: none)
+  bool takes_type_arg;    // cast(x, T)
+  bool propagates_type;   // the result type is the unified argument type (so untyped literals
+                          // inside take the type the caller expects: `a:u8 + (1 + 2)`)
+  TypeRule type_rule;
+  ScalarFn eval;
+
+  bool strict() const { return null_behavior == NullBehavior::kStrict; }
+  size_t arity() const { return arg_names.size(); }
+};
+
+// Every registered function, family by family.
+std::span<const Function* const> AllFunctions();
+// By canonical name or alias ("checked_mul" → mul); nullptr when unknown.
+const Function* FindFunction(std::string_view name);
+// The canonical name of an alias, or the name itself.
+std::string_view CanonicalName(std::string_view name);
+
+// Per-family lists (ir/functions_*.cc); AllFunctions() concatenates them.
+std::span<const Function> ArithmeticFunctions();
+std::span<const Function> ComparisonFunctions();
+std::span<const Function> BooleanFunctions();
+std::span<const Function> BitwiseFunctions();
+std::span<const Function> CastFunctions();
+std::span<const Function> NullAwareFunctions();
+std::span<const Function> FloatFunctions();
+
+// The float comparison rule shared by the catalog and the kernels: NaN equals NaN and is
+// greater than every number; -0.0 equals 0.0 (as in DuckDB and PostgreSQL).
+template <typename T>
+int CompareTotalSql(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool nx = x != x, ny = y != y;
+    if (nx || ny) return nx == ny ? 0 : (nx ? 1 : -1);
+  }
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+}  // namespace rowjit::ir

@@ -1,0 +1,150 @@
+// Arithmetic row functions: checked + - * / %, wrapping variants, neg, abs, min, max (ir layer).
+// Checked integer arithmetic fails on overflow (as SQL engines do); floats follow IEEE 754.
+#include <cmath>
+
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+namespace {
+
+using internal::kIsNumber;
+using internal::Overflow;
+using internal::VisitBinary;
+using internal::VisitUnary;
+
+template <typename T>
+std::string OverflowText(std::string_view op) {
+  return fmt::format("{} result does not fit {}", op, TypeIdName(TypeIdOf<T>()));
+}
+
+// Checked add/sub/mul: overflow is an error for integers; floats are IEEE.
+template <int kOp>
+Result<Scalar> Checked(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    if constexpr (!kIsNumber<T>) {
+      return Error(ErrorCode::kInternal, "arithmetic on bool");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::Of<T>(kOp == 0 ? x + y : kOp == 1 ? x - y : x * y);
+    } else {
+      T r;
+      const bool o = kOp == 0   ? __builtin_add_overflow(x, y, &r)
+                     : kOp == 1 ? __builtin_sub_overflow(x, y, &r)
+                                : __builtin_mul_overflow(x, y, &r);
+      if (o) return Overflow(OverflowText<T>(kOp == 0 ? "add" : kOp == 1 ? "sub" : "mul"));
+      return Scalar::Of<T>(r);
+    }
+  });
+}
+
+// Wrapping add/sub/mul: modulo 2^width, computed in the unsigned type (no UB).
+template <int kOp>
+Result<Scalar> Wrapping(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+      return Error(ErrorCode::kInternal, "wrapping arithmetic on a non-integer");
+    } else {
+      using U = std::make_unsigned_t<T>;
+      // Promote to at least unsigned int so u16 * u16 does not overflow a signed int.
+      using P = std::common_type_t<U, unsigned>;
+      const P ux = static_cast<U>(x), uy = static_cast<U>(y);
+      const P r = kOp == 0 ? ux + uy : kOp == 1 ? ux - uy : ux * uy;
+      return Scalar::Of<T>(static_cast<T>(static_cast<U>(r)));
+    }
+  });
+}
+
+Result<Scalar> Div(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    if constexpr (!kIsNumber<T>) {
+      return Error(ErrorCode::kInternal, "div on bool");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::Of<T>(x / y);
+    } else {
+      if (y == 0) return Error(ErrorCode::kDivisionByZero, "division by zero");
+      if constexpr (std::is_signed_v<T>) {
+        if (x == std::numeric_limits<T>::min() && y == -1) return Overflow(OverflowText<T>("div"));
+      }
+      return Scalar::Of<T>(static_cast<T>(x / y));
+    }
+  });
+}
+
+Result<Scalar> Mod(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    if constexpr (!kIsNumber<T>) {
+      return Error(ErrorCode::kInternal, "mod on bool");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::Of<T>(std::fmod(x, y));
+    } else {
+      if (y == 0) return Error(ErrorCode::kDivisionByZero, "division by zero");
+      if constexpr (std::is_signed_v<T>) {
+        if (y == -1) return Scalar::Of<T>(0);  // MIN % -1 is 0, not a trap
+      }
+      return Scalar::Of<T>(static_cast<T>(x % y));
+    }
+  });
+}
+
+Result<Scalar> Neg(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
+    if constexpr (!kIsNumber<T>) {
+      return Error(ErrorCode::kInternal, "neg on bool");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::Of<T>(-x);
+    } else if constexpr (std::is_unsigned_v<T>) {
+      if (x != 0) return Overflow(OverflowText<T>("neg"));
+      return Scalar::Of<T>(0);
+    } else {
+      if (x == std::numeric_limits<T>::min()) return Overflow(OverflowText<T>("neg"));
+      return Scalar::Of<T>(static_cast<T>(-x));
+    }
+  });
+}
+
+Result<Scalar> Abs(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
+    if constexpr (!kIsNumber<T>) {
+      return Error(ErrorCode::kInternal, "abs on bool");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::Of<T>(std::fabs(x));
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return Scalar::Of<T>(x);
+    } else {
+      if (x == std::numeric_limits<T>::min()) return Overflow(OverflowText<T>("abs"));
+      return Scalar::Of<T>(static_cast<T>(x < 0 ? -x : x));
+    }
+  });
+}
+
+// min/max order floats like the comparisons (NaN greatest); on a tie the first argument wins.
+template <bool kMax>
+Result<Scalar> MinMax(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    const int c = CompareTotalSql(y, x);
+    return Scalar::Of<T>((kMax ? c > 0 : c < 0) ? y : x);
+  });
+}
+
+constexpr auto kStrict = NullBehavior::kStrict;
+constexpr auto kArith = Family::kArithmetic;
+
+const Function kFunctions[] = {
+    {"add", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Checked<0>},
+    {"sub", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Checked<1>},
+    {"mul", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Checked<2>},
+    {"wrapping_add", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::IntegerRule, Wrapping<0>},
+    {"wrapping_sub", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::IntegerRule, Wrapping<1>},
+    {"wrapping_mul", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::IntegerRule, Wrapping<2>},
+    {"div", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Div},
+    {"mod", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Mod},
+    {"neg", {"x"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Neg},
+    {"abs", {"x"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Abs},
+    {"min", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::NumericRule, MinMax<false>},
+    {"max", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::NumericRule, MinMax<true>},
+};
+
+}  // namespace
+
+std::span<const Function> ArithmeticFunctions() { return kFunctions; }
+
+}  // namespace rowjit::ir

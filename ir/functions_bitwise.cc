@@ -1,0 +1,67 @@
+// Bitwise row functions on integers (ir layer). Shifts by an amount outside [0, width) are
+// defined, not UB: shl and unsigned shr give 0, signed shr gives the sign fill (0 or -1).
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+namespace {
+
+template <int kOp>
+Result<Scalar> Bitwise(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return internal::VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+      return Error(ErrorCode::kInternal, "bitwise op on a non-integer");
+    } else {
+      return Scalar::Of<T>(static_cast<T>(kOp == 0 ? (x & y) : kOp == 1 ? (x | y) : (x ^ y)));
+    }
+  });
+}
+
+Result<Scalar> BitNot(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return internal::VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
+    if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+      return Error(ErrorCode::kInternal, "bit_not on a non-integer");
+    } else {
+      return Scalar::Of<T>(static_cast<T>(~x));
+    }
+  });
+}
+
+template <bool kLeft>
+Result<Scalar> Shift(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return internal::VisitBinary(a, []<typename T>(T x, T n) -> Result<Scalar> {
+    if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+      return Error(ErrorCode::kInternal, "shift of a non-integer");
+    } else {
+      using U = std::make_unsigned_t<T>;
+      constexpr int kWidth = sizeof(T) * 8;
+      const bool in_range = n >= 0 && static_cast<U>(n) < static_cast<U>(kWidth);
+      if (!in_range) {
+        if constexpr (std::is_signed_v<T>) {
+          if (!kLeft) return Scalar::Of<T>(x < 0 ? T(-1) : T(0));
+        }
+        return Scalar::Of<T>(0);
+      }
+      const int s = static_cast<int>(n);
+      if (kLeft) return Scalar::Of<T>(static_cast<T>(static_cast<U>(static_cast<U>(x) << s)));
+      return Scalar::Of<T>(static_cast<T>(x >> s));  // arithmetic for signed, logical for unsigned
+    }
+  });
+}
+
+constexpr auto kStrict = NullBehavior::kStrict;
+constexpr auto kFam = Family::kBitwise;
+
+const Function kFunctions[] = {
+    {"bit_and", {"x", "y"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Bitwise<0>},
+    {"bit_or", {"x", "y"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Bitwise<1>},
+    {"bit_xor", {"x", "y"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Bitwise<2>},
+    {"bit_not", {"x"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, BitNot},
+    {"shl", {"x", "amount"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Shift<true>},
+    {"shr", {"x", "amount"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Shift<false>},
+};
+
+}  // namespace
+
+std::span<const Function> BitwiseFunctions() { return kFunctions; }
+
+}  // namespace rowjit::ir

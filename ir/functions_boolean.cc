@@ -1,0 +1,48 @@
+// Boolean row functions (ir layer): and/or with three-valued (Kleene) logic, not, xor.
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+namespace {
+
+// Kleene: a false (and) / true (or) argument decides even when the other is null.
+template <bool kAnd>
+Result<Scalar> Kleene(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  const bool decider = !kAnd;  // and: false decides; or: true decides
+  bool any_null = false;
+  for (const Scalar& s : a) {
+    if (s.is_null()) {
+      any_null = true;
+    } else if (s.value<bool>() == decider) {
+      return Scalar::Of(decider);
+    }
+  }
+  return any_null ? Scalar::Null(TypeId::kBool) : Scalar::Of(!decider);
+}
+
+Result<DataType> KleeneRule(std::string_view n, std::span<const DataType> a,
+                            std::optional<TypeId> t) {
+  return internal::BoolRule(n, a, t);  // nullable when any argument is
+}
+
+Result<Scalar> Not(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return Scalar::Of(!a[0].value<bool>());
+}
+
+Result<Scalar> Xor(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return Scalar::Of(a[0].value<bool>() != a[1].value<bool>());
+}
+
+constexpr auto kFam = Family::kBoolean;
+
+const Function kFunctions[] = {
+    {"and", {"x", "y"}, false, kFam, NullBehavior::kAware, false, 0, 0, false, false, KleeneRule, Kleene<true>},
+    {"or", {"x", "y"}, false, kFam, NullBehavior::kAware, false, 0, 0, false, false, KleeneRule, Kleene<false>},
+    {"not", {"x"}, false, kFam, NullBehavior::kStrict, false, 0, 0, false, false, internal::BoolRule, Not},
+    {"xor", {"x", "y"}, false, kFam, NullBehavior::kStrict, false, 0, 0, false, false, internal::BoolRule, Xor},
+};
+
+}  // namespace
+
+std::span<const Function> BooleanFunctions() { return kFunctions; }
+
+}  // namespace rowjit::ir

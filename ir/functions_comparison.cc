@@ -1,0 +1,43 @@
+// Comparisons for every type (ir layer). Floats: NaN equals NaN and is greater than every
+// number, -0.0 equals 0.0 (the rule of DuckDB and PostgreSQL); bool orders false < true.
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+namespace {
+
+enum Op { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <Op kOp>
+Result<Scalar> Compare(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return internal::VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
+    const int c = CompareTotalSql(x, y);
+    bool r = false;
+    switch (kOp) {
+      case kEq: r = c == 0; break;
+      case kNe: r = c != 0; break;
+      case kLt: r = c < 0; break;
+      case kLe: r = c <= 0; break;
+      case kGt: r = c > 0; break;
+      case kGe: r = c >= 0; break;
+    }
+    return Scalar::Of(r);
+  });
+}
+
+constexpr auto kStrict = NullBehavior::kStrict;
+constexpr auto kCmp = Family::kComparison;
+
+const Function kFunctions[] = {
+    {"eq", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kEq>},
+    {"ne", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kNe>},
+    {"lt", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kLt>},
+    {"le", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kLe>},
+    {"gt", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kGt>},
+    {"ge", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kGe>},
+};
+
+}  // namespace
+
+std::span<const Function> ComparisonFunctions() { return kFunctions; }
+
+}  // namespace rowjit::ir

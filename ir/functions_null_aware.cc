@@ -1,0 +1,82 @@
+// Null-aware row functions (ir layer): is_null, is_not_null, coalesce, if (a null condition
+// takes the else branch), between (x >= lo and x <= hi in Kleene logic).
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+namespace {
+
+Result<Scalar> IsNull(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return Scalar::Of(a[0].is_null());
+}
+Result<Scalar> IsNotNull(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return Scalar::Of(!a[0].is_null());
+}
+Result<DataType> IsNullRule(std::string_view, std::span<const DataType>, std::optional<TypeId>) {
+  return DataType(TypeId::kBool, false);
+}
+
+Result<Scalar> Coalesce(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  for (const Scalar& s : a) {
+    if (!s.is_null()) return s;
+  }
+  return Scalar::Null(result.id);
+}
+Result<DataType> CoalesceRule(std::string_view n, std::span<const DataType> a,
+                              std::optional<TypeId>) {
+  ROWJIT_ASSIGN_OR_RETURN(DataType t, internal::SameType(n, a, [](TypeId) { return true; }, "",
+                                                         false));
+  bool all_nullable = true;
+  for (const DataType& d : a) all_nullable = all_nullable && d.nullable;
+  return t.WithNullable(all_nullable);
+}
+
+Result<Scalar> If(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  const Scalar& pick = (!a[0].is_null() && a[0].value<bool>()) ? a[1] : a[2];
+  return pick.is_null() ? Scalar::Null(result.id) : pick;
+}
+Result<DataType> IfRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  if (a[0].id != TypeId::kBool) {
+    return internal::TypeMismatch(n, a, "the condition must be bool");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(DataType t, internal::SameType(n, a.subspan(1),
+                                                         [](TypeId) { return true; }, "", false));
+  return t;  // nullable when either branch is; a null condition alone picks the else branch
+}
+
+Result<Scalar> Between(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  // (x >= lo) and (x <= hi), three-valued.
+  auto cmp = [](const Scalar& x, const Scalar& y, bool ge) -> Scalar {
+    if (x.is_null() || y.is_null()) return Scalar::Null(TypeId::kBool);
+    return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) {
+      const int c = CompareTotalSql(x.value<T>(), y.value<T>());
+      return Scalar::Of(ge ? c >= 0 : c <= 0);
+    });
+  };
+  const Scalar lo = cmp(a[0], a[1], true), hi = cmp(a[0], a[2], false);
+  if ((!lo.is_null() && !lo.value<bool>()) || (!hi.is_null() && !hi.value<bool>())) {
+    return Scalar::Of(false);
+  }
+  if (lo.is_null() || hi.is_null()) return Scalar::Null(TypeId::kBool);
+  return Scalar::Of(true);
+}
+Result<DataType> BetweenRule(std::string_view n, std::span<const DataType> a,
+                             std::optional<TypeId> t) {
+  return internal::CompareRule(n, a, t);
+}
+
+constexpr auto kAware = NullBehavior::kAware;
+constexpr auto kFam = Family::kNullAware;
+
+const Function kFunctions[] = {
+    {"is_null", {"x"}, false, kFam, kAware, false, 0, -1, false, false, IsNullRule, IsNull},
+    {"is_not_null", {"x"}, false, kFam, kAware, false, 0, -1, false, false, IsNullRule, IsNotNull},
+    {"coalesce", {}, true, kFam, kAware, false, 0, 0, false, true, CoalesceRule, Coalesce},
+    {"if", {"cond", "then", "else"}, false, kFam, kAware, false, 0, 1, false, true, IfRule, If},
+    {"between", {"x", "lo", "hi"}, false, kFam, kAware, false, 0, 0, false, false, BetweenRule, Between},
+};
+
+}  // namespace
+
+std::span<const Function> NullAwareFunctions() { return kFunctions; }
+
+}  // namespace rowjit::ir

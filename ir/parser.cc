@@ -1,0 +1,274 @@
+// Recursive-descent parser for the expression syntax (ir layer).
+#include "ir/parser.h"
+
+#include <cctype>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace rowjit::ir {
+namespace {
+
+enum class Tok { kEnd, kIdent, kNumber, kOp, kLParen, kRParen, kComma, kColon };
+
+struct Token {
+  Tok kind;
+  std::string text;
+  size_t pos;
+};
+
+std::string Describe(const Token& t) {
+  switch (t.kind) {
+    case Tok::kEnd: return "end of input";
+    case Tok::kNumber: return "number '" + t.text + "'";
+    case Tok::kIdent: return "'" + t.text + "'";
+    default: return "'" + t.text + "'";
+  }
+}
+
+Result<std::vector<Token>> Lex(std::string_view s) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+      out.push_back({Tok::kIdent, std::string(s.substr(start, i - start)), start});
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+      // Exponent: 1e10, 2.5e-3.
+      if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+        if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) {
+          i = j;
+          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+        }
+      }
+      out.push_back({Tok::kNumber, std::string(s.substr(start, i - start)), start});
+      continue;
+    }
+    auto two = s.substr(i, 2);
+    if (two == "!=" || two == "<=" || two == ">=") {
+      out.push_back({Tok::kOp, std::string(two), start});
+      i += 2;
+      continue;
+    }
+    switch (c) {
+      case '+': case '-': case '*': case '/': case '%': case '=': case '<': case '>':
+        out.push_back({Tok::kOp, std::string(1, c), start});
+        break;
+      case '(': out.push_back({Tok::kLParen, "(", start}); break;
+      case ')': out.push_back({Tok::kRParen, ")", start}); break;
+      case ',': out.push_back({Tok::kComma, ",", start}); break;
+      case ':': out.push_back({Tok::kColon, ":", start}); break;
+      default:
+        return MakeError(ErrorCode::kInvalidInput,
+                         "syntax error at position {}: unexpected character '{}'", start, c);
+    }
+    ++i;
+  }
+  out.push_back({Tok::kEnd, "", s.size()});
+  return out;
+}
+
+bool IsKeyword(const std::string& s) {
+  return s == "and" || s == "or" || s == "not" || s == "true" || s == "false" || s == "null" ||
+         s == "nan" || s == "inf";
+}
+
+bool IsCastName(std::string_view name) {
+  return name == "cast" || name == "saturating_cast" || name == "wrapping_cast";
+}
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+
+  Result<ExprPtr> ParseAll() {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
+    if (Peek().kind != Tok::kEnd) return Expected("an operator or end of input");
+    return e;
+  }
+
+ private:
+  const Token& Peek() const { return t_[pos_]; }
+  const Token& Next() { return t_[pos_++]; }
+  bool PeekOp(std::string_view op) const {
+    return (Peek().kind == Tok::kOp || Peek().kind == Tok::kIdent) && Peek().text == op;
+  }
+  Error Expected(std::string_view what) const {
+    return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: expected {}, found {}",
+                     Peek().pos, what, Describe(Peek()));
+  }
+
+  Result<ExprPtr> ParseOr() {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
+    while (PeekOp("or")) {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
+      left = Expr::Call("or", {left, right});
+    }
+    return left;
+  }
+  Result<ExprPtr> ParseAnd() {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseNot());
+    while (PeekOp("and")) {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
+      left = Expr::Call("and", {left, right});
+    }
+    return left;
+  }
+  Result<ExprPtr> ParseNot() {
+    if (PeekOp("not")) {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
+      return Expr::Call("not", {operand});
+    }
+    return ParseComparison();
+  }
+  Result<ExprPtr> ParseComparison() {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseAdditive());
+    static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
+        {"=", "eq"}, {"!=", "ne"}, {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}};
+    for (const auto& [sym, fn] : kOps) {
+      if (Peek().kind == Tok::kOp && Peek().text == sym) {
+        Next();
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
+        for (const auto& [sym2, fn2] : kOps) {
+          if (Peek().kind == Tok::kOp && Peek().text == sym2) {
+            return MakeError(ErrorCode::kInvalidInput,
+                             "syntax error at position {}: comparisons do not chain; use "
+                             "parentheses or 'and'",
+                             Peek().pos);
+          }
+        }
+        return Expr::Call(std::string(fn), {left, right});
+      }
+    }
+    return left;
+  }
+  Result<ExprPtr> ParseAdditive() {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
+    while (Peek().kind == Tok::kOp && (Peek().text == "+" || Peek().text == "-")) {
+      const std::string fn = Next().text == "+" ? "add" : "sub";
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
+      left = Expr::Call(fn, {left, right});
+    }
+    return left;
+  }
+  Result<ExprPtr> ParseMultiplicative() {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+    while (Peek().kind == Tok::kOp &&
+           (Peek().text == "*" || Peek().text == "/" || Peek().text == "%")) {
+      const std::string op = Next().text;
+      const std::string fn = op == "*" ? "mul" : op == "/" ? "div" : "mod";
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+      left = Expr::Call(fn, {left, right});
+    }
+    return left;
+  }
+  Result<ExprPtr> ParseUnary() {
+    if (Peek().kind == Tok::kOp && Peek().text == "-") {
+      Next();
+      // A minus directly before a number is part of the literal: -7, -1.5, -inf.
+      const Token& t = Peek();
+      if (t.kind == Tok::kNumber || (t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan"))) {
+        return ParseLiteral("-");
+      }
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
+      return Expr::Call("neg", {operand});
+    }
+    return ParsePrimary();
+  }
+  Result<std::optional<TypeId>> ParseSuffix() {
+    if (Peek().kind != Tok::kColon) return std::optional<TypeId>();
+    Next();
+    if (Peek().kind != Tok::kIdent) return Expected("a type name after ':'");
+    auto type = ParseDataType(Peek().text);
+    if (!type.ok() || type->nullable) return Expected("a type name (bool, i8..i64, u8..u64, f32, f64)");
+    Next();
+    return std::optional<TypeId>(type->id);
+  }
+  Result<ExprPtr> ParseLiteral(std::string prefix) {
+    std::string text = prefix + Next().text;
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<TypeId> suffix, ParseSuffix());
+    return Expr::Literal(std::move(text), suffix);
+  }
+  Result<ExprPtr> ParsePrimary() {
+    const Token& t = Peek();
+    switch (t.kind) {
+      case Tok::kNumber:
+        return ParseLiteral("");
+      case Tok::kLParen: {
+        Next();
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr inner, ParseOr());
+        if (Peek().kind != Tok::kRParen) return Expected("')'");
+        Next();
+        return inner;
+      }
+      case Tok::kIdent:
+        break;
+      default:
+        return Expected("an expression");
+    }
+    if (t.text == "true" || t.text == "false" || t.text == "null" || t.text == "nan" ||
+        t.text == "inf") {
+      return ParseLiteral("");
+    }
+    // and(x, y), or(x, y), not(x): the call form of the keyword operators.
+    if (IsKeyword(t.text) && !(t_[pos_ + 1].kind == Tok::kLParen &&
+                               (t.text == "and" || t.text == "or" || t.text == "not"))) {
+      return Expected("an expression");
+    }
+    const std::string name = Next().text;
+    if (Peek().kind != Tok::kLParen) return Expr::Column(name);
+    Next();
+    return ParseCallArgs(std::string(CanonicalName(name)));
+  }
+  Result<ExprPtr> ParseCallArgs(std::string name) {
+    std::vector<ExprPtr> args;
+    std::optional<TypeId> type_arg;
+    if (Peek().kind != Tok::kRParen) {
+      while (true) {
+        // The last argument of a cast is a type name.
+        if (IsCastName(name) && !args.empty()) {
+          if (Peek().kind != Tok::kIdent) return Expected("a type name");
+          auto type = ParseDataType(Peek().text);
+          if (!type.ok() || type->nullable) return Expected("a type name");
+          Next();
+          type_arg = type->id;
+          break;
+        }
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, ParseOr());
+        args.push_back(std::move(arg));
+        if (Peek().kind != Tok::kComma) break;
+        Next();
+      }
+    }
+    if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
+    Next();
+    return Expr::Call(std::move(name), std::move(args), type_arg);
+  }
+
+  std::vector<Token> t_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Result<ExprPtr> Parse(std::string_view text) {
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text));
+  return Parser(std::move(tokens)).ParseAll();
+}
+
+}  // namespace rowjit::ir

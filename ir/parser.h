@@ -1,0 +1,17 @@
+// Text syntax of expressions: parse and print (ir layer).
+//   infix + - * / %, comparisons = != < <= > >=, and or not, calls f(x, y), casts cast(x, T),
+//   literals 42 -7 1.5 true false null nan inf with an optional type suffix (42:u8, null:i32),
+//   parentheses. Precedence, loosest first: or, and, not, comparison, + -, * / %, unary -.
+#pragma once
+
+#include <string_view>
+
+#include "ir/expr.h"
+
+namespace rowjit::ir {
+
+// A syntax error is kInvalidInput naming the position (0-based character offset) and what was
+// expected. Aliases (checked_mul) are replaced by canonical names (mul).
+Result<ExprPtr> Parse(std::string_view text);
+
+}  // namespace rowjit::ir

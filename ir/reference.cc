@@ -1,0 +1,78 @@
+// Row-at-a-time evaluation with the catalog's scalar semantics (ir layer).
+#include "ir/reference.h"
+
+#include <vector>
+
+#include "ir/function.h"
+#include "runtime/builder.h"
+
+namespace rowjit::ir {
+
+Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+  if (!expr.bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
+  if (length < 0) return MakeError(ErrorCode::kInvalidInput, "negative batch length {}", length);
+  std::vector<const Expr*> stack = {&expr};
+  while (!stack.empty()) {
+    const Expr* e = stack.back();
+    stack.pop_back();
+    for (const auto& a : e->args()) stack.push_back(a.get());
+    if (!e->is_column()) continue;
+    const int i = e->column_index();
+    if (i < 0 || static_cast<size_t>(i) >= columns.size() || columns[i] == nullptr) {
+      return MakeError(ErrorCode::kInvalidInput, "column '{}' (index {}) is missing", e->name(), i);
+    }
+    const Array& c = *columns[i];
+    if (c.type().id != e->type().id) {
+      return MakeError(ErrorCode::kTypeError, "column '{}' is {}, the expression was bound to {}",
+                       e->name(), c.type().ToString(), e->type().ToString());
+    }
+    if (c.length() != length) {
+      return MakeError(ErrorCode::kInvalidInput, "column '{}' has {} rows, the batch {}",
+                       e->name(), c.length(), length);
+    }
+    if (!e->type().nullable && c.type().nullable && c.NullCount() > 0) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "column '{}' has nulls but was bound as non-nullable {}", e->name(),
+                       e->type().ToString());
+    }
+    ROWJIT_RETURN_NOT_OK(c.Validate());
+  }
+  return Status::OK();
+}
+
+Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
+  switch (e.kind()) {
+    case ExprKind::kColumn: return columns[e.column_index()]->GetScalar(row);
+    case ExprKind::kLiteral: return e.value();
+    case ExprKind::kCall: break;
+  }
+  const Function* f = e.function();
+  std::vector<Scalar> args;
+  args.reserve(e.args().size());
+  for (const auto& a : e.args()) {
+    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateRow(*a, columns, row));
+    args.push_back(s);
+  }
+  if (f->strict()) {
+    for (const Scalar& s : args) {
+      if (s.is_null()) return Scalar::Null(e.type().id);
+    }
+  }
+  auto r = f->eval(args, e.type(), e.type_arg());
+  if (!r.ok()) return std::move(r).TakeError().WithRow(std::string(f->name), row);
+  return r;
+}
+
+Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
+                                   int64_t length) {
+  ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
+  std::vector<Scalar> rows;
+  rows.reserve(static_cast<size_t>(length));
+  for (int64_t r = 0; r < length; ++r) {
+    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateRow(expr, columns, r));
+    rows.push_back(s);
+  }
+  return MakeArray(expr.type(), rows);
+}
+
+}  // namespace rowjit::ir

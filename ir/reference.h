@@ -1,0 +1,24 @@
+// The reference evaluator: a bound expression, one row at a time, over arrays of any encoding
+// (ir layer). Obviously correct rather than fast: the oracle of every differential test.
+#pragma once
+
+#include <span>
+
+#include "ir/expr.h"
+#include "runtime/array.h"
+
+namespace rowjit::ir {
+
+// Checks that `columns` can feed `expr`: every referenced column exists with the bound type, a
+// column whose bound type is not nullable has no nulls, equal lengths, valid dictionary codes.
+Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+
+// Row `row` of the expression. Arguments are evaluated eagerly, left to right; a call fails
+// only when its own arguments are non-null (strict) or when its semantics say so (null-aware).
+Result<Scalar> EvaluateRow(const Expr& expr, std::span<const ArrayPtr> columns, int64_t row);
+
+// Every row, or the error of the first failing row in row order, with the function's name.
+Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
+                                   int64_t length);
+
+}  // namespace rowjit::ir

@@ -1,0 +1,84 @@
+// Binding: types, nullability, literal typing, folding; one must-fail test per type-error
+// class (ir).
+#include "ir/binder.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/function.h"
+
+namespace rowjit::ir {
+namespace {
+
+const Schema& S() {
+  static const Schema s = *ParseSchema("a:i32?, b:i32, c:u8, d:f64?, e:bool?, f:i64, x:f32");
+  return s;
+}
+
+std::string BoundText(std::string_view text) {
+  auto e = ParseAndBind(text, S());
+  EXPECT_TRUE(e.ok()) << text << ": " << e.error().ToString();
+  return e.ok() ? (*e)->ToString() + " : " + (*e)->type().ToString() : "";
+}
+
+TEST(Binder, TypesAndNullability) {
+  EXPECT_EQ(BoundText("a * b + 1"), "(a * b) + 1:i32 : i32?");
+  EXPECT_EQ(BoundText("b * 2 < 7"), "(b * 2:i32) < 7:i32 : bool");
+  EXPECT_EQ(BoundText("c + 200"), "c + 200:u8 : u8");
+  EXPECT_EQ(BoundText("d + 1"), "d + 1.0:f64 : f64?");
+  EXPECT_EQ(BoundText("is_null(a)"), "is_null(a) : bool");
+  EXPECT_EQ(BoundText("coalesce(a, 0)"), "coalesce(a, 0:i32) : i32");
+  EXPECT_EQ(BoundText("coalesce(a, a)"), "coalesce(a, a) : i32?");
+  EXPECT_EQ(BoundText("if(e, b, 0)"), "if(e, b, 0:i32) : i32");
+  EXPECT_EQ(BoundText("e and true"), "e and true : bool?");
+  EXPECT_EQ(BoundText("cast(c, i64) + f"), "cast(c, i64) + f : i64");
+  EXPECT_EQ(BoundText("c + (1 + 2)"), "c + 3:u8 : u8");  // the inner literals take c's type
+  EXPECT_EQ(BoundText("between(b, 0, 10)"), "between(b, 0:i32, 10:i32) : bool");
+}
+
+TEST(Binder, FoldingEqualsEvaluation) {
+  EXPECT_EQ(BoundText("1 + 2 * 3"), "7:i32 : i32");
+  EXPECT_EQ(BoundText("b + (2 * 3)"), "b + 6:i32 : i32");
+  EXPECT_EQ(BoundText("cast(300, u8)").substr(0, 14), "cast(300:i32, ");  // fails: kept
+  EXPECT_EQ(BoundText("saturating_cast(300, u8)"), "255:u8 : u8");
+  EXPECT_EQ(BoundText("null:i32 + 1"), "null:i32 : i32?");
+  EXPECT_EQ(BoundText("is_null(null:i32)"), "true : bool");
+  EXPECT_EQ(BoundText("1 / 0"), "1:i32 / 0:i32 : i32");  // fails at run time, not bind time
+  EXPECT_EQ(BoundText("2147483647 + 1"), "2147483647:i32 + 1:i32 : i32");
+}
+
+void ExpectBindError(std::string_view text, ErrorCode code, std::string_view fragment) {
+  auto e = ParseAndBind(text, S());
+  ASSERT_FALSE(e.ok()) << text;
+  EXPECT_EQ(e.error().code(), code) << e.error().ToString();
+  EXPECT_NE(e.error().message().find(fragment), std::string::npos)
+      << text << " -> " << e.error().message();
+}
+
+TEST(BinderErrors, UnknownColumn) { ExpectBindError("zz + 1", ErrorCode::kInvalidInput, "unknown column 'zz'"); }
+TEST(BinderErrors, UnknownFunction) { ExpectBindError("frob(a)", ErrorCode::kInvalidInput, "unknown function 'frob'"); }
+TEST(BinderErrors, Arity) { ExpectBindError("abs(a, b)", ErrorCode::kInvalidInput, "abs takes 1 argument, got 2"); }
+TEST(BinderErrors, MixedWidths) { ExpectBindError("a + f", ErrorCode::kTypeError, "add(i32, i64): arguments must have the same type"); }
+TEST(BinderErrors, LiteralDoesNotFit) { ExpectBindError("c + 300", ErrorCode::kTypeError, "literal 300 does not fit u8 (the other arguments of add are u8)"); }
+TEST(BinderErrors, FloatLiteralForInteger) { ExpectBindError("b + 1.5", ErrorCode::kTypeError, "literal 1.5 is not i32"); }
+TEST(BinderErrors, SuffixDoesNotFit) { ExpectBindError("-1:u8", ErrorCode::kTypeError, "literal -1 does not fit u8"); }
+TEST(BinderErrors, BoolArithmetic) { ExpectBindError("e + e", ErrorCode::kTypeError, "add(bool, bool): expects numeric arguments"); }
+TEST(BinderErrors, NonBoolLogic) { ExpectBindError("a and b", ErrorCode::kTypeError, "and(i32, i32): expects bool arguments"); }
+TEST(BinderErrors, FloatOnly) { ExpectBindError("sqrt(b)", ErrorCode::kTypeError, "sqrt(i32): expects f32 or f64"); }
+TEST(BinderErrors, IntegerOnly) { ExpectBindError("bit_and(d, d)", ErrorCode::kTypeError, "bit_and(f64, f64): expects integer"); }
+TEST(BinderErrors, IfCondition) { ExpectBindError("if(b, a, a)", ErrorCode::kTypeError, "the condition must be bool"); }
+TEST(BinderErrors, WrappingCastFromFloat) { ExpectBindError("wrapping_cast(d, i32)", ErrorCode::kTypeError, "wrapping is defined for integers"); }
+TEST(BinderErrors, UntypedNull) { ExpectBindError("is_null(null)", ErrorCode::kTypeError, "untyped null"); }
+TEST(BinderErrors, CompareMismatch) { ExpectBindError("a < d", ErrorCode::kTypeError, "lt(i32, f64)"); }
+
+TEST(Catalog, EveryFunctionHasSemanticsAndTypeRule) {
+  EXPECT_GE(AllFunctions().size(), 40u);
+  for (const Function* f : AllFunctions()) {
+    EXPECT_NE(f->eval, nullptr) << f->name;
+    EXPECT_NE(f->type_rule, nullptr) << f->name;
+    EXPECT_EQ(FindFunction(f->name), f) << f->name;
+  }
+  EXPECT_EQ(FindFunction("checked_mul"), FindFunction("mul"));
+}
+
+}  // namespace
+}  // namespace rowjit::ir
