@@ -1,0 +1,183 @@
+// Random arrays, re-encodings and checksums (runtime layer).
+#include "runtime/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "runtime/builder.h"
+
+namespace rowjit {
+
+Scalar RandomValue(TypeId id, std::mt19937_64& rng) {
+  // One draw in four is an edge value of the type.
+  const bool edge = rng() % 4 == 0;
+  return VisitType(id, [&]<typename T>(std::type_identity<T>) -> Scalar {
+    if constexpr (std::is_same_v<T, bool>) {
+      return Scalar::Of<bool>(rng() & 1);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      using L = std::numeric_limits<T>;
+      const T edges[] = {T(0),         T(-0.0),       T(1),          T(-1),
+                         L::max(),     L::lowest(),   L::infinity(), -L::infinity(),
+                         L::quiet_NaN(), L::denorm_min(), T(0.5),    T(2.5)};
+      if (edge) return Scalar::Of<T>(edges[rng() % std::size(edges)]);
+      // Mostly moderate magnitudes so that arithmetic is interesting, sometimes raw bits.
+      if (rng() % 8 == 0) return Scalar::FromBits(id, rng());
+      return Scalar::Of<T>(static_cast<T>(std::uniform_real_distribution<double>(-1000, 1000)(rng)));
+    } else {
+      using L = std::numeric_limits<T>;
+      const T edges[] = {T(0), T(1), L::max(), L::min(), T(L::max() - 1), T(2),
+                         static_cast<T>(-1), static_cast<T>(L::min() + 1)};
+      if (edge) return Scalar::Of<T>(edges[rng() % std::size(edges)]);
+      // Small values keep checked arithmetic mostly successful; raw bits exercise overflow.
+      if (rng() % 3 == 0) return Scalar::FromBits(id, rng());
+      return Scalar::Of<T>(static_cast<T>(static_cast<int64_t>(rng() % 201) - 100));
+    }
+  });
+}
+
+Scalar ModerateValue(TypeId id, std::mt19937_64& rng) {
+  return VisitType(id, [&]<typename T>(std::type_identity<T>) -> Scalar {
+    if constexpr (std::is_same_v<T, bool>) {
+      return Scalar::Of<bool>(rng() & 1);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Scalar::Of<T>(static_cast<T>(std::uniform_real_distribution<double>(-1000, 1000)(rng)));
+    } else {
+      constexpr int kBits = static_cast<int>(sizeof(T)) * 4 - (std::is_signed_v<T> ? 2 : 1);
+      const uint64_t span = uint64_t{1} << kBits;
+      if constexpr (std::is_signed_v<T>) {
+        return Scalar::Of<T>(static_cast<T>(static_cast<int64_t>(rng() % (2 * span + 1)) -
+                                            static_cast<int64_t>(span)));
+      } else {
+        return Scalar::Of<T>(static_cast<T>(rng() % (span + 1)));
+      }
+    }
+  });
+}
+
+ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
+  const int64_t total = spec.bit_offset + spec.length;
+  std::vector<Scalar> rows;
+  rows.reserve(static_cast<size_t>(total));
+  std::uniform_real_distribution<double> unit(0, 1);
+  bool in_null_run = false;
+  for (int64_t i = 0; i < total; ++i) {
+    bool valid = true;
+    if (spec.type.nullable) {
+      if (spec.layout == NullLayout::kScattered) {
+        valid = unit(rng) < spec.valid_fraction;
+      } else {
+        // Runs of ~256 rows whose share of null runs is 1 - valid_fraction.
+        if (i % 256 == 0) in_null_run = unit(rng) >= spec.valid_fraction;
+        valid = !in_null_run;
+      }
+    }
+    if (!valid) {
+      rows.push_back(Scalar::Null(spec.type.id));
+    } else {
+      rows.push_back(spec.values == ValueMode::kMixed ? RandomValue(spec.type.id, rng)
+                                                      : ModerateValue(spec.type.id, rng));
+    }
+  }
+  auto full = MakeArray(spec.type, rows);
+  if (!full.ok()) return nullptr;
+  return *(*full)->Slice(spec.bit_offset, spec.length);
+}
+
+ArrayPtr AsDictionary(const ArrayPtr& flat, std::mt19937_64& rng) {
+  if (flat->type().id == TypeId::kBool) return flat;
+  // Distinct values in first-seen order; codes index them. Null rows get null codes.
+  std::vector<Scalar> values;
+  std::vector<int64_t> index;  // -1 for null rows
+  for (int64_t i = 0; i < flat->length(); ++i) {
+    const Scalar s = flat->GetScalar(i);
+    if (s.is_null()) {
+      index.push_back(-1);
+      continue;
+    }
+    size_t k = 0;
+    while (k < values.size() && !(values[k] == s)) ++k;
+    if (k == values.size()) values.push_back(s);
+    index.push_back(static_cast<int64_t>(k));
+  }
+  const TypeId small[] = {TypeId::kU8, TypeId::kI16, TypeId::kI32, TypeId::kU32, TypeId::kI64};
+  const TypeId wide[] = {TypeId::kI16, TypeId::kI32, TypeId::kU32, TypeId::kI64};
+  const TypeId code_type = values.size() <= 100 ? small[rng() % std::size(small)]
+                                                : wide[rng() % std::size(wide)];
+  std::vector<Scalar> codes;
+  for (int64_t k : index) {
+    codes.push_back(k < 0 ? Scalar::Null(code_type)
+                          : Scalar::FromBits(code_type, static_cast<uint64_t>(k)));
+  }
+  auto value_array = MakeArray(DataType(flat->type().id, false), values);
+  auto code_array = MakeArray(DataType(code_type, flat->type().nullable), codes);
+  if (!value_array.ok() || !code_array.ok()) return flat;
+  auto dict = DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(*code_array),
+                                    *value_array);
+  return dict.ok() ? ArrayPtr(*dict) : flat;
+}
+
+ArrayPtr AsByteBool(const ArrayPtr& flat) {
+  if (flat->encoding() != Encoding::kBool) return flat;
+  const auto& b = static_cast<const BoolArray&>(*flat);
+  auto bytes = Buffer::Allocate(b.length());
+  if (!bytes.ok()) return flat;
+  for (int64_t i = 0; i < b.length(); ++i) (*bytes)->mutable_data()[i] = b.Value(i) ? 0x5a : 0;
+  auto out = ByteBoolArray::Make(b.length(), *bytes, b.validity(), 0, b.type().nullable);
+  return out.ok() ? ArrayPtr(*out) : flat;
+}
+
+Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid_fraction,
+                                uint64_t seed,
+                                const std::vector<std::pair<std::string, std::string>>& constants,
+                                int64_t bit_offset) {
+  if (rows < 0) return MakeError(ErrorCode::kInvalidInput, "negative row count {}", rows);
+  if (!(valid_fraction >= 0 && valid_fraction <= 1)) {
+    return MakeError(ErrorCode::kInvalidInput, "valid fraction {} is not in [0, 1]",
+                     valid_fraction);
+  }
+  for (const auto& [name, value] : constants) {
+    if (schema.FieldIndex(name) < 0) {
+      return MakeError(ErrorCode::kInvalidInput, "constant for unknown column '{}'", name);
+    }
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<ArrayPtr> columns;
+  for (const Field& f : schema.fields) {
+    const auto c = std::find_if(constants.begin(), constants.end(),
+                                [&](const auto& kv) { return kv.first == f.name; });
+    if (c != constants.end()) {
+      ROWJIT_ASSIGN_OR_RETURN(Scalar value, ParseScalar(f.type.id, c->second));
+      if (value.is_null() && !f.type.nullable) {
+        return MakeError(ErrorCode::kInvalidInput, "column '{}' is not nullable; it cannot be null",
+                         f.name);
+      }
+      ROWJIT_ASSIGN_OR_RETURN(auto constant, ConstantArray::Make(value, rows, f.type.nullable));
+      columns.push_back(constant);
+      continue;
+    }
+    ArrayPtr a = RandomFlatArray(ArraySpec{f.type, rows, valid_fraction, bit_offset,
+                                           NullLayout::kScattered, ValueMode::kModerate},
+                                 rng);
+    if (a == nullptr) return MakeError(ErrorCode::kInternal, "could not build column '{}'", f.name);
+    columns.push_back(a);
+  }
+  return RecordBatch::Make(schema, std::move(columns));
+}
+
+uint64_t ArrayChecksum(const Array& array) {
+  uint64_t h = 0x243f6a8885a308d3ULL;
+  for (int64_t i = 0; i < array.length(); ++i) {
+    const Scalar s = array.GetScalar(i);
+    uint64_t v = s.is_null() ? 0x9e3779b97f4a7c15ULL : s.bits();
+    if (!s.is_null() && IsFloat(s.type_id())) {
+      const double d = s.type_id() == TypeId::kF32 ? s.value<float>() : s.value<double>();
+      if (std::isnan(d)) v = 0x7ff8000000000000ULL;
+    }
+    h = (h ^ v) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+}  // namespace rowjit

@@ -1,0 +1,167 @@
+// Argument helpers and summaries shared by the subcommands (tools layer).
+#include "tools/commands.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "ir/version.h"
+#include "jit/host.h"
+#include "runtime/random.h"
+
+namespace rowjit::cli {
+
+bool Args::Has(std::string_view flag) const {
+  for (auto a : raw_) {
+    if (a == flag || (a.starts_with(flag) && a.size() > flag.size() && a[flag.size()] == '=')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> Args::Values(std::string_view flag) const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < raw_.size(); ++i) {
+    if (raw_[i] == flag && i + 1 < raw_.size()) {
+      out.emplace_back(raw_[++i]);
+    } else if (raw_[i].starts_with(flag) && raw_[i].size() > flag.size() &&
+               raw_[i][flag.size()] == '=') {
+      out.emplace_back(raw_[i].substr(flag.size() + 1));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> Args::Value(std::string_view flag) const {
+  auto v = Values(flag);
+  if (v.empty()) return std::nullopt;
+  return v.back();
+}
+
+std::vector<std::string> Args::Positionals(
+    const std::vector<std::string_view>& flags_with_values) const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < raw_.size(); ++i) {
+    std::string_view a = raw_[i];
+    if (a.starts_with("--")) {
+      for (auto f : flags_with_values) {
+        if (a == f) {
+          ++i;
+          break;
+        }
+      }
+      continue;
+    }
+    out.emplace_back(a);
+  }
+  return out;
+}
+
+std::string Args::Unknown(const std::vector<std::string_view>& known) const {
+  for (auto a : raw_) {
+    if (!a.starts_with("--")) continue;
+    std::string_view name = a.substr(0, a.find('='));
+    bool ok = false;
+    for (auto k : known) ok = ok || name == k;
+    if (!ok) return std::string(a);
+  }
+  return "";
+}
+
+namespace {
+
+template <typename T>
+bool ParseNumber(const std::string& s, T& out) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char* end = nullptr;
+    out = static_cast<T>(std::strtod(s.c_str(), &end));
+    return !s.empty() && end == s.c_str() + s.size();
+  } else {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size();
+  }
+}
+
+int Usage(const std::string& message, const char* help) {
+  fmt::print(stderr, "rowjit: {}\n\n{}", message, help);
+  return 2;
+}
+
+}  // namespace
+
+int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
+  static const std::vector<std::string_view> kWithValues = {
+      "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target",
+      "--stage"};
+  std::vector<std::string_view> known = kWithValues;
+  known.insert(known.end(), {"--verify", "--json", "--help", "--catalog"});
+  if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
+  auto pos = args.Positionals(kWithValues);
+  if (pos.size() != 1) return Usage("expected one expression", help);
+  o.expr = pos[0];
+  auto schema = args.Value("--schema");
+  if (!schema) return Usage("--schema is required", help);
+  o.schema = *schema;
+  if (auto v = args.Value("--rows"); v && (!ParseNumber(*v, o.rows) || o.rows < 0)) {
+    return Usage("--rows takes a non-negative integer", help);
+  }
+  if (auto v = args.Value("--valid");
+      v && (!ParseNumber(*v, o.valid) || !(o.valid >= 0 && o.valid <= 1))) {
+    return Usage("--valid takes a fraction in [0, 1]", help);
+  }
+  if (auto v = args.Value("--seed"); v && !ParseNumber(*v, o.seed)) {
+    return Usage("--seed takes an integer", help);
+  }
+  if (auto v = args.Value("--offset"); v && (!ParseNumber(*v, o.offset) || o.offset < 0)) {
+    return Usage("--offset takes a non-negative integer", help);
+  }
+  for (const std::string& c : args.Values("--const")) {
+    const size_t eq = c.find('=');
+    if (eq == std::string::npos || eq == 0) return Usage("--const takes NAME=VALUE", help);
+    o.constants.emplace_back(c.substr(0, eq), c.substr(eq + 1));
+  }
+  if (auto v = args.Value("--policy")) o.policy = *v;
+  if (auto v = args.Value("--target")) o.target = *v;
+  if (auto v = args.Value("--stage")) o.stage = *v;
+  o.verify = args.Has("--verify");
+  o.json = args.Has("--json");
+  return -1;
+}
+
+int PrintHelp(const char* help) {
+  std::fputs(help, stdout);
+  return 0;
+}
+
+int Fail(const Error& error) {
+  fmt::print(stderr, "rowjit: {}\n", error.ToString());
+  switch (error.code()) {
+    case ErrorCode::kInvalidInput:
+    case ErrorCode::kTypeError:
+    case ErrorCode::kUnsupported: return 2;
+    default: return 1;
+  }
+}
+
+void PrintSummary(std::string_view label, const Result<ArrayPtr>& result) {
+  if (!result.ok()) {
+    fmt::print("{:<10}error {}\n", label, result.error().ToString());
+    return;
+  }
+  const Array& a = **result;
+  fmt::print("{:<10}rows {}, nulls {}, checksum {:#018x}\n", label, a.length(), a.NullCount(),
+             ArrayChecksum(a));
+}
+
+int Info(const Args& args) {
+  if (args.Has("--help")) {
+    return PrintHelp("usage: rowjit info\n\nPrints the target triple, CPU name and CPU features "
+                     "that LLVM detects on this host.\n");
+  }
+  const auto host = jit::GetHostInfo();
+  fmt::print("rowjit {}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\n", Version(), host.llvm_version,
+             host.target_triple, host.cpu_name, host.features);
+  return 0;
+}
+
+}  // namespace rowjit::cli

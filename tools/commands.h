@@ -1,0 +1,61 @@
+// The CLI's subcommands and the small argument helpers they share (tools layer: thin).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/array.h"
+
+namespace rowjit::cli {
+
+// Arguments after the subcommand: flags with values (--rows 10 or --rows=10), switches and
+// positionals.
+class Args {
+ public:
+  explicit Args(std::vector<std::string_view> raw) : raw_(std::move(raw)) {}
+  bool Has(std::string_view flag) const;
+  // All values of a repeatable flag.
+  std::vector<std::string> Values(std::string_view flag) const;
+  std::optional<std::string> Value(std::string_view flag) const;
+  std::vector<std::string> Positionals(const std::vector<std::string_view>& flags_with_values) const;
+  // The first argument starting with "--" that is not in `known`, or empty.
+  std::string Unknown(const std::vector<std::string_view>& known) const;
+
+ private:
+  std::vector<std::string_view> raw_;
+};
+
+struct EvalOptions {
+  std::string expr;
+  std::string schema;
+  int64_t rows = 1000;
+  double valid = 0.9;
+  uint64_t seed = 1;
+  int64_t offset = 0;
+  std::vector<std::pair<std::string, std::string>> constants;
+  std::string policy = "auto";
+  std::string target = "native";
+  bool verify = false;
+  bool json = false;
+  std::string stage = "opt";
+};
+
+// Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an
+// exit code (2 on usage errors, printed on stderr).
+int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help);
+
+int PrintHelp(const char* help);
+// Prints "rowjit: <error>" on stderr; exit code 2 for usage/parse/type errors, 1 otherwise.
+int Fail(const Error& error);
+// "rows N, nulls N, checksum 0x..." or "error <code>: <function> at row R: <message>".
+void PrintSummary(std::string_view label, const Result<ArrayPtr>& result);
+
+int Info(const Args& args);
+int Eval(const Args& args);
+
+}  // namespace rowjit::cli
