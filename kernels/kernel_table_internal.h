@@ -1,0 +1,86 @@
+// The function table one x86-64 level fills (kernels layer, internal). Public kernels call
+// through ActiveKernelTable(); each level_*.cc compiles the same bodies with its own -march.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/bitmap.h"
+#include "kernels/dispatch.h"
+#include "kernels/fold.h"
+
+namespace rowjit::kernels {
+
+// Min/max of one type as found by a level: valid == false when no row qualified.
+template <typename T>
+struct RawMinMax {
+  T min;
+  T max;
+  bool valid;
+};
+
+template <typename T>
+struct FoldFns {
+  SumResult<T> (*sum)(const T* values, int64_t length, BitSpan validity);
+  // Indexed by kFoldMin, kFoldMax, kFoldMinMax; `nan` is ignored for integers.
+  RawMinMax<T> (*min_max[3])(const T* values, int64_t length, BitSpan validity, NanMode nan);
+  int64_t (*nan_count)(const T* values, int64_t length, BitSpan validity);  // floats only
+};
+inline constexpr int kFoldMin = 0;
+inline constexpr int kFoldMax = 1;
+inline constexpr int kFoldMinMax = 2;
+
+struct KernelTable {
+  KernelLevel level;
+  // Bitmaps, inputs at any offsets, out at offset 0 (see bitmap.h / zip.h).
+  void (*bool_zip)(BitSpan mask, BitSpan if_true, BitSpan if_false, uint8_t* out);
+  void (*bitmap_and)(BitSpan a, BitSpan b, uint8_t* out);
+  void (*bitmap_or)(BitSpan a, BitSpan b, uint8_t* out);
+  void (*bitmap_and_not)(BitSpan a, BitSpan b, uint8_t* out);
+  void (*bitmap_not)(BitSpan a, uint8_t* out);
+  void (*bitmap_copy)(BitSpan a, uint8_t* out);
+  int64_t (*count_set_bits)(BitSpan a);
+  void (*pack_byte_bools)(const uint8_t* bytes, int64_t length, uint8_t* out);
+  // Indexed by log2 of the width in bytes.
+  void (*zip[4])(BitSpan mask, const void* if_true, const void* if_false, void* out);
+  int64_t (*filter[4])(const void* values, BitSpan mask, void* out);
+  void (*scatter[4])(const void* values, BitSpan mask, void* out);
+  int64_t (*filter_bits)(BitSpan values, BitSpan mask, uint8_t* out);
+  void (*scatter_bits)(BitSpan values, BitSpan mask, uint8_t* out);
+  FoldFns<int8_t> i8;
+  FoldFns<int16_t> i16;
+  FoldFns<int32_t> i32;
+  FoldFns<int64_t> i64;
+  FoldFns<uint8_t> u8;
+  FoldFns<uint16_t> u16;
+  FoldFns<uint32_t> u32;
+  FoldFns<uint64_t> u64;
+  FoldFns<float> f32;
+  FoldFns<double> f64;
+};
+
+// One per level_*.cc.
+const KernelTable& BaselineKernelTable();
+const KernelTable& V2KernelTable();
+const KernelTable& V3KernelTable();
+const KernelTable& V4KernelTable();
+
+// The table of the active level.
+const KernelTable& ActiveKernelTable();
+
+template <typename T>
+const FoldFns<T>& Folds(const KernelTable& t) {
+  if constexpr (std::is_same_v<T, int8_t>) return t.i8;
+  else if constexpr (std::is_same_v<T, int16_t>) return t.i16;
+  else if constexpr (std::is_same_v<T, int32_t>) return t.i32;
+  else if constexpr (std::is_same_v<T, int64_t>) return t.i64;
+  else if constexpr (std::is_same_v<T, uint8_t>) return t.u8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return t.u16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return t.u32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return t.u64;
+  else if constexpr (std::is_same_v<T, float>) return t.f32;
+  else return t.f64;
+}
+
+constexpr int WidthIndex(int width) { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }
+
+}  // namespace rowjit::kernels

@@ -1,0 +1,45 @@
+// The kernel table of one x86-64 level (kernels layer, internal). A level_*.cc defines
+// ROWJIT_LEVEL_NS, ROWJIT_LEVEL_ENUM and ROWJIT_LEVEL_TABLE_FN, then includes this once; its
+// -march comes from kernels/CMakeLists.txt.
+#pragma once
+
+#include "kernels/bits_body_internal.h"
+#include "kernels/minmax_body_internal.h"
+
+namespace rowjit::kernels {
+
+const KernelTable& ROWJIT_LEVEL_TABLE_FN() {
+  namespace l = ROWJIT_LEVEL_NS;
+  // Only addresses and constants: returning it runs no instruction of this level.
+  static constexpr KernelTable kTable = {
+      .level = KernelLevel::ROWJIT_LEVEL_ENUM,
+      .bool_zip = &l::BoolZip,
+      .bitmap_and = &l::And,
+      .bitmap_or = &l::Or,
+      .bitmap_and_not = &l::AndNot,
+      .bitmap_not = &l::Not,
+      .bitmap_copy = &l::Copy,
+      .count_set_bits = &l::CountBits,
+      .pack_byte_bools = &l::PackByteBools,
+      .zip = {&l::Zip<uint8_t>, &l::Zip<uint16_t>, &l::Zip<uint32_t>, &l::Zip<uint64_t>},
+      .filter = {&l::Filter<uint8_t>, &l::Filter<uint16_t>, &l::Filter<uint32_t>,
+                 &l::Filter<uint64_t>},
+      .scatter = {&l::Scatter<uint8_t>, &l::Scatter<uint16_t>, &l::Scatter<uint32_t>,
+                  &l::Scatter<uint64_t>},
+      .filter_bits = &l::FilterBits,
+      .scatter_bits = &l::ScatterBits,
+      .i8 = l::MakeFolds<int8_t>(),
+      .i16 = l::MakeFolds<int16_t>(),
+      .i32 = l::MakeFolds<int32_t>(),
+      .i64 = l::MakeFolds<int64_t>(),
+      .u8 = l::MakeFolds<uint8_t>(),
+      .u16 = l::MakeFolds<uint16_t>(),
+      .u32 = l::MakeFolds<uint32_t>(),
+      .u64 = l::MakeFolds<uint64_t>(),
+      .f32 = l::MakeFolds<float>(),
+      .f64 = l::MakeFolds<double>(),
+  };
+  return kTable;
+}
+
+}  // namespace rowjit::kernels
