@@ -11,7 +11,8 @@ namespace {
 // Calls st.Rows(p, bits, n) for every 32-row half (n == 32 except in the tail) whose `bits`
 // (bit j = row j valid) are not all zero. kMasked == false: no bitmap, every row valid.
 template <bool kMasked, typename T, typename State>
-void ForEachHalf(const T* values, int64_t length, BitSpan validity, State& st) {
+void ForEachHalf(const T* values, int64_t length, BitSpan validity, State& out) {
+  State st = out;  // a local the compiler may keep in registers
   const int64_t full = length / 64;
   auto halves = [&](const T* p, uint64_t word) {
     const auto lo = static_cast<uint32_t>(word);
@@ -37,6 +38,7 @@ void ForEachHalf(const T* values, int64_t length, BitSpan validity, State& st) {
   const auto hi = static_cast<uint32_t>(tail_word >> 32);
   if (lo != 0) st.template Rows<false>(p, lo, static_cast<int>(MinOf<int64_t>(rest, 32)));
   if (hi != 0) st.template Rows<false>(p + 32, hi, static_cast<int>(rest - 32));
+  out = st;
 }
 
 template <typename State, typename T>
@@ -63,7 +65,11 @@ struct NarrowSumState {
   A acc[32] = {};
   template <bool kFull>
   void Rows(const T* p, uint32_t bits, int n) {
-    for (int j = 0; j < (kFull ? 32 : n); ++j) acc[j] += LaneValid<T>(bits, j) ? A(p[j]) : A{0};
+    // Load before selecting: a select of a conditional load becomes a slow masked load.
+    for (int j = 0; j < (kFull ? 32 : n); ++j) {
+      const A x = p[j];
+      acc[j] += LaneValid<T>(bits, j) ? x : A{0};
+    }
   }
 };
 
@@ -78,7 +84,8 @@ struct WideSumState {
   void Rows(const T* p, uint32_t bits, int n) {
     for (int j = 0; j < (kFull ? 32 : n); ++j) {
       const int l = j % kLanes;
-      const uint64_t x = LaneValid<T>(bits, j) ? static_cast<uint64_t>(p[j]) : 0;
+      const auto v = static_cast<uint64_t>(p[j]);
+      const uint64_t x = LaneValid<T>(bits, j) ? v : 0;
       const uint64_t s = lo[l] + x;
       if constexpr (std::is_signed_v<T>) {
         // Signed overflow iff x and lo share a sign s lacks; it went the way x points.
@@ -147,10 +154,21 @@ SumResult<T> SumInt(const T* values, int64_t length, BitSpan validity) {
 template <typename T>
 struct FloatSumState {
   double acc[kFloatSumLanes] = {};
+  // A null lane adds +0.0, selected on the bits (an AND) so no lane branches.
+  static double Lane(T v, bool valid) {
+    const double x = static_cast<double>(v);
+    return BitCast<double>(BitCast<uint64_t>(x) & (uint64_t{0} - static_cast<uint64_t>(valid)));
+  }
   template <bool kFull>
   void Rows(const T* p, uint32_t bits, int n) {
-    for (int j = 0; j < (kFull ? 32 : n); ++j) {
-      acc[j % kFloatSumLanes] += LaneValid<T>(bits, j) ? static_cast<double>(p[j]) : 0.0;
+    if constexpr (kFull) {
+      // Rows 0-15 then 16-31, each into lanes 0-15: the documented order, as two vector passes.
+      for (int l = 0; l < kFloatSumLanes; ++l) acc[l] += Lane(p[l], LaneValid<T>(bits, l));
+      for (int l = 0; l < kFloatSumLanes; ++l) {
+        acc[l] += Lane(p[l + kFloatSumLanes], LaneValid<T>(bits, l + kFloatSumLanes));
+      }
+    } else {
+      for (int j = 0; j < n; ++j) acc[j % kFloatSumLanes] += Lane(p[j], LaneValid<T>(bits, j));
     }
   }
 };
