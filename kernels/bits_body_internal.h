@@ -182,7 +182,7 @@ int64_t FilterBits(BitSpan values, BitSpan mask, uint8_t* out) {
       cur = fill > 0 ? sel >> (n - fill) : 0;
     }
   }
-  __builtin_memcpy(out + 8 * out_words, &cur, static_cast<size_t>(Bytes(fill)));
+  if (fill > 0) __builtin_memcpy(out + 8 * out_words, &cur, static_cast<size_t>(Bytes(fill)));
   return 64 * out_words + fill;
 }
 
