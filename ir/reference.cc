@@ -40,7 +40,18 @@ Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t 
   return Status::OK();
 }
 
-Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
+namespace {
+
+bool AnyColumnNull(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
+  if (e.is_column()) return columns[e.column_index()]->IsNull(row);
+  for (const auto& a : e.args()) {
+    if (AnyColumnNull(*a, columns, row)) return true;
+  }
+  return false;
+}
+
+Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, int64_t row,
+                            bool suppress_errors) {
   switch (e.kind()) {
     case ExprKind::kColumn: return columns[e.column_index()]->GetScalar(row);
     case ExprKind::kLiteral: return e.value();
@@ -50,7 +61,7 @@ Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int
   std::vector<Scalar> args;
   args.reserve(e.args().size());
   for (const auto& a : e.args()) {
-    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateRow(*a, columns, row));
+    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateNode(*a, columns, row, suppress_errors));
     args.push_back(s);
   }
   if (f->strict()) {
@@ -59,8 +70,17 @@ Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int
     }
   }
   auto r = f->eval(args, e.type(), e.type_arg());
-  if (!r.ok()) return std::move(r).TakeError().WithRow(std::string(f->name), row);
+  if (!r.ok()) {
+    if (suppress_errors) return Scalar::Null(e.type().id);
+    return std::move(r).TakeError().WithRow(std::string(f->name), row);
+  }
   return r;
+}
+
+}  // namespace
+
+Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
+  return EvaluateNode(e, columns, row, AnyColumnNull(e, columns, row));
 }
 
 Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,

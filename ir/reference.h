@@ -13,8 +13,10 @@ namespace rowjit::ir {
 // column whose bound type is not nullable has no nulls, equal lengths, valid dictionary codes.
 Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 
-// Row `row` of the expression. Arguments are evaluated eagerly, left to right; a call fails
-// only when its own arguments are non-null (strict) or when its semantics say so (null-aware).
+// Row `row` of the expression. Arguments are evaluated eagerly, left to right (`if` and
+// `and`/`or` do not short-circuit). A failing call is an error only in a row where every column
+// the expression reads is non-null; in any other row the call yields null, which propagates
+// like any null. This is what lets engines compute rows behind nulls densely.
 Result<Scalar> EvaluateRow(const Expr& expr, std::span<const ArrayPtr> columns, int64_t row);
 
 // Every row, or the error of the first failing row in row order, with the function's name.

@@ -1,7 +1,9 @@
 // Array construction with input checks, slicing, scalars and logical equality (runtime layer).
 #include "runtime/array.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -348,6 +350,19 @@ bool ArraysEqual(const Array& a, const Array& b) {
     if (!(a.GetScalar(i) == b.GetScalar(i))) return false;
   }
   return true;
+}
+
+int64_t FirstDifference(const Array& a, const Array& b) {
+  const int64_t n = std::min(a.length(), b.length());
+  for (int64_t i = 0; i < n; ++i) {
+    const Scalar x = a.GetScalar(i), y = b.GetScalar(i);
+    if (x.is_null() != y.is_null()) return i;
+    if (x.is_null() || x == y) continue;
+    if (x.type_id() == TypeId::kF32 && std::isnan(x.value<float>()) && std::isnan(y.value<float>())) continue;
+    if (x.type_id() == TypeId::kF64 && std::isnan(x.value<double>()) && std::isnan(y.value<double>())) continue;
+    return i;
+  }
+  return -1;
 }
 
 }  // namespace rowjit

@@ -215,4 +215,9 @@ struct RecordBatch {
 // whatever the encodings. Values behind nulls are ignored.
 bool ArraysEqual(const Array& a, const Array& b);
 
+// The first row where two arrays of the same type differ in nullness or value, or -1 (also
+// -1 for arrays of different types or lengths: check those first). Every NaN equals every
+// other NaN: IEEE 754 leaves the sign and payload of a computed NaN open.
+int64_t FirstDifference(const Array& a, const Array& b);
+
 }  // namespace rowjit

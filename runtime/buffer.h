@@ -28,6 +28,10 @@ class Buffer {
   // Only owned buffers are writable; borrowed memory belongs to the caller and is never modified.
   uint8_t* mutable_data() { return owned_ ? data_ : nullptr; }
   int64_t size() const { return size_; }
+  // Bytes that may be read from data(): owned buffers are padded to a multiple of 64 bytes.
+  int64_t readable_size() const {
+    return owned_ ? (size_ + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment : size_;
+  }
   bool owned() const { return owned_; }
 
   template <typename T> const T* data_as() const { return reinterpret_cast<const T*>(data_); }

@@ -1,0 +1,74 @@
+// Kernel code generation (jit layer, internal): the values a lowering sees and produces, the
+// context it emits into, and the per-family lowering lists. One lowering per catalog function.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string_view>
+
+#include "ir/expr.h"
+#include "ir/function.h"
+#include "ir/spec_key.h"
+#include "jit/kernel_abi.h"
+#include "jit/llvm_internal.h"
+
+namespace rowjit::jit::internal {
+
+// One row's value during codegen: `v` is i1 for bool, iN for integers, float/double for floats;
+// `valid` is an i1, or nullptr when the value is always valid.
+struct Val {
+  llvm::Value* v = nullptr;
+  llvm::Value* valid = nullptr;
+};
+
+llvm::Type* LlvmType(llvm::LLVMContext& ctx, TypeId id);
+
+// What a lowering emits into. Lowerings of strict functions compute only `v`; the kernel builder
+// sets validity. Null-aware lowerings compute both.
+class LowerContext {
+ public:
+  LowerContext(llvm::IRBuilder<>& b, const ir::Expr& call) : b(b), call(call) {}
+  virtual ~LowerContext() = default;
+
+  llvm::IRBuilder<>& b;
+  const ir::Expr& call;
+
+  TypeId arg_type(size_t i) const { return call.args()[i]->type().id; }
+  TypeId result_type() const { return call.type().id; }
+  llvm::Type* Ty(TypeId id) const { return LlvmType(b.getContext(), id); }
+  llvm::Module& module() const { return *b.GetInsertBlock()->getModule(); }
+
+  // Failure evidence of this row: an integer whose width is the element's, nonzero iff the row
+  // fails. It is OR-reduced in a loop-local accumulator of that width, never stored per row.
+  virtual void Evidence(llvm::Value* evidence) = 0;
+
+  // The SQL order of floats (NaN greatest, NaN = NaN, -0.0 = 0.0) and of integers and bools.
+  llvm::Value* Less(llvm::Value* x, llvm::Value* y, TypeId t);
+  llvm::Value* Equal(llvm::Value* x, llvm::Value* y, TypeId t);
+  // Kleene and/or of two nullable bools.
+  Val KleeneAnd(const Val& a, const Val& b);
+  Val KleeneOr(const Val& a, const Val& b);
+  llvm::Value* And(llvm::Value* a, llvm::Value* b);  // of validities (nullptr = true)
+  llvm::Value* Or(llvm::Value* a, llvm::Value* b);
+};
+
+using LowerFn = Val (*)(LowerContext& ctx, std::span<const Val> args);
+
+struct Lowering {
+  std::string_view name;
+  LowerFn lower;
+};
+
+std::span<const Lowering> ArithmeticLowerings();  // arithmetic and bitwise
+std::span<const Lowering> LogicLowerings();       // comparison, boolean, null-aware
+std::span<const Lowering> CastFloatLowerings();   // casts and float functions
+
+const Lowering* FindLowering(std::string_view name);
+
+// Emits the kernel for `key` into `module` as a function named `name`:
+//   uint64_t name(const KernelInput* inputs, void* out_values, uint64_t* out_valid, int64_t n)
+// returning nonzero when some row may have failed.
+Status EmitKernel(const ir::SpecializationKey& key, const KernelShape& shape,
+                  llvm::Module& module, const std::string& name);
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,192 @@
+// Codegen + optimization + ORC compilation (jit layer).
+#include "jit/compiler.h"
+
+#include <atomic>
+#include <chrono>
+
+#include "jit/codegen_internal.h"
+#include "jit/llvm_internal.h"
+
+namespace rowjit::jit {
+namespace {
+
+// Collects loop-vectorize remarks; every other diagnostic goes to the default handling.
+struct RemarkCollector final : llvm::DiagnosticHandler {
+  explicit RemarkCollector(std::vector<Remark>* out) : out(out) {}
+  bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
+  bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
+  bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    auto* remark = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&info);
+    if (remark == nullptr || remark->getPassName() != "loop-vectorize") return false;
+    Remark r;
+    switch (info.getKind()) {
+      case llvm::DK_OptimizationRemark: r.kind = "passed"; break;
+      case llvm::DK_OptimizationRemarkMissed: r.kind = "missed"; break;
+      default: r.kind = "analysis"; break;
+    }
+    r.message = remark->getMsg();
+    out->push_back(std::move(r));
+    return true;
+  }
+  std::vector<Remark>* out;
+};
+
+Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& t) {
+  std::string err;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, err);
+  if (target == nullptr) return MakeError(ErrorCode::kUnsupported, "target {}: {}", t.name, err);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      t.triple, t.cpu, t.features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (tm == nullptr) return MakeError(ErrorCode::kUnsupported, "no target machine for {}", t.name);
+  return tm;
+}
+
+std::string Print(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
+
+std::atomic<uint64_t> g_kernel_counter{0};
+
+// Emits the kernel and runs the O3 pipeline with the target machine's cost model (loop and SLP
+// vectorization on). Fills `code` as asked.
+Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, const TargetSpec& t,
+                   llvm::TargetMachine& tm, llvm::Module& m, bool keep_ir, KernelCode& code) {
+  m.setDataLayout(tm.createDataLayout());
+  m.setTargetTriple(t.triple);
+  code.function_name = fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1));
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, shape, m, code.function_name));
+  llvm::Function* fn = m.getFunction(code.function_name);
+  fn->addFnAttr("target-cpu", t.cpu);
+  if (!t.features.empty()) fn->addFnAttr("target-features", t.features);
+  const std::string width = std::to_string(t.prefer_vector_width);
+  fn->addFnAttr("prefer-vector-width", width);
+  fn->addFnAttr("min-legal-vector-width", width);
+  if (keep_ir) code.raw_ir = Print(m);
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  pto.LoopUnrolling = true;
+  pto.LoopInterleaving = true;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+  if (keep_ir) code.optimized_ir = Print(m);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<KernelCode> GenerateCode(const ir::SpecializationKey& key, const KernelShape& shape,
+                                const TargetSpec& target, bool want_assembly) {
+  InitializeLlvmOnce();
+  ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(target));
+  llvm::LLVMContext ctx;
+  KernelCode code;
+  ctx.setDiagnosticHandler(std::make_unique<RemarkCollector>(&code.remarks));
+  llvm::Module m("rowjit", ctx);
+  ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target, *tm, m, true, code));
+  if (want_assembly) {
+    llvm::SmallString<0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      return MakeError(ErrorCode::kUnsupported, "target {} cannot emit assembly", target.name);
+    }
+    pm.run(m);
+    code.assembly = std::string(buffer.str());
+  }
+  return code;
+}
+
+namespace {
+
+class Kernel final : public CompiledKernel {
+ public:
+  Kernel(KernelFn fn, double ms, KernelCode code, llvm::orc::ResourceTrackerSP tracker)
+      : tracker_(std::move(tracker)) {
+    fn_ = fn;
+    compile_ms_ = ms;
+    code_ = std::move(code);
+  }
+  ~Kernel() override {
+    // Frees the machine code: eviction from the cache really returns the memory.
+    if (tracker_) llvm::consumeError(tracker_->remove());
+  }
+
+ private:
+  llvm::orc::ResourceTrackerSP tracker_;
+};
+
+class OrcCompiler final : public JitCompiler {
+ public:
+  OrcCompiler(std::unique_ptr<llvm::orc::LLJIT> jit, TargetSpec target)
+      : jit_(std::move(jit)), target_(std::move(target)) {}
+
+  Result<std::shared_ptr<const CompiledKernel>> Compile(const ir::SpecializationKey& key,
+                                                        const KernelShape& shape,
+                                                        bool keep_code) override {
+    const auto start = std::chrono::steady_clock::now();
+    ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(target_));
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto m = std::make_unique<llvm::Module>("rowjit", *ctx);
+    KernelCode code;
+    ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target_, *tm, *m, keep_code, code));
+    auto tracker = jit_->getMainJITDylib().createResourceTracker();
+    if (auto err = jit_->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
+      return FromLlvm(std::move(err), "adding a kernel to the JIT");
+    }
+    auto sym = jit_->lookup(code.function_name);
+    if (!sym) {
+      llvm::consumeError(tracker->remove());
+      return FromLlvm(sym.takeError(), "compiling a kernel");
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::shared_ptr<const CompiledKernel>(
+        std::make_shared<Kernel>(sym->toPtr<KernelFn>(), ms, std::move(code), std::move(tracker)));
+  }
+
+ private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  TargetSpec target_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<JitCompiler>> JitCompiler::Make() {
+  InitializeLlvmOnce();
+  ROWJIT_ASSIGN_OR_RETURN(TargetSpec target, ResolveTarget("native"));
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(target.triple)};
+  jtmb.setCPU(target.cpu);
+  llvm::SubtargetFeatures features(target.features);
+  jtmb.addFeatures(features.getFeatures());
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(jtmb)
+                 .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder b)
+                                                -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                   // A target machine per compile, so that threads compile concurrently.
+                   return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(b));
+                 })
+                 .create();
+  if (!jit) return FromLlvm(jit.takeError(), "creating the JIT");
+  return std::unique_ptr<JitCompiler>(new OrcCompiler(std::move(*jit), std::move(target)));
+}
+
+}  // namespace rowjit::jit

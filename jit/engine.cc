@@ -1,0 +1,426 @@
+// The Engine and its executor: lifts a compiled kernel over a batch (jit layer).
+//  1. a null constant under a strict-only expression: all-null result, no kernel;
+//  2. every input constant: evaluate once, return a constant array;
+//  3. inputs decoded once; constants read at stride 0; dictionaries read through their codes;
+//  4. strict validity: AND of the inputs' validity with the static bitmap kernels;
+//  5. policy per batch (dense, dense with retry, branch-and-skip, filter-and-scatter);
+//  6. evidence → a retry over valid rows or a cold scalar pass naming the first failing row.
+// Batches run in one kernel call, not split into blocks.
+#include "jit/engine.h"
+
+#include "ir/function.h"
+#include "ir/reference.h"
+#include "kernels/filter.h"
+#include "runtime/builder.h"
+
+namespace rowjit::jit {
+
+struct Engine::Impl {
+  std::unique_ptr<JitCompiler> compiler;
+  KernelCache cache;
+  Impl(std::unique_ptr<JitCompiler> c, size_t capacity) : compiler(std::move(c)), cache(capacity) {}
+};
+
+Engine::Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options)
+    : impl_(std::make_unique<Impl>(std::move(compiler), options.cache_capacity)) {}
+Engine::~Engine() = default;
+
+Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
+  ROWJIT_ASSIGN_OR_RETURN(auto compiler, JitCompiler::Make());
+  return std::unique_ptr<Engine>(new Engine(std::move(compiler), options));
+}
+
+CacheStats Engine::cache_stats() const { return impl_->cache.stats(); }
+
+Result<std::shared_ptr<const CompiledKernel>> Engine::KernelFor(const CacheKey& key) {
+  return impl_->cache.GetOrCompile(key, [&] { return impl_->compiler->Compile(key.spec, key.shape, false); });
+}
+
+namespace {
+
+struct Analysis {
+  bool strict_only = true;       // no null-aware function anywhere
+  bool has_null_literal = false;
+  bool fallible = false;
+  int function_cost = 0;         // summed decode cost of the functions
+  std::vector<int> refs;         // referenced columns
+};
+
+void Walk(const ir::Expr& e, Analysis& a) {
+  if (e.is_literal() && e.value().is_null()) a.has_null_literal = true;
+  if (e.is_call()) {
+    a.strict_only = a.strict_only && e.function()->strict();
+    a.fallible = a.fallible || e.function()->fallible;
+    a.function_cost += e.function()->decode_cost;
+  }
+  for (const auto& c : e.args()) Walk(*c, a);
+}
+
+Analysis Analyze(const ir::Expr& e) {
+  Analysis a;
+  Walk(e, a);
+  a.refs = ir::ReferencedColumns(e);
+  return a;
+}
+
+// Whole 64-bit words of bits starting at a bit offset: shared when byte-aligned and readable to
+// the last word, copied to offset 0 otherwise.
+Result<const uint64_t*> WordBits(const BufferPtr& buf, int64_t bit_offset, int64_t length,
+                                 std::vector<BufferPtr>& keep) {
+  const int64_t words = kernels::NumWords(length);
+  if (bit_offset % 8 == 0 && buf->readable_size() >= bit_offset / 8 + words * 8) {
+    return reinterpret_cast<const uint64_t*>(buf->data() + bit_offset / 8);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::Allocate(words * 8));
+  kernels::BitmapCopy({buf->data(), bit_offset, length}, copy->mutable_data());
+  keep.push_back(copy);
+  return reinterpret_cast<const uint64_t*>(copy->data());
+}
+
+Validity ValidityOf(const Array& a) {
+  switch (a.encoding()) {
+    case Encoding::kPrimitive: return static_cast<const PrimitiveArray&>(a).validity();
+    case Encoding::kBool: return static_cast<const BoolArray&>(a).validity();
+    case Encoding::kByteBool: return static_cast<const ByteBoolArray&>(a).validity();
+    case Encoding::kConstant: return a.IsNull(0) ? Validity::AllNull() : Validity::AllValid();
+    case Encoding::kDictionary:
+      return static_cast<const DictionaryArray&>(a).codes()->validity();
+  }
+  return Validity::AllValid();
+}
+
+// Row by row through GetScalar: for the rare inputs the kernels do not read directly
+// (dictionaries of bools or of values with nulls).
+Result<ArrayPtr> DecodeToFlat(const Array& a) {
+  std::vector<Scalar> rows;
+  rows.reserve(static_cast<size_t>(a.length()));
+  for (int64_t i = 0; i < a.length(); ++i) rows.push_back(a.GetScalar(i));
+  return MakeArray(a.type(), rows);
+}
+
+bool ReadThroughCodes(const DictionaryArray& d) {
+  return d.type().id != TypeId::kBool && d.values()->encoding() == Encoding::kPrimitive &&
+         d.values()->NullCount() == 0;
+}
+
+// Inputs decoded once per batch: dictionaries the kernel cannot read become flat, and value
+// buffers not aligned to their element width are copied (an Arrow producer may hand us any).
+Result<std::vector<ArrayPtr>> Normalize(std::span<const ArrayPtr> columns, const std::vector<int>& refs) {
+  std::vector<ArrayPtr> out(columns.begin(), columns.end());
+  for (int c : refs) {
+    const Array& a = *out[c];
+    if (a.encoding() == Encoding::kDictionary &&
+        !ReadThroughCodes(static_cast<const DictionaryArray&>(a))) {
+      ROWJIT_ASSIGN_OR_RETURN(out[c], DecodeToFlat(a));
+    } else if (a.encoding() == Encoding::kPrimitive) {
+      const auto& p = static_cast<const PrimitiveArray&>(a);
+      if (reinterpret_cast<uintptr_t>(p.raw_values()) % ByteWidth(p.type().id) != 0) {
+        ROWJIT_ASSIGN_OR_RETURN(out[c], DecodeToFlat(a));
+      }
+    }
+  }
+  return out;
+}
+
+struct PreparedInputs {
+  std::vector<KernelInput> inputs;
+  std::vector<ir::InputSpec> specs;
+  std::vector<BufferPtr> keep;
+};
+
+// Kernel inputs for one run. `use_validity`: the kernel reads validity words (else validity is
+// left to the executor and does not enter the specialization key).
+Result<PreparedInputs> Prepare(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
+                               int64_t length, bool use_validity) {
+  PreparedInputs p;
+  p.inputs.resize(columns.size());
+  p.specs.resize(columns.size());
+  for (int c : refs) {
+    const Array& a = *columns[c];
+    KernelInput& in = p.inputs[c];
+    ir::InputSpec spec = ir::DescribeInput(a);
+    switch (a.encoding()) {
+      case Encoding::kPrimitive:
+        in.values = static_cast<const PrimitiveArray&>(a).raw_values();
+        break;
+      case Encoding::kBool: {
+        const auto& b = static_cast<const BoolArray&>(a);
+        ROWJIT_ASSIGN_OR_RETURN(in.values, WordBits(b.bits_buffer(), b.offset(), length, p.keep));
+        break;
+      }
+      case Encoding::kByteBool:
+        in.values = static_cast<const ByteBoolArray&>(a).bytes();
+        break;
+      case Encoding::kConstant:
+        in.scalar = static_cast<const ConstantArray&>(a).value().bits();
+        break;
+      case Encoding::kDictionary: {
+        const auto& d = static_cast<const DictionaryArray&>(a);
+        in.values = static_cast<const PrimitiveArray&>(*d.values()).raw_values();
+        in.codes = d.codes()->raw_values();
+        in.scalar = static_cast<uint64_t>(d.values()->length());
+        break;
+      }
+    }
+    const Validity v = ValidityOf(a);
+    if (use_validity && spec.has_nulls && v.has_bitmap()) {
+      ROWJIT_ASSIGN_OR_RETURN(in.valid, WordBits(v.bitmap(), v.bit_offset(), length, p.keep));
+    } else if (use_validity && spec.has_nulls && v.all_null() && a.encoding() != Encoding::kConstant) {
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr zeros, Buffer::Allocate(kernels::NumWords(length) * 8));
+      p.keep.push_back(zeros);
+      in.valid = reinterpret_cast<const uint64_t*>(zeros->data());
+    }
+    if (!use_validity && spec.shape != ir::InputShape::kNullConstant) spec.has_nulls = false;
+    p.specs[c] = spec;
+  }
+  return p;
+}
+
+struct KernelRun {
+  BufferPtr values;
+  BufferPtr validity;  // when the kernel writes it
+  bool evidence = false;
+  double compile_ms = 0;
+};
+
+Result<ArrayPtr> MakeResult(const ir::Expr& expr, int64_t length, BufferPtr values, Validity validity) {
+  const DataType type = expr.type();
+  if (!type.nullable) validity = Validity::AllValid();
+  if (type.id == TypeId::kBool) return BoolArray::Make(length, std::move(values), validity, 0, type.nullable);
+  return PrimitiveArray::Make(type, length, std::move(values), validity);
+}
+
+Result<Validity> AndOfInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length) {
+  std::vector<Validity> vs;
+  for (int c : refs) vs.push_back(ValidityOf(*columns[c]));
+  return AndValidity(vs, length);
+}
+
+// The rows whose mask bit is set, of every referenced column.
+Result<std::vector<ArrayPtr>> FilterColumns(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
+                                            kernels::BitSpan mask, int64_t kept) {
+  std::vector<ArrayPtr> out(columns.begin(), columns.end());
+  for (int c : refs) {
+    const Array& a = *columns[c];
+    switch (a.encoding()) {
+      case Encoding::kPrimitive: {
+        const auto& p = static_cast<const PrimitiveArray&>(a);
+        const int w = ByteWidth(p.type().id);
+        ROWJIT_ASSIGN_OR_RETURN(BufferPtr buf, Buffer::Allocate(kept * w));
+        kernels::Filter(p.raw_values(), mask, w, buf->mutable_data());
+        ROWJIT_ASSIGN_OR_RETURN(out[c], PrimitiveArray::Make(p.type().WithNullable(false), kept, buf, Validity::AllValid()));
+        break;
+      }
+      case Encoding::kBool: {
+        const auto& b = static_cast<const BoolArray&>(a);
+        ROWJIT_ASSIGN_OR_RETURN(BufferPtr buf, AllocateBitmap(kept));
+        kernels::FilterBits(b.bits(), mask, buf->mutable_data());
+        ROWJIT_ASSIGN_OR_RETURN(out[c], BoolArray::Make(kept, buf, Validity::AllValid()));
+        break;
+      }
+      case Encoding::kByteBool: {
+        const auto& b = static_cast<const ByteBoolArray&>(a);
+        ROWJIT_ASSIGN_OR_RETURN(BufferPtr buf, Buffer::Allocate(kept));
+        kernels::Filter(b.bytes(), mask, 1, buf->mutable_data());
+        ROWJIT_ASSIGN_OR_RETURN(out[c], ByteBoolArray::Make(kept, buf, Validity::AllValid()));
+        break;
+      }
+      case Encoding::kConstant: {
+        ROWJIT_ASSIGN_OR_RETURN(out[c], ConstantArray::Make(static_cast<const ConstantArray&>(a).value(), kept));
+        break;
+      }
+      case Encoding::kDictionary: {
+        const auto& d = static_cast<const DictionaryArray&>(a);
+        const auto& codes = *d.codes();
+        const int w = ByteWidth(codes.type().id);
+        ROWJIT_ASSIGN_OR_RETURN(BufferPtr buf, Buffer::Allocate(kept * w));
+        kernels::Filter(codes.raw_values(), mask, w, buf->mutable_data());
+        ROWJIT_ASSIGN_OR_RETURN(auto new_codes, PrimitiveArray::Make(codes.type().WithNullable(false), kept, buf,
+                                                                     Validity::AllValid()));
+        ROWJIT_ASSIGN_OR_RETURN(out[c], DictionaryArray::Make(new_codes, d.values()));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// The first failing row, by a scalar pass with the reference semantics.
+Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+  for (int64_t r = 0; r < length; ++r) {
+    auto s = ir::EvaluateRow(expr, columns, r);
+    if (!s.ok()) return std::move(s).TakeError();
+  }
+  return MakeError(ErrorCode::kInternal, "kernel reported failure evidence but no row of {} fails",
+                   expr.ToString());
+}
+
+}  // namespace
+
+Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, const RecordBatch& batch,
+                                  const EvalOptions& options, EvalReport* report) {
+  return Evaluate(expr, batch.columns, batch.length, options, report);
+}
+
+Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const ArrayPtr> columns,
+                                  int64_t length, const EvalOptions& options, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  rep = EvalReport{};
+  if (expr_ptr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  const ir::Expr& expr = *expr_ptr;
+  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(expr, columns, length));
+  const DataType type = expr.type();
+  if (length == 0) {
+    rep.strategy = "empty";
+    return MakeArray(type, {});
+  }
+  const Analysis an = Analyze(expr);
+
+  // 1 and 2: constants.
+  bool all_constant = true, null_constant = false;
+  for (int c : an.refs) {
+    all_constant = all_constant && columns[c]->encoding() == Encoding::kConstant;
+    null_constant = null_constant || (columns[c]->encoding() == Encoding::kConstant && columns[c]->IsNull(0));
+  }
+  if (an.strict_only && null_constant) {
+    rep.strategy = "null-constant";
+    ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(Scalar::Null(type.id), length, true));
+    return ArrayPtr(c);
+  }
+  if (all_constant) {
+    rep.strategy = "constant";
+    ROWJIT_ASSIGN_OR_RETURN(Scalar s, ir::EvaluateRow(expr, columns, 0));
+    ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(s, length, type.nullable));
+    return ArrayPtr(c);
+  }
+
+  // 3: decode once.
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> cols, Normalize(columns, an.refs));
+  bool any_nulls = false;
+  int input_cost = an.function_cost;
+  for (int c : an.refs) {
+    any_nulls = any_nulls || (cols[c]->type().nullable && cols[c]->NullCount() > 0);
+    if (cols[c]->encoding() == Encoding::kDictionary) input_cost += 1;
+  }
+
+  // Runs the kernel for `shape` over `in` (`n` rows).
+  auto run = [&](std::span<const ArrayPtr> in, int64_t n, KernelShape shape,
+                 ir::Policy tag) -> Result<KernelRun> {
+    const bool use_validity = shape.writes_validity || shape.mask_evidence || shape.skip_empty_words;
+    ROWJIT_ASSIGN_OR_RETURN(PreparedInputs prepared, Prepare(in, an.refs, n, use_validity));
+    CacheKey key{ir::SpecializationKey{expr_ptr, prepared.specs, tag, "native"}, shape};
+    const CacheStats before = impl_->cache.stats();
+    ROWJIT_ASSIGN_OR_RETURN(auto kernel, KernelFor(key));
+    KernelRun out;
+    if (impl_->cache.stats().compiles != before.compiles) out.compile_ms = kernel->compile_ms();
+    const int64_t value_bytes = type.id == TypeId::kBool ? kernels::NumWords(n) * 8 : n * ByteWidth(type.id);
+    ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(value_bytes));
+    uint64_t* valid_words = nullptr;
+    if (shape.writes_validity) {
+      ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8));
+      valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
+    }
+    out.evidence = kernel->fn()(prepared.inputs.data(), out.values->mutable_data(), valid_words, n) != 0;
+    return out;
+  };
+
+  // Null-aware expressions (and null literals): the kernel computes validity row by row, and a
+  // failing call yields null where its error is not raised. Evidence is exact.
+  if (!an.strict_only || an.has_null_literal) {
+    rep.strategy = "validity";
+    ROWJIT_ASSIGN_OR_RETURN(KernelRun r, run(cols, length, KernelShape{true, true, false}, ir::Policy::kDense));
+    rep.compile_ms = r.compile_ms;
+    if (r.evidence) {
+      rep.cold_pass = true;
+      return Locate(expr, cols, length);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(Validity v, Validity::FromBitmap(r.validity, 0, length));
+    return MakeResult(expr, length, r.values, v);
+  }
+
+  // 4: strict validity.
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, AndOfInputs(cols, an.refs, length));
+  if (validity.all_null()) {
+    rep.strategy = "null-constant";
+    ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(Scalar::Null(type.id), length, true));
+    return ArrayPtr(c);
+  }
+
+  // 5: the policy for this batch.
+  ir::Policy policy = options.policy;
+  if (!any_nulls || validity.all_valid()) {
+    policy = ir::Policy::kDense;
+  } else if (policy == ir::Policy::kAuto) {
+    if (!an.fallible) {
+      policy = ir::Policy::kDense;
+    } else {
+      const double surviving = static_cast<double>(validity.CountValid(length)) / static_cast<double>(length);
+      const bool branch = input_cost == 0 || (input_cost == 1 && surviving >= 0.5) ||
+                          (input_cost >= 2 && surviving >= 0.85);
+      policy = branch ? ir::Policy::kBranchSkip : ir::Policy::kFilterScatter;
+    }
+  }
+
+  // Filter-and-scatter: the kernel sees only the valid rows.
+  auto filter_scatter = [&]() -> Result<KernelRun> {
+    const kernels::BitSpan mask = validity.Span(length);
+    const int64_t kept = validity.CountValid(length);
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> compact, FilterColumns(cols, an.refs, mask, kept));
+    ROWJIT_ASSIGN_OR_RETURN(KernelRun r, run(compact, kept, KernelShape{}, ir::Policy::kDense));
+    KernelRun out;
+    out.evidence = r.evidence;
+    out.compile_ms = r.compile_ms;
+    if (type.id == TypeId::kBool) {
+      ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(kernels::NumWords(length) * 8));
+      kernels::ScatterBits({r.values->data(), 0, kept}, mask, out.values->mutable_data());
+    } else {
+      const int w = ByteWidth(type.id);
+      ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(length * w));
+      kernels::Scatter(r.values->data(), mask, w, out.values->mutable_data());
+    }
+    return out;
+  };
+
+  KernelRun result;
+  switch (policy) {
+    case ir::Policy::kFilterScatter: {
+      rep.strategy = "filter-scatter";
+      ROWJIT_ASSIGN_OR_RETURN(result, filter_scatter());
+      if (result.evidence) {
+        rep.cold_pass = true;
+        return Locate(expr, cols, length);
+      }
+      break;
+    }
+    case ir::Policy::kBranchSkip: {
+      rep.strategy = "branch-skip";
+      ROWJIT_ASSIGN_OR_RETURN(result, run(cols, length, KernelShape{false, true, true}, ir::Policy::kBranchSkip));
+      if (result.evidence) {
+        rep.cold_pass = true;
+        return Locate(expr, cols, length);
+      }
+      break;
+    }
+    default: {  // dense and dense-retry
+      rep.strategy = an.fallible ? "dense-retry" : "dense";
+      ROWJIT_ASSIGN_OR_RETURN(result, run(cols, length, KernelShape{}, ir::Policy::kDense));
+      if (result.evidence) {
+        // Evidence may come from rows behind nulls: rerun over the valid rows only; an error
+        // there is real.
+        if (any_nulls) {
+          rep.retried = true;
+          ROWJIT_ASSIGN_OR_RETURN(KernelRun retry, filter_scatter());
+          if (!retry.evidence) break;
+        }
+        rep.cold_pass = true;
+        return Locate(expr, cols, length);
+      }
+      break;
+    }
+  }
+  rep.compile_ms = result.compile_ms;
+  return MakeResult(expr, length, result.values, validity);
+}
+
+}  // namespace rowjit::jit

@@ -1,0 +1,63 @@
+// The public JIT API: an Engine owns one LLJIT and a kernel cache, prepares bound expressions
+// and evaluates them on batches of runtime arrays (jit layer).
+//
+//   auto engine = *rowjit::jit::Engine::Make();
+//   auto expr = *rowjit::ir::ParseAndBind("a * b + c", *rowjit::ParseSchema("a:i32?, b:i32, c:i32"));
+//   rowjit::Result<rowjit::ArrayPtr> out = engine->Evaluate(expr, batch);
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "ir/expr.h"
+#include "ir/spec_key.h"
+#include "jit/compiler.h"
+#include "jit/kernel_cache.h"
+#include "runtime/array.h"
+
+namespace rowjit::jit {
+
+struct EngineOptions {
+  size_t cache_capacity = 1024;  // compiled kernels kept; older ones are evicted and freed
+};
+
+struct EvalOptions {
+  ir::Policy policy = ir::Policy::kAuto;  // forced strategies exist for tests and benchmarks
+};
+
+// What one evaluation did, for tests, benchmarks and the CLI.
+struct EvalReport {
+  std::string strategy;   // "constant", "null-constant", "dense", "dense-retry", "branch-skip",
+                          // "filter-scatter", "validity" (null-aware kernel), "empty"
+  bool retried = false;   // evidence on a nullable batch: rerun over the valid rows
+  bool cold_pass = false; // evidence: a scalar pass located the first failing row
+  double compile_ms = 0;  // 0 on a cache hit
+};
+
+class Engine {
+ public:
+  static Result<std::unique_ptr<Engine>> Make(EngineOptions options = {});
+  ~Engine();
+
+  // Evaluates a bound expression over `columns` (one per schema field the expression was bound
+  // against; any encoding) of `length` rows. Returns the result array (nullable whenever any
+  // input is), or the error of the first failing row with the function's name. Thread-safe.
+  Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                            int64_t length, const EvalOptions& options = {},
+                            EvalReport* report = nullptr);
+  Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, const RecordBatch& batch,
+                            const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // The kernel (and its shape) this batch would run, compiled through the cache.
+  Result<std::shared_ptr<const CompiledKernel>> KernelFor(const CacheKey& key);
+
+  CacheStats cache_stats() const;
+
+ private:
+  Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rowjit::jit

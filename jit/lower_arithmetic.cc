@@ -1,0 +1,220 @@
+// Lowerings of the arithmetic and bitwise row functions (jit layer). Checked integer operations
+// compute the wrapped value as the row's provisional value and report evidence that vectorizes:
+// the sign-bit formula for signed add/sub, the discarded high half of the widened product for
+// unsigned multiply, a range test of the widened product for signed multiply, 32-bit limbs for
+// 64-bit multiply (no <N x i128>, never llvm.*.with.overflow). Division substitutes a safe
+// divisor so nothing traps; 8- to 32-bit division runs in float, where it is exact.
+#include "jit/codegen_internal.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+using B = llvm::IRBuilder<>;
+
+unsigned Width(llvm::Value* v) { return v->getType()->getIntegerBitWidth(); }
+llvm::Value* Const(llvm::Value* like, uint64_t v) { return llvm::ConstantInt::get(like->getType(), v); }
+llvm::Value* MinSigned(llvm::Value* like) {
+  return llvm::ConstantInt::get(like->getType(), llvm::APInt::getSignedMinValue(Width(like)));
+}
+llvm::Value* Ext1(B& b, llvm::Value* bit, llvm::Value* like) { return b.CreateZExt(bit, like->getType()); }
+
+// Evidence nonzero iff the sign bit of `v` is set.
+llvm::Value* SignBit(B& b, llvm::Value* v) { return b.CreateLShr(v, Width(v) - 1); }
+
+Val Add(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateFAdd(x, y)};
+  llvm::Value* r = b.CreateAdd(x, y);
+  c.Evidence(IsSignedInt(t) ? SignBit(b, b.CreateAnd(b.CreateXor(x, r), b.CreateXor(y, r)))
+                            : Ext1(b, b.CreateICmpULT(r, x), x));
+  return {r};
+}
+
+Val Sub(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateFSub(x, y)};
+  llvm::Value* r = b.CreateSub(x, y);
+  c.Evidence(IsSignedInt(t) ? SignBit(b, b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, r)))
+                            : Ext1(b, b.CreateICmpULT(x, y), x));
+  return {r};
+}
+
+// |x| * |y| for 64-bit unsigned operands from 32-bit limbs: sets `overflow` (i1) when the
+// product needs more than 64 bits. Every multiply is 32 x 32 -> 64, which vectorizes.
+llvm::Value* MulOverflow64(B& b, llvm::Value* x, llvm::Value* y) {
+  llvm::Value* lo_mask = b.getInt64(0xffffffffULL);
+  llvm::Value *xh = b.CreateLShr(x, 32), *xl = b.CreateAnd(x, lo_mask);
+  llvm::Value *yh = b.CreateLShr(y, 32), *yl = b.CreateAnd(y, lo_mask);
+  llvm::Value* both_high = b.CreateAnd(b.CreateICmpNE(xh, b.getInt64(0)), b.CreateICmpNE(yh, b.getInt64(0)));
+  // With at most one high limb, the cross terms and the carry fit in 64 bits.
+  llvm::Value* cross = b.CreateAdd(b.CreateAdd(b.CreateMul(xh, yl), b.CreateMul(xl, yh)),
+                                   b.CreateLShr(b.CreateMul(xl, yl), 32));
+  return b.CreateOr(both_high, b.CreateICmpNE(b.CreateLShr(cross, 32), b.getInt64(0)));
+}
+
+Val Mul(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateFMul(x, y)};
+  const unsigned w = Width(x);
+  const bool is_signed = IsSignedInt(t);
+  if (w < 64) {
+    llvm::Type* wide = b.getIntNTy(2 * w);
+    llvm::Value* p = is_signed ? b.CreateMul(b.CreateSExt(x, wide), b.CreateSExt(y, wide))
+                               : b.CreateMul(b.CreateZExt(x, wide), b.CreateZExt(y, wide));
+    llvm::Value* r = b.CreateTrunc(p, x->getType());
+    if (is_signed) {
+      c.Evidence(Ext1(b, b.CreateICmpNE(b.CreateSExt(r, wide), p), x));
+    } else {
+      c.Evidence(b.CreateTrunc(b.CreateLShr(p, w), x->getType()));  // the discarded high half
+    }
+    return {r};
+  }
+  llvm::Value* r = b.CreateMul(x, y);
+  if (!is_signed) {
+    c.Evidence(Ext1(b, MulOverflow64(b, x, y), x));
+    return {r};
+  }
+  // Signed: magnitudes as unsigned, then the product must be at most 2^63 - 1 (2^63 when the
+  // signs differ). Exact, so the evidence never raises a false alarm.
+  llvm::Value* zero = b.getInt64(0);
+  llvm::Value* ax = b.CreateSelect(b.CreateICmpSLT(x, zero), b.CreateSub(zero, x), x);
+  llvm::Value* ay = b.CreateSelect(b.CreateICmpSLT(y, zero), b.CreateSub(zero, y), y);
+  llvm::Value* magnitude = b.CreateMul(ax, ay);
+  llvm::Value* negative = b.CreateICmpSLT(b.CreateXor(x, y), zero);
+  llvm::Value* limit = b.CreateAdd(b.getInt64(0x7fffffffffffffffULL), b.CreateZExt(negative, b.getInt64Ty()));
+  c.Evidence(Ext1(b, b.CreateOr(MulOverflow64(b, ax, ay), b.CreateICmpUGT(magnitude, limit)), x));
+  return {r};
+}
+
+Val WrappingAdd(LowerContext& c, std::span<const Val> a) { return {c.b.CreateAdd(a[0].v, a[1].v)}; }
+Val WrappingSub(LowerContext& c, std::span<const Val> a) { return {c.b.CreateSub(a[0].v, a[1].v)}; }
+Val WrappingMul(LowerContext& c, std::span<const Val> a) { return {c.b.CreateMul(a[0].v, a[1].v)}; }
+
+// Integer quotient with a divisor known not to be zero nor to pair MIN with -1. Up to 32 bits
+// it runs in float (f32 up to 16 bits, f64 for 32), where the truncated quotient is exact:
+// the rounding error of x / y is below 1 / |y|, the distance from a non-integer quotient to the
+// next integer. 64-bit division stays integer (no vector instruction exists on x86 or NEON).
+llvm::Value* Quotient(LowerContext& c, llvm::Value* x, llvm::Value* y, bool is_signed) {
+  auto& b = c.b;
+  const unsigned w = Width(x);
+  if (w == 64) return is_signed ? b.CreateSDiv(x, y) : b.CreateUDiv(x, y);
+  llvm::Type* f = w <= 16 ? b.getFloatTy() : b.getDoubleTy();
+  llvm::Value* fx = is_signed ? b.CreateSIToFP(x, f) : b.CreateUIToFP(x, f);
+  llvm::Value* fy = is_signed ? b.CreateSIToFP(y, f) : b.CreateUIToFP(y, f);
+  llvm::Value* q = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFDiv(fx, fy));
+  // The quotient is in range, so the conversion is exact; the saturating form keeps it free of
+  // poison even for the provisional rows.
+  return b.CreateIntrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                           {x->getType(), f}, {q});
+}
+
+// Divisor checks shared by div and mod: returns the safe divisor; `zero` and `min_neg1` are set.
+llvm::Value* SafeDivisor(LowerContext& c, llvm::Value* x, llvm::Value* y, bool is_signed,
+                         llvm::Value** zero, llvm::Value** min_neg1) {
+  auto& b = c.b;
+  *zero = b.CreateICmpEQ(y, Const(y, 0));
+  *min_neg1 = is_signed ? b.CreateAnd(b.CreateICmpEQ(x, MinSigned(x)),
+                                      b.CreateICmpEQ(y, llvm::Constant::getAllOnesValue(y->getType())))
+                        : b.getFalse();
+  return b.CreateSelect(b.CreateOr(*zero, *min_neg1), Const(y, 1), y);
+}
+
+Val Div(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateFDiv(x, y)};
+  llvm::Value *zero, *min_neg1;
+  llvm::Value* safe = SafeDivisor(c, x, y, IsSignedInt(t), &zero, &min_neg1);
+  c.Evidence(Ext1(b, b.CreateOr(zero, min_neg1), x));
+  return {Quotient(c, x, safe, IsSignedInt(t))};
+}
+
+Val Mod(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateFRem(x, y)};  // fmod: a call, listed in the gate exceptions
+  llvm::Value *zero, *min_neg1;
+  llvm::Value* safe = SafeDivisor(c, x, y, IsSignedInt(t), &zero, &min_neg1);
+  c.Evidence(Ext1(b, zero, x));  // MIN % -1 is 0, not an error; the safe divisor 1 gives it
+  llvm::Value* q = Quotient(c, x, safe, IsSignedInt(t));
+  return {b.CreateSub(x, b.CreateMul(q, safe))};
+}
+
+Val Neg(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value* x = a[0].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateFNeg(x)};
+  c.Evidence(IsSignedInt(t) ? Ext1(b, b.CreateICmpEQ(x, MinSigned(x)), x) : x);
+  return {b.CreateSub(Const(x, 0), x)};
+}
+
+Val Abs(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value* x = a[0].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) return {b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)};
+  if (!IsSignedInt(t)) return {x};
+  c.Evidence(Ext1(b, b.CreateICmpEQ(x, MinSigned(x)), x));
+  return {b.CreateSelect(b.CreateICmpSLT(x, Const(x, 0)), b.CreateSub(Const(x, 0), x), x)};
+}
+
+template <bool kMax>
+Val MinMax(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  if (IsFloat(t)) {
+    // On a tie the first argument wins, as in the scalar semantics.
+    llvm::Value* take_y = kMax ? c.Less(x, y, t) : c.Less(y, x, t);
+    return {b.CreateSelect(take_y, y, x)};
+  }
+  const bool s = IsSignedInt(t);
+  const auto id = kMax ? (s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax)
+                       : (s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin);
+  return {b.CreateBinaryIntrinsic(id, x, y)};
+}
+
+Val BitAnd(LowerContext& c, std::span<const Val> a) { return {c.b.CreateAnd(a[0].v, a[1].v)}; }
+Val BitOr(LowerContext& c, std::span<const Val> a) { return {c.b.CreateOr(a[0].v, a[1].v)}; }
+Val BitXor(LowerContext& c, std::span<const Val> a) { return {c.b.CreateXor(a[0].v, a[1].v)}; }
+Val BitNot(LowerContext& c, std::span<const Val> a) { return {c.b.CreateNot(a[0].v)}; }
+
+// Shifts by an amount outside [0, width): 0, or the sign fill for signed shr. The amount is
+// masked before shifting so that no shift produces poison.
+template <bool kLeft>
+Val Shift(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value *x = a[0].v, *n = a[1].v;
+  const unsigned w = Width(x);
+  llvm::Value* in_range = b.CreateICmpULT(n, Const(n, w));
+  llvm::Value* amount = b.CreateAnd(n, Const(n, w - 1));
+  if (kLeft) return {b.CreateSelect(in_range, b.CreateShl(x, amount), Const(x, 0))};
+  if (IsSignedInt(c.arg_type(0))) {
+    return {b.CreateAShr(x, b.CreateSelect(in_range, amount, Const(n, w - 1)))};
+  }
+  return {b.CreateSelect(in_range, b.CreateLShr(x, amount), Const(x, 0))};
+}
+
+const Lowering kLowerings[] = {
+    {"add", Add},           {"sub", Sub},           {"mul", Mul},
+    {"wrapping_add", WrappingAdd}, {"wrapping_sub", WrappingSub}, {"wrapping_mul", WrappingMul},
+    {"div", Div},           {"mod", Mod},           {"neg", Neg},
+    {"abs", Abs},           {"min", MinMax<false>}, {"max", MinMax<true>},
+    {"bit_and", BitAnd},    {"bit_or", BitOr},      {"bit_xor", BitXor},
+    {"bit_not", BitNot},    {"shl", Shift<true>},   {"shr", Shift<false>},
+};
+
+}  // namespace
+
+std::span<const Lowering> ArithmeticLowerings() { return kLowerings; }
+
+}  // namespace rowjit::jit::internal

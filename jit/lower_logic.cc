@@ -1,0 +1,82 @@
+// Lowerings of comparisons, boolean logic and the null-aware functions (jit layer). Null-aware
+// lowerings compute validity themselves; the others only the value.
+#include "jit/codegen_internal.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+enum Op { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <Op kOp>
+Val Compare(LowerContext& c, std::span<const Val> a) {
+  llvm::Value *x = a[0].v, *y = a[1].v;
+  const TypeId t = c.arg_type(0);
+  auto& b = c.b;
+  switch (kOp) {
+    case kEq: return {c.Equal(x, y, t)};
+    case kNe: return {b.CreateNot(c.Equal(x, y, t))};
+    case kLt: return {c.Less(x, y, t)};
+    case kLe: return {b.CreateNot(c.Less(y, x, t))};
+    case kGt: return {c.Less(y, x, t)};
+    case kGe: return {b.CreateNot(c.Less(x, y, t))};
+  }
+  return {};
+}
+
+Val And(LowerContext& c, std::span<const Val> a) { return c.KleeneAnd(a[0], a[1]); }
+Val Or(LowerContext& c, std::span<const Val> a) { return c.KleeneOr(a[0], a[1]); }
+Val Not(LowerContext& c, std::span<const Val> a) { return {c.b.CreateNot(a[0].v)}; }
+Val Xor(LowerContext& c, std::span<const Val> a) { return {c.b.CreateXor(a[0].v, a[1].v)}; }
+
+Val IsNull(LowerContext& c, std::span<const Val> a) {
+  return {a[0].valid ? c.b.CreateNot(a[0].valid) : c.b.getFalse(), nullptr};
+}
+Val IsNotNull(LowerContext& c, std::span<const Val> a) {
+  return {a[0].valid ? a[0].valid : c.b.getTrue(), nullptr};
+}
+
+Val Coalesce(LowerContext& c, std::span<const Val> a) {
+  Val out = a.back();
+  for (size_t i = a.size() - 1; i-- > 0;) {
+    if (a[i].valid == nullptr) {
+      out = a[i];  // always valid: later arguments are never taken
+      continue;
+    }
+    out.v = c.b.CreateSelect(a[i].valid, a[i].v, out.v);
+    out.valid = c.Or(a[i].valid, out.valid);
+  }
+  return out;
+}
+
+Val If(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value* take = a[0].valid ? b.CreateAnd(a[0].valid, a[0].v) : a[0].v;  // null → else
+  Val out;
+  out.v = b.CreateSelect(take, a[1].v, a[2].v);
+  if (a[1].valid != nullptr || a[2].valid != nullptr) {
+    out.valid = b.CreateSelect(take, a[1].valid ? a[1].valid : b.getTrue(),
+                               a[2].valid ? a[2].valid : b.getTrue());
+  }
+  return out;
+}
+
+Val Between(LowerContext& c, std::span<const Val> a) {
+  const TypeId t = c.arg_type(0);
+  Val ge{c.b.CreateNot(c.Less(a[0].v, a[1].v, t)), c.And(a[0].valid, a[1].valid)};
+  Val le{c.b.CreateNot(c.Less(a[2].v, a[0].v, t)), c.And(a[0].valid, a[2].valid)};
+  return c.KleeneAnd(ge, le);
+}
+
+const Lowering kLowerings[] = {
+    {"eq", Compare<kEq>}, {"ne", Compare<kNe>}, {"lt", Compare<kLt>},
+    {"le", Compare<kLe>}, {"gt", Compare<kGt>}, {"ge", Compare<kGe>},
+    {"and", And},         {"or", Or},           {"not", Not},
+    {"xor", Xor},         {"is_null", IsNull},  {"is_not_null", IsNotNull},
+    {"coalesce", Coalesce}, {"if", If},         {"between", Between},
+};
+
+}  // namespace
+
+std::span<const Lowering> LogicLowerings() { return kLowerings; }
+
+}  // namespace rowjit::jit::internal

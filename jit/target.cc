@@ -1,0 +1,74 @@
+// Target resolution and LLVM initialisation (jit layer).
+#include "jit/target.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "jit/llvm_internal.h"
+
+namespace rowjit::jit {
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Every target, so that `rowjit check --target aarch64` can generate (never run) foreign
+    // code; the native one is among them.
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+const std::vector<std::string>& KnownTargets() {
+  static const std::vector<std::string> targets = {"native",    "x86-64-v2", "x86-64-v3",
+                                                   "x86-64-v4", "aarch64",   "aarch64-sve"};
+  return targets;
+}
+
+Result<TargetSpec> ResolveTarget(const std::string& name) {
+  InitializeLlvmOnce();
+  TargetSpec t;
+  t.name = name;
+  if (name == "native") {
+    t.native = true;
+    t.triple = llvm::sys::getProcessTriple();
+    t.cpu = llvm::sys::getHostCPUName().str();
+    // The CPU name may name an older model than the CPU is; the feature list is right, so it is
+    // what decides the instructions.
+    std::vector<std::string> features;
+    for (const auto& f : llvm::sys::getHostCPUFeatures()) {
+      features.push_back((f.second ? "+" : "-") + f.first().str());
+    }
+    std::sort(features.begin(), features.end());
+    for (const auto& f : features) t.features.append(t.features.empty() ? "" : ",").append(f);
+    t.prefer_vector_width = 256;
+    return t;
+  }
+  if (name == "x86-64-v2" || name == "x86-64-v3" || name == "x86-64-v4") {
+    t.triple = "x86_64-unknown-linux-gnu";
+    t.cpu = name;
+    t.prefer_vector_width = name == "x86-64-v4" ? 512 : 256;
+    t.native = false;
+    return t;
+  }
+  if (name == "aarch64") {
+    t.triple = "aarch64-unknown-linux-gnu";
+    t.cpu = "neoverse-n1";
+    t.prefer_vector_width = 128;
+    return t;
+  }
+  if (name == "aarch64-sve") {
+    t.triple = "aarch64-unknown-linux-gnu";
+    t.cpu = "neoverse-v1";
+    t.features = "+sve";
+    t.prefer_vector_width = 256;
+    return t;
+  }
+  return MakeError(ErrorCode::kInvalidInput,
+                   "unknown target '{}' (native, x86-64-v2, x86-64-v3, x86-64-v4, aarch64, "
+                   "aarch64-sve)",
+                   name);
+}
+
+}  // namespace rowjit::jit

@@ -1,0 +1,25 @@
+// Targets the JIT generates code for: the host ("native") or a named CPU for codegen-only
+// inspection (x86-64-v2/v3/v4, aarch64 = Neoverse N1, aarch64-sve = Neoverse V1) (jit layer).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/status.h"
+
+namespace rowjit::jit {
+
+struct TargetSpec {
+  std::string name;      // as given: "native", "x86-64-v3", ...
+  std::string triple;
+  std::string cpu;
+  std::string features;  // "+avx2,+fma,..." (for native: from sys::getHostCPUFeatures)
+  bool native = false;   // code for this target may run here
+  int prefer_vector_width = 256;
+};
+
+Result<TargetSpec> ResolveTarget(const std::string& name);
+const std::vector<std::string>& KnownTargets();
+
+}  // namespace rowjit::jit
