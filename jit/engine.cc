@@ -257,6 +257,30 @@ Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t le
 
 }  // namespace
 
+CacheKey PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, ir::Policy policy,
+                    const std::string& target) {
+  const Analysis an = Analyze(*expr);
+  bool any_nulls = false;
+  for (int c : an.refs) {
+    if (static_cast<size_t>(c) < specs.size()) any_nulls = any_nulls || specs[c].has_nulls;
+  }
+  KernelShape shape;
+  ir::Policy tag = ir::Policy::kDense;
+  if (!an.strict_only || an.has_null_literal) {
+    shape = KernelShape{true, true, false};
+  } else if (any_nulls && (policy == ir::Policy::kBranchSkip ||
+                           (policy == ir::Policy::kAuto && an.fallible))) {
+    shape = KernelShape{false, true, true};
+    tag = ir::Policy::kBranchSkip;
+  }
+  if (!shape.writes_validity && !shape.mask_evidence) {
+    for (auto& s : specs) {
+      if (s.shape != ir::InputShape::kNullConstant) s.has_nulls = false;
+    }
+  }
+  return CacheKey{ir::SpecializationKey{expr, std::move(specs), tag, target}, shape};
+}
+
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, const RecordBatch& batch,
                                   const EvalOptions& options, EvalReport* report) {
   return Evaluate(expr, batch.columns, batch.length, options, report);
