@@ -164,9 +164,37 @@ class Binder {
 
 }  // namespace
 
+namespace {
+
+bool AnyFallibleCall(const Expr& e) {
+  if (e.is_call() && e.function()->fallible) return true;
+  for (const auto& a : e.args()) {
+    if (AnyFallibleCall(*a)) return true;
+  }
+  return false;
+}
+
+bool AnyNullableColumn(const Expr& e) {
+  if (e.is_column()) return e.type().nullable;
+  for (const auto& a : e.args()) {
+    if (AnyNullableColumn(*a)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
-  return Binder(schema).BindNode(expr, std::nullopt, "");
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, Binder(schema).BindNode(expr, std::nullopt, ""));
+  // A call that fails in a row with a null input yields null instead of an error (see
+  // ir/reference.h), so such a result can be null even where the type rules say it cannot.
+  if (bound->is_call() && !bound->type().nullable && AnyFallibleCall(*bound) &&
+      AnyNullableColumn(*bound)) {
+    bound = Expr::BoundCall(bound->function(), bound->args(), bound->type_arg(),
+                            bound->type().WithNullable(true));
+  }
+  return bound;
 }
 
 Result<ExprPtr> ParseAndBind(std::string_view text, const Schema& schema) {

@@ -438,7 +438,7 @@ Status KernelBuilder::Build(const std::string& name) {
   llvm::Value* inputs = fn_->getArg(0);
   out_values_ = fn_->getArg(1);
   out_valid_ = fn_->getArg(2);
-  llvm::Value* n = fn_->getArg(3);
+  llvm::Value* words = fn_->getArg(3);
 
   mdb_ = std::make_unique<llvm::MDBuilder>(ctx_);
   domain_ = mdb_->createAnonymousAliasScopeDomain("rowjit");
@@ -449,14 +449,11 @@ Status KernelBuilder::Build(const std::string& name) {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b.SetInsertPoint(entry);
   ROWJIT_RETURN_NOT_OK(SetUpInputs(inputs));
-  llvm::Value* full_words = b.CreateLShr(n, 6);
-  llvm::Value* tail = b.CreateAnd(n, 63);
   for (auto& [width, acc] : acc_) acc.current = b.getIntN(width, 0);
 
+  // Whole words only: the executor runs the last partial word through padded scratch inputs.
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "words", fn_);
   llvm::BasicBlock* word = llvm::BasicBlock::Create(ctx_, "word", fn_);
-  llvm::BasicBlock* tail_check = llvm::BasicBlock::Create(ctx_, "tail.check", fn_);
-  llvm::BasicBlock* tail_block = llvm::BasicBlock::Create(ctx_, "tail", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
   b.CreateBr(header);
 
@@ -468,7 +465,7 @@ Status KernelBuilder::Build(const std::string& name) {
     acc.outer->addIncoming(acc.current, entry);
     acc.current = acc.outer;
   }
-  b.CreateCondBr(b.CreateICmpULT(w, full_words), word, tail_check);
+  b.CreateCondBr(b.CreateICmpSLT(w, words), word, exit);
 
   b.SetInsertPoint(word);
   ROWJIT_RETURN_NOT_OK(EmitWord(w, b.getInt64(64), true));
@@ -477,24 +474,11 @@ Status KernelBuilder::Build(const std::string& name) {
   for (auto& [width, acc] : acc_) acc.outer->addIncoming(acc.current, b.GetInsertBlock());
   b.CreateBr(header);
 
-  b.SetInsertPoint(tail_check);
-  for (auto& [width, acc] : acc_) acc.current = acc.outer;
-  b.CreateCondBr(b.CreateICmpNE(tail, b.getInt64(0)), tail_block, exit);
-  std::map<unsigned, llvm::Value*> at_tail_check;
-  for (auto& [width, acc] : acc_) at_tail_check[width] = acc.current;
-
-  b.SetInsertPoint(tail_block);
-  ROWJIT_RETURN_NOT_OK(EmitWord(full_words, tail, false));
-  llvm::BasicBlock* tail_end = b.GetInsertBlock();
-  b.CreateBr(exit);
-
   b.SetInsertPoint(exit);
   llvm::Value* evidence = b.getInt64(0);
   for (auto& [width, acc] : acc_) {
-    llvm::PHINode* p = b.CreatePHI(b.getIntNTy(width), 2);
-    p->addIncoming(at_tail_check[width], tail_check);
-    p->addIncoming(acc.current, tail_end);
-    evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(p, b.getIntN(width, 0)), b.getInt64Ty()));
+    evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.outer, b.getIntN(width, 0)),
+                                                 b.getInt64Ty()));
   }
   b.CreateRet(evidence);
 

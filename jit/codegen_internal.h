@@ -66,8 +66,8 @@ std::span<const Lowering> CastFloatLowerings();   // casts and float functions
 const Lowering* FindLowering(std::string_view name);
 
 // Emits the kernel for `key` into `module` as a function named `name`:
-//   uint64_t name(const KernelInput* inputs, void* out_values, uint64_t* out_valid, int64_t n)
-// returning nonzero when some row may have failed.
+//   uint64_t name(const KernelInput* inputs, void* out_values, uint64_t* out_valid, int64_t words)
+// over whole 64-row words, returning nonzero when some row failed.
 Status EmitKernel(const ir::SpecializationKey& key, const KernelShape& shape,
                   llvm::Module& module, const std::string& name);
 

@@ -8,6 +8,8 @@
 // Batches run in one kernel call, not split into blocks.
 #include "jit/engine.h"
 
+#include <cstring>
+
 #include "ir/function.h"
 #include "ir/reference.h"
 #include "kernels/filter.h"
@@ -174,6 +176,77 @@ Result<PreparedInputs> Prepare(std::span<const ArrayPtr> columns, const std::vec
     p.specs[c] = spec;
   }
   return p;
+}
+
+// Repeats bit `tail - 1` of `word` into the bits above it.
+uint64_t PadWord(uint64_t word, int64_t tail) {
+  const uint64_t keep = kernels::LowBits(tail);
+  return (word & keep) | (((word >> (tail - 1)) & 1) ? ~keep : 0);
+}
+
+// 64 rows of `width` bytes: rows [base, base + tail) of `src`, then the last of them repeated.
+const void* PadRows(const void* src, int width, int64_t base, int64_t tail, std::vector<uint8_t>& scratch) {
+  scratch.resize(static_cast<size_t>(64 * width));
+  const auto* from = static_cast<const uint8_t*>(src) + base * width;
+  std::memcpy(scratch.data(), from, static_cast<size_t>(tail * width));
+  for (int64_t r = tail; r < 64; ++r) {
+    std::memcpy(scratch.data() + r * width, from + (tail - 1) * width, static_cast<size_t>(width));
+  }
+  return scratch.data();
+}
+
+// Runs a kernel over `n` rows: whole words in place, then the last partial word through
+// scratch copies padded with its last row, so that padding neither reads out of bounds nor
+// fails where the real rows do not.
+uint64_t RunRows(KernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
+                 TypeId result, uint8_t* out_values, uint64_t* out_valid) {
+  const int64_t full = n / 64, tail = n % 64;
+  uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full) : 0;
+  if (tail == 0) return evidence;
+  const int64_t base = full * 64;
+  std::vector<KernelInput> inputs = p.inputs;
+  std::vector<std::vector<uint8_t>> scratch(p.inputs.size() * 2);
+  std::vector<uint64_t> words(p.inputs.size() * 2);
+  for (int c : refs) {
+    KernelInput& in = inputs[c];
+    const ir::InputSpec& spec = p.specs[c];
+    switch (spec.shape) {
+      case ir::InputShape::kFlat:
+        if (spec.type == TypeId::kBool) {
+          words[2 * c] = PadWord(static_cast<const uint64_t*>(in.values)[full], tail);
+          in.values = &words[2 * c];
+        } else {
+          in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, scratch[2 * c]);
+        }
+        break;
+      case ir::InputShape::kByteBool:
+        in.values = PadRows(in.values, 1, base, tail, scratch[2 * c]);
+        break;
+      case ir::InputShape::kDictionary:
+        in.codes = PadRows(in.codes, ByteWidth(spec.code_type), base, tail, scratch[2 * c]);
+        break;
+      default:
+        break;
+    }
+    if (in.valid != nullptr) {
+      words[2 * c + 1] = PadWord(in.valid[full], tail);
+      in.valid = &words[2 * c + 1];
+    }
+  }
+  const int width = result == TypeId::kBool ? 8 : ByteWidth(result);
+  alignas(64) uint8_t values[64 * 8];
+  uint64_t valid = 0;
+  evidence |= fn(inputs.data(), values, out_valid ? &valid : nullptr, 1);
+  if (result == TypeId::kBool) {
+    uint64_t bits;
+    std::memcpy(&bits, values, 8);
+    bits &= kernels::LowBits(tail);
+    std::memcpy(out_values + full * 8, &bits, 8);
+  } else {
+    std::memcpy(out_values + base * width, values, static_cast<size_t>(tail * width));
+  }
+  if (out_valid != nullptr) out_valid[full] = valid & kernels::LowBits(tail);
+  return evidence;
 }
 
 struct KernelRun {
@@ -345,7 +418,8 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
       ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8));
       valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
     }
-    out.evidence = kernel->fn()(prepared.inputs.data(), out.values->mutable_data(), valid_words, n) != 0;
+    out.evidence = RunRows(kernel->fn(), prepared, an.refs, n, type.id, out.values->mutable_data(),
+                           valid_words) != 0;
     return out;
   };
 

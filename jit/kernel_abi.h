@@ -24,10 +24,13 @@ struct KernelShape {
   bool operator==(const KernelShape&) const = default;
 };
 
-// uint64_t kernel(inputs, out_values, out_valid, n): out_values holds n values (bool: whole
-// 64-bit words of bits), out_valid whole words when the kernel writes validity. Returns
-// nonzero when the OR-reduced failure evidence is nonzero.
+// uint64_t kernel(inputs, out_values, out_valid, words): rows [0, 64 * words), whole words
+// only (a single inner loop of constant trip count, which keeps kernels small and fully
+// vectorized); the executor runs a last partial word through 64-row scratch copies whose
+// padding repeats the last row, so padding can neither fail nor read out of bounds. out_values
+// holds the values (bool: words of bits), out_valid words when the kernel writes validity.
+// Returns nonzero when the OR-reduced failure evidence is nonzero.
 using KernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
-                              int64_t n);
+                              int64_t words);
 
 }  // namespace rowjit::jit
