@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kernels/arith.h"
 #include "kernels/bitmap.h"
 #include "kernels/dispatch.h"
 #include "kernels/fold.h"
@@ -25,6 +26,14 @@ struct FoldFns {
   RawMinMax<T> (*min_max[3])(const T* values, int64_t length, BitSpan validity, NanMode nan);
   int64_t (*nan_count)(const T* values, int64_t length, BitSpan validity);  // floats only
 };
+// Binary arithmetic and comparisons of one type, indexed by ArithOp / CompareOp (arith.h).
+template <typename T>
+struct ArithFns {
+  int64_t (*checked[3])(Operand<T> a, Operand<T> b, int64_t length, T* out, BitSpan validity);
+  void (*wrapping[3])(Operand<T> a, Operand<T> b, int64_t length, T* out);
+  void (*compare[6])(Operand<T> a, Operand<T> b, int64_t length, uint8_t* out);
+};
+
 inline constexpr int kFoldMin = 0;
 inline constexpr int kFoldMax = 1;
 inline constexpr int kFoldMinMax = 2;
@@ -56,6 +65,16 @@ struct KernelTable {
   FoldFns<uint64_t> u64;
   FoldFns<float> f32;
   FoldFns<double> f64;
+  ArithFns<int8_t> arith_i8;
+  ArithFns<int16_t> arith_i16;
+  ArithFns<int32_t> arith_i32;
+  ArithFns<int64_t> arith_i64;
+  ArithFns<uint8_t> arith_u8;
+  ArithFns<uint16_t> arith_u16;
+  ArithFns<uint32_t> arith_u32;
+  ArithFns<uint64_t> arith_u64;
+  ArithFns<float> arith_f32;
+  ArithFns<double> arith_f64;
 };
 
 // One per level_*.cc.
@@ -79,6 +98,20 @@ const FoldFns<T>& Folds(const KernelTable& t) {
   else if constexpr (std::is_same_v<T, uint64_t>) return t.u64;
   else if constexpr (std::is_same_v<T, float>) return t.f32;
   else return t.f64;
+}
+
+template <typename T>
+const ArithFns<T>& Arith(const KernelTable& t) {
+  if constexpr (std::is_same_v<T, int8_t>) return t.arith_i8;
+  else if constexpr (std::is_same_v<T, int16_t>) return t.arith_i16;
+  else if constexpr (std::is_same_v<T, int32_t>) return t.arith_i32;
+  else if constexpr (std::is_same_v<T, int64_t>) return t.arith_i64;
+  else if constexpr (std::is_same_v<T, uint8_t>) return t.arith_u8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return t.arith_u16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return t.arith_u32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return t.arith_u64;
+  else if constexpr (std::is_same_v<T, float>) return t.arith_f32;
+  else return t.arith_f64;
 }
 
 constexpr int WidthIndex(int width) { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }

@@ -3,6 +3,7 @@
 // -march comes from kernels/CMakeLists.txt.
 #pragma once
 
+#include "kernels/arith_body_internal.h"
 #include "kernels/bits_body_internal.h"
 #include "kernels/minmax_body_internal.h"
 
@@ -38,6 +39,16 @@ const KernelTable& ROWJIT_LEVEL_TABLE_FN() {
       .u64 = l::MakeFolds<uint64_t>(),
       .f32 = l::MakeFolds<float>(),
       .f64 = l::MakeFolds<double>(),
+      .arith_i8 = l::MakeArith<int8_t>(),
+      .arith_i16 = l::MakeArith<int16_t>(),
+      .arith_i32 = l::MakeArith<int32_t>(),
+      .arith_i64 = l::MakeArith<int64_t>(),
+      .arith_u8 = l::MakeArith<uint8_t>(),
+      .arith_u16 = l::MakeArith<uint16_t>(),
+      .arith_u32 = l::MakeArith<uint32_t>(),
+      .arith_u64 = l::MakeArith<uint64_t>(),
+      .arith_f32 = l::MakeArith<float>(),
+      .arith_f64 = l::MakeArith<double>(),
   };
   return kTable;
 }
