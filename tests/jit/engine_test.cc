@@ -1,0 +1,217 @@
+// Engine: errors behind nulls, error rows, strategies, constants, Arrow inputs, the kernel cache
+// under concurrency and eviction (jit).
+#include "jit/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ir/binder.h"
+#include "ir/parser.h"
+#include "ir/reference.h"
+#include "runtime/arrow_c.h"
+#include "runtime/builder.h"
+#include "runtime/random.h"
+
+namespace rowjit::jit {
+namespace {
+
+std::unique_ptr<Engine> NewEngine(EngineOptions options = {}) {
+  auto e = Engine::Make(options);
+  EXPECT_TRUE(e.ok()) << e.error().ToString();
+  return std::move(e).value();
+}
+
+ArrayPtr Col(DataType t, std::string_view text) {
+  auto a = ArrayFromText(t, text);
+  EXPECT_TRUE(a.ok()) << a.error().ToString();
+  return *a;
+}
+
+const DataType kI32(TypeId::kI32), kI32N(TypeId::kI32, true);
+
+TEST(Engine, ErrorsOnlyBehindNullsNeverSurface) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b", schema);
+  // Row 1 overflows but a is null there; every policy must hide it.
+  std::vector<ArrayPtr> cols = {Col(kI32N, "[2, null, 3]"), Col(kI32, "[5, 2147483647, 7]")};
+  for (ir::Policy p : {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                       ir::Policy::kBranchSkip, ir::Policy::kFilterScatter}) {
+    EvalReport report;
+    auto out = engine->Evaluate(expr, cols, 3, EvalOptions{p}, &report);
+    ASSERT_TRUE(out.ok()) << ir::PolicyName(p) << ": " << out.error().ToString();
+    EXPECT_EQ((*out)->ToString(), "[10, null, 21]") << ir::PolicyName(p);
+  }
+}
+
+TEST(Engine, ErrorInAValidRowSurfacesWithItsRow) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b", schema);
+  std::vector<ArrayPtr> cols = {Col(kI32N, "[2, null, 3, 65536, 65536]"),
+                                Col(kI32, "[5, 2147483647, 7, 65536, 1]")};
+  for (ir::Policy p : {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                       ir::Policy::kBranchSkip, ir::Policy::kFilterScatter}) {
+    EvalReport report;
+    auto out = engine->Evaluate(expr, cols, 5, EvalOptions{p}, &report);
+    ASSERT_FALSE(out.ok()) << ir::PolicyName(p);
+    EXPECT_EQ(out.error().code(), ErrorCode::kOverflow);
+    EXPECT_EQ(out.error().function(), "mul");
+    EXPECT_EQ(out.error().row(), 3) << ir::PolicyName(p);
+    EXPECT_TRUE(report.cold_pass);
+  }
+}
+
+TEST(Engine, DenseRetryRerunsOverValidRows) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b", schema);
+  std::vector<ArrayPtr> cols = {Col(kI32N, "[2, null, 3]"), Col(kI32, "[5, 2147483647, 7]")};
+  // Behind the null in row 1 the value buffer holds 0 (MakeArray zeroes it): give it a value
+  // that overflows by building the array from a buffer directly.
+  auto values = *Buffer::Allocate(12);
+  const int32_t raw[] = {2, 1 << 20, 3};
+  std::memcpy(values->mutable_data(), raw, 12);
+  auto bits = *AllocateBitmap(3);
+  kernels::SetBitTo(bits->mutable_data(), 0, true);
+  kernels::SetBitTo(bits->mutable_data(), 2, true);
+  cols[0] = *PrimitiveArray::Make(kI32N, 3, values, *Validity::FromBitmap(bits, 0, 3));
+  EvalReport report;
+  auto out = engine->Evaluate(expr, cols, 3, EvalOptions{ir::Policy::kDenseRetry}, &report);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_EQ((*out)->ToString(), "[10, null, 21]");
+  EXPECT_EQ(report.strategy, "dense-retry");
+  EXPECT_TRUE(report.retried);
+  EXPECT_FALSE(report.cold_pass);
+}
+
+TEST(Engine, ConstantsAndNullConstants) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b + 1", schema);
+  EvalReport report;
+  std::vector<ArrayPtr> all_const = {*ConstantArray::Make(Scalar::Of<int32_t>(6), 4),
+                                     *ConstantArray::Make(Scalar::Of<int32_t>(7), 4)};
+  auto out = engine->Evaluate(expr, all_const, 4, {}, &report);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(report.strategy, "constant");
+  EXPECT_EQ((*out)->encoding(), Encoding::kConstant);
+  EXPECT_EQ((*out)->ToString(), "[43, 43, 43, 43]");
+
+  std::vector<ArrayPtr> null_const = {*ConstantArray::Make(Scalar::Null(TypeId::kI32), 3),
+                                      Col(kI32, "[1, 2, 3]")};
+  out = engine->Evaluate(expr, null_const, 3, {}, &report);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(report.strategy, "null-constant");
+  EXPECT_EQ((*out)->ToString(), "[null, null, null]");
+
+  // A batch constant in one argument: read at stride 0 by the kernel.
+  std::vector<ArrayPtr> one_const = {Col(kI32N, "[1, null, 3]"),
+                                     *ConstantArray::Make(Scalar::Of<int32_t>(10), 3)};
+  out = engine->Evaluate(expr, one_const, 3, {}, &report);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->ToString(), "[11, null, 31]");
+
+  // All-constant that fails: the error names row 0.
+  std::vector<ArrayPtr> failing = {*ConstantArray::Make(Scalar::Of<int32_t>(1 << 20), 4),
+                                   *ConstantArray::Make(Scalar::Of<int32_t>(1 << 20), 4)};
+  out = engine->Evaluate(expr, failing, 4);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().row(), 0);
+}
+
+TEST(Engine, BadInputsAreErrors) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, b:i32");
+  auto expr = *ir::ParseAndBind("a + b", schema);
+  std::vector<ArrayPtr> short_col = {Col(kI32, "[1, 2]"), Col(kI32, "[1]")};
+  auto out = engine->Evaluate(expr, short_col, 2);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code(), ErrorCode::kInvalidInput);
+  std::vector<ArrayPtr> wrong_type = {Col(kI32, "[1]"), Col(DataType(TypeId::kF64), "[1]")};
+  EXPECT_EQ(engine->Evaluate(expr, wrong_type, 1).error().code(), ErrorCode::kTypeError);
+  auto codes = std::static_pointer_cast<const PrimitiveArray>(Col(DataType(TypeId::kU8), "[0, 5]"));
+  std::vector<ArrayPtr> bad_dict = {Col(kI32, "[1, 2]"),
+                                    *DictionaryArray::Make(codes, Col(kI32, "[1, 2]"))};
+  EXPECT_NE(engine->Evaluate(expr, bad_dict, 2).error().message().find("outside a dictionary"),
+            std::string::npos);
+  auto unbound = *ir::Parse("a + b");
+  EXPECT_FALSE(engine->Evaluate(unbound, short_col, 2).ok());
+  EXPECT_FALSE(engine->Evaluate(nullptr, short_col, 2).ok());
+}
+
+TEST(Engine, ArrowInputsZeroCopy) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto batch = *RandomBatch(schema, 1000, 0.5, 3);
+  ArrowArray c_array;
+  ArrowSchema c_schema;
+  ASSERT_TRUE(ExportRecordBatch(batch, &c_array, &c_schema).ok());
+  auto imported = ImportRecordBatch(&c_array, &c_schema);
+  ASSERT_TRUE(imported.ok());
+  auto expr = *ir::ParseAndBind("(a - b) * 3 >= b", imported->schema);
+  auto out = engine->Evaluate(expr, *imported);
+  auto ref = ir::EvaluateReference(*expr, imported->columns, imported->length);
+  ASSERT_TRUE(out.ok() && ref.ok());
+  EXPECT_EQ(FirstDifference(**out, **ref), -1);
+}
+
+TEST(KernelCache, EightThreadsCompileEachKeyOnce) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32, c:u8");
+  const std::vector<std::string> texts = {"a * b + 1", "a - b", "cast(c, i32) * b", "b * b < a"};
+  std::vector<ir::ExprPtr> exprs;
+  for (const auto& t : texts) exprs.push_back(*ir::ParseAndBind(t, schema));
+  auto batch = *RandomBatch(schema, 5000, 0.9, 5);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) {
+        const auto& e = exprs[(t + k) % exprs.size()];
+        auto out = engine->Evaluate(e, batch, EvalOptions{ir::Policy::kDense});
+        auto ref = ir::EvaluateReference(*e, batch.columns, batch.length);
+        if (!out.ok() || !ref.ok() || FirstDifference(**out, **ref) != -1) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  const CacheStats s = engine->cache_stats();
+  EXPECT_EQ(s.compiles, static_cast<int64_t>(exprs.size()));  // exactly one compile per key
+  EXPECT_EQ(s.hits, 8 * 20 - static_cast<int64_t>(exprs.size()));
+}
+
+TEST(KernelCache, EvictionFreesAndRecompiles) {
+  auto engine = NewEngine(EngineOptions{2});
+  const Schema schema = *ParseSchema("a:i32, b:i32");
+  auto batch = *RandomBatch(schema, 100, 1.0, 7);
+  for (int round = 0; round < 2; ++round) {
+    for (const char* t : {"a + b", "a - b", "a * b"}) {
+      auto out = engine->Evaluate(*ir::ParseAndBind(t, schema), batch);
+      ASSERT_TRUE(out.ok()) << out.error().ToString();
+    }
+  }
+  const CacheStats s = engine->cache_stats();
+  EXPECT_EQ(s.size, 2);
+  EXPECT_EQ(s.compiles, 6);  // LRU order with capacity 2 evicts each before its reuse
+  EXPECT_EQ(s.evictions, 4);
+}
+
+TEST(Engine, CompileTimesAreReported) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, b:i32, c:i32, d:i32");
+  auto batch = *RandomBatch(schema, 64, 1.0, 9);
+  for (const char* t : {"a * b + c", "a * b + c < d", "(a + b) * (c - d)"}) {
+    EvalReport report;
+    ASSERT_TRUE(engine->Evaluate(*ir::ParseAndBind(t, schema), batch, {}, &report).ok());
+    EXPECT_GT(report.compile_ms, 0.0);
+    std::printf("compile %-22s %.2f ms\n", t, report.compile_ms);
+    ASSERT_TRUE(engine->Evaluate(*ir::ParseAndBind(t, schema), batch, {}, &report).ok());
+    EXPECT_EQ(report.compile_ms, 0.0);  // a cache hit
+  }
+}
+
+}  // namespace
+}  // namespace rowjit::jit
