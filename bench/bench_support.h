@@ -1,0 +1,167 @@
+// Shared pieces of the JIT-vs-static benchmark families (bench): random columns built outside the
+// timing loop, the `jit` and `jit_kernel` runners, raw views for the static and scalar loops, and
+// the items/bytes counters. Names are `family/case/impl`, arguments rows x valid percent.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/binder.h"
+#include "jit/engine.h"
+#include "kernels/bitmap.h"
+#include "runtime/array.h"
+#include "runtime/random.h"
+
+namespace rowjit::bench {
+
+inline constexpr int64_t kSmallRows = 65536;
+inline constexpr int64_t kLargeRows = int64_t{1} << 22;  // 4M
+
+inline std::unique_ptr<jit::Engine> MakeEngine() {
+  auto e = jit::Engine::Make();
+  if (!e.ok()) std::abort();
+  return std::move(*e);
+}
+
+// One engine for every run-time benchmark: kernels compile on the warm-up call and are cached.
+inline jit::Engine& SharedEngine() {
+  static std::unique_ptr<jit::Engine> engine = MakeEngine();
+  return *engine;
+}
+
+// Columns for one case. `nullable`: which columns may hold nulls (at `valid_fraction`, laid out
+// per `layout`); values are moderate, so a * b + c does not overflow. Fixed seed per column.
+struct ColumnSpec {
+  TypeId type = TypeId::kI32;
+  bool nullable = false;
+  bool dictionary = false;   // re-encoded as a dictionary (decode cost 1)
+};
+inline std::vector<ArrayPtr> MakeColumns(const std::vector<ColumnSpec>& specs, int64_t rows,
+                                         double valid_fraction, NullLayout layout, uint64_t seed) {
+  std::vector<ArrayPtr> cols;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    std::mt19937_64 rng(seed * 1000 + i);
+    ArraySpec spec;
+    spec.type = DataType(specs[i].type, specs[i].nullable);
+    spec.length = rows;
+    spec.valid_fraction = specs[i].nullable ? valid_fraction : 1.0;
+    spec.layout = layout;
+    spec.values = ValueMode::kModerate;
+    ArrayPtr a = RandomFlatArray(spec, rng);
+    if (specs[i].dictionary) a = AsDictionary(a, rng);
+    cols.push_back(std::move(a));
+  }
+  return cols;
+}
+
+inline std::string SchemaText(const std::vector<ColumnSpec>& specs) {
+  std::string s;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (i) s += ", ";
+    s += std::string(1, static_cast<char>('a' + i)) + ":" + std::string(TypeIdName(specs[i].type)) +
+         (specs[i].nullable ? "?" : "");
+  }
+  return s;
+}
+
+inline ir::ExprPtr Bind(const std::string& text, const std::string& schema) {
+  auto s = ParseSchema(schema);
+  if (!s.ok()) std::abort();
+  auto e = ir::ParseAndBind(text, *s);
+  if (!e.ok()) {
+    std::fprintf(stderr, "bench: %s: %s\n", text.c_str(), e.error().ToString().c_str());
+    std::abort();
+  }
+  return *e;
+}
+
+// A bound expression made on first use: benchmarks register during static initialization, before
+// the function catalog is guaranteed to exist, so binding waits for the first run.
+class LazyExpr {
+ public:
+  LazyExpr(std::string text, std::string schema)
+      : text_(std::move(text)), schema_(std::move(schema)), bound_(std::make_shared<ir::ExprPtr>()) {}
+  const ir::ExprPtr& get() const {
+    if (!*bound_) *bound_ = Bind(text_, schema_);
+    return *bound_;
+  }
+
+ private:
+  std::string text_, schema_;
+  std::shared_ptr<ir::ExprPtr> bound_;
+};
+
+template <typename T>
+const T* Values(const ArrayPtr& a) {
+  return static_cast<const PrimitiveArray&>(*a).values<T>();
+}
+inline kernels::BitSpan ValidSpan(const ArrayPtr& a) {
+  const Validity& v = static_cast<const PrimitiveArray&>(*a).validity();
+  return v.has_bitmap() ? v.Span(a->length()) : kernels::BitSpan{};
+}
+
+// Output storage reused across iterations (the static side's best case: no allocation).
+template <typename T>
+struct Scratch {
+  BufferPtr buffer;
+  explicit Scratch(int64_t n) : buffer(*Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)) + 64)) {}
+  T* data() { return reinterpret_cast<T*>(buffer->mutable_data()); }
+};
+
+inline void SetCounters(benchmark::State& state, int64_t rows, int64_t bytes_per_row_x8) {
+  state.SetItemsProcessed(state.iterations() * rows);
+  state.SetBytesProcessed(state.iterations() * rows * bytes_per_row_x8 / 8);
+}
+
+// `jit`: the public API, Engine::Evaluate, after one warm-up call that compiles the kernel.
+// The strategy the executor chose is reported as a label.
+inline void RunJit(benchmark::State& state, const ir::ExprPtr& expr,
+                   const std::vector<ArrayPtr>& cols, int64_t rows,
+                   ir::Policy policy = ir::Policy::kAuto) {
+  jit::Engine& engine = SharedEngine();
+  jit::EvalReport report;
+  auto warm = engine.Evaluate(expr, cols, rows, jit::EvalOptions{policy}, &report);
+  if (!warm.ok()) {
+    state.SkipWithError(warm.error().ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto r = engine.Evaluate(expr, cols, rows, jit::EvalOptions{policy});
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetLabel(report.strategy);
+}
+
+// `jit_kernel`: the compiled kernel called directly on flat, all-valid inputs and a reused output
+// (rows a multiple of 64): the kernel's own time, without the executor's allocation and setup.
+inline void RunJitKernel(benchmark::State& state, const ir::ExprPtr& expr,
+                         const std::vector<ArrayPtr>& cols, int64_t rows, int out_width) {
+  std::vector<ir::InputSpec> specs;
+  std::vector<jit::KernelInput> inputs;
+  for (const ArrayPtr& c : cols) {
+    specs.push_back(ir::DescribeInput(*c));
+    inputs.push_back(jit::KernelInput{static_cast<const PrimitiveArray&>(*c).raw_values()});
+  }
+  auto kernel = SharedEngine().KernelFor(jit::PlanKernel(expr, specs, ir::Policy::kDense));
+  if (!kernel.ok()) {
+    state.SkipWithError(kernel.error().ToString().c_str());
+    return;
+  }
+  Scratch<uint8_t> out(rows * out_width);
+  const jit::KernelFn fn = (*kernel)->fn();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(fn(inputs.data(), out.data(), nullptr, rows / 64));
+    benchmark::ClobberMemory();
+  }
+}
+
+inline std::string Name(const std::string& family, const std::string& c, const std::string& impl) {
+  return family + "/" + c + "/" + impl;
+}
+
+}  // namespace rowjit::bench
