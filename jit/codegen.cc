@@ -3,7 +3,7 @@
 // are loaded once per word and every lane tests a bit of a loop-invariant word.
 #include <unordered_map>
 
-#include "jit/codegen_internal.h"
+#include "jit/kernel_builder_internal.h"
 
 namespace rowjit::jit::internal {
 
@@ -84,116 +84,6 @@ const Lowering* FindLowering(std::string_view name) {
 
 // --- the kernel builder -----------------------------------------------------------------------
 
-namespace {
-
-constexpr unsigned kInputValues = 0, kInputCodes = 1, kInputValid = 2, kInputScalar = 3;
-
-class KernelBuilder final : public LowerContext {
- public:
-  KernelBuilder(const ir::SpecializationKey& key, const KernelShape& shape, llvm::Module& m,
-                llvm::IRBuilder<>& b)
-      : LowerContext(b, *key.expr), key_(key), shape_(shape), m_(m), ctx_(m.getContext()) {}
-
-  Status Build(const std::string& name);
-
-  void Evidence(llvm::Value* ev) override {
-    auto it = acc_.find(ev->getType()->getIntegerBitWidth());
-    if (it == acc_.end()) {
-      // A lowering reported evidence of another width: normalise to one bit of the narrowest.
-      const unsigned w = acc_.begin()->first;
-      ev = b.CreateZExt(b.CreateICmpNE(ev, llvm::ConstantInt::get(ev->getType(), 0)),
-                        b.getIntNTy(w));
-      it = acc_.find(w);
-    }
-    if (shape_.writes_validity) {
-      // A failing call yields null in rows whose errors are not raised (rows with a null input).
-      llvm::Value* fail = b.CreateICmpNE(ev, Zero(ev));
-      call_fail_ = call_fail_ ? b.CreateOr(call_fail_, fail) : fail;
-    }
-    if (shape_.mask_evidence && row_valid_ != nullptr) ev = b.CreateSelect(row_valid_, ev, Zero(ev));
-    it->second.current = b.CreateOr(it->second.current, ev);
-  }
-
- private:
-  struct Input {
-    int column = -1;
-    ir::InputSpec spec;
-    llvm::Value* values = nullptr;  // pointer
-    llvm::Value* codes = nullptr;   // pointer
-    llvm::Value* valid = nullptr;   // pointer to words
-    llvm::Value* scalar = nullptr;  // i64
-    llvm::Value* valid_word = nullptr;  // this word's validity
-    llvm::Value* bits_word = nullptr;   // this word's bool values
-    llvm::MDNode* values_scope = nullptr;
-    llvm::MDNode* codes_scope = nullptr;
-    llvm::MDNode* valid_scope = nullptr;
-  };
-  struct Acc {
-    llvm::PHINode* outer = nullptr;
-    llvm::PHINode* inner = nullptr;
-    llvm::Value* current = nullptr;
-  };
-
-  static llvm::Value* Zero(llvm::Value* like) { return llvm::Constant::getNullValue(like->getType()); }
-  bool NeedsLaneValidity() const {
-    return shape_.writes_validity || shape_.mask_evidence || shape_.skip_empty_words;
-  }
-
-  void CollectEvidenceWidths(const ir::Expr& e) {
-    for (const auto& a : e.args()) CollectEvidenceWidths(*a);
-    if (e.is_call() && e.function()->fallible && e.args()[0]->type().id != TypeId::kBool) {
-      acc_.emplace(static_cast<unsigned>(BitWidth(e.args()[0]->type().id)), Acc{});
-    }
-  }
-
-  // Loads and stores carry scoped no-alias metadata so the vectorizer needs no runtime checks.
-  template <typename Inst>
-  Inst* Scoped(Inst* inst, llvm::MDNode* scope) {
-    inst->setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(ctx_, {scope}));
-    llvm::SmallVector<llvm::Metadata*, 16> others;
-    for (llvm::MDNode* s : scopes_) {
-      if (s != scope) others.push_back(s);
-    }
-    inst->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(ctx_, others));
-    return inst;
-  }
-  llvm::MDNode* NewScope(const char* what) {
-    llvm::MDNode* s = mdb_->createAnonymousAliasScope(domain_, what);
-    scopes_.push_back(s);
-    return s;
-  }
-
-  llvm::Value* FromBits(llvm::Value* bits64, TypeId t) {
-    llvm::Type* ty = Ty(t);
-    if (t == TypeId::kF64) return b.CreateBitCast(bits64, ty);
-    if (t == TypeId::kF32) return b.CreateBitCast(b.CreateTrunc(bits64, b.getInt32Ty()), ty);
-    return b.CreateTrunc(bits64, ty);
-  }
-
-  Status SetUpInputs(llvm::Value* inputs);
-  void LoadWordState(llvm::Value* w);
-  Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
-  Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
-  Status EmitWord(llvm::Value* w, llvm::Value* count, bool constant_count);
-
-  const ir::SpecializationKey& key_;
-  KernelShape shape_;
-  llvm::Module& m_;
-  llvm::LLVMContext& ctx_;
-  llvm::Function* fn_ = nullptr;
-  llvm::Value* out_values_ = nullptr;
-  llvm::Value* out_valid_ = nullptr;
-  std::vector<Input> inputs_;  // referenced columns only
-  std::map<unsigned, Acc> acc_;
-  llvm::Value* row_valid_ = nullptr;       // this lane: every input non-null (nullptr: always)
-  llvm::Value* row_valid_word_ = nullptr;  // this word's AND of input validity
-  llvm::Value* call_fail_ = nullptr;       // the call being lowered failed in this lane (i1)
-  std::unique_ptr<llvm::MDBuilder> mdb_;
-  llvm::MDNode* domain_ = nullptr;
-  std::vector<llvm::MDNode*> scopes_;
-  llvm::MDNode* out_values_scope_ = nullptr;
-  llvm::MDNode* out_valid_scope_ = nullptr;
-};
 
 Status KernelBuilder::SetUpInputs(llvm::Value* inputs) {
   llvm::StructType* input_ty = llvm::StructType::get(
@@ -425,9 +315,12 @@ Status KernelBuilder::EmitWord(llvm::Value* w, llvm::Value* count, bool constant
   return Status::OK();
 }
 
-Status KernelBuilder::Build(const std::string& name) {
+llvm::Function* KernelBuilder::BeginFunction(const std::string& name) {
+  // uint64_t (const KernelInput* inputs, void* out_or_state, uint64_t* out_valid, int64_t words,
+  //           uint64_t last_word_mask)
   auto* fn_ty = llvm::FunctionType::get(
-      b.getInt64Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()}, false);
+      b.getInt64Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()},
+      false);
   fn_ = llvm::Function::Create(fn_ty, llvm::Function::ExternalLinkage, name, m_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   for (unsigned i = 0; i < 3; ++i) {
@@ -435,20 +328,23 @@ Status KernelBuilder::Build(const std::string& name) {
     fn_->addParamAttr(i, llvm::Attribute::NoCapture);
   }
   fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
-  llvm::Value* inputs = fn_->getArg(0);
   out_values_ = fn_->getArg(1);
   out_valid_ = fn_->getArg(2);
-  llvm::Value* words = fn_->getArg(3);
-
   mdb_ = std::make_unique<llvm::MDBuilder>(ctx_);
   domain_ = mdb_->createAnonymousAliasScopeDomain("rowjit");
   out_values_scope_ = NewScope("out values");
   out_valid_scope_ = NewScope("out validity");
   CollectEvidenceWidths(*key_.expr);
-
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b.SetInsertPoint(entry);
-  ROWJIT_RETURN_NOT_OK(SetUpInputs(inputs));
+  return fn_;
+}
+
+Status KernelBuilder::Build(const std::string& name) {
+  BeginFunction(name);
+  llvm::BasicBlock* entry = b.GetInsertBlock();
+  ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
+  llvm::Value* words = fn_->getArg(3);
   for (auto& [width, acc] : acc_) acc.current = b.getIntN(width, 0);
 
   // Whole words only: the executor runs the last partial word through padded scratch inputs.
@@ -490,8 +386,6 @@ Status KernelBuilder::Build(const std::string& name) {
   return Status::OK();
 }
 
-}  // namespace
-
 Status EmitKernel(const ir::SpecializationKey& key, const KernelShape& shape, llvm::Module& module,
                   const std::string& name) {
   if (key.expr == nullptr || !key.expr->bound()) {
@@ -499,6 +393,7 @@ Status EmitKernel(const ir::SpecializationKey& key, const KernelShape& shape, ll
   }
   llvm::IRBuilder<> b(module.getContext());
   KernelBuilder builder(key, shape, module, b);
+  if (shape.fold >= 0) return builder.BuildFold(name);
   return builder.Build(name);
 }
 

@@ -10,12 +10,16 @@
 
 #include <cstring>
 
+#include "jit/executor_internal.h"
+
 #include "ir/function.h"
 #include "ir/reference.h"
 #include "kernels/filter.h"
 #include "runtime/builder.h"
 
 namespace rowjit::jit {
+
+using namespace internal;
 
 struct Engine::Impl {
   std::unique_ptr<JitCompiler> compiler;
@@ -38,15 +42,7 @@ Result<std::shared_ptr<const CompiledKernel>> Engine::KernelFor(const CacheKey& 
   return impl_->cache.GetOrCompile(key, [&] { return impl_->compiler->Compile(key.spec, key.shape, false); });
 }
 
-namespace {
-
-struct Analysis {
-  bool strict_only = true;       // no null-aware function anywhere
-  bool has_null_literal = false;
-  bool fallible = false;
-  int function_cost = 0;         // summed decode cost of the functions
-  std::vector<int> refs;         // referenced columns
-};
+namespace internal {
 
 void Walk(const ir::Expr& e, Analysis& a) {
   if (e.is_literal() && e.value().is_null()) a.has_null_literal = true;
@@ -124,12 +120,6 @@ Result<std::vector<ArrayPtr>> Normalize(std::span<const ArrayPtr> columns, const
   return out;
 }
 
-struct PreparedInputs {
-  std::vector<KernelInput> inputs;
-  std::vector<ir::InputSpec> specs;
-  std::vector<BufferPtr> keep;
-};
-
 // Kernel inputs for one run. `use_validity`: the kernel reads validity words (else validity is
 // left to the executor and does not enter the specialization key).
 Result<PreparedInputs> Prepare(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
@@ -195,18 +185,9 @@ const void* PadRows(const void* src, int width, int64_t base, int64_t tail, std:
   return scratch.data();
 }
 
-// Runs a kernel over `n` rows: whole words in place, then the last partial word through
-// scratch copies padded with its last row, so that padding neither reads out of bounds nor
-// fails where the real rows do not.
-uint64_t RunRows(KernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
-                 TypeId result, uint8_t* out_values, uint64_t* out_valid) {
-  const int64_t full = n / 64, tail = n % 64;
-  uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full) : 0;
-  if (tail == 0) return evidence;
-  const int64_t base = full * 64;
-  std::vector<KernelInput> inputs = p.inputs;
-  std::vector<std::vector<uint8_t>> scratch(p.inputs.size() * 2);
-  std::vector<uint64_t> words(p.inputs.size() * 2);
+TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n)
+    : inputs(p.inputs), scratch(p.inputs.size()), words(p.inputs.size() * 2) {
+  const int64_t full = n / 64, tail = n % 64, base = full * 64;
   for (int c : refs) {
     KernelInput& in = inputs[c];
     const ir::InputSpec& spec = p.specs[c];
@@ -216,14 +197,14 @@ uint64_t RunRows(KernelFn fn, const PreparedInputs& p, const std::vector<int>& r
           words[2 * c] = PadWord(static_cast<const uint64_t*>(in.values)[full], tail);
           in.values = &words[2 * c];
         } else {
-          in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, scratch[2 * c]);
+          in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, scratch[c]);
         }
         break;
       case ir::InputShape::kByteBool:
-        in.values = PadRows(in.values, 1, base, tail, scratch[2 * c]);
+        in.values = PadRows(in.values, 1, base, tail, scratch[c]);
         break;
       case ir::InputShape::kDictionary:
-        in.codes = PadRows(in.codes, ByteWidth(spec.code_type), base, tail, scratch[2 * c]);
+        in.codes = PadRows(in.codes, ByteWidth(spec.code_type), base, tail, scratch[c]);
         break;
       default:
         break;
@@ -233,17 +214,34 @@ uint64_t RunRows(KernelFn fn, const PreparedInputs& p, const std::vector<int>& r
       in.valid = &words[2 * c + 1];
     }
   }
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::TailInputs;
+
+// Runs a kernel over `n` rows: whole words in place, then the last partial word through
+// scratch copies padded with its last row, so that padding neither reads out of bounds nor
+// fails where the real rows do not.
+uint64_t RunRows(KernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
+                 TypeId result, uint8_t* out_values, uint64_t* out_valid) {
+  const int64_t full = n / 64, tail = n % 64;
+  uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full, ~uint64_t{0}) : 0;
+  if (tail == 0) return evidence;
+  TailInputs last(p, refs, n);
   const int width = result == TypeId::kBool ? 8 : ByteWidth(result);
   alignas(64) uint8_t values[64 * 8];
   uint64_t valid = 0;
-  evidence |= fn(inputs.data(), values, out_valid ? &valid : nullptr, 1);
+  evidence |= fn(last.inputs.data(), values, out_valid ? &valid : nullptr, 1, ~uint64_t{0});
   if (result == TypeId::kBool) {
     uint64_t bits;
     std::memcpy(&bits, values, 8);
     bits &= kernels::LowBits(tail);
     std::memcpy(out_values + full * 8, &bits, 8);
   } else {
-    std::memcpy(out_values + base * width, values, static_cast<size_t>(tail * width));
+    std::memcpy(out_values + full * 64 * width, values, static_cast<size_t>(tail * width));
   }
   if (out_valid != nullptr) out_valid[full] = valid & kernels::LowBits(tail);
   return evidence;
@@ -318,8 +316,10 @@ Result<std::vector<ArrayPtr>> FilterColumns(std::span<const ArrayPtr> columns, c
   return out;
 }
 
+}  // namespace
+
 // The first failing row, by a scalar pass with the reference semantics.
-Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+Error internal::Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
   for (int64_t r = 0; r < length; ++r) {
     auto s = ir::EvaluateRow(expr, columns, r);
     if (!s.ok()) return std::move(s).TakeError();
@@ -327,8 +327,6 @@ Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t le
   return MakeError(ErrorCode::kInternal, "kernel reported failure evidence but no row of {} fails",
                    expr.ToString());
 }
-
-}  // namespace
 
 CacheKey PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, ir::Policy policy,
                     const std::string& target) {

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "ir/aggregate.h"
 #include "ir/expr.h"
 #include "ir/spec_key.h"
 #include "jit/compiler.h"
@@ -56,6 +57,14 @@ class Engine {
                             EvalReport* report = nullptr);
   Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, const RecordBatch& batch,
                             const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // A reduction template: the aggregate's expression and its fold in one pass over the batch,
+  // the expression's rows never materialized. Results equal the static folds bit for bit when
+  // the argument is a plain column, and the reference evaluator's over expressions; an error in
+  // a row whose inputs are all non-null is reported with its row, one behind a null is not.
+  Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
+                                        std::span<const ArrayPtr> columns, int64_t length,
+                                        EvalReport* report = nullptr);
 
   // The kernel (and its shape) this batch would run, compiled through the cache.
   Result<std::shared_ptr<const CompiledKernel>> KernelFor(const CacheKey& key);

@@ -21,7 +21,20 @@ struct KernelShape {
                                   // expressions); a failing call yields null in its row
   bool mask_evidence = false;     // evidence only from rows whose inputs are all non-null
   bool skip_empty_words = false;  // branch-and-skip: 64-row words with no valid row are skipped
+  int8_t fold = -1;               // a reduction template: the ir::AggKind folded (-1: none)
+  bool fold_keep_nan = false;     // float min/max keep NaN in the totalOrder reduction
   bool operator==(const KernelShape&) const = default;
+};
+
+// The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
+// kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers
+// sign- or zero-extended, floats and total-order keys as their bits). Successive calls (whole
+// words, then the padded last word) continue the same fold.
+inline constexpr int kFoldLanes = 32;
+struct FoldState {
+  uint64_t count[kFoldLanes];
+  uint64_t a[kFoldLanes];
+  uint64_t b[kFoldLanes];
 };
 
 // uint64_t kernel(inputs, out_values, out_valid, words): rows [0, 64 * words), whole words
@@ -30,7 +43,9 @@ struct KernelShape {
 // padding repeats the last row, so padding can neither fail nor read out of bounds. out_values
 // holds the values (bool: words of bits), out_valid words when the kernel writes validity.
 // Returns nonzero when the OR-reduced failure evidence is nonzero.
+// Fold kernels take a FoldState* as out_values and no out_valid; `last_word_mask` keeps the
+// padding rows of the last word out of the fold (row kernels ignore it).
 using KernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
-                              int64_t words);
+                              int64_t words, uint64_t last_word_mask);
 
 }  // namespace rowjit::jit

@@ -22,7 +22,9 @@ struct CacheKeyHash {
   size_t operator()(const CacheKey& k) const {
     return k.spec.hash() ^ (static_cast<size_t>(k.shape.writes_validity) << 1 |
                             static_cast<size_t>(k.shape.mask_evidence) << 2 |
-                            static_cast<size_t>(k.shape.skip_empty_words) << 3) * 0x9e3779b97f4a7c15ULL;
+                            static_cast<size_t>(k.shape.skip_empty_words) << 3 |
+                            static_cast<size_t>(k.shape.fold + 1) << 4 |
+                            static_cast<size_t>(k.shape.fold_keep_nan) << 9) * 0x9e3779b97f4a7c15ULL;
   }
 };
 

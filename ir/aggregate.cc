@@ -1,0 +1,217 @@
+// Aggregate parsing, binding and the reference fold (ir layer).
+#include "ir/aggregate.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ir/binder.h"
+#include "ir/parser.h"
+#include "ir/reference.h"
+
+namespace rowjit::ir {
+namespace {
+
+struct AggName {
+  std::string_view name;
+  AggKind kind;
+  bool keep_nan;
+};
+constexpr AggName kNames[] = {
+    {"sum", AggKind::kSum, false},         {"min", AggKind::kMin, false},
+    {"max", AggKind::kMax, false},         {"min_max", AggKind::kMinMax, false},
+    {"min_nan", AggKind::kMin, true},      {"max_nan", AggKind::kMax, true},
+    {"min_max_nan", AggKind::kMinMax, true}, {"count", AggKind::kCount, false},
+    {"nan_count", AggKind::kNanCount, false}, {"any", AggKind::kAny, false},
+    {"all", AggKind::kAll, false},
+};
+
+const AggName* FindAgg(std::string_view name) {
+  for (const AggName& a : kNames) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+// Total-order key of a float's bits (as kernels/total_order.h), kept here so ir/ needs no kernel.
+int64_t Key(const Scalar& s) {
+  if (s.type_id() == TypeId::kF32) {
+    const int32_t b = static_cast<int32_t>(static_cast<uint32_t>(s.bits()));
+    return b ^ static_cast<int32_t>(static_cast<uint32_t>(b >> 31) >> 1);
+  }
+  const int64_t b = static_cast<int64_t>(s.bits());
+  return b ^ static_cast<int64_t>(static_cast<uint64_t>(b >> 63) >> 1);
+}
+
+bool IsNan(const Scalar& s) {
+  return s.type_id() == TypeId::kF32 ? std::isnan(s.value<float>()) : std::isnan(s.value<double>());
+}
+
+// Signed/unsigned comparison of integer scalars, or total order of floats.
+bool Less(const Scalar& x, const Scalar& y) {
+  if (IsFloat(x.type_id())) return Key(x) < Key(y);
+  return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return x.value<T>() < y.value<T>(); });
+}
+
+}  // namespace
+
+std::string Aggregate::name() const {
+  for (const AggName& a : kNames) {
+    if (a.kind == kind && a.keep_nan == keep_nan) return std::string(a.name);
+  }
+  return "?";
+}
+
+std::string Aggregate::ToString() const { return name() + "(" + arg->ToString() + ")"; }
+
+uint64_t Aggregate::hash() const {
+  return arg->hash() * 31 + static_cast<uint64_t>(kind) * 2 + keep_nan;
+}
+
+bool Aggregate::Equals(const Aggregate& o) const {
+  return kind == o.kind && keep_nan == o.keep_nan && arg->Equals(*o.arg);
+}
+
+std::string AggregateResult::ToString(AggKind kind) const {
+  auto text = [](const Scalar& s) { return s.is_null() ? std::string("null") : s.ToString(); };
+  if (kind == AggKind::kMinMax) return "min " + text(value) + ", max " + text(max);
+  return text(value);
+}
+
+bool IsAggregateText(std::string_view text) {
+  auto e = Parse(text);
+  return e.ok() && (*e)->is_call() && (*e)->args().size() == 1 && FindAgg((*e)->name()) != nullptr;
+}
+
+Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema) {
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text));
+  const AggName* a = e->is_call() && e->args().size() == 1 ? FindAgg(e->name()) : nullptr;
+  if (a == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "'{}' is not an aggregate (sum, min, max, min_max, min_nan, max_nan, "
+                     "min_max_nan, count, nan_count, any, all of one argument)",
+                     text);
+  }
+  Aggregate agg;
+  agg.kind = a->kind;
+  agg.keep_nan = a->keep_nan;
+  ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema));
+  const TypeId t = agg.arg->type().id;
+  auto type_error = [&](std::string_view want) {
+    return MakeError(ErrorCode::kTypeError, "{}({}): {}", a->name, TypeIdName(t), want);
+  };
+  switch (agg.kind) {
+    case AggKind::kSum:
+      if (!IsNumeric(t)) return type_error("expects a numeric argument");
+      agg.result = DataType(IsFloat(t) ? TypeId::kF64 : IsSignedInt(t) ? TypeId::kI64 : TypeId::kU64, true);
+      break;
+    case AggKind::kMin:
+    case AggKind::kMax:
+    case AggKind::kMinMax:
+      if (!IsNumeric(t)) return type_error("expects a numeric argument");
+      if (agg.keep_nan && !IsFloat(t)) return type_error("keeps NaN: expects f32 or f64");
+      agg.result = DataType(t, true);
+      break;
+    case AggKind::kCount:
+      agg.result = DataType(TypeId::kI64, false);
+      break;
+    case AggKind::kNanCount:
+      if (!IsFloat(t)) return type_error("expects f32 or f64");
+      agg.result = DataType(TypeId::kI64, false);
+      break;
+    case AggKind::kAny:
+    case AggKind::kAll:
+      if (t != TypeId::kBool) return type_error("expects a bool argument");
+      agg.result = DataType(TypeId::kBool, true);
+      break;
+  }
+  return agg;
+}
+
+Result<AggregateResult> EvaluateAggregateReference(const Aggregate& agg,
+                                                   std::span<const ArrayPtr> columns,
+                                                   int64_t length) {
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, EvaluateReference(*agg.arg, columns, length));
+  const TypeId t = agg.arg->type().id;
+  AggregateResult out;
+  out.value = Scalar::Null(agg.result.id);
+  out.max = Scalar::Null(agg.result.id);
+  int64_t count = 0, nan_count = 0;
+  __int128 int_sum = 0;
+  double lanes[16] = {};
+  bool any = false, all = true;
+  Scalar lo, hi;
+  for (int64_t i = 0; i < length; ++i) {
+    Scalar s = values->GetScalar(i);
+    if (s.is_null()) continue;
+    // NaNs computed by arithmetic have no fixed sign or payload: a fold over an expression
+    // reads them all as the canonical quiet NaN; a plain column keeps its NaNs bit for bit.
+    if (IsFloat(t) && !agg.arg->is_column() && IsNan(s)) {
+      s = t == TypeId::kF32 ? Scalar::FromBits(t, 0x7fc00000u) : Scalar::FromBits(t, 0x7ff8000000000000ULL);
+    }
+    const bool nan = IsFloat(t) && IsNan(s);
+    nan_count += nan;
+    switch (agg.kind) {
+      case AggKind::kSum:
+        if (IsFloat(t)) {
+          lanes[i % 16] += t == TypeId::kF32 ? static_cast<double>(s.value<float>()) : s.value<double>();
+        } else if (IsSignedInt(t)) {
+          int_sum += VisitType(t, [&]<typename T>(std::type_identity<T>) -> int64_t {
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<int64_t>(s.value<T>());
+            return 0;
+          });
+        } else {
+          int_sum += static_cast<__int128>(s.bits());
+        }
+        break;
+      case AggKind::kMin:
+      case AggKind::kMax:
+      case AggKind::kMinMax:
+        if (nan && !agg.keep_nan) continue;
+        if (count == 0 || Less(s, lo)) lo = s;
+        if (count == 0 || Less(hi, s)) hi = s;
+        break;
+      case AggKind::kAny: any = any || s.value<bool>(); break;
+      case AggKind::kAll: all = all && s.value<bool>(); break;
+      default: break;
+    }
+    ++count;
+  }
+  switch (agg.kind) {
+    case AggKind::kCount: out.value = Scalar::Of<int64_t>(count); break;
+    case AggKind::kNanCount: out.value = Scalar::Of<int64_t>(nan_count); break;
+    case AggKind::kSum:
+      if (count == 0) break;
+      if (IsFloat(t)) {
+        for (int h = 8; h >= 1; h /= 2) {
+          for (int l = 0; l < h; ++l) lanes[l] = lanes[l] + lanes[l + h];
+        }
+        out.value = std::isnan(lanes[0]) ? Scalar::FromBits(TypeId::kF64, 0x7ff8000000000000ULL)
+                                         : Scalar::Of<double>(lanes[0]);
+      } else if (IsSignedInt(t)) {
+        if (int_sum > std::numeric_limits<int64_t>::max() || int_sum < std::numeric_limits<int64_t>::min()) {
+          return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
+        }
+        out.value = Scalar::Of<int64_t>(static_cast<int64_t>(int_sum));
+      } else {
+        if (int_sum > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
+          return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
+        }
+        out.value = Scalar::Of<uint64_t>(static_cast<uint64_t>(int_sum));
+      }
+      break;
+    case AggKind::kMin: if (count) out.value = lo; break;
+    case AggKind::kMax: if (count) out.value = hi; break;
+    case AggKind::kMinMax:
+      if (count) {
+        out.value = lo;
+        out.max = hi;
+      }
+      break;
+    case AggKind::kAny: if (count) out.value = Scalar::Of(any); break;
+    case AggKind::kAll: if (count) out.value = Scalar::Of(all); break;
+  }
+  return out;
+}
+
+}  // namespace rowjit::ir

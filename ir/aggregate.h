@@ -1,0 +1,54 @@
+// Aggregates: a fold over the non-null rows of a bound expression — sum, min, max, min_max,
+// count, nan_count, any, all — and their reference evaluation (ir layer).
+//   sum(a * b)      i64 for signed, u64 for unsigned, f64 for float arguments; exact or an
+//                   overflow error, never wrapped; float sums in the fixed order of kernels/fold.h
+//   min(x) max(x) min_max(x)            NaN rows skipped
+//   min_nan(x) max_nan(x) min_max_nan(x) NaN kept in the IEEE totalOrder reduction
+//   count(x)        non-null rows (i64); nan_count(x): non-null NaN rows (i64, float x)
+//   any(b) all(b)   over the non-null rows of a bool
+// With no row to fold, count and nan_count are 0 and every other fold is null.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "ir/expr.h"
+#include "runtime/array.h"
+
+namespace rowjit::ir {
+
+enum class AggKind : uint8_t { kSum, kMin, kMax, kMinMax, kCount, kNanCount, kAny, kAll };
+
+struct Aggregate {
+  AggKind kind = AggKind::kSum;
+  bool keep_nan = false;  // min/max/min_max: totalOrder with NaN (the *_nan names)
+  ExprPtr arg;            // bound
+  DataType result;        // of min/max each; min_max gives two of it
+
+  std::string name() const;
+  std::string ToString() const;  // "sum((a * b))" style canonical text
+  uint64_t hash() const;
+  bool Equals(const Aggregate& o) const;
+};
+
+// The result: `value` (min for min_max), and `max` for min_max.
+struct AggregateResult {
+  Scalar value;
+  Scalar max;
+  std::string ToString(AggKind kind) const;
+  bool operator==(const AggregateResult&) const = default;
+};
+
+// Whether `text` is an aggregate call (sum(x), min(x) with one argument, ...).
+bool IsAggregateText(std::string_view text);
+
+// Parses and binds "sum(a * b)" against `schema`.
+Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema);
+
+// Row at a time: evaluates the argument with the reference evaluator (its errors are the
+// aggregate's), then folds the non-null rows.
+Result<AggregateResult> EvaluateAggregateReference(const Aggregate& agg,
+                                                   std::span<const ArrayPtr> columns,
+                                                   int64_t length);
+
+}  // namespace rowjit::ir
