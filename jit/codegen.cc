@@ -364,6 +364,16 @@ Status KernelBuilder::Build(const std::string& name) {
   b.CreateCondBr(b.CreateICmpSLT(w, words), word, exit);
 
   b.SetInsertPoint(word);
+  std::vector<int> refs;
+  for (const Input& in : inputs_) refs.push_back(in.column);
+  if (UsesFlatLoop(shape_, key_.inputs, refs)) {
+    ROWJIT_RETURN_NOT_OK(EmitFlatRows(words));
+    w->addIncoming(words, b.GetInsertBlock());
+    for (auto& [width, acc] : acc_) acc.outer->addIncoming(acc.current, b.GetInsertBlock());
+    b.CreateBr(header);
+    b.SetInsertPoint(exit);
+    return FinishKernel();
+  }
   ROWJIT_RETURN_NOT_OK(EmitWord(w, b.getInt64(64), true));
   llvm::Value* next_w = b.CreateAdd(w, b.getInt64(1));
   w->addIncoming(next_w, b.GetInsertBlock());
@@ -371,6 +381,48 @@ Status KernelBuilder::Build(const std::string& name) {
   b.CreateBr(header);
 
   b.SetInsertPoint(exit);
+  return FinishKernel();
+}
+
+// A flat loop over every row of the call (entered once from the word loop, which it ends).
+Status KernelBuilder::EmitFlatRows(llvm::Value* words) {
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "rows", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "rows.done", fn_);
+  llvm::Value* n = b.CreateShl(words, 6);
+  b.CreateBr(body);
+  b.SetInsertPoint(body);
+  llvm::PHINode* row = b.CreatePHI(b.getInt64Ty(), 2, "row");
+  row->addIncoming(b.getInt64(0), pre);
+  for (auto& [width, acc] : acc_) {
+    acc.inner = b.CreatePHI(b.getIntNTy(width), 2, "evidence");
+    acc.inner->addIncoming(acc.current, pre);
+    acc.current = acc.inner;
+  }
+  row_valid_ = nullptr;
+  ROWJIT_ASSIGN_OR_RETURN(Val root, EmitNode(*key_.expr, row, nullptr));
+  const TypeId result = key_.expr->type().id;
+  if (result == TypeId::kBool) {
+    Scoped(b.CreateStore(b.CreateZExt(root.v, b.getInt8Ty()), b.CreateGEP(b.getInt8Ty(), out_values_, row)),
+           out_values_scope_);
+  } else {
+    Scoped(b.CreateStore(root.v, b.CreateGEP(Ty(result), out_values_, row)), out_values_scope_);
+  }
+  llvm::Value* next = b.CreateAdd(row, b.getInt64(1));
+  llvm::BasicBlock* latch = b.GetInsertBlock();
+  row->addIncoming(next, latch);
+  for (auto& [width, acc] : acc_) acc.inner->addIncoming(acc.current, latch);
+  b.CreateCondBr(b.CreateICmpULT(next, n), body, done);
+  b.SetInsertPoint(done);
+  for (auto& [width, acc] : acc_) {
+    llvm::PHINode* p = b.CreatePHI(b.getIntNTy(width), 1);
+    p->addIncoming(acc.current, latch);
+    acc.current = p;
+  }
+  return Status::OK();
+}
+
+Status KernelBuilder::FinishKernel() {
   llvm::Value* evidence = b.getInt64(0);
   for (auto& [width, acc] : acc_) {
     evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.outer, b.getIntN(width, 0)),

@@ -14,6 +14,7 @@
 
 #include "ir/function.h"
 #include "ir/reference.h"
+#include "kernels/bytebool.h"
 #include "kernels/filter.h"
 #include "runtime/builder.h"
 
@@ -225,23 +226,23 @@ using internal::TailInputs;
 // Runs a kernel over `n` rows: whole words in place, then the last partial word through
 // scratch copies padded with its last row, so that padding neither reads out of bounds nor
 // fails where the real rows do not.
+// `row_bytes`: bytes a row of output takes, or 0 for bits packed in 64-bit words.
 uint64_t RunRows(KernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
-                 TypeId result, uint8_t* out_values, uint64_t* out_valid) {
+                 int row_bytes, uint8_t* out_values, uint64_t* out_valid) {
   const int64_t full = n / 64, tail = n % 64;
   uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full, ~uint64_t{0}) : 0;
   if (tail == 0) return evidence;
   TailInputs last(p, refs, n);
-  const int width = result == TypeId::kBool ? 8 : ByteWidth(result);
   alignas(64) uint8_t values[64 * 8];
   uint64_t valid = 0;
   evidence |= fn(last.inputs.data(), values, out_valid ? &valid : nullptr, 1, ~uint64_t{0});
-  if (result == TypeId::kBool) {
+  if (row_bytes == 0) {
     uint64_t bits;
     std::memcpy(&bits, values, 8);
     bits &= kernels::LowBits(tail);
     std::memcpy(out_values + full * 8, &bits, 8);
   } else {
-    std::memcpy(out_values + full * 64 * width, values, static_cast<size_t>(tail * width));
+    std::memcpy(out_values + full * 64 * row_bytes, values, static_cast<size_t>(tail * row_bytes));
   }
   if (out_valid != nullptr) out_valid[full] = valid & kernels::LowBits(tail);
   return evidence;
@@ -409,15 +410,26 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
     ROWJIT_ASSIGN_OR_RETURN(auto kernel, KernelFor(key));
     KernelRun out;
     if (impl_->cache.stats().compiles != before.compiles) out.compile_ms = kernel->compile_ms();
-    const int64_t value_bytes = type.id == TypeId::kBool ? kernels::NumWords(n) * 8 : n * ByteWidth(type.id);
-    ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(value_bytes));
+    // Flat kernels write bool results a byte a row, packed below; the others write bits.
+    const bool bytes_out = type.id == TypeId::kBool && UsesFlatLoop(shape, prepared.specs, an.refs);
+    const int row_bytes = type.id == TypeId::kBool ? (bytes_out ? 1 : 0) : ByteWidth(type.id);
+    const int64_t value_bytes = row_bytes == 0 ? kernels::NumWords(n) * 8 : n * row_bytes;
+    // Dense kernels write every row: no need to zero what they overwrite. Skipped words must
+    // read as zeros rather than old heap contents.
+    ROWJIT_ASSIGN_OR_RETURN(out.values, shape.skip_empty_words ? Buffer::Allocate(value_bytes)
+                                                               : Buffer::AllocateForOverwrite(value_bytes));
     uint64_t* valid_words = nullptr;
     if (shape.writes_validity) {
       ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8));
       valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
     }
-    out.evidence = RunRows(kernel->fn(), prepared, an.refs, n, type.id, out.values->mutable_data(),
+    out.evidence = RunRows(kernel->fn(), prepared, an.refs, n, row_bytes, out.values->mutable_data(),
                            valid_words) != 0;
+    if (bytes_out) {
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::Allocate(kernels::NumWords(n) * 8));
+      kernels::PackByteBools(out.values->data(), n, bits->mutable_data());
+      out.values = std::move(bits);
+    }
     return out;
   };
 

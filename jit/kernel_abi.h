@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+
+#include "ir/spec_key.h"
 
 namespace rowjit::jit {
 
@@ -25,6 +28,20 @@ struct KernelShape {
   bool fold_keep_nan = false;     // float min/max keep NaN in the totalOrder reduction
   bool operator==(const KernelShape&) const = default;
 };
+
+// Whether a row kernel is one flat loop over its rows rather than 64-row words: when no lane
+// needs a bit of a validity or bool word. A flat kernel writes bool results one byte a row
+// (the executor packs them), and its evidence is one reduction for the whole call.
+inline bool UsesFlatLoop(const KernelShape& shape, std::span<const ir::InputSpec> specs,
+                         std::span<const int> refs) {
+  if (shape.fold >= 0 || shape.writes_validity || shape.mask_evidence || shape.skip_empty_words) {
+    return false;
+  }
+  for (int c : refs) {
+    if (specs[c].shape == ir::InputShape::kFlat && specs[c].type == TypeId::kBool) return false;
+  }
+  return true;
+}
 
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
 // kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers

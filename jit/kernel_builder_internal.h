@@ -104,6 +104,8 @@ class KernelBuilder final : public LowerContext {
   Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status EmitWord(llvm::Value* w, llvm::Value* count, bool constant_count);
   llvm::Function* BeginFunction(const std::string& name);
+  Status EmitFlatRows(llvm::Value* words);
+  Status FinishKernel();
 
   const ir::SpecializationKey& key_;
   KernelShape shape_;

@@ -11,7 +11,12 @@ Buffer::~Buffer() {
   if (owned_) std::free(data_);
 }
 
-Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) {
+Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) { return AllocateImpl(size, true); }
+Result<std::shared_ptr<Buffer>> Buffer::AllocateForOverwrite(int64_t size) {
+  return AllocateImpl(size, false);
+}
+
+Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all) {
   if (size < 0) return MakeError(ErrorCode::kInvalidInput, "negative buffer size {}", size);
   if (size > (int64_t{1} << 48)) {
     return MakeError(ErrorCode::kInvalidInput, "buffer size {} is too large", size);
@@ -22,7 +27,11 @@ Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) {
   if (data == nullptr) {
     return MakeError(ErrorCode::kInvalidInput, "out of memory allocating {} bytes", size);
   }
-  std::memset(data, 0, bytes);
+  if (zero_all) {
+    std::memset(data, 0, bytes);
+  } else {
+    std::memset(static_cast<uint8_t*>(data) + size, 0, bytes - static_cast<size_t>(size));
+  }
   return std::shared_ptr<Buffer>(new Buffer(static_cast<uint8_t*>(data), size, true, nullptr));
 }
 

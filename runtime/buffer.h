@@ -20,6 +20,9 @@ class Buffer {
 
   // A fresh, zeroed, aligned buffer of `size` bytes.
   static Result<std::shared_ptr<Buffer>> Allocate(int64_t size);
+  // The same without zeroing the first `size` bytes (the padding is still zeroed), for callers
+  // that write every byte they later read: saves a pass over large outputs.
+  static Result<std::shared_ptr<Buffer>> AllocateForOverwrite(int64_t size);
   // Memory owned elsewhere; `owner` is released when the last reference to this buffer goes.
   static std::shared_ptr<Buffer> Borrow(const void* data, int64_t size,
                                         std::shared_ptr<const void> owner);
@@ -38,6 +41,7 @@ class Buffer {
   template <typename T> T* mutable_data_as() { return reinterpret_cast<T*>(mutable_data()); }
 
  private:
+  static Result<std::shared_ptr<Buffer>> AllocateImpl(int64_t size, bool zero_all);
   Buffer(uint8_t* data, int64_t size, bool owned, std::shared_ptr<const void> owner)
       : data_(data), size_(size), owned_(owned), owner_(std::move(owner)) {}
 
