@@ -2,7 +2,7 @@
 // folding the same call of literals gives the same result (ir).
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <cctype>
 #include <set>
 
 #include "ir/binder.h"
@@ -42,6 +42,23 @@ std::string Text(const Scalar& s) {
   return t.starts_with("-nan") ? t.substr(1) : t;
 }
 
+// `text` with every whole-word `word` replaced by `with` (columns by their values).
+std::string ReplaceWord(std::string text, const std::string& word, const std::string& with) {
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  size_t pos = 0;
+  while ((pos = text.find(word, pos)) != std::string::npos) {
+    const bool start = pos == 0 || !is_ident(text[pos - 1]);
+    const bool end = pos + word.size() == text.size() || !is_ident(text[pos + word.size()]);
+    if (start && end) {
+      text.replace(pos, word.size(), with);
+      pos += with.size();
+    } else {
+      pos += word.size();
+    }
+  }
+  return text;
+}
+
 std::string Outcome(const Result<Scalar>& r) {
   if (!r.ok()) return "error:" + std::string(ErrorCodeName(r.error().code()));
   return Text(*r);
@@ -61,8 +78,7 @@ void Check(const Case& c) {
     ASSERT_TRUE(col.ok()) << col.error().ToString();
     columns.push_back(*col);
     const std::string lit = (*col)->GetScalar(0).ToString();
-    literal_expr = std::regex_replace(literal_expr, std::regex("\\b" + schema.fields[i].name + "\\b"),
-                                      "(" + lit + ")");
+    literal_expr = ReplaceWord(literal_expr, schema.fields[i].name, "(" + lit + ")");
   }
   auto bound = ParseAndBind(c.expr, schema);
   ASSERT_TRUE(bound.ok()) << bound.error().ToString();
