@@ -5,14 +5,17 @@
 #include <chrono>
 
 #include "jit/codegen_internal.h"
-#include "jit/llvm_internal.h"
+#include "jit/compiler_internal.h"
 
 namespace rowjit::jit {
+namespace internal {
 namespace {
 
 // Collects loop-vectorize remarks; every other diagnostic goes to the default handling.
 struct RemarkCollector final : llvm::DiagnosticHandler {
   explicit RemarkCollector(std::vector<Remark>* out) : out(out) {}
+  // Without this, the remark emitter decides no remark is wanted and builds none.
+  bool isAnyRemarkEnabled() const override { return true; }
   bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
   bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
   bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
@@ -32,6 +35,12 @@ struct RemarkCollector final : llvm::DiagnosticHandler {
   std::vector<Remark>* out;
 };
 
+}  // namespace
+
+std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>* out) {
+  return std::make_unique<RemarkCollector>(out);
+}
+
 Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& t) {
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, err);
@@ -44,31 +53,22 @@ Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec&
   return tm;
 }
 
-std::string Print(const llvm::Module& m) {
+std::string PrintModule(const llvm::Module& m) {
   std::string s;
   llvm::raw_string_ostream os(s);
   m.print(os, nullptr);
   return s;
 }
 
-std::atomic<uint64_t> g_kernel_counter{0};
-
-// Emits the kernel and runs the O3 pipeline with the target machine's cost model (loop and SLP
-// vectorization on). Fills `code` as asked.
-Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, const TargetSpec& t,
-                   llvm::TargetMachine& tm, llvm::Module& m, bool keep_ir, KernelCode& code) {
-  m.setDataLayout(tm.createDataLayout());
-  m.setTargetTriple(t.triple);
-  code.function_name = fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1));
-  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, shape, m, code.function_name));
-  llvm::Function* fn = m.getFunction(code.function_name);
-  fn->addFnAttr("target-cpu", t.cpu);
-  if (!t.features.empty()) fn->addFnAttr("target-features", t.features);
+void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
+  fn.addFnAttr("target-cpu", t.cpu);
+  if (!t.features.empty()) fn.addFnAttr("target-features", t.features);
   const std::string width = std::to_string(t.prefer_vector_width);
-  fn->addFnAttr("prefer-vector-width", width);
-  fn->addFnAttr("min-legal-vector-width", width);
-  if (keep_ir) code.raw_ir = Print(m);
+  fn.addFnAttr("prefer-vector-width", width);
+  fn.addFnAttr("min-legal-vector-width", width);
+}
 
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -86,7 +86,29 @@ Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, c
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(m, mam);
-  if (keep_ir) code.optimized_ir = Print(m);
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::MakeTargetMachine;
+using internal::PrintModule;
+
+std::atomic<uint64_t> g_kernel_counter{0};
+
+// Emits the kernel and runs the O3 pipeline with the target machine's cost model (loop and SLP
+// vectorization on). Fills `code` as asked.
+Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, const TargetSpec& t,
+                   llvm::TargetMachine& tm, llvm::Module& m, bool keep_ir, KernelCode& code) {
+  m.setDataLayout(tm.createDataLayout());
+  m.setTargetTriple(t.triple);
+  code.function_name = fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1));
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, shape, m, code.function_name));
+  internal::SetTargetAttributes(*m.getFunction(code.function_name), t);
+  if (keep_ir) code.raw_ir = PrintModule(m);
+  internal::OptimizeModule(m, tm);
+  if (keep_ir) code.optimized_ir = PrintModule(m);
   return Status::OK();
 }
 
@@ -98,7 +120,7 @@ Result<KernelCode> GenerateCode(const ir::SpecializationKey& key, const KernelSh
   ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(target));
   llvm::LLVMContext ctx;
   KernelCode code;
-  ctx.setDiagnosticHandler(std::make_unique<RemarkCollector>(&code.remarks));
+  ctx.setDiagnosticHandler(internal::MakeRemarkCollector(&code.remarks));
   llvm::Module m("rowjit", ctx);
   ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target, *tm, m, true, code));
   if (want_assembly) {
@@ -143,6 +165,7 @@ class OrcCompiler final : public JitCompiler {
                                                         bool keep_code) override {
     const auto start = std::chrono::steady_clock::now();
     ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(target_));
+
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto m = std::make_unique<llvm::Module>("rowjit", *ctx);
     KernelCode code;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "jit/kernel_request.h"
 #include "runtime/array.h"
 
 namespace rowjit::cli {
@@ -49,6 +50,17 @@ struct EvalOptions {
 // exit code (2 on usage errors, printed on stderr).
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help);
 
+// The options ir, check and explain share, for their help texts (a literal, so it concatenates).
+#define ROWJIT_KERNEL_OPTIONS_HELP                                                              \
+  "  --schema S         columns as NAME:TYPE, '?' for nullable (required)\n"                    \
+  "  --const NAME=V     make column NAME a batch constant (passed as a scalar; V may be null)\n" \
+  "  --policy P         auto | dense | dense-retry | branch-skip | filter-scatter (default auto)\n" \
+  "  --target T         native | x86-64-v2 | x86-64-v3 | x86-64-v4 | aarch64 | aarch64-sve\n"   \
+  "                     (default native)\n"
+
+// The kernel that ir/check/explain inspect, from the parsed options.
+Result<jit::PlannedKernel> PlanFromOptions(const EvalOptions& o);
+
 int PrintHelp(const char* help);
 // Prints "rowjit: <error>" on stderr; exit code 2 for usage/parse/type errors, 1 otherwise.
 int Fail(const Error& error);
@@ -57,5 +69,8 @@ void PrintSummary(std::string_view label, const Result<ArrayPtr>& result);
 
 int Info(const Args& args);
 int Eval(const Args& args);
+int Ir(const Args& args);
+int Check(const Args& args);
+int Explain(const Args& args);
 
 }  // namespace rowjit::cli

@@ -17,6 +17,10 @@ JIT-compiles row expressions over columnar arrays into vectorized kernels for th
 
 commands:
   eval EXPR --schema S ...   evaluate over random inputs and summarise the result
+  ir EXPR --schema S ...     the kernel's IR before or after optimization, or its assembly
+  check EXPR --schema S ...  run the IR gates on one kernel (exit 1 when a rule fails)
+  check --catalog            run the IR gates on every catalog kernel
+  explain EXPR --schema S    LLVM's loop-vectorize remarks for the kernel, with reasons
   info                       the host CPU and the LLVM that kernels are compiled with
 
 options:
@@ -44,6 +48,9 @@ int main(int argc, char** argv) {
   }
   if (command == "info") return rowjit::cli::Info(rest);
   if (command == "eval") return rowjit::cli::Eval(rest);
+  if (command == "ir") return rowjit::cli::Ir(rest);
+  if (command == "check") return rowjit::cli::Check(rest);
+  if (command == "explain") return rowjit::cli::Explain(rest);
   fmt::print(stderr, "rowjit: unknown command '{}'\n\n{}", command, kUsage);
   return 2;
 }

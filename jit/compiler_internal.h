@@ -1,0 +1,25 @@
+// The pieces of compilation shared by generated kernels and hand-written IR under inspection
+// (jit layer, internal): target machines, target attributes, the O3 pipeline, remark capture.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jit/compiler.h"
+#include "jit/llvm_internal.h"
+#include "jit/target.h"
+
+namespace rowjit::jit::internal {
+
+Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& target);
+// target-cpu, target-features and the preferred vector width, as every kernel gets them.
+void SetTargetAttributes(llvm::Function& fn, const TargetSpec& target);
+// The new pass manager's O3 pipeline with the target machine's cost model, loop and SLP
+// vectorization on.
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm);
+// Captures loop-vectorize remarks (passed, missed, analysis) into `out`.
+std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>* out);
+std::string PrintModule(const llvm::Module& m);
+
+}  // namespace rowjit::jit::internal

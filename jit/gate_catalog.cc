@@ -1,0 +1,207 @@
+// The catalog gate: enumerating catalog kernels and checking them on a few threads (jit layer).
+#include "jit/gate_catalog.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "ir/function.h"
+#include "jit/gate_report.h"
+
+namespace rowjit::jit {
+namespace {
+
+constexpr int kMaxThreads = 4;
+
+struct Signature {
+  std::vector<TypeId> args;
+  std::optional<TypeId> type_arg;
+};
+
+// Every argument-type combination the function's type rule accepts: one type shared by the
+// unified arguments, bool for arguments before them (the condition of `if`), and for casts every
+// source × target pair.
+std::vector<Signature> Signatures(const ir::Function& f, size_t arity) {
+  std::vector<Signature> out;
+  auto accepts = [&](const Signature& s) {
+    std::vector<DataType> types(s.args.begin(), s.args.end());
+    return f.type_rule(f.name, types, s.type_arg).ok();
+  };
+  for (TypeId t : kAllTypeIds) {
+    Signature s;
+    for (size_t i = 0; i < arity; ++i) {
+      const bool condition = f.unify_from > 0 && static_cast<int>(i) < f.unify_from;
+      s.args.push_back(condition ? TypeId::kBool : t);
+    }
+    if (!f.takes_type_arg) {
+      if (accepts(s)) out.push_back(s);
+      continue;
+    }
+    for (TypeId to : kAllTypeIds) {
+      s.type_arg = to;
+      if (accepts(s)) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+std::string ColumnName(size_t i) { return std::string(1, static_cast<char>('a' + i)); }
+
+std::string CallText(const ir::Function& f, size_t arity, std::optional<TypeId> type_arg) {
+  std::string text = fmt::format("{}(", f.name);
+  for (size_t i = 0; i < arity; ++i) text += (i ? ", " : "") + ColumnName(i);
+  if (type_arg) text += fmt::format(", {}", TypeIdName(*type_arg));
+  return text + ")";
+}
+
+std::string SchemaText(const Signature& s, unsigned constant_mask, bool nullable) {
+  std::string text;
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    const bool constant = (constant_mask >> i) & 1;
+    text += fmt::format("{}{}:{}{}", i ? ", " : "", ColumnName(i), TypeIdName(s.args[i]),
+                        nullable && !constant ? "?" : "");
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
+  std::vector<CatalogKernel> out;
+  for (const ir::Function* f : ir::AllFunctions()) {
+    std::vector<size_t> arities = {f->arity()};
+    if (f->variadic) arities = {2, 3};
+    for (size_t arity : arities) {
+      for (const Signature& s : Signatures(*f, arity)) {
+        const std::string text = CallText(*f, arity, s.type_arg);
+        const unsigned all = (1u << arity) - 1;
+        for (unsigned mask = 0; mask < all; ++mask) {  // all-constant calls are no kernel
+          std::vector<std::pair<std::string, std::string>> constants;
+          for (size_t i = 0; i < arity; ++i) {
+            if ((mask >> i) & 1) {
+              constants.emplace_back(ColumnName(i), s.args[i] == TypeId::kBool ? "true" : "1");
+            }
+          }
+          auto add = [&](bool nullable, const char* policy) {
+            out.push_back({std::string(f->name),
+                           KernelRequest{text, SchemaText(s, mask, nullable), constants, policy,
+                                         target}});
+          };
+          add(false, "dense");
+          if (f->strict() && f->fallible) add(true, "branch-skip");
+          if (!f->strict()) add(true, "auto");  // the validity kernel over nullable inputs
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Result<CatalogSummary> RunCatalogGate(const std::string& target,
+                                      const std::function<void(const KernelCheck&)>& on_kernel,
+                                      int threads) {
+  const auto start = std::chrono::steady_clock::now();
+  ROWJIT_ASSIGN_OR_RETURN(TargetSpec spec, ResolveTarget(target));
+  const std::vector<CatalogKernel> kernels = CatalogKernels(spec.name);
+  if (threads <= 0) {
+    threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
+  }
+  // Checked in parallel, reported in catalog order: results land in slots, and the thread that
+  // fills the next slot in order flushes every ready one.
+  std::vector<std::optional<Result<KernelCheck>>> slots(kernels.size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  size_t reported = 0;
+  CatalogSummary summary;
+  summary.target = spec.name;
+  std::optional<Error> first_error;
+  auto report = [&](const Result<KernelCheck>& r) {
+    if (!r.ok()) {
+      if (!first_error) first_error = r.error();
+      return;
+    }
+    const KernelCheck& check = *r;
+    ++summary.kernels;
+    CatalogFailure failure{check.context.kernel, {}};
+    for (const Violation& v : check.result.violations) {
+      if (v.exception == nullptr) {
+        failure.violations.push_back(v);
+      } else {
+        const GateException& e = *v.exception;
+        ++summary.exceptions_used[fmt::format("{} {} {}: {}", e.rule, e.kernel, e.target, e.reason)];
+      }
+    }
+    if (failure.violations.empty()) {
+      ++summary.passed;
+    } else {
+      ++summary.failed;
+      summary.failures.push_back(std::move(failure));
+    }
+    if (on_kernel) on_kernel(check);
+  };
+  auto worker = [&] {
+    for (size_t i = next++; i < kernels.size(); i = next++) {
+      Result<KernelCheck> r = [&]() -> Result<KernelCheck> {
+        ROWJIT_ASSIGN_OR_RETURN(PlannedKernel planned, PlanRequest(kernels[i].request));
+        return CheckPlanned(planned);
+      }();
+      if (r.ok()) {  // the IR texts are large and no longer needed
+        r->code.raw_ir.clear();
+        r->code.optimized_ir.clear();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      slots[i] = std::move(r);
+      while (reported < slots.size() && slots[reported].has_value()) {
+        report(*slots[reported]);
+        slots[reported].reset();
+        ++reported;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (first_error) return *first_error;
+  summary.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::string FormatCatalogSummary(const CatalogSummary& s) {
+  std::string out;
+  for (const auto& [exception, count] : s.exceptions_used) {
+    out += fmt::format("excepted {} kernels: {}\n", count, exception);
+  }
+  return out + fmt::format("{} kernels: {} passed, {} failed\n", s.kernels, s.passed, s.failed);
+}
+
+std::string FormatCatalogJson(const CatalogSummary& s) {
+  std::string failures;
+  for (size_t i = 0; i < s.failures.size(); ++i) {
+    std::string violations;
+    for (size_t j = 0; j < s.failures[i].violations.size(); ++j) {
+      const Violation& v = s.failures[i].violations[j];
+      std::string lines;
+      for (size_t k = 0; k < v.lines.size(); ++k) lines += (k ? ", " : "") + JsonString(v.lines[k]);
+      violations += fmt::format(R"({}{{"rule": {}, "message": {}, "lines": [{}]}})", j ? ", " : "",
+                                JsonString(v.rule), JsonString(v.message), lines);
+    }
+    failures += fmt::format("{}    {{\"kernel\": {}, \"violations\": [{}]}}", i ? ",\n" : "\n",
+                            JsonString(s.failures[i].kernel), violations);
+  }
+  std::string exceptions;
+  size_t i = 0;
+  for (const auto& [exception, count] : s.exceptions_used) {
+    exceptions += fmt::format("{}    {{\"exception\": {}, \"kernels\": {}}}", i++ ? ",\n" : "\n",
+                              JsonString(exception), count);
+  }
+  return fmt::format(
+      "{{\n  \"target\": {},\n  \"kernels\": {},\n  \"passed\": {},\n  \"failed\": {},\n"
+      "  \"failures\": [{}{}],\n  \"exceptions_used\": [{}{}]\n}}\n",
+      JsonString(s.target), s.kernels, s.passed, s.failed, failures, failures.empty() ? "" : "\n  ",
+      exceptions, exceptions.empty() ? "" : "\n  ");
+}
+
+}  // namespace rowjit::jit

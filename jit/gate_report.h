@@ -1,0 +1,26 @@
+// Printing gate results (jit layer, public, LLVM-free): the text and JSON that `rowjit check`
+// and `rowjit explain` print, kept here so that tests read exactly what the CLI prints.
+#pragma once
+
+#include <string>
+
+#include "jit/gates.h"
+
+namespace rowjit::jit {
+
+// Per loop: vectorized or not, widths, interleave, element types, reductions; then each
+// violation with its IR lines, and a last line "passed" / "failed (N violations)".
+std::string FormatCheckText(const KernelCheck& check);
+// The same as one JSON document.
+std::string FormatCheckJson(const KernelCheck& check);
+// LLVM's loop-vectorize remarks, one a line ("missed: loop not vectorized: ..."), after a
+// line per loop saying whether it vectorized.
+std::string FormatRemarksText(const KernelCheck& check);
+
+// "  NAME: RULE: MESSAGE" plus indented IR lines: one failing violation.
+std::string FormatViolationText(const Violation& v);
+
+// A JSON string literal.
+std::string JsonString(std::string_view s);
+
+}  // namespace rowjit::jit

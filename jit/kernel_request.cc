@@ -1,0 +1,54 @@
+// Planning a kernel from text: parse, bind, describe the inputs, plan as the executor does
+// (jit layer).
+#include "jit/kernel_request.h"
+
+#include <algorithm>
+
+#include "ir/binder.h"
+#include "jit/engine.h"
+#include "runtime/builder.h"
+
+namespace rowjit::jit {
+
+std::string PlannedKernel::Name() const {
+  std::string name = key.spec.ToString();
+  if (key.shape.writes_validity) name += " kernel=validity";
+  return name;
+}
+
+Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
+  ROWJIT_ASSIGN_OR_RETURN(Schema schema, ParseSchema(request.schema));
+  ROWJIT_ASSIGN_OR_RETURN(ir::Policy policy, ir::ParsePolicy(request.policy));
+  ROWJIT_ASSIGN_OR_RETURN(TargetSpec target, ResolveTarget(request.target));
+  std::vector<ir::InputSpec> specs;
+  for (const Field& f : schema.fields) {
+    ir::InputSpec s;
+    s.type = f.type.id;
+    s.has_nulls = f.type.nullable;
+    specs.push_back(s);
+  }
+  for (const auto& [name, value] : request.constants) {
+    const int index = schema.FieldIndex(name);
+    if (index < 0) return MakeError(ErrorCode::kInvalidInput, "constant for unknown column '{}'", name);
+    ROWJIT_ASSIGN_OR_RETURN(Scalar scalar, ParseScalar(schema.fields[index].type.id, value));
+    if (scalar.is_null() && !schema.fields[index].type.nullable) {
+      return MakeError(ErrorCode::kInvalidInput, "column '{}' is not nullable; it cannot be null",
+                       name);
+    }
+    // A batch constant is passed to the kernel as a scalar; its value is not part of the key.
+    specs[index].shape = scalar.is_null() ? ir::InputShape::kNullConstant : ir::InputShape::kConstant;
+    specs[index].has_nulls = false;
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr expr, ir::ParseAndBind(request.expr, schema));
+  PlannedKernel out;
+  out.expr = expr;
+  out.key = PlanKernel(expr, std::move(specs), policy, target.name);
+  out.target = std::move(target);
+  return out;
+}
+
+Result<KernelCode> GenerateCode(const PlannedKernel& kernel, bool want_assembly) {
+  return GenerateCode(kernel.key.spec, kernel.key.shape, kernel.target, want_assembly);
+}
+
+}  // namespace rowjit::jit

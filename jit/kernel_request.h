@@ -1,0 +1,40 @@
+// A kernel named the way a person names it: expression text, schema text, batch constants,
+// policy and target, planned into the specialization the executor would compile (jit layer).
+// What `rowjit ir`, `check` and `explain` and the gate tests start from.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/expr.h"
+#include "jit/compiler.h"
+#include "jit/kernel_cache.h"
+#include "jit/target.h"
+
+namespace rowjit::jit {
+
+struct KernelRequest {
+  std::string expr;    // "a * b + c"
+  std::string schema;  // "a:i32?, b:i32, c:i32"
+  std::vector<std::pair<std::string, std::string>> constants;  // column → batch-constant value
+  std::string policy = "auto";  // auto | dense | dense-retry | branch-skip | filter-scatter
+  std::string target = "native";
+};
+
+struct PlannedKernel {
+  ir::ExprPtr expr;  // bound
+  CacheKey key;      // specialization and kernel shape, as the executor plans them
+  TargetSpec target;
+
+  // "mul(a, b) [a:u8 flat, b:u8 const; dense; native]": names the kernel in gate output.
+  std::string Name() const;
+};
+
+// Parses, binds and plans; errors are input errors (invalid input or type error).
+Result<PlannedKernel> PlanRequest(const KernelRequest& request);
+
+// Codegen only (no execution), for any target; `want_assembly` adds the assembly.
+Result<KernelCode> GenerateCode(const PlannedKernel& kernel, bool want_assembly);
+
+}  // namespace rowjit::jit

@@ -1,0 +1,179 @@
+// Gate tests: the vector shape of the optimized IR of catalog kernels, read from the IR and never
+// from the clock (tests for jit/inspect, jit/gates, jit/gate_catalog).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ir/function.h"
+#include "jit/gate_catalog.h"
+#include "jit/gate_report.h"
+#include "jit/gates.h"
+
+namespace rowjit::jit {
+namespace {
+
+KernelCheck MustCheck(const KernelRequest& request) {
+  auto planned = PlanRequest(request);
+  EXPECT_TRUE(planned.ok()) << request.expr << " " << request.schema << ": "
+                            << planned.status().ToString();
+  auto check = CheckPlanned(*planned);
+  EXPECT_TRUE(check.ok()) << request.expr << " " << request.schema << ": "
+                          << check.status().ToString();
+  return *check;
+}
+
+std::string Explain(const KernelCheck& check) { return FormatCheckText(check); }
+
+// The dense kernels of the catalog over non-null flat inputs: one per function and type.
+std::vector<CatalogKernel> DenseFlatKernels() {
+  std::vector<CatalogKernel> out;
+  for (CatalogKernel& k : CatalogKernels("native")) {
+    if (k.request.policy == "dense" && k.request.constants.empty()) out.push_back(std::move(k));
+  }
+  return out;
+}
+
+bool IsNarrowInteger(TypeId t) { return IsInteger(t) && BitWidth(t) < 64; }
+
+// Issue 5: for every fallible narrow-integer kernel, the optimized IR holds a vector
+// OR-reduction whose element is the element's width, and no with.overflow intrinsic.
+TEST(Gates, FallibleNarrowIntegerKernelsReduceEvidenceInVectorsOfTheElementWidth) {
+  int checked = 0;
+  for (const CatalogKernel& k : DenseFlatKernels()) {
+    const ir::Function* f = ir::FindFunction(k.function);
+    ASSERT_NE(f, nullptr);
+    if (!f->fallible) continue;
+    KernelCheck check = MustCheck(k.request);
+    const TypeId arg = check.kernel.expr->args()[0]->type().id;
+    if (!IsNarrowInteger(arg)) continue;
+    SCOPED_TRACE(Explain(check));
+    for (const LoopReport& l : check.report.loops) {
+      EXPECT_TRUE(l.overflow_intrinsics.empty()) << check.context.kernel;
+    }
+    if (!check.report.returns_evidence) continue;  // cannot fail: u8 → i32 and the like
+    bool found = false;
+    for (const ReductionInfo& r : check.report.reductions) {
+      if (!r.feeds_return) continue;
+      EXPECT_EQ(r.op, "or") << check.context.kernel;
+      EXPECT_EQ(r.element_bits, BitWidth(arg)) << check.context.kernel << ": " << r.line;
+      found = true;
+    }
+    EXPECT_TRUE(found) << check.context.kernel << ": no vector OR-reduction of the evidence";
+    EXPECT_TRUE(check.report.scalar_evidence.empty()) << check.context.kernel;
+    ++checked;
+  }
+  EXPECT_GT(checked, 40);  // add, sub, mul, div, mod, neg, abs, casts over 6 narrow types
+}
+
+// Issue 5: every primitive function's loop is vectorized (real <N x T> operations), and no
+// kernel computes in <N x i128>. Listed exceptions (64-bit integer division on x86) aside.
+TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
+  std::set<std::string> functions;
+  for (const CatalogKernel& k : DenseFlatKernels()) {
+    KernelCheck check = MustCheck(k.request);
+    SCOPED_TRACE(Explain(check));
+    for (const Violation& v : check.result.violations) {
+      EXPECT_NE(v.exception, nullptr) << check.context.kernel << ": " << FormatViolationText(v);
+    }
+    for (const LoopReport& l : check.report.loops) {
+      EXPECT_TRUE(l.i128_ops.empty()) << check.context.kernel;
+    }
+    const bool excepted = !check.result.violations.empty();
+    if (!excepted && !check.report.loops.empty() && !check.report.loops[0].bulk_memory) {
+      EXPECT_NE(check.report.MainLoop(), nullptr) << check.context.kernel;
+    }
+    functions.insert(k.function);
+  }
+  EXPECT_EQ(functions.size(), ir::AllFunctions().size()) << "a function has no dense kernel";
+}
+
+TEST(Gates, VectorizedMeansVectorOperationsNotALabel) {
+  KernelCheck check = MustCheck({"a * b + c", "a:i32, b:i32, c:i32", {}, "dense", "x86-64-v3"});
+  SCOPED_TRACE(Explain(check));
+  const LoopReport* main = check.report.MainLoop();
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(main->widths.front(), "8");  // 256-bit vectors of i32
+  EXPECT_GE(main->interleave, 1);
+  EXPECT_NE(std::find(main->element_types.begin(), main->element_types.end(), "i32"),
+            main->element_types.end());
+  EXPECT_TRUE(check.result.passed());
+}
+
+TEST(Gates, BranchSkipKernelsKeepTheirShape) {
+  KernelCheck check = MustCheck({"a * b", "a:u8?, b:u8?", {}, "branch-skip", "x86-64-v3"});
+  SCOPED_TRACE(Explain(check));
+  EXPECT_TRUE(check.result.passed());
+  bool evidence_i8 = false;
+  for (const ReductionInfo& r : check.report.reductions) {
+    evidence_i8 = evidence_i8 || (r.feeds_return && r.op == "or" && r.element_bits == 8);
+  }
+  EXPECT_TRUE(evidence_i8);
+}
+
+TEST(Gates, ScalableVectorsCountAsVectorized) {
+  KernelCheck check = MustCheck({"a + b", "a:i32, b:i32", {}, "dense", "aarch64-sve"});
+  SCOPED_TRACE(Explain(check));
+  EXPECT_TRUE(check.result.passed());
+}
+
+TEST(Gates, DivisionByABatchConstantHasLoopInvariantEvidence) {
+  // The only failing row is b == 0, decided once: no reduction, and not scalar accumulation.
+  KernelCheck check = MustCheck({"a / b", "a:u8, b:u8", {{"b", "3"}}, "dense", "x86-64-v3"});
+  SCOPED_TRACE(Explain(check));
+  EXPECT_TRUE(check.report.scalar_evidence.empty());
+  EXPECT_TRUE(check.result.passed());
+}
+
+TEST(Gates, ExceptionsFileParsesAndEveryExceptionHasAReason) {
+  auto parsed = ParseGateExceptions(GateExceptionsText());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->size(), BuiltinGateExceptions().size());
+  for (const GateException& e : *parsed) EXPECT_GE(e.reason.size(), 20u) << "line " << e.line;
+}
+
+TEST(Gates, ExceptionsFileErrors) {
+  EXPECT_FALSE(ParseGateExceptions("no-i128 | mul:i64\n").ok());
+  auto unknown = ParseGateExceptions("no-such-rule | mul:i64 | * | because\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message().find("unknown rule"), std::string::npos);
+  auto ok = ParseGateExceptions("# comment\n\nno-i128 | mul:i64 | x86-64-* | a reason # trailing\n");
+  ASSERT_TRUE(ok.ok());
+  ASSERT_EQ(ok->size(), 1u);
+  EXPECT_EQ((*ok)[0].reason, "a reason");
+  EXPECT_EQ((*ok)[0].line, 3);
+}
+
+TEST(Gates, GlobMatch) {
+  EXPECT_TRUE(GlobMatch("*", ""));
+  EXPECT_TRUE(GlobMatch("x86-64-*", "x86-64-v3"));
+  EXPECT_TRUE(GlobMatch("div:*64", "div:u64"));
+  EXPECT_FALSE(GlobMatch("div:i64", "div:u64"));
+  EXPECT_FALSE(GlobMatch("aarch64", "aarch64-sve"));
+  EXPECT_TRUE(GlobMatch("a*b*c", "aXbYbZc"));
+}
+
+TEST(Gates, ContextTagsAndEvidenceWidths) {
+  auto planned = PlanRequest({"cast(a * b, i64) + c", "a:u8, b:u8, c:i64", {}, "dense", "native"});
+  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+  GateContext c = ContextFor(*planned);
+  EXPECT_EQ(c.tags, (std::vector<std::string>{"mul:u8", "cast:u8->i64", "add:i64"}));
+  EXPECT_EQ(c.evidence_widths, (std::vector<int>{8, 64}));
+}
+
+TEST(Gates, CatalogEnumeratesPatternsAndPolicies) {
+  const auto kernels = CatalogKernels("native");
+  int mul_u8 = 0, coalesce3 = 0;
+  for (const CatalogKernel& k : kernels) {
+    if (k.function == "mul" && k.request.schema.starts_with("a:u8")) ++mul_u8;
+    if (k.function == "coalesce" && k.request.expr == "coalesce(a, b, c)") ++coalesce3;
+    // An all-constant call is no kernel.
+    EXPECT_LT(k.request.constants.size(), static_cast<size_t>(std::count(
+                                              k.request.expr.begin(), k.request.expr.end(), ',') + 1))
+        << k.request.expr;
+  }
+  EXPECT_EQ(mul_u8, 6);  // 3 constant patterns × (dense, branch-skip)
+  EXPECT_EQ(coalesce3, 7 * 2 * 11);  // 7 patterns × (dense, validity) × 11 types
+}
+
+}  // namespace
+}  // namespace rowjit::jit
