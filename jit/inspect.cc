@@ -304,7 +304,12 @@ Result<KernelReport> Inspect(const llvm::Function& fn) {
 
 std::string ShapeLine(const llvm::Instruction& inst) {
   if (const llvm::Function* f = Callee(inst)) {
-    return IsMarkerCall(f->getName()) ? "" : fmt::format("call @{}", f->getName().str());
+    // Scalar intrinsics belong to remainder loops and change with them; vector intrinsics,
+    // overflow intrinsics and library calls are the contract.
+    const bool keep = !IsMarkerCall(f->getName()) &&
+                      (VectorTypeOf(inst) != nullptr || !f->isIntrinsic() ||
+                       f->getName().contains(".with.overflow"));
+    return keep ? fmt::format("call @{}", f->getName().str()) : "";
   }
   const bool i128 = IsI128(inst.getType()) ||
                     std::any_of(inst.op_begin(), inst.op_end(),

@@ -74,8 +74,8 @@ Result<KernelReport> InspectIr(std::string_view optimized_ir, std::string_view f
 Result<KernelReport> InspectCode(const KernelCode& code);
 
 // The stable lines of a function's vector shape, sorted and deduplicated, without value names:
-// vector loads and stores ("load <32 x i8>"), every call ("call @llvm.vector.reduce.or.v32i8")
-// and every i128 operation. What the golden tests compare; arithmetic is left out, as it changes
+// vector loads and stores ("load <32 x i8>"), vector intrinsics ("call
+// @llvm.vector.reduce.or.v32i8"), overflow intrinsics, library calls and i128 operations. What the golden tests compare; arithmetic is left out, as it changes
 // with every lowering tweak while widths, reductions and calls are the contract.
 Result<std::vector<std::string>> ShapeLines(std::string_view optimized_ir,
                                             std::string_view function_name);
