@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "ir/function.h"
@@ -124,10 +125,11 @@ Result<CatalogSummary> RunCatalogGate(const std::string& target,
     const KernelCheck& check = *r;
     ++summary.kernels;
     CatalogFailure failure{check.context.kernel, {}};
+    std::set<const GateException*> used;  // a kernel counts once per exception
     for (const Violation& v : check.result.violations) {
       if (v.exception == nullptr) {
         failure.violations.push_back(v);
-      } else {
+      } else if (used.insert(v.exception).second) {
         const GateException& e = *v.exception;
         ++summary.exceptions_used[fmt::format("{} {} {}: {}", e.rule, e.kernel, e.target, e.reason)];
       }
