@@ -170,6 +170,7 @@ class OrcCompiler final : public JitCompiler {
     auto m = std::make_unique<llvm::Module>("rowjit", *ctx);
     KernelCode code;
     ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target_, *tm, *m, keep_code, code));
+    code.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     auto tracker = jit_->getMainJITDylib().createResourceTracker();
     if (auto err = jit_->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
       return FromLlvm(std::move(err), "adding a kernel to the JIT");

@@ -25,6 +25,7 @@ struct KernelCode {
   std::string optimized_ir;
   std::string assembly;   // only when asked
   std::vector<Remark> remarks;
+  double optimize_ms = 0;  // codegen of IR + the O3 pipeline (the rest of a compile is ORC)
 };
 
 // Generates code for any target without running it (rowjit ir / check / explain).
