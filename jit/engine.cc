@@ -195,7 +195,8 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
     switch (spec.shape) {
       case ir::InputShape::kFlat:
         if (spec.type == TypeId::kBool) {
-          words[2 * c] = PadWord(static_cast<const uint64_t*>(in.values)[full], tail);
+          // Word pointers may sit at any byte (Arrow bitmaps): load them as bytes.
+          words[2 * c] = PadWord(kernels::LoadU64(static_cast<const uint8_t*>(in.values) + full * 8), tail);
           in.values = &words[2 * c];
         } else {
           in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, scratch[c]);
@@ -211,7 +212,7 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
         break;
     }
     if (in.valid != nullptr) {
-      words[2 * c + 1] = PadWord(in.valid[full], tail);
+      words[2 * c + 1] = PadWord(kernels::LoadU64(reinterpret_cast<const uint8_t*>(in.valid) + full * 8), tail);
       in.valid = &words[2 * c + 1];
     }
   }
