@@ -43,19 +43,34 @@ Val Sub(LowerContext& c, std::span<const Val> a) {
   return {r};
 }
 
-// |x| * |y| for 64-bit unsigned operands from 32-bit limbs: sets `overflow` (i1) when the
-// product needs more than 64 bits. Every multiply is 32 x 32 -> 64, which vectorizes.
-llvm::Value* MulOverflow64(B& b, llvm::Value* x, llvm::Value* y) {
+// The product of two 64-bit unsigned operands from 32-bit limbs: its low 64 bits, and
+// `overflow` (i1) set when it needs more than 64 bits. Every multiply is 32 x 32 -> 64, which
+// vectorizes (one pmuludq on x86), and the low half reuses the limb products instead of a
+// second 64-bit multiply.
+struct Product64 {
+  llvm::Value* low;
+  llvm::Value* overflow;
+};
+Product64 MulLimbs(B& b, llvm::Value* x, llvm::Value* y) {
   llvm::Value* lo_mask = b.getInt64(0xffffffffULL);
   llvm::Value *xh = b.CreateLShr(x, 32), *xl = b.CreateAnd(x, lo_mask);
   llvm::Value *yh = b.CreateLShr(y, 32), *yl = b.CreateAnd(y, lo_mask);
   llvm::Value* both_high = b.CreateAnd(b.CreateICmpNE(xh, b.getInt64(0)), b.CreateICmpNE(yh, b.getInt64(0)));
-  // With at most one high limb, the cross terms and the carry fit in 64 bits.
+  llvm::Value* ll = b.CreateMul(xl, yl);
+  // With at most one high limb, the cross terms and the carry fit in 64 bits; with two, the
+  // sum may wrap, which changes neither the low half (it keeps cross mod 2^32) nor the verdict.
   llvm::Value* cross = b.CreateAdd(b.CreateAdd(b.CreateMul(xh, yl), b.CreateMul(xl, yh)),
-                                   b.CreateLShr(b.CreateMul(xl, yl), 32));
-  return b.CreateOr(both_high, b.CreateICmpNE(b.CreateLShr(cross, 32), b.getInt64(0)));
+                                   b.CreateLShr(ll, 32));
+  llvm::Value* low = b.CreateOr(b.CreateShl(cross, 32), b.CreateAnd(ll, lo_mask));
+  return {low, b.CreateOr(both_high, b.CreateICmpNE(b.CreateLShr(cross, 32), b.getInt64(0)))};
 }
 
+// Narrow products are computed once at twice the width: the row's value is the low half and the
+// evidence the discarded high half (unsigned), or the high half XOR the sign fill of the low half
+// (signed: zero iff the product fits), both at the element's width. On x86 the backend turns
+// these into a multiply-low plus a multiply-high at the element's width (vpmulhw, or two pmuldq
+// for 32 bits) instead of widening every lane to 2w. Bytes have no multiply: the i16 product is
+// frozen so that the backend computes it once and splits it, rather than twice.
 Val Mul(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   llvm::Value *x = a[0].v, *y = a[1].v;
@@ -67,29 +82,34 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
     llvm::Type* wide = b.getIntNTy(2 * w);
     llvm::Value* p = is_signed ? b.CreateMul(b.CreateSExt(x, wide), b.CreateSExt(y, wide))
                                : b.CreateMul(b.CreateZExt(x, wide), b.CreateZExt(y, wide));
+    if (w == 8) p = b.CreateFreeze(p);
     llvm::Value* r = b.CreateTrunc(p, x->getType());
-    if (is_signed) {
-      c.Evidence(Ext1(b, b.CreateICmpNE(b.CreateSExt(r, wide), p), x));
+    if (!is_signed) {
+      c.Evidence(b.CreateTrunc(b.CreateLShr(p, w), x->getType()));
+    } else if (w == 8) {
+      // Bits 7..15 of the i16 product all equal: shifts stay in i16 (x86 has no byte shift).
+      c.Evidence(b.CreateTrunc(b.CreateXor(b.CreateAShr(p, 7), b.CreateAShr(p, 15)), x->getType()));
     } else {
-      c.Evidence(b.CreateTrunc(b.CreateLShr(p, w), x->getType()));  // the discarded high half
+      c.Evidence(b.CreateXor(b.CreateTrunc(b.CreateLShr(p, w), x->getType()), b.CreateAShr(r, w - 1)));
     }
     return {r};
   }
-  llvm::Value* r = b.CreateMul(x, y);
   if (!is_signed) {
-    c.Evidence(Ext1(b, MulOverflow64(b, x, y), x));
-    return {r};
+    const Product64 p = MulLimbs(b, x, y);
+    c.Evidence(Ext1(b, p.overflow, x));
+    return {p.low};
   }
-  // Signed: magnitudes as unsigned, then the product must be at most 2^63 - 1 (2^63 when the
-  // signs differ). Exact, so the evidence never raises a false alarm.
+  // Signed: the product of the magnitudes as unsigned must be at most 2^63 - 1 (2^63 when the
+  // signs differ); the row's value is that product with the sign applied (x * y mod 2^64).
+  // Exact, so the evidence never raises a false alarm.
   llvm::Value* zero = b.getInt64(0);
   llvm::Value* ax = b.CreateSelect(b.CreateICmpSLT(x, zero), b.CreateSub(zero, x), x);
   llvm::Value* ay = b.CreateSelect(b.CreateICmpSLT(y, zero), b.CreateSub(zero, y), y);
-  llvm::Value* magnitude = b.CreateMul(ax, ay);
-  llvm::Value* negative = b.CreateICmpSLT(b.CreateXor(x, y), zero);
-  llvm::Value* limit = b.CreateAdd(b.getInt64(0x7fffffffffffffffULL), b.CreateZExt(negative, b.getInt64Ty()));
-  c.Evidence(Ext1(b, b.CreateOr(MulOverflow64(b, ax, ay), b.CreateICmpUGT(magnitude, limit)), x));
-  return {r};
+  const Product64 m = MulLimbs(b, ax, ay);
+  llvm::Value* sign = b.CreateAShr(b.CreateXor(x, y), 63);  // all ones when the signs differ
+  llvm::Value* limit = b.CreateSub(b.getInt64(0x7fffffffffffffffULL), sign);
+  c.Evidence(Ext1(b, b.CreateOr(m.overflow, b.CreateICmpUGT(m.low, limit)), x));
+  return {b.CreateSub(b.CreateXor(m.low, sign), sign)};
 }
 
 Val WrappingAdd(LowerContext& c, std::span<const Val> a) { return {c.b.CreateAdd(a[0].v, a[1].v)}; }
