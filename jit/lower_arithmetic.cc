@@ -89,6 +89,9 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
     } else if (w == 8) {
       // Bits 7..15 of the i16 product all equal: shifts stay in i16 (x86 has no byte shift).
       c.Evidence(b.CreateTrunc(b.CreateXor(b.CreateAShr(p, 7), b.CreateAShr(p, 15)), x->getType()));
+    } else if (w == 32 && !llvm::Triple(c.module().getTargetTriple()).isX86()) {
+      // NEON widens with smull; the high-half form defeats its cost model next to a constant.
+      c.Evidence(Ext1(b, b.CreateICmpNE(b.CreateSExt(r, wide), p), x));
     } else {
       c.Evidence(b.CreateXor(b.CreateTrunc(b.CreateLShr(p, w), x->getType()), b.CreateAShr(r, w - 1)));
     }
