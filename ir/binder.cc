@@ -167,7 +167,7 @@ class Binder {
 namespace {
 
 bool AnyFallibleCall(const Expr& e) {
-  if (e.is_call() && e.function()->fallible) return true;
+  if (e.CanFail()) return true;
   for (const auto& a : e.args()) {
     if (AnyFallibleCall(*a)) return true;
   }

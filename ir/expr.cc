@@ -98,6 +98,33 @@ ExprPtr Expr::BoundCall(const Function* function, std::vector<ExprPtr> args,
   return e;
 }
 
+namespace {
+
+// Every value of `from` is a value of `to` (both integers).
+bool IntRangeContains(TypeId to, TypeId from) {
+  if (IsSignedInt(to) == IsSignedInt(from)) return BitWidth(to) >= BitWidth(from);
+  return IsSignedInt(to) && BitWidth(to) > BitWidth(from);  // unsigned into a wider signed
+}
+
+}  // namespace
+
+bool Expr::CanFail() const {
+  if (!is_call() || function_ == nullptr || !function_->fallible) return false;
+  const TypeId arg = args_.empty() ? type_.id : args_[0]->type().id;
+  switch (function_->family) {
+    case Family::kArithmetic:
+      if (IsFloat(arg)) return false;  // inf and NaN are values, not errors
+      return !(name_ == "abs" && !IsSignedInt(arg));
+    case Family::kCast:
+      if (arg == type_.id || (IsFloat(type_.id) && IsInteger(arg))) return false;
+      if (IsFloat(arg) && IsFloat(type_.id)) return BitWidth(type_.id) < BitWidth(arg);
+      if (IsInteger(arg) && IsInteger(type_.id)) return !IntRangeContains(type_.id, arg);
+      return true;
+    default:
+      return true;
+  }
+}
+
 bool Expr::Equals(const Expr& o) const {
   if (this == &o) return true;
   if (hash_ != o.hash_ || kind_ != o.kind_ || bound_ != o.bound_ || name_ != o.name_ ||

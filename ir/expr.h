@@ -55,6 +55,10 @@ class Expr {
   int column_index() const { return column_index_; }
   const Function* function() const { return function_; }
   const Scalar& value() const { return value_; }
+  // Whether this bound call may fail on non-null input: a fallible function at argument types
+  // where it really can (checked integer arithmetic, a cast that narrows); float arithmetic and
+  // widening casts cannot. What nullable typing and the executor's policies go by.
+  bool CanFail() const;
 
   uint64_t hash() const { return hash_; }
   bool Equals(const Expr& other) const;

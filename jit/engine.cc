@@ -49,7 +49,7 @@ void Walk(const ir::Expr& e, Analysis& a) {
   if (e.is_literal() && e.value().is_null()) a.has_null_literal = true;
   if (e.is_call()) {
     a.strict_only = a.strict_only && e.function()->strict();
-    a.fallible = a.fallible || e.function()->fallible;
+    a.fallible = a.fallible || e.CanFail();
     a.function_cost += e.function()->decode_cost;
   }
   for (const auto& c : e.args()) Walk(*c, a);

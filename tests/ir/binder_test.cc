@@ -35,6 +35,35 @@ TEST(Binder, TypesAndNullability) {
   EXPECT_EQ(BoundText("between(b, 0, 10)"), "between(b, 0:i32, 10:i32) : bool");
 }
 
+// Whether a call can fail depends on its argument types, not only on its function.
+TEST(Binder, CanFailByType) {
+  auto root = [](std::string_view text) {
+    auto e = ParseAndBind(text, S());
+    EXPECT_TRUE(e.ok()) << text;
+    return e.ok() ? (*e)->CanFail() : false;
+  };
+  EXPECT_TRUE(root("a * b"));
+  EXPECT_TRUE(root("a / b"));
+  EXPECT_TRUE(root("neg(c)"));
+  EXPECT_FALSE(root("abs(c)"));  // unsigned abs is the identity
+  EXPECT_TRUE(root("abs(a)"));
+  EXPECT_FALSE(root("d * 2.0"));  // float arithmetic gives inf and NaN, never an error
+  EXPECT_FALSE(root("d / 0.0"));
+  EXPECT_FALSE(root("cast(c, i64)"));
+  EXPECT_FALSE(root("cast(c, i16)"));
+  EXPECT_TRUE(root("cast(c, i8)"));
+  EXPECT_TRUE(root("cast(a, u64)"));
+  EXPECT_TRUE(root("cast(f, i32)"));
+  EXPECT_FALSE(root("cast(f, f64)"));
+  EXPECT_TRUE(root("cast(d, i64)"));
+  EXPECT_TRUE(root("cast(d, f32)"));
+  EXPECT_FALSE(root("cast(x, f64)"));
+  EXPECT_FALSE(root("wrapping_mul(a, b)"));
+  // A float expression over nullable columns is nullable only through its columns.
+  EXPECT_EQ(BoundText("d * d"), "d * d : f64?");
+  EXPECT_EQ(BoundText("coalesce(d * 2.0, 0.0)"), "coalesce(d * 2.0:f64, 0.0:f64) : f64");
+}
+
 TEST(Binder, FoldingEqualsEvaluation) {
   EXPECT_EQ(BoundText("1 + 2 * 3"), "7:i32 : i32");
   EXPECT_EQ(BoundText("b + (2 * 3)"), "b + 6:i32 : i32");
