@@ -8,6 +8,9 @@
 // Batches run in one kernel call, not split into blocks.
 #include "jit/engine.h"
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 
 #include "jit/executor_internal.h"
@@ -22,9 +25,40 @@ namespace rowjit::jit {
 
 using namespace internal;
 
+// Policy `auto` runs a deferred-error kernel dense over a batch with nulls: rows behind nulls
+// are computed too, and their evidence costs a rerun over the valid rows only when it appears.
+// When it keeps appearing (garbage behind nulls that overflows), reruns would double the work:
+// the engine then remembers, per expression, to run valid-only (branch-and-skip or
+// filter-and-scatter) for a few batches before it tries dense again. The memory is a small
+// table of counters indexed by the expression's hash: lock-free, bounded, and a collision only
+// costs a less suited strategy, never a wrong result.
+class RetryPressure {
+ public:
+  static constexpr int kPerRetry = 4;  // a retry buys this many valid-only batches
+  static constexpr int kCap = 32;
+
+  bool PreferValidOnly(const ir::Expr& e) {
+    std::atomic<int>& p = slot(e);
+    int v = p.load(std::memory_order_relaxed);
+    if (v <= 0) return false;
+    p.compare_exchange_strong(v, v - 1, std::memory_order_relaxed);  // decay toward dense
+    return true;
+  }
+  void Retried(const ir::Expr& e) {
+    std::atomic<int>& p = slot(e);
+    int v = p.load(std::memory_order_relaxed);
+    p.compare_exchange_strong(v, std::min(kCap, v + kPerRetry), std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<int>& slot(const ir::Expr& e) { return slots_[e.hash() % slots_.size()]; }
+  std::array<std::atomic<int>, 256> slots_{};
+};
+
 struct Engine::Impl {
   std::unique_ptr<JitCompiler> compiler;
   KernelCache cache;
+  RetryPressure retry_pressure;
   Impl(std::unique_ptr<JitCompiler> c, size_t capacity) : compiler(std::move(c)), cache(capacity) {}
 };
 
@@ -341,8 +375,7 @@ CacheKey PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, i
   ir::Policy tag = ir::Policy::kDense;
   if (!an.strict_only || an.has_null_literal) {
     shape = KernelShape{true, true, false};
-  } else if (any_nulls && (policy == ir::Policy::kBranchSkip ||
-                           (policy == ir::Policy::kAuto && an.fallible))) {
+  } else if (any_nulls && policy == ir::Policy::kBranchSkip) {
     shape = KernelShape{false, true, true};
     tag = ir::Policy::kBranchSkip;
   }
@@ -461,8 +494,8 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
   if (!any_nulls || validity.all_valid()) {
     policy = ir::Policy::kDense;
   } else if (policy == ir::Policy::kAuto) {
-    if (!an.fallible) {
-      policy = ir::Policy::kDense;
+    if (!an.fallible || !impl_->retry_pressure.PreferValidOnly(expr)) {
+      policy = ir::Policy::kDense;  // dense with retry for a fallible expression
     } else {
       const double surviving = static_cast<double>(validity.CountValid(length)) / static_cast<double>(length);
       const bool branch = input_cost == 0 || (input_cost == 1 && surviving >= 0.5) ||
@@ -520,7 +553,10 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
         if (any_nulls) {
           rep.retried = true;
           ROWJIT_ASSIGN_OR_RETURN(KernelRun retry, filter_scatter());
-          if (!retry.evidence) break;
+          if (!retry.evidence) {
+            if (options.policy == ir::Policy::kAuto) impl_->retry_pressure.Retried(expr);
+            break;
+          }
         }
         rep.cold_pass = true;
         return Locate(expr, cols, length);

@@ -39,8 +39,9 @@ struct EvalReport {
 // The kernel an evaluation runs for inputs described by `specs` (one per schema column) under
 // `policy`, as the executor plans it: null-aware expressions get a kernel that computes validity;
 // strict ones a dense kernel (validity left to the executor), or a branch-and-skip kernel.
-// kAuto plans as for a batch whose nullable inputs keep every row (branch-and-skip when a
-// fallible expression sees nulls). What `rowjit ir`, `check` and the gates inspect.
+// kAuto plans the kernel `auto` starts from: dense (with retry for a fallible expression; the
+// executor falls back to valid-only strategies for an expression whose rows behind nulls keep
+// raising evidence). What `rowjit ir`, `check` and the gates inspect.
 CacheKey PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, ir::Policy policy,
                     const std::string& target = "native");
 

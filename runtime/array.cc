@@ -11,6 +11,15 @@
 
 namespace rowjit {
 
+int64_t Array::CachedNullCount(const Validity& validity) const {
+  int64_t n = null_count_.load(std::memory_order_relaxed);
+  if (n < 0) {
+    n = length_ - validity.CountValid(length_);
+    null_count_.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
 std::string_view EncodingName(Encoding e) {
   switch (e) {
     case Encoding::kPrimitive: return "primitive";

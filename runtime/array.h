@@ -2,6 +2,7 @@
 // slicing of every kind; record batches and schemas (runtime layer).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,11 +44,15 @@ class Array {
   Array(Encoding encoding, DataType type, int64_t length)
       : encoding_(encoding), type_(type), length_(length) {}
   virtual ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const = 0;
+  // The null count of `validity` over this array's rows, counted once and cached (arrays are
+  // immutable; the executor asks for it several times per batch).
+  int64_t CachedNullCount(const Validity& validity) const;
 
  private:
   Encoding encoding_;
   DataType type_;
   int64_t length_;
+  mutable std::atomic<int64_t> null_count_{-1};
 };
 
 // Fixed-width numbers: values[offset, offset + length) of a buffer, and a validity.
@@ -69,7 +74,7 @@ class PrimitiveArray final : public Array {
   }
 
   bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
-  int64_t NullCount() const override { return length() - validity_.CountValid(length()); }
+  int64_t NullCount() const override { return CachedNullCount(validity_); }
   Scalar GetScalar(int64_t i) const override;
 
  private:
@@ -96,7 +101,7 @@ class BoolArray final : public Array {
   bool Value(int64_t i) const { return kernels::GetBit(bits_->data(), offset_ + i); }
 
   bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
-  int64_t NullCount() const override { return length() - validity_.CountValid(length()); }
+  int64_t NullCount() const override { return CachedNullCount(validity_); }
   Scalar GetScalar(int64_t i) const override;
 
  private:
@@ -126,7 +131,7 @@ class ByteBoolArray final : public Array {
   Result<std::shared_ptr<const BoolArray>> ToBool() const;
 
   bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
-  int64_t NullCount() const override { return length() - validity_.CountValid(length()); }
+  int64_t NullCount() const override { return CachedNullCount(validity_); }
   Scalar GetScalar(int64_t i) const override;
 
  private:

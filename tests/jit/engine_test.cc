@@ -86,6 +86,40 @@ TEST(Engine, DenseRetryRerunsOverValidRows) {
   EXPECT_FALSE(report.cold_pass);
 }
 
+// Policy auto: a fallible expression over a batch with nulls runs dense with retry; when rows
+// behind nulls keep raising evidence it runs valid-only for a few batches, then tries dense
+// again. Every result is the same.
+TEST(Engine, AutoFallsBackToValidOnlyWhileRowsBehindNullsKeepFailing) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b", schema);
+  auto values = *Buffer::Allocate(12);
+  const int32_t raw[] = {2, 1 << 20, 3};  // row 1 is null and overflows behind its null
+  std::memcpy(values->mutable_data(), raw, 12);
+  auto bits = *AllocateBitmap(3);
+  kernels::SetBitTo(bits->mutable_data(), 0, true);
+  kernels::SetBitTo(bits->mutable_data(), 2, true);
+  std::vector<ArrayPtr> garbage = {*PrimitiveArray::Make(kI32N, 3, values, *Validity::FromBitmap(bits, 0, 3)),
+                                   Col(kI32, "[5, 2147483647, 7]")};
+  std::vector<ArrayPtr> clean = {Col(kI32N, "[2, null, 3]"), Col(kI32, "[5, 2147483647, 7]")};
+  std::vector<std::string> strategies;
+  auto run = [&](const std::vector<ArrayPtr>& cols) {
+    EvalReport report;
+    auto out = engine->Evaluate(expr, cols, 3, {}, &report);
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    EXPECT_EQ((*out)->ToString(), "[10, null, 21]");
+    EXPECT_FALSE(report.cold_pass);
+    strategies.push_back(report.strategy + (report.retried ? "+retried" : ""));
+  };
+  run(clean);    // nothing behind the null fails: dense, no retry
+  run(garbage);  // evidence behind the null: retried
+  for (int i = 0; i < 4; ++i) run(garbage);  // valid-only while the pressure lasts
+  run(garbage);  // dense again, and retried again
+  EXPECT_EQ(strategies, (std::vector<std::string>{"dense-retry", "dense-retry+retried", "branch-skip",
+                                                  "branch-skip", "branch-skip", "branch-skip",
+                                                  "dense-retry+retried"}));
+}
+
 TEST(Engine, ConstantsAndNullConstants) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32");
