@@ -1,12 +1,17 @@
 // Masked folds over 15,000 rows beside the run-walking and per-row-branch baselines, i32/i64/f64,
-// nulls scattered or clustered at valid fractions 0.5-1.0 (bench).
+// nulls scattered or clustered at valid fractions 0.5-1.0, and the JIT's fold of the same column
+// (Engine::Aggregate) (bench). The `fused` family: sum(a * b) in one pass against materializing
+// a * b with the JIT and folding it with the static masked fold.
 #include <benchmark/benchmark.h>
 
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
+#include "ir/aggregate.h"
 #include "kernels/baseline_folds.h"
 #include "kernels/dispatch.h"
 #include "kernels/fold.h"
@@ -48,7 +53,39 @@ std::vector<T> MakeValues(uint32_t seed) {
 }
 
 enum class Op { kSum, kMinMax };
-enum class Impl { kStatic, kStaticBaselineLevel, kRunWalk, kPerRowBranch };
+enum class Impl { kStatic, kStaticBaselineLevel, kRunWalk, kPerRowBranch, kJit };
+
+// The column the JIT folds: the same values and validity bits, borrowed.
+template <typename T>
+rowjit::ArrayPtr ColumnOf(const std::vector<T>& values, const std::vector<uint8_t>* bits) {
+  using namespace rowjit;
+  const DataType type(TypeIdOf<T>(), bits != nullptr);
+  BufferPtr v = Buffer::Borrow(values.data(), kRows * static_cast<int64_t>(sizeof(T)), nullptr);
+  Validity validity = Validity::AllValid();
+  if (bits != nullptr) {
+    validity = *Validity::FromBitmap(Buffer::Borrow(bits->data(), static_cast<int64_t>(bits->size()), nullptr), 0, kRows);
+  }
+  return *PrimitiveArray::Make(type, kRows, v, validity);
+}
+
+rowjit::ir::Aggregate AggregateOf(Op op, const char* type, bool nullable) {
+  const std::string schema = std::string("a:") + type + (nullable ? "?" : "");
+  auto agg = rowjit::ir::ParseAndBindAggregate(op == Op::kSum ? "sum(a)" : "min_max(a)", *rowjit::ParseSchema(schema));
+  if (!agg.ok()) std::abort();
+  return *agg;
+}
+
+void RunJitFold(benchmark::State& state, const rowjit::ir::Aggregate& agg, const rowjit::ArrayPtr& col,
+                int64_t rows) {
+  rowjit::jit::Engine& engine = rowjit::bench::SharedEngine();
+  const std::vector<rowjit::ArrayPtr> cols = {col};
+  auto warm = engine.Aggregate(agg, cols, rows);
+  if (!warm.ok()) {
+    state.SkipWithError(warm.error().ToString().c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, cols, rows));
+}
 
 template <typename T>
 auto RunOnce(Op op, Impl impl, const T* v, BitSpan validity) {
@@ -76,7 +113,8 @@ void Register(const char* type, Op op) {
   const std::pair<Impl, const char*> impls[] = {{Impl::kStatic, "static"},
                                                 {Impl::kStaticBaselineLevel, "static_baseline_level"},
                                                 {Impl::kRunWalk, "run_walk"},
-                                                {Impl::kPerRowBranch, "per_row_branch"}};
+                                                {Impl::kPerRowBranch, "per_row_branch"},
+                                                {Impl::kJit, "jit"}};
   for (bool clustered : {false, true}) {
     for (double fraction : kFractions) {
       auto bits = std::make_shared<std::vector<uint8_t>>(MakeValidity(fraction, clustered, 11));
@@ -85,8 +123,14 @@ void Register(const char* type, Op op) {
       for (auto [impl, impl_name] : impls) {
         const std::string name = std::string("fold/") + (op == Op::kSum ? "sum_" : "min_max_") +
                                  type + (clustered ? "_clustered_" : "_scattered_") + frac + "/" + impl_name;
-        benchmark::RegisterBenchmark(name.c_str(), [bits, impl = impl, op](benchmark::State& state) {
+        benchmark::RegisterBenchmark(name.c_str(), [bits, impl = impl, op, type](benchmark::State& state) {
           const BitSpan validity{bits->data(), 0, kRows};
+          if (impl == Impl::kJit) {
+            RunJitFold(state, AggregateOf(op, type, true), ColumnOf(values, bits.get()), kRows);
+            state.SetItemsProcessed(state.iterations() * kRows);
+            state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
+            return;
+          }
           if (impl == Impl::kStaticBaselineLevel) (void)k::SetKernelLevel(k::KernelLevel::kBaseline);
           for (auto _ : state) benchmark::DoNotOptimize(RunOnce(op, impl, values.data(), validity));
           (void)k::SetKernelLevel(k::BestKernelLevel());
@@ -103,6 +147,63 @@ void Register(const char* type, Op op) {
     state.SetItemsProcessed(state.iterations() * kRows);
     state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
   });
+  const std::string jit_name = std::string("fold/") + (op == Op::kSum ? "sum_" : "min_max_") + type + "_no_bitmap/jit";
+  benchmark::RegisterBenchmark(jit_name.c_str(), [op, type](benchmark::State& state) {
+    RunJitFold(state, AggregateOf(op, type, false), ColumnOf(values, nullptr), kRows);
+    state.SetItemsProcessed(state.iterations() * kRows);
+    state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
+  });
+}
+
+// fused: sum(a * b) over nullable i32 (1M rows, nulls scattered in both inputs) in one pass
+// (`jit`), against `jit_materialize_static`: Engine::Evaluate(a * b), then the static masked
+// fold over its values and validity.
+void RegisterFused() {
+  using namespace rowjit;
+  constexpr int64_t kFusedRows = int64_t{1} << 20;
+  for (int valid_pct : {50, 90, 100}) {
+    const std::string base = "fused/sum_i32_mul_scattered_" + std::to_string(valid_pct) + "/";
+    auto inputs = [valid_pct] {
+      static std::map<int, std::vector<ArrayPtr>> cache;
+      auto it = cache.find(valid_pct);
+      if (it == cache.end()) {
+        const std::vector<bench::ColumnSpec> specs(2, bench::ColumnSpec{TypeId::kI32, true, false});
+        it = cache.emplace(valid_pct, bench::MakeColumns(specs, kFusedRows, valid_pct / 100.0,
+                                                         NullLayout::kScattered, 42)).first;
+      }
+      return it->second;
+    };
+    benchmark::RegisterBenchmark((base + "jit").c_str(), [inputs](benchmark::State& state) {
+      auto agg = *ir::ParseAndBindAggregate("sum(a * b)", *ParseSchema("a:i32?, b:i32?"));
+      const std::vector<ArrayPtr> cols = inputs();
+      jit::Engine& engine = bench::SharedEngine();
+      jit::EvalReport report;
+      if (auto warm = engine.Aggregate(agg, cols, kFusedRows, &report); !warm.ok()) {
+        state.SkipWithError(warm.error().ToString().c_str());
+        return;
+      }
+      for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, cols, kFusedRows));
+      bench::SetCounters(state, kFusedRows, 64);
+    });
+    benchmark::RegisterBenchmark((base + "jit_materialize_static").c_str(), [inputs](benchmark::State& state) {
+      const ir::ExprPtr expr = bench::Bind("a * b", "a:i32?, b:i32?");
+      const std::vector<ArrayPtr> cols = inputs();
+      jit::Engine& engine = bench::SharedEngine();
+      auto fold = [&]() -> int64_t {
+        auto product = engine.Evaluate(expr, cols, kFusedRows);
+        if (!product.ok()) return 0;
+        const auto& p = static_cast<const PrimitiveArray&>(**product);
+        const BitSpan valid = p.validity().has_bitmap() ? p.validity().Span(kFusedRows) : BitSpan{};
+        return k::Sum(p.values<int32_t>(), kFusedRows, valid).value;
+      };
+      if (!engine.Evaluate(expr, cols, kFusedRows).ok()) {
+        state.SkipWithError("a * b failed");
+        return;
+      }
+      for (auto _ : state) benchmark::DoNotOptimize(fold());
+      bench::SetCounters(state, kFusedRows, 64);
+    });
+  }
 }
 
 const bool kRegistered = [] {
@@ -111,6 +212,7 @@ const bool kRegistered = [] {
     Register<int64_t>("i64", op);
     Register<double>("f64", op);
   }
+  RegisterFused();
   return true;
 }();
 

@@ -125,9 +125,11 @@ Status KernelBuilder::BuildFold(const std::string& name) {
     return std::vector<llvm::Value*>(phis.begin(), phis.end());
   };
 
+  bool count_rows = true;  // flat folds leave counting to the executor where they can
   // Folds one lane: `lane` is its row within the word, `in_half` whether it may be folded.
-  auto fold_lane = [&](llvm::Value* row, llvm::Value* lane, llvm::Value* in_half, int acc_lane) -> Status {
-    row_valid_ = LaneBit(b, row_valid_word_, lane);
+  auto fold_lane = [&](llvm::Value* row, llvm::Value* lane, llvm::Value* in_half, int acc_lane,
+                       llvm::Value* row_valid) -> Status {
+    row_valid_ = row_valid;
     ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*key_.expr, row, lane));
     llvm::Value* x = v.v;
     if (canonical_nan) {
@@ -138,7 +140,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
         (kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax)) {
       fv = b.CreateAnd(fv, b.CreateFCmpORD(x, x));
     }
-    cur.count[0] = b.CreateAdd(cur.count[0], b.CreateZExt(fv, i64));
+    if (count_rows) cur.count[0] = b.CreateAdd(cur.count[0], b.CreateZExt(fv, i64));
     switch (kind) {
       case AggKind::kSum:
         if (is_float) {
@@ -190,6 +192,68 @@ Status KernelBuilder::BuildFold(const std::string& name) {
     return Status::OK();
   };
 
+  auto finish = [&]() -> Status {
+    store_slot(0, 0, cur.count[0]);
+    for (size_t l = 0; l < cur.a.size(); ++l) store_slot(1, static_cast<int>(l), cur.a[l]);
+    for (size_t l = 0; l < cur.b.size(); ++l) store_slot(2, static_cast<int>(l), cur.b[l]);
+    llvm::Value* evidence = b.getInt64(0);
+    for (auto& [width, acc] : acc_) {
+      evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.current, b.getIntN(width, 0)), i64));
+    }
+    b.CreateRet(evidence);
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyFunction(*fn_, &os)) {
+      return MakeError(ErrorCode::kInternal, "generated fold kernel does not verify: {}", os.str());
+    }
+    return Status::OK();
+  };
+
+  std::vector<int> refs;
+  bool masked = false;
+  for (const Input& in : inputs_) {
+    refs.push_back(in.column);
+    masked = masked || in.valid != nullptr;
+  }
+  if (UsesFlatFold(shape_, strict_only, t, key_.inputs, refs)) {
+    // One loop over `rows` rows: the loop vectorizer keeps every accumulator a vector for the
+    // whole call and reduces it once at the end. A row is folded when its mask byte is nonzero
+    // (no mask when no input has nulls).
+    // A strict expression's rows are folded by the mask alone; a failing row raises its error
+    // (its evidence is masked by the same byte), so no per-call validity is computed.
+    shape_.writes_validity = false;
+    count_rows = FlatFoldCountsRows(shape_, t);
+    llvm::Value* rows = fn_->getArg(3);
+    llvm::Value* mask = fn_->getArg(2);
+    llvm::MDNode* mask_scope = masked ? NewScope("fold mask") : nullptr;
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "rows", fn_);
+    llvm::BasicBlock* exit_block = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+    const std::vector<llvm::Value*> initial = all_values(cur);
+    b.CreateCondBr(b.CreateICmpSGT(rows, b.getInt64(0)), loop, exit_block);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* row = b.CreatePHI(i64, 2, "row");
+    row->addIncoming(b.getInt64(0), entry);
+    auto phis = make_phis(initial, entry);
+    assign(cur, values_of(phis));
+    llvm::Value* fold_row = b.getTrue();
+    if (masked) {
+      llvm::Value* byte = Scoped(b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), mask, row)), mask_scope);
+      fold_row = b.CreateICmpSLT(byte, b.getInt8(0));  // 0xff: the sign bit is the lane mask
+    }
+    ROWJIT_RETURN_NOT_OK(fold_lane(row, nullptr, fold_row, 0, masked ? fold_row : nullptr));
+    llvm::Value* next = b.CreateAdd(row, b.getInt64(1));
+    llvm::BasicBlock* latch = b.GetInsertBlock();
+    row->addIncoming(next, latch);
+    const std::vector<llvm::Value*> updated = all_values(cur);
+    for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(updated[i], latch);
+    b.CreateCondBr(b.CreateICmpSLT(next, rows), loop, exit_block);
+    b.SetInsertPoint(exit_block);
+    auto out = make_phis(initial, entry);
+    for (size_t i = 0; i < out.size(); ++i) out[i]->addIncoming(updated[i], latch);
+    assign(cur, values_of(out));
+    return finish();
+  }
+
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "words", fn_);
   llvm::BasicBlock* word = llvm::BasicBlock::Create(ctx_, "word", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
@@ -231,14 +295,14 @@ Status KernelBuilder::BuildFold(const std::string& name) {
         llvm::Value* lane = b.CreateAdd(b.getInt64(32 * h + l), b.CreateShl(j, 4));
         llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), lane);
         llvm::Value* in_half = b.CreateICmpNE(b.CreateAnd(group, b.getInt32(1u << l)), b.getInt32(0));
-        ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, l));
+        ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, l, LaneBit(b, row_valid_word_, lane)));
       }
     } else {
       llvm::Value* lane = b.CreateAdd(b.getInt64(32 * h), j);
       llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), lane);
       llvm::Value* bit = b.CreateShl(b.getInt32(1), b.CreateTrunc(j, i32));
       llvm::Value* in_half = b.CreateICmpNE(b.CreateAnd(half, bit), b.getInt32(0));
-      ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, 0));
+      ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, 0, LaneBit(b, row_valid_word_, lane)));
     }
     llvm::Value* next_j = b.CreateAdd(j, b.getInt64(1));
     llvm::BasicBlock* loop_end = b.GetInsertBlock();
@@ -262,20 +326,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
 
   b.SetInsertPoint(exit);
   assign(cur, values_of(outer));
-  store_slot(0, 0, cur.count[0]);
-  for (size_t l = 0; l < cur.a.size(); ++l) store_slot(1, static_cast<int>(l), cur.a[l]);
-  for (size_t l = 0; l < cur.b.size(); ++l) store_slot(2, static_cast<int>(l), cur.b[l]);
-  llvm::Value* evidence = b.getInt64(0);
-  for (auto& [width, acc] : acc_) {
-    evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.current, b.getIntN(width, 0)), i64));
-  }
-  b.CreateRet(evidence);
-  std::string err;
-  llvm::raw_string_ostream os(err);
-  if (llvm::verifyFunction(*fn_, &os)) {
-    return MakeError(ErrorCode::kInternal, "generated fold kernel does not verify: {}", os.str());
-  }
-  return Status::OK();
+  return finish();
 }
 
 }  // namespace rowjit::jit::internal

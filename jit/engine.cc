@@ -252,6 +252,30 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
   }
 }
 
+Result<Validity> AndOfInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length) {
+  std::vector<Validity> vs;
+  for (int c : refs) vs.push_back(ValidityOf(*columns[c]));
+  return AndValidity(vs, length);
+}
+
+KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start) {
+  KernelInput out = in;
+  switch (spec.shape) {
+    case ir::InputShape::kFlat:
+      out.values = static_cast<const uint8_t*>(in.values) + start * ByteWidth(spec.type);
+      break;
+    case ir::InputShape::kByteBool:
+      out.values = static_cast<const uint8_t*>(in.values) + start;
+      break;
+    case ir::InputShape::kDictionary:
+      out.codes = static_cast<const uint8_t*>(in.codes) + start * ByteWidth(spec.code_type);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
 }  // namespace internal
 
 namespace {
@@ -295,12 +319,6 @@ Result<ArrayPtr> MakeResult(const ir::Expr& expr, int64_t length, BufferPtr valu
   if (!type.nullable) validity = Validity::AllValid();
   if (type.id == TypeId::kBool) return BoolArray::Make(length, std::move(values), validity, 0, type.nullable);
   return PrimitiveArray::Make(type, length, std::move(values), validity);
-}
-
-Result<Validity> AndOfInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length) {
-  std::vector<Validity> vs;
-  for (int c : refs) vs.push_back(ValidityOf(*columns[c]));
-  return AndValidity(vs, length);
 }
 
 // The rows whose mask bit is set, of every referenced column.
@@ -482,7 +500,7 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
   }
 
   // 4: strict validity.
-  ROWJIT_ASSIGN_OR_RETURN(Validity validity, AndOfInputs(cols, an.refs, length));
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, internal::AndOfInputs(cols, an.refs, length));
   if (validity.all_null()) {
     rep.strategy = "null-constant";
     ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(Scalar::Null(type.id), length, true));

@@ -45,6 +45,11 @@ struct EvalReport {
 CacheKey PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, ir::Policy policy,
                     const std::string& target = "native");
 
+// The fold kernel of a reduction template for inputs described by `specs`: what
+// Engine::Aggregate runs and `rowjit ir`, `check` and the catalog gate inspect.
+CacheKey PlanFold(const ir::Aggregate& aggregate, std::vector<ir::InputSpec> specs,
+                  const std::string& target = "native");
+
 class Engine {
  public:
   static Result<std::unique_ptr<Engine>> Make(EngineOptions options = {});

@@ -1,5 +1,6 @@
 // Reduction templates on the executor side: run the fold kernel over whole words and the padded
 // last word, then combine its lane accumulators in a fixed order (jit layer).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -7,6 +8,7 @@
 #include "ir/reference.h"
 #include "jit/engine.h"
 #include "jit/executor_internal.h"
+#include "kernels/bytebool.h"
 #include "runtime/builder.h"
 
 namespace rowjit::jit {
@@ -117,7 +119,45 @@ Result<ir::AggregateResult> Finish(const FoldState& s, const ir::Aggregate& agg)
   }
 }
 
+// A flat fold kernel over the batch: one call when no input has nulls; otherwise blocks of
+// kFoldBlock rows, each with the AND of the inputs' validity unpacked to a byte a row (in L1),
+// blocks with no row to fold skipped.
+constexpr int64_t kFoldBlock = 4096;
+
+Result<uint64_t> RunFlatFold(const CompiledKernel& kernel, bool kernel_counts,
+                             const internal::PreparedInputs& p, std::span<const ArrayPtr> cols,
+                             const std::vector<int>& refs, int64_t length, FoldState* state) {
+  bool masked = false;
+  for (int c : refs) masked = masked || p.specs[c].has_nulls;
+  if (!masked) {
+    if (!kernel_counts) state->count[0] += static_cast<uint64_t>(length);
+    return kernel.fn()(p.inputs.data(), state, nullptr, length, 0);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity rows, internal::AndOfInputs(cols, refs, length));
+  if (rows.all_null()) return uint64_t{0};
+  if (!kernel_counts) state->count[0] += static_cast<uint64_t>(rows.CountValid(length));
+  alignas(64) uint8_t mask[kFoldBlock];
+  std::vector<KernelInput> block = p.inputs;
+  uint64_t evidence = 0;
+  for (int64_t start = 0; start < length; start += kFoldBlock) {
+    const int64_t n = std::min(kFoldBlock, length - start);
+    if (rows.all_valid()) {
+      std::memset(mask, 0xff, static_cast<size_t>(n));
+    } else if (!kernels::UnpackBits(rows.Slice(start).Span(n), mask)) {
+      continue;
+    }
+    for (int c : refs) block[c] = internal::OffsetInput(p.inputs[c], p.specs[c], start);
+    evidence |= kernel.fn()(block.data(), state, reinterpret_cast<uint64_t*>(mask), n, 0);
+  }
+  return evidence;
+}
+
 }  // namespace
+
+CacheKey PlanFold(const ir::Aggregate& agg, std::vector<ir::InputSpec> specs, const std::string& target) {
+  const KernelShape shape{true, true, false, static_cast<int8_t>(agg.kind), agg.keep_nan};
+  return CacheKey{ir::SpecializationKey{agg.arg, std::move(specs), ir::Policy::kDense, target}, shape};
+}
 
 Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg,
                                               std::span<const ArrayPtr> columns, int64_t length,
@@ -132,19 +172,25 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg,
   const internal::Analysis an = internal::Analyze(expr);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> cols, internal::Normalize(columns, an.refs));
   ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs p, internal::Prepare(cols, an.refs, length, true));
-  KernelShape shape{true, true, false, static_cast<int8_t>(agg.kind), agg.keep_nan};
-  CacheKey key{ir::SpecializationKey{agg.arg, p.specs, ir::Policy::kDense, "native"}, shape};
+  const CacheKey key = PlanFold(agg, p.specs);
+  const KernelShape& shape = key.shape;
   const CacheStats before = cache_stats();
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, KernelFor(key));
   if (cache_stats().compiles != before.compiles) rep.compile_ms = kernel->compile_ms();
 
   FoldState state;
   InitState(state, agg.kind, expr.type().id);
-  const int64_t full = length / 64, tail = length % 64;
-  uint64_t evidence = full > 0 ? kernel->fn()(p.inputs.data(), &state, nullptr, full, ~uint64_t{0}) : 0;
-  if (tail > 0) {
-    internal::TailInputs last(p, an.refs, length);
-    evidence |= kernel->fn()(last.inputs.data(), &state, nullptr, 1, kernels::LowBits(tail));
+  uint64_t evidence = 0;
+  if (UsesFlatFold(shape, an.strict_only, expr.type().id, p.specs, an.refs)) {
+    ROWJIT_ASSIGN_OR_RETURN(evidence, RunFlatFold(*kernel, FlatFoldCountsRows(shape, expr.type().id), p,
+                                                  cols, an.refs, length, &state));
+  } else {
+    const int64_t full = length / 64, tail = length % 64;
+    if (full > 0) evidence = kernel->fn()(p.inputs.data(), &state, nullptr, full, ~uint64_t{0});
+    if (tail > 0) {
+      internal::TailInputs last(p, an.refs, length);
+      evidence |= kernel->fn()(last.inputs.data(), &state, nullptr, 1, kernels::LowBits(tail));
+    }
   }
   if (evidence != 0) {
     rep.cold_pass = true;

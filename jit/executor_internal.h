@@ -43,6 +43,13 @@ struct TailInputs {
   std::vector<uint64_t> words;
 };
 
+// The AND of the referenced columns' validity over `length` rows.
+Result<Validity> AndOfInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length);
+
+// The input as seen from row `start` on (flat values, dictionary codes, byte bools; constants are
+// unchanged). Not for flat bool inputs, which kernels read as whole words.
+KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start);
+
 // The first failing row, by a scalar pass with the reference semantics.
 Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 

@@ -180,6 +180,8 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   c.target = kernel.target.name;
   c.triple = kernel.target.triple;
   Collect(*kernel.expr, c);
+  c.reduction_template = kernel.key.shape.fold >= 0;
+  if (c.reduction_template) c.tags.push_back("fold:" + kernel.fold);
   std::sort(c.evidence_widths.begin(), c.evidence_widths.end());
   if (!HasNarrowIntegerEvidence(*kernel.expr)) c.evidence_widths.clear();
   return c;

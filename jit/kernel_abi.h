@@ -43,6 +43,29 @@ inline bool UsesFlatLoop(const KernelShape& shape, std::span<const ir::InputSpec
   return true;
 }
 
+// Whether a fold kernel is one flat loop over rows (its accumulators vectors for the whole call)
+// rather than 64-row words of two 32-lane halves: for strict expressions with no flat bool input,
+// except float sums, whose fixed 16-lane order the word form keeps. A flat fold kernel takes
+// `rows` (not words) and, when an input has nulls, a mask of one byte a row (0xff: fold the
+// row, 0: skip it; the AND of the inputs' validity, unpacked by the executor a block at a time)
+// in place of out_valid.
+inline bool UsesFlatFold(const KernelShape& shape, bool strict_expression, TypeId result,
+                         std::span<const ir::InputSpec> specs, std::span<const int> refs) {
+  if (shape.fold < 0 || !strict_expression) return false;
+  if (shape.fold == 0 && (result == TypeId::kF32 || result == TypeId::kF64)) return false;  // kSum
+  for (int c : refs) {
+    if (specs[c].shape == ir::InputShape::kFlat && specs[c].type == TypeId::kBool) return false;
+  }
+  return true;
+}
+
+// Whether a flat fold kernel counts the rows it folds: only when a value can keep a row out
+// (NaN-skipping float min/max). Otherwise the executor adds the number of rows the mask keeps.
+inline bool FlatFoldCountsRows(const KernelShape& shape, TypeId result) {
+  const bool min_max = shape.fold >= 1 && shape.fold <= 3;  // kMin, kMax, kMinMax
+  return min_max && !shape.fold_keep_nan && (result == TypeId::kF32 || result == TypeId::kF64);
+}
+
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
 // kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers
 // sign- or zero-extended, floats and total-order keys as their bits). Successive calls (whole

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "jit/engine.h"
 #include "runtime/builder.h"
@@ -12,6 +13,7 @@ namespace rowjit::jit {
 
 std::string PlannedKernel::Name() const {
   std::string name = key.spec.ToString();
+  if (!fold.empty()) return name + " fold=" + fold;
   if (key.shape.writes_validity) name += " kernel=validity";
   return name;
 }
@@ -39,8 +41,16 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
     specs[index].shape = scalar.is_null() ? ir::InputShape::kNullConstant : ir::InputShape::kConstant;
     specs[index].has_nulls = false;
   }
-  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr expr, ir::ParseAndBind(request.expr, schema));
   PlannedKernel out;
+  if (ir::IsAggregateText(request.expr)) {
+    ROWJIT_ASSIGN_OR_RETURN(ir::Aggregate agg, ir::ParseAndBindAggregate(request.expr, schema));
+    out.expr = agg.arg;
+    out.fold = agg.name();
+    out.key = PlanFold(agg, std::move(specs), target.name);
+    out.target = std::move(target);
+    return out;
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr expr, ir::ParseAndBind(request.expr, schema));
   out.expr = expr;
   out.key = PlanKernel(expr, std::move(specs), policy, target.name);
   out.target = std::move(target);

@@ -23,7 +23,8 @@ struct KernelRequest {
 };
 
 struct PlannedKernel {
-  ir::ExprPtr expr;  // bound
+  ir::ExprPtr expr;  // bound (an aggregate's argument for a reduction template)
+  std::string fold;  // the aggregate's name ("sum", "min_max_nan") for a reduction template
   CacheKey key;      // specialization and kernel shape, as the executor plans them
   TargetSpec target;
 
@@ -31,7 +32,8 @@ struct PlannedKernel {
   std::string Name() const;
 };
 
-// Parses, binds and plans; errors are input errors (invalid input or type error).
+// Parses, binds and plans; errors are input errors (invalid input or type error). An aggregate
+// ("sum(a * b)") plans the fold kernel of its reduction template.
 Result<PlannedKernel> PlanRequest(const KernelRequest& request);
 
 // Codegen only (no execution), for any target; `want_assembly` adds the assembly.

@@ -208,6 +208,51 @@ inline uint8_t PackEight(uint64_t x) {
   return static_cast<uint8_t>(((nonzero >> 7) * 0x0102040810204080ULL) >> 56);
 }
 
+// Bits to bytes (0x00 or 0xff): AVX2 broadcasts 32 bits, moves byte j / 8 of them into byte j
+// with a shuffle and tests bit j % 8; other levels spread eight bits with a multiply (SWAR).
+inline uint64_t SpreadEight(uint64_t eight) {
+  constexpr uint64_t kBitPerByte = 0x8040201008040201ULL;
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  const uint64_t kept = (eight * 0x0101010101010101ULL) & kBitPerByte;
+  return ((kept + kLow7) >> 7) & 0x0101010101010101ULL;  // carries stay inside each byte
+}
+
+bool UnpackBits(BitSpan bits, uint8_t* out) {
+  const WordReader r(bits);
+  const int64_t fast = r.fast_words();
+  const uint8_t* base = r.base();
+  const int shift = r.shift();
+  uint64_t any = 0;
+  int64_t w = 0;
+#if defined(__AVX2__)
+  const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
+  for (; w < fast; ++w) {
+    const uint64_t word = WordReader::Fast(base, shift, w);
+    any |= word;
+    for (int h = 0; h < 2; ++h) {
+      const __m256i x = _mm256_set1_epi32(static_cast<int32_t>(word >> (32 * h)));
+      const __m256i b = _mm256_and_si256(_mm256_shuffle_epi8(x, spread), bit);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64 * w + 32 * h), _mm256_cmpeq_epi8(b, bit));
+    }
+  }
+#else
+  for (; w < fast; ++w) {
+    const uint64_t word = WordReader::Fast(base, shift, w);
+    any |= word;
+    for (int k = 0; k < 8; ++k) Store64(out + 64 * w + 8 * k, SpreadEight((word >> (8 * k)) & 0xff) * 0xff);
+  }
+#endif
+  for (; w < Words64(bits.length); ++w) {
+    const uint64_t word = r.Word(w);  // zero past the end
+    any |= word;
+    const int64_t n = MinOf<int64_t>(64, bits.length - 64 * w);
+    for (int64_t i = 0; i < n; ++i) out[64 * w + i] = static_cast<uint8_t>(0 - ((word >> i) & 1));
+  }
+  return any != 0;
+}
+
 void PackByteBools(const uint8_t* bytes, int64_t length, uint8_t* out) {
   int64_t i = 0;
 #if defined(__AVX512BW__)

@@ -22,6 +22,7 @@ const KernelTable& ROWJIT_LEVEL_TABLE_FN() {
       .bitmap_copy = &l::Copy,
       .count_set_bits = &l::CountBits,
       .pack_byte_bools = &l::PackByteBools,
+      .unpack_bits = &l::UnpackBits,
       .zip = {&l::Zip<uint8_t>, &l::Zip<uint16_t>, &l::Zip<uint32_t>, &l::Zip<uint64_t>},
       .filter = {&l::Filter<uint8_t>, &l::Filter<uint16_t>, &l::Filter<uint32_t>,
                  &l::Filter<uint64_t>},

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
 #include "kernels/bytebool.h"
+#include "kernels/dispatch.h"
 
 namespace rowjit::kernels {
 namespace {
@@ -85,6 +87,31 @@ TEST(Bitmap, BinaryOpsAtMixedOffsets) {
       }
     }
   }
+}
+
+// Bits to bytes at every level, offsets and lengths around 64 (the fold kernels' masks).
+TEST(ByteBool, UnpackBitsMatchesBitsAtEveryLevel) {
+  std::mt19937 rng(5);
+  for (KernelLevel level : AvailableKernelLevels()) {
+    ASSERT_TRUE(SetKernelLevel(level));
+    for (int64_t off : kOffsets) {
+      for (int64_t len : kLengths) {
+        auto v = RandomBits(off, len, rng);
+        if (len > 0 && rng() % 4 == 0) std::fill(v.begin(), v.end(), 0);  // no bit set
+        std::vector<uint8_t> out(static_cast<size_t>(len) + 1, 0xAB);
+        const bool any = UnpackBits({v.data(), off, len}, out.data());
+        bool expect_any = false;
+        for (int64_t i = 0; i < len; ++i) {
+          ASSERT_EQ(out[i], RefBit(v, off, i) ? 0xff : 0)
+              << "level " << static_cast<int>(level) << " off " << off << " len " << len << " i " << i;
+          expect_any = expect_any || RefBit(v, off, i);
+        }
+        EXPECT_EQ(out[len], 0xAB) << "wrote past the end: off " << off << " len " << len;
+        EXPECT_EQ(any, expect_any);
+      }
+    }
+  }
+  ASSERT_TRUE(SetKernelLevel(BestKernelLevel()));
 }
 
 TEST(ByteBool, PackMatchesReference) {
