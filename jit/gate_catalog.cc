@@ -1,6 +1,8 @@
 // The catalog gate: enumerating catalog kernels and checking them on a few threads (jit layer).
 #include "jit/gate_catalog.h"
 
+#include "ir/aggregate.h"
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -66,6 +68,33 @@ std::string SchemaText(const Signature& s, unsigned constant_mask, bool nullable
   return text;
 }
 
+// Reduction templates: every fold × every type it accepts, over a plain column with and without
+// nulls, and fused over a checked product (`sum(a * b)`) with nullable inputs.
+void AddFoldKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kFolds[] = {"sum", "min", "max", "min_max", "min_nan", "max_nan",
+                                    "min_max_nan", "count", "nan_count", "any", "all"};
+  constexpr TypeId kTypes[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
+                               TypeId::kI64,  TypeId::kU8,  TypeId::kU16, TypeId::kU32,
+                               TypeId::kU64,  TypeId::kF32, TypeId::kF64};
+  for (const char* fold : kFolds) {
+    for (TypeId t : kTypes) {
+      const std::string type(TypeIdName(t));
+      const std::string plain = fmt::format("{}(a)", fold);
+      auto schema = ParseSchema("a:" + type);
+      if (!schema.ok() || !ir::ParseAndBindAggregate(plain, *schema).ok()) continue;  // not for t
+      for (bool nullable : {false, true}) {
+        out.push_back({std::string("fold:") + fold,
+                       KernelRequest{plain, "a:" + type + (nullable ? "?" : ""), {}, "dense", target}});
+      }
+      const std::string fused = fmt::format("{}(a * b)", fold);
+      const std::string fused_schema = fmt::format("a:{0}?, b:{0}?", type);
+      if (ir::ParseAndBindAggregate(fused, *ParseSchema(fused_schema)).ok()) {
+        out.push_back({std::string("fold:") + fold, KernelRequest{fused, fused_schema, {}, "dense", target}});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -96,6 +125,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
       }
     }
   }
+  AddFoldKernels(target, out);
   return out;
 }
 

@@ -131,6 +131,9 @@ void CheckLoops(const KernelReport& report, GateResult& out) {
 
 void CheckAccumulators(const KernelReport& report, const GateContext& c, GateResult& out) {
   if (!c.reduction_template) return;
+  // No loop at all: nothing is folded row by row (count of a strict expression that cannot fail:
+  // the executor counts the rows its validity keeps).
+  if (report.loops.empty()) return;
   const LoopReport* main = report.MainLoop();
   if (main != nullptr && main->vector_phis > 0) return;
   out.violations.push_back({std::string(kRuleVectorAccumulator),
