@@ -28,6 +28,7 @@ std::string Explain(const KernelCheck& check) { return FormatCheckText(check); }
 std::vector<CatalogKernel> DenseFlatKernels() {
   std::vector<CatalogKernel> out;
   for (CatalogKernel& k : CatalogKernels("native")) {
+    if (k.function.rfind("fold:", 0) == 0) continue;  // reduction templates: tested below
     if (k.request.policy == "dense" && k.request.constants.empty()) out.push_back(std::move(k));
   }
   return out;
@@ -85,6 +86,38 @@ TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
     functions.insert(k.function);
   }
   EXPECT_EQ(functions.size(), ir::AllFunctions().size()) << "a function has no dense kernel";
+}
+
+// Issue 7: every fold x type of the catalog passes the gates on this host, and the reduction
+// templates over non-bool inputs keep their accumulators as vectors carried by the main loop,
+// with or without nulls (the flat fold: one reduction at the end of the call, not per word).
+TEST(Gates, ReductionTemplatesKeepVectorAccumulators) {
+  int folds = 0, carried = 0;
+  std::set<std::string> names;
+  for (const CatalogKernel& k : CatalogKernels("native")) {
+    if (k.function.rfind("fold:", 0) != 0) continue;
+    KernelCheck check = MustCheck(k.request);
+    SCOPED_TRACE(Explain(check));
+    EXPECT_TRUE(check.context.reduction_template) << check.context.kernel;
+    for (const Violation& v : check.result.violations) {
+      EXPECT_NE(v.exception, nullptr) << check.context.kernel << ": " << FormatViolationText(v);
+    }
+    ++folds;
+    names.insert(k.function);
+    const LoopReport* main = check.report.MainLoop();
+    if (main != nullptr && main->vector_phis > 0) ++carried;
+  }
+  EXPECT_EQ(names.size(), 11u);  // sum, min, max, min_max, the _nan forms, count, nan_count, any, all
+  EXPECT_GT(folds, 150);
+  EXPECT_GT(carried, folds / 2);
+  for (const char* schema : {"a:i32", "a:i32?"}) {
+    KernelCheck check = MustCheck({"sum(a)", schema, {}, "dense", "native"});
+    SCOPED_TRACE(Explain(check));
+    const LoopReport* main = check.report.MainLoop();
+    ASSERT_NE(main, nullptr) << schema;
+    EXPECT_GT(main->vector_phis, 0) << schema;
+    EXPECT_TRUE(check.result.passed()) << schema;
+  }
 }
 
 TEST(Gates, VectorizedMeansVectorOperationsNotALabel) {
