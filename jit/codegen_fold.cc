@@ -127,8 +127,9 @@ Status KernelBuilder::BuildFold(const std::string& name) {
 
   bool count_rows = true;  // flat folds leave counting to the executor where they can
   // Folds one lane: `lane` is its row within the word, `in_half` whether it may be folded.
+  // `byte_mask` (flat folds): the row's mask byte, 0xff or 0, which integer sums AND in directly.
   auto fold_lane = [&](llvm::Value* row, llvm::Value* lane, llvm::Value* in_half, int acc_lane,
-                       llvm::Value* row_valid) -> Status {
+                       llvm::Value* row_valid, llvm::Value* byte_mask) -> Status {
     row_valid_ = row_valid;
     ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*key_.expr, row, lane));
     llvm::Value* x = v.v;
@@ -136,6 +137,11 @@ Status KernelBuilder::BuildFold(const std::string& name) {
       x = b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantFP::getQNaN(x->getType()), x);
     }
     llvm::Value* fv = v.valid ? b.CreateAnd(v.valid, in_half) : in_half;
+    // Keeps a 64-bit integer where the row is folded, 0 elsewhere.
+    auto keep = [&](llvm::Value* e) -> llvm::Value* {
+      if (byte_mask != nullptr && v.valid == nullptr) return b.CreateAnd(e, b.CreateSExt(byte_mask, i64));
+      return b.CreateSelect(fv, e, b.getInt64(0));
+    };
     if (is_float && !keep_nan &&
         (kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax)) {
       fv = b.CreateAnd(fv, b.CreateFCmpORD(x, x));
@@ -149,11 +155,11 @@ Status KernelBuilder::BuildFold(const std::string& name) {
           cur.a[acc_lane] = b.CreateFAdd(cur.a[acc_lane], d);
         } else if (!sum64) {
           llvm::Value* e = IsSignedInt(t) ? b.CreateSExt(x, i64) : b.CreateZExt(x, i64);
-          cur.a[0] = b.CreateAdd(cur.a[0], b.CreateSelect(fv, e, b.getInt64(0)));
+          cur.a[0] = b.CreateAdd(cur.a[0], keep(e));
         } else {
           // Exact 64-bit sums: the low and high 32 bits of each value summed apart (neither can
           // overflow below 2^31 rows); total = high * 2^32 + low, checked once at the end.
-          llvm::Value* e = b.CreateSelect(fv, x, b.getInt64(0));
+          llvm::Value* e = keep(x);
           cur.a[0] = b.CreateAdd(cur.a[0], b.CreateAnd(e, b.getInt64(0xffffffffULL)));
           cur.b[0] = b.CreateAdd(cur.b[0], IsSignedInt(t) ? b.CreateAShr(e, 32) : b.CreateLShr(e, 32));
         }
@@ -236,11 +242,12 @@ Status KernelBuilder::BuildFold(const std::string& name) {
     auto phis = make_phis(initial, entry);
     assign(cur, values_of(phis));
     llvm::Value* fold_row = b.getTrue();
+    llvm::Value* byte = nullptr;
     if (masked) {
-      llvm::Value* byte = Scoped(b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), mask, row)), mask_scope);
+      byte = Scoped(b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), mask, row)), mask_scope);
       fold_row = b.CreateICmpSLT(byte, b.getInt8(0));  // 0xff: the sign bit is the lane mask
     }
-    ROWJIT_RETURN_NOT_OK(fold_lane(row, nullptr, fold_row, 0, masked ? fold_row : nullptr));
+    ROWJIT_RETURN_NOT_OK(fold_lane(row, nullptr, fold_row, 0, masked ? fold_row : nullptr, byte));
     llvm::Value* next = b.CreateAdd(row, b.getInt64(1));
     llvm::BasicBlock* latch = b.GetInsertBlock();
     row->addIncoming(next, latch);
@@ -295,14 +302,14 @@ Status KernelBuilder::BuildFold(const std::string& name) {
         llvm::Value* lane = b.CreateAdd(b.getInt64(32 * h + l), b.CreateShl(j, 4));
         llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), lane);
         llvm::Value* in_half = b.CreateICmpNE(b.CreateAnd(group, b.getInt32(1u << l)), b.getInt32(0));
-        ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, l, LaneBit(b, row_valid_word_, lane)));
+        ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, l, LaneBit(b, row_valid_word_, lane), nullptr));
       }
     } else {
       llvm::Value* lane = b.CreateAdd(b.getInt64(32 * h), j);
       llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), lane);
       llvm::Value* bit = b.CreateShl(b.getInt32(1), b.CreateTrunc(j, i32));
       llvm::Value* in_half = b.CreateICmpNE(b.CreateAnd(half, bit), b.getInt32(0));
-      ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, 0, LaneBit(b, row_valid_word_, lane)));
+      ROWJIT_RETURN_NOT_OK(fold_lane(row, lane, in_half, 0, LaneBit(b, row_valid_word_, lane), nullptr));
     }
     llvm::Value* next_j = b.CreateAdd(j, b.getInt64(1));
     llvm::BasicBlock* loop_end = b.GetInsertBlock();

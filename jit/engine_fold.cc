@@ -135,17 +135,19 @@ Result<uint64_t> RunFlatFold(const CompiledKernel& kernel, bool kernel_counts,
   }
   ROWJIT_ASSIGN_OR_RETURN(Validity rows, internal::AndOfInputs(cols, refs, length));
   if (rows.all_null()) return uint64_t{0};
-  if (!kernel_counts) state->count[0] += static_cast<uint64_t>(rows.CountValid(length));
   alignas(64) uint8_t mask[kFoldBlock];
   std::vector<KernelInput> block = p.inputs;
   uint64_t evidence = 0;
   for (int64_t start = 0; start < length; start += kFoldBlock) {
     const int64_t n = std::min(kFoldBlock, length - start);
+    int64_t kept = n;
     if (rows.all_valid()) {
       std::memset(mask, 0xff, static_cast<size_t>(n));
-    } else if (!kernels::UnpackBits(rows.Slice(start).Span(n), mask)) {
-      continue;
+    } else {
+      kept = kernels::UnpackBits(rows.Slice(start).Span(n), mask);
     }
+    if (kept == 0) continue;
+    if (!kernel_counts) state->count[0] += static_cast<uint64_t>(kept);
     for (int c : refs) block[c] = internal::OffsetInput(p.inputs[c], p.specs[c], start);
     evidence |= kernel.fn()(block.data(), state, reinterpret_cast<uint64_t*>(mask), n, 0);
   }
@@ -171,7 +173,15 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg,
   ROWJIT_RETURN_NOT_OK(ir::CheckInputs(expr, columns, length));
   const internal::Analysis an = internal::Analyze(expr);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> cols, internal::Normalize(columns, an.refs));
-  ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs p, internal::Prepare(cols, an.refs, length, true));
+  // Flat folds read no validity words (the executor hands them a byte mask): prepare without
+  // them, keeping which inputs have nulls in the key.
+  std::vector<ir::InputSpec> described(cols.size());
+  for (int c : an.refs) described[c] = ir::DescribeInput(*cols[c]);
+  const bool flat = UsesFlatFold(PlanFold(agg, {}).shape, an.strict_only, expr.type().id, described, an.refs);
+  ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs p, internal::Prepare(cols, an.refs, length, !flat));
+  if (flat) {
+    for (int c : an.refs) p.specs[c].has_nulls = described[c].has_nulls;
+  }
   const CacheKey key = PlanFold(agg, p.specs);
   const KernelShape& shape = key.shape;
   const CacheStats before = cache_stats();
@@ -181,7 +191,7 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg,
   FoldState state;
   InitState(state, agg.kind, expr.type().id);
   uint64_t evidence = 0;
-  if (UsesFlatFold(shape, an.strict_only, expr.type().id, p.specs, an.refs)) {
+  if (flat) {
     ROWJIT_ASSIGN_OR_RETURN(evidence, RunFlatFold(*kernel, FlatFoldCountsRows(shape, expr.type().id), p,
                                                   cols, an.refs, length, &state));
   } else {

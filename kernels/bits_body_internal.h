@@ -217,12 +217,12 @@ inline uint64_t SpreadEight(uint64_t eight) {
   return ((kept + kLow7) >> 7) & 0x0101010101010101ULL;  // carries stay inside each byte
 }
 
-bool UnpackBits(BitSpan bits, uint8_t* out) {
+int64_t UnpackBits(BitSpan bits, uint8_t* out) {
   const WordReader r(bits);
   const int64_t fast = r.fast_words();
   const uint8_t* base = r.base();
   const int shift = r.shift();
-  uint64_t any = 0;
+  int64_t count = 0;
   int64_t w = 0;
 #if defined(__AVX2__)
   const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -230,7 +230,7 @@ bool UnpackBits(BitSpan bits, uint8_t* out) {
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
   for (; w < fast; ++w) {
     const uint64_t word = WordReader::Fast(base, shift, w);
-    any |= word;
+    count += Popcount(word);
     for (int h = 0; h < 2; ++h) {
       const __m256i x = _mm256_set1_epi32(static_cast<int32_t>(word >> (32 * h)));
       const __m256i b = _mm256_and_si256(_mm256_shuffle_epi8(x, spread), bit);
@@ -240,17 +240,17 @@ bool UnpackBits(BitSpan bits, uint8_t* out) {
 #else
   for (; w < fast; ++w) {
     const uint64_t word = WordReader::Fast(base, shift, w);
-    any |= word;
+    count += Popcount(word);
     for (int k = 0; k < 8; ++k) Store64(out + 64 * w + 8 * k, SpreadEight((word >> (8 * k)) & 0xff) * 0xff);
   }
 #endif
   for (; w < Words64(bits.length); ++w) {
     const uint64_t word = r.Word(w);  // zero past the end
-    any |= word;
+    count += Popcount(word);
     const int64_t n = MinOf<int64_t>(64, bits.length - 64 * w);
     for (int64_t i = 0; i < n; ++i) out[64 * w + i] = static_cast<uint8_t>(0 - ((word >> i) & 1));
   }
-  return any != 0;
+  return count;
 }
 
 void PackByteBools(const uint8_t* bytes, int64_t length, uint8_t* out) {

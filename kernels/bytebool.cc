@@ -10,6 +10,6 @@ void PackByteBools(const uint8_t* bytes, int64_t length, uint8_t* out) {
   ActiveKernelTable().pack_byte_bools(bytes, length, out);
 }
 
-bool UnpackBits(BitSpan bits, uint8_t* out) { return ActiveKernelTable().unpack_bits(bits, out); }
+int64_t UnpackBits(BitSpan bits, uint8_t* out) { return ActiveKernelTable().unpack_bits(bits, out); }
 
 }  // namespace rowjit::kernels

@@ -13,7 +13,7 @@ void PackByteBools(const uint8_t* bytes, int64_t length, uint8_t* out);
 
 // The reverse: out[i] = 0xff where bit i of `bits` is set, else 0, for i < bits.length, at any
 // bit offset (a byte mask: sign-extends to a lane mask of any width).
-// A shuffle per 32 bits on AVX2, a multiply per 8 elsewhere; returns whether any bit is set.
-bool UnpackBits(BitSpan bits, uint8_t* out);
+// A shuffle per 32 bits on AVX2, a multiply per 8 elsewhere; returns the number of set bits.
+int64_t UnpackBits(BitSpan bits, uint8_t* out);
 
 }  // namespace rowjit::kernels

@@ -49,7 +49,7 @@ struct KernelTable {
   void (*bitmap_copy)(BitSpan a, uint8_t* out);
   int64_t (*count_set_bits)(BitSpan a);
   void (*pack_byte_bools)(const uint8_t* bytes, int64_t length, uint8_t* out);
-  bool (*unpack_bits)(BitSpan bits, uint8_t* out);
+  int64_t (*unpack_bits)(BitSpan bits, uint8_t* out);
   // Indexed by log2 of the width in bytes.
   void (*zip[4])(BitSpan mask, const void* if_true, const void* if_false, void* out);
   int64_t (*filter[4])(const void* values, BitSpan mask, void* out);
