@@ -221,6 +221,7 @@ Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::V
     void Evidence(llvm::Value* ev) override { k.Evidence(ev); }
     KernelBuilder& k;
   } ctx(*this, e);
+  ctx.wide_wanted = &e == wide_call_;
   call_fail_ = nullptr;
   Val out = lowering->lower(ctx, args);
   if (e.function()->strict()) {

@@ -126,6 +126,12 @@ Status KernelBuilder::BuildFold(const std::string& name) {
   };
 
   bool count_rows = true;  // flat folds leave counting to the executor where they can
+  // sum(x * y) over narrow integers folds the exact product (one widening multiply, shared by
+  // the overflow test), which equals the row's value whenever no row fails.
+  if (kind == AggKind::kSum && !is_float && BitWidth(t) < 64 && key_.expr->is_call() &&
+      key_.expr->name() == "mul") {
+    wide_call_ = key_.expr.get();
+  }
   // Folds one lane: `lane` is its row within the word, `in_half` whether it may be folded.
   // `byte_mask` (flat folds): the row's mask byte, 0xff or 0, which integer sums AND in directly.
   auto fold_lane = [&](llvm::Value* row, llvm::Value* lane, llvm::Value* in_half, int acc_lane,
@@ -154,7 +160,8 @@ Status KernelBuilder::BuildFold(const std::string& name) {
           d = b.CreateSelect(fv, d, llvm::ConstantFP::get(b.getDoubleTy(), 0.0));
           cur.a[acc_lane] = b.CreateFAdd(cur.a[acc_lane], d);
         } else if (!sum64) {
-          llvm::Value* e = IsSignedInt(t) ? b.CreateSExt(x, i64) : b.CreateZExt(x, i64);
+          llvm::Value* wide = v.wide != nullptr ? v.wide : x;  // the exact product (see wide_call_)
+          llvm::Value* e = IsSignedInt(t) ? b.CreateSExt(wide, i64) : b.CreateZExt(wide, i64);
           cur.a[0] = b.CreateAdd(cur.a[0], keep(e));
         } else {
           // Exact 64-bit sums: the low and high 32 bits of each value summed apart (neither can

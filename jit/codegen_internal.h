@@ -19,6 +19,9 @@ namespace rowjit::jit::internal {
 struct Val {
   llvm::Value* v = nullptr;
   llvm::Value* valid = nullptr;
+  // Set by a checked narrow integer operation when asked (LowerContext::wide_wanted): its exact
+  // result at twice the width, equal to `v` whenever the row does not fail.
+  llvm::Value* wide = nullptr;
 };
 
 llvm::Type* LlvmType(llvm::LLVMContext& ctx, TypeId id);
@@ -32,6 +35,10 @@ class LowerContext {
 
   llvm::IRBuilder<>& b;
   const ir::Expr& call;
+
+  // The call's consumer folds its exact value (a sum over a checked product): a lowering may
+  // return Val::wide and pick the evidence form that shares the widened result.
+  bool wide_wanted = false;
 
   TypeId arg_type(size_t i) const { return call.args()[i]->type().id; }
   TypeId result_type() const { return call.type().id; }

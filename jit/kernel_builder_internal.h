@@ -119,6 +119,7 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* row_valid_ = nullptr;       // this lane: every input non-null (nullptr: always)
   llvm::Value* row_valid_word_ = nullptr;  // this word's AND of input validity
   llvm::Value* call_fail_ = nullptr;       // the call being lowered failed in this lane (i1)
+  const ir::Expr* wide_call_ = nullptr;    // the call whose exact widened value a fold sums
   std::unique_ptr<llvm::MDBuilder> mdb_;
   llvm::MDNode* domain_ = nullptr;
   std::vector<llvm::MDNode*> scopes_;

@@ -84,6 +84,14 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
                                : b.CreateMul(b.CreateZExt(x, wide), b.CreateZExt(y, wide));
     if (w == 8) p = b.CreateFreeze(p);
     llvm::Value* r = b.CreateTrunc(p, x->getType());
+    if (c.wide_wanted) {
+      // A sum folds p itself: the range test shares it, and no sign or zero extension of the
+      // truncated value is needed. Unsigned: the high half is zero iff p fits.
+      llvm::Value* fits = is_signed ? b.CreateICmpEQ(b.CreateSExt(r, wide), p)
+                                    : b.CreateICmpULT(p, llvm::ConstantInt::get(wide, llvm::APInt::getOneBitSet(2 * w, w)));
+      c.Evidence(Ext1(b, b.CreateNot(fits), x));
+      return {r, nullptr, p};
+    }
     if (!is_signed) {
       c.Evidence(b.CreateTrunc(b.CreateLShr(p, w), x->getType()));
     } else if (w == 8) {
