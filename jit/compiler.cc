@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 
 #include "jit/codegen_internal.h"
 #include "jit/compiler_internal.h"
@@ -51,6 +52,17 @@ Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec&
       llvm::CodeGenOptLevel::Aggressive));
   if (tm == nullptr) return MakeError(ErrorCode::kUnsupported, "no target machine for {}", t.name);
   return tm;
+}
+
+Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& t) {
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  const std::string key = t.triple + "|" + t.cpu + "|" + t.features;
+  auto it = machines.find(key);
+  if (it == machines.end()) {
+    ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(t));
+    it = machines.emplace(key, std::move(tm)).first;
+  }
+  return it->second.get();
 }
 
 std::string PrintModule(const llvm::Module& m) {
@@ -117,7 +129,7 @@ Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, c
 Result<KernelCode> GenerateCode(const ir::SpecializationKey& key, const KernelShape& shape,
                                 const TargetSpec& target, bool want_assembly) {
   InitializeLlvmOnce();
-  ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(target));
+  ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target));
   llvm::LLVMContext ctx;
   KernelCode code;
   ctx.setDiagnosticHandler(internal::MakeRemarkCollector(&code.remarks));
@@ -164,15 +176,28 @@ class OrcCompiler final : public JitCompiler {
                                                         const KernelShape& shape,
                                                         bool keep_code) override {
     const auto start = std::chrono::steady_clock::now();
-    ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(target_));
+    ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target_));
 
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto m = std::make_unique<llvm::Module>("rowjit", *ctx);
+    llvm::LLVMContext ctx;
+    llvm::Module m("rowjit", ctx);
     KernelCode code;
-    ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target_, *tm, *m, keep_code, code));
+    ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target_, *tm, m, keep_code, code));
     code.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    // Codegen here, with this thread's target machine, rather than in the JIT's compile layer
+    // (which would make a target machine per module); the JIT links the object.
+    llvm::SmallVector<char, 0> object;
+    {
+      llvm::raw_svector_ostream os(object);
+      llvm::legacy::PassManager pm;
+      if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+        return MakeError(ErrorCode::kUnsupported, "target {} cannot emit objects", target_.name);
+      }
+      pm.run(m);
+    }
     auto tracker = jit_->getMainJITDylib().createResourceTracker();
-    if (auto err = jit_->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
+    auto buffer = std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), code.function_name,
+                                                                  /*RequiresNullTerminator=*/false);
+    if (auto err = jit_->addObjectFile(tracker, std::move(buffer))) {
       return FromLlvm(std::move(err), "adding a kernel to the JIT");
     }
     auto sym = jit_->lookup(code.function_name);
@@ -201,14 +226,9 @@ Result<std::unique_ptr<JitCompiler>> JitCompiler::Make() {
   jtmb.addFeatures(features.getFeatures());
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
-  auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(jtmb)
-                 .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder b)
-                                                -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                   // A target machine per compile, so that threads compile concurrently.
-                   return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(b));
-                 })
-                 .create();
+  // Kernels arrive as objects (compiled on the calling thread with its own target machine, so
+  // threads compile concurrently); the JIT links them and owns their memory.
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
   if (!jit) return FromLlvm(jit.takeError(), "creating the JIT");
   return std::unique_ptr<JitCompiler>(new OrcCompiler(std::move(*jit), std::move(target)));
 }

@@ -13,6 +13,10 @@
 namespace rowjit::jit::internal {
 
 Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& target);
+// This thread's target machine for `target`, made on first use and kept: making one builds the
+// target's lowering tables, several milliseconds that every compile would otherwise pay twice
+// (optimization and codegen). A target machine serves one module at a time, hence per thread.
+Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& target);
 // target-cpu, target-features and the preferred vector width, as every kernel gets them.
 void SetTargetAttributes(llvm::Function& fn, const TargetSpec& target);
 // The new pass manager's O3 pipeline with the target machine's cost model, loop and SLP

@@ -388,7 +388,7 @@ Result<KernelReport> InspectCode(const KernelCode& code) {
 Result<KernelCode> OptimizeIr(std::string_view ir_text, std::string_view function_name,
                               const TargetSpec& target) {
   InitializeLlvmOnce();
-  ROWJIT_ASSIGN_OR_RETURN(auto tm, internal::MakeTargetMachine(target));
+  ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target));
   llvm::LLVMContext ctx;
   KernelCode code;
   code.function_name = std::string(function_name);
