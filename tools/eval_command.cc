@@ -8,6 +8,7 @@
 #include "jit/engine.h"
 #include "runtime/random.h"
 #include "tools/commands.h"
+#include "tools/static_chain.h"
 
 namespace rowjit::cli {
 
@@ -17,7 +18,10 @@ constexpr const char* kHelp = R"(usage: rowjit eval EXPR --schema 'a:i32?,b:i32'
 
 Evaluates EXPR over random inputs with the JIT and prints a summary: rows, nulls, the first
 error (function and row) or a checksum, the strategy, compile time and time per row. An
-aggregate (sum(a * b), min_max(a), count(x), ...) prints its result instead.
+aggregate (sum(a * b), min_max(a), count(x), ...) prints its result instead. When every
+operator has a static kernel (checked/wrapping add, sub, mul, comparisons), the same rows also
+run as a static chain (one kernel per operator, intermediates materialized): its time per row
+is printed beside the JIT's, and its values must equal the JIT's.
 
 options:
   --schema S         columns as NAME:TYPE, '?' for nullable (required)
@@ -67,6 +71,39 @@ int EvalAggregate(const EvalOptions& o, const Schema& schema, const RecordBatch&
   return 0;
 }
 
+// The static chain beside the JIT: its time per row, and whether its values equal the JIT's
+// (1 when they differ). Expressions with an operator that has no static kernel are skipped.
+int CompareStaticChain(const ir::Expr& expr, const RecordBatch& batch, const Result<ArrayPtr>& jit,
+                       double jit_seconds, int64_t rows) {
+  auto first = RunStaticChain(expr, batch);
+  if (!first.ok()) {
+    fmt::print("static    no static chain: {}\n", first.error().message());
+    return 0;
+  }
+  auto chain = RunStaticChain(expr, batch);  // warm, as the JIT's cached run
+  if (!chain.ok()) return Fail(chain.error());
+  const double ns = rows > 0 ? chain->seconds * 1e9 / static_cast<double>(rows) : 0.0;
+  const double jit_ns = rows > 0 ? jit_seconds * 1e9 / static_cast<double>(rows) : 0.0;
+  fmt::print("static    chain of {} kernels, {:.2f} ns/row", chain->kernels, ns);
+  if (chain->failed_row >= 0 || !jit.ok()) {
+    // Operator by operator, the chain stops at its first failing operator, which need not hold
+    // the batch's first failing row: only agreement that some row fails is checked.
+    const bool both = chain->failed_row >= 0 && !jit.ok();
+    fmt::print(", {}\n", chain->failed_row >= 0 ? fmt::format("{} fails at row {}", chain->failed_function, chain->failed_row)
+                                                : std::string("no row fails"));
+    if (!both) fmt::print("static    DIFFERENT: the jit {}\n", jit.ok() ? "succeeded" : "failed");
+    return both ? 0 : 1;
+  }
+  const int64_t diff = (*jit)->type() != chain->result->type() ? 0 : FirstDifference(**jit, *chain->result);
+  if (diff >= 0) {
+    fmt::print("\nstatic    DIFFERENT at row {}: jit {} static chain {}\n", diff,
+               (*jit)->GetScalar(diff).ToString(), chain->result->GetScalar(diff).ToString());
+    return 1;
+  }
+  fmt::print(" (the jit {:.2f}x faster), identical to the jit\n", jit_ns > 0 ? ns / jit_ns : 0.0);
+  return 0;
+}
+
 }  // namespace
 
 int Eval(const Args& args) {
@@ -108,7 +145,9 @@ int Eval(const Args& args) {
   fmt::print("time      compile {:.2f} ms, first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n",
              compile_ms, first * 1e3, second * 1e3,
              o.rows > 0 ? second * 1e9 / static_cast<double>(o.rows) : 0.0);
-  if (!o.verify) return out.ok() || out.error().row().has_value() ? 0 : 1;
+  const int chain_rc = CompareStaticChain(**expr, *batch, out, second, o.rows);
+  if (!o.verify) return chain_rc != 0 ? chain_rc : (out.ok() || out.error().row().has_value() ? 0 : 1);
+  if (chain_rc != 0) return chain_rc;
 
   auto ref = ir::EvaluateReference(**expr, batch->columns, batch->length);
   PrintSummary("reference", ref);
