@@ -55,15 +55,26 @@ class RetryPressure {
   std::array<std::atomic<int>, 256> slots_{};
 };
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRecycleOutputs = false;  // ASan must see every free
+#else
+constexpr bool kRecycleOutputs = true;
+#endif
+
 struct Engine::Impl {
   std::unique_ptr<JitCompiler> compiler;
   KernelCache cache;
   RetryPressure retry_pressure;
-  Impl(std::unique_ptr<JitCompiler> c, size_t capacity) : compiler(std::move(c)), cache(capacity) {}
+  std::shared_ptr<MemoryPool> outputs;  // null: the system allocator
+  Impl(std::unique_ptr<JitCompiler> c, const EngineOptions& o) : compiler(std::move(c)), cache(o.cache_capacity) {
+    if (kRecycleOutputs && o.retained_output_bytes > 0) {
+      outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes);
+    }
+  }
 };
 
 Engine::Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options)
-    : impl_(std::make_unique<Impl>(std::move(compiler), options.cache_capacity)) {}
+    : impl_(std::make_unique<Impl>(std::move(compiler), options)) {}
 Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
@@ -452,6 +463,7 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
     if (cols[c]->encoding() == Encoding::kDictionary) input_cost += 1;
   }
 
+  const std::shared_ptr<MemoryPool>& pool = impl_->outputs;
   // Runs the kernel for `shape` over `in` (`n` rows).
   auto run = [&](std::span<const ArrayPtr> in, int64_t n, KernelShape shape,
                  ir::Policy tag) -> Result<KernelRun> {
@@ -468,17 +480,17 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
     const int64_t value_bytes = row_bytes == 0 ? kernels::NumWords(n) * 8 : n * row_bytes;
     // Dense kernels write every row: no need to zero what they overwrite. Skipped words must
     // read as zeros rather than old heap contents.
-    ROWJIT_ASSIGN_OR_RETURN(out.values, shape.skip_empty_words ? Buffer::Allocate(value_bytes)
-                                                               : Buffer::AllocateForOverwrite(value_bytes));
+    ROWJIT_ASSIGN_OR_RETURN(out.values, shape.skip_empty_words ? Buffer::Allocate(value_bytes, pool)
+                                                               : Buffer::AllocateForOverwrite(value_bytes, pool));
     uint64_t* valid_words = nullptr;
     if (shape.writes_validity) {
-      ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8));
+      ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8, pool));
       valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
     }
     out.evidence = RunRows(kernel->fn(), prepared, an.refs, n, row_bytes, out.values->mutable_data(),
                            valid_words) != 0;
     if (bytes_out) {
-      ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::Allocate(kernels::NumWords(n) * 8));
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::Allocate(kernels::NumWords(n) * 8, pool));
       kernels::PackByteBools(out.values->data(), n, bits->mutable_data());
       out.values = std::move(bits);
     }
@@ -532,11 +544,11 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr_ptr, std::span<const A
     out.evidence = r.evidence;
     out.compile_ms = r.compile_ms;
     if (type.id == TypeId::kBool) {
-      ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(kernels::NumWords(length) * 8));
+      ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(kernels::NumWords(length) * 8, pool));
       kernels::ScatterBits({r.values->data(), 0, kept}, mask, out.values->mutable_data());
     } else {
       const int w = ByteWidth(type.id);
-      ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(length * w));
+      ROWJIT_ASSIGN_OR_RETURN(out.values, Buffer::Allocate(length * w, pool));
       kernels::Scatter(r.values->data(), mask, w, out.values->mutable_data());
     }
     return out;

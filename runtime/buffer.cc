@@ -7,23 +7,78 @@
 
 namespace rowjit {
 
+RecyclingPool::~RecyclingPool() {
+  for (auto& [bytes, block] : free_) std::free(block);
+}
+
+void* RecyclingPool::Allocate(int64_t bytes) {
+  if (bytes >= min_block_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(bytes);
+    if (it != free_.end()) {
+      void* block = it->second;
+      free_.erase(it);
+      retained_ -= bytes;
+      ++reused_;
+      return block;
+    }
+  }
+  return std::aligned_alloc(kBufferAlignment, static_cast<size_t>(bytes));
+}
+
+void RecyclingPool::Free(void* data, int64_t bytes) {
+  if (bytes >= min_block_ && bytes <= max_retained_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Make room: the largest blocks go first (they are the least likely to fit again).
+    while (retained_ + bytes > max_retained_ && !free_.empty()) {
+      auto last = std::prev(free_.end());
+      retained_ -= last->first;
+      std::free(last->second);
+      free_.erase(last);
+    }
+    free_.emplace(bytes, data);
+    retained_ += bytes;
+    return;
+  }
+  std::free(data);
+}
+
+int64_t RecyclingPool::retained_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return retained_;
+}
+
+int64_t RecyclingPool::reused() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reused_;
+}
+
 Buffer::~Buffer() {
-  if (owned_) std::free(data_);
+  if (!owned_) return;
+  if (pool_ != nullptr) {
+    pool_->Free(data_, capacity_);
+  } else {
+    std::free(data_);
+  }
 }
 
-Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) { return AllocateImpl(size, true); }
-Result<std::shared_ptr<Buffer>> Buffer::AllocateForOverwrite(int64_t size) {
-  return AllocateImpl(size, false);
+Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size, std::shared_ptr<MemoryPool> pool) {
+  return AllocateImpl(size, true, std::move(pool));
+}
+Result<std::shared_ptr<Buffer>> Buffer::AllocateForOverwrite(int64_t size, std::shared_ptr<MemoryPool> pool) {
+  return AllocateImpl(size, false, std::move(pool));
 }
 
-Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all) {
+Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all,
+                                                     std::shared_ptr<MemoryPool> pool) {
   if (size < 0) return MakeError(ErrorCode::kInvalidInput, "negative buffer size {}", size);
   if (size > (int64_t{1} << 48)) {
     return MakeError(ErrorCode::kInvalidInput, "buffer size {} is too large", size);
   }
   const int64_t padded = (size + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
   const size_t bytes = static_cast<size_t>(padded == 0 ? kBufferAlignment : padded);
-  void* data = std::aligned_alloc(kBufferAlignment, bytes);
+  void* data = pool != nullptr ? pool->Allocate(static_cast<int64_t>(bytes))
+                                : std::aligned_alloc(kBufferAlignment, bytes);
   if (data == nullptr) {
     return MakeError(ErrorCode::kInvalidInput, "out of memory allocating {} bytes", size);
   }
@@ -32,7 +87,10 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all
   } else {
     std::memset(static_cast<uint8_t*>(data) + size, 0, bytes - static_cast<size_t>(size));
   }
-  return std::shared_ptr<Buffer>(new Buffer(static_cast<uint8_t*>(data), size, true, nullptr));
+  auto buffer = std::shared_ptr<Buffer>(new Buffer(static_cast<uint8_t*>(data), size, true, nullptr));
+  buffer->pool_ = std::move(pool);
+  buffer->capacity_ = static_cast<int64_t>(bytes);
+  return buffer;
 }
 
 std::shared_ptr<Buffer> Buffer::Borrow(const void* data, int64_t size,

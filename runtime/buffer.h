@@ -2,13 +2,46 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "runtime/status.h"
 
 namespace rowjit {
 
 inline constexpr int64_t kBufferAlignment = 64;
+
+// Where owned buffers get their memory. The default is aligned_alloc/free.
+class MemoryPool {
+ public:
+  virtual ~MemoryPool() = default;
+  // `bytes` is a multiple of kBufferAlignment; the result is aligned to it, or null.
+  virtual void* Allocate(int64_t bytes) = 0;
+  virtual void Free(void* data, int64_t bytes) = 0;
+};
+
+// A pool that keeps freed blocks of at least `min_block` bytes for reuse by the next allocation
+// of the same size, up to `max_retained` bytes in all (the oldest size first out when full).
+// Large outputs of a batch loop then land on memory already faulted in, instead of fresh pages
+// from the system each call (on a 2-vCPU guest, ~2 ns/row for a 4M-row i32 output). Smaller
+// blocks go straight to the system allocator. Thread-safe.
+class RecyclingPool final : public MemoryPool {
+ public:
+  explicit RecyclingPool(int64_t max_retained = int64_t{256} << 20, int64_t min_block = int64_t{1} << 20)
+      : max_retained_(max_retained), min_block_(min_block) {}
+  ~RecyclingPool() override;
+  void* Allocate(int64_t bytes) override;
+  void Free(void* data, int64_t bytes) override;
+  int64_t retained_bytes() const;
+  int64_t reused() const;  // allocations served from retained blocks
+
+ private:
+  const int64_t max_retained_, min_block_;
+  mutable std::mutex mu_;
+  std::multimap<int64_t, void*> free_;  // size → block
+  int64_t retained_ = 0, reused_ = 0;
+};
 
 // A byte range. Owned buffers are zero-initialised, aligned to 64 bytes and padded to a multiple
 // of 64 bytes; borrowed buffers hold a reference to whatever owns their memory.
@@ -18,11 +51,13 @@ class Buffer {
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
-  // A fresh, zeroed, aligned buffer of `size` bytes.
-  static Result<std::shared_ptr<Buffer>> Allocate(int64_t size);
+  // A fresh, zeroed, aligned buffer of `size` bytes, from `pool` (null: the system allocator);
+  // the buffer keeps the pool alive and returns its memory there.
+  static Result<std::shared_ptr<Buffer>> Allocate(int64_t size, std::shared_ptr<MemoryPool> pool = nullptr);
   // The same without zeroing the first `size` bytes (the padding is still zeroed), for callers
   // that write every byte they later read: saves a pass over large outputs.
-  static Result<std::shared_ptr<Buffer>> AllocateForOverwrite(int64_t size);
+  static Result<std::shared_ptr<Buffer>> AllocateForOverwrite(int64_t size,
+                                                              std::shared_ptr<MemoryPool> pool = nullptr);
   // Memory owned elsewhere; `owner` is released when the last reference to this buffer goes.
   static std::shared_ptr<Buffer> Borrow(const void* data, int64_t size,
                                         std::shared_ptr<const void> owner);
@@ -41,7 +76,8 @@ class Buffer {
   template <typename T> T* mutable_data_as() { return reinterpret_cast<T*>(mutable_data()); }
 
  private:
-  static Result<std::shared_ptr<Buffer>> AllocateImpl(int64_t size, bool zero_all);
+  static Result<std::shared_ptr<Buffer>> AllocateImpl(int64_t size, bool zero_all,
+                                                      std::shared_ptr<MemoryPool> pool);
   Buffer(uint8_t* data, int64_t size, bool owned, std::shared_ptr<const void> owner)
       : data_(data), size_(size), owned_(owned), owner_(std::move(owner)) {}
 
@@ -49,6 +85,8 @@ class Buffer {
   int64_t size_;
   bool owned_;
   std::shared_ptr<const void> owner_;
+  std::shared_ptr<MemoryPool> pool_;  // owned memory from a pool (null: the system allocator)
+  int64_t capacity_ = 0;              // owned: the allocated (padded) bytes
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;
