@@ -44,7 +44,8 @@ Result<CallKind> Classify(const std::string& name) {
 
 class Chain {
  public:
-  Chain(const RecordBatch& batch, k::BitSpan validity) : batch_(batch), validity_(validity) {}
+  Chain(const RecordBatch& batch, k::BitSpan validity, std::shared_ptr<MemoryPool> pool)
+      : batch_(batch), validity_(validity), pool_(std::move(pool)) {}
 
   // The operands of every node, leaves first. A failing row stops the chain.
   Result<Operand> Eval(const ir::Expr& e, StaticChainRun& run) {
@@ -71,7 +72,7 @@ class Chain {
     if (x.type == TypeId::kBool) return MakeError(ErrorCode::kUnsupported, "{} over bools", e.name());
     const int64_t n = batch_.length;
     Operand out{e.type().id, nullptr, 0, nullptr};
-    ROWJIT_ASSIGN_OR_RETURN(out.keep, Buffer::AllocateForOverwrite(kind.compare ? k::NumBytes(n) : n * ByteWidth(x.type)));
+    ROWJIT_ASSIGN_OR_RETURN(out.keep, Buffer::AllocateForOverwrite(kind.compare ? k::NumBytes(n) : n * ByteWidth(x.type), pool_));
     out.values = out.keep->data();
     ++run.kernels;
     return VisitType(x.type, [&](auto tag) -> Result<Operand> {
@@ -105,6 +106,7 @@ class Chain {
  private:
   const RecordBatch& batch_;
   k::BitSpan validity_;
+  std::shared_ptr<MemoryPool> pool_;
 };
 
 void Referenced(const ir::Expr& e, std::set<int>& out) {
@@ -123,7 +125,8 @@ Validity ValidityOf(const Array& a) {
 
 }  // namespace
 
-Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch) {
+Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch,
+                                      std::shared_ptr<MemoryPool> pool) {
   std::set<int> refs;
   Referenced(expr, refs);
   StaticChainRun run;
@@ -133,7 +136,7 @@ Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& b
   ROWJIT_ASSIGN_OR_RETURN(Validity validity, AndValidity(validities, batch.length));
   run.kernels += validities.size() > 1 ? 1 : 0;
   const k::BitSpan mask = validity.has_bitmap() ? validity.Span(batch.length) : k::BitSpan{};
-  Chain chain(batch, mask);
+  Chain chain(batch, mask, std::move(pool));
   ROWJIT_ASSIGN_OR_RETURN(Operand root, chain.Eval(expr, run));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (run.failed_row >= 0) return run;

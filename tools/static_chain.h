@@ -3,6 +3,7 @@
 // `rowjit eval` to print beside the JIT's time and to check against the JIT's result.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "ir/expr.h"
@@ -21,6 +22,9 @@ struct StaticChainRun {
 // Supported: checked and wrapping add/sub/mul and the six comparisons over numeric columns
 // (flat or batch constant) and literals, strict validity (the AND of the referenced columns,
 // errors behind nulls ignored as rowjit does). Anything else is an error naming what is missing.
-Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch);
+// Intermediates and the result come from `pool` (null: the system allocator): pass the same pool
+// to a second run to time it on memory already faulted in, as a batch loop would.
+Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch,
+                                      std::shared_ptr<MemoryPool> pool = nullptr);
 
 }  // namespace rowjit::cli
