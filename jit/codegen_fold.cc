@@ -39,6 +39,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
     const ir::Expr* e = stack.back();
     stack.pop_back();
     if (e->is_call() && !e->function()->strict()) strict_only = false;
+    if (e->is_literal() && e->value().is_null()) strict_only = false;  // rows null without a mask
     for (const auto& a : e->args()) stack.push_back(a.get());
   }
 

@@ -177,7 +177,9 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg,
   // them, keeping which inputs have nulls in the key.
   std::vector<ir::InputSpec> described(cols.size());
   for (int c : an.refs) described[c] = ir::DescribeInput(*cols[c]);
-  const bool flat = UsesFlatFold(PlanFold(agg, {}).shape, an.strict_only, expr.type().id, described, an.refs);
+  // As BuildFold decides: strict means no null-aware function and no null literal.
+  const bool strict = an.strict_only && !an.has_null_literal;
+  const bool flat = UsesFlatFold(PlanFold(agg, {}).shape, strict, expr.type().id, described, an.refs);
   ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs p, internal::Prepare(cols, an.refs, length, !flat));
   if (flat) {
     for (int c : an.refs) p.specs[c].has_nulls = described[c].has_nulls;

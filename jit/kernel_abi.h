@@ -44,8 +44,9 @@ inline bool UsesFlatLoop(const KernelShape& shape, std::span<const ir::InputSpec
 }
 
 // Whether a fold kernel is one flat loop over rows (its accumulators vectors for the whole call)
-// rather than 64-row words of two 32-lane halves: for strict expressions with no flat bool input,
-// except float sums, whose fixed 16-lane order the word form keeps. A flat fold kernel takes
+// rather than 64-row words of two 32-lane halves: for strict expressions (no null-aware function,
+// no null literal) with no flat bool or null-constant input, except float sums, whose fixed
+// 16-lane order the word form keeps. In a flat fold the mask alone decides which rows fold. A flat fold kernel takes
 // `rows` (not words) and, when an input has nulls, a mask of one byte a row (0xff: fold the
 // row, 0: skip it; the AND of the inputs' validity, unpacked by the executor a block at a time)
 // in place of out_valid.
@@ -55,6 +56,8 @@ inline bool UsesFlatFold(const KernelShape& shape, bool strict_expression, TypeI
   if (shape.fold == 0 && (result == TypeId::kF32 || result == TypeId::kF64)) return false;  // kSum
   for (int c : refs) {
     if (specs[c].shape == ir::InputShape::kFlat && specs[c].type == TypeId::kBool) return false;
+    // A null constant makes every row null without a mask saying so: the word form reads it.
+    if (specs[c].shape == ir::InputShape::kNullConstant) return false;
   }
   return true;
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 namespace rowjit {
 
@@ -27,20 +28,24 @@ void* RecyclingPool::Allocate(int64_t bytes) {
 }
 
 void RecyclingPool::Free(void* data, int64_t bytes) {
-  if (bytes >= min_block_ && bytes <= max_retained_) {
+  if (bytes < min_block_ || bytes > max_retained_) {
+    std::free(data);
+    return;
+  }
+  std::vector<void*> evicted;  // returned to the system after the lock is released
+  {
     std::lock_guard<std::mutex> lock(mu_);
     // Make room: the largest blocks go first (they are the least likely to fit again).
     while (retained_ + bytes > max_retained_ && !free_.empty()) {
       auto last = std::prev(free_.end());
       retained_ -= last->first;
-      std::free(last->second);
+      evicted.push_back(last->second);
       free_.erase(last);
     }
     free_.emplace(bytes, data);
     retained_ += bytes;
-    return;
   }
-  std::free(data);
+  for (void* block : evicted) std::free(block);
 }
 
 int64_t RecyclingPool::retained_bytes() const {

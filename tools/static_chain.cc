@@ -134,6 +134,7 @@ Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& b
   std::vector<Validity> validities;
   for (int c : refs) validities.push_back(ValidityOf(*batch.columns[static_cast<size_t>(c)]));
   ROWJIT_ASSIGN_OR_RETURN(Validity validity, AndValidity(validities, batch.length));
+  if (validity.all_null()) return MakeError(ErrorCode::kUnsupported, "every row is null");
   run.kernels += validities.size() > 1 ? 1 : 0;
   const k::BitSpan mask = validity.has_bitmap() ? validity.Span(batch.length) : k::BitSpan{};
   Chain chain(batch, mask, std::move(pool));

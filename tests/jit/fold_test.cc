@@ -243,6 +243,35 @@ TEST(Fold, SumOfNarrowProductsAtTheBoundaries) {
   }
 }
 
+// A null batch constant or a null literal makes every row null with no validity bitmap saying
+// so: nothing is folded (count 0, other folds null) and nothing fails, with and without nulls
+// in the other input, as the reference says.
+TEST(Fold, NullConstantsAndNullLiteralsFoldNothing) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?");
+  std::mt19937_64 rng(11);
+  for (double valid : {1.0, 0.5}) {
+    ArrayPtr a = RandomFlatArray({DataType(TypeId::kI32, true), 5000, valid, 0, NullLayout::kScattered,
+                                  ValueMode::kModerate}, rng);
+    ArrayPtr null_b = *ConstantArray::Make(Scalar::Null(TypeId::kI32), 5000, true);
+    std::vector<ArrayPtr> cols = {a, null_b};
+    for (const char* text : {"count(a + b)", "sum(a + b)", "min(a * b)", "max(a - b)", "sum(a / b)",
+                             "count(a + null:i32)", "sum(a * null:i32)", "min_max(a + null:i32)"}) {
+      auto agg = ir::ParseAndBindAggregate(text, schema);
+      ASSERT_TRUE(agg.ok()) << text << ": " << agg.error().ToString();
+      auto jit = engine->Aggregate(*agg, cols, 5000);
+      auto ref = ir::EvaluateAggregateReference(*agg, cols, 5000);
+      ASSERT_TRUE(jit.ok()) << text << ": " << jit.error().ToString();
+      EXPECT_EQ(Text(jit, agg->kind), Text(ref, agg->kind)) << text << " valid " << valid;
+      if (agg->kind == ir::AggKind::kCount) {
+        EXPECT_EQ(jit->value.ToString(), "0:i64") << text;
+      } else {
+        EXPECT_TRUE(jit->value.is_null()) << text << ": " << jit->value.ToString();
+      }
+    }
+  }
+}
+
 TEST(Fold, ErrorBehindNullHiddenErrorInValidRowReported) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32");
