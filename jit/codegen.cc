@@ -373,6 +373,7 @@ Status KernelBuilder::Build(const std::string& name) {
     for (auto& [width, acc] : acc_) acc.outer->addIncoming(acc.current, b.GetInsertBlock());
     b.CreateBr(header);
     b.SetInsertPoint(exit);
+    for (auto& [width, acc] : acc_) acc.current = acc.outer;
     return FinishKernel();
   }
   ROWJIT_RETURN_NOT_OK(EmitWord(w, b.getInt64(64), true));
@@ -382,6 +383,7 @@ Status KernelBuilder::Build(const std::string& name) {
   b.CreateBr(header);
 
   b.SetInsertPoint(exit);
+  for (auto& [width, acc] : acc_) acc.current = acc.outer;
   return FinishKernel();
 }
 
@@ -426,7 +428,7 @@ Status KernelBuilder::EmitFlatRows(llvm::Value* words) {
 Status KernelBuilder::FinishKernel() {
   llvm::Value* evidence = b.getInt64(0);
   for (auto& [width, acc] : acc_) {
-    evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.outer, b.getIntN(width, 0)),
+    evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.current, b.getIntN(width, 0)),
                                                  b.getInt64Ty()));
   }
   b.CreateRet(evidence);

@@ -210,17 +210,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
     store_slot(0, 0, cur.count[0]);
     for (size_t l = 0; l < cur.a.size(); ++l) store_slot(1, static_cast<int>(l), cur.a[l]);
     for (size_t l = 0; l < cur.b.size(); ++l) store_slot(2, static_cast<int>(l), cur.b[l]);
-    llvm::Value* evidence = b.getInt64(0);
-    for (auto& [width, acc] : acc_) {
-      evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc.current, b.getIntN(width, 0)), i64));
-    }
-    b.CreateRet(evidence);
-    std::string err;
-    llvm::raw_string_ostream os(err);
-    if (llvm::verifyFunction(*fn_, &os)) {
-      return MakeError(ErrorCode::kInternal, "generated fold kernel does not verify: {}", os.str());
-    }
-    return Status::OK();
+    return FinishKernel();  // the evidence (acc_ holds this block's values), then verification
   };
 
   std::vector<int> refs;

@@ -104,7 +104,6 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm) {
 
 namespace {
 
-using internal::MakeTargetMachine;
 using internal::PrintModule;
 
 std::atomic<uint64_t> g_kernel_counter{0};

@@ -131,18 +131,6 @@ Result<const uint64_t*> WordBits(const BufferPtr& buf, int64_t bit_offset, int64
   return reinterpret_cast<const uint64_t*>(copy->data());
 }
 
-Validity ValidityOf(const Array& a) {
-  switch (a.encoding()) {
-    case Encoding::kPrimitive: return static_cast<const PrimitiveArray&>(a).validity();
-    case Encoding::kBool: return static_cast<const BoolArray&>(a).validity();
-    case Encoding::kByteBool: return static_cast<const ByteBoolArray&>(a).validity();
-    case Encoding::kConstant: return a.IsNull(0) ? Validity::AllNull() : Validity::AllValid();
-    case Encoding::kDictionary:
-      return static_cast<const DictionaryArray&>(a).codes()->validity();
-  }
-  return Validity::AllValid();
-}
-
 // Row by row through GetScalar: for the rare inputs the kernels do not read directly
 // (dictionaries of bools or of values with nulls).
 Result<ArrayPtr> DecodeToFlat(const Array& a) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 
+#include "ir/aggregate.h"
 #include "ir/spec_key.h"
 
 namespace rowjit::jit {
@@ -53,7 +54,7 @@ inline bool UsesFlatLoop(const KernelShape& shape, std::span<const ir::InputSpec
 inline bool UsesFlatFold(const KernelShape& shape, bool strict_expression, TypeId result,
                          std::span<const ir::InputSpec> specs, std::span<const int> refs) {
   if (shape.fold < 0 || !strict_expression) return false;
-  if (shape.fold == 0 && (result == TypeId::kF32 || result == TypeId::kF64)) return false;  // kSum
+  if (shape.fold == static_cast<int8_t>(ir::AggKind::kSum) && IsFloat(result)) return false;
   for (int c : refs) {
     if (specs[c].shape == ir::InputShape::kFlat && specs[c].type == TypeId::kBool) return false;
     // A null constant makes every row null without a mask saying so: the word form reads it.
@@ -65,8 +66,10 @@ inline bool UsesFlatFold(const KernelShape& shape, bool strict_expression, TypeI
 // Whether a flat fold kernel counts the rows it folds: only when a value can keep a row out
 // (NaN-skipping float min/max). Otherwise the executor adds the number of rows the mask keeps.
 inline bool FlatFoldCountsRows(const KernelShape& shape, TypeId result) {
-  const bool min_max = shape.fold >= 1 && shape.fold <= 3;  // kMin, kMax, kMinMax
-  return min_max && !shape.fold_keep_nan && (result == TypeId::kF32 || result == TypeId::kF64);
+  const auto kind = static_cast<ir::AggKind>(shape.fold);
+  const bool min_max = shape.fold >= 0 && (kind == ir::AggKind::kMin || kind == ir::AggKind::kMax ||
+                                           kind == ir::AggKind::kMinMax);
+  return min_max && !shape.fold_keep_nan && IsFloat(result);
 }
 
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then

@@ -374,4 +374,16 @@ int64_t FirstDifference(const Array& a, const Array& b) {
   return -1;
 }
 
+Validity ValidityOf(const Array& a) {
+  switch (a.encoding()) {
+    case Encoding::kPrimitive: return static_cast<const PrimitiveArray&>(a).validity();
+    case Encoding::kBool: return static_cast<const BoolArray&>(a).validity();
+    case Encoding::kByteBool: return static_cast<const ByteBoolArray&>(a).validity();
+    case Encoding::kConstant:
+      return static_cast<const ConstantArray&>(a).value().is_null() ? Validity::AllNull() : Validity::AllValid();
+    case Encoding::kDictionary: return static_cast<const DictionaryArray&>(a).codes()->validity();
+  }
+  return Validity::AllValid();
+}
+
 }  // namespace rowjit

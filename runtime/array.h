@@ -225,4 +225,8 @@ bool ArraysEqual(const Array& a, const Array& b);
 // other NaN: IEEE 754 leaves the sign and payload of a computed NaN open.
 int64_t FirstDifference(const Array& a, const Array& b);
 
+// The row validity of any array: a constant's is all-valid or all-null, a dictionary's is its
+// codes' (a null value behind a valid code is a value, read through the dictionary).
+Validity ValidityOf(const Array& array);
+
 }  // namespace rowjit

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <set>
 
 #include "kernels/arith.h"
 
@@ -109,26 +108,11 @@ class Chain {
   std::shared_ptr<MemoryPool> pool_;
 };
 
-void Referenced(const ir::Expr& e, std::set<int>& out) {
-  if (e.is_column()) out.insert(e.column_index());
-  for (const auto& a : e.args()) Referenced(*a, out);
-}
-
-Validity ValidityOf(const Array& a) {
-  switch (a.encoding()) {
-    case Encoding::kPrimitive: return static_cast<const PrimitiveArray&>(a).validity();
-    case Encoding::kConstant:
-      return static_cast<const ConstantArray&>(a).value().is_null() ? Validity::AllNull() : Validity::AllValid();
-    default: return a.NullCount() == 0 ? Validity::AllValid() : Validity::AllNull();  // not run: not flat
-  }
-}
-
 }  // namespace
 
 Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch,
                                       std::shared_ptr<MemoryPool> pool) {
-  std::set<int> refs;
-  Referenced(expr, refs);
+  const std::vector<int> refs = ir::ReferencedColumns(expr);
   StaticChainRun run;
   const auto start = std::chrono::steady_clock::now();
   std::vector<Validity> validities;
