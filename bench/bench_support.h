@@ -154,7 +154,7 @@ inline void RunJit(benchmark::State& state, const ir::ExprPtr& expr,
     auto r = engine.Evaluate(expr, cols, rows, jit::EvalOptions{policy});
     benchmark::DoNotOptimize(r);
   }
-  state.SetLabel(report.strategy);
+  state.SetLabel(std::string(jit::StrategyName(report.strategy)));
 }
 
 // Calls a row kernel over whole words, with or without the fold ABI's last-word mask.
@@ -177,13 +177,18 @@ inline void RunJitKernel(benchmark::State& state, const ir::ExprPtr& expr,
     specs.push_back(ir::DescribeInput(*c));
     inputs.push_back(jit::KernelInput{static_cast<const PrimitiveArray&>(*c).raw_values()});
   }
-  auto kernel = SharedEngine().KernelFor(jit::PlanKernel(expr, specs, ir::Policy::kDense));
+  auto key = jit::PlanKernel(expr, specs, ir::Policy::kDense);
+  if (!key.ok()) {
+    state.SkipWithError(key.error().ToString().c_str());
+    return;
+  }
+  auto kernel = SharedEngine().KernelFor(*key);
   if (!kernel.ok()) {
     state.SkipWithError(kernel.error().ToString().c_str());
     return;
   }
   Scratch<uint8_t> out(rows * out_width);
-  const jit::KernelFn fn = (*kernel)->fn();
+  const jit::RowKernelFn fn = (*kernel)->row_fn();
   for (auto _ : state) {
     benchmark::DoNotOptimize(CallKernel(fn, inputs.data(), out.data(), rows / 64));
     benchmark::ClobberMemory();

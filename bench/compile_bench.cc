@@ -61,7 +61,7 @@ const bool kRegistered = [] {
     const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);
     std::vector<ir::InputSpec> specs;
     for (const ArrayPtr& c : Columns()) specs.push_back(ir::DescribeInput(*c));
-    const jit::CacheKey key = jit::PlanKernel(expr, specs, ir::Policy::kDense);
+    const jit::CacheKey key = *jit::PlanKernel(expr, specs, ir::Policy::kDense);
     if (!CompileEngine().KernelFor(key).ok()) std::abort();
     for (auto _ : state) benchmark::DoNotOptimize(CompileEngine().KernelFor(key));
   })->Unit(benchmark::kMicrosecond);

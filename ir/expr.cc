@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "ir/analysis.h"
 #include "ir/function.h"
 
 namespace rowjit::ir {
@@ -98,31 +99,19 @@ ExprPtr Expr::BoundCall(const Function* function, std::vector<ExprPtr> args,
   return e;
 }
 
-namespace {
-
-// Every value of `from` is a value of `to` (both integers).
-bool IntRangeContains(TypeId to, TypeId from) {
-  if (IsSignedInt(to) == IsSignedInt(from)) return BitWidth(to) >= BitWidth(from);
-  return IsSignedInt(to) && BitWidth(to) > BitWidth(from);  // unsigned into a wider signed
+bool Expr::CanFail() const {
+  if (!is_call() || function_ == nullptr || !function_->fallible()) return false;
+  std::vector<DataType> arg_types;
+  arg_types.reserve(args_.size());
+  for (const ExprPtr& a : args_) arg_types.push_back(a->type());
+  return function_->can_fail(arg_types, type_);
 }
 
-}  // namespace
+Expr::~Expr() = default;
 
-bool Expr::CanFail() const {
-  if (!is_call() || function_ == nullptr || !function_->fallible) return false;
-  const TypeId arg = args_.empty() ? type_.id : args_[0]->type().id;
-  switch (function_->family) {
-    case Family::kArithmetic:
-      if (IsFloat(arg)) return false;  // inf and NaN are values, not errors
-      return !(name_ == "abs" && !IsSignedInt(arg));
-    case Family::kCast:
-      if (arg == type_.id || (IsFloat(type_.id) && IsInteger(arg))) return false;
-      if (IsFloat(arg) && IsFloat(type_.id)) return BitWidth(type_.id) < BitWidth(arg);
-      if (IsInteger(arg) && IsInteger(type_.id)) return !IntRangeContains(type_.id, arg);
-      return true;
-    default:
-      return true;
-  }
+const ExprFacts& Expr::facts() const {
+  std::call_once(facts_once_, [this] { facts_ = std::make_unique<const ExprFacts>(AnalyzeExpr(*this)); });
+  return *facts_;
 }
 
 bool Expr::Equals(const Expr& o) const {
@@ -195,16 +184,6 @@ std::string Expr::ToString() const {
   return out + ")";
 }
 
-std::vector<int> ReferencedColumns(const Expr& e) {
-  std::vector<int> out;
-  std::function<void(const Expr&)> walk = [&](const Expr& n) {
-    if (n.is_column()) out.push_back(n.column_index());
-    for (const auto& a : n.args()) walk(*a);
-  };
-  walk(e);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
+const std::vector<int>& ReferencedColumns(const Expr& e) { return e.facts().columns; }
 
 }  // namespace rowjit::ir

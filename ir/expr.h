@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 namespace rowjit::ir {
 
 struct Function;
+struct ExprFacts;
 class Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
@@ -59,6 +61,12 @@ class Expr {
   // where it really can (checked integer arithmetic, a cast that narrows); float arithmetic and
   // widening casts cannot. What nullable typing and the executor's policies go by.
   bool CanFail() const;
+  // The analysis of this bound expression (ir/analysis.h), computed on first use and kept.
+  const ExprFacts& facts() const;
+
+  ~Expr();
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
 
   uint64_t hash() const { return hash_; }
   bool Equals(const Expr& other) const;
@@ -81,6 +89,8 @@ class Expr {
   const Function* function_ = nullptr;
   Scalar value_;
   uint64_t hash_ = 0;
+  mutable std::once_flag facts_once_;
+  mutable std::unique_ptr<const ExprFacts> facts_;
 };
 
 struct ExprEq {
@@ -90,7 +100,7 @@ struct ExprHash {
   size_t operator()(const ExprPtr& e) const { return e->hash(); }
 };
 
-// Every column index a bound expression reads, ascending, each once.
-std::vector<int> ReferencedColumns(const Expr& e);
+// Every column index a bound expression reads, ascending, each once (its facts' columns).
+const std::vector<int>& ReferencedColumns(const Expr& e);
 
 }  // namespace rowjit::ir

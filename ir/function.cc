@@ -66,6 +66,14 @@ Result<DataType> CompareRule(std::string_view n, std::span<const DataType> a,
 
 }  // namespace internal
 
+bool FailsOnIntegers(std::span<const DataType> args, DataType) {
+  return !args.empty() && IsInteger(args[0].id);
+}
+
+bool FailsOnSignedIntegers(std::span<const DataType> args, DataType) {
+  return !args.empty() && IsSignedInt(args[0].id);
+}
+
 namespace {
 
 struct Alias {

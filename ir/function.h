@@ -27,25 +27,40 @@ using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const Dat
 // with code overflow, division by zero or invalid input; the evaluator adds the name and row.
 using ScalarFn = Result<Scalar> (*)(std::span<const Scalar> args, DataType result,
                                     std::optional<TypeId> type_arg);
+// Whether a call with these (bound) argument types and result type can fail on non-null input:
+// checked integer arithmetic can overflow, float arithmetic cannot (inf and NaN are values); a
+// cast fails only where it narrows. The analysis, nullable typing and the executor's policy go
+// by it, and the kernels keep failure evidence only for calls where it holds.
+using FailRule = bool (*)(std::span<const DataType> args, DataType result);
 
+// One row function. Written with designated initializers, so each row names what it sets:
+//   {.name = "add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+//    .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = NumericRule, .eval = Add}
 struct Function {
   std::string_view name;
   std::vector<std::string_view> arg_names;  // the arity; empty with `variadic` means 1 or more
   bool variadic = false;
-  Family family;
-  NullBehavior null_behavior;
-  bool fallible;          // may fail on non-null input (checked arithmetic, division, casts)
-  int decode_cost;        // extra per-row work the function does on its inputs (0 for numbers)
-  int unify_from;         // arguments from this index on share one type (-1: none)
-  bool takes_type_arg;    // cast(x, T)
-  bool propagates_type;   // the result type is the unified argument type (so untyped literals
-                          // inside take the type the caller expects: `a:u8 + (1 + 2)`)
-  TypeRule type_rule;
-  ScalarFn eval;
+  Family family = Family::kArithmetic;
+  NullBehavior null_behavior = NullBehavior::kStrict;
+  FailRule can_fail = nullptr;  // nullptr: never fails on non-null input
+  int decode_cost = 0;          // extra per-row work the function does on its inputs (0 for numbers)
+  int unify_from = 0;           // arguments from this index on share one type (-1: none)
+  bool takes_type_arg = false;  // cast(x, T)
+  bool propagates_type = false; // the result type is the unified argument type (so untyped
+                                // literals inside take the type the caller expects: `a:u8 + (1 + 2)`)
+  TypeRule type_rule = nullptr;
+  ScalarFn eval = nullptr;
 
   bool strict() const { return null_behavior == NullBehavior::kStrict; }
+  // Whether some argument types make the function fail (checked arithmetic, division, casts).
+  bool fallible() const { return can_fail != nullptr; }
   size_t arity() const { return arg_names.size(); }
 };
+
+// Fail rules shared by families: checked integer arithmetic (any integer type; float arithmetic
+// cannot fail), and functions that fail on signed integers only (abs of MIN).
+bool FailsOnIntegers(std::span<const DataType> args, DataType result);
+bool FailsOnSignedIntegers(std::span<const DataType> args, DataType result);
 
 // Every registered function, family by family.
 std::span<const Function* const> AllFunctions();

@@ -1,4 +1,5 @@
-// Arithmetic row functions: checked + - * / %, wrapping variants, neg, abs, min, max (ir layer).
+// Arithmetic row functions: checked + - * / %, wrapping variants, neg, abs, sign, min, max (ir
+// layer).
 // Checked integer arithmetic fails on overflow (as SQL engines do); floats follow IEEE 754.
 #include <cmath>
 
@@ -124,23 +125,54 @@ Result<Scalar> MinMax(std::span<const Scalar> a, DataType, std::optional<TypeId>
     return Scalar::Of<T>((kMax ? c > 0 : c < 0) ? y : x);
   });
 }
-
-constexpr auto kStrict = NullBehavior::kStrict;
-constexpr auto kArith = Family::kArithmetic;
+// sign: -1, 0 or 1 in the argument's type (PostgreSQL's rule); unsigned values give 0 or 1;
+// floats give -1.0, 0.0 (for -0.0 too) or 1.0, and NaN stays NaN (as numpy's sign).
+Result<Scalar> Sign(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
+    if constexpr (!kIsNumber<T>) {
+      return Error(ErrorCode::kInternal, "sign of bool");
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return Scalar::Of<T>(static_cast<T>(x != 0));
+    } else {
+      if (x != x) return Scalar::Of<T>(x);  // NaN
+      return Scalar::Of<T>(static_cast<T>(x > T{0} ? 1 : x < T{0} ? -1 : 0));
+    }
+  });
+}
 
 const Function kFunctions[] = {
-    {"add", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Checked<0>},
-    {"sub", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Checked<1>},
-    {"mul", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Checked<2>},
-    {"wrapping_add", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::IntegerRule, Wrapping<0>},
-    {"wrapping_sub", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::IntegerRule, Wrapping<1>},
-    {"wrapping_mul", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::IntegerRule, Wrapping<2>},
-    {"div", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Div},
-    {"mod", {"x", "y"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Mod},
-    {"neg", {"x"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Neg},
-    {"abs", {"x"}, false, kArith, kStrict, true, 0, 0, false, true, internal::NumericRule, Abs},
-    {"min", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::NumericRule, MinMax<false>},
-    {"max", {"x", "y"}, false, kArith, kStrict, false, 0, 0, false, true, internal::NumericRule, MinMax<true>},
+    {.name = "add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
+     .eval = Checked<0>},
+    {.name = "sub", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
+     .eval = Checked<1>},
+    {.name = "mul", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
+     .eval = Checked<2>},
+    {.name = "wrapping_add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<0>},
+    {.name = "wrapping_sub", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<1>},
+    {.name = "wrapping_mul", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<2>},
+    {.name = "div", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
+     .eval = Div},
+    {.name = "mod", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
+     .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
+     .eval = Mod},
+    {.name = "neg", .arg_names = {"x"}, .family = Family::kArithmetic, .can_fail = FailsOnIntegers,
+     .propagates_type = true, .type_rule = internal::NumericRule, .eval = Neg},
+    {.name = "abs", .arg_names = {"x"}, .family = Family::kArithmetic,
+     .can_fail = FailsOnSignedIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
+     .eval = Abs},
+    {.name = "min", .arg_names = {"x", "y"}, .family = Family::kArithmetic, .propagates_type = true,
+     .type_rule = internal::NumericRule, .eval = MinMax<false>},
+    {.name = "sign", .arg_names = {"x"}, .family = Family::kArithmetic, .propagates_type = true,
+     .type_rule = internal::NumericRule, .eval = Sign},
+    {.name = "max", .arg_names = {"x", "y"}, .family = Family::kArithmetic, .propagates_type = true,
+     .type_rule = internal::NumericRule, .eval = MinMax<true>},
 };
 
 }  // namespace

@@ -48,16 +48,19 @@ Result<Scalar> Shift(std::span<const Scalar> a, DataType, std::optional<TypeId>)
   });
 }
 
-constexpr auto kStrict = NullBehavior::kStrict;
-constexpr auto kFam = Family::kBitwise;
-
 const Function kFunctions[] = {
-    {"bit_and", {"x", "y"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Bitwise<0>},
-    {"bit_or", {"x", "y"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Bitwise<1>},
-    {"bit_xor", {"x", "y"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Bitwise<2>},
-    {"bit_not", {"x"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, BitNot},
-    {"shl", {"x", "amount"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Shift<true>},
-    {"shr", {"x", "amount"}, false, kFam, kStrict, false, 0, 0, false, true, internal::IntegerRule, Shift<false>},
+    {.name = "bit_and", .arg_names = {"x", "y"}, .family = Family::kBitwise,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Bitwise<0>},
+    {.name = "bit_or", .arg_names = {"x", "y"}, .family = Family::kBitwise, .propagates_type = true,
+     .type_rule = internal::IntegerRule, .eval = Bitwise<1>},
+    {.name = "bit_xor", .arg_names = {"x", "y"}, .family = Family::kBitwise,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Bitwise<2>},
+    {.name = "bit_not", .arg_names = {"x"}, .family = Family::kBitwise, .propagates_type = true,
+     .type_rule = internal::IntegerRule, .eval = BitNot},
+    {.name = "shl", .arg_names = {"x", "amount"}, .family = Family::kBitwise,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Shift<true>},
+    {.name = "shr", .arg_names = {"x", "amount"}, .family = Family::kBitwise,
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Shift<false>},
 };
 
 }  // namespace

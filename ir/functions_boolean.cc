@@ -32,13 +32,15 @@ Result<Scalar> Xor(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   return Scalar::Of(a[0].value<bool>() != a[1].value<bool>());
 }
 
-constexpr auto kFam = Family::kBoolean;
-
 const Function kFunctions[] = {
-    {"and", {"x", "y"}, false, kFam, NullBehavior::kAware, false, 0, 0, false, false, KleeneRule, Kleene<true>},
-    {"or", {"x", "y"}, false, kFam, NullBehavior::kAware, false, 0, 0, false, false, KleeneRule, Kleene<false>},
-    {"not", {"x"}, false, kFam, NullBehavior::kStrict, false, 0, 0, false, false, internal::BoolRule, Not},
-    {"xor", {"x", "y"}, false, kFam, NullBehavior::kStrict, false, 0, 0, false, false, internal::BoolRule, Xor},
+    {.name = "and", .arg_names = {"x", "y"}, .family = Family::kBoolean,
+     .null_behavior = NullBehavior::kAware, .type_rule = KleeneRule, .eval = Kleene<true>},
+    {.name = "or", .arg_names = {"x", "y"}, .family = Family::kBoolean,
+     .null_behavior = NullBehavior::kAware, .type_rule = KleeneRule, .eval = Kleene<false>},
+    {.name = "not", .arg_names = {"x"}, .family = Family::kBoolean, .type_rule = internal::BoolRule,
+     .eval = Not},
+    {.name = "xor", .arg_names = {"x", "y"}, .family = Family::kBoolean,
+     .type_rule = internal::BoolRule, .eval = Xor},
 };
 
 }  // namespace

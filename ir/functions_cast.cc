@@ -88,13 +88,31 @@ Result<DataType> CastRule(std::string_view name, std::span<const DataType> a,
   return DataType(*target, a[0].nullable);
 }
 
-constexpr auto kStrict = NullBehavior::kStrict;
-constexpr auto kFam = Family::kCast;
+// Every value of `from` is a value of `to` (both integers).
+bool IntRangeContains(TypeId to, TypeId from) {
+  if (IsSignedInt(to) == IsSignedInt(from)) return BitWidth(to) >= BitWidth(from);
+  return IsSignedInt(to) && BitWidth(to) > BitWidth(from);  // unsigned into a wider signed
+}
+
+// A checked cast fails where the target cannot hold every source value: a narrower integer range,
+// a float → integer conversion, or a narrower float (finite values that round to inf). Widening
+// casts and integer → float conversions (which round) cannot fail.
+bool CastCanFail(std::span<const DataType> args, DataType result) {
+  const TypeId from = args[0].id, to = result.id;
+  if (from == to || (IsFloat(to) && IsInteger(from))) return false;
+  if (IsFloat(from) && IsFloat(to)) return BitWidth(to) < BitWidth(from);
+  if (IsInteger(from) && IsInteger(to)) return !IntRangeContains(to, from);
+  return true;
+}
 
 const Function kFunctions[] = {
-    {"cast", {"x"}, false, kFam, kStrict, true, 0, -1, true, false, CastRule<kChecked>, Cast<kChecked>},
-    {"saturating_cast", {"x"}, false, kFam, kStrict, false, 0, -1, true, false, CastRule<kSaturating>, Cast<kSaturating>},
-    {"wrapping_cast", {"x"}, false, kFam, kStrict, false, 0, -1, true, false, CastRule<kWrapping>, Cast<kWrapping>},
+    {.name = "cast", .arg_names = {"x"}, .family = Family::kCast, .can_fail = CastCanFail,
+     .unify_from = -1, .takes_type_arg = true, .type_rule = CastRule<kChecked>,
+     .eval = Cast<kChecked>},
+    {.name = "saturating_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
+     .takes_type_arg = true, .type_rule = CastRule<kSaturating>, .eval = Cast<kSaturating>},
+    {.name = "wrapping_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
+     .takes_type_arg = true, .type_rule = CastRule<kWrapping>, .eval = Cast<kWrapping>},
 };
 
 }  // namespace

@@ -24,16 +24,19 @@ Result<Scalar> Compare(std::span<const Scalar> a, DataType, std::optional<TypeId
   });
 }
 
-constexpr auto kStrict = NullBehavior::kStrict;
-constexpr auto kCmp = Family::kComparison;
-
 const Function kFunctions[] = {
-    {"eq", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kEq>},
-    {"ne", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kNe>},
-    {"lt", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kLt>},
-    {"le", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kLe>},
-    {"gt", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kGt>},
-    {"ge", {"x", "y"}, false, kCmp, kStrict, false, 0, 0, false, false, internal::CompareRule, Compare<kGe>},
+    {.name = "eq", .arg_names = {"x", "y"}, .family = Family::kComparison,
+     .type_rule = internal::CompareRule, .eval = Compare<kEq>},
+    {.name = "ne", .arg_names = {"x", "y"}, .family = Family::kComparison,
+     .type_rule = internal::CompareRule, .eval = Compare<kNe>},
+    {.name = "lt", .arg_names = {"x", "y"}, .family = Family::kComparison,
+     .type_rule = internal::CompareRule, .eval = Compare<kLt>},
+    {.name = "le", .arg_names = {"x", "y"}, .family = Family::kComparison,
+     .type_rule = internal::CompareRule, .eval = Compare<kLe>},
+    {.name = "gt", .arg_names = {"x", "y"}, .family = Family::kComparison,
+     .type_rule = internal::CompareRule, .eval = Compare<kGt>},
+    {.name = "ge", .arg_names = {"x", "y"}, .family = Family::kComparison,
+     .type_rule = internal::CompareRule, .eval = Compare<kGe>},
 };
 
 }  // namespace

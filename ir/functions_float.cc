@@ -42,16 +42,19 @@ Result<DataType> IsNanRule(std::string_view n, std::span<const DataType> a,
   return DataType(TypeId::kBool, r.nullable);
 }
 
-constexpr auto kStrict = NullBehavior::kStrict;
-constexpr auto kFam = Family::kFloat;
-
 const Function kFunctions[] = {
-    {"sqrt", {"x"}, false, kFam, kStrict, false, 0, 0, false, true, internal::FloatRule, Unary<0>},
-    {"floor", {"x"}, false, kFam, kStrict, false, 0, 0, false, true, internal::FloatRule, Unary<1>},
-    {"ceil", {"x"}, false, kFam, kStrict, false, 0, 0, false, true, internal::FloatRule, Unary<2>},
-    {"round", {"x"}, false, kFam, kStrict, false, 0, 0, false, true, internal::FloatRule, Unary<3>},
-    {"fma", {"x", "y", "z"}, false, kFam, kStrict, false, 0, 0, false, true, internal::FloatRule, Fma},
-    {"is_nan", {"x"}, false, kFam, kStrict, false, 0, 0, false, false, IsNanRule, IsNan},
+    {.name = "sqrt", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Unary<0>},
+    {.name = "floor", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Unary<1>},
+    {.name = "ceil", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Unary<2>},
+    {.name = "round", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Unary<3>},
+    {.name = "fma", .arg_names = {"x", "y", "z"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Fma},
+    {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,
+     .eval = IsNan},
 };
 
 }  // namespace

@@ -64,15 +64,21 @@ Result<DataType> BetweenRule(std::string_view n, std::span<const DataType> a,
   return internal::CompareRule(n, a, t);
 }
 
-constexpr auto kAware = NullBehavior::kAware;
-constexpr auto kFam = Family::kNullAware;
-
 const Function kFunctions[] = {
-    {"is_null", {"x"}, false, kFam, kAware, false, 0, -1, false, false, IsNullRule, IsNull},
-    {"is_not_null", {"x"}, false, kFam, kAware, false, 0, -1, false, false, IsNullRule, IsNotNull},
-    {"coalesce", {}, true, kFam, kAware, false, 0, 0, false, true, CoalesceRule, Coalesce},
-    {"if", {"cond", "then", "else"}, false, kFam, kAware, false, 0, 1, false, true, IfRule, If},
-    {"between", {"x", "lo", "hi"}, false, kFam, kAware, false, 0, 0, false, false, BetweenRule, Between},
+    {.name = "is_null", .arg_names = {"x"}, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
+     .eval = IsNull},
+    {.name = "is_not_null", .arg_names = {"x"}, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
+     .eval = IsNotNull},
+    {.name = "coalesce", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
+     .eval = Coalesce},
+    {.name = "if", .arg_names = {"cond", "then", "else"}, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .unify_from = 1, .propagates_type = true,
+     .type_rule = IfRule, .eval = If},
+    {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between},
 };
 
 }  // namespace

@@ -72,10 +72,8 @@ std::span<const Lowering> CastFloatLowerings();   // casts and float functions
 
 const Lowering* FindLowering(std::string_view name);
 
-// Emits the kernel for `key` into `module` as a function named `name`:
-//   uint64_t name(const KernelInput* inputs, void* out_values, uint64_t* out_valid, int64_t words)
-// over whole 64-row words, returning nonzero when some row failed.
-Status EmitKernel(const ir::SpecializationKey& key, const KernelShape& shape,
-                  llvm::Module& module, const std::string& name);
+// Emits the kernel `key` names into `module` as a function named `name`, with the signature
+// of its kind (jit/kernel_abi.h): a row kernel, or a word or row fold.
+Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name);
 
 }  // namespace rowjit::jit::internal

@@ -6,101 +6,9 @@
 #include <map>
 
 #include "jit/codegen_internal.h"
-#include "jit/compiler_internal.h"
+#include "jit/pipeline_internal.h"
 
 namespace rowjit::jit {
-namespace internal {
-namespace {
-
-// Collects loop-vectorize remarks; every other diagnostic goes to the default handling.
-struct RemarkCollector final : llvm::DiagnosticHandler {
-  explicit RemarkCollector(std::vector<Remark>* out) : out(out) {}
-  // Without this, the remark emitter decides no remark is wanted and builds none.
-  bool isAnyRemarkEnabled() const override { return true; }
-  bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
-  bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
-  bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
-  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
-    auto* remark = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&info);
-    if (remark == nullptr || remark->getPassName() != "loop-vectorize") return false;
-    Remark r;
-    switch (info.getKind()) {
-      case llvm::DK_OptimizationRemark: r.kind = "passed"; break;
-      case llvm::DK_OptimizationRemarkMissed: r.kind = "missed"; break;
-      default: r.kind = "analysis"; break;
-    }
-    r.message = remark->getMsg();
-    out->push_back(std::move(r));
-    return true;
-  }
-  std::vector<Remark>* out;
-};
-
-}  // namespace
-
-std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>* out) {
-  return std::make_unique<RemarkCollector>(out);
-}
-
-Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& t) {
-  std::string err;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, err);
-  if (target == nullptr) return MakeError(ErrorCode::kUnsupported, "target {}: {}", t.name, err);
-  llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      t.triple, t.cpu, t.features, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
-  if (tm == nullptr) return MakeError(ErrorCode::kUnsupported, "no target machine for {}", t.name);
-  return tm;
-}
-
-Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& t) {
-  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
-  const std::string key = t.triple + "|" + t.cpu + "|" + t.features;
-  auto it = machines.find(key);
-  if (it == machines.end()) {
-    ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(t));
-    it = machines.emplace(key, std::move(tm)).first;
-  }
-  return it->second.get();
-}
-
-std::string PrintModule(const llvm::Module& m) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  m.print(os, nullptr);
-  return s;
-}
-
-void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
-  fn.addFnAttr("target-cpu", t.cpu);
-  if (!t.features.empty()) fn.addFnAttr("target-features", t.features);
-  const std::string width = std::to_string(t.prefer_vector_width);
-  fn.addFnAttr("prefer-vector-width", width);
-  fn.addFnAttr("min-legal-vector-width", width);
-}
-
-void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
-  pto.LoopUnrolling = true;
-  pto.LoopInterleaving = true;
-  llvm::PassBuilder pb(&tm, pto);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(m, mam);
-}
-
-}  // namespace internal
 
 namespace {
 
@@ -110,12 +18,12 @@ std::atomic<uint64_t> g_kernel_counter{0};
 
 // Emits the kernel and runs the O3 pipeline with the target machine's cost model (loop and SLP
 // vectorization on). Fills `code` as asked.
-Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, const TargetSpec& t,
-                   llvm::TargetMachine& tm, llvm::Module& m, bool keep_ir, KernelCode& code) {
+Status BuildModule(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& tm,
+                   llvm::Module& m, bool keep_ir, KernelCode& code) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(t.triple);
   code.function_name = fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1));
-  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, shape, m, code.function_name));
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, code.function_name));
   internal::SetTargetAttributes(*m.getFunction(code.function_name), t);
   if (keep_ir) code.raw_ir = PrintModule(m);
   internal::OptimizeModule(m, tm);
@@ -125,15 +33,14 @@ Status BuildModule(const ir::SpecializationKey& key, const KernelShape& shape, c
 
 }  // namespace
 
-Result<KernelCode> GenerateCode(const ir::SpecializationKey& key, const KernelShape& shape,
-                                const TargetSpec& target, bool want_assembly) {
+Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, bool want_assembly) {
   InitializeLlvmOnce();
   ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target));
   llvm::LLVMContext ctx;
   KernelCode code;
   ctx.setDiagnosticHandler(internal::MakeRemarkCollector(&code.remarks));
   llvm::Module m("rowjit", ctx);
-  ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target, *tm, m, true, code));
+  ROWJIT_RETURN_NOT_OK(BuildModule(key, target, *tm, m, true, code));
   if (want_assembly) {
     llvm::SmallString<0> buffer;
     llvm::raw_svector_ostream os(buffer);
@@ -151,9 +58,11 @@ namespace {
 
 class Kernel final : public CompiledKernel {
  public:
-  Kernel(KernelFn fn, double ms, KernelCode code, llvm::orc::ResourceTrackerSP tracker)
+  Kernel(void* entry, const KernelShape& shape, double ms, KernelCode code,
+         llvm::orc::ResourceTrackerSP tracker)
       : tracker_(std::move(tracker)) {
-    fn_ = fn;
+    entry_ = entry;
+    shape_ = shape;
     compile_ms_ = ms;
     code_ = std::move(code);
   }
@@ -171,16 +80,14 @@ class OrcCompiler final : public JitCompiler {
   OrcCompiler(std::unique_ptr<llvm::orc::LLJIT> jit, TargetSpec target)
       : jit_(std::move(jit)), target_(std::move(target)) {}
 
-  Result<std::shared_ptr<const CompiledKernel>> Compile(const ir::SpecializationKey& key,
-                                                        const KernelShape& shape,
-                                                        bool keep_code) override {
+  Result<std::shared_ptr<const CompiledKernel>> Compile(const CacheKey& key, bool keep_code) override {
     const auto start = std::chrono::steady_clock::now();
     ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target_));
 
     llvm::LLVMContext ctx;
     llvm::Module m("rowjit", ctx);
     KernelCode code;
-    ROWJIT_RETURN_NOT_OK(BuildModule(key, shape, target_, *tm, m, keep_code, code));
+    ROWJIT_RETURN_NOT_OK(BuildModule(key, target_, *tm, m, keep_code, code));
     code.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     // Codegen here, with this thread's target machine, rather than in the JIT's compile layer
     // (which would make a target machine per module); the JIT links the object.
@@ -206,7 +113,7 @@ class OrcCompiler final : public JitCompiler {
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return std::shared_ptr<const CompiledKernel>(
-        std::make_shared<Kernel>(sym->toPtr<KernelFn>(), ms, std::move(code), std::move(tracker)));
+        std::make_shared<Kernel>(sym->toPtr<void*>(), key.shape, ms, std::move(code), std::move(tracker)));
   }
 
  private:

@@ -2,6 +2,7 @@
 // LLJIT, and codegen-only inspection for any target (jit layer, public, LLVM-free).
 #pragma once
 
+#include <cassert>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,19 +30,32 @@ struct KernelCode {
 };
 
 // Generates code for any target without running it (rowjit ir / check / explain).
-Result<KernelCode> GenerateCode(const ir::SpecializationKey& key, const KernelShape& shape,
-                                const TargetSpec& target, bool want_assembly);
+Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, bool want_assembly);
 
-// A compiled, callable kernel. Its machine code lives until the last reference goes.
+// A compiled, callable kernel. Its machine code lives until the last reference goes. The entry
+// point is typed by the kernel's shape: calling a fold as a row kernel is a programmer error.
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
-  KernelFn fn() const { return fn_; }
+  const KernelShape& shape() const { return shape_; }
+  RowKernelFn row_fn() const {
+    assert(!shape_.fold && "a fold kernel called as a row kernel");
+    return reinterpret_cast<RowKernelFn>(entry_);
+  }
+  WordFoldFn word_fold_fn() const {
+    assert(shape_.fold && shape_.loop == KernelLoop::kWords && "not a word fold");
+    return reinterpret_cast<WordFoldFn>(entry_);
+  }
+  RowFoldFn row_fold_fn() const {
+    assert(shape_.fold && shape_.loop == KernelLoop::kRows && "not a row fold");
+    return reinterpret_cast<RowFoldFn>(entry_);
+  }
   double compile_ms() const { return compile_ms_; }
   const KernelCode& code() const { return code_; }  // IR kept only when asked
 
  protected:
-  KernelFn fn_ = nullptr;
+  void* entry_ = nullptr;
+  KernelShape shape_;
   double compile_ms_ = 0;
   KernelCode code_;
 };
@@ -51,8 +65,7 @@ class JitCompiler {
  public:
   virtual ~JitCompiler() = default;
   static Result<std::unique_ptr<JitCompiler>> Make();
-  virtual Result<std::shared_ptr<const CompiledKernel>> Compile(const ir::SpecializationKey& key,
-                                                                const KernelShape& shape,
+  virtual Result<std::shared_ptr<const CompiledKernel>> Compile(const CacheKey& key,
                                                                 bool keep_code) = 0;
 };
 

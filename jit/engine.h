@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "ir/spec_key.h"
 #include "jit/compiler.h"
 #include "jit/kernel_cache.h"
+#include "jit/planner.h"
 #include "runtime/array.h"
 
 namespace rowjit::jit {
@@ -34,26 +36,13 @@ struct EvalOptions {
 
 // What one evaluation did, for tests, benchmarks and the CLI.
 struct EvalReport {
-  std::string strategy;   // "constant", "null-constant", "dense", "dense-retry", "branch-skip",
-                          // "filter-scatter", "validity" (null-aware kernel), "empty"
-  bool retried = false;   // evidence on a nullable batch: rerun over the valid rows
-  bool cold_pass = false; // evidence: a scalar pass located the first failing row
-  double compile_ms = 0;  // 0 on a cache hit
+  Strategy strategy = Strategy::kEmpty;  // the planner's choice (jit/planner.h)
+  std::optional<CacheKey> kernel;        // the kernel it ran, as the planner named it
+  bool compiled = false;    // this call compiled that kernel (not a cache hit, not another thread)
+  double compile_ms = 0;    // its compile time when this call compiled it, else 0
+  bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence
+  bool cold_pass = false;   // evidence: a scalar pass located the first failing row
 };
-
-// The kernel an evaluation runs for inputs described by `specs` (one per schema column) under
-// `policy`, as the executor plans it: null-aware expressions get a kernel that computes validity;
-// strict ones a dense kernel (validity left to the executor), or a branch-and-skip kernel.
-// kAuto plans the kernel `auto` starts from: dense (with retry for a fallible expression; the
-// executor falls back to valid-only strategies for an expression whose rows behind nulls keep
-// raising evidence). What `rowjit ir`, `check` and the gates inspect.
-CacheKey PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, ir::Policy policy,
-                    const std::string& target = "native");
-
-// The fold kernel of a reduction template for inputs described by `specs`: what
-// Engine::Aggregate runs and `rowjit ir`, `check` and the catalog gate inspect.
-CacheKey PlanFold(const ir::Aggregate& aggregate, std::vector<ir::InputSpec> specs,
-                  const std::string& target = "native");
 
 class Engine {
  public:

@@ -1,38 +1,45 @@
-// Executor pieces shared by row evaluation (jit/engine.cc) and reduction templates
-// (jit/engine_fold.cc) (jit layer, internal).
+// The executor (jit layer, internal): one batch read once, kernel inputs prepared from it, and
+// one small function per strategy of the planner. Row evaluation is jit/executor.cc, reduction
+// templates jit/executor_fold.cc; the Engine (jit/engine.cc) plans and calls them.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "ir/expr.h"
 #include "ir/spec_key.h"
+#include "jit/compiler.h"
+#include "jit/engine.h"
 #include "jit/kernel_abi.h"
+#include "jit/planner.h"
 #include "runtime/array.h"
 
 namespace rowjit::jit::internal {
 
-struct Analysis {
-  bool strict_only = true;    // no null-aware function anywhere
-  bool has_null_literal = false;
-  bool fallible = false;
-  int function_cost = 0;      // summed decode cost of the functions
-  std::vector<int> refs;      // referenced columns
+// One batch as the executor reads it: inputs decoded where kernels cannot read them, and what
+// the planner needs to know of it.
+struct Batch {
+  std::vector<ArrayPtr> columns;          // one per schema column; referenced ones normalized
+  Validity rows = Validity::AllValid();   // AND of the referenced inputs' validity (strict-row
+                                          // expressions; all valid for the others)
+  BatchFacts facts;
 };
-Analysis Analyze(const ir::Expr& e);
 
-// Inputs decoded once per batch: dictionaries the kernels cannot read become flat, and value
-// buffers not aligned to their element width are copied.
-Result<std::vector<ArrayPtr>> Normalize(std::span<const ArrayPtr> columns, const std::vector<int>& refs);
+// Reads a batch for `expr`: dictionaries the kernels cannot read become flat, value buffers not
+// aligned to their element width are copied (an Arrow producer may hand us any), each referenced
+// input is described, and for strict-row expressions the AND of the inputs' validity is taken.
+Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 
+// Kernel inputs for one run of a kernel over `columns` (`length` rows): raw pointers, constants'
+// bits, validity words when the kernel's shape reads them. `specs` are the kernel key's.
 struct PreparedInputs {
-  std::vector<KernelInput> inputs;
-  std::vector<ir::InputSpec> specs;
-  std::vector<BufferPtr> keep;
+  std::vector<KernelInput> inputs = {};
+  std::vector<ir::InputSpec> specs = {};
+  std::vector<BufferPtr> keep = {};  // copies the pointers refer to
 };
-// Kernel inputs for one run; `use_validity`: the kernel reads validity words.
-Result<PreparedInputs> Prepare(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
-                               int64_t length, bool use_validity);
+Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
+                                     int64_t length, const CacheKey& key);
 
 // The inputs of the last partial word of `n` rows as 64-row scratch copies padded with the last
 // row (values, codes, bool and validity words).
@@ -43,14 +50,42 @@ struct TailInputs {
   std::vector<uint64_t> words;
 };
 
-// The AND of the referenced columns' validity over `length` rows.
-Result<Validity> AndOfInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length);
-
 // The input as seen from row `start` on (flat values, dictionary codes, byte bools; constants are
 // unchanged). Not for flat bool inputs, which kernels read as whole words.
 KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start);
 
+// The rows [start, start + mask.length) whose mask bit is set, of every referenced input of a
+// dense kernel, compacted into `scratch` (one buffer per input, grown here and reused): inputs
+// for running the same kernel over the `kept` rows only.
+Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const std::vector<int>& refs,
+                                               int64_t start, kernels::BitSpan mask, int64_t kept,
+                                               std::vector<BufferPtr>& scratch);
+
+// Runs a row kernel over `n` rows: whole words in place, then the last partial word through
+// padded scratch copies. `row_bytes`: bytes a row of output takes, or 0 for bits packed in
+// 64-bit words. Returns the OR of the evidence.
+uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
+                 int row_bytes, uint8_t* out_values, uint64_t* out_valid);
+
 // The first failing row, by a scalar pass with the reference semantics.
 Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+
+// What a strategy runs with: the expression, the batch, the plan's compiled kernel (null when
+// the plan has none), where outputs come from, and the report it fills.
+struct Execution {
+  const ir::Expr& expr;
+  const Batch& batch;
+  const CacheKey* key;             // the plan's kernel key (null when the plan has none)
+  const CompiledKernel* kernel;
+  const std::shared_ptr<MemoryPool>& pool;
+  EvalReport& report;
+};
+
+// Runs the planned strategy (jit/executor.cc).
+Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run);
+
+// Runs a reduction template's fold kernel over the batch and finishes the fold
+// (jit/executor_fold.cc).
+Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& aggregate, const Execution& run);
 
 }  // namespace rowjit::jit::internal

@@ -119,7 +119,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
                                          target}});
           };
           add(false, "dense");
-          if (f->strict() && f->fallible) add(true, "branch-skip");
+          if (f->strict() && f->fallible()) add(true, "branch-skip");
           if (!f->strict()) add(true, "auto");  // the validity kernel over nullable inputs
         }
       }

@@ -6,6 +6,7 @@
 
 #include <fmt/ranges.h>
 
+#include "ir/analysis.h"
 #include "ir/function.h"
 
 namespace rowjit::jit {
@@ -25,32 +26,6 @@ std::string Tag(const ir::Expr& call) {
   size_t typed = f.unify_from > 0 ? static_cast<size_t>(f.unify_from) : 0;
   if (typed >= call.args().size()) typed = 0;
   return fmt::format("{}:{}", f.name, TypeIdName(call.args()[typed]->type().id));
-}
-
-void Collect(const ir::Expr& e, GateContext& c) {
-  for (const auto& a : e.args()) Collect(*a, c);
-  if (!e.is_call()) return;
-  std::string tag = Tag(e);
-  if (std::find(c.tags.begin(), c.tags.end(), tag) == c.tags.end()) c.tags.push_back(tag);
-  // As the kernel builder keeps accumulators: one per width of a fallible call's first argument.
-  const TypeId arg = e.args()[0]->type().id;
-  if (e.function()->fallible && arg != TypeId::kBool) {
-    const int w = BitWidth(arg);
-    if (std::find(c.evidence_widths.begin(), c.evidence_widths.end(), w) == c.evidence_widths.end()) {
-      c.evidence_widths.push_back(w);
-    }
-  }
-}
-
-bool HasNarrowIntegerEvidence(const ir::Expr& e) {
-  if (e.is_call() && e.function()->fallible && IsInteger(e.args()[0]->type().id) &&
-      BitWidth(e.args()[0]->type().id) < 64) {
-    return true;
-  }
-  for (const auto& a : e.args()) {
-    if (HasNarrowIntegerEvidence(*a)) return true;
-  }
-  return false;
 }
 
 std::string Trim(std::string_view s) {
@@ -182,11 +157,16 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   c.kernel = kernel.Name();
   c.target = kernel.target.name;
   c.triple = kernel.target.triple;
-  Collect(*kernel.expr, c);
-  c.reduction_template = kernel.key.shape.fold >= 0;
+  const ir::ExprFacts& facts = kernel.expr->facts();
+  for (const ir::Expr* call : facts.calls) {
+    std::string tag = Tag(*call);
+    if (std::find(c.tags.begin(), c.tags.end(), tag) == c.tags.end()) c.tags.push_back(std::move(tag));
+  }
+  // The widths of the kernel's evidence accumulators; the evidence rule applies to narrow
+  // integer evidence only.
+  if (facts.narrow_integer_evidence) c.evidence_widths = facts.evidence_widths;
+  c.reduction_template = kernel.key.shape.fold.has_value();
   if (c.reduction_template) c.tags.push_back("fold:" + kernel.fold);
-  std::sort(c.evidence_widths.begin(), c.evidence_widths.end());
-  if (!HasNarrowIntegerEvidence(*kernel.expr)) c.evidence_widths.clear();
   return c;
 }
 

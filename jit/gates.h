@@ -25,8 +25,9 @@ struct GateContext {
   std::string triple;  // its triple, which exceptions may match instead ("x86_64-*")
   // "mul:u8", "cast:u64->f32", one per call of the expression: what exceptions match.
   std::vector<std::string> tags;
-  // Element widths (bits) of the failure evidence: the integer argument widths of the fallible
-  // calls. The evidence rule applies when one is narrow (8, 16 or 32).
+  // Element widths (bits) of the failure evidence (ir::ExprFacts::evidence_widths) when some
+  // call that can fail takes a narrow integer; empty otherwise. The evidence rule applies when
+  // one is narrow (8, 16 or 32).
   std::vector<int> evidence_widths;
   // Reduction templates (fused expression + fold) must keep vector accumulators across the
   // loop; set by the template compiler.

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "jit/compiler_internal.h"
+#include "jit/pipeline_internal.h"
 
 namespace rowjit::jit {
 namespace {

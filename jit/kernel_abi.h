@@ -1,8 +1,10 @@
-// The calling convention of generated kernels (jit layer): what the executor passes per input.
+// The calling convention of generated kernels and the shape of one kernel (jit layer): what the
+// executor passes per input, and what the planner decides a kernel does.
 #pragma once
 
 #include <cstdint>
-#include <span>
+#include <optional>
+#include <string>
 
 #include "ir/aggregate.h"
 #include "ir/spec_key.h"
@@ -19,63 +21,38 @@ struct KernelInput {
   uint64_t scalar = 0;            // a constant's bits, or a dictionary's value count
 };
 
-// How a kernel treats rows behind nulls; part of what a kernel is specialized for.
+// How a kernel walks its rows.
+enum class KernelLoop : uint8_t {
+  // 64-row words: validity and bool words loaded once per word, every lane tests a bit of a
+  // loop-invariant word. Row kernels write bool results as bits; folds split each word into two
+  // 32-lane halves and skip halves with no row to fold.
+  kWords,
+  // One loop over rows: no lane needs a bit of a word. Row kernels write bool results one byte
+  // a row (the executor packs them); folds read a byte mask a row in place of validity.
+  kRows,
+};
+
+// What one kernel does, beyond its specialization key; decided by the planner (jit/planner.h)
+// and built as stated (the kernel builder never changes it).
 struct KernelShape {
-  bool writes_validity = false;   // the kernel computes the output validity row by row (null-aware
+  KernelLoop loop = KernelLoop::kWords;
+  bool writes_validity = false;   // computes the output validity row by row (null-aware
                                   // expressions); a failing call yields null in its row
   bool mask_evidence = false;     // evidence only from rows whose inputs are all non-null
   bool skip_empty_words = false;  // branch-and-skip: 64-row words with no valid row are skipped
-  int8_t fold = -1;               // a reduction template: the ir::AggKind folded (-1: none)
+  std::optional<ir::AggKind> fold = std::nullopt;  // a reduction template: what it folds
   bool fold_keep_nan = false;     // float min/max keep NaN in the totalOrder reduction
+  bool fold_counts_rows = false;  // the fold kernel counts the rows it folds; otherwise the
+                                  // executor adds the rows its mask keeps (flat folds, except
+                                  // NaN-skipping float min/max, where a value drops a row)
   bool operator==(const KernelShape&) const = default;
+  bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };
-
-// Whether a row kernel is one flat loop over its rows rather than 64-row words: when no lane
-// needs a bit of a validity or bool word. A flat kernel writes bool results one byte a row
-// (the executor packs them), and its evidence is one reduction for the whole call.
-inline bool UsesFlatLoop(const KernelShape& shape, std::span<const ir::InputSpec> specs,
-                         std::span<const int> refs) {
-  if (shape.fold >= 0 || shape.writes_validity || shape.mask_evidence || shape.skip_empty_words) {
-    return false;
-  }
-  for (int c : refs) {
-    if (specs[c].shape == ir::InputShape::kFlat && specs[c].type == TypeId::kBool) return false;
-  }
-  return true;
-}
-
-// Whether a fold kernel is one flat loop over rows (its accumulators vectors for the whole call)
-// rather than 64-row words of two 32-lane halves: for strict expressions (no null-aware function,
-// no null literal) with no flat bool or null-constant input, except float sums, whose fixed
-// 16-lane order the word form keeps. In a flat fold the mask alone decides which rows fold. A flat fold kernel takes
-// `rows` (not words) and, when an input has nulls, a mask of one byte a row (0xff: fold the
-// row, 0: skip it; the AND of the inputs' validity, unpacked by the executor a block at a time)
-// in place of out_valid.
-inline bool UsesFlatFold(const KernelShape& shape, bool strict_expression, TypeId result,
-                         std::span<const ir::InputSpec> specs, std::span<const int> refs) {
-  if (shape.fold < 0 || !strict_expression) return false;
-  if (shape.fold == static_cast<int8_t>(ir::AggKind::kSum) && IsFloat(result)) return false;
-  for (int c : refs) {
-    if (specs[c].shape == ir::InputShape::kFlat && specs[c].type == TypeId::kBool) return false;
-    // A null constant makes every row null without a mask saying so: the word form reads it.
-    if (specs[c].shape == ir::InputShape::kNullConstant) return false;
-  }
-  return true;
-}
-
-// Whether a flat fold kernel counts the rows it folds: only when a value can keep a row out
-// (NaN-skipping float min/max). Otherwise the executor adds the number of rows the mask keeps.
-inline bool FlatFoldCountsRows(const KernelShape& shape, TypeId result) {
-  const auto kind = static_cast<ir::AggKind>(shape.fold);
-  const bool min_max = shape.fold >= 0 && (kind == ir::AggKind::kMin || kind == ir::AggKind::kMax ||
-                                           kind == ir::AggKind::kMinMax);
-  return min_max && !shape.fold_keep_nan && IsFloat(result);
-}
 
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
 // kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers
 // sign- or zero-extended, floats and total-order keys as their bits). Successive calls (whole
-// words, then the padded last word) continue the same fold.
+// words, then the padded last word; or blocks of rows) continue the same fold.
 inline constexpr int kFoldLanes = 32;
 struct FoldState {
   uint64_t count[kFoldLanes];
@@ -83,15 +60,36 @@ struct FoldState {
   uint64_t b[kFoldLanes];
 };
 
-// uint64_t kernel(inputs, out_values, out_valid, words): rows [0, 64 * words), whole words
-// only (a single inner loop of constant trip count, which keeps kernels small and fully
-// vectorized); the executor runs a last partial word through 64-row scratch copies whose
-// padding repeats the last row, so padding can neither fail nor read out of bounds. out_values
-// holds the values (bool: words of bits), out_valid words when the kernel writes validity.
-// Returns nonzero when the OR-reduced failure evidence is nonzero.
-// Fold kernels take a FoldState* as out_values and no out_valid; `last_word_mask` keeps the
-// padding rows of the last word out of the fold (row kernels ignore it).
-using KernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
-                              int64_t words, uint64_t last_word_mask);
+// Every kernel is one machine function of five arguments (pointer, pointer, pointer, i64, i64)
+// returning nonzero when its OR-reduced failure evidence is nonzero. The arguments mean what
+// the kernel's shape says; each kind has its own signature, so a call names its arguments:
+//
+// Row kernels over whole 64-row words only (a single inner loop of constant trip count, which
+// keeps kernels small and fully vectorized): the executor runs a last partial word through 64-row
+// scratch copies whose padding repeats the last row, so padding can neither fail nor read out of
+// bounds. `out_values`: values (bool: words of bits, or a byte a row for KernelLoop::kRows);
+// `out_valid`: validity words when the kernel writes validity.
+using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
+                                 int64_t words, uint64_t unused);
+// Word folds: whole words, and `last_word_mask` keeps the padding rows of a padded last word out
+// of the fold.
+using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
+                                int64_t words, uint64_t last_word_mask);
+// Row folds (KernelLoop::kRows): `rows` rows, any count; `row_mask` one byte a row (0xff: fold,
+// 0: skip), or null when no input has nulls.
+using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state,
+                               const uint8_t* row_mask, int64_t rows, uint64_t unused);
+
+// What one compiled kernel is: its specialization and its shape. The kernel cache's key.
+struct CacheKey {
+  ir::SpecializationKey spec;
+  KernelShape shape;
+  bool operator==(const CacheKey& o) const { return shape == o.shape && spec == o.spec; }
+  std::string ToString() const;  // the specialization, then the shape where it is not plain
+};
+
+struct CacheKeyHash {
+  size_t operator()(const CacheKey& k) const;
+};
 
 }  // namespace rowjit::jit

@@ -1,11 +1,14 @@
-// The kernel builder shared by row kernels (jit/codegen.cc) and fold kernels
-// (jit/codegen_fold.cc) (jit layer, internal).
+// The kernel builder shared by row kernels (jit/codegen_rows.cc) and fold kernels
+// (jit/codegen_fold.cc), and the loop scaffold every kernel loop is built from (jit layer,
+// internal).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "ir/analysis.h"
 #include "jit/codegen_internal.h"
 
 namespace rowjit::jit::internal {
@@ -14,33 +17,60 @@ constexpr unsigned kInputValues = 0, kInputCodes = 1, kInputValid = 2, kInputSca
 
 llvm::Value* LaneBit(llvm::IRBuilder<>& b, llvm::Value* word, llvm::Value* lane);
 
+// A loop that carries values around its back edge in phis. Every loop of a kernel is one:
+//   Open:   the current block branches to a new `head` block holding the index and carried phis;
+//           the caller emits the body (and, for a loop tested at its head, the test);
+//   Close:  from the current block (the latch) the phis get their next values, and the latch
+//           branches back to `head` while `again` holds (unconditionally when `again` is null:
+//           a loop tested at its head). A loop tested at its latch leaves through `exit`, whose
+//           phis (one incoming each) Close returns.
+class LoopScaffold {
+ public:
+  // `guard`, when given, is tested before the first iteration: false goes straight to the exit
+  // (whose phis then also take the initial values). Only loops tested at their latch take one.
+  static LoopScaffold Open(llvm::IRBuilder<>& b, const char* name, llvm::Value* start,
+                           std::span<llvm::Value* const> carried, llvm::Value* guard = nullptr);
+  llvm::PHINode* index() const { return index_; }
+  llvm::BasicBlock* head() const { return head_; }
+  // The carried values as the body sees them (the head's phis).
+  std::vector<llvm::Value*> carried() const { return {phis_.begin(), phis_.end()}; }
+  // Closes the loop. With `again`: branches to a new exit block and returns the carried values
+  // there. Without: branches back to the head and returns the head's phis (the values a test at
+  // the head leaves with).
+  std::vector<llvm::Value*> Close(llvm::Value* next_index, std::span<llvm::Value* const> updated,
+                                  llvm::Value* again, const char* exit_name = "exit");
+
+ private:
+  explicit LoopScaffold(llvm::IRBuilder<>& b) : b_(&b) {}
+  llvm::IRBuilder<>* b_;
+  llvm::BasicBlock* pre_ = nullptr;
+  llvm::BasicBlock* head_ = nullptr;
+  llvm::BasicBlock* guard_exit_ = nullptr;  // the exit a guard branches to
+  std::vector<llvm::Value*> initial_;
+  llvm::PHINode* index_ = nullptr;
+  std::vector<llvm::PHINode*> phis_;
+};
+
+// A fold's accumulators and layout (jit/codegen_fold.cc).
+struct FoldAccs;
+struct FoldLayout;
+
 class KernelBuilder final : public LowerContext {
  public:
-  KernelBuilder(const ir::SpecializationKey& key, const KernelShape& shape, llvm::Module& m,
-                llvm::IRBuilder<>& b)
-      : LowerContext(b, *key.expr), key_(key), shape_(shape), m_(m), ctx_(m.getContext()) {}
+  KernelBuilder(const CacheKey& key, llvm::Module& m, llvm::IRBuilder<>& b)
+      : LowerContext(b, *key.spec.expr),
+        key_(key.spec),
+        shape_(key.shape),
+        facts_(key.spec.expr->facts()),
+        m_(m),
+        ctx_(m.getContext()) {}
 
+  // A row kernel (jit/codegen_rows.cc).
   Status Build(const std::string& name);
   // The fold kernel of a reduction template (jit/codegen_fold.cc).
   Status BuildFold(const std::string& name);
 
-  void Evidence(llvm::Value* ev) override {
-    auto it = acc_.find(ev->getType()->getIntegerBitWidth());
-    if (it == acc_.end()) {
-      // A lowering reported evidence of another width: normalise to one bit of the narrowest.
-      const unsigned w = acc_.begin()->first;
-      ev = b.CreateZExt(b.CreateICmpNE(ev, llvm::ConstantInt::get(ev->getType(), 0)),
-                        b.getIntNTy(w));
-      it = acc_.find(w);
-    }
-    if (shape_.writes_validity) {
-      // A failing call yields null in rows whose errors are not raised (rows with a null input).
-      llvm::Value* fail = b.CreateICmpNE(ev, Zero(ev));
-      call_fail_ = call_fail_ ? b.CreateOr(call_fail_, fail) : fail;
-    }
-    if (shape_.mask_evidence && row_valid_ != nullptr) ev = b.CreateSelect(row_valid_, ev, Zero(ev));
-    it->second.current = b.CreateOr(it->second.current, ev);
-  }
+  void Evidence(llvm::Value* ev) override;
 
  private:
   struct Input {
@@ -56,23 +86,11 @@ class KernelBuilder final : public LowerContext {
     llvm::MDNode* codes_scope = nullptr;
     llvm::MDNode* valid_scope = nullptr;
   };
-  struct Acc {
-    llvm::PHINode* outer = nullptr;
-    llvm::PHINode* inner = nullptr;
-    llvm::Value* current = nullptr;
-  };
-
   static llvm::Value* Zero(llvm::Value* like) { return llvm::Constant::getNullValue(like->getType()); }
-  bool NeedsLaneValidity() const {
-    return shape_.writes_validity || shape_.mask_evidence || shape_.skip_empty_words;
-  }
 
-  void CollectEvidenceWidths(const ir::Expr& e) {
-    for (const auto& a : e.args()) CollectEvidenceWidths(*a);
-    if (e.is_call() && e.function()->fallible && e.args()[0]->type().id != TypeId::kBool) {
-      acc_.emplace(static_cast<unsigned>(BitWidth(e.args()[0]->type().id)), Acc{});
-    }
-  }
+  // The evidence accumulators' current values, one per width (ascending), and setting them.
+  std::vector<llvm::Value*> EvidenceValues() const;
+  void SetEvidence(std::span<llvm::Value* const> values);
 
   // Loads and stores carry scoped no-alias metadata so the vectorizer needs no runtime checks.
   template <typename Inst>
@@ -85,41 +103,52 @@ class KernelBuilder final : public LowerContext {
     inst->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(ctx_, others));
     return inst;
   }
-  llvm::MDNode* NewScope(const char* what) {
-    llvm::MDNode* s = mdb_->createAnonymousAliasScope(domain_, what);
-    scopes_.push_back(s);
-    return s;
-  }
+  llvm::MDNode* NewScope(const char* what);
+  llvm::Value* FromBits(llvm::Value* bits64, TypeId t);
 
-  llvm::Value* FromBits(llvm::Value* bits64, TypeId t) {
-    llvm::Type* ty = Ty(t);
-    if (t == TypeId::kF64) return b.CreateBitCast(bits64, ty);
-    if (t == TypeId::kF32) return b.CreateBitCast(b.CreateTrunc(bits64, b.getInt32Ty()), ty);
-    return b.CreateTrunc(bits64, ty);
-  }
-
+  // --- shared by row and fold kernels (jit/kernel_builder.cc)
+  llvm::Function* BeginFunction(const std::string& name);
   Status SetUpInputs(llvm::Value* inputs);
   void LoadWordState(llvm::Value* w);
   Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
   Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
-  Status EmitWord(llvm::Value* w, llvm::Value* count, bool constant_count);
-  llvm::Function* BeginFunction(const std::string& name);
-  Status EmitFlatRows(llvm::Value* words);
+  Result<Val> EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status FinishKernel();
 
+  // --- row kernels (jit/codegen_rows.cc)
+  Status EmitWordLoop(llvm::Value* words);
+  Status EmitWord(llvm::Value* w);
+  Status EmitRowLoop(llvm::Value* words);
+  void StoreRowValue(const Val& root, llvm::Value* row, bool bool_as_byte);
+
+  // --- fold kernels (jit/codegen_fold.cc)
+  std::vector<llvm::Value*> FoldCarried(const FoldAccs& accs) const;  // accumulators + evidence
+  void SetFoldCarried(FoldAccs& accs, std::span<llvm::Value* const> values);
+  Status FoldLane(FoldAccs& accs, const FoldLayout& layout, llvm::Value* row, llvm::Value* lane,
+                  llvm::Value* fold_it, int acc_lane, llvm::Value* row_valid, llvm::Value* byte_mask);
+  Status EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows, llvm::Value* mask);
+  Status EmitWordFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* words,
+                      llvm::Value* last_mask);
+  Status EmitFoldHalf(FoldAccs& accs, const FoldLayout& layout, llvm::Value* w, llvm::Value* fold_word,
+                      int h);
+
   const ir::SpecializationKey& key_;
-  KernelShape shape_;
+  const KernelShape shape_;
+  const ir::ExprFacts& facts_;
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
   llvm::Function* fn_ = nullptr;
   llvm::Value* out_values_ = nullptr;
   llvm::Value* out_valid_ = nullptr;
-  std::vector<Input> inputs_;  // referenced columns only
-  std::map<unsigned, Acc> acc_;
-  llvm::Value* row_valid_ = nullptr;       // this lane: every input non-null (nullptr: always)
-  llvm::Value* row_valid_word_ = nullptr;  // this word's AND of input validity
-  llvm::Value* call_fail_ = nullptr;       // the call being lowered failed in this lane (i1)
-  const ir::Expr* wide_call_ = nullptr;    // the call whose exact widened value a fold sums
+  std::vector<Input> inputs_;               // referenced columns only
+  std::map<unsigned, llvm::Value*> evidence_;  // width → this point's accumulated evidence
+  bool stray_evidence_ = false;             // a lowering reported evidence the analysis did not
+                                            // expect (an internal error, reported by Finish)
+  llvm::Value* row_valid_ = nullptr;        // this lane: every input non-null (nullptr: always)
+  llvm::Value* row_valid_word_ = nullptr;   // this word's AND of input validity
+  llvm::Value* call_valid_ = nullptr;       // the strict call being lowered: its arguments' validity
+  llvm::Value* call_fail_ = nullptr;        // the call being lowered failed in this lane (i1)
+  const ir::Expr* wide_call_ = nullptr;     // the call whose exact widened value a fold sums
   std::unique_ptr<llvm::MDBuilder> mdb_;
   llvm::MDNode* domain_ = nullptr;
   std::vector<llvm::MDNode*> scopes_;

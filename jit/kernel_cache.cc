@@ -3,8 +3,27 @@
 
 namespace rowjit::jit {
 
-Result<KernelCache::KernelPtr> KernelCache::GetOrCompile(const CacheKey& key,
-                                                         const CompileFn& compile) {
+size_t CacheKeyHash::operator()(const CacheKey& k) const {
+  const KernelShape& s = k.shape;
+  const uint64_t shape_bits =
+      static_cast<uint64_t>(s.loop) | uint64_t{s.writes_validity} << 2 |
+      uint64_t{s.mask_evidence} << 3 | uint64_t{s.skip_empty_words} << 4 |
+      (s.fold ? static_cast<uint64_t>(*s.fold) + 1 : 0) << 5 | uint64_t{s.fold_keep_nan} << 10 |
+      uint64_t{s.fold_counts_rows} << 11;
+  return k.spec.hash() ^ (shape_bits + 1) * 0x9e3779b97f4a7c15ULL;
+}
+
+std::string CacheKey::ToString() const {
+  std::string out = spec.ToString();
+  if (shape.fold) out += fmt::format(" fold={}", static_cast<int>(*shape.fold));
+  if (shape.writes_validity) out += " kernel=validity";
+  if (shape.skip_empty_words) out += " skip-empty-words";
+  if (shape.loop == KernelLoop::kRows) out += " loop=rows";
+  return out;
+}
+
+Result<KernelCache::Lookup> KernelCache::GetOrCompile(const CacheKey& key,
+                                                      const CompileFn& compile) {
   std::promise<Result<KernelPtr>> promise;
   std::shared_future<Result<KernelPtr>> existing;
   {
@@ -27,7 +46,11 @@ Result<KernelCache::KernelPtr> KernelCache::GetOrCompile(const CacheKey& key,
       }
     }
   }
-  if (existing.valid()) return existing.get();  // waits while another thread compiles it
+  if (existing.valid()) {  // waits while another thread compiles it
+    const Result<KernelPtr>& r = existing.get();
+    if (!r.ok()) return r.error();
+    return Lookup{*r, false};
+  }
   Result<KernelPtr> r = compile();
   promise.set_value(r);
   if (!r.ok()) {
@@ -37,8 +60,9 @@ Result<KernelCache::KernelPtr> KernelCache::GetOrCompile(const CacheKey& key,
       lru_.erase(it->second.lru);
       entries_.erase(it);
     }
+    return std::move(r).TakeError();
   }
-  return r;
+  return Lookup{std::move(r).value(), true};
 }
 
 CacheStats KernelCache::stats() const {

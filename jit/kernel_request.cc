@@ -6,7 +6,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
-#include "jit/engine.h"
+#include "jit/planner.h"
 #include "runtime/builder.h"
 
 namespace rowjit::jit {
@@ -52,13 +52,13 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
   }
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr expr, ir::ParseAndBind(request.expr, schema));
   out.expr = expr;
-  out.key = PlanKernel(expr, std::move(specs), policy, target.name);
+  ROWJIT_ASSIGN_OR_RETURN(out.key, PlanKernel(expr, std::move(specs), policy, target.name));
   out.target = std::move(target);
   return out;
 }
 
 Result<KernelCode> GenerateCode(const PlannedKernel& kernel, bool want_assembly) {
-  return GenerateCode(kernel.key.spec, kernel.key.shape, kernel.target, want_assembly);
+  return GenerateCode(kernel.key, kernel.target, want_assembly);
 }
 
 }  // namespace rowjit::jit

@@ -1,9 +1,11 @@
 // Lowerings of the arithmetic and bitwise row functions (jit layer). Checked integer operations
-// compute the wrapped value as the row's provisional value and report evidence that vectorizes:
-// the sign-bit formula for signed add/sub, the discarded high half of the widened product for
-// unsigned multiply, a range test of the widened product for signed multiply, 32-bit limbs for
-// 64-bit multiply (no <N x i128>, never llvm.*.with.overflow). Division substitutes a safe
-// divisor so nothing traps; 8- to 32-bit division runs in float, where it is exact.
+// compute the wrapped value as the row's provisional value and report evidence that vectorizes,
+// at the element's width: the sign-bit formula for signed add/sub; for 8- to 32-bit multiply the
+// discarded high half of the product at twice the width (unsigned) or that high half XOR the
+// sign fill of the low half (signed; a range test of the widened product on NEON for i32, and
+// when a sum folds the exact product); for 64-bit multiply 32-bit limb products (no <N x i128>,
+// never llvm.*.with.overflow). Division substitutes a safe divisor so nothing traps; 8- to 32-bit
+// division runs in float, where it is exact.
 #include "jit/codegen_internal.h"
 
 namespace rowjit::jit::internal {
@@ -198,6 +200,24 @@ Val Abs(LowerContext& c, std::span<const Val> a) {
   return {b.CreateSelect(b.CreateICmpSLT(x, Const(x, 0)), b.CreateSub(Const(x, 0), x), x)};
 }
 
+// -1, 0 or 1 as two compares and selects (branch-free); a float NaN passes through.
+Val Sign(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value* x = a[0].v;
+  llvm::Type* ty = x->getType();
+  if (IsFloat(c.arg_type(0))) {
+    llvm::Value* s = b.CreateSelect(b.CreateFCmpOGT(x, llvm::ConstantFP::get(ty, 0.0)),
+                                    llvm::ConstantFP::get(ty, 1.0),
+                                    b.CreateSelect(b.CreateFCmpOLT(x, llvm::ConstantFP::get(ty, 0.0)),
+                                                   llvm::ConstantFP::get(ty, -1.0), llvm::ConstantFP::get(ty, 0.0)));
+    return {b.CreateSelect(b.CreateFCmpUNO(x, x), x, s)};
+  }
+  if (!IsSignedInt(c.arg_type(0))) return {b.CreateZExt(b.CreateICmpNE(x, Const(x, 0)), ty)};
+  llvm::Value* positive = b.CreateZExt(b.CreateICmpSGT(x, Const(x, 0)), ty);
+  llvm::Value* negative = b.CreateZExt(b.CreateICmpSLT(x, Const(x, 0)), ty);
+  return {b.CreateSub(positive, negative)};
+}
+
 template <bool kMax>
 Val MinMax(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
@@ -239,7 +259,8 @@ const Lowering kLowerings[] = {
     {"add", Add},           {"sub", Sub},           {"mul", Mul},
     {"wrapping_add", WrappingAdd}, {"wrapping_sub", WrappingSub}, {"wrapping_mul", WrappingMul},
     {"div", Div},           {"mod", Mod},           {"neg", Neg},
-    {"abs", Abs},           {"min", MinMax<false>}, {"max", MinMax<true>},
+    {"abs", Abs},           {"sign", Sign},         {"min", MinMax<false>},
+    {"max", MinMax<true>},
     {"bit_and", BitAnd},    {"bit_or", BitOr},      {"bit_xor", BitXor},
     {"bit_not", BitNot},    {"shl", Shift<true>},   {"shr", Shift<false>},
 };

@@ -1,6 +1,9 @@
 // Error formatting (runtime layer).
 #include "runtime/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace rowjit {
 
 std::string_view ErrorCodeName(ErrorCode code) {
@@ -22,5 +25,14 @@ std::string Error::ToString() const {
   if (!message_.empty()) out += fmt::format(": {}", message_);
   return out;
 }
+
+namespace internal {
+
+void DieOnBadAccess(std::string_view what) {
+  std::fprintf(stderr, "rowjit: bad Result access: %.*s\n", static_cast<int>(what.size()), what.data());
+  std::abort();
+}
+
+}  // namespace internal
 
 }  // namespace rowjit

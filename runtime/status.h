@@ -59,6 +59,11 @@ Error MakeError(ErrorCode code, fmt::format_string<Args...> format, Args&&... ar
   return Error(code, fmt::format(format, std::forward<Args>(args)...));
 }
 
+namespace internal {
+// Prints `what` and aborts: a Result read the wrong way (a programmer error, never bad input).
+[[noreturn]] void DieOnBadAccess(std::string_view what);
+}  // namespace internal
+
 // Success, or one Error. Cheap to return when OK (a null pointer).
 class [[nodiscard]] Status {
  public:
@@ -75,8 +80,14 @@ class [[nodiscard]] Status {
 
   static Status OK() { return Status(); }
   bool ok() const { return error_ == nullptr; }
-  const Error& error() const { return *error_; }
-  Error&& TakeError() && { return std::move(*error_); }
+  const Error& error() const {
+    if (ok()) internal::DieOnBadAccess("error() on an OK Status");
+    return *error_;
+  }
+  Error&& TakeError() && {
+    if (ok()) internal::DieOnBadAccess("TakeError() on an OK Status");
+    return std::move(*error_);
+  }
   std::string ToString() const { return ok() ? "OK" : error_->ToString(); }
   const Status& status() const { return *this; }  // lets ROWJIT_RETURN_NOT_OK take both kinds
 
@@ -103,20 +114,35 @@ class [[nodiscard]] Result {
                             : std::variant<T, Error>(std::move(other).TakeError())) {}
 
   bool ok() const { return storage_.index() == 0; }
-  const Error& error() const { return std::get<1>(storage_); }
+  const Error& error() const {
+    if (ok()) internal::DieOnBadAccess("error() on a Result that holds a value");
+    return *std::get_if<1>(&storage_);
+  }
   Status status() const { return ok() ? Status() : Status(error()); }
 
-  const T& value() const& { return std::get<0>(storage_); }
-  T& value() & { return std::get<0>(storage_); }
-  T&& value() && { return std::get<0>(std::move(storage_)); }
+  // The value; only after ok() says there is one. Asking an error for its value is a
+  // programmer error: it stops the process with the error's text (never an exception through an
+  // API that promises not to throw).
+  const T& value() const& { return *CheckedValue(); }
+  T& value() & { return *CheckedValue(); }
+  T&& value() && { return std::move(*CheckedValue()); }
   const T& operator*() const& { return value(); }
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
 
-  Error&& TakeError() && { return std::get<1>(std::move(storage_)); }
+  Error&& TakeError() && {
+    if (ok()) internal::DieOnBadAccess("TakeError() on a Result that holds a value");
+    return std::move(*std::get_if<1>(&storage_));
+  }
 
  private:
+  T* CheckedValue() {
+    if (!ok()) internal::DieOnBadAccess(std::get_if<1>(&storage_)->ToString());
+    return std::get_if<0>(&storage_);
+  }
+  const T* CheckedValue() const { return const_cast<Result*>(this)->CheckedValue(); }
+
   std::variant<T, Error> storage_;
 };
 

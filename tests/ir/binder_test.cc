@@ -106,7 +106,12 @@ TEST(Catalog, EveryFunctionHasSemanticsAndTypeRule) {
     EXPECT_NE(f->type_rule, nullptr) << f->name;
     EXPECT_EQ(FindFunction(f->name), f) << f->name;
   }
-  EXPECT_EQ(FindFunction("checked_mul"), FindFunction("mul"));
+  // The alias finds the canonical function (and not two nullptrs that compare equal).
+  const Function* mul = FindFunction("mul");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->name, "mul");
+  EXPECT_EQ(FindFunction("checked_mul"), mul);
+  EXPECT_EQ(FindFunction("no_such_function"), nullptr);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/binder.h"
+#include "support/assert_ok.h"
 #include "support/random_data.h"
 
 namespace rowjit::ir {
@@ -37,7 +38,8 @@ TEST(Parser, PrecedenceAndCanonicalForm) {
 }
 
 TEST(Parser, RoundTripOverGeneratedCorpus) {
-  const Schema schema = *ParseSchema("a:i32?, b:i32, c:u8, d:f64?, e:bool?, f:i64, g:f32, h:u64?");
+  ASSERT_OK_AND_ASSIGN(const Schema schema,
+                       ParseSchema("a:i32?, b:i32, c:u8, d:f64?, e:bool?, f:i64, g:f32, h:u64?"));
   for (uint64_t seed = 0; seed < 2000; ++seed) {
     std::mt19937_64 rng(seed);
     const TypeId want = kAllTypeIds[rng() % std::size(kAllTypeIds)];
@@ -46,14 +48,15 @@ TEST(Parser, RoundTripOverGeneratedCorpus) {
     ASSERT_TRUE(e.ok()) << "seed " << seed << ": " << text << ": " << e.error().ToString();
     const std::string printed = (*e)->ToString();
     auto again = Parse(printed);
-    ASSERT_TRUE(again.ok()) << "seed " << seed << ": " << printed;
+    ASSERT_TRUE(again.ok()) << "seed " << seed << ": " << printed << ": " << again.error().ToString();
     EXPECT_TRUE((*again)->Equals(**e)) << "seed " << seed << ": " << text << " -> " << printed;
     EXPECT_EQ((*again)->ToString(), printed) << "seed " << seed;
     // Bound trees print with typed literals and parse back to the same bound tree.
     auto bound = Bind(*e, schema);
     ASSERT_TRUE(bound.ok()) << "seed " << seed << ": " << text << ": " << bound.error().ToString();
     auto rebound = ParseAndBind((*bound)->ToString(), schema);
-    ASSERT_TRUE(rebound.ok()) << "seed " << seed << ": " << (*bound)->ToString();
+    ASSERT_TRUE(rebound.ok()) << "seed " << seed << ": " << (*bound)->ToString() << ": "
+                              << rebound.error().ToString();
     EXPECT_TRUE((*rebound)->Equals(**bound)) << "seed " << seed << ": " << (*bound)->ToString();
   }
 }

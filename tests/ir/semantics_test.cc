@@ -9,6 +9,7 @@
 #include "ir/function.h"
 #include "ir/reference.h"
 #include "runtime/builder.h"
+#include "support/assert_ok.h"
 
 namespace rowjit::ir {
 namespace {
@@ -67,7 +68,7 @@ std::string Outcome(const Result<Scalar>& r) {
 // Evaluates over a one-row batch, and folds the same call with the values as literals.
 void Check(const Case& c) {
   SCOPED_TRACE(std::string(c.expr) + " with " + c.values);
-  const Schema schema = *ParseSchema(c.schema);
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
   const auto values = Split(c.values);
   ASSERT_EQ(values.size(), schema.fields.size());
   std::vector<ArrayPtr> columns;
@@ -133,6 +134,15 @@ const Case kArithmetic[] = {
     {"abs(x)", "x:i64", "-9223372036854775808", "error:overflow"},
     {"abs(x)", "x:i64", "-5", "5:i64"},
     {"abs(x)", "x:f64", "-0.0", "0.0:f64"},
+    {"sign(x)", "x:i8", "-128", "-1:i8"},
+    {"sign(x)", "x:i32", "0", "0:i32"},
+    {"sign(x)", "x:i64", "9223372036854775807", "1:i64"},
+    {"sign(x)", "x:u8", "255", "1:u8"},
+    {"sign(x)", "x:u64", "0", "0:u64"},
+    {"sign(x)", "x:f64", "-0.0", "0.0:f64"},
+    {"sign(x)", "x:f64", "-inf", "-1.0:f64"},
+    {"sign(x)", "x:f32", "0.001", "1.0:f32"},
+    {"sign(x)", "x:f64", "nan", "nan:f64"},
     {"min(x, y)", "x:f64, y:f64", "nan; 1", "1.0:f64"},
     {"max(x, y)", "x:f64, y:f64", "nan; 1", "nan:f64"},
     {"min(x, y)", "x:f64, y:f64", "-0.0; 0.0", "-0.0:f64"},
@@ -260,8 +270,10 @@ TEST(Semantics, EveryFunctionHasATableRow) {
                      std::span<const Case>(kCast), std::span<const Case>(kNullAware),
                      std::span<const Case>(kFloat)}) {
     for (const Case& c : table) {
-      auto bound = ParseAndBind(c.expr, *ParseSchema(c.schema));
-      if (bound.ok() && (*bound)->is_call()) used.insert((*bound)->name());
+      ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
+      ASSERT_OK_AND_ASSIGN(ExprPtr bound, ParseAndBind(c.expr, schema));
+      ASSERT_TRUE(bound->is_call()) << c.expr;
+      used.insert(std::string(bound->name()));
     }
   }
   for (const Function* f : AllFunctions()) {

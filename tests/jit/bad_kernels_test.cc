@@ -5,6 +5,7 @@
 
 #include "jit/gate_report.h"
 #include "jit/gates.h"
+#include "support/assert_ok.h"
 
 namespace rowjit::jit {
 namespace {
@@ -145,28 +146,27 @@ exit:
 )ir";
 
 struct Checked {
+  GateContext context;
   KernelCode code;
   KernelReport report;
   GateResult result;
   std::string text;
 };
 
-Checked CheckIr(const char* ir, std::vector<int> evidence_widths) {
-  auto target = ResolveTarget("x86-64-v3");
-  EXPECT_TRUE(target.ok());
-  auto code = OptimizeIr(ir, "bad_kernel", *target);
-  EXPECT_TRUE(code.ok()) << code.status().ToString();
-  auto report = InspectCode(*code);
-  EXPECT_TRUE(report.ok()) << report.status().ToString();
-  GateContext context;
+// Optimizes, inspects and checks a hand-written module for x86-64-v3 with no exceptions. Call
+// through ASSERT_NO_FATAL_FAILURE: a module that does not optimize or inspect stops the test.
+void CheckIr(const char* ir, std::vector<int> evidence_widths, Checked* out) {
+  ASSERT_OK_AND_ASSIGN(TargetSpec target, ResolveTarget("x86-64-v3"));
+  ASSERT_OK_AND_ASSIGN(out->code, OptimizeIr(ir, "bad_kernel", target));
+  ASSERT_OK_AND_ASSIGN(out->report, InspectCode(out->code));
+  GateContext& context = out->context;
   context.kernel = "bad_kernel";
-  context.target = target->name;
-  context.triple = target->triple;
+  context.target = target.name;
+  context.triple = target.triple;
   context.tags = {"bad_kernel"};
   context.evidence_widths = std::move(evidence_widths);
-  Checked out{*code, *report, CheckKernel(*report, context, {}), ""};
-  for (const Violation& v : out.result.violations) out.text += FormatViolationText(v);
-  return out;
+  out->result = CheckKernel(out->report, context, {});
+  for (const Violation& v : out->result.violations) out->text += FormatViolationText(v);
 }
 
 const Violation* Find(const Checked& c, std::string_view rule) {
@@ -184,7 +184,8 @@ bool AnyLineHas(const Violation& v, std::string_view text) {
 }
 
 TEST(BadKernels, UnsignedMulWithOverflowIntrinsicIsRejected) {
-  Checked c = CheckIr(kUnsignedMulWithOverflowIntrinsic, {8});
+  Checked c;
+  ASSERT_NO_FATAL_FAILURE(CheckIr(kUnsignedMulWithOverflowIntrinsic, {8}, &c));
   SCOPED_TRACE(c.code.optimized_ir);
   EXPECT_FALSE(c.result.passed());
   const Violation* v = Find(c, kRuleNoOverflowIntrinsic);
@@ -195,7 +196,8 @@ TEST(BadKernels, UnsignedMulWithOverflowIntrinsicIsRejected) {
 }
 
 TEST(BadKernels, I64AccumulatorForU8DataIsRejected) {
-  Checked c = CheckIr(kU8MulWithI64Accumulator, {8});
+  Checked c;
+  ASSERT_NO_FATAL_FAILURE(CheckIr(kU8MulWithI64Accumulator, {8}, &c));
   SCOPED_TRACE(c.code.optimized_ir);
   EXPECT_FALSE(c.result.passed());
   const Violation* v = Find(c, kRuleEvidenceVectorOr);
@@ -207,7 +209,8 @@ TEST(BadKernels, I64AccumulatorForU8DataIsRejected) {
 }
 
 TEST(BadKernels, I64MulWidenedToI128IsRejected) {
-  Checked c = CheckIr(kI64MulWidenedToI128, {});
+  Checked c;
+  ASSERT_NO_FATAL_FAILURE(CheckIr(kI64MulWidenedToI128, {}, &c));
   SCOPED_TRACE(c.code.optimized_ir);
   EXPECT_FALSE(c.result.passed());
   const Violation* v = Find(c, kRuleNoI128);
@@ -217,9 +220,12 @@ TEST(BadKernels, I64MulWidenedToI128IsRejected) {
 
 TEST(BadKernels, TheSameKernelDoneRightPasses) {
   // The control: u8 multiply with the high half as evidence in an i8 accumulator.
-  Checked c = CheckIr(kU8MulDoneRight, {8});
+  Checked c;
+  ASSERT_NO_FATAL_FAILURE(CheckIr(kU8MulDoneRight, {8}, &c));
   SCOPED_TRACE(c.code.optimized_ir);
   EXPECT_TRUE(c.result.passed()) << c.text;
+  EXPECT_TRUE(c.result.violations.empty()) << c.text;  // passed by itself, not by an exception
+  ASSERT_NE(c.report.MainLoop(), nullptr);
   bool or_i8 = false;
   for (const ReductionInfo& r : c.report.reductions) {
     or_i8 = or_i8 || (r.feeds_return && r.op == "or" && r.element_bits == 8);
@@ -228,37 +234,67 @@ TEST(BadKernels, TheSameKernelDoneRightPasses) {
 }
 
 TEST(BadKernels, AViolationNamesRuleKernelAndLines) {
-  Checked c = CheckIr(kI64MulWidenedToI128, {});
+  Checked c;
+  ASSERT_NO_FATAL_FAILURE(CheckIr(kI64MulWidenedToI128, {}, &c));
   ASSERT_FALSE(c.result.violations.empty());
-  const std::string text = FormatViolationText(c.result.violations.front());
-  EXPECT_NE(text.find(c.result.violations.front().rule), std::string::npos);
-  EXPECT_NE(text.find("%"), std::string::npos) << text;  // an IR line
+  const Violation& v = c.result.violations.front();
+  const std::string text = FormatViolationText(v);
+  EXPECT_NE(text.find(std::string(kRuleNoI128) + ": "), std::string::npos) << text;
+  ASSERT_FALSE(v.lines.empty());
+  for (const std::string& line : v.lines) {
+    EXPECT_NE(line.find("i128"), std::string::npos) << line;  // the offending instructions
+    EXPECT_NE(text.find(line), std::string::npos) << text << "\nlacks " << line;
+  }
+  // The kernel is named where its violations are printed: the check's text (what `rowjit check`
+  // prints) starts with it and lists the violation under it.
+  KernelCheck check;
+  check.context = c.context;
+  check.code = c.code;
+  check.report = c.report;
+  check.result = c.result;
+  const std::string full = FormatCheckText(check);
+  EXPECT_EQ(full.rfind("kernel  bad_kernel\n", 0), 0u) << full;
+  EXPECT_NE(full.find(text), std::string::npos) << full;
 }
 
 TEST(BadKernels, ExceptionsExcuseByRuleKernelAndTarget) {
-  auto target = ResolveTarget("x86-64-v3");
-  ASSERT_TRUE(target.ok());
-  auto code = OptimizeIr(kI64MulWidenedToI128, "bad_kernel", *target);
-  ASSERT_TRUE(code.ok());
-  auto report = InspectCode(*code);
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK_AND_ASSIGN(TargetSpec target, ResolveTarget("x86-64-v3"));
+  ASSERT_OK_AND_ASSIGN(KernelCode code, OptimizeIr(kI64MulWidenedToI128, "bad_kernel", target));
+  ASSERT_OK_AND_ASSIGN(KernelReport report, InspectCode(code));
   GateContext context{"bad_kernel", "x86-64-v3", "x86_64-unknown-linux-gnu", {"mul:i64"}, {}};
-  auto exceptions = ParseGateExceptions("no-i128 | mul:i64 | x86_64-* | a reason long enough here\n");
-  ASSERT_TRUE(exceptions.ok());
-  EXPECT_TRUE(CheckKernel(*report, context, *exceptions).passed());
-  auto other_target = ParseGateExceptions("no-i128 | mul:i64 | aarch64* | a reason long enough here\n");
-  EXPECT_FALSE(CheckKernel(*report, context, *other_target).passed());
-  auto other_rule = ParseGateExceptions("no-overflow-intrinsic | mul:i64 | * | a reason long enough\n");
-  EXPECT_FALSE(CheckKernel(*report, context, *other_rule).passed());
+  // Without exceptions the kernel fails on no-i128 (and on that rule only, so that each case
+  // below changes one thing about the one exception that would excuse it).
+  const GateResult bare = CheckKernel(report, context, {});
+  ASSERT_FALSE(bare.passed());
+  for (const Violation& v : bare.violations) EXPECT_EQ(v.rule, kRuleNoI128) << FormatViolationText(v);
+  // Rule, kernel tag and target (here by triple) all match: excused, and the violation is still
+  // listed with the exception that allows it.
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<GateException> exceptions,
+      ParseGateExceptions("no-i128 | mul:i64 | x86_64-* | a reason long enough here\n"));
+  const GateResult excused = CheckKernel(report, context, exceptions);
+  EXPECT_TRUE(excused.passed());
+  ASSERT_EQ(excused.violations.size(), bare.violations.size());
+  for (const Violation& v : excused.violations) EXPECT_EQ(v.exception, &exceptions[0]);
+  // The same exception with any one of the three changed excuses nothing.
+  for (const char* text : {"no-i128 | mul:i64 | aarch64* | a reason long enough here\n",
+                           "no-i128 | mul:i32 | x86_64-* | a reason long enough here\n",
+                           "no-overflow-intrinsic | mul:i64 | x86_64-* | a reason long enough\n"}) {
+    ASSERT_OK_AND_ASSIGN(std::vector<GateException> other, ParseGateExceptions(text));
+    const GateResult r = CheckKernel(report, context, other);
+    EXPECT_FALSE(r.passed()) << text;
+    EXPECT_EQ(r.failures(), bare.failures()) << text;
+  }
 }
 
 TEST(BadKernels, IrThatDoesNotParseIsAnInputError) {
-  auto target = ResolveTarget("x86-64-v3");
-  ASSERT_TRUE(target.ok());
-  auto code = OptimizeIr("define i64 @bad_kernel( {", "bad_kernel", *target);
+  ASSERT_OK_AND_ASSIGN(TargetSpec target, ResolveTarget("x86-64-v3"));
+  auto code = OptimizeIr("define i64 @bad_kernel( {", "bad_kernel", target);
   ASSERT_FALSE(code.ok());
   EXPECT_EQ(code.error().code(), ErrorCode::kInvalidInput);
-  EXPECT_FALSE(InspectIr("not ir", "f").ok());
+  auto inspected = InspectIr("not ir", "f");
+  ASSERT_FALSE(inspected.ok());
+  EXPECT_EQ(inspected.error().code(), ErrorCode::kInvalidInput);
 }
 
 }  // namespace

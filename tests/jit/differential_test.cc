@@ -6,6 +6,7 @@
 #include "ir/binder.h"
 #include "ir/reference.h"
 #include "jit/engine.h"
+#include "jit/planner.h"
 #include "runtime/random.h"
 #include "support/random_data.h"
 
@@ -136,13 +137,75 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
 }
 
 TEST(Differential, RandomExpressionsAgainstReference) {
-  auto engine = std::move(Engine::Make()).value();
-  const Totals t = RunDifferential(*engine, 1, 100, 200, 4);
-  std::printf("differential: %lld cases (%lld reference errors), %lld failures, %lld kernels compiled\n",
-              static_cast<long long>(t.cases), static_cast<long long>(t.errors),
-              static_cast<long long>(t.failures), static_cast<long long>(engine->cache_stats().compiles));
+  auto engine = Engine::Make();
+  ASSERT_TRUE(engine.ok()) << engine.error().ToString();
+  const Totals t = RunDifferential(**engine, 1, 100, 200, 4);
   EXPECT_EQ(t.failures, 0);
   EXPECT_GE(t.cases, 20000);
+  EXPECT_GE(t.errors, 100);  // the random inputs reach the error paths too
+}
+
+// Whether every referenced input is flat (no batch constant, dictionary or byte-bool): then the
+// batch is what a schema describes.
+bool AllFlat(const std::vector<ArrayPtr>& columns, const std::vector<int>& refs) {
+  for (int c : refs) {
+    if (columns[c]->encoding() != Encoding::kPrimitive && columns[c]->encoding() != Encoding::kBool) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The engine runs the kernel the planner names: over random expressions and batches (every
+// policy, encodings, nulls, offsets, lengths), the kernel in EvalReport is the one PlanKernel
+// names for the same batch; and for flat batches it is the one PlanKernel names from the inputs'
+// descriptions, which is what `rowjit ir`, `check` and the catalog gate inspect. A fresh engine
+// per expression: policy auto is compared on its first evaluation, before any retry pressure.
+TEST(Differential, EngineRunsTheKernelThePlannerNames) {
+  const Schema schema = WideSchema();
+  int compared = 0, from_specs = 0, without_kernel = 0;
+  for (uint64_t seed = 500; seed < 540; ++seed) {
+    auto engine = Engine::Make();
+    ASSERT_TRUE(engine.ok()) << engine.error().ToString();
+    std::mt19937_64 rng(seed);
+    const std::string text = testing::RandomExpression(kAllTypeIds[rng() % std::size(kAllTypeIds)],
+                                                       schema, 1 + static_cast<int>(rng() % 3), rng);
+    auto expr = ir::ParseAndBind(text, schema);
+    ASSERT_TRUE(expr.ok()) << text << ": " << expr.error().ToString();
+    const auto refs = ir::ReferencedColumns(**expr);
+    for (int k = 0; k < 25; ++k) {
+      Case c{kLengths[rng() % std::size(kLengths)], kDensities[rng() % std::size(kDensities)],
+             kOffsets[rng() % std::size(kOffsets)],
+             k == 0 ? ir::Policy::kAuto : kPolicies[1 + rng() % (std::size(kPolicies) - 1)], rng() % 2 == 0};
+      std::string layout;
+      const auto columns = MakeColumns(schema, refs, c, rng, &layout);
+      EvalReport report;
+      (void)(*engine)->Evaluate(*expr, columns, c.length, EvalOptions{c.policy}, &report);
+      const std::string where = fmt::format("seed {} case {}: {}\n  {}\n  inputs:{}", seed, k,
+                                            (*expr)->ToString(), Describe(c), layout);
+      auto planned = PlanKernel(*expr, columns, c.length, c.policy);
+      if (!report.kernel) {
+        EXPECT_FALSE(planned.ok()) << where << "\n  ran no kernel, planned " << planned->ToString();
+        ++without_kernel;
+        continue;
+      }
+      ASSERT_TRUE(planned.ok()) << where << "\n  " << planned.error().ToString();
+      EXPECT_EQ(*report.kernel, *planned) << where << "\n  ran " << report.kernel->ToString()
+                                          << "\n  planned " << planned->ToString();
+      ++compared;
+      if (!AllFlat(columns, refs)) continue;
+      std::vector<ir::InputSpec> specs(columns.size());
+      for (int col : refs) specs[col] = ir::DescribeInput(*columns[col]);
+      auto described = PlanKernel(*expr, specs, c.policy);
+      ASSERT_TRUE(described.ok()) << where << "\n  " << described.error().ToString();
+      EXPECT_EQ(*report.kernel, *described) << where << "\n  ran " << report.kernel->ToString()
+                                            << "\n  described " << described->ToString();
+      ++from_specs;
+    }
+  }
+  EXPECT_GE(compared, 500);
+  EXPECT_GE(from_specs, 200);
+  EXPECT_GE(without_kernel, 20);  // empty, constant and null-constant batches are covered
 }
 
 }  // namespace

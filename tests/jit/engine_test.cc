@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/parser.h"
 #include "ir/reference.h"
@@ -81,7 +82,7 @@ TEST(Engine, DenseRetryRerunsOverValidRows) {
   auto out = engine->Evaluate(expr, cols, 3, EvalOptions{ir::Policy::kDenseRetry}, &report);
   ASSERT_TRUE(out.ok()) << out.error().ToString();
   EXPECT_EQ((*out)->ToString(), "[10, null, 21]");
-  EXPECT_EQ(report.strategy, "dense-retry");
+  EXPECT_EQ(report.strategy, Strategy::kDenseRetry);
   EXPECT_TRUE(report.retried);
   EXPECT_FALSE(report.cold_pass);
 }
@@ -109,7 +110,7 @@ TEST(Engine, AutoFallsBackToValidOnlyWhileRowsBehindNullsKeepFailing) {
     ASSERT_TRUE(out.ok()) << out.error().ToString();
     EXPECT_EQ((*out)->ToString(), "[10, null, 21]");
     EXPECT_FALSE(report.cold_pass);
-    strategies.push_back(report.strategy + (report.retried ? "+retried" : ""));
+    strategies.push_back(std::string(StrategyName(report.strategy)) + (report.retried ? "+retried" : ""));
   };
   run(clean);    // nothing behind the null fails: dense, no retry
   run(garbage);  // evidence behind the null: retried
@@ -129,7 +130,7 @@ TEST(Engine, ConstantsAndNullConstants) {
                                      *ConstantArray::Make(Scalar::Of<int32_t>(7), 4)};
   auto out = engine->Evaluate(expr, all_const, 4, {}, &report);
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(report.strategy, "constant");
+  EXPECT_EQ(report.strategy, Strategy::kConstant);
   EXPECT_EQ((*out)->encoding(), Encoding::kConstant);
   EXPECT_EQ((*out)->ToString(), "[43, 43, 43, 43]");
 
@@ -137,7 +138,7 @@ TEST(Engine, ConstantsAndNullConstants) {
                                       Col(kI32, "[1, 2, 3]")};
   out = engine->Evaluate(expr, null_const, 3, {}, &report);
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(report.strategy, "null-constant");
+  EXPECT_EQ(report.strategy, Strategy::kNullConstant);
   EXPECT_EQ((*out)->ToString(), "[null, null, null]");
 
   // A batch constant in one argument: read at stride 0 by the kernel.
@@ -240,11 +241,65 @@ TEST(Engine, CompileTimesAreReported) {
   for (const char* t : {"a * b + c", "a * b + c < d", "(a + b) * (c - d)"}) {
     EvalReport report;
     ASSERT_TRUE(engine->Evaluate(*ir::ParseAndBind(t, schema), batch, {}, &report).ok());
-    EXPECT_GT(report.compile_ms, 0.0);
-    std::printf("compile %-22s %.2f ms\n", t, report.compile_ms);
+    EXPECT_TRUE(report.compiled) << t;
+    EXPECT_GT(report.compile_ms, 0.0) << t;
     ASSERT_TRUE(engine->Evaluate(*ir::ParseAndBind(t, schema), batch, {}, &report).ok());
-    EXPECT_EQ(report.compile_ms, 0.0);  // a cache hit
+    EXPECT_FALSE(report.compiled) << t;  // a cache hit
+    EXPECT_EQ(report.compile_ms, 0.0) << t;
   }
+}
+
+// Under concurrency each call says whether it compiled: of many threads evaluating one new
+// expression at once, exactly one compiled it, and only that one reports a compile time.
+TEST(Engine, ExactlyOneConcurrentCallReportsTheCompile) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
+  auto batch = *RandomBatch(schema, 256, 1.0, 5);
+  for (int round = 0; round < 3; ++round) {
+    auto expr = *ir::ParseAndBind(fmt::format("a * b + c * {}", round + 2), schema);
+    constexpr int kThreads = 8;
+    std::vector<EvalReport> reports(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] { ASSERT_TRUE(engine->Evaluate(expr, batch, {}, &reports[t]).ok()); });
+    }
+    for (auto& th : threads) th.join();
+    int compiled = 0;
+    for (const EvalReport& r : reports) {
+      compiled += r.compiled;
+      EXPECT_EQ(r.compile_ms > 0, r.compiled);
+    }
+    EXPECT_EQ(compiled, 1) << "round " << round;
+  }
+}
+
+// A strict call whose argument is null (a null literal under a null-aware function) is never
+// evaluated: its placeholder input must not fail (`a / null` and `a % null` are null, not a
+// division by zero), in validity kernels and in folds.
+TEST(Engine, StrictCallsOverNullArgumentsDoNotFail) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32");
+  auto batch = *RandomBatch(schema, 1000, 1.0, 3);
+  for (const char* t : {"a / if(a > 0, a, null:i32)", "a % if(a > 0, a, null:i32)",
+                        "cast(if(a > 100, a, null:i32) - 1:i32, u8)"}) {
+    auto expr = *ir::ParseAndBind(t, schema);
+    auto ref = ir::EvaluateReference(*expr, batch.columns, batch.length);
+    EvalReport report;
+    auto out = engine->Evaluate(expr, batch, {}, &report);
+    ASSERT_EQ(out.ok(), ref.ok()) << t << ": " << (out.ok() ? ref.error().ToString() : out.error().ToString());
+    if (out.ok()) {
+      EXPECT_EQ((*out)->ToString(), (*ref)->ToString()) << t;
+    } else {
+      EXPECT_EQ(out.error().ToString(), ref.error().ToString()) << t;
+    }
+    EXPECT_EQ(report.strategy, Strategy::kValidity) << t;
+  }
+  auto agg = *ir::ParseAndBindAggregate("sum(a / if(a > 0, a, null:i32))", schema);
+  auto got = engine->Aggregate(agg, batch.columns, batch.length);
+  auto want = ir::EvaluateAggregateReference(agg, batch.columns, batch.length);
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  ASSERT_TRUE(want.ok()) << want.error().ToString();
+  EXPECT_EQ(*got, *want);
 }
 
 }  // namespace

@@ -153,9 +153,16 @@ TEST(Fold, ExpressionsMatchReference) {
                                      rng() % 2 ? ValueMode::kMixed : ValueMode::kModerate}, rng);
         }
       }
-      auto jit = engine->Aggregate(*agg, cols, length);
+      EvalReport report;
+      auto jit = engine->Aggregate(*agg, cols, length, &report);
       auto ref = ir::EvaluateAggregateReference(*agg, cols, length);
       ++cases;
+      // The engine ran the fold kernel the planner names for these inputs.
+      auto planned = PlanFold(*agg, cols, length);
+      ASSERT_TRUE(planned.ok()) << planned.error().ToString();
+      ASSERT_TRUE(report.kernel.has_value());
+      EXPECT_EQ(*report.kernel, *planned) << "seed " << seed << ": ran " << report.kernel->ToString()
+                                          << ", planned " << planned->ToString();
       ASSERT_EQ(Text(jit, agg->kind), Text(ref, agg->kind))
           << "seed " << seed << " case " << k << ": " << agg->ToString() << " length " << length;
     }

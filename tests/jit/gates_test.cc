@@ -2,27 +2,42 @@
 // from the clock (tests for jit/inspect, jit/gates, jit/gate_catalog).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "ir/function.h"
 #include "jit/gate_catalog.h"
 #include "jit/gate_report.h"
 #include "jit/gates.h"
+#include "support/assert_ok.h"
 
 namespace rowjit::jit {
 namespace {
 
-KernelCheck MustCheck(const KernelRequest& request) {
+// Plans, generates and checks one kernel; an error names the request. Tests take the result
+// with ASSERT_OK_AND_ASSIGN, so a failed plan or check stops the test with its error.
+Result<KernelCheck> CheckRequest(const KernelRequest& request) {
+  auto named = [&](const Error& e) {
+    return Error(e.code(), fmt::format("{} [{}] on {}: {}", request.expr, request.schema,
+                                       request.target, e.ToString()));
+  };
   auto planned = PlanRequest(request);
-  EXPECT_TRUE(planned.ok()) << request.expr << " " << request.schema << ": "
-                            << planned.status().ToString();
+  if (!planned.ok()) return named(planned.error());
   auto check = CheckPlanned(*planned);
-  EXPECT_TRUE(check.ok()) << request.expr << " " << request.schema << ": "
-                          << check.status().ToString();
-  return *check;
+  if (!check.ok()) return named(check.error());
+  return check;
 }
 
 std::string Explain(const KernelCheck& check) { return FormatCheckText(check); }
+
+const Violation* Find(const GateResult& result, std::string_view rule) {
+  for (const Violation& v : result.violations) {
+    if (v.rule == rule) return &v;
+  }
+  return nullptr;
+}
 
 // The dense kernels of the catalog over non-null flat inputs: one per function and type.
 std::vector<CatalogKernel> DenseFlatKernels() {
@@ -43,8 +58,8 @@ TEST(Gates, FallibleNarrowIntegerKernelsReduceEvidenceInVectorsOfTheElementWidth
   for (const CatalogKernel& k : DenseFlatKernels()) {
     const ir::Function* f = ir::FindFunction(k.function);
     ASSERT_NE(f, nullptr);
-    if (!f->fallible) continue;
-    KernelCheck check = MustCheck(k.request);
+    if (!f->fallible()) continue;
+    ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest(k.request));
     const TypeId arg = check.kernel.expr->args()[0]->type().id;
     if (!IsNarrowInteger(arg)) continue;
     SCOPED_TRACE(Explain(check));
@@ -71,7 +86,7 @@ TEST(Gates, FallibleNarrowIntegerKernelsReduceEvidenceInVectorsOfTheElementWidth
 TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
   std::set<std::string> functions;
   for (const CatalogKernel& k : DenseFlatKernels()) {
-    KernelCheck check = MustCheck(k.request);
+    ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest(k.request));
     SCOPED_TRACE(Explain(check));
     for (const Violation& v : check.result.violations) {
       EXPECT_NE(v.exception, nullptr) << check.context.kernel << ": " << FormatViolationText(v);
@@ -96,7 +111,7 @@ TEST(Gates, ReductionTemplatesKeepVectorAccumulators) {
   std::set<std::string> names;
   for (const CatalogKernel& k : CatalogKernels("native")) {
     if (k.function.rfind("fold:", 0) != 0) continue;
-    KernelCheck check = MustCheck(k.request);
+    ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest(k.request));
     SCOPED_TRACE(Explain(check));
     EXPECT_TRUE(check.context.reduction_template) << check.context.kernel;
     for (const Violation& v : check.result.violations) {
@@ -111,7 +126,7 @@ TEST(Gates, ReductionTemplatesKeepVectorAccumulators) {
   EXPECT_GT(folds, 150);
   EXPECT_GT(carried, folds / 2);
   for (const char* schema : {"a:i32", "a:i32?"}) {
-    KernelCheck check = MustCheck({"sum(a)", schema, {}, "dense", "native"});
+    ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({"sum(a)", schema, {}, "dense", "native"}));
     SCOPED_TRACE(Explain(check));
     const LoopReport* main = check.report.MainLoop();
     ASSERT_NE(main, nullptr) << schema;
@@ -121,10 +136,14 @@ TEST(Gates, ReductionTemplatesKeepVectorAccumulators) {
 }
 
 TEST(Gates, VectorizedMeansVectorOperationsNotALabel) {
-  KernelCheck check = MustCheck({"a * b + c", "a:i32, b:i32, c:i32", {}, "dense", "x86-64-v3"});
+  ASSERT_OK_AND_ASSIGN(KernelCheck check,
+                       CheckRequest({"a * b + c", "a:i32, b:i32, c:i32", {}, "dense", "x86-64-v3"}));
   SCOPED_TRACE(Explain(check));
   const LoopReport* main = check.report.MainLoop();
   ASSERT_NE(main, nullptr);
+  EXPECT_TRUE(main->vectorized);
+  EXPECT_GT(main->vector_ops, 0);  // real <N x T> operations in the loop's own blocks
+  ASSERT_FALSE(main->widths.empty());
   EXPECT_EQ(main->widths.front(), "8");  // 256-bit vectors of i32
   EXPECT_GE(main->interleave, 1);
   EXPECT_NE(std::find(main->element_types.begin(), main->element_types.end(), "i32"),
@@ -133,7 +152,8 @@ TEST(Gates, VectorizedMeansVectorOperationsNotALabel) {
 }
 
 TEST(Gates, BranchSkipKernelsKeepTheirShape) {
-  KernelCheck check = MustCheck({"a * b", "a:u8?, b:u8?", {}, "branch-skip", "x86-64-v3"});
+  ASSERT_OK_AND_ASSIGN(KernelCheck check,
+                       CheckRequest({"a * b", "a:u8?, b:u8?", {}, "branch-skip", "x86-64-v3"}));
   SCOPED_TRACE(Explain(check));
   EXPECT_TRUE(check.result.passed());
   bool evidence_i8 = false;
@@ -144,16 +164,28 @@ TEST(Gates, BranchSkipKernelsKeepTheirShape) {
 }
 
 TEST(Gates, ScalableVectorsCountAsVectorized) {
-  KernelCheck check = MustCheck({"a + b", "a:i32, b:i32", {}, "dense", "aarch64-sve"});
+  ASSERT_OK_AND_ASSIGN(KernelCheck check,
+                       CheckRequest({"a + b", "a:i32, b:i32", {}, "dense", "aarch64-sve"}));
   SCOPED_TRACE(Explain(check));
+  // The main loop is found, and found through <vscale x N x T> operations: the loop counts as
+  // vectorized because of its scalable vectors, not fixed-width ones.
+  const LoopReport* main = check.report.MainLoop();
+  ASSERT_NE(main, nullptr);
+  EXPECT_TRUE(main->vectorized);
+  ASSERT_FALSE(main->widths.empty());
+  for (const std::string& w : main->widths) EXPECT_TRUE(w.starts_with("vscale x ")) << w;
+  EXPECT_EQ(Find(check.result, kRuleMainLoopVectorized), nullptr);
   EXPECT_TRUE(check.result.passed());
 }
 
 TEST(Gates, DivisionByABatchConstantHasLoopInvariantEvidence) {
   // The only failing row is b == 0, decided once: no reduction, and not scalar accumulation.
-  KernelCheck check = MustCheck({"a / b", "a:u8, b:u8", {{"b", "3"}}, "dense", "x86-64-v3"});
+  ASSERT_OK_AND_ASSIGN(KernelCheck check,
+                       CheckRequest({"a / b", "a:u8, b:u8", {{"b", "3"}}, "dense", "x86-64-v3"}));
   SCOPED_TRACE(Explain(check));
+  ASSERT_NE(check.report.MainLoop(), nullptr);
   EXPECT_TRUE(check.report.scalar_evidence.empty());
+  for (const ReductionInfo& r : check.report.reductions) EXPECT_FALSE(r.feeds_return) << r.line;
   EXPECT_TRUE(check.result.passed());
 }
 
@@ -165,15 +197,26 @@ TEST(Gates, ExceptionsFileParsesAndEveryExceptionHasAReason) {
 }
 
 TEST(Gates, ExceptionsFileErrors) {
-  EXPECT_FALSE(ParseGateExceptions("no-i128 | mul:i64\n").ok());
+  auto short_line = ParseGateExceptions("no-i128 | mul:i64\n");
+  ASSERT_FALSE(short_line.ok());
+  EXPECT_EQ(short_line.error().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(short_line.error().message().find("line 1: expected RULE | KERNEL | TARGET | REASON"),
+            std::string::npos)
+      << short_line.error().ToString();
   auto unknown = ParseGateExceptions("no-such-rule | mul:i64 | * | because\n");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().message().find("unknown rule"), std::string::npos);
-  auto ok = ParseGateExceptions("# comment\n\nno-i128 | mul:i64 | x86-64-* | a reason # trailing\n");
-  ASSERT_TRUE(ok.ok());
-  ASSERT_EQ(ok->size(), 1u);
-  EXPECT_EQ((*ok)[0].reason, "a reason");
-  EXPECT_EQ((*ok)[0].line, 3);
+  EXPECT_EQ(unknown.error().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(unknown.error().message().find("unknown rule 'no-such-rule'"), std::string::npos)
+      << unknown.error().ToString();
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<GateException> ok,
+      ParseGateExceptions("# comment\n\nno-i128 | mul:i64 | x86-64-* | a reason # trailing\n"));
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].rule, "no-i128");
+  EXPECT_EQ(ok[0].kernel, "mul:i64");
+  EXPECT_EQ(ok[0].target, "x86-64-*");
+  EXPECT_EQ(ok[0].reason, "a reason");
+  EXPECT_EQ(ok[0].line, 3);
 }
 
 TEST(Gates, GlobMatch) {
@@ -186,9 +229,10 @@ TEST(Gates, GlobMatch) {
 }
 
 TEST(Gates, ContextTagsAndEvidenceWidths) {
-  auto planned = PlanRequest({"cast(a * b, i64) + c", "a:u8, b:u8, c:i64", {}, "dense", "native"});
-  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
-  GateContext c = ContextFor(*planned);
+  ASSERT_OK_AND_ASSIGN(
+      PlannedKernel planned,
+      PlanRequest({"cast(a * b, i64) + c", "a:u8, b:u8, c:i64", {}, "dense", "native"}));
+  GateContext c = ContextFor(planned);
   EXPECT_EQ(c.tags, (std::vector<std::string>{"mul:u8", "cast:u8->i64", "add:i64"}));
   EXPECT_EQ(c.evidence_widths, (std::vector<int>{8, 64}));
 }
@@ -199,10 +243,11 @@ TEST(Gates, CatalogEnumeratesPatternsAndPolicies) {
   for (const CatalogKernel& k : kernels) {
     if (k.function == "mul" && k.request.schema.starts_with("a:u8")) ++mul_u8;
     if (k.function == "coalesce" && k.request.expr == "coalesce(a, b, c)") ++coalesce3;
-    // An all-constant call is no kernel.
-    EXPECT_LT(k.request.constants.size(), static_cast<size_t>(std::count(
-                                              k.request.expr.begin(), k.request.expr.end(), ',') + 1))
-        << k.request.expr;
+    // An all-constant call is no kernel: some column of the schema (one per argument; a cast's
+    // type argument is no column) is not a batch constant.
+    const auto columns = std::count(k.request.schema.begin(), k.request.schema.end(), ':');
+    EXPECT_LT(k.request.constants.size(), static_cast<size_t>(columns))
+        << k.request.expr << " [" << k.request.schema << "]";
   }
   EXPECT_EQ(mul_u8, 6);  // 3 constant patterns × (dense, branch-skip)
   EXPECT_EQ(coalesce3, 7 * 2 * 11);  // 7 patterns × (dense, validity) × 11 types

@@ -80,11 +80,44 @@ TEST(Bitmap, BinaryOpsAtMixedOffsets) {
           ASSERT_EQ(GetBit(not_out.data(), i), in && !x);
           ASSERT_EQ(GetBit(copy_out.data(), i), in && x);
         }
-        std::vector<uint8_t> inplace = and_out;
+        // In place: b (copied to offset 0) &= a gives a & b. Starting from b, not from a & b:
+        // ANDing a into a & b changes nothing, so a no-op would pass.
+        std::vector<uint8_t> inplace(NumBytes(len), 0xff);
+        BitmapCopy({b.data(), ob, len}, inplace.data());
         BitmapAndInPlace(inplace.data(), {a.data(), oa, len});
-        EXPECT_TRUE(BitmapEquals({inplace.data(), 0, len}, {and_out.data(), 0, len}));
+        for (int64_t i = 0; i < len; ++i) {
+          ASSERT_EQ(GetBit(inplace.data(), i), RefBit(a, oa, i) && RefBit(b, ob, i))
+              << oa << " " << ob << " " << len << " " << i;
+        }
         EXPECT_TRUE(BitmapEquals({copy_out.data(), 0, len}, {a.data(), oa, len}));
       }
+    }
+  }
+}
+
+TEST(Bitmap, EqualsComparesTheSpansBitsOnly) {
+  std::mt19937 rng(6);
+  for (int64_t oa : kOffsets) {
+    for (int64_t ob : kOffsets) {
+      for (int64_t len : kLengths) {
+        // The same bits at two offsets, with different bits around them.
+        auto a = RandomBits(oa, len, rng);
+        auto b = RandomBits(ob, len, rng);
+        for (int64_t i = 0; i < len; ++i) SetBitTo(b.data(), ob + i, RefBit(a, oa, i));
+        EXPECT_TRUE(BitmapEquals({a.data(), oa, len}, {b.data(), ob, len}))
+            << oa << " " << ob << " " << len;
+        if (len == 0) continue;
+        // Any one bit flipped (first, last, and one in between) makes them differ.
+        for (int64_t i : {int64_t{0}, len / 2, len - 1}) {
+          SetBitTo(b.data(), ob + i, !RefBit(a, oa, i));
+          EXPECT_FALSE(BitmapEquals({a.data(), oa, len}, {b.data(), ob, len}))
+              << oa << " " << ob << " " << len << " bit " << i;
+          SetBitTo(b.data(), ob + i, RefBit(a, oa, i));
+        }
+      }
+      // Different lengths never compare equal.
+      auto a = RandomBits(oa, 64, rng);
+      EXPECT_FALSE(BitmapEquals({a.data(), oa, 64}, {a.data(), oa, 63}));
     }
   }
 }

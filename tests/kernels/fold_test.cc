@@ -193,7 +193,7 @@ TYPED_TEST(FoldTest, PoisonBehindNullsNeverCounts) {
   using T = TypeParam;
   EveryLevel guard;
   for (KernelLevel level : guard.levels()) {
-    EveryLevel::Use(level);
+    ASSERT_NO_FATAL_FAILURE(EveryLevel::Use(level));
     for (int64_t offset : testing::kOffsets) {
       const int64_t n = 64 + 33;
       Bits validity{std::vector<uint8_t>(NumBytes(offset + n)), offset, n};
@@ -220,9 +220,19 @@ TYPED_TEST(FoldTest, NoValidRowIsNull) {
   const BitSpan none{zeros.data(), 0, 100};
   EXPECT_EQ(Count(100, none), 0);
   EXPECT_EQ(Sum(v.data(), 100, none).state, SumResult<T>::State::kNull);
-  EXPECT_FALSE(Min(v.data(), 100, none).has_value());
-  EXPECT_FALSE(MinMax(v.data(), 100, none, NanMode::kTotalOrder).has_value());
+  for (NanMode mode : {NanMode::kSkip, NanMode::kTotalOrder}) {
+    EXPECT_FALSE(Min(v.data(), 100, none, mode).has_value());
+    EXPECT_FALSE(Max(v.data(), 100, none, mode).has_value());
+    EXPECT_FALSE(MinMax(v.data(), 100, none, mode).has_value());
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    EXPECT_EQ(NanCount(v.data(), 100, none), 0);
+  }
+  // No rows at all: the same, without a bitmap.
+  EXPECT_EQ(Count(0, BitSpan{}), 0);
   EXPECT_EQ(Sum(v.data(), 0).state, SumResult<T>::State::kNull);
+  EXPECT_FALSE(Min(v.data(), 0).has_value());
+  EXPECT_FALSE(Max(v.data(), 0).has_value());
 }
 
 TEST(FoldFloat, AllNanSkipsToNullButTotalOrderKeepsPayload) {
@@ -230,33 +240,49 @@ TEST(FoldFloat, AllNanSkipsToNullButTotalOrderKeepsPayload) {
   const double neg = std::bit_cast<double>(uint64_t{0xfff8000000000456});
   const std::vector<double> v = {pos, neg, pos};
   EXPECT_FALSE(Max(v.data(), 3, {}, NanMode::kSkip).has_value());
+  EXPECT_FALSE(Min(v.data(), 3, {}, NanMode::kSkip).has_value());
   EXPECT_EQ(NanCount(v.data(), 3), 3);
-  EXPECT_EQ(std::bit_cast<uint64_t>(*Max(v.data(), 3, {}, NanMode::kTotalOrder)), 0x7ff8000000000123u);
-  EXPECT_EQ(std::bit_cast<uint64_t>(*Min(v.data(), 3, {}, NanMode::kTotalOrder)), 0xfff8000000000456u);
+  const std::optional<double> max = Max(v.data(), 3, {}, NanMode::kTotalOrder);
+  const std::optional<double> min = Min(v.data(), 3, {}, NanMode::kTotalOrder);
+  ASSERT_TRUE(max.has_value());
+  ASSERT_TRUE(min.has_value());
+  EXPECT_EQ(std::bit_cast<uint64_t>(*max), 0x7ff8000000000123u);
+  EXPECT_EQ(std::bit_cast<uint64_t>(*min), 0xfff8000000000456u);
 }
 
 TEST(FoldFloat, SumStartsAtPositiveZero) {
   const std::vector<double> v = {-0.0, -0.0};
-  EXPECT_EQ(std::bit_cast<uint64_t>(Sum(v.data(), 2).value), 0u);  // +0.0, documented
+  const SumResult<double> sum = Sum(v.data(), 2);
+  ASSERT_EQ(sum.state, SumResult<double>::State::kValue);
+  EXPECT_EQ(std::bit_cast<uint64_t>(sum.value), 0u);  // +0.0, documented
 }
 
 // The smallest inputs that overflow each 64-bit width; narrower widths sum exactly into 64 bits.
 TEST(FoldSum, OverflowIsAnError) {
   EveryLevel guard;
   for (KernelLevel level : guard.levels()) {
-    EveryLevel::Use(level);
+    ASSERT_NO_FATAL_FAILURE(EveryLevel::Use(level));
+    const std::string at(KernelLevelName(level));
     using State = SumResult<int64_t>::State;
+    // A sum is its value only with state kValue: a wrapped i64 sum of these rows gives the same
+    // value as the exact one, so every value check comes with its state.
+    auto expect_value = [&](auto sum, auto want, const char* what) {
+      EXPECT_EQ(sum.state, decltype(sum)::State::kValue) << at << " " << what;
+      EXPECT_EQ(sum.value, want) << at << " " << what;
+    };
     const int64_t i64_up[] = {INT64_MAX, 1};
     const int64_t i64_down[] = {INT64_MIN, -1};
     const uint64_t u64_up[] = {UINT64_MAX, 1};
-    EXPECT_EQ(Sum(i64_up, 2).state, State::kOverflow) << KernelLevelName(level);
-    EXPECT_EQ(Sum(i64_down, 2).state, State::kOverflow);
-    EXPECT_EQ(Sum(u64_up, 2).state, SumResult<uint64_t>::State::kOverflow);
+    EXPECT_EQ(Sum(i64_up, 2).state, State::kOverflow) << at;
+    EXPECT_EQ(Sum(i64_down, 2).state, State::kOverflow) << at;
+    EXPECT_EQ(Sum(u64_up, 2).state, SumResult<uint64_t>::State::kOverflow) << at;
     const int64_t i64_edge[] = {INT64_MAX, 0};
-    EXPECT_EQ(Sum(i64_edge, 2).value, INT64_MAX);
+    expect_value(Sum(i64_edge, 2), INT64_MAX, "max + 0");
+    const int64_t i64_low_edge[] = {INT64_MIN, 0};
+    expect_value(Sum(i64_low_edge, 2), INT64_MIN, "min + 0");
     // Exact semantics: a partial sum past the range that comes back is not an overflow.
     const int64_t back[] = {INT64_MAX, 1, -1};
-    EXPECT_EQ(Sum(back, 3).value, INT64_MAX);
+    expect_value(Sum(back, 3), INT64_MAX, "max + 1 - 1");
     // Overflow in lanes far apart, hidden behind a null that holds the value that would cancel.
     std::vector<int64_t> wide(200, 0);
     wide[3] = INT64_MAX;
@@ -264,14 +290,14 @@ TEST(FoldSum, OverflowIsAnError) {
     wide[160] = -5;
     std::vector<uint8_t> bits(NumBytes(200), 0xff);
     SetBitTo(bits.data(), 160, false);
-    EXPECT_EQ(Sum(wide.data(), 200, {bits.data(), 0, 200}).state, State::kOverflow);
+    EXPECT_EQ(Sum(wide.data(), 200, {bits.data(), 0, 200}).state, State::kOverflow) << at;
     SetBitTo(bits.data(), 160, true);
-    EXPECT_EQ(Sum(wide.data(), 200, {bits.data(), 0, 200}).value, INT64_MAX - 4);
+    expect_value(Sum(wide.data(), 200, {bits.data(), 0, 200}), INT64_MAX - 4, "lanes cancel");
     // i32 at its extremes for 100,000 rows: far outside i32, exact in i64.
     std::vector<int32_t> big(100000, INT32_MIN);
-    EXPECT_EQ(Sum(big.data(), 100000).value, int64_t{INT32_MIN} * 100000);
+    expect_value(Sum(big.data(), 100000), int64_t{INT32_MIN} * 100000, "i32 min x 100000");
     std::vector<uint32_t> ubig(100000, UINT32_MAX);
-    EXPECT_EQ(Sum(ubig.data(), 100000).value, uint64_t{UINT32_MAX} * 100000);
+    expect_value(Sum(ubig.data(), 100000), uint64_t{UINT32_MAX} * 100000, "u32 max x 100000");
   }
 }
 

@@ -61,7 +61,7 @@ template <typename Body>
 void ForEachCase(uint64_t seed, Body body) {
   EveryLevel guard;
   for (KernelLevel level : guard.levels()) {
-    EveryLevel::Use(level);
+    ASSERT_NO_FATAL_FAILURE(EveryLevel::Use(level));
     for (int64_t offset : kOffsets) {
       for (int64_t length : kLengths) {
         for (double density : kDensities) {

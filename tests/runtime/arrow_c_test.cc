@@ -7,6 +7,7 @@
 #include <random>
 
 #include "runtime/builder.h"
+#include "support/assert_ok.h"
 
 namespace rowjit {
 namespace {
@@ -140,7 +141,7 @@ TEST_F(ArrowImportTest, ZeroCopyAndReleasedOnceWhenLastReferenceGoes) {
   EXPECT_EQ(arr->ToString(), "[1, null, 3]");
   EXPECT_EQ(static_cast<const PrimitiveArray&>(*arr).raw_values(),
             static_cast<const uint8_t*>(values) + 4);
-  ArrayPtr slice = *arr->Slice(1, 2);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr slice, arr->Slice(1, 2));
   arr.reset();
   r = Error(ErrorCode::kInternal, "");
   EXPECT_EQ(g_array_releases, 0);   // the slice keeps it alive
@@ -255,16 +256,17 @@ void CountingRelease(ArrowArray* a) {
   original(a);
 }
 
-ArrayPtr RoundTrip(const ArrayPtr& in) {
+// Exports `in`, counts the releases of the exported array and imports it back into `*out`. Call
+// through ASSERT_NO_FATAL_FAILURE: a failed export or import stops the test.
+void RoundTrip(const ArrayPtr& in, ArrayPtr* out) {
   ArrowArray a;
   ArrowSchema s;
-  Status st = ExportArray(in, &a, &s, "x");
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(ExportArray(in, &a, &s, "x"));
+  ASSERT_NE(a.release, nullptr);
   g_original_release[a.private_data] = a.release;
   a.release = CountingRelease;
-  auto r = ImportArray(&a, &s);
-  EXPECT_TRUE(r.ok()) << r.error().ToString();
-  return r.ok() ? *r : nullptr;
+  ASSERT_OK_AND_ASSIGN(*out, ImportArray(&a, &s));
+  ASSERT_NE(*out, nullptr);
 }
 
 Scalar RandomScalar(TypeId id, std::mt19937_64& rng) {
@@ -283,11 +285,11 @@ TEST(ArrowRoundTrip, EveryTypeWithNullsAndOffsets) {
                                ? RandomScalar(id, rng)
                                : Scalar::Null(id));
           }
-          auto full = *MakeArray(DataType(id, true), rows);
-          auto in = *full->Slice(off, len);
+          ASSERT_OK_AND_ASSIGN(ArrayPtr full, MakeArray(DataType(id, true), rows));
+          ASSERT_OK_AND_ASSIGN(ArrayPtr in, full->Slice(off, len));
           g_exported_releases = 0;
-          ArrayPtr out = RoundTrip(in);
-          ASSERT_NE(out, nullptr);
+          ArrayPtr out;
+          ASSERT_NO_FATAL_FAILURE(RoundTrip(in, &out));
           EXPECT_TRUE(ArraysEqual(*in, *out)) << TypeIdName(id) << " off " << off << " len " << len
                                               << in->ToString() << " vs " << out->ToString();
           EXPECT_EQ(out->type(), in->type());
@@ -302,50 +304,65 @@ TEST(ArrowRoundTrip, EveryTypeWithNullsAndOffsets) {
 
 TEST(ArrowRoundTrip, ByteBoolConstantAndDictionary) {
   std::vector<uint8_t> bytes = {0, 7, 0, 255, 1};
-  auto bb = *ByteBoolArray::Make(5, Buffer::Borrow(bytes.data(), 5, nullptr), Validity::AllValid());
-  auto out = RoundTrip(bb);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr bb, ByteBoolArray::Make(5, Buffer::Borrow(bytes.data(), 5, nullptr),
+                                                        Validity::AllValid()));
+  ArrayPtr out;
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(bb, &out));
   EXPECT_EQ(out->encoding(), Encoding::kBool);
+  EXPECT_EQ(out->ToString(), "[false, true, false, true, true]");  // any nonzero byte is true
   EXPECT_TRUE(ArraysEqual(*bb, *out));
 
   for (Scalar c : {Scalar::Of<uint16_t>(65535), Scalar::Null(TypeId::kI64), Scalar::Of(true)}) {
-    auto constant = *ConstantArray::Make(c, 70);
-    out = RoundTrip(constant);
+    ASSERT_OK_AND_ASSIGN(ArrayPtr constant, ConstantArray::Make(c, 70));
+    ASSERT_NO_FATAL_FAILURE(RoundTrip(constant, &out));
+    EXPECT_EQ(out->length(), 70) << c.ToString();
+    EXPECT_EQ(out->NullCount(), c.is_null() ? 70 : 0) << c.ToString();
     EXPECT_TRUE(ArraysEqual(*constant, *out)) << c.ToString();
   }
 
-  auto values = *ArrayFromText(DataType(TypeId::kF64, true), "[1.5, null, -2.0]");
-  auto codes = std::static_pointer_cast<const PrimitiveArray>(
-      *ArrayFromText(DataType(TypeId::kI16, true), "[0, 2, null, 1, 2, 0]"));
-  auto dict = *(*DictionaryArray::Make(codes, values))->Slice(1, 4);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr values, ArrayFromText(DataType(TypeId::kF64, true), "[1.5, null, -2.0]"));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr code_array,
+                       ArrayFromText(DataType(TypeId::kI16, true), "[0, 2, null, 1, 2, 0]"));
+  auto codes = std::static_pointer_cast<const PrimitiveArray>(code_array);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr full_dict, DictionaryArray::Make(codes, values));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr dict, full_dict->Slice(1, 4));
   out.reset();
   g_exported_releases = 0;
-  out = RoundTrip(dict);
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(dict, &out));
   EXPECT_EQ(out->encoding(), Encoding::kDictionary);
+  EXPECT_EQ(out->ToString(), "[-2.0, null, null, -2.0]");
   EXPECT_TRUE(ArraysEqual(*dict, *out)) << out->ToString();
   out.reset();
   EXPECT_EQ(g_exported_releases, 1);
 }
 
 TEST(ArrowRoundTrip, RecordBatch) {
-  auto a = *ArrayFromText(DataType(TypeId::kI32), "[1, 2, 3]");
-  auto b = *ArrayFromText(DataType(TypeId::kBool, true), "[true, null, false]");
-  auto batch = *RecordBatch::Make(*ParseSchema("a:i32, b:bool?"), {a, b});
+  ASSERT_OK_AND_ASSIGN(ArrayPtr a, ArrayFromText(DataType(TypeId::kI32), "[1, 2, 3]"));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr b, ArrayFromText(DataType(TypeId::kBool, true), "[true, null, false]"));
+  ASSERT_OK_AND_ASSIGN(Schema schema, ParseSchema("a:i32, b:bool?"));
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, RecordBatch::Make(schema, {a, b}));
   ArrowArray arr;
   ArrowSchema sch;
-  ASSERT_TRUE(ExportRecordBatch(batch, &arr, &sch).ok());
-  auto back = ImportRecordBatch(&arr, &sch);
-  ASSERT_TRUE(back.ok()) << back.error().ToString();
-  EXPECT_EQ(back->schema, batch.schema);
-  EXPECT_TRUE(ArraysEqual(*back->columns[1], *b));
+  ASSERT_OK(ExportRecordBatch(batch, &arr, &sch));
+  ASSERT_OK_AND_ASSIGN(RecordBatch back, ImportRecordBatch(&arr, &sch));
+  EXPECT_EQ(back.schema, batch.schema);
+  EXPECT_EQ(back.length, 3);
+  ASSERT_EQ(back.columns.size(), 2u);
+  EXPECT_TRUE(ArraysEqual(*back.columns[0], *a)) << back.columns[0]->ToString();
+  EXPECT_TRUE(ArraysEqual(*back.columns[1], *b)) << back.columns[1]->ToString();
+  EXPECT_EQ(back.columns[0]->ToString(), "[1, 2, 3]");
+  EXPECT_EQ(back.columns[1]->ToString(), "[true, null, false]");
 }
 
 TEST(ArrowExport, ConsumerReleasesChildAfterMovingIt) {
   // A consumer may move a child out and release it separately; the parent then skips it.
-  auto a = *ArrayFromText(DataType(TypeId::kI32), "[1, 2]");
-  auto batch = *RecordBatch::Make(*ParseSchema("a:i32"), {a});
+  ASSERT_OK_AND_ASSIGN(ArrayPtr a, ArrayFromText(DataType(TypeId::kI32), "[1, 2]"));
+  ASSERT_OK_AND_ASSIGN(Schema schema, ParseSchema("a:i32"));
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, RecordBatch::Make(schema, {a}));
   ArrowArray arr;
   ArrowSchema sch;
-  ASSERT_TRUE(ExportRecordBatch(batch, &arr, &sch).ok());
+  ASSERT_OK(ExportRecordBatch(batch, &arr, &sch));
+  ASSERT_EQ(arr.n_children, 1);
   ArrowArray child = *arr.children[0];
   arr.children[0]->release = nullptr;
   arr.release(&arr);

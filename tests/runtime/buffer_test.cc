@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "support/assert_ok.h"
+
 namespace rowjit {
 namespace {
 
@@ -15,55 +17,104 @@ TEST(RecyclingPool, ReusesFreedLargeBlocksOfTheSameSize) {
   auto pool = std::make_shared<RecyclingPool>(8 * kMiB, kMiB);
   const uint8_t* first = nullptr;
   {
-    auto b = *Buffer::AllocateForOverwrite(2 * kMiB, pool);
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateForOverwrite(2 * kMiB, pool));
     first = b->data();
     EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kBufferAlignment, 0u);
     std::memset(b->mutable_data(), 0xAB, static_cast<size_t>(b->size()));
   }
   EXPECT_EQ(pool->retained_bytes(), 2 * kMiB);
+  EXPECT_EQ(pool->reused(), 0);
   {
     // The same size again: the retained block, zeroed because Allocate promises zeros.
-    auto b = *Buffer::Allocate(2 * kMiB, pool);
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(2 * kMiB, pool));
     EXPECT_EQ(b->data(), first);
     EXPECT_EQ(pool->reused(), 1);
     EXPECT_EQ(pool->retained_bytes(), 0);
     for (int64_t i = 0; i < b->size(); i += 4093) ASSERT_EQ(b->data()[i], 0) << i;
     // Another size is not served from it.
-    auto c = *Buffer::Allocate(3 * kMiB, pool);
+    ASSERT_OK_AND_ASSIGN(BufferPtr c, Buffer::Allocate(3 * kMiB, pool));
     EXPECT_NE(c->data(), first);
+    EXPECT_EQ(pool->reused(), 1);
   }
   EXPECT_EQ(pool->retained_bytes(), 5 * kMiB);
 }
 
 TEST(RecyclingPool, SmallBlocksAreNotRetainedAndTheCapHolds) {
   auto pool = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
-  { auto small = *Buffer::Allocate(1000, pool); }
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr small, Buffer::Allocate(1000, pool));
+  }
   EXPECT_EQ(pool->retained_bytes(), 0);
   {
-    auto a = *Buffer::Allocate(3 * kMiB, pool);
-    auto b = *Buffer::Allocate(2 * kMiB, pool);
-    auto c = *Buffer::Allocate(5 * kMiB, pool);  // larger than the cap: never retained
+    // Larger than the cap: freed at once, whatever else the pool holds (here nothing).
+    ASSERT_OK_AND_ASSIGN(BufferPtr huge, Buffer::Allocate(5 * kMiB, pool));
   }
-  EXPECT_LE(pool->retained_bytes(), 4 * kMiB);
-  EXPECT_GT(pool->retained_bytes(), 0);
+  EXPECT_EQ(pool->retained_bytes(), 0);
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::Allocate(3 * kMiB, pool));
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(1 * kMiB, pool));
+    ASSERT_OK_AND_ASSIGN(BufferPtr c, Buffer::Allocate(2 * kMiB, pool));
+    // Freed c (2), then b (1): 3 MiB retained. Then a (3): 6 > 4, so the largest retained
+    // block (c, 2 MiB) goes first, leaving b and a: 4 MiB, exactly the cap.
+    c.reset();
+    EXPECT_EQ(pool->retained_bytes(), 2 * kMiB);
+    b.reset();
+    EXPECT_EQ(pool->retained_bytes(), 3 * kMiB);
+  }
+  EXPECT_EQ(pool->retained_bytes(), 4 * kMiB);
+  // What is left is b's and a's blocks: both sizes are served from the pool, c's is not.
+  ASSERT_OK_AND_ASSIGN(BufferPtr again1, Buffer::Allocate(1 * kMiB, pool));
+  ASSERT_OK_AND_ASSIGN(BufferPtr again3, Buffer::Allocate(3 * kMiB, pool));
+  EXPECT_EQ(pool->reused(), 2);
+  EXPECT_EQ(pool->retained_bytes(), 0);
+  ASSERT_OK_AND_ASSIGN(BufferPtr again2, Buffer::Allocate(2 * kMiB, pool));
+  EXPECT_EQ(pool->reused(), 2);
 }
 
 TEST(RecyclingPool, BuffersKeepTheirPoolAlive) {
   BufferPtr b;
+  std::weak_ptr<RecyclingPool> weak;
   {
     auto pool = std::make_shared<RecyclingPool>(8 * kMiB, kMiB);
-    b = *Buffer::Allocate(2 * kMiB, pool);
+    weak = pool;
+    ASSERT_OK_AND_ASSIGN(b, Buffer::Allocate(2 * kMiB, pool));
   }
-  // The pool's last owner is the buffer: freeing it returns the block to a live pool, which
-  // then frees it with itself (ASan would report a leak or a use after free otherwise).
+  // The pool's last owner is the buffer.
+  ASSERT_FALSE(weak.expired());
   std::memset(b->mutable_data(), 1, static_cast<size_t>(b->size()));
+  {
+    // Freeing the buffer returns its block to the still live pool...
+    std::shared_ptr<RecyclingPool> pool = weak.lock();
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(pool->retained_bytes(), 0);
+    b.reset();
+    EXPECT_EQ(pool->retained_bytes(), 2 * kMiB);
+  }
+  // ...and once nothing holds the pool it is gone, freeing the block with itself (ASan would
+  // report a leak otherwise).
+  EXPECT_TRUE(weak.expired());
+  // A buffer alone keeps the pool: dropping the buffer drops the pool.
+  {
+    auto pool = std::make_shared<RecyclingPool>(8 * kMiB, kMiB);
+    weak = pool;
+    ASSERT_OK_AND_ASSIGN(b, Buffer::Allocate(100, std::move(pool)));
+  }
+  EXPECT_FALSE(weak.expired());
   b.reset();
+  EXPECT_TRUE(weak.expired());
 }
 
 TEST(Buffer, SizesAreCheckedAndPaddingIsZeroed) {
-  EXPECT_FALSE(Buffer::Allocate(-1).ok());
-  EXPECT_FALSE(Buffer::Allocate(int64_t{1} << 50).ok());
-  auto b = *Buffer::AllocateForOverwrite(10);
+  auto negative = Buffer::Allocate(-1);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(negative.error().message().find("negative buffer size -1"), std::string::npos)
+      << negative.error().ToString();
+  auto huge = Buffer::Allocate(int64_t{1} << 50);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(huge.error().message().find("too large"), std::string::npos) << huge.error().ToString();
+  ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateForOverwrite(10));
   EXPECT_EQ(b->size(), 10);
   EXPECT_EQ(b->readable_size(), kBufferAlignment);
   for (int64_t i = 10; i < b->readable_size(); ++i) EXPECT_EQ(b->data()[i], 0) << i;

@@ -1,0 +1,43 @@
+// The one analysis of a bound expression (ir layer): what every consumer (planner, executor,
+// kernel builder, gates) needs to know about it, computed once per expression and cached on it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/expr.h"
+
+namespace rowjit::ir {
+
+struct ExprFacts {
+  // No null-aware function: a call is null exactly when one of its arguments is.
+  bool strict = true;
+  bool has_null_literal = false;
+  // Some call can fail on non-null input (each descriptor's FailRule at its argument types).
+  bool can_fail = false;
+  // The widths (bits) of failure evidence, ascending, each once: the first argument's width of
+  // every call that can fail (bool arguments excluded). A kernel keeps one evidence accumulator
+  // per width, and the evidence gate expects OR reductions over elements of these widths.
+  std::vector<int> evidence_widths;
+  // Some call that can fail takes an integer narrower than 64 bits (the evidence gate applies).
+  bool narrow_integer_evidence = false;
+  // The summed decode cost of the functions (per-row work beyond reading numbers).
+  int decode_cost = 0;
+  // Every column index the expression reads, ascending, each once.
+  std::vector<int> columns;
+  // Every call node, arguments before the calls that use them (pointers into the expression).
+  std::vector<const Expr*> calls;
+  int64_t nodes = 0;  // nodes of the tree (shared subtrees counted at each use)
+  int depth = 0;      // the longest root-to-leaf path, in nodes
+
+  // Rows are null exactly where some input is: strict, and no null literal makes rows null on
+  // its own. Such expressions run with the AND of their inputs' validity computed outside the
+  // kernel; the others get a kernel that computes validity row by row.
+  bool StrictRows() const { return strict && !has_null_literal; }
+};
+
+// Walks a bound expression once, without recursion (any depth). Prefer Expr::facts(), which
+// computes this once and keeps it.
+ExprFacts AnalyzeExpr(const Expr& expr);
+
+}  // namespace rowjit::ir

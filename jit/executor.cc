@@ -1,0 +1,196 @@
+// Row evaluation: one small function per strategy of the planner (jit layer). As in DuckDB's
+// executors, each input case is its own named function and the case is chosen once, by the
+// planner; none of these re-derives it.
+#include <algorithm>
+#include <cstring>
+
+#include "jit/executor_internal.h"
+
+#include "ir/reference.h"
+#include "kernels/bytebool.h"
+#include "kernels/filter.h"
+#include "runtime/builder.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+// Valid-only reruns for evidence walk the batch in blocks of this many rows: compacted inputs
+// and outputs stay small and in cache, and the first block with evidence ends the rerun.
+constexpr int64_t kRetryBlock = 4096;
+
+struct KernelRun {
+  BufferPtr values;
+  BufferPtr validity;  // when the kernel writes it
+  bool evidence = false;
+};
+
+// Bytes a row of the kernel's output takes, or 0 for bits packed in 64-bit words: row loops
+// write bool results a byte a row (packed by the executor), word loops write bits.
+int OutputRowBytes(const KernelShape& shape, TypeId type) {
+  if (type != TypeId::kBool) return ByteWidth(type);
+  return shape.loop == KernelLoop::kRows ? 1 : 0;
+}
+
+int64_t OutputBytes(int row_bytes, int64_t n) {
+  return row_bytes == 0 ? kernels::NumWords(n) * 8 : n * row_bytes;
+}
+
+// Bool results written a byte a row, packed into bits.
+Result<BufferPtr> PackBytes(const BufferPtr& bytes, int64_t n, const std::shared_ptr<MemoryPool>& pool) {
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::Allocate(kernels::NumWords(n) * 8, pool));
+  kernels::PackByteBools(bytes->data(), n, bits->mutable_data());
+  return bits;
+}
+
+// Runs the plan's kernel over `n` rows of `p` into fresh outputs.
+Result<KernelRun> RunKernel(const Execution& run, const PreparedInputs& p, int64_t n) {
+  const KernelShape& shape = run.kernel->shape();
+  const int row_bytes = OutputRowBytes(shape, run.expr.type().id);
+  KernelRun out;
+  // Skipped words must read as zeros rather than old heap contents; other kernels write every
+  // row, so their outputs need no zeroing.
+  ROWJIT_ASSIGN_OR_RETURN(out.values, shape.skip_empty_words
+                                          ? Buffer::Allocate(OutputBytes(row_bytes, n), run.pool)
+                                          : Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), run.pool));
+  uint64_t* valid_words = nullptr;
+  if (shape.writes_validity) {
+    ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8, run.pool));
+    valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
+  }
+  out.evidence = RunRows(run.kernel->row_fn(), p, run.expr.facts().columns, n, row_bytes,
+                         out.values->mutable_data(), valid_words) != 0;
+  if (run.expr.type().id == TypeId::kBool && row_bytes == 1) {
+    ROWJIT_ASSIGN_OR_RETURN(out.values, PackBytes(out.values, n, run.pool));
+  }
+  return out;
+}
+
+// Runs the plan's kernel over every row of the batch.
+Result<KernelRun> RunKernelOverBatch(const Execution& run) {
+  const int64_t n = run.batch.facts.length;
+  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p,
+                          PrepareInputs(run.batch.columns, run.expr.facts().columns, n, *run.key));
+  return RunKernel(run, p, n);
+}
+
+Result<ArrayPtr> MakeResult(const ir::Expr& expr, int64_t length, BufferPtr values, Validity validity) {
+  const DataType type = expr.type();
+  if (!type.nullable) validity = Validity::AllValid();
+  if (type.id == TypeId::kBool) return BoolArray::Make(length, std::move(values), validity, 0, type.nullable);
+  return PrimitiveArray::Make(type, length, std::move(values), validity);
+}
+
+// Evidence that no valid row explains: a scalar pass names the first failing row.
+Error ColdPass(const Execution& run) {
+  run.report.cold_pass = true;
+  return Locate(run.expr, run.batch.columns, run.batch.facts.length);
+}
+
+Result<ArrayPtr> RunNullConstant(const Execution& run) {
+  ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(Scalar::Null(run.expr.type().id),
+                                                      run.batch.facts.length, true));
+  return ArrayPtr(std::move(c));
+}
+
+// Every input constant: one row evaluated with the reference semantics, broadcast.
+Result<ArrayPtr> RunConstant(const Execution& run) {
+  ROWJIT_ASSIGN_OR_RETURN(Scalar s, ir::EvaluateRow(run.expr, run.batch.columns, 0));
+  ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(s, run.batch.facts.length, run.expr.type().nullable));
+  return ArrayPtr(std::move(c));
+}
+
+// Null-aware expressions: the kernel computes validity row by row, and a failing call yields
+// null where its error is not raised. Evidence is exact.
+Result<ArrayPtr> RunValidity(const Execution& run) {
+  ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernelOverBatch(run));
+  if (r.evidence) return ColdPass(run);
+  const int64_t n = run.batch.facts.length;
+  ROWJIT_ASSIGN_OR_RETURN(Validity v, Validity::FromBitmap(r.validity, 0, n));
+  return MakeResult(run.expr, n, r.values, v);
+}
+
+// Every row computed; validity is the AND of the inputs'. Also branch-and-skip, whose kernel
+// skips words without a valid row and takes evidence from valid rows only.
+Result<ArrayPtr> RunDense(const Execution& run) {
+  ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernelOverBatch(run));
+  if (r.evidence) return ColdPass(run);
+  return MakeResult(run.expr, run.batch.facts.length, r.values, run.batch.rows);
+}
+
+// Whether the dense kernel raises evidence over the valid rows alone: the valid rows of each
+// block compacted and run into scratch, nothing allocated per row of the batch, nothing
+// scattered. Stops at the first block with evidence.
+Result<bool> EvidenceInValidRows(const Execution& run) {
+  const std::vector<int>& refs = run.expr.facts().columns;
+  const int64_t length = run.batch.facts.length;
+  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, refs, length, *run.key));
+  const int row_bytes = OutputRowBytes(run.kernel->shape(), run.expr.type().id);
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateForOverwrite(OutputBytes(std::max(row_bytes, 1), kRetryBlock)));
+  std::vector<BufferPtr> scratch;
+  PreparedInputs block{.specs = p.specs};
+  for (int64_t start = 0; start < length; start += kRetryBlock) {
+    const kernels::BitSpan mask = run.batch.rows.Slice(start).Span(std::min(kRetryBlock, length - start));
+    const int64_t kept = kernels::CountSetBits(mask);
+    if (kept == 0) continue;
+    ROWJIT_ASSIGN_OR_RETURN(block.inputs, CompactInputs(p, refs, start, mask, kept, scratch));
+    if (RunRows(run.kernel->row_fn(), block, refs, kept, row_bytes, out->mutable_data(), nullptr) != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Dense, and when evidence appears on a batch with nulls it may come from rows behind them: the
+// valid rows are rerun for evidence only; evidence there is a real error.
+Result<ArrayPtr> RunDenseWithRetry(const Execution& run) {
+  ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernelOverBatch(run));
+  if (r.evidence && run.batch.facts.rows == BatchFacts::Rows::kSomeNull) {
+    run.report.retried = true;
+    ROWJIT_ASSIGN_OR_RETURN(const bool real, EvidenceInValidRows(run));
+    r.evidence = real;
+  }
+  if (r.evidence) return ColdPass(run);
+  return MakeResult(run.expr, run.batch.facts.length, r.values, run.batch.rows);
+}
+
+// The kernel sees only the valid rows: compacted, computed, scattered back.
+Result<ArrayPtr> RunFilterScatter(const Execution& run) {
+  const std::vector<int>& refs = run.expr.facts().columns;
+  const int64_t length = run.batch.facts.length;
+  const kernels::BitSpan mask = run.batch.rows.Span(length);
+  const int64_t kept = run.batch.rows.CountValid(length);
+  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, refs, length, *run.key));
+  std::vector<BufferPtr> scratch;
+  PreparedInputs compact{.specs = p.specs};
+  ROWJIT_ASSIGN_OR_RETURN(compact.inputs, CompactInputs(p, refs, 0, mask, kept, scratch));
+  ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernel(run, compact, kept));
+  if (r.evidence) return ColdPass(run);
+  const TypeId type = run.expr.type().id;
+  const int w = type == TypeId::kBool ? 0 : ByteWidth(type);
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(OutputBytes(w, length), run.pool));
+  if (w == 0) {
+    kernels::ScatterBits({r.values->data(), 0, kept}, mask, values->mutable_data());
+  } else {
+    kernels::Scatter(r.values->data(), mask, w, values->mutable_data());
+  }
+  return MakeResult(run.expr, length, std::move(values), run.batch.rows);
+}
+
+}  // namespace
+
+Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run) {
+  switch (strategy) {
+    case Strategy::kEmpty: return MakeArray(run.expr.type(), {});
+    case Strategy::kNullConstant: return RunNullConstant(run);
+    case Strategy::kConstant: return RunConstant(run);
+    case Strategy::kValidity: return RunValidity(run);
+    case Strategy::kDense:
+    case Strategy::kBranchSkip: return RunDense(run);
+    case Strategy::kDenseRetry: return RunDenseWithRetry(run);
+    case Strategy::kFilterScatter: return RunFilterScatter(run);
+    case Strategy::kFold: break;
+  }
+  return MakeError(ErrorCode::kInternal, "strategy {} is not a row evaluation", StrategyName(strategy));
+}
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,186 @@
+// Reduction templates on the executor side (jit layer): run the fold kernel over the batch (row
+// folds a block of rows at a time with a byte mask, word folds over whole words and the padded
+// last word), then finish the fold from its accumulators.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ir/reference.h"
+#include "jit/executor_internal.h"
+#include "kernels/total_order.h"
+#include "kernels/bytebool.h"
+#include "runtime/builder.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+using ir::AggKind;
+
+// Accumulator slots start at the fold's identity.
+void InitState(FoldState& s, AggKind kind, TypeId t) {
+  std::memset(&s, 0, sizeof(s));
+  const bool is_float = IsFloat(t);
+  const int w = BitWidth(t);
+  const bool signed_order = is_float || IsSignedInt(t);
+  const uint64_t smax = w == 64 ? uint64_t(INT64_MAX) : (uint64_t{1} << (w - 1)) - 1;
+  const uint64_t smin = ~smax;  // sign-extended
+  const uint64_t umax = w == 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;
+  for (int l = 0; l < kFoldLanes; ++l) {
+    if (kind == AggKind::kMin || kind == AggKind::kMinMax) s.a[l] = signed_order ? smax : umax;
+    if (kind == AggKind::kMax || kind == AggKind::kMinMax) s.b[l] = signed_order ? smin : 0;
+    if (kind == AggKind::kAll) s.a[l] = 1;
+  }
+}
+
+// A min/max slot back to a value: integers as they are, floats from their total-order key.
+Scalar FromKeyOrValue(uint64_t slot, TypeId t) {
+  if (t == TypeId::kF64) {
+    const double x = kernels::FromTotalOrderKey(static_cast<int64_t>(slot));
+    return Scalar::FromBits(t, std::bit_cast<uint64_t>(x));
+  }
+  if (t == TypeId::kF32) {
+    const float x = kernels::FromTotalOrderKey(static_cast<int32_t>(static_cast<uint32_t>(slot)));
+    return Scalar::FromBits(t, std::bit_cast<uint32_t>(x));
+  }
+  return Scalar::FromBits(t, slot);
+}
+
+// Float sums: the 16 lane sums added pairwise in the fixed order of kernels/fold.h.
+Scalar FinishFloatSum(const FoldState& s) {
+  double lanes[16];
+  for (int l = 0; l < 16; ++l) std::memcpy(&lanes[l], &s.a[l], 8);
+  for (int h = 8; h >= 1; h /= 2) {
+    for (int l = 0; l < h; ++l) lanes[l] = lanes[l] + lanes[l + h];
+  }
+  return std::isnan(lanes[0]) ? Scalar::FromBits(TypeId::kF64, 0x7ff8000000000000ULL)
+                              : Scalar::Of<double>(lanes[0]);
+}
+
+// Integer sums, exact: narrow values in one 64-bit sum that cannot overflow below 2^31 rows;
+// 64-bit values as the sums of their low and high 32-bit halves, combined here. A total outside
+// the result type is an overflow error.
+Result<Scalar> FinishIntegerSum(const FoldState& s, TypeId t) {
+  __int128 total;
+  if (BitWidth(t) == 64) {
+    const __int128 high = IsSignedInt(t) ? static_cast<__int128>(int64_t(s.b[0]))
+                                         : static_cast<__int128>(s.b[0]);
+    total = static_cast<__int128>(s.a[0]) + high * (static_cast<__int128>(1) << 32);
+  } else {
+    total = IsSignedInt(t) ? static_cast<__int128>(int64_t(s.a[0])) : static_cast<__int128>(s.a[0]);
+  }
+  if (IsSignedInt(t)) {
+    if (total > INT64_MAX || total < INT64_MIN) {
+      return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
+    }
+    return Scalar::Of<int64_t>(static_cast<int64_t>(total));
+  }
+  if (total < 0 || total > static_cast<__int128>(UINT64_MAX)) {
+    return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
+  }
+  return Scalar::Of<uint64_t>(static_cast<uint64_t>(total));
+}
+
+// The fold's result from its lane-0 slots (the kernel reduced its lanes into them).
+Result<ir::AggregateResult> Finish(const FoldState& s, const ir::Aggregate& agg) {
+  const TypeId t = agg.arg->type().id;
+  const int64_t count = static_cast<int64_t>(s.count[0]);
+  ir::AggregateResult r{.value = Scalar::Null(agg.result.id), .max = Scalar::Null(agg.result.id)};
+  if (agg.kind == AggKind::kCount) r.value = Scalar::Of<int64_t>(count);
+  if (agg.kind == AggKind::kNanCount) r.value = Scalar::Of<int64_t>(static_cast<int64_t>(s.a[0]));
+  if (count == 0 || agg.kind == AggKind::kCount || agg.kind == AggKind::kNanCount) return r;
+  switch (agg.kind) {
+    case AggKind::kSum:
+      if (IsFloat(t)) {
+        r.value = FinishFloatSum(s);
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(r.value, FinishIntegerSum(s, t));
+      }
+      break;
+    case AggKind::kMin: r.value = FromKeyOrValue(s.a[0], t); break;
+    case AggKind::kMax: r.value = FromKeyOrValue(s.b[0], t); break;
+    case AggKind::kMinMax:
+      r.value = FromKeyOrValue(s.a[0], t);
+      r.max = FromKeyOrValue(s.b[0], t);
+      break;
+    case AggKind::kAny:
+    case AggKind::kAll: r.value = Scalar::Of<bool>(s.a[0] & 1); break;
+    default: break;
+  }
+  return r;
+}
+
+// A flat fold kernel over the batch: one call when no input has nulls; otherwise blocks of
+// kFoldBlock rows, each with the AND of the inputs' validity unpacked to a byte a row (in L1),
+// blocks with no row to fold skipped.
+constexpr int64_t kFoldBlock = 4096;
+
+Result<uint64_t> RunRowFold(const Execution& run, const PreparedInputs& p, FoldState* state) {
+  const RowFoldFn fn = run.kernel->row_fold_fn();
+  const std::vector<int>& refs = run.expr.facts().columns;
+  const int64_t length = run.batch.facts.length;
+  const bool counts = run.kernel->shape().fold_counts_rows;
+  // The kernel reads a mask when it was specialized for inputs with nulls.
+  bool masked = false;
+  for (int c : refs) masked = masked || p.specs[c].has_nulls;
+  if (!masked) {
+    if (!counts) state->count[0] += static_cast<uint64_t>(length);
+    return fn(p.inputs.data(), state, nullptr, length, 0);
+  }
+  const Validity& rows = run.batch.rows;
+  if (rows.all_null()) return uint64_t{0};
+  alignas(64) uint8_t mask[kFoldBlock];
+  std::vector<KernelInput> block = p.inputs;
+  uint64_t evidence = 0;
+  for (int64_t start = 0; start < length; start += kFoldBlock) {
+    const int64_t n = std::min(kFoldBlock, length - start);
+    int64_t kept = n;
+    if (rows.all_valid()) {
+      std::memset(mask, 0xff, static_cast<size_t>(n));
+    } else {
+      kept = kernels::UnpackBits(rows.Slice(start).Span(n), mask);
+    }
+    if (kept == 0) continue;
+    if (!counts) state->count[0] += static_cast<uint64_t>(kept);
+    for (int c : refs) block[c] = OffsetInput(p.inputs[c], p.specs[c], start);
+    evidence |= fn(block.data(), state, mask, n, 0);
+  }
+  return evidence;
+}
+
+// A word fold: whole words in place, then the last partial word through padded scratch copies
+// with the padding rows masked out of the fold.
+uint64_t RunWordFold(const Execution& run, const PreparedInputs& p, FoldState* state) {
+  const WordFoldFn fn = run.kernel->word_fold_fn();
+  const int64_t length = run.batch.facts.length;
+  const int64_t full = length / 64, tail = length % 64;
+  uint64_t evidence = full > 0 ? fn(p.inputs.data(), state, nullptr, full, ~uint64_t{0}) : 0;
+  if (tail > 0) {
+    TailInputs last(p, run.expr.facts().columns, length);
+    evidence |= fn(last.inputs.data(), state, nullptr, 1, kernels::LowBits(tail));
+  }
+  return evidence;
+}
+
+}  // namespace
+
+Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& agg, const Execution& run) {
+  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, run.expr.facts().columns,
+                                                          run.batch.facts.length, *run.key));
+  FoldState state;
+  InitState(state, agg.kind, run.expr.type().id);
+  uint64_t evidence = 0;
+  if (run.kernel->shape().loop == KernelLoop::kRows) {
+    ROWJIT_ASSIGN_OR_RETURN(evidence, RunRowFold(run, p, &state));
+  } else {
+    evidence = RunWordFold(run, p, &state);
+  }
+  if (evidence != 0) {
+    run.report.cold_pass = true;
+    return Locate(run.expr, run.batch.columns, run.batch.facts.length);
+  }
+  return Finish(state, agg);
+}
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,312 @@
+// The executor's inputs (jit layer): a batch read once, and the kernel inputs of one run:
+// pointers into the arrays, word-aligned bit copies where a bitmap is not, padded tails, and the
+// compacted rows a valid-only run reads.
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#include "jit/executor_internal.h"
+
+#include "kernels/filter.h"
+#include "ir/reference.h"
+#include "runtime/builder.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+// Whole 64-bit words of bits starting at a bit offset: shared when byte-aligned and readable to
+// the last word, copied to offset 0 otherwise.
+Result<const uint64_t*> WordBits(const BufferPtr& buf, int64_t bit_offset, int64_t length,
+                                 std::vector<BufferPtr>& keep) {
+  const int64_t words = kernels::NumWords(length);
+  if (bit_offset % 8 == 0 && buf->readable_size() >= bit_offset / 8 + words * 8) {
+    return reinterpret_cast<const uint64_t*>(buf->data() + bit_offset / 8);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::Allocate(words * 8));
+  kernels::BitmapCopy({buf->data(), bit_offset, length}, copy->mutable_data());
+  keep.push_back(copy);
+  return reinterpret_cast<const uint64_t*>(copy->data());
+}
+
+// Row by row through GetScalar: for the rare inputs the kernels do not read directly
+// (dictionaries of bools or of values with nulls).
+Result<ArrayPtr> DecodeToFlat(const Array& a) {
+  std::vector<Scalar> rows;
+  rows.reserve(static_cast<size_t>(a.length()));
+  for (int64_t i = 0; i < a.length(); ++i) rows.push_back(a.GetScalar(i));
+  return MakeArray(a.type(), rows);
+}
+
+bool ReadThroughCodes(const DictionaryArray& d) {
+  return d.type().id != TypeId::kBool && d.values()->encoding() == Encoding::kPrimitive &&
+         d.values()->NullCount() == 0;
+}
+
+Result<std::vector<ArrayPtr>> Normalize(std::span<const ArrayPtr> columns, const std::vector<int>& refs) {
+  std::vector<ArrayPtr> out(columns.begin(), columns.end());
+  for (int c : refs) {
+    const Array& a = *out[c];
+    if (a.encoding() == Encoding::kDictionary &&
+        !ReadThroughCodes(static_cast<const DictionaryArray&>(a))) {
+      ROWJIT_ASSIGN_OR_RETURN(out[c], DecodeToFlat(a));
+    } else if (a.encoding() == Encoding::kPrimitive) {
+      const auto& p = static_cast<const PrimitiveArray&>(a);
+      if (reinterpret_cast<uintptr_t>(p.raw_values()) % ByteWidth(p.type().id) != 0) {
+        ROWJIT_ASSIGN_OR_RETURN(out[c], DecodeToFlat(a));
+      }
+    }
+  }
+  return out;
+}
+
+// A kernel input's pointers for one array.
+Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<BufferPtr>& keep) {
+  switch (a.encoding()) {
+    case Encoding::kPrimitive:
+      in.values = static_cast<const PrimitiveArray&>(a).raw_values();
+      break;
+    case Encoding::kBool: {
+      const auto& b = static_cast<const BoolArray&>(a);
+      ROWJIT_ASSIGN_OR_RETURN(in.values, WordBits(b.bits_buffer(), b.offset(), length, keep));
+      break;
+    }
+    case Encoding::kByteBool:
+      in.values = static_cast<const ByteBoolArray&>(a).bytes();
+      break;
+    case Encoding::kConstant:
+      in.scalar = static_cast<const ConstantArray&>(a).value().bits();
+      break;
+    case Encoding::kDictionary: {
+      const auto& d = static_cast<const DictionaryArray&>(a);
+      in.values = static_cast<const PrimitiveArray&>(*d.values()).raw_values();
+      in.codes = d.codes()->raw_values();
+      in.scalar = static_cast<uint64_t>(d.values()->length());
+      break;
+    }
+  }
+  return Status::OK();
+}
+
+// Validity words for a kernel that reads them: the array's bitmap, or zeros for an all-null one.
+Status PointAtValidity(const Array& a, int64_t length, KernelInput& in, std::vector<BufferPtr>& keep) {
+  const Validity v = ValidityOf(a);
+  if (v.has_bitmap()) {
+    ROWJIT_ASSIGN_OR_RETURN(in.valid, WordBits(v.bitmap(), v.bit_offset(), length, keep));
+  } else if (v.all_null() && a.encoding() != Encoding::kConstant) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr zeros, Buffer::Allocate(kernels::NumWords(length) * 8));
+    keep.push_back(zeros);
+    in.valid = reinterpret_cast<const uint64_t*>(zeros->data());
+  }
+  return Status::OK();
+}
+
+// Whether `actual` (an input as the batch presents it) is what the kernel was specialized for:
+// the same shape and types, and no nulls where the key says none are read.
+[[maybe_unused]] bool Matches(const ir::InputSpec& actual, const ir::InputSpec& key, bool reads_validity) {
+  return actual.shape == key.shape && actual.type == key.type &&
+         (actual.shape != ir::InputShape::kDictionary || actual.code_type == key.code_type) &&
+         (actual.has_nulls == key.has_nulls || !reads_validity);
+}
+
+}  // namespace
+
+Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+  const ir::ExprFacts& f = expr.facts();
+  Batch batch;
+  ROWJIT_ASSIGN_OR_RETURN(batch.columns, Normalize(columns, f.columns));
+  batch.facts.length = length;
+  batch.facts.inputs.resize(columns.size());
+  bool any_nulls = false;
+  for (int c : f.columns) {
+    batch.facts.inputs[c] = ir::DescribeInput(*batch.columns[c]);
+    any_nulls = any_nulls || batch.facts.inputs[c].has_nulls;
+  }
+  if (!f.StrictRows() || !any_nulls) return batch;
+  std::vector<Validity> vs;
+  for (int c : f.columns) vs.push_back(ValidityOf(*batch.columns[c]));
+  ROWJIT_ASSIGN_OR_RETURN(batch.rows, AndValidity(vs, length));
+  if (batch.rows.all_null()) {
+    batch.facts.rows = BatchFacts::Rows::kAllNull;
+  } else if (!batch.rows.all_valid()) {
+    batch.facts.rows = BatchFacts::Rows::kSomeNull;
+  }
+  return batch;
+}
+
+Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
+                                     int64_t length, const CacheKey& key) {
+  const bool reads_validity =
+      key.shape.loop == KernelLoop::kWords && key.shape.reads_lane_validity();
+  PreparedInputs p;
+  p.inputs.resize(columns.size());
+  p.specs = key.spec.inputs;
+  for (int c : refs) {
+    const Array& a = *columns[c];
+    KernelInput& in = p.inputs[c];
+    assert(Matches(ir::DescribeInput(a), p.specs[c], reads_validity) &&
+           "the batch is not what the planned kernel was specialized for");
+    ROWJIT_RETURN_NOT_OK(PointAt(a, length, in, p.keep));
+    if (reads_validity && p.specs[c].has_nulls) {
+      ROWJIT_RETURN_NOT_OK(PointAtValidity(a, length, in, p.keep));
+    }
+  }
+  return p;
+}
+
+namespace {
+
+// Repeats bit `tail - 1` of `word` into the bits above it.
+uint64_t PadWord(uint64_t word, int64_t tail) {
+  const uint64_t keep = kernels::LowBits(tail);
+  return (word & keep) | (((word >> (tail - 1)) & 1) ? ~keep : 0);
+}
+
+// 64 rows of `width` bytes: rows [base, base + tail) of `src`, then the last of them repeated.
+const void* PadRows(const void* src, int width, int64_t base, int64_t tail, std::vector<uint8_t>& scratch) {
+  scratch.resize(static_cast<size_t>(64 * width));
+  const auto* from = static_cast<const uint8_t*>(src) + base * width;
+  std::memcpy(scratch.data(), from, static_cast<size_t>(tail * width));
+  for (int64_t r = tail; r < 64; ++r) {
+    std::memcpy(scratch.data() + r * width, from + (tail - 1) * width, static_cast<size_t>(width));
+  }
+  return scratch.data();
+}
+
+}  // namespace
+
+TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n)
+    : inputs(p.inputs), scratch(p.inputs.size()), words(p.inputs.size() * 2) {
+  const int64_t full = n / 64, tail = n % 64, base = full * 64;
+  for (int c : refs) {
+    KernelInput& in = inputs[c];
+    const ir::InputSpec& spec = p.specs[c];
+    switch (spec.shape) {
+      case ir::InputShape::kFlat:
+        if (spec.type == TypeId::kBool) {
+          // Word pointers may sit at any byte (Arrow bitmaps): load them as bytes.
+          words[2 * c] = PadWord(kernels::LoadU64(static_cast<const uint8_t*>(in.values) + full * 8), tail);
+          in.values = &words[2 * c];
+        } else {
+          in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, scratch[c]);
+        }
+        break;
+      case ir::InputShape::kByteBool:
+        in.values = PadRows(in.values, 1, base, tail, scratch[c]);
+        break;
+      case ir::InputShape::kDictionary:
+        in.codes = PadRows(in.codes, ByteWidth(spec.code_type), base, tail, scratch[c]);
+        break;
+      default:
+        break;
+    }
+    if (in.valid != nullptr) {
+      words[2 * c + 1] = PadWord(kernels::LoadU64(reinterpret_cast<const uint8_t*>(in.valid) + full * 8), tail);
+      in.valid = &words[2 * c + 1];
+    }
+  }
+}
+
+KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start) {
+  KernelInput out = in;
+  switch (spec.shape) {
+    case ir::InputShape::kFlat:
+      out.values = static_cast<const uint8_t*>(in.values) + start * ByteWidth(spec.type);
+      break;
+    case ir::InputShape::kByteBool:
+      out.values = static_cast<const uint8_t*>(in.values) + start;
+      break;
+    case ir::InputShape::kDictionary:
+      out.codes = static_cast<const uint8_t*>(in.codes) + start * ByteWidth(spec.code_type);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+
+namespace {
+
+// A scratch buffer of at least `bytes`, reused when the one it holds is large enough.
+Result<uint8_t*> Scratch(BufferPtr& buf, int64_t bytes) {
+  if (buf == nullptr || buf->size() < bytes) {
+    ROWJIT_ASSIGN_OR_RETURN(buf, Buffer::AllocateForOverwrite(std::max<int64_t>(bytes, 64)));
+  }
+  return buf->mutable_data();
+}
+
+}  // namespace
+
+Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const std::vector<int>& refs,
+                                               int64_t start, kernels::BitSpan mask, int64_t kept,
+                                               std::vector<BufferPtr>& scratch) {
+  std::vector<KernelInput> out = p.inputs;
+  scratch.resize(p.inputs.size());
+  for (int c : refs) {
+    const ir::InputSpec& spec = p.specs[c];
+    const auto* values = static_cast<const uint8_t*>(p.inputs[c].values);
+    switch (spec.shape) {
+      case ir::InputShape::kFlat: {
+        const bool bits = spec.type == TypeId::kBool;
+        const int w = bits ? 0 : ByteWidth(spec.type);
+        ROWJIT_ASSIGN_OR_RETURN(uint8_t* dst, Scratch(scratch[c], bits ? kernels::NumWords(kept) * 8 : kept * w));
+        if (bits) {
+          kernels::FilterBits({values, start, mask.length}, mask, dst);
+        } else {
+          kernels::Filter(values + start * w, mask, w, dst);
+        }
+        out[c].values = dst;
+        break;
+      }
+      case ir::InputShape::kByteBool: {
+        ROWJIT_ASSIGN_OR_RETURN(uint8_t* dst, Scratch(scratch[c], kept));
+        kernels::Filter(values + start, mask, 1, dst);
+        out[c].values = dst;
+        break;
+      }
+      case ir::InputShape::kDictionary: {
+        const int w = ByteWidth(spec.code_type);
+        ROWJIT_ASSIGN_OR_RETURN(uint8_t* dst, Scratch(scratch[c], kept * w));
+        kernels::Filter(static_cast<const uint8_t*>(p.inputs[c].codes) + start * w, mask, w, dst);
+        out[c].codes = dst;
+        break;
+      }
+      case ir::InputShape::kConstant:
+      case ir::InputShape::kNullConstant:
+        break;
+    }
+  }
+  return out;
+}
+
+uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
+                 int row_bytes, uint8_t* out_values, uint64_t* out_valid) {
+  const int64_t full = n / 64, tail = n % 64;
+  uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full, 0) : 0;
+  if (tail == 0) return evidence;
+  TailInputs last(p, refs, n);
+  alignas(64) uint8_t values[64 * 8];
+  uint64_t valid = 0;
+  evidence |= fn(last.inputs.data(), values, out_valid ? &valid : nullptr, 1, 0);
+  if (row_bytes == 0) {
+    uint64_t bits;
+    std::memcpy(&bits, values, 8);
+    bits &= kernels::LowBits(tail);
+    std::memcpy(out_values + full * 8, &bits, 8);
+  } else {
+    std::memcpy(out_values + full * 64 * row_bytes, values, static_cast<size_t>(tail * row_bytes));
+  }
+  if (out_valid != nullptr) out_valid[full] = valid & kernels::LowBits(tail);
+  return evidence;
+}
+
+Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+  for (int64_t r = 0; r < length; ++r) {
+    auto s = ir::EvaluateRow(expr, columns, r);
+    if (!s.ok()) return std::move(s).TakeError();
+  }
+  return MakeError(ErrorCode::kInternal, "kernel reported failure evidence but no row of {} fails",
+                   expr.ToString());
+}
+
+}  // namespace rowjit::jit::internal

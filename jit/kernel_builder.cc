@@ -1,0 +1,324 @@
+// The kernel builder's shared half (jit layer): the kernel's signature, its inputs, one row of
+// the expression (loads, calls through their lowerings, validity of strict calls) and the
+// failure evidence. Row loops are jit/codegen_rows.cc, fold loops jit/codegen_fold.cc.
+#include <cassert>
+
+#include "jit/kernel_builder_internal.h"
+
+namespace rowjit::jit::internal {
+
+// --- the loop scaffold ------------------------------------------------------------------------
+
+LoopScaffold LoopScaffold::Open(llvm::IRBuilder<>& b, const char* name, llvm::Value* start,
+                                std::span<llvm::Value* const> carried, llvm::Value* guard) {
+  LoopScaffold s(b);
+  llvm::LLVMContext& ctx = b.getContext();
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  s.pre_ = b.GetInsertBlock();
+  s.initial_.assign(carried.begin(), carried.end());
+  s.head_ = llvm::BasicBlock::Create(ctx, name, fn);
+  if (guard != nullptr) {
+    s.guard_exit_ = llvm::BasicBlock::Create(ctx, "", fn);
+    b.CreateCondBr(guard, s.head_, s.guard_exit_);
+  } else {
+    b.CreateBr(s.head_);
+  }
+  b.SetInsertPoint(s.head_);
+  s.index_ = b.CreatePHI(b.getInt64Ty(), 2, name);
+  s.index_->addIncoming(start, s.pre_);
+  for (llvm::Value* v : carried) {
+    llvm::PHINode* p = b.CreatePHI(v->getType(), 2);
+    p->addIncoming(v, s.pre_);
+    s.phis_.push_back(p);
+  }
+  return s;
+}
+
+std::vector<llvm::Value*> LoopScaffold::Close(llvm::Value* next_index,
+                                              std::span<llvm::Value* const> updated,
+                                              llvm::Value* again, const char* exit_name) {
+  assert(updated.size() == phis_.size() && "a loop closes with as many values as it carries");
+  llvm::IRBuilder<>& b = *b_;
+  llvm::BasicBlock* latch = b.GetInsertBlock();
+  index_->addIncoming(next_index, latch);
+  for (size_t i = 0; i < phis_.size(); ++i) phis_[i]->addIncoming(updated[i], latch);
+  if (again == nullptr) {
+    assert(guard_exit_ == nullptr && "a loop tested at its head takes no guard");
+    b.CreateBr(head_);
+    return carried();
+  }
+  llvm::BasicBlock* exit = guard_exit_;
+  if (exit == nullptr) exit = llvm::BasicBlock::Create(b.getContext(), "", head_->getParent());
+  exit->setName(exit_name);
+  exit->moveAfter(latch);
+  b.CreateCondBr(again, head_, exit);
+  b.SetInsertPoint(exit);
+  std::vector<llvm::Value*> out;
+  for (size_t i = 0; i < phis_.size(); ++i) {
+    llvm::PHINode* p = b.CreatePHI(updated[i]->getType(), guard_exit_ ? 2 : 1);
+    p->addIncoming(updated[i], latch);
+    if (guard_exit_ != nullptr) p->addIncoming(initial_[i], pre_);
+    out.push_back(p);
+  }
+  return out;
+}
+
+// --- evidence ---------------------------------------------------------------------------------
+
+std::vector<llvm::Value*> KernelBuilder::EvidenceValues() const {
+  std::vector<llvm::Value*> out;
+  for (const auto& [width, value] : evidence_) out.push_back(value);
+  return out;
+}
+
+void KernelBuilder::SetEvidence(std::span<llvm::Value* const> values) {
+  assert(values.size() == evidence_.size() && "one value per evidence width");
+  size_t i = 0;
+  for (auto& [width, value] : evidence_) value = values[i++];
+}
+
+void KernelBuilder::Evidence(llvm::Value* ev) {
+  if (auto* c = llvm::dyn_cast<llvm::Constant>(ev); c != nullptr && c->isNullValue()) return;
+  if (evidence_.empty()) {
+    stray_evidence_ = true;  // the analysis said no call here can fail
+    return;
+  }
+  auto it = evidence_.find(ev->getType()->getIntegerBitWidth());
+  if (it == evidence_.end()) {
+    // A lowering reported evidence of another width: normalise to one bit of the narrowest.
+    const unsigned w = evidence_.begin()->first;
+    ev = b.CreateZExt(b.CreateICmpNE(ev, Zero(ev)), b.getIntNTy(w));
+    it = evidence_.find(w);
+  }
+  // A strict call with a null argument is never evaluated (its placeholder inputs must not fail).
+  if (call_valid_ != nullptr) ev = b.CreateSelect(call_valid_, ev, Zero(ev));
+  if (shape_.writes_validity) {
+    // A failing call yields null in rows whose errors are not raised (rows with a null input).
+    llvm::Value* fail = b.CreateICmpNE(ev, Zero(ev));
+    call_fail_ = call_fail_ ? b.CreateOr(call_fail_, fail) : fail;
+  }
+  if (shape_.mask_evidence && row_valid_ != nullptr) ev = b.CreateSelect(row_valid_, ev, Zero(ev));
+  it->second = b.CreateOr(it->second, ev);
+}
+
+// --- the function and its inputs --------------------------------------------------------------
+
+llvm::MDNode* KernelBuilder::NewScope(const char* what) {
+  llvm::MDNode* s = mdb_->createAnonymousAliasScope(domain_, what);
+  scopes_.push_back(s);
+  return s;
+}
+
+llvm::Value* KernelBuilder::FromBits(llvm::Value* bits64, TypeId t) {
+  llvm::Type* ty = Ty(t);
+  if (t == TypeId::kF64) return b.CreateBitCast(bits64, ty);
+  if (t == TypeId::kF32) return b.CreateBitCast(b.CreateTrunc(bits64, b.getInt32Ty()), ty);
+  return b.CreateTrunc(bits64, ty);
+}
+
+Status KernelBuilder::SetUpInputs(llvm::Value* inputs) {
+  llvm::StructType* input_ty = llvm::StructType::get(
+      ctx_, {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()});
+  for (int column : facts_.columns) {
+    if (column < 0 || static_cast<size_t>(column) >= key_.inputs.size()) {
+      return MakeError(ErrorCode::kInternal, "column {} has no input spec", column);
+    }
+    Input in;
+    in.column = column;
+    in.spec = key_.inputs[column];
+    auto field = [&](unsigned f, llvm::Type* ty) {
+      llvm::Value* p = b.CreateConstInBoundsGEP2_32(input_ty, inputs, column, f);
+      return b.CreateLoad(ty, p);
+    };
+    switch (in.spec.shape) {
+      case ir::InputShape::kConstant:
+      case ir::InputShape::kNullConstant:
+        in.scalar = field(kInputScalar, b.getInt64Ty());
+        break;
+      case ir::InputShape::kDictionary:
+        in.values = field(kInputValues, b.getPtrTy());
+        in.codes = field(kInputCodes, b.getPtrTy());
+        in.scalar = field(kInputScalar, b.getInt64Ty());
+        in.values_scope = NewScope("dict values");
+        in.codes_scope = NewScope("codes");
+        break;
+      default:
+        in.values = field(kInputValues, b.getPtrTy());
+        in.values_scope = NewScope("values");
+        break;
+    }
+    if (in.spec.has_nulls && in.spec.shape != ir::InputShape::kConstant &&
+        in.spec.shape != ir::InputShape::kNullConstant) {
+      in.valid = field(kInputValid, b.getPtrTy());
+      in.valid_scope = NewScope("validity");
+    }
+    inputs_.push_back(in);
+  }
+  return Status::OK();
+}
+
+// Per 64-row word: validity words, bool value words, and their AND.
+void KernelBuilder::LoadWordState(llvm::Value* w) {
+  row_valid_word_ = nullptr;
+  for (Input& in : inputs_) {
+    in.valid_word = nullptr;
+    in.bits_word = nullptr;
+    if (in.valid != nullptr && shape_.reads_lane_validity()) {
+      in.valid_word = Scoped(b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), in.valid, w),
+                                                 llvm::Align(1)),
+                             in.valid_scope);
+      row_valid_word_ = row_valid_word_ ? b.CreateAnd(row_valid_word_, in.valid_word) : in.valid_word;
+    }
+    if (in.spec.shape == ir::InputShape::kNullConstant && shape_.reads_lane_validity()) {
+      row_valid_word_ = b.getInt64(0);
+    }
+    if (in.spec.shape == ir::InputShape::kFlat && in.spec.type == TypeId::kBool) {
+      in.bits_word = Scoped(b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), in.values, w),
+                                                llvm::Align(1)),
+                            in.values_scope);
+    }
+  }
+}
+
+llvm::Value* LaneBit(llvm::IRBuilder<>& b, llvm::Value* word, llvm::Value* lane) {
+  return b.CreateTrunc(b.CreateLShr(word, lane), b.getInt1Ty());
+}
+
+Val KernelBuilder::LoadLane(Input& in, llvm::Value* row, llvm::Value* lane) {
+  const TypeId t = in.spec.type;
+  llvm::Type* ty = Ty(t);
+  Val out;
+  switch (in.spec.shape) {
+    case ir::InputShape::kConstant:
+      return {FromBits(in.scalar, t), nullptr};
+    case ir::InputShape::kNullConstant:
+      return {llvm::Constant::getNullValue(ty), b.getFalse()};
+    case ir::InputShape::kByteBool: {
+      llvm::Value* byte = Scoped(b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), in.values, row)),
+                                 in.values_scope);
+      out.v = b.CreateICmpNE(byte, b.getInt8(0));
+      break;
+    }
+    case ir::InputShape::kDictionary: {
+      llvm::Type* code_ty = Ty(in.spec.code_type);
+      llvm::Value* code = Scoped(b.CreateLoad(code_ty, b.CreateGEP(code_ty, in.codes, row)),
+                                 in.codes_scope);
+      code = IsSignedInt(in.spec.code_type) ? b.CreateSExt(code, b.getInt64Ty())
+                                            : b.CreateZExt(code, b.getInt64Ty());
+      // Codes of null rows are not checked: clamp so that no row reads outside the values.
+      llvm::Value* safe = b.CreateSelect(b.CreateICmpULT(code, in.scalar), code, b.getInt64(0));
+      out.v = Scoped(b.CreateLoad(ty, b.CreateGEP(ty, in.values, safe)), in.values_scope);
+      break;
+    }
+    case ir::InputShape::kFlat:
+      if (t == TypeId::kBool) {
+        out.v = LaneBit(b, in.bits_word, lane);
+      } else {
+        out.v = Scoped(b.CreateLoad(ty, b.CreateGEP(ty, in.values, row)), in.values_scope);
+      }
+      break;
+  }
+  if (in.valid_word != nullptr) out.valid = LaneBit(b, in.valid_word, lane);
+  return out;
+}
+
+Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
+  switch (e.kind()) {
+    case ir::ExprKind::kColumn:
+      for (Input& in : inputs_) {
+        if (in.column == e.column_index()) return LoadLane(in, row, lane);
+      }
+      return MakeError(ErrorCode::kInternal, "column {} not set up", e.column_index());
+    case ir::ExprKind::kLiteral: {
+      const Scalar& s = e.value();
+      llvm::Value* v = s.is_null() ? llvm::Constant::getNullValue(Ty(s.type_id()))
+                                   : FromBits(b.getInt64(s.bits()), s.type_id());
+      return Val{v, s.is_null() ? b.getFalse() : nullptr};
+    }
+    case ir::ExprKind::kCall:
+      return EmitCall(e, row, lane);
+  }
+  return MakeError(ErrorCode::kInternal, "unknown expression kind");
+}
+
+// A call: its arguments, then its lowering. A strict call is valid where all its arguments are;
+// in kernels that compute validity, a failing call is null where its error is not raised.
+Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
+  std::vector<Val> args;
+  for (const auto& a : e.args()) {
+    ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*a, row, lane));
+    args.push_back(v);
+  }
+  const Lowering* lowering = FindLowering(e.name());
+  if (lowering == nullptr) {
+    return MakeError(ErrorCode::kUnsupported, "no lowering for function '{}'", e.name());
+  }
+  const bool strict = e.function()->strict();
+  llvm::Value* args_valid = nullptr;
+  if (strict) {
+    for (const Val& a : args) args_valid = And(args_valid, a.valid);
+  }
+  struct CallContext final : LowerContext {
+    CallContext(KernelBuilder& k, const ir::Expr& call) : LowerContext(k.b, call), k(k) {}
+    void Evidence(llvm::Value* ev) override { k.Evidence(ev); }
+    KernelBuilder& k;
+  } ctx(*this, e);
+  ctx.wide_wanted = &e == wide_call_;
+  call_fail_ = nullptr;
+  call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
+  Val out = lowering->lower(ctx, args);
+  call_valid_ = nullptr;
+  if (strict) out.valid = args_valid;
+  if (call_fail_ != nullptr) out.valid = And(out.valid, b.CreateNot(call_fail_));
+  call_fail_ = nullptr;
+  return out;
+}
+
+llvm::Function* KernelBuilder::BeginFunction(const std::string& name) {
+  // The one machine signature of every kernel kind (jit/kernel_abi.h): (ptr inputs, ptr out
+  // values or fold state, ptr out validity or row mask, i64 words or rows, i64 last-word mask).
+  auto* fn_ty = llvm::FunctionType::get(
+      b.getInt64Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()},
+      false);
+  fn_ = llvm::Function::Create(fn_ty, llvm::Function::ExternalLinkage, name, m_);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  for (unsigned i = 0; i < 3; ++i) {
+    fn_->addParamAttr(i, llvm::Attribute::NoAlias);
+    fn_->addParamAttr(i, llvm::Attribute::NoCapture);
+  }
+  fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
+  out_values_ = fn_->getArg(1);
+  out_valid_ = fn_->getArg(2);
+  mdb_ = std::make_unique<llvm::MDBuilder>(ctx_);
+  domain_ = mdb_->createAnonymousAliasScopeDomain("rowjit");
+  out_values_scope_ = NewScope("out values");
+  out_valid_scope_ = NewScope("out validity");
+  for (int width : facts_.evidence_widths) evidence_[static_cast<unsigned>(width)] = nullptr;
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b.SetInsertPoint(entry);
+  for (auto& [width, value] : evidence_) value = b.getIntN(width, 0);
+  return fn_;
+}
+
+Status KernelBuilder::FinishKernel() {
+  if (stray_evidence_) {
+    return MakeError(ErrorCode::kInternal,
+                     "a lowering in {} reported failure evidence for a call that cannot fail",
+                     key_.expr->ToString());
+  }
+  llvm::Value* evidence = b.getInt64(0);
+  for (auto& [width, acc] : evidence_) {
+    evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc, b.getIntN(width, 0)),
+                                                 b.getInt64Ty()));
+  }
+  b.CreateRet(evidence);
+
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyFunction(*fn_, &os)) {
+    return MakeError(ErrorCode::kInternal, "generated kernel does not verify: {}", os.str());
+  }
+  return Status::OK();
+}
+
+}  // namespace rowjit::jit::internal
