@@ -1,6 +1,7 @@
 // Aggregate parsing, binding and the reference fold (ir layer).
 #include "ir/aggregate.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -128,90 +129,130 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   return agg;
 }
 
+namespace {
+
+// What the reference fold has seen so far: every aggregate's accumulators, so one row loop
+// serves them all.
+struct ReferenceFold {
+  int64_t count = 0;  // non-null rows folded (NaNs that min/max skip are not)
+  int64_t nan_count = 0;
+  __int128 int_sum = 0;  // wide enough that no i64/u64 sum overflows before the final check
+  std::array<double, 16> lanes = {};  // float sums: row i adds to lane i % 16 (kernels/fold.h)
+  bool any = false, all = true;
+  Scalar lo, hi;
+};
+
+// NaNs computed by arithmetic have no fixed sign or payload: a fold over an expression reads
+// them all as the canonical quiet NaN; a plain column keeps its NaNs bit for bit.
+Scalar CanonicalNan(TypeId t) {
+  return t == TypeId::kF32 ? Scalar::FromBits(t, 0x7fc00000u)
+                           : Scalar::FromBits(t, 0x7ff8000000000000ULL);
+}
+
+void AddToSum(ReferenceFold& fold, const Scalar& s, TypeId t, int64_t row) {
+  if (IsFloat(t)) {
+    fold.lanes[row % 16] +=
+        t == TypeId::kF32 ? static_cast<double>(s.value<float>()) : s.value<double>();
+  } else if (IsSignedInt(t)) {
+    fold.int_sum += VisitType(t, [&]<typename T>(std::type_identity<T>) -> int64_t {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        return static_cast<int64_t>(s.value<T>());
+      }
+      return 0;
+    });
+  } else {
+    fold.int_sum += static_cast<__int128>(s.bits());
+  }
+}
+
+// Folds one non-null row into every accumulator `agg` reads.
+void FoldRow(ReferenceFold& fold, const Aggregate& agg, const Scalar& s, int64_t row) {
+  const TypeId t = agg.arg->type().id;
+  const bool nan = IsFloat(t) && IsNan(s);
+  fold.nan_count += nan;
+  switch (agg.kind) {
+    case AggKind::kSum: AddToSum(fold, s, t, row); break;
+    case AggKind::kMin:
+    case AggKind::kMax:
+    case AggKind::kMinMax:
+      if (nan && !agg.keep_nan) return;
+      if (fold.count == 0 || Less(s, fold.lo)) fold.lo = s;
+      if (fold.count == 0 || Less(fold.hi, s)) fold.hi = s;
+      break;
+    case AggKind::kAny: fold.any = fold.any || s.value<bool>(); break;
+    case AggKind::kAll: fold.all = fold.all && s.value<bool>(); break;
+    default: break;
+  }
+  ++fold.count;
+}
+
+// The sum of at least one row: floats reduce their lanes pairwise in the fixed order of
+// kernels/fold.h (which every fold reproduces bit for bit); an integer sum that does not fit
+// the result type is an error, never wrapped.
+Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t) {
+  if (IsFloat(t)) {
+    std::array<double, 16> lanes = fold.lanes;
+    for (int h = 8; h >= 1; h /= 2) {
+      for (int l = 0; l < h; ++l) lanes[l] = lanes[l] + lanes[l + h];
+    }
+    return std::isnan(lanes[0]) ? Scalar::FromBits(TypeId::kF64, 0x7ff8000000000000ULL)
+                                : Scalar::Of<double>(lanes[0]);
+  }
+  if (IsSignedInt(t)) {
+    if (fold.int_sum > std::numeric_limits<int64_t>::max() ||
+        fold.int_sum < std::numeric_limits<int64_t>::min()) {
+      return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
+    }
+    return Scalar::Of<int64_t>(static_cast<int64_t>(fold.int_sum));
+  }
+  if (fold.int_sum > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
+    return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
+  }
+  return Scalar::Of<uint64_t>(static_cast<uint64_t>(fold.int_sum));
+}
+
+// The aggregate's result: counts are never null, every other fold of no rows is.
+Result<AggregateResult> Finish(const ReferenceFold& fold, const Aggregate& agg) {
+  AggregateResult out;
+  out.value = Scalar::Null(agg.result.id);
+  out.max = Scalar::Null(agg.result.id);
+  if (agg.kind == AggKind::kCount) out.value = Scalar::Of<int64_t>(fold.count);
+  if (agg.kind == AggKind::kNanCount) out.value = Scalar::Of<int64_t>(fold.nan_count);
+  if (fold.count == 0) return out;
+  switch (agg.kind) {
+    case AggKind::kCount:
+    case AggKind::kNanCount: break;
+    case AggKind::kSum: {
+      ROWJIT_ASSIGN_OR_RETURN(out.value, FinishSum(fold, agg.arg->type().id));
+      break;
+    }
+    case AggKind::kMin: out.value = fold.lo; break;
+    case AggKind::kMax: out.value = fold.hi; break;
+    case AggKind::kMinMax:
+      out.value = fold.lo;
+      out.max = fold.hi;
+      break;
+    case AggKind::kAny: out.value = Scalar::Of(fold.any); break;
+    case AggKind::kAll: out.value = Scalar::Of(fold.all); break;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<AggregateResult> EvaluateAggregateReference(const Aggregate& agg,
                                                    std::span<const ArrayPtr> columns,
                                                    int64_t length) {
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, EvaluateReference(*agg.arg, columns, length));
   const TypeId t = agg.arg->type().id;
-  AggregateResult out;
-  out.value = Scalar::Null(agg.result.id);
-  out.max = Scalar::Null(agg.result.id);
-  int64_t count = 0, nan_count = 0;
-  __int128 int_sum = 0;
-  double lanes[16] = {};
-  bool any = false, all = true;
-  Scalar lo, hi;
+  ReferenceFold fold;
   for (int64_t i = 0; i < length; ++i) {
     Scalar s = values->GetScalar(i);
     if (s.is_null()) continue;
-    // NaNs computed by arithmetic have no fixed sign or payload: a fold over an expression
-    // reads them all as the canonical quiet NaN; a plain column keeps its NaNs bit for bit.
-    if (IsFloat(t) && !agg.arg->is_column() && IsNan(s)) {
-      s = t == TypeId::kF32 ? Scalar::FromBits(t, 0x7fc00000u) : Scalar::FromBits(t, 0x7ff8000000000000ULL);
-    }
-    const bool nan = IsFloat(t) && IsNan(s);
-    nan_count += nan;
-    switch (agg.kind) {
-      case AggKind::kSum:
-        if (IsFloat(t)) {
-          lanes[i % 16] += t == TypeId::kF32 ? static_cast<double>(s.value<float>()) : s.value<double>();
-        } else if (IsSignedInt(t)) {
-          int_sum += VisitType(t, [&]<typename T>(std::type_identity<T>) -> int64_t {
-            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<int64_t>(s.value<T>());
-            return 0;
-          });
-        } else {
-          int_sum += static_cast<__int128>(s.bits());
-        }
-        break;
-      case AggKind::kMin:
-      case AggKind::kMax:
-      case AggKind::kMinMax:
-        if (nan && !agg.keep_nan) continue;
-        if (count == 0 || Less(s, lo)) lo = s;
-        if (count == 0 || Less(hi, s)) hi = s;
-        break;
-      case AggKind::kAny: any = any || s.value<bool>(); break;
-      case AggKind::kAll: all = all && s.value<bool>(); break;
-      default: break;
-    }
-    ++count;
+    if (IsFloat(t) && !agg.arg->is_column() && IsNan(s)) s = CanonicalNan(t);
+    FoldRow(fold, agg, s, i);
   }
-  switch (agg.kind) {
-    case AggKind::kCount: out.value = Scalar::Of<int64_t>(count); break;
-    case AggKind::kNanCount: out.value = Scalar::Of<int64_t>(nan_count); break;
-    case AggKind::kSum:
-      if (count == 0) break;
-      if (IsFloat(t)) {
-        for (int h = 8; h >= 1; h /= 2) {
-          for (int l = 0; l < h; ++l) lanes[l] = lanes[l] + lanes[l + h];
-        }
-        out.value = std::isnan(lanes[0]) ? Scalar::FromBits(TypeId::kF64, 0x7ff8000000000000ULL)
-                                         : Scalar::Of<double>(lanes[0]);
-      } else if (IsSignedInt(t)) {
-        if (int_sum > std::numeric_limits<int64_t>::max() || int_sum < std::numeric_limits<int64_t>::min()) {
-          return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
-        }
-        out.value = Scalar::Of<int64_t>(static_cast<int64_t>(int_sum));
-      } else {
-        if (int_sum > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
-          return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
-        }
-        out.value = Scalar::Of<uint64_t>(static_cast<uint64_t>(int_sum));
-      }
-      break;
-    case AggKind::kMin: if (count) out.value = lo; break;
-    case AggKind::kMax: if (count) out.value = hi; break;
-    case AggKind::kMinMax:
-      if (count) {
-        out.value = lo;
-        out.max = hi;
-      }
-      break;
-    case AggKind::kAny: if (count) out.value = Scalar::Of(any); break;
-    case AggKind::kAll: if (count) out.value = Scalar::Of(all); break;
-  }
-  return out;
+  return Finish(fold, agg);
 }
 
 }  // namespace rowjit::ir
