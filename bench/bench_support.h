@@ -157,14 +157,9 @@ inline void RunJit(benchmark::State& state, const ir::ExprPtr& expr,
   state.SetLabel(std::string(jit::StrategyName(report.strategy)));
 }
 
-// Calls a row kernel over whole words, with or without the fold ABI's last-word mask.
-template <typename Fn>
-uint64_t CallKernel(Fn fn, const jit::KernelInput* inputs, void* out, int64_t words) {
-  if constexpr (std::is_invocable_v<Fn, const jit::KernelInput*, void*, uint64_t*, int64_t, uint64_t>) {
-    return fn(inputs, out, nullptr, words, ~uint64_t{0});
-  } else {
-    return fn(inputs, out, nullptr, words);
-  }
+// Calls a row kernel over whole words.
+inline uint64_t CallKernel(jit::RowKernelFn fn, const jit::KernelInput* inputs, void* out, int64_t words) {
+  return fn(inputs, out, nullptr, words, 0);
 }
 
 // `jit_kernel`: the compiled kernel called directly on flat, all-valid inputs and a reused output

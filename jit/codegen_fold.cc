@@ -195,6 +195,8 @@ std::vector<llvm::Value*> KernelBuilder::FoldCarried(const FoldAccs& accs) const
 }
 
 void KernelBuilder::SetFoldCarried(FoldAccs& accs, std::span<llvm::Value* const> values) {
+  assert(values.size() == accs.count.size() + accs.a.size() + accs.b.size() + evidence_.size() &&
+         "carried values are the accumulators, then the evidence");
   size_t i = 0;
   for (auto& x : accs.count) x = values[i++];
   for (auto& x : accs.a) x = values[i++];
@@ -257,6 +259,8 @@ Status KernelBuilder::BuildFold(const std::string& name) {
 // by the same byte), so no per-call validity is computed.
 Status KernelBuilder::EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows,
                                   llvm::Value* mask) {
+  assert(!shape_.writes_validity && "a row fold folds by its mask; it computes no validity");
+  assert(facts_.StrictRows() && "a row fold's mask decides which rows fold: strict rows only");
   bool masked = false;
   for (const Input& in : inputs_) masked = masked || in.valid != nullptr;
   llvm::MDNode* mask_scope = masked ? NewScope("fold mask") : nullptr;

@@ -54,6 +54,7 @@ Status KernelBuilder::EmitWordLoop(llvm::Value* words) {
 // one word each and stored after the lanes; branch-and-skip kernels skip a word with no valid row
 // (its outputs stay zero).
 Status KernelBuilder::EmitWord(llvm::Value* w) {
+  assert(shape_.loop == KernelLoop::kWords && "a word of lanes in a kernel planned as a row loop");
   LoadWordState(w);
   llvm::Value* guard = nullptr;
   if (shape_.skip_empty_words && row_valid_word_ != nullptr) {
@@ -102,6 +103,7 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
 
 // One flat loop over the 64 * words rows of the call, entered when there is a row.
 Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
+  assert(!shape_.reads_lane_validity() && "a row loop has no validity words to read lanes of");
   llvm::Value* n = b.CreateShl(words, 6);
   LoopScaffold rows = LoopScaffold::Open(b, "rows", b.getInt64(0), EvidenceValues(),
                                          b.CreateICmpSGT(words, b.getInt64(0)));

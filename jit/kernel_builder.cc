@@ -185,6 +185,7 @@ llvm::Value* LaneBit(llvm::IRBuilder<>& b, llvm::Value* word, llvm::Value* lane)
 }
 
 Val KernelBuilder::LoadLane(Input& in, llvm::Value* row, llvm::Value* lane) {
+  assert((lane != nullptr || in.bits_word == nullptr) && "a bool word's bit needs its lane");
   const TypeId t = in.spec.type;
   llvm::Type* ty = Ty(t);
   Val out;

@@ -2,8 +2,8 @@
 // LLVM's loop-vectorize remarks (tools layer: codegen only, nothing runs).
 #include <cstdio>
 
-#include "jit/gate_catalog.h"
-#include "jit/gate_report.h"
+#include "jit/gates/gate_catalog.h"
+#include "jit/gates/gate_report.h"
 #include "tools/commands.h"
 
 namespace rowjit::cli {
@@ -21,7 +21,7 @@ Runs the IR gates on the optimized IR of the kernel EXPR would run (codegen only
   no-overflow-intrinsic         no *.with.overflow intrinsic inside a loop
   no-i128                       no i128 or <N x i128> operation inside a loop
   reduction-vector-accumulator  reduction templates keep a vector accumulator in the main loop
-Exceptions, by rule, kernel and target, with reasons, are listed in jit/gate_exceptions.txt.
+Exceptions, by rule, kernel and target, with reasons, are listed in jit/gates/gate_exceptions.txt.
 
 Prints per loop whether it is vectorized, its widths, interleave and reductions, then each
 violation with the IR lines that break it. With --catalog: every catalog function x every type

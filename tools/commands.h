@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "jit/kernel_request.h"
+#include "jit/gates/kernel_request.h"
 #include "runtime/array.h"
 
 namespace rowjit::cli {

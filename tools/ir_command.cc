@@ -2,8 +2,8 @@
 // target (tools layer: codegen only, nothing runs).
 #include <cstdio>
 
-#include "jit/inspect.h"
-#include "jit/kernel_request.h"
+#include "jit/gates/inspect.h"
+#include "jit/gates/kernel_request.h"
 #include "tools/commands.h"
 
 namespace rowjit::cli {

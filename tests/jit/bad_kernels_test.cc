@@ -3,8 +3,8 @@
 // jit/inspect and jit/gates).
 #include <gtest/gtest.h>
 
-#include "jit/gate_report.h"
-#include "jit/gates.h"
+#include "jit/gates/gate_report.h"
+#include "jit/gates/gates.h"
 #include "support/assert_ok.h"
 
 namespace rowjit::jit {

@@ -3,6 +3,8 @@
 // 64, encodings and every forced policy. Values, nulls and first-failing-row errors must match.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ir/binder.h"
 #include "ir/reference.h"
 #include "jit/engine.h"
@@ -45,7 +47,8 @@ std::string Describe(const Case& c) {
 // Columns for one case: the referenced ones random (flat, dictionary, byte-bool or constant),
 // the others absent.
 std::vector<ArrayPtr> MakeColumns(const Schema& schema, const std::vector<int>& refs, const Case& c,
-                                  std::mt19937_64& rng, std::string* layout) {
+                                  std::mt19937_64& rng, std::string* layout,
+                                  std::map<std::string, int64_t>* drawn = nullptr) {
   std::vector<ArrayPtr> columns(schema.fields.size());
   for (int i : refs) {
     const DataType t = schema.fields[i].type;
@@ -66,6 +69,8 @@ std::vector<ArrayPtr> MakeColumns(const Schema& schema, const std::vector<int>& 
         how = std::string(EncodingName(columns[i]->encoding()));
       }
     }
+    EXPECT_NE(columns[i], nullptr) << "no array for " << schema.fields[i].name;
+    if (drawn != nullptr) ++(*drawn)[how.substr(0, how.find(' '))];
     *layout += fmt::format(" {}={}", schema.fields[i].name, how);
   }
   return columns;
@@ -94,6 +99,8 @@ std::string Compare(const Result<ArrayPtr>& jit, const Result<ArrayPtr>& ref) {
 
 struct Totals {
   int64_t cases = 0, errors = 0, failures = 0;
+  int64_t compared_rows = 0;  // rows of successful evaluations compared value by value
+  std::map<std::string, int64_t> inputs;  // inputs drawn, by layout ("flat", "dictionary", ...)
 };
 
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
@@ -118,11 +125,12 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
              rng() % 2 == 0};
       if (c.length == 4097 && rng() % 3 != 0) c.length = 65;  // keep the long case occasional
       std::string layout;
-      const auto columns = MakeColumns(schema, refs, c, rng, &layout);
+      const auto columns = MakeColumns(schema, refs, c, rng, &layout, &totals.inputs);
       auto jit = engine.Evaluate(*expr, columns, c.length, EvalOptions{c.policy});
       auto ref = ir::EvaluateReference(**expr, columns, c.length);
       ++totals.cases;
       totals.errors += !ref.ok();
+      if (jit.ok() && ref.ok()) totals.compared_rows += c.length;
       const std::string diff = Compare(jit, ref);
       if (!diff.empty()) {
         ++totals.failures;
@@ -141,8 +149,13 @@ TEST(Differential, RandomExpressionsAgainstReference) {
   ASSERT_TRUE(engine.ok()) << engine.error().ToString();
   const Totals t = RunDifferential(**engine, 1, 100, 200, 4);
   EXPECT_EQ(t.failures, 0);
-  EXPECT_GE(t.cases, 20000);
-  EXPECT_GE(t.errors, 100);  // the random inputs reach the error paths too
+  // What the cases reached: many rows compared value by value, the error paths, and every input
+  // layout (the encoders fall back to flat where they cannot re-encode).
+  EXPECT_GE(t.compared_rows, 1000000);
+  EXPECT_GE(t.errors, 100);
+  for (const char* layout : {"flat", "dictionary", "byte-bool", "constant"}) {
+    EXPECT_GE(t.inputs.count(layout) ? t.inputs.at(layout) : 0, 100) << layout;
+  }
 }
 
 // Whether every referenced input is flat (no batch constant, dictionary or byte-bool): then the

@@ -165,12 +165,16 @@ TEST(Engine, BadInputsAreErrors) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().code(), ErrorCode::kInvalidInput);
   std::vector<ArrayPtr> wrong_type = {Col(kI32, "[1]"), Col(DataType(TypeId::kF64), "[1]")};
-  EXPECT_EQ(engine->Evaluate(expr, wrong_type, 1).error().code(), ErrorCode::kTypeError);
+  auto typed = engine->Evaluate(expr, wrong_type, 1);
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.error().code(), ErrorCode::kTypeError);
   auto codes = std::static_pointer_cast<const PrimitiveArray>(Col(DataType(TypeId::kU8), "[0, 5]"));
   std::vector<ArrayPtr> bad_dict = {Col(kI32, "[1, 2]"),
                                     *DictionaryArray::Make(codes, Col(kI32, "[1, 2]"))};
-  EXPECT_NE(engine->Evaluate(expr, bad_dict, 2).error().message().find("outside a dictionary"),
-            std::string::npos);
+  auto dict = engine->Evaluate(expr, bad_dict, 2);
+  ASSERT_FALSE(dict.ok());
+  EXPECT_EQ(dict.error().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(dict.error().message().find("outside a dictionary"), std::string::npos);
   auto unbound = *ir::Parse("a + b");
   EXPECT_FALSE(engine->Evaluate(unbound, short_col, 2).ok());
   EXPECT_FALSE(engine->Evaluate(nullptr, short_col, 2).ok());
@@ -185,10 +189,20 @@ TEST(Engine, ArrowInputsZeroCopy) {
   ASSERT_TRUE(ExportRecordBatch(batch, &c_array, &c_schema).ok());
   auto imported = ImportRecordBatch(&c_array, &c_schema);
   ASSERT_TRUE(imported.ok());
+  // The imported columns are the exported buffers, not copies.
+  for (int c = 0; c < 2; ++c) {
+    const auto& before = static_cast<const PrimitiveArray&>(*batch.columns[c]);
+    const auto& after = static_cast<const PrimitiveArray&>(*imported->columns[c]);
+    EXPECT_EQ(after.raw_values(), before.raw_values()) << "column " << c;
+  }
+  const Validity before = ValidityOf(*batch.columns[0]), after = ValidityOf(*imported->columns[0]);
+  ASSERT_TRUE(before.has_bitmap() && after.has_bitmap());
+  EXPECT_EQ(after.bitmap()->data(), before.bitmap()->data());
   auto expr = *ir::ParseAndBind("(a - b) * 3 >= b", imported->schema);
   auto out = engine->Evaluate(expr, *imported);
   auto ref = ir::EvaluateReference(*expr, imported->columns, imported->length);
-  ASSERT_TRUE(out.ok() && ref.ok());
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  ASSERT_TRUE(ref.ok()) << ref.error().ToString();
   EXPECT_EQ(FirstDifference(**out, **ref), -1);
 }
 
@@ -222,10 +236,22 @@ TEST(KernelCache, EvictionFreesAndRecompiles) {
   auto engine = NewEngine(EngineOptions{2});
   const Schema schema = *ParseSchema("a:i32, b:i32");
   auto batch = *RandomBatch(schema, 100, 1.0, 7);
+  std::weak_ptr<const CompiledKernel> first;  // the kernel of "a + b", compiled first
   for (int round = 0; round < 2; ++round) {
     for (const char* t : {"a + b", "a - b", "a * b"}) {
-      auto out = engine->Evaluate(*ir::ParseAndBind(t, schema), batch);
+      EvalReport report;
+      auto out = engine->Evaluate(*ir::ParseAndBind(t, schema), batch, {}, &report);
       ASSERT_TRUE(out.ok()) << out.error().ToString();
+      if (round == 0 && std::string_view(t) == "a + b") {
+        ASSERT_TRUE(report.kernel.has_value());
+        auto kernel = engine->KernelFor(*report.kernel);  // a hit: the cached kernel itself
+        ASSERT_TRUE(kernel.ok()) << kernel.error().ToString();
+        first = *kernel;
+      }
+    }
+    // Evicted by the two after it and used by nothing: its machine code is gone.
+    if (round == 0) {
+      EXPECT_TRUE(first.expired());
     }
   }
   const CacheStats s = engine->cache_stats();

@@ -12,14 +12,14 @@
 namespace rowjit::jit {
 namespace {
 
+// Result::value() stops the test process with the error's text when Make fails.
 std::unique_ptr<Engine> NewEngine() { return std::move(Engine::Make()).value(); }
 
+// Fold results compare as text: values bit for bit (folds over expressions read every computed
+// NaN as the canonical one), or the error with its row.
 std::string Text(const Result<ir::AggregateResult>& r, ir::AggKind kind) {
   if (!r.ok()) return "error " + r.error().ToString();
-  std::string s = r->ToString(kind);
-  // Computed NaNs have no fixed sign or payload (see FirstDifference); fold results keep the
-  // canonical NaN, so compare them as they are.
-  return s;
+  return r->ToString(kind);
 }
 
 constexpr const char* kFolds[] = {"sum", "min", "max", "min_max", "min_nan", "max_nan",
@@ -34,7 +34,7 @@ bool Applies(std::string_view fold, TypeId t) {
 
 TEST(Fold, PlainColumnsMatchReferenceAndStaticFolds) {
   auto engine = NewEngine();
-  int compared = 0;
+  int compared = 0, with_value = 0;
   for (TypeId t : kAllTypeIds) {
     const Schema schema{{Field{"x", DataType(t, true)}}};
     for (const char* fold : kFolds) {
@@ -51,9 +51,11 @@ TEST(Fold, PlainColumnsMatchReferenceAndStaticFolds) {
               std::mt19937_64 rng(seed);
               ArrayPtr col = RandomFlatArray({DataType(t, true), length, valid, offset, layout,
                                               ValueMode::kMixed}, rng);
+              ASSERT_NE(col, nullptr);
               std::vector<ArrayPtr> cols = {col};
               auto jit = engine->Aggregate(*agg, cols, length);
               auto ref = ir::EvaluateAggregateReference(*agg, cols, length);
+              with_value += ref.ok() && !ref->value.is_null();
               ASSERT_EQ(Text(jit, agg->kind), Text(ref, agg->kind))
                   << agg->ToString() << " " << TypeIdName(t) << " length " << length << " valid "
                   << valid << " offset " << offset << " seed " << seed;
@@ -64,7 +66,7 @@ TEST(Fold, PlainColumnsMatchReferenceAndStaticFolds) {
       }
     }
   }
-  EXPECT_GT(compared, 2000);
+  EXPECT_GT(with_value, 1500);  // most cases fold rows into a value (not null, not an error)
 }
 
 // Bit-for-bit with the static folds of kernels/fold.h on the same columns.
@@ -129,7 +131,7 @@ TEST(Fold, ExpressionsMatchReference) {
     schema.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
     schema.fields.push_back(Field{"c_" + std::string(TypeIdName(id)), DataType(id, false)});
   }
-  int64_t cases = 0;
+  int64_t with_value = 0;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
     std::mt19937_64 rng(seed);
     const char* fold = kFolds[rng() % std::size(kFolds)];
@@ -152,11 +154,12 @@ TEST(Fold, ExpressionsMatchReference) {
                                      static_cast<int64_t>(rng() % 64), NullLayout::kScattered,
                                      rng() % 2 ? ValueMode::kMixed : ValueMode::kModerate}, rng);
         }
+        ASSERT_NE(cols[c], nullptr);
       }
       EvalReport report;
       auto jit = engine->Aggregate(*agg, cols, length, &report);
       auto ref = ir::EvaluateAggregateReference(*agg, cols, length);
-      ++cases;
+      with_value += ref.ok() && !ref->value.is_null();
       // The engine ran the fold kernel the planner names for these inputs.
       auto planned = PlanFold(*agg, cols, length);
       ASSERT_TRUE(planned.ok()) << planned.error().ToString();
@@ -167,7 +170,7 @@ TEST(Fold, ExpressionsMatchReference) {
           << "seed " << seed << " case " << k << ": " << agg->ToString() << " length " << length;
     }
   }
-  EXPECT_EQ(cases, 800);
+  EXPECT_GE(with_value, 200);  // folds that produced a value, not only nulls and errors
 }
 
 // sum(a * b) over narrow integers folds the exact widened product: identical values and

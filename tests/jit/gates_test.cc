@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "ir/function.h"
-#include "jit/gate_catalog.h"
-#include "jit/gate_report.h"
-#include "jit/gates.h"
+#include "jit/gates/gate_catalog.h"
+#include "jit/gates/gate_report.h"
+#include "jit/gates/gates.h"
 #include "support/assert_ok.h"
 
 namespace rowjit::jit {

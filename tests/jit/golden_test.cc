@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "jit/inspect.h"
-#include "jit/kernel_request.h"
+#include "jit/gates/inspect.h"
+#include "jit/gates/kernel_request.h"
 #include "support/assert_ok.h"
 
 namespace rowjit::jit {

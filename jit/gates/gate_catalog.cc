@@ -1,5 +1,5 @@
 // The catalog gate: enumerating catalog kernels and checking them on a few threads (jit layer).
-#include "jit/gate_catalog.h"
+#include "jit/gates/gate_catalog.h"
 
 #include "ir/aggregate.h"
 
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "ir/function.h"
-#include "jit/gate_report.h"
+#include "jit/gates/gate_report.h"
 
 namespace rowjit::jit {
 namespace {

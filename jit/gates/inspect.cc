@@ -1,6 +1,6 @@
 // IR inspection with LLVM's LoopInfo over the optimized function (jit layer). The optimized IR
 // text is parsed back into a module, so generated and hand-written code are read the same way.
-#include "jit/inspect.h"
+#include "jit/gates/inspect.h"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 // Planning a kernel from text: parse, bind, describe the inputs, plan as the executor does
 // (jit layer).
-#include "jit/kernel_request.h"
+#include "jit/gates/kernel_request.h"
 
 #include <algorithm>
 

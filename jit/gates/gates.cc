@@ -1,5 +1,5 @@
 // The IR gate rules and their exceptions file (jit layer).
-#include "jit/gates.h"
+#include "jit/gates/gates.h"
 
 #include <algorithm>
 #include <sstream>

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "jit/gates.h"
+#include "jit/gates/gates.h"
 
 namespace rowjit::jit {
 
@@ -17,7 +17,8 @@ std::string FormatCheckJson(const KernelCheck& check);
 // line per loop saying whether it vectorized.
 std::string FormatRemarksText(const KernelCheck& check);
 
-// "  NAME: RULE: MESSAGE" plus indented IR lines: one failing violation.
+// "  RULE: MESSAGE" (with "(excepted: REASON)" when listed) plus indented IR lines: one violation;
+// the kernel it belongs to is printed once above its violations.
 std::string FormatViolationText(const Violation& v);
 
 // A JSON string literal.

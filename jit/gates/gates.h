@@ -1,13 +1,13 @@
 // The IR gates (jit layer, public, LLVM-free): rules over an inspected kernel, and the exceptions
-// to them, listed by name and reason in one checked-in file (jit/gate_exceptions.txt).
+// to them, listed by name and reason in one checked-in file (jit/gates/gate_exceptions.txt).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "jit/inspect.h"
-#include "jit/kernel_request.h"
+#include "jit/gates/inspect.h"
+#include "jit/gates/kernel_request.h"
 
 namespace rowjit::jit {
 
@@ -51,7 +51,7 @@ struct GateException {
 // Parses the exceptions file: one exception a line, `RULE | KERNEL | TARGET | REASON`, '#'
 // starts a comment, blank lines are ignored.
 Result<std::vector<GateException>> ParseGateExceptions(std::string_view text);
-// The checked-in jit/gate_exceptions.txt, embedded at build time.
+// The checked-in jit/gates/gate_exceptions.txt, embedded at build time.
 std::string_view GateExceptionsText();
 const std::vector<GateException>& BuiltinGateExceptions();
 

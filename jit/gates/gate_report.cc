@@ -1,5 +1,5 @@
 // Text and JSON output of the IR gates (jit layer).
-#include "jit/gate_report.h"
+#include "jit/gates/gate_report.h"
 
 #include <fmt/ranges.h>
 

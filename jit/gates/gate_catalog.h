@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "jit/gates.h"
+#include "jit/gates/gates.h"
 
 namespace rowjit::jit {
 
