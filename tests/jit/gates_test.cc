@@ -51,7 +51,7 @@ std::vector<CatalogKernel> DenseFlatKernels() {
 
 bool IsNarrowInteger(TypeId t) { return IsInteger(t) && BitWidth(t) < 64; }
 
-// Issue 5: for every fallible narrow-integer kernel, the optimized IR holds a vector
+// For every fallible narrow-integer kernel, the optimized IR holds a vector
 // OR-reduction whose element is the element's width, and no with.overflow intrinsic.
 TEST(Gates, FallibleNarrowIntegerKernelsReduceEvidenceInVectorsOfTheElementWidth) {
   int checked = 0;
@@ -81,7 +81,7 @@ TEST(Gates, FallibleNarrowIntegerKernelsReduceEvidenceInVectorsOfTheElementWidth
   EXPECT_GT(checked, 40);  // add, sub, mul, div, mod, neg, abs, casts over 6 narrow types
 }
 
-// Issue 5: every primitive function's loop is vectorized (real <N x T> operations), and no
+// Every primitive function's loop is vectorized (real <N x T> operations), and no
 // kernel computes in <N x i128>. Listed exceptions (64-bit integer division on x86) aside.
 TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
   std::set<std::string> functions;
@@ -103,7 +103,7 @@ TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
   EXPECT_EQ(functions.size(), ir::AllFunctions().size()) << "a function has no dense kernel";
 }
 
-// Issue 7: every fold x type of the catalog passes the gates on this host, and the reduction
+// Every fold x type of the catalog passes the gates on this host, and the reduction
 // templates over non-bool inputs keep their accumulators as vectors carried by the main loop,
 // with or without nulls (the flat fold: one reduction at the end of the call, not per word).
 TEST(Gates, ReductionTemplatesKeepVectorAccumulators) {
