@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "ir/analysis.h"
+#include "ir/reference.h"
 #include "jit/executor_internal.h"
 
 namespace rowjit::jit {
