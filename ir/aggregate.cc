@@ -84,8 +84,9 @@ bool IsAggregateText(std::string_view text) {
   return e.ok() && (*e)->is_call() && (*e)->args().size() == 1 && FindAgg((*e)->name()) != nullptr;
 }
 
-Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema) {
-  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text));
+Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema,
+                                        const Limits& limits) {
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, limits));
   const AggName* a = e->is_call() && e->args().size() == 1 ? FindAgg(e->name()) : nullptr;
   if (a == nullptr) {
     return MakeError(ErrorCode::kInvalidInput,
@@ -96,7 +97,7 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   Aggregate agg;
   agg.kind = a->kind;
   agg.keep_nan = a->keep_nan;
-  ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema));
+  ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema, limits));
   const TypeId t = agg.arg->type().id;
   auto type_error = [&](std::string_view want) {
     return MakeError(ErrorCode::kTypeError, "{}({}): {}", a->name, TypeIdName(t), want);

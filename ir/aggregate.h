@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ir/expr.h"
+#include "ir/limits.h"
 #include "runtime/array.h"
 
 namespace rowjit::ir {
@@ -43,7 +44,8 @@ struct AggregateResult {
 bool IsAggregateText(std::string_view text);
 
 // Parses and binds "sum(a * b)" against `schema`.
-Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema);
+Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema,
+                                        const Limits& limits = {});
 
 // Row at a time: evaluates the argument with the reference evaluator (its errors are the
 // aggregate's), then folds the non-null rows.

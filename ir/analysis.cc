@@ -2,12 +2,19 @@
 #include "ir/analysis.h"
 
 #include <algorithm>
+#include <limits>
+#include <unordered_map>
 #include <utility>
 
 #include "ir/function.h"
+#include "ir/limits.h"
 
 namespace rowjit::ir {
 namespace {
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
 
 void SortUnique(std::vector<int>& v) {
   std::sort(v.begin(), v.end());
@@ -32,36 +39,63 @@ void AddCall(const Expr& call, ExprFacts& facts) {
 
 ExprFacts AnalyzeExpr(const Expr& expr) {
   ExprFacts facts;
-  // Post-order over an explicit stack: (node, depth, arguments already pushed).
-  struct Frame {
-    const Expr* node;
+  // Post-order over an explicit stack, each distinct node once: a tree shared by several parents
+  // (built through the API) is counted at each use by arithmetic, not by walking it again, so a
+  // small DAG that stands for a huge tree costs its size, not the tree's.
+  struct Size {
+    int64_t nodes;
     int depth;
-    bool expanded;
   };
-  std::vector<Frame> stack = {{&expr, 1, false}};
+  std::unordered_map<const Expr*, Size> done;
+  std::vector<std::pair<const Expr*, bool>> stack = {{&expr, false}};
   while (!stack.empty()) {
-    Frame& top = stack.back();
-    if (!top.expanded && !top.node->args().empty()) {
-      top.expanded = true;
-      const Expr* node = top.node;
-      const int depth = top.depth;
+    auto [node, expanded] = stack.back();
+    if (done.count(node)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
       for (auto it = node->args().rbegin(); it != node->args().rend(); ++it) {
-        stack.push_back({it->get(), depth + 1, false});
+        if (!done.count(it->get())) stack.push_back({it->get(), false});
       }
       continue;
     }
-    const Frame done = top;
     stack.pop_back();
-    const Expr& e = *done.node;
-    ++facts.nodes;
-    facts.depth = std::max(facts.depth, done.depth);
-    if (e.is_column()) facts.columns.push_back(e.column_index());
+    Size size{1, 1};
+    for (const ExprPtr& a : node->args()) {
+      const Size& child = done.at(a.get());
+      size.nodes = SaturatingAdd(size.nodes, child.nodes);
+      size.depth = std::max(size.depth, child.depth + 1);
+    }
+    done.emplace(node, size);
+    const Expr& e = *node;
+    if (e.is_column()) {
+      facts.columns.push_back(e.column_index());
+      facts.any_nullable_column = facts.any_nullable_column || (e.bound() && e.type().nullable);
+    }
     if (e.is_literal() && e.bound() && e.value().is_null()) facts.has_null_literal = true;
     if (e.is_call() && e.function() != nullptr) AddCall(e, facts);
   }
+  facts.nodes = done.at(&expr).nodes;
+  facts.depth = done.at(&expr).depth;
   SortUnique(facts.columns);
   SortUnique(facts.evidence_widths);
   return facts;
+}
+
+Status CheckLimits(const ExprFacts& facts, const Limits& limits) {
+  if (facts.depth > limits.max_depth) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "expression nests {} levels deep; the limit is {} (Limits::max_depth)",
+                     facts.depth, limits.max_depth);
+  }
+  if (facts.nodes > limits.max_nodes) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "expression has {} nodes; the limit is {} (Limits::max_nodes)", facts.nodes,
+                     limits.max_nodes);
+  }
+  return Status::OK();
 }
 
 }  // namespace rowjit::ir

@@ -25,9 +25,11 @@ struct ExprFacts {
   int decode_cost = 0;
   // Every column index the expression reads, ascending, each once.
   std::vector<int> columns;
-  // Every call node, arguments before the calls that use them (pointers into the expression).
+  bool any_nullable_column = false;  // some column it reads has a nullable type
+  // Every distinct call node, arguments before the calls that use them (pointers into the
+  // expression).
   std::vector<const Expr*> calls;
-  int64_t nodes = 0;  // nodes of the tree (shared subtrees counted at each use)
+  int64_t nodes = 0;  // nodes of the tree, a shared subtree counted at each use (saturating)
   int depth = 0;      // the longest root-to-leaf path, in nodes
 
   // Rows are null exactly where some input is: strict, and no null literal makes rows null on
@@ -36,8 +38,9 @@ struct ExprFacts {
   bool StrictRows() const { return strict && !has_null_literal; }
 };
 
-// Walks a bound expression once, without recursion (any depth). Prefer Expr::facts(), which
-// computes this once and keeps it.
+// Walks an expression once, without recursion (any depth), each distinct node once. Prefer
+// Expr::facts(), which computes this once and keeps it. Unbound expressions get their shape
+// (nodes, depth, calls by name) and nothing that needs types.
 ExprFacts AnalyzeExpr(const Expr& expr);
 
 }  // namespace rowjit::ir

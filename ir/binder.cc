@@ -3,9 +3,11 @@
 
 #include <limits>
 
+#include "ir/analysis.h"
 #include "ir/function.h"
 #include "ir/parser.h"
 #include "runtime/builder.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::ir {
 namespace {
@@ -166,40 +168,36 @@ class Binder {
 
 namespace {
 
-bool AnyFallibleCall(const Expr& e) {
-  if (e.CanFail()) return true;
-  for (const auto& a : e.args()) {
-    if (AnyFallibleCall(*a)) return true;
+Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Limits& limits) {
+  if (static_cast<int64_t>(schema.fields.size()) > limits.max_columns) {
+    return MakeError(ErrorCode::kInvalidInput, "schema of {} columns; the limit is {} (Limits::max_columns)",
+                     schema.fields.size(), limits.max_columns);
   }
-  return false;
-}
-
-bool AnyNullableColumn(const Expr& e) {
-  if (e.is_column()) return e.type().nullable;
-  for (const auto& a : e.args()) {
-    if (AnyNullableColumn(*a)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema) {
-  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
-  ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, Binder(schema).BindNode(expr, std::nullopt, ""));
+  const ExprFacts& shape = expr->facts();  // of the unbound tree: its depth and nodes
+  ROWJIT_RETURN_NOT_OK(CheckLimits(shape, limits));
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, WithStackForDepth(shape.depth, [&] {
+                            return Binder(schema).BindNode(expr, std::nullopt, "");
+                          }));
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.
-  if (bound->is_call() && !bound->type().nullable && AnyFallibleCall(*bound) &&
-      AnyNullableColumn(*bound)) {
+  const ExprFacts& facts = bound->facts();
+  if (bound->is_call() && !bound->type().nullable && facts.can_fail && facts.any_nullable_column) {
     bound = Expr::BoundCall(bound->function(), bound->args(), bound->type_arg(),
                             bound->type().WithNullable(true));
   }
   return bound;
 }
 
-Result<ExprPtr> ParseAndBind(std::string_view text, const Schema& schema) {
-  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text));
-  return Bind(e, schema);
+}  // namespace
+
+Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema, const Limits& limits) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  return NoThrow([&] { return BindWithin(expr, schema, limits); });
+}
+
+Result<ExprPtr> ParseAndBind(std::string_view text, const Schema& schema, const Limits& limits) {
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, limits));
+  return Bind(e, schema, limits);
 }
 
 }  // namespace rowjit::ir

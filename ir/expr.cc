@@ -6,6 +6,7 @@
 
 #include "ir/analysis.h"
 #include "ir/function.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::ir {
 namespace {
@@ -107,26 +108,50 @@ bool Expr::CanFail() const {
   return function_->can_fail(arg_types, type_);
 }
 
-Expr::~Expr() = default;
+// Children are released without recursion: the last owner of a child takes its children before
+// dropping it, so destroying a tree a million levels deep uses a vector, not the stack.
+Expr::~Expr() {
+  std::vector<ExprPtr> pending = std::move(args_);
+  while (!pending.empty()) {
+    ExprPtr e = std::move(pending.back());
+    pending.pop_back();
+    if (e.use_count() == 1) {  // no one else can reach it: its children are ours to release
+      std::vector<ExprPtr>& kids = const_cast<Expr&>(*e).args_;
+      for (ExprPtr& k : kids) pending.push_back(std::move(k));
+      kids.clear();
+    }
+  }
+}
 
 const ExprFacts& Expr::facts() const {
   std::call_once(facts_once_, [this] { facts_ = std::make_unique<const ExprFacts>(AnalyzeExpr(*this)); });
   return *facts_;
 }
 
+namespace {
+
+// The node itself, not its arguments.
+bool SameNode(const Expr& a, const Expr& b) {
+  if (a.hash() != b.hash() || a.kind() != b.kind() || a.bound() != b.bound() ||
+      a.name() != b.name() || a.type_arg() != b.type_arg() ||
+      a.literal_text() != b.literal_text() || a.args().size() != b.args().size()) {
+    return false;
+  }
+  return !a.bound() || (a.type() == b.type() && a.column_index() == b.column_index() &&
+                        (!a.is_literal() || a.value() == b.value()));
+}
+
+}  // namespace
+
+// Pairs compared over an explicit stack (any depth); shared subtrees compare by pointer first.
 bool Expr::Equals(const Expr& o) const {
-  if (this == &o) return true;
-  if (hash_ != o.hash_ || kind_ != o.kind_ || bound_ != o.bound_ || name_ != o.name_ ||
-      type_arg_ != o.type_arg_ || literal_text_ != o.literal_text_ ||
-      args_.size() != o.args_.size()) {
-    return false;
-  }
-  if (bound_ && (type_ != o.type_ || column_index_ != o.column_index_ ||
-                 (kind_ == ExprKind::kLiteral && !(value_ == o.value_)))) {
-    return false;
-  }
-  for (size_t i = 0; i < args_.size(); ++i) {
-    if (!args_[i]->Equals(*o.args_[i])) return false;
+  std::vector<std::pair<const Expr*, const Expr*>> stack = {{this, &o}};
+  while (!stack.empty()) {
+    auto [a, b] = stack.back();
+    stack.pop_back();
+    if (a == b) continue;
+    if (!SameNode(*a, *b)) return false;
+    for (size_t i = 0; i < a->args().size(); ++i) stack.push_back({a->args()[i].get(), b->args()[i].get()});
   }
   return true;
 }
@@ -155,33 +180,61 @@ bool IsOperator(const Expr& e) {
   return !InfixSymbol(e).empty() || (e.is_call() && e.name() == "not" && e.args().size() == 1);
 }
 
-std::string Operand(const Expr& e) {
-  return IsOperator(e) ? "(" + e.ToString() + ")" : e.ToString();
+void Append(const Expr& e, std::string& out);
+
+void AppendOperand(const Expr& e, std::string& out) {
+  if (!IsOperator(e)) return Append(e, out);
+  out += '(';
+  Append(e, out);
+  out += ')';
+}
+
+// Canonical text, appended (linear in the text's length). Recursive: ToString runs it on a stack
+// that holds the expression's depth.
+void Append(const Expr& e, std::string& out) {
+  switch (e.kind()) {
+    case ExprKind::kColumn:
+      out += e.name();
+      return;
+    case ExprKind::kLiteral:
+      if (e.bound()) {
+        out += e.value().ToString();
+      } else {
+        out += e.literal_text();
+        if (e.literal_suffix()) out += ":" + std::string(TypeIdName(*e.literal_suffix()));
+      }
+      return;
+    case ExprKind::kCall:
+      break;
+  }
+  if (std::string_view sym = InfixSymbol(e); !sym.empty()) {
+    AppendOperand(*e.args()[0], out);
+    out += fmt::format(" {} ", sym);
+    AppendOperand(*e.args()[1], out);
+    return;
+  }
+  if (e.name() == "not" && e.args().size() == 1) {
+    out += "not ";
+    return AppendOperand(*e.args()[0], out);
+  }
+  out += e.name() + "(";
+  for (size_t i = 0; i < e.args().size(); ++i) {
+    if (i) out += ", ";
+    Append(*e.args()[i], out);
+  }
+  if (e.type_arg()) out += ", " + std::string(TypeIdName(*e.type_arg()));
+  out += ')';
 }
 
 }  // namespace
 
 std::string Expr::ToString() const {
-  switch (kind_) {
-    case ExprKind::kColumn:
-      return name_;
-    case ExprKind::kLiteral:
-      if (bound_) return value_.ToString();
-      return type_arg_ ? literal_text_ + ":" + std::string(TypeIdName(*type_arg_)) : literal_text_;
-    case ExprKind::kCall:
-      break;
-  }
-  if (std::string_view sym = InfixSymbol(*this); !sym.empty()) {
-    return Operand(*args_[0]) + " " + std::string(sym) + " " + Operand(*args_[1]);
-  }
-  if (name_ == "not" && args_.size() == 1) return "not " + Operand(*args_[0]);
-  std::string out = name_ + "(";
-  for (size_t i = 0; i < args_.size(); ++i) {
-    if (i) out += ", ";
-    out += args_[i]->ToString();
-  }
-  if (type_arg_) out += ", " + std::string(TypeIdName(*type_arg_));
-  return out + ")";
+  Result<std::string> text = WithStackForDepth(facts().depth, [this]() -> Result<std::string> {
+    std::string out;
+    Append(*this, out);
+    return out;
+  });
+  return text.ok() ? std::move(text).value() : "<" + text.error().ToString() + ">";
 }
 
 const std::vector<int>& ReferencedColumns(const Expr& e) { return e.facts().columns; }

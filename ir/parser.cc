@@ -1,10 +1,13 @@
 // Recursive-descent parser for the expression syntax (ir layer).
 #include "ir/parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
+#include "ir/analysis.h"
 #include "ir/function.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::ir {
 namespace {
@@ -91,7 +94,7 @@ bool IsCastName(std::string_view name) {
 
 class Parser {
  public:
-  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+  Parser(std::vector<Token> tokens, const Limits& limits) : t_(std::move(tokens)), limits_(limits) {}
 
   Result<ExprPtr> ParseAll() {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
@@ -105,6 +108,30 @@ class Parser {
   bool PeekOp(std::string_view op) const {
     return (Peek().kind == Tok::kOp || Peek().kind == Tok::kIdent) && Peek().text == op;
   }
+  // One level of nesting (parentheses, a call's arguments, a prefix operator), refused past the
+  // depth limit before the parser descends.
+  template <typename F>
+  Result<ExprPtr> Nested(F&& parse) {
+    if (++depth_ > limits_.max_depth) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "syntax error at position {}: the expression nests more than {} levels "
+                       "deep (Limits::max_depth)",
+                       Peek().pos, limits_.max_depth);
+    }
+    Result<ExprPtr> out = parse();
+    --depth_;
+    return out;
+  }
+  // Every node the parser makes, counted against the node limit.
+  Result<ExprPtr> Made(ExprPtr e) {
+    if (++nodes_ > limits_.max_nodes) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "syntax error at position {}: the expression has more than {} nodes "
+                       "(Limits::max_nodes)",
+                       Peek().pos, limits_.max_nodes);
+    }
+    return e;
+  }
   Error Expected(std::string_view what) const {
     return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: expected {}, found {}",
                      Peek().pos, what, Describe(Peek()));
@@ -115,7 +142,7 @@ class Parser {
     while (PeekOp("or")) {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
-      left = Expr::Call("or", {left, right});
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call("or", {left, right})));
     }
     return left;
   }
@@ -124,15 +151,15 @@ class Parser {
     while (PeekOp("and")) {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
-      left = Expr::Call("and", {left, right});
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call("and", {left, right})));
     }
     return left;
   }
   Result<ExprPtr> ParseNot() {
     if (PeekOp("not")) {
       Next();
-      ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
-      return Expr::Call("not", {operand});
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseNot(); }));
+      return Made(Expr::Call("not", {operand}));
     }
     return ParseComparison();
   }
@@ -152,7 +179,7 @@ class Parser {
                              Peek().pos);
           }
         }
-        return Expr::Call(std::string(fn), {left, right});
+        return Made(Expr::Call(std::string(fn), {left, right}));
       }
     }
     return left;
@@ -162,7 +189,7 @@ class Parser {
     while (Peek().kind == Tok::kOp && (Peek().text == "+" || Peek().text == "-")) {
       const std::string fn = Next().text == "+" ? "add" : "sub";
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
-      left = Expr::Call(fn, {left, right});
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call(fn, {left, right})));
     }
     return left;
   }
@@ -173,7 +200,7 @@ class Parser {
       const std::string op = Next().text;
       const std::string fn = op == "*" ? "mul" : op == "/" ? "div" : "mod";
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
-      left = Expr::Call(fn, {left, right});
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call(fn, {left, right})));
     }
     return left;
   }
@@ -185,8 +212,8 @@ class Parser {
       if (t.kind == Tok::kNumber || (t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan"))) {
         return ParseLiteral("-");
       }
-      ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
-      return Expr::Call("neg", {operand});
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseUnary(); }));
+      return Made(Expr::Call("neg", {operand}));
     }
     return ParsePrimary();
   }
@@ -202,7 +229,7 @@ class Parser {
   Result<ExprPtr> ParseLiteral(std::string prefix) {
     std::string text = prefix + Next().text;
     ROWJIT_ASSIGN_OR_RETURN(std::optional<TypeId> suffix, ParseSuffix());
-    return Expr::Literal(std::move(text), suffix);
+    return Made(Expr::Literal(std::move(text), suffix));
   }
   Result<ExprPtr> ParsePrimary() {
     const Token& t = Peek();
@@ -211,7 +238,7 @@ class Parser {
         return ParseLiteral("");
       case Tok::kLParen: {
         Next();
-        ROWJIT_ASSIGN_OR_RETURN(ExprPtr inner, ParseOr());
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr inner, Nested([this] { return ParseOr(); }));
         if (Peek().kind != Tok::kRParen) return Expected("')'");
         Next();
         return inner;
@@ -231,7 +258,7 @@ class Parser {
       return Expected("an expression");
     }
     const std::string name = Next().text;
-    if (Peek().kind != Tok::kLParen) return Expr::Column(name);
+    if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name));
     Next();
     return ParseCallArgs(std::string(CanonicalName(name)));
   }
@@ -249,7 +276,7 @@ class Parser {
           type_arg = type->id;
           break;
         }
-        ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, ParseOr());
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
         args.push_back(std::move(arg));
         if (Peek().kind != Tok::kComma) break;
         Next();
@@ -257,18 +284,51 @@ class Parser {
     }
     if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
     Next();
-    return Expr::Call(std::move(name), std::move(args), type_arg);
+    return Made(Expr::Call(std::move(name), std::move(args), type_arg));
   }
 
   std::vector<Token> t_;
+  const Limits& limits_;
   size_t pos_ = 0;
+  int64_t depth_ = 0;
+  int64_t nodes_ = 0;
 };
+
+// An upper bound of how deep the parser can nest on these tokens: every parenthesis and prefix
+// operator could open a level.
+int64_t NestingBound(const std::vector<Token>& tokens) {
+  int64_t n = 0;
+  for (const Token& t : tokens) {
+    n += t.kind == Tok::kLParen || ((t.kind == Tok::kOp || t.kind == Tok::kIdent) &&
+                                    (t.text == "-" || t.text == "not"));
+  }
+  return n;
+}
 
 }  // namespace
 
-Result<ExprPtr> Parse(std::string_view text) {
+namespace {
+
+Result<ExprPtr> ParseWithin(std::string_view text, const Limits& limits) {
+  if (static_cast<int64_t>(text.size()) > limits.max_text_bytes) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "expression text of {} bytes; the limit is {} (Limits::max_text_bytes)",
+                     text.size(), limits.max_text_bytes);
+  }
   ROWJIT_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text));
-  return Parser(std::move(tokens)).ParseAll();
+  const int64_t nesting = std::min(NestingBound(tokens), limits.max_depth);
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, WithStackForDepth(nesting, [&] {
+                            return Parser(std::move(tokens), limits).ParseAll();
+                          }));
+  // Chains of binary operators build depth without nesting the parser: checked on the tree.
+  ROWJIT_RETURN_NOT_OK(CheckLimits(e->facts(), limits));
+  return e;
+}
+
+}  // namespace
+
+Result<ExprPtr> Parse(std::string_view text, const Limits& limits) {
+  return NoThrow([&] { return ParseWithin(text, limits); });
 }
 
 }  // namespace rowjit::ir

@@ -7,11 +7,13 @@
 #include <string_view>
 
 #include "ir/expr.h"
+#include "ir/limits.h"
 
 namespace rowjit::ir {
 
 // A syntax error is kInvalidInput naming the position (0-based character offset) and what was
-// expected. Aliases (checked_mul) are replaced by canonical names (mul).
-Result<ExprPtr> Parse(std::string_view text);
+// expected. Aliases (checked_mul) are replaced by canonical names (mul). Text, nesting and
+// nodes are bounded by `limits`: a breach is kInvalidInput naming the limit.
+Result<ExprPtr> Parse(std::string_view text, const Limits& limits = {});
 
 }  // namespace rowjit::ir

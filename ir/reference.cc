@@ -1,20 +1,26 @@
 // Row-at-a-time evaluation with the catalog's scalar semantics (ir layer).
 #include "ir/reference.h"
 
+#include <unordered_set>
 #include <vector>
 
+#include "ir/analysis.h"
 #include "ir/function.h"
 #include "runtime/builder.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::ir {
 
 Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
   if (!expr.bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
   if (length < 0) return MakeError(ErrorCode::kInvalidInput, "negative batch length {}", length);
+  // Each distinct node once (a subtree shared by several parents is checked once).
   std::vector<const Expr*> stack = {&expr};
+  std::unordered_set<const Expr*> seen;
   while (!stack.empty()) {
     const Expr* e = stack.back();
     stack.pop_back();
+    if (!seen.insert(e).second) continue;
     for (const auto& a : e->args()) stack.push_back(a.get());
     if (!e->is_column()) continue;
     const int i = e->column_index();
@@ -43,9 +49,8 @@ Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t 
 namespace {
 
 bool AnyColumnNull(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
-  if (e.is_column()) return columns[e.column_index()]->IsNull(row);
-  for (const auto& a : e.args()) {
-    if (AnyColumnNull(*a, columns, row)) return true;
+  for (int c : e.facts().columns) {
+    if (columns[c]->IsNull(row)) return true;
   }
   return false;
 }
@@ -79,20 +84,25 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
 
 }  // namespace
 
+// Recursive over the expression: callers run it on a stack that holds its depth.
 Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
-  return EvaluateNode(e, columns, row, AnyColumnNull(e, columns, row));
+  return WithStackForDepth(e.facts().depth, [&] {
+    return EvaluateNode(e, columns, row, AnyColumnNull(e, columns, row));
+  });
 }
 
 Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
                                    int64_t length) {
   ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
-  std::vector<Scalar> rows;
-  rows.reserve(static_cast<size_t>(length));
-  for (int64_t r = 0; r < length; ++r) {
-    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateRow(expr, columns, r));
-    rows.push_back(s);
-  }
-  return MakeArray(expr.type(), rows);
+  return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {
+    std::vector<Scalar> rows;
+    rows.reserve(static_cast<size_t>(length));
+    for (int64_t r = 0; r < length; ++r) {
+      ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateRow(expr, columns, r));
+      rows.push_back(s);
+    }
+    return MakeArray(expr.type(), rows);
+  });
 }
 
 }  // namespace rowjit::ir

@@ -4,12 +4,14 @@
 #include "jit/engine.h"
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <atomic>
 
 #include "ir/analysis.h"
 #include "ir/reference.h"
 #include "jit/executor_internal.h"
+#include "jit/staging.h"
 
 namespace rowjit::jit {
 
@@ -50,11 +52,13 @@ constexpr bool kRecycleOutputs = true;
 #endif
 
 struct Engine::Impl {
+  EngineOptions options;
   std::unique_ptr<JitCompiler> compiler;
   KernelCache cache;
   RetryPressure retry_pressure;
   std::shared_ptr<MemoryPool> outputs;  // null: the system allocator
-  Impl(std::unique_ptr<JitCompiler> c, const EngineOptions& o) : compiler(std::move(c)), cache(o.cache_capacity) {
+  Impl(std::unique_ptr<JitCompiler> c, const EngineOptions& o)
+      : options(o), compiler(std::move(c)), cache(o.cache_capacity) {
     if (kRecycleOutputs && o.retained_output_bytes > 0) {
       outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes);
     }
@@ -67,6 +71,7 @@ struct Engine::Impl {
   // the key moves into `report.kernel`.
   Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, EvalReport& report);
   void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
+  Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
 };
 
 Engine::Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options)
@@ -81,8 +86,12 @@ Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
 CacheStats Engine::cache_stats() const { return impl_->cache.stats(); }
 
 Result<std::shared_ptr<const CompiledKernel>> Engine::KernelFor(const CacheKey& key) {
-  ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, impl_->Lookup(key));
-  return std::move(found.kernel);
+  if (key.spec.expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  return NoThrow([&]() -> Result<std::shared_ptr<const CompiledKernel>> {
+    ROWJIT_RETURN_NOT_OK(ir::CheckLimits(key.spec.expr->facts(), impl_->options.limits));
+    ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, impl_->Lookup(key));
+    return std::move(found.kernel);
+  });
 }
 
 Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan, EvalReport& report) {
@@ -112,22 +121,96 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, const RecordBatch& ba
   return Evaluate(expr, batch.columns, batch.length, options, report);
 }
 
+// What every call checks before it reads or allocates anything: the expression's limits, the
+// inputs, and the memory the evaluation would take.
+Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const {
+  ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr.facts(), options.limits));
+  if (static_cast<int64_t>(columns.size()) > options.limits.max_columns) {
+    return MakeError(ErrorCode::kInvalidInput, "batch of {} columns; the limit is {} (Limits::max_columns)",
+                     columns.size(), options.limits.max_columns);
+  }
+  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(expr, columns, length));
+  if (options.max_evaluation_bytes <= 0) return Status::OK();
+  // The output and its validity, and at worst a decoded or aligned copy of every input.
+  double bytes = static_cast<double>(length) * (expr.type().id == TypeId::kBool ? 1.25 : ByteWidth(expr.type().id) + 0.125);
+  for (int c : expr.facts().columns) bytes += static_cast<double>(length) * ByteWidth(columns[c]->type().id);
+  if (bytes > static_cast<double>(options.max_evaluation_bytes)) {
+    return MakeError(ErrorCode::kOutOfMemory,
+                     "evaluating {} rows needs about {:.0f} MiB; the limit is {:.0f} MiB "
+                     "(EngineOptions::max_evaluation_bytes)",
+                     length, bytes / (1 << 20), static_cast<double>(options.max_evaluation_bytes) / (1 << 20));
+  }
+  return Status::OK();
+}
+
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport* report) {
   EvalReport local;
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
-  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*expr, columns, length));
+  return NoThrow([&] { return EvaluateAdmitted(expr, columns, length, options, rep); });
+}
+
+Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                          int64_t length, const EvalOptions& options, EvalReport& rep) {
+  ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length));
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length));
   impl_->ApplyRetryPressure(*expr, options.policy, batch);
-  Plan plan = PlanEvaluation(expr, batch.facts, options.policy);
+  Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
   rep.strategy = plan.strategy;
+  if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep);
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, rep));
   const internal::Execution run{*expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(),
                                 impl_->outputs, rep};
   Result<ArrayPtr> out = internal::ExecuteRows(rep.strategy, run);
   if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) impl_->retry_pressure.Retried(*expr);
+  return out;
+}
+
+// Stages run one after another through the engine, each result a column of the next. A stage
+// reads fewer columns than the whole expression, so its error may lie behind a null of a column
+// it does not read, where the whole expression yields null instead: on any row error the whole
+// expression is checked with the reference semantics (its first failing row, or its values when
+// no row fails). Slow, but only on that path, and exact.
+Result<ArrayPtr> Engine::EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                        int64_t length, const EvalOptions& options, EvalReport& rep) {
+  const internal::Stages staged = internal::SplitIntoStages(
+      expr, static_cast<int>(columns.size()), impl_->options.max_kernel_nodes);
+  std::vector<ArrayPtr> cols(columns.begin(), columns.end());
+  auto run = [&](const ir::ExprPtr& e) -> Result<ArrayPtr> {
+    EvalReport stage;
+    Result<ArrayPtr> out = EvaluateAdmitted(e, cols, length, options, stage);
+    assert(stage.strategy != Strategy::kStaged && "a stage fits one kernel");
+    rep.compiled = rep.compiled || stage.compiled;
+    rep.compile_ms += stage.compile_ms;
+    rep.retried = rep.retried || stage.retried;
+    return out;
+  };
+  Result<ArrayPtr> out = Error(ErrorCode::kInternal, "no stage ran");
+  for (size_t k = 0; k <= staged.stages.size(); ++k) {
+    out = run(k < staged.stages.size() ? staged.stages[k] : staged.root);
+    if (!out.ok()) break;
+    cols.push_back(*out);
+  }
+  if (out.ok() || !out.error().row().has_value()) return out;
+  rep.cold_pass = true;
+  return ir::EvaluateReference(*expr, columns, length);
+}
+
+// An argument too large for one fold kernel is evaluated (in stages) and its column folded: the
+// argument's errors are the aggregate's either way.
+Result<ir::AggregateResult> Engine::AggregateStaged(const ir::Aggregate& agg,
+                                                    std::span<const ArrayPtr> columns,
+                                                    int64_t length, EvalReport& rep) {
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, EvaluateAdmitted(agg.arg, columns, length, {}, rep));
+  ir::Aggregate over_column = agg;
+  over_column.arg = ir::Expr::BoundColumn("$arg", 0, values->type());
+  const ArrayPtr one[] = {values};
+  EvalReport fold;
+  Result<ir::AggregateResult> out = Aggregate(over_column, one, length, &fold);
+  rep.compiled = rep.compiled || fold.compiled;
+  rep.compile_ms += fold.compile_ms;
   return out;
 }
 
@@ -137,13 +220,16 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
-  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*agg.arg, columns, length));
-  ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*agg.arg, columns, length));
-  Plan plan = PlanAggregate(agg, batch.facts);
-  rep.strategy = plan.strategy;
-  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, rep));
-  const internal::Execution run{*agg.arg, batch, &*rep.kernel, kernel.get(), impl_->outputs, rep};
-  return internal::ExecuteFold(agg, run);
+  return NoThrow([&]() -> Result<ir::AggregateResult> {
+    ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length));
+    if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) return AggregateStaged(agg, columns, length, rep);
+    ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*agg.arg, columns, length));
+    Plan plan = PlanAggregate(agg, batch.facts);
+    rep.strategy = plan.strategy;
+    ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, rep));
+    const internal::Execution run{*agg.arg, batch, &*rep.kernel, kernel.get(), impl_->outputs, rep};
+    return internal::ExecuteFold(agg, run);
+  });
 }
 
 }  // namespace rowjit::jit

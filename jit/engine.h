@@ -13,6 +13,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/expr.h"
+#include "ir/limits.h"
 #include "ir/spec_key.h"
 #include "jit/compiler.h"
 #include "jit/kernel_cache.h"
@@ -28,6 +29,14 @@ struct EngineOptions {
   // output. 0: outputs come straight from the system allocator (always so under ASan, which
   // could not see a use after free of recycled memory).
   int64_t retained_output_bytes = int64_t{256} << 20;
+  // What an expression may be (depth, nodes, columns); checked on every call.
+  ir::Limits limits = {};
+  // Bytes one evaluation may allocate for its outputs and scratch, estimated before anything
+  // is allocated; past it the call is refused with an out-of-memory error. 0: no limit.
+  int64_t max_evaluation_bytes = 0;
+  // Nodes one kernel may hold: larger expressions run in stages of this size, each its own
+  // kernel, so that compile time grows linearly with the expression (jit/staging.h).
+  int64_t max_kernel_nodes = kDefaultMaxKernelNodes;
 };
 
 struct EvalOptions {
@@ -73,6 +82,13 @@ class Engine {
 
  private:
   Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options);
+  Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                    int64_t length, const EvalOptions& options, EvalReport& report);
+  Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,
+                                              std::span<const ArrayPtr> columns, int64_t length,
+                                              EvalReport& report);
+  Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                  int64_t length, const EvalOptions& options, EvalReport& report);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

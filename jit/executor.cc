@@ -188,7 +188,8 @@ Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run) {
     case Strategy::kBranchSkip: return RunDense(run);
     case Strategy::kDenseRetry: return RunDenseWithRetry(run);
     case Strategy::kFilterScatter: return RunFilterScatter(run);
-    case Strategy::kFold: break;
+    case Strategy::kFold:
+    case Strategy::kStaged: break;
   }
   return MakeError(ErrorCode::kInternal, "strategy {} is not a row evaluation", StrategyName(strategy));
 }

@@ -10,6 +10,7 @@
 #include "kernels/filter.h"
 #include "ir/reference.h"
 #include "runtime/builder.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::jit::internal {
 namespace {
@@ -301,10 +302,15 @@ uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>
 }
 
 Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
-  for (int64_t r = 0; r < length; ++r) {
-    auto s = ir::EvaluateRow(expr, columns, r);
-    if (!s.ok()) return std::move(s).TakeError();
-  }
+  // One stack for the whole scan (the reference recurses over the expression).
+  Status found = WithStackForDepth(expr.facts().depth, [&]() -> Status {
+    for (int64_t r = 0; r < length; ++r) {
+      auto s = ir::EvaluateRow(expr, columns, r);
+      if (!s.ok()) return std::move(s).TakeError();
+    }
+    return Status::OK();
+  });
+  if (!found.ok()) return std::move(found).TakeError();
   return MakeError(ErrorCode::kInternal, "kernel reported failure evidence but no row of {} fails",
                    expr.ToString());
 }

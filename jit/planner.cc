@@ -100,6 +100,7 @@ std::string_view StrategyName(Strategy s) {
     case Strategy::kFilterScatter: return "filter-scatter";
     case Strategy::kValidity: return "validity";
     case Strategy::kFold: return "fold";
+    case Strategy::kStaged: return "staged";
   }
   return "?";
 }
@@ -122,11 +123,12 @@ BatchFacts DescribeSpecs(const ir::ExprFacts& facts, std::vector<ir::InputSpec> 
 }
 
 Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy policy,
-                    const std::string& target) {
+                    const std::string& target, int64_t max_kernel_nodes) {
   const ir::ExprFacts& f = expr->facts();
   if (batch.length == 0) return {Strategy::kEmpty, std::nullopt};
   if (f.strict && AnyReferenced(f, batch, IsNullConstant)) return {Strategy::kNullConstant, std::nullopt};
   if (AllConstant(f, batch)) return {Strategy::kConstant, std::nullopt};
+  if (f.nodes > max_kernel_nodes) return {Strategy::kStaged, std::nullopt};
   if (!f.StrictRows()) {
     return {Strategy::kValidity, RowKernel(expr, batch.inputs, Strategy::kValidity, target)};
   }

@@ -18,6 +18,9 @@
 
 namespace rowjit::jit {
 
+// Nodes one kernel may hold; larger expressions run in stages (EngineOptions::max_kernel_nodes).
+inline constexpr int64_t kDefaultMaxKernelNodes = 128;
+
 // How the executor lifts a kernel over one batch.
 enum class Strategy : uint8_t {
   kEmpty,          // no rows
@@ -29,6 +32,8 @@ enum class Strategy : uint8_t {
   kFilterScatter,  // the valid rows compacted, computed, scattered back
   kValidity,       // a null-aware kernel computes validity row by row
   kFold,           // a reduction template
+  kStaged,         // too large for one kernel: stages of bounded size, each its own kernel, their
+                   // results materialized as columns (jit/staging.h)
 };
 std::string_view StrategyName(Strategy s);
 
@@ -58,8 +63,10 @@ struct Plan {
 // fail, dense with retry for those that can, valid-only (branch-and-skip or filter-and-scatter by
 // surviving fraction and decode cost) while retry pressure holds; forced policies are obeyed
 // where they apply (a batch without nulls always runs dense).
+// An expression of more than `max_kernel_nodes` nodes runs staged.
 Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy policy,
-                    const std::string& target = "native");
+                    const std::string& target = "native",
+                    int64_t max_kernel_nodes = kDefaultMaxKernelNodes);
 
 // The plan of a reduction template: its fold kernel, flat (a byte mask a row) or over words.
 Plan PlanAggregate(const ir::Aggregate& aggregate, const BatchFacts& batch,

@@ -13,6 +13,7 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kOverflow: return "overflow";
     case ErrorCode::kDivisionByZero: return "division by zero";
     case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kOutOfMemory: return "out of memory";
     case ErrorCode::kInternal: return "internal error";
   }
   return "unknown error";

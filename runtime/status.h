@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +23,7 @@ enum class ErrorCode : uint8_t {
   kOverflow,
   kDivisionByZero,
   kUnsupported,
+  kOutOfMemory,  // an allocation failed, or would pass a configured limit
   kInternal,
 };
 
@@ -145,6 +148,22 @@ class [[nodiscard]] Result {
 
   std::variant<T, Error> storage_;
 };
+
+// Runs `fn` (returning a Result or a Status) so that nothing is thrown past it: an allocation
+// failure anywhere inside (a std::vector, a string) becomes an out-of-memory error, any other
+// exception an internal error. Wraps the public entry points, which promise not to throw.
+template <typename Fn>
+auto NoThrow(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return Error(ErrorCode::kOutOfMemory, "out of memory");
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInternal, std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    return Error(ErrorCode::kInternal, "unexpected exception");
+  }
+}
 
 #define ROWJIT_CONCAT_INNER(a, b) a##b
 #define ROWJIT_CONCAT(a, b) ROWJIT_CONCAT_INNER(a, b)

@@ -99,6 +99,15 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   auto pos = args.Positionals(kWithValues);
   if (pos.size() != 1) return Usage("expected one expression", help);
   o.expr = pos[0];
+  if (o.expr == "-") {  // generated expressions outgrow a command line
+    std::string text;
+    char buffer[1 << 16];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0) text.append(buffer, n);
+    if (std::ferror(stdin)) return Usage("cannot read the expression from standard input", help);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    o.expr = std::move(text);
+  }
   auto schema = args.Value("--schema");
   if (!schema) return Usage("--schema is required", help);
   o.schema = *schema;
@@ -138,7 +147,8 @@ int Fail(const Error& error) {
   switch (error.code()) {
     case ErrorCode::kInvalidInput:
     case ErrorCode::kTypeError:
-    case ErrorCode::kUnsupported: return 2;
+    case ErrorCode::kUnsupported:
+    case ErrorCode::kOutOfMemory: return 2;
     default: return 1;
   }
 }

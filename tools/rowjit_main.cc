@@ -1,5 +1,7 @@
 // The rowjit command line: subcommand dispatch and top-level help (tools layer).
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string_view>
 #include <vector>
 
@@ -30,7 +32,30 @@ options:
 
 }  // namespace
 
+namespace {
+
+int Run(int argc, char** argv);
+
+}  // namespace
+
+// Nothing escapes: an allocation failure anywhere (a batch of 10^11 rows) is an out-of-memory
+// error, any other exception an internal one, printed, exit 2.
 int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("rowjit: out of memory\n", stderr);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rowjit: internal error: {}\n", e.what());
+  } catch (...) {
+    std::fputs("rowjit: internal error\n", stderr);
+  }
+  return 2;
+}
+
+namespace {
+
+int Run(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::fputs(kUsage, stderr);
@@ -54,3 +79,5 @@ int main(int argc, char** argv) {
   fmt::print(stderr, "rowjit: unknown command '{}'\n\n{}", command, kUsage);
   return 2;
 }
+
+}  // namespace

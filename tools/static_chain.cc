@@ -6,7 +6,9 @@
 #include <functional>
 #include <map>
 
+#include "ir/analysis.h"
 #include "kernels/arith.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::cli {
 namespace {
@@ -122,7 +124,8 @@ Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& b
   run.kernels += validities.size() > 1 ? 1 : 0;
   const k::BitSpan mask = validity.has_bitmap() ? validity.Span(batch.length) : k::BitSpan{};
   Chain chain(batch, mask, std::move(pool));
-  ROWJIT_ASSIGN_OR_RETURN(Operand root, chain.Eval(expr, run));
+  // Eval recurses over the expression: a stack that holds its depth.
+  ROWJIT_ASSIGN_OR_RETURN(Operand root, WithStackForDepth(expr.facts().depth, [&] { return chain.Eval(expr, run); }));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (run.failed_row >= 0) return run;
   if (root.keep == nullptr) return MakeError(ErrorCode::kUnsupported, "an expression without an operator");
