@@ -45,8 +45,14 @@ class RetryPressure {
   std::array<std::atomic<int>, 256> slots_{};
 };
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)  // GCC
 constexpr bool kRecycleOutputs = false;  // ASan must see every free
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // Clang
+constexpr bool kRecycleOutputs = false;
+#else
+constexpr bool kRecycleOutputs = true;
+#endif
 #else
 constexpr bool kRecycleOutputs = true;
 #endif

@@ -38,7 +38,9 @@ Result<TargetSpec> ResolveTarget(const std::string& name) {
     // what decides the instructions.
     std::vector<std::string> features;
     for (const auto& f : llvm::sys::getHostCPUFeatures()) {
-      features.push_back((f.second ? "+" : "-") + f.first().str());
+      std::string feature(1, f.second ? '+' : '-');
+      feature.append(f.first().data(), f.first().size());
+      features.push_back(std::move(feature));
     }
     std::sort(features.begin(), features.end());
     for (const auto& f : features) t.features.append(t.features.empty() ? "" : ",").append(f);

@@ -70,6 +70,13 @@ Status CheckHeader(const ArrowArray& a, int64_t n_buffers, const char* what) {
     return MakeError(ErrorCode::kInvalidInput, "{} array has negative length {} or offset {}",
                      what, a.length, a.offset);
   }
+  // No host holds 2^40 rows of an array: a larger claim is a corrupt or hostile struct, refused
+  // before any buffer is read against it.
+  constexpr int64_t kMaxRows = int64_t{1} << 40;
+  if (a.length > kMaxRows || a.offset > kMaxRows) {
+    return MakeError(ErrorCode::kInvalidInput, "{} array claims length {} at offset {}; at most 2^40 rows",
+                     what, a.length, a.offset);
+  }
   if (a.offset > std::numeric_limits<int64_t>::max() / 16 - a.length) {
     return MakeError(ErrorCode::kInvalidInput, "{} array offset {} + length {} overflows", what,
                      a.offset, a.length);
@@ -204,15 +211,13 @@ Result<std::shared_ptr<ImportedArray>> TakeOwnership(ArrowArray* array, ArrowSch
   return holder;
 }
 
-}  // namespace
-
-Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema) {
+Result<ArrayPtr> ImportArrayWithin(ArrowArray* array, ArrowSchema* schema) {
   SchemaGuard schema_guard;
   ROWJIT_ASSIGN_OR_RETURN(auto holder, TakeOwnership(array, schema, schema_guard));
   return ImportNode(holder->array, schema_guard.schema, holder, 0);
 }
 
-Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema) {
+Result<RecordBatch> ImportRecordBatchWithin(ArrowArray* array, ArrowSchema* schema) {
   SchemaGuard schema_guard;
   ROWJIT_ASSIGN_OR_RETURN(auto holder, TakeOwnership(array, schema, schema_guard));
   const ArrowArray& a = holder->array;
@@ -255,6 +260,15 @@ Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema) {
   return RecordBatch::Make(std::move(out_schema), std::move(columns));
 }
 
+}  // namespace
+
+Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema) {
+  return NoThrow([&]() -> Result<ArrayPtr> { return ImportArrayWithin(array, schema); });
+}
+
+Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema) {
+  return NoThrow([&]() -> Result<RecordBatch> { return ImportRecordBatchWithin(array, schema); });
+}
 // --- export -----------------------------------------------------------------------------------
 
 namespace {

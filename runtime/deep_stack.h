@@ -17,8 +17,20 @@ namespace rowjit {
 
 // Trees at most this deep run on the caller's stack.
 inline constexpr int64_t kShallowDepth = 256;
-// Stack reserved per level of depth (the deepest pass, the parser, takes about 1 KiB a level).
-inline constexpr size_t kStackPerLevel = 4096;
+// Stack reserved per level of depth: the deepest pass, the parser, takes about 1 KiB a level;
+// AddressSanitizer's redzones make frames several times larger.
+#if defined(__SANITIZE_ADDRESS__)
+#define ROWJIT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROWJIT_ASAN 1
+#endif
+#endif
+#ifdef ROWJIT_ASAN
+inline constexpr size_t kStackPerLevel = 32 << 10;
+#else
+inline constexpr size_t kStackPerLevel = 4 << 10;
+#endif
 // The deepest tree a pass may take (ir::Limits keeps bound expressions far below): beyond it the
 // pass is refused rather than given a stack of gigabytes.
 inline constexpr int64_t kMaxStackLevels = 200'000;

@@ -1,6 +1,8 @@
 // Random arrays, re-encodings and checksums (runtime layer).
 #include "runtime/random.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -132,6 +134,14 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
                                 const std::vector<std::pair<std::string, std::string>>& constants,
                                 int64_t bit_offset) {
   if (rows < 0) return MakeError(ErrorCode::kInvalidInput, "negative row count {}", rows);
+  // Refused before allocating when the machine cannot hold it (each row passes through a Scalar
+  // of 16 bytes on its way into the column).
+  const double need = static_cast<double>(rows) * 24.0 * static_cast<double>(std::max<size_t>(schema.fields.size(), 1));
+  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && need > have) {
+    return MakeError(ErrorCode::kOutOfMemory, "{} random rows need about {:.0f} GiB; this machine has {:.0f} GiB",
+                     rows, need / (1 << 30), have / (1 << 30));
+  }
   if (!(valid_fraction >= 0 && valid_fraction <= 1)) {
     return MakeError(ErrorCode::kInvalidInput, "valid fraction {} is not in [0, 1]",
                      valid_fraction);

@@ -1,6 +1,7 @@
 // Validity construction and combination (runtime layer); the bit loops are kernels/bitmap.
 #include "runtime/validity.h"
 
+#include <limits>
 #include <vector>
 
 namespace rowjit {
@@ -9,6 +10,11 @@ Result<Validity> Validity::FromBitmap(BufferPtr bits, int64_t bit_offset, int64_
   if (bits == nullptr) return MakeError(ErrorCode::kInvalidInput, "validity bitmap is null");
   if (bit_offset < 0 || length < 0) {
     return MakeError(ErrorCode::kInvalidInput, "negative validity offset {} or length {}",
+                     bit_offset, length);
+  }
+  // Claims are untrusted: offset + length may not even fit an int64.
+  if (bit_offset > std::numeric_limits<int64_t>::max() - 8 - length) {
+    return MakeError(ErrorCode::kInvalidInput, "validity claims {} + {} bits, more than any bitmap holds",
                      bit_offset, length);
   }
   if (kernels::NumBytes(bit_offset + length) > bits->size()) {

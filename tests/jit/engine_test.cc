@@ -206,32 +206,6 @@ TEST(Engine, ArrowInputsZeroCopy) {
   EXPECT_EQ(FirstDifference(**out, **ref), -1);
 }
 
-TEST(KernelCache, EightThreadsCompileEachKeyOnce) {
-  auto engine = NewEngine();
-  const Schema schema = *ParseSchema("a:i32?, b:i32, c:u8");
-  const std::vector<std::string> texts = {"a * b + 1", "a - b", "cast(c, i32) * b", "b * b < a"};
-  std::vector<ir::ExprPtr> exprs;
-  for (const auto& t : texts) exprs.push_back(*ir::ParseAndBind(t, schema));
-  auto batch = *RandomBatch(schema, 5000, 0.9, 5);
-  std::vector<std::thread> threads;
-  std::atomic<int> failures{0};
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&, t] {
-      for (int k = 0; k < 20; ++k) {
-        const auto& e = exprs[(t + k) % exprs.size()];
-        auto out = engine->Evaluate(e, batch, EvalOptions{ir::Policy::kDense});
-        auto ref = ir::EvaluateReference(*e, batch.columns, batch.length);
-        if (!out.ok() || !ref.ok() || FirstDifference(**out, **ref) != -1) ++failures;
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(failures.load(), 0);
-  const CacheStats s = engine->cache_stats();
-  EXPECT_EQ(s.compiles, static_cast<int64_t>(exprs.size()));  // exactly one compile per key
-  EXPECT_EQ(s.hits, 8 * 20 - static_cast<int64_t>(exprs.size()));
-}
-
 TEST(KernelCache, EvictionFreesAndRecompiles) {
   auto engine = NewEngine(EngineOptions{2});
   const Schema schema = *ParseSchema("a:i32, b:i32");
@@ -272,30 +246,6 @@ TEST(Engine, CompileTimesAreReported) {
     ASSERT_TRUE(engine->Evaluate(*ir::ParseAndBind(t, schema), batch, {}, &report).ok());
     EXPECT_FALSE(report.compiled) << t;  // a cache hit
     EXPECT_EQ(report.compile_ms, 0.0) << t;
-  }
-}
-
-// Under concurrency each call says whether it compiled: of many threads evaluating one new
-// expression at once, exactly one compiled it, and only that one reports a compile time.
-TEST(Engine, ExactlyOneConcurrentCallReportsTheCompile) {
-  auto engine = NewEngine();
-  const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
-  auto batch = *RandomBatch(schema, 256, 1.0, 5);
-  for (int round = 0; round < 3; ++round) {
-    auto expr = *ir::ParseAndBind(fmt::format("a * b + c * {}", round + 2), schema);
-    constexpr int kThreads = 8;
-    std::vector<EvalReport> reports(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&, t] { ASSERT_TRUE(engine->Evaluate(expr, batch, {}, &reports[t]).ok()); });
-    }
-    for (auto& th : threads) th.join();
-    int compiled = 0;
-    for (const EvalReport& r : reports) {
-      compiled += r.compiled;
-      EXPECT_EQ(r.compile_ms > 0, r.compiled);
-    }
-    EXPECT_EQ(compiled, 1) << "round " << round;
   }
 }
 

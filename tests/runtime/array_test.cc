@@ -297,3 +297,24 @@ TEST(Text, ArrayLiteralErrors) {
 
 }  // namespace
 }  // namespace rowjit
+
+namespace rowjit {
+namespace {
+
+// Found by the views fuzzer: an offset and a length whose sum passes INT64_MAX overflowed
+// (undefined behaviour) in the size check; now it is an error like any short bitmap.
+TEST(Validity, ClaimsPastInt64AreAnErrorNotAnOverflow) {
+  auto bits = Buffer::Allocate(8);
+  ASSERT_TRUE(bits.ok());
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  for (auto [offset, length] : {std::pair{max - 3, int64_t{10}}, std::pair{max, max}, std::pair{int64_t{60}, max - 7}}) {
+    auto v = Validity::FromBitmap(*bits, offset, length);
+    ASSERT_FALSE(v.ok()) << offset << " + " << length;
+    EXPECT_EQ(v.error().code(), ErrorCode::kInvalidInput);
+  }
+  EXPECT_TRUE(Validity::FromBitmap(*bits, 60, 4).ok());
+  EXPECT_FALSE(Validity::FromBitmap(*bits, 60, 5).ok());
+}
+
+}  // namespace
+}  // namespace rowjit

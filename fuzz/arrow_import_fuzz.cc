@@ -1,0 +1,193 @@
+// Fuzz target: Arrow C Data import of fuzzer-shaped structs (fuzz). Formats, lengths, offsets,
+// null counts, buffer counts, dictionaries and nested struct children come from the fuzzer's
+// bytes; buffers hold as many bytes as the claimed layout needs (claims no host could hold are
+// refused before a buffer is read). Import must never read out of bounds, what it accepts must
+// read back and survive an export/import round trip, and each top-level struct is released
+// exactly once.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "kernels/bitmap.h"
+#include "runtime/arrow_c.h"
+#include "runtime/builder.h"
+
+namespace {
+
+using rowjit::ArrayPtr;
+
+// Everything one input builds; it outlives the import (buffers are used in place).
+struct Arena {
+  std::deque<std::vector<uint8_t>> bytes;
+  std::deque<std::vector<const void*>> buffer_lists;
+  std::deque<std::vector<ArrowArray*>> array_lists;
+  std::deque<std::vector<ArrowSchema*>> schema_lists;
+  std::deque<ArrowArray> arrays;
+  std::deque<ArrowSchema> schemas;
+  std::deque<std::string> strings;
+  std::deque<int> release_counts;
+};
+
+void ReleaseArray(ArrowArray* a) {
+  ++*static_cast<int*>(a->private_data);
+  a->release = nullptr;
+}
+void ReleaseSchema(ArrowSchema* s) {
+  ++*static_cast<int*>(s->private_data);
+  s->release = nullptr;
+}
+
+constexpr const char* kFormats[] = {"b", "c", "C", "s", "S", "i", "I", "l", "L", "f", "g",
+                                    "+s", "u", "tdD", "n", "", "+l", "e"};
+constexpr int64_t kHuge = int64_t{1} << 41;
+
+// Bytes per value of a format (read as the C string the importer sees, up to its first NUL), 0
+// for bits, -1 when rowjit does not read it as values.
+int Width(const std::string& format) {
+  const std::string f(format.c_str());
+  if (f == "b") return 0;
+  if (f == "c" || f == "C") return 1;
+  if (f == "s" || f == "S") return 2;
+  if (f == "i" || f == "I" || f == "f") return 4;
+  if (f == "l" || f == "L" || f == "g") return 8;
+  return -1;
+}
+
+class Builder {
+ public:
+  Builder(FuzzedDataProvider& in, Arena& arena) : in_(in), arena_(arena) {}
+
+  // One array and its schema; `depth` bounds struct nesting.
+  void Node(ArrowArray& a, ArrowSchema& s, int depth) {
+    const std::string& format = Format();
+    s = ArrowSchema{};
+    s.format = format.c_str();
+    s.name = "x";
+    s.flags = in_.ConsumeIntegral<uint8_t>() & 7;
+    a = ArrowArray{};
+    a.length = Pick<int64_t>({0, 1, 3, 63, 64, 65, 200, kHuge, -1});
+    a.offset = Pick<int64_t>({0, 0, 1, 7, 64, kHuge, -1});
+    a.null_count = Pick<int64_t>({-1, 0, 1, 5, a.length});
+    const bool is_struct = std::string(format.c_str()) == "+s";
+    a.n_buffers = in_.ConsumeBool() ? (is_struct ? 1 : 2) : in_.ConsumeIntegralInRange<int64_t>(0, 3);
+    const int64_t rows = a.length >= 0 && a.offset >= 0 && a.length + a.offset <= 4096 ? a.length + a.offset : -1;
+    Buffers(a, format, rows);
+    if (is_struct && depth < 2) Children(a, s, depth);
+    if (depth < 2 && !is_struct && in_.ConsumeIntegralInRange(0, 7) == 0) Dictionary(a, s, depth);
+  }
+
+ private:
+  template <typename T>
+  T Pick(std::initializer_list<T> options) {
+    return *(options.begin() + in_.ConsumeIntegralInRange<size_t>(0, options.size() - 1));
+  }
+
+  const std::string& Format() {
+    if (in_.ConsumeIntegralInRange(0, 9) == 0) return arena_.strings.emplace_back(in_.ConsumeRandomLengthString(4));
+    return arena_.strings.emplace_back(in_.PickValueInArray(kFormats));
+  }
+
+  // Validity, then values (or codes): each null, or as large as `rows` rows need (16 bytes when
+  // the claim is past what the fuzzer allocates: rowjit must refuse such claims unread).
+  void Buffers(ArrowArray& a, const std::string& format, int64_t rows) {
+    if (a.n_buffers <= 0) return;
+    auto& list = arena_.buffer_lists.emplace_back(static_cast<size_t>(a.n_buffers), nullptr);
+    const int width = Width(format);
+    for (int64_t b = 0; b < a.n_buffers; ++b) {
+      if (in_.ConsumeIntegralInRange(0, 5) == 0) continue;
+      int64_t size = 16;
+      if (rows >= 0) size = b == 0 || width == 0 ? rowjit::kernels::NumBytes(rows) : rows * std::max(width, 1);
+      auto& bytes = arena_.bytes.emplace_back(static_cast<size_t>(std::max<int64_t>(size, 1)));
+      const std::vector<uint8_t> fill = in_.ConsumeBytes<uint8_t>(bytes.size());
+      std::copy(fill.begin(), fill.end(), bytes.begin());
+      list[static_cast<size_t>(b)] = bytes.data();
+    }
+    a.buffers = list.data();
+  }
+
+  void Children(ArrowArray& a, ArrowSchema& s, int depth) {
+    const int64_t n = in_.ConsumeIntegralInRange<int64_t>(0, 3);
+    auto& arrays = arena_.array_lists.emplace_back();
+    auto& schemas = arena_.schema_lists.emplace_back();
+    for (int64_t i = 0; i < n; ++i) {
+      ArrowArray& ca = arena_.arrays.emplace_back();
+      ArrowSchema& cs = arena_.schemas.emplace_back();
+      Node(ca, cs, depth + 1);
+      ca.release = ReleaseArray;
+      ca.private_data = &arena_.release_counts.emplace_back(0);
+      cs.release = ReleaseSchema;
+      cs.private_data = &arena_.release_counts.emplace_back(0);
+      arrays.push_back(&ca);
+      schemas.push_back(&cs);
+    }
+    a.n_children = in_.ConsumeBool() ? n : in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+    s.n_children = n;
+    a.children = a.n_children > 0 && a.n_children <= n ? arrays.data() : nullptr;
+    s.children = n > 0 ? schemas.data() : nullptr;
+  }
+
+  void Dictionary(ArrowArray& a, ArrowSchema& s, int depth) {
+    ArrowArray& da = arena_.arrays.emplace_back();
+    ArrowSchema& ds = arena_.schemas.emplace_back();
+    Node(da, ds, depth + 1);
+    da.release = ReleaseArray;
+    da.private_data = &arena_.release_counts.emplace_back(0);
+    ds.release = ReleaseSchema;
+    ds.private_data = &arena_.release_counts.emplace_back(0);
+    a.dictionary = &da;
+    s.dictionary = &ds;
+  }
+
+  FuzzedDataProvider& in_;
+  Arena& arena_;
+};
+
+[[noreturn]] void Fail(const char* what) {
+  std::fprintf(stderr, "arrow import fuzz: %s\n", what);
+  std::abort();
+}
+
+// Every row of an accepted array reads back, and an export/import round trip keeps it.
+void Exercise(const ArrayPtr& array) {
+  if (!array->Validate().ok()) Fail("an imported array does not validate");
+  for (int64_t i = 0; i < array->length(); ++i) {
+    if (!array->IsNull(i)) (void)array->GetScalar(i);
+  }
+  ArrowArray out;
+  ArrowSchema out_schema;
+  if (!rowjit::ExportArray(array, &out, &out_schema).ok()) return;
+  auto back = rowjit::ImportArray(&out, &out_schema);
+  if (!back.ok()) Fail("an exported array does not import");
+  if (rowjit::FirstDifference(*array, **back) != -1) Fail("the round trip changed a row");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  Arena arena;
+  ArrowArray array;
+  ArrowSchema schema;
+  Builder(in, arena).Node(array, schema, 0);
+  int array_released = 0, schema_released = 0;
+  array.release = ReleaseArray;
+  array.private_data = &array_released;
+  schema.release = ReleaseSchema;
+  schema.private_data = &schema_released;
+  if (in.ConsumeBool()) {
+    auto batch = rowjit::ImportRecordBatch(&array, &schema);
+    if (batch.ok()) {
+      for (const ArrayPtr& c : batch->columns) Exercise(c);
+    }
+  } else {
+    auto imported = rowjit::ImportArray(&array, &schema);
+    if (imported.ok()) Exercise(*imported);
+  }
+  if (array.release != nullptr || schema.release != nullptr) Fail("import left a struct unreleased");
+  if (array_released != 1 || schema_released != 1) Fail("a struct was not released exactly once");
+  return 0;
+}

@@ -1,0 +1,141 @@
+// Concurrency: many threads through one Engine (kernel cache single-flight, compile reporting) and
+// a soak test with constant eviction, compared with a single-threaded run. Built alone for
+// ThreadSanitizer (tools/test), and run under ASan + UBSan with the other tests (concurrency).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <optional>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "ir/aggregate.h"
+#include "ir/binder.h"
+#include "ir/reference.h"
+#include "jit/engine.h"
+#include "runtime/builder.h"
+#include "runtime/random.h"
+#include "support/assert_ok.h"
+#include "support/random_data.h"
+
+namespace rowjit::jit {
+namespace {
+
+std::unique_ptr<Engine> NewEngine(EngineOptions options = {}) {
+  return std::move(Engine::Make(options)).value();  // aborts with the error's text on failure
+}
+
+TEST(KernelCache, EightThreadsCompileEachKeyOnce) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32, c:u8");
+  const std::vector<std::string> texts = {"a * b + 1", "a - b", "cast(c, i32) * b", "b * b < a"};
+  std::vector<ir::ExprPtr> exprs;
+  for (const auto& t : texts) exprs.push_back(*ir::ParseAndBind(t, schema));
+  auto batch = *RandomBatch(schema, 5000, 0.9, 5);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) {
+        const auto& e = exprs[(t + k) % exprs.size()];
+        auto out = engine->Evaluate(e, batch, EvalOptions{ir::Policy::kDense});
+        auto ref = ir::EvaluateReference(*e, batch.columns, batch.length);
+        if (!out.ok() || !ref.ok() || FirstDifference(**out, **ref) != -1) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  const CacheStats s = engine->cache_stats();
+  EXPECT_EQ(s.compiles, static_cast<int64_t>(exprs.size()));  // exactly one compile per key
+  EXPECT_EQ(s.hits, 8 * 20 - static_cast<int64_t>(exprs.size()));
+}
+
+// Under concurrency each call says whether it compiled: of many threads evaluating one new
+// expression at once, exactly one compiled it, and only that one reports a compile time.
+TEST(Engine, ExactlyOneConcurrentCallReportsTheCompile) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
+  auto batch = *RandomBatch(schema, 256, 1.0, 5);
+  for (int round = 0; round < 3; ++round) {
+    auto expr = *ir::ParseAndBind(fmt::format("a * b + c * {}", round + 2), schema);
+    constexpr int kThreads = 8;
+    std::vector<EvalReport> reports(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] { ASSERT_TRUE(engine->Evaluate(expr, batch, {}, &reports[t]).ok()); });
+    }
+    for (auto& th : threads) th.join();
+    int compiled = 0;
+    for (const EvalReport& r : reports) {
+      compiled += r.compiled;
+      EXPECT_EQ(r.compile_ms > 0, r.compiled);
+    }
+    EXPECT_EQ(compiled, 1) << "round " << round;
+  }
+}
+
+// One case of the soak: an expression or an aggregate over a batch, and its single-threaded
+// result as text (values, or the error with its row).
+struct SoakCase {
+  ir::ExprPtr expr;
+  std::optional<ir::Aggregate> aggregate;
+  RecordBatch batch;
+  std::string expected;
+};
+
+std::string Outcome(Engine& engine, const SoakCase& c) {
+  if (c.aggregate) {
+    auto r = engine.Aggregate(*c.aggregate, c.batch.columns, c.batch.length);
+    return r.ok() ? r->ToString(c.aggregate->kind) : r.error().ToString();
+  }
+  auto r = engine.Evaluate(c.expr, c.batch);
+  return r.ok() ? (*r)->ToString(1'000'000) : r.error().ToString();
+}
+
+// Four threads evaluate and aggregate random expressions through one engine whose cache holds
+// three kernels (every lookup races an eviction); each result equals the single-threaded one.
+// Bounded by time, so it fits the sanitizer runs.
+TEST(Soak, ThreadsThroughOneEngineWithConstantEvictionMatchASingleThread) {
+  Schema schema;
+  for (TypeId id : {TypeId::kI16, TypeId::kI32, TypeId::kI64, TypeId::kF64, TypeId::kBool}) {
+    schema.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
+    schema.fields.push_back(Field{"c_" + std::string(TypeIdName(id)), DataType(id, false)});
+  }
+  std::vector<SoakCase> cases;
+  auto single = NewEngine();
+  for (uint64_t seed = 1; cases.size() < 24; ++seed) {
+    std::mt19937_64 rng(seed);
+    const TypeId want = std::vector<TypeId>{TypeId::kI32, TypeId::kI64, TypeId::kF64, TypeId::kBool}[rng() % 4];
+    const std::string text = testing::RandomExpression(want, schema, 3, rng);
+    SoakCase c;
+    ASSERT_OK_AND_ASSIGN(c.expr, ir::ParseAndBind(text, schema));
+    if (seed % 3 == 0 && want != TypeId::kBool) {
+      ASSERT_OK_AND_ASSIGN(c.aggregate, ir::ParseAndBindAggregate("sum(" + text + ")", schema));
+    }
+    ASSERT_OK_AND_ASSIGN(c.batch, RandomBatch(schema, 1 + static_cast<int64_t>(rng() % 2000), 0.8, seed));
+    c.expected = Outcome(*single, c);
+    cases.push_back(std::move(c));
+  }
+  auto shared = NewEngine(EngineOptions{.cache_capacity = 3});
+  std::atomic<int> mismatches{0}, runs{0};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 order(static_cast<uint64_t>(t) + 100);
+      for (int i = 0; i < 400 && std::chrono::steady_clock::now() < deadline; ++i) {
+        const SoakCase& c = cases[order() % cases.size()];
+        if (Outcome(*shared, c) != c.expected) ++mismatches;
+        ++runs;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_GE(runs.load(), 40);
+  EXPECT_GT(shared->cache_stats().evictions, 0);
+}
+
+}  // namespace
+}  // namespace rowjit::jit
