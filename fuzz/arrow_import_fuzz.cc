@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <deque>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/bitmap.h"
@@ -109,20 +111,26 @@ class Builder {
     a.buffers = list.data();
   }
 
+  // A child or dictionary node, live (its release callbacks set), in the arena.
+  std::pair<ArrowArray*, ArrowSchema*> LiveNode(int depth) {
+    ArrowArray& a = arena_.arrays.emplace_back();
+    ArrowSchema& s = arena_.schemas.emplace_back();
+    Node(a, s, depth);
+    a.release = ReleaseArray;
+    a.private_data = &arena_.release_counts.emplace_back(0);
+    s.release = ReleaseSchema;
+    s.private_data = &arena_.release_counts.emplace_back(0);
+    return {&a, &s};
+  }
+
   void Children(ArrowArray& a, ArrowSchema& s, int depth) {
     const int64_t n = in_.ConsumeIntegralInRange<int64_t>(0, 3);
     auto& arrays = arena_.array_lists.emplace_back();
     auto& schemas = arena_.schema_lists.emplace_back();
     for (int64_t i = 0; i < n; ++i) {
-      ArrowArray& ca = arena_.arrays.emplace_back();
-      ArrowSchema& cs = arena_.schemas.emplace_back();
-      Node(ca, cs, depth + 1);
-      ca.release = ReleaseArray;
-      ca.private_data = &arena_.release_counts.emplace_back(0);
-      cs.release = ReleaseSchema;
-      cs.private_data = &arena_.release_counts.emplace_back(0);
-      arrays.push_back(&ca);
-      schemas.push_back(&cs);
+      auto [ca, cs] = LiveNode(depth + 1);
+      arrays.push_back(ca);
+      schemas.push_back(cs);
     }
     a.n_children = in_.ConsumeBool() ? n : in_.ConsumeIntegralInRange<int64_t>(-1, 3);
     s.n_children = n;
@@ -131,15 +139,7 @@ class Builder {
   }
 
   void Dictionary(ArrowArray& a, ArrowSchema& s, int depth) {
-    ArrowArray& da = arena_.arrays.emplace_back();
-    ArrowSchema& ds = arena_.schemas.emplace_back();
-    Node(da, ds, depth + 1);
-    da.release = ReleaseArray;
-    da.private_data = &arena_.release_counts.emplace_back(0);
-    ds.release = ReleaseSchema;
-    ds.private_data = &arena_.release_counts.emplace_back(0);
-    a.dictionary = &da;
-    s.dictionary = &ds;
+    std::tie(a.dictionary, s.dictionary) = LiveNode(depth + 1);
   }
 
   FuzzedDataProvider& in_;

@@ -19,15 +19,6 @@ namespace {
 
 using namespace rowjit;
 
-Schema WideSchema() {
-  Schema s;
-  for (TypeId id : kAllTypeIds) {
-    s.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
-    s.fields.push_back(Field{"c_" + std::string(TypeIdName(id)), DataType(id, false)});
-  }
-  return s;
-}
-
 constexpr ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
                                     ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
 constexpr double kDensities[] = {0.0, 0.5, 0.9, 0.99, 1.0};
@@ -64,7 +55,7 @@ ArrayPtr MakeColumn(FuzzedDataProvider& in, DataType t, int64_t length, std::mt1
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const Schema schema = WideSchema();
+  static const Schema schema = testing::WideSchema();
   static jit::Engine* engine = std::move(jit::Engine::Make(jit::EngineOptions{.cache_capacity = 256})).value().release();
   FuzzedDataProvider in(data, size);
   std::mt19937_64 rng(in.ConsumeIntegral<uint64_t>());

@@ -15,16 +15,6 @@
 namespace rowjit::jit {
 namespace {
 
-// One nullable and one non-nullable column of every type: n_i32 is i32?, c_i32 is i32.
-Schema WideSchema() {
-  Schema s;
-  for (TypeId id : kAllTypeIds) {
-    s.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
-    s.fields.push_back(Field{"c_" + std::string(TypeIdName(id)), DataType(id, false)});
-  }
-  return s;
-}
-
 struct Case {
   int64_t length;
   double valid;
@@ -106,7 +96,7 @@ struct Totals {
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
 Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int per_expression,
                        int max_depth) {
-  const Schema schema = WideSchema();
+  const Schema schema = testing::WideSchema();
   Totals totals;
   for (uint64_t seed = first_seed; seed < first_seed + expressions; ++seed) {
     std::mt19937_64 rng(seed);
@@ -175,7 +165,7 @@ bool AllFlat(const std::vector<ArrayPtr>& columns, const std::vector<int>& refs)
 // descriptions, which is what `rowjit ir`, `check` and the catalog gate inspect. A fresh engine
 // per expression: policy auto is compared on its first evaluation, before any retry pressure.
 TEST(Differential, EngineRunsTheKernelThePlannerNames) {
-  const Schema schema = WideSchema();
+  const Schema schema = testing::WideSchema();
   int compared = 0, from_specs = 0, without_kernel = 0;
   for (uint64_t seed = 500; seed < 540; ++seed) {
     auto engine = Engine::Make();

@@ -10,6 +10,15 @@
 
 namespace rowjit::testing {
 
+Schema WideSchema() {
+  Schema s;
+  for (TypeId id : kAllTypeIds) {
+    s.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
+    s.fields.push_back(Field{"c_" + std::string(TypeIdName(id)), DataType(id, false)});
+  }
+  return s;
+}
+
 namespace {
 
 constexpr TypeId kNumeric[] = {TypeId::kI8, TypeId::kI16, TypeId::kI32, TypeId::kI64,

@@ -10,6 +10,9 @@
 
 namespace rowjit::testing {
 
+// One nullable and one non-nullable column of every type: n_i32 is i32?, c_i32 is i32.
+Schema WideSchema();
+
 // The text of a random expression of result type `want` over `schema`, at most `depth` calls
 // deep, drawing every catalog function (typed literals carry suffixes).
 std::string RandomExpression(TypeId want, const Schema& schema, int depth, std::mt19937_64& rng);
