@@ -72,6 +72,7 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
     const Expr& e = *node;
     if (e.is_column()) {
       facts.columns.push_back(e.column_index());
+      facts.column_nodes.push_back(&e);
       facts.any_nullable_column = facts.any_nullable_column || (e.bound() && e.type().nullable);
     }
     if (e.is_literal() && e.bound() && e.value().is_null()) facts.has_null_literal = true;

@@ -26,6 +26,8 @@ struct ExprFacts {
   // Every column index the expression reads, ascending, each once.
   std::vector<int> columns;
   bool any_nullable_column = false;  // some column it reads has a nullable type
+  // Every distinct column node (what input checks compare against the batch).
+  std::vector<const Expr*> column_nodes;
   // Every distinct call node, arguments before the calls that use them (pointers into the
   // expression).
   std::vector<const Expr*> calls;

@@ -1,7 +1,6 @@
 // Row-at-a-time evaluation with the catalog's scalar semantics (ir layer).
 #include "ir/reference.h"
 
-#include <unordered_set>
 #include <vector>
 
 #include "ir/analysis.h"
@@ -14,15 +13,8 @@ namespace rowjit::ir {
 Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
   if (!expr.bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
   if (length < 0) return MakeError(ErrorCode::kInvalidInput, "negative batch length {}", length);
-  // Each distinct node once (a subtree shared by several parents is checked once).
-  std::vector<const Expr*> stack = {&expr};
-  std::unordered_set<const Expr*> seen;
-  while (!stack.empty()) {
-    const Expr* e = stack.back();
-    stack.pop_back();
-    if (!seen.insert(e).second) continue;
-    for (const auto& a : e->args()) stack.push_back(a.get());
-    if (!e->is_column()) continue;
+  // Each distinct column node once (the analysis lists them; no walk per call).
+  for (const Expr* e : expr.facts().column_nodes) {
     const int i = e->column_index();
     if (i < 0 || static_cast<size_t>(i) >= columns.size() || columns[i] == nullptr) {
       return MakeError(ErrorCode::kInvalidInput, "column '{}' (index {}) is missing", e->name(), i);
