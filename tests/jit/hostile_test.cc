@@ -120,11 +120,13 @@ TEST(Hostile, LongAggregatesRunInStages) {
   const Schema schema = *ParseSchema("a:f64?, b:f64, c:f64");
   ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate("sum(" + LongSum(1'000) + ")", schema));
   ASSERT_OK_AND_ASSIGN(RecordBatch batch, RandomBatch(schema, 5'000, 0.8, 3));
-  auto got = engine->Aggregate(agg, batch.columns, batch.length);
+  EvalReport report;
+  auto got = engine->Aggregate(agg, batch.columns, batch.length, &report);
   auto want = ir::EvaluateAggregateReference(agg, batch.columns, batch.length);
   ASSERT_TRUE(got.ok()) << got.error().ToString();
   ASSERT_TRUE(want.ok()) << want.error().ToString();
   EXPECT_EQ(*got, *want);
+  EXPECT_EQ(report.strategy, Strategy::kStaged);  // the argument ran in stages, then its column folded
 }
 
 }  // namespace
