@@ -104,7 +104,11 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
 // One flat loop over the 64 * words rows of the call, entered when there is a row.
 Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   assert(!shape_.reads_lane_validity() && "a row loop has no validity words to read lanes of");
-  llvm::Value* n = b.CreateShl(words, 6);
+  // 64 * max(words, 1) rows (the loop is entered only when words > 0): it cannot wrap (batches
+  // are far smaller), and saying so lets the vectorizer see a trip count of at least 64 and a
+  // multiple of every vector width, so it emits neither a minimum-count check nor a remainder.
+  llvm::Value* at_least_one = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, words, b.getInt64(1));
+  llvm::Value* n = b.CreateShl(at_least_one, 6, "rows.count", /*HasNUW=*/true, /*HasNSW=*/true);
   LoopScaffold rows = LoopScaffold::Open(b, "rows", b.getInt64(0), EvidenceValues(),
                                          b.CreateICmpSGT(words, b.getInt64(0)));
   SetEvidence(rows.carried());
@@ -112,7 +116,7 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   row_valid_ = nullptr;
   ROWJIT_ASSIGN_OR_RETURN(Val root, EmitNode(*key_.expr, row, nullptr));
   StoreRowValue(root, row, key_.expr->type().id == TypeId::kBool);
-  llvm::Value* next = b.CreateAdd(row, b.getInt64(1));
+  llvm::Value* next = b.CreateAdd(row, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   SetEvidence(rows.Close(next, EvidenceValues(), b.CreateICmpULT(next, n), "rows.done"));
   return Status::OK();
 }

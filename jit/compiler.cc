@@ -26,7 +26,7 @@ Status BuildModule(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine
   ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, code.function_name));
   internal::SetTargetAttributes(*m.getFunction(code.function_name), t);
   if (keep_ir) code.raw_ir = PrintModule(m);
-  internal::OptimizeModule(m, tm);
+  internal::OptimizeModule(m, tm, internal::PipelineFor(key.shape));
   if (keep_ir) code.optimized_ir = PrintModule(m);
   return Status::OK();
 }

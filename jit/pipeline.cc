@@ -2,6 +2,8 @@
 // (jit layer, internal): target machines, target attributes, the optimization pipeline, remark
 // capture. The JIT and the gates both compile through these, so what the gates inspect is what
 // the JIT runs.
+#include <cassert>
+#include <cstdlib>
 #include <map>
 
 #include "jit/pipeline_internal.h"
@@ -78,24 +80,123 @@ void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
   fn.addFnAttr("min-legal-vector-width", width);
 }
 
-void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm) {
+namespace {
+
+// The pass pipeline of row loops (KernelLoop::kRows, no fold): one loop over rows of flat
+// values, already in SSA form with scoped alias metadata, so the generic O3 pipeline's inliner,
+// interprocedural passes, loop unswitching, GVN and repeated cleanups have nothing to find. What
+// vectorization needs: canonical IR (instcombine), loop-invariant loads and constants hoisted
+// (licm), a rotated loop, an empty loop deleted (a count over a column without nulls), the loop
+// vectorizer with the target's cost model and interleaving, and one cleanup after it. The catalog
+// gates hold with it on every target (tests/jit/gates_test.cc); word loops and folds, whose lane
+// loops need full unrolling and SLP, keep O3.
+constexpr const char* kRowLoopPipeline =
+    "function(early-cse<>,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg<keep-loops>,"
+    "loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication>),loop(loop-deletion),"
+    "loop-vectorize,instcombine<max-iterations=1;no-verify-fixpoint>,correlated-propagation,"
+    "simplifycfg<keep-loops>)";
+
+bool TryParse(llvm::PassBuilder& pb, const char* text, llvm::ModulePassManager& out) {
+  llvm::ModulePassManager mpm;
+  if (llvm::Error err = pb.parsePassPipeline(mpm, text)) {
+    llvm::consumeError(std::move(err));
+    return false;
+  }
+  out = std::move(mpm);
+  return true;
+}
+
+// One thread's pass builder, analysis managers and pipelines for one target machine: building
+// them costs more than optimizing a small kernel. Analyses are cleared after every module.
+struct ThreadPipelines {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
-  pto.LoopUnrolling = true;
-  pto.LoopInterleaving = true;
-  llvm::PassBuilder pb(&tm, pto);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(m, mam);
+  std::unique_ptr<llvm::PassBuilder> pb;
+  llvm::ModulePassManager row_loop;
+
+  explicit ThreadPipelines(llvm::TargetMachine& tm) {
+    llvm::PipelineTuningOptions pto;
+    pto.LoopVectorization = true;
+    pto.SLPVectorization = true;
+    pto.LoopUnrolling = true;
+    pto.LoopInterleaving = true;
+    pb = std::make_unique<llvm::PassBuilder>(&tm, pto);
+    pb->registerModuleAnalyses(mam);
+    pb->registerCGSCCAnalyses(cgam);
+    pb->registerFunctionAnalyses(fam);
+    pb->registerLoopAnalyses(lam);
+    pb->crossRegisterProxies(lam, fam, cgam, mam);
+    // ROWJIT_ROW_LOOP_PASSES replaces the row-loop pipeline (a developer's knob: try a pipeline
+    // against the catalog gates with `rowjit check --catalog`); one that does not parse is ignored.
+    const char* custom = std::getenv("ROWJIT_ROW_LOOP_PASSES");
+    if (custom == nullptr || !TryParse(*pb, custom, row_loop)) {
+      const bool parsed = TryParse(*pb, kRowLoopPipeline, row_loop);
+      assert(parsed && "the row-loop pipeline parses");
+      (void)parsed;
+    }
+  }
+  void Run(llvm::Module& m, llvm::ModulePassManager& mpm) {
+    mpm.run(m, mam);
+    lam.clear();
+    fam.clear();
+    cgam.clear();
+    mam.clear();
+  }
+};
+
+}  // namespace
+
+namespace {
+
+// An idempotent reduction (or, and, min, max) of a splat is the splatted value: what a loop-
+// invariant failure (division by a batch constant of zero) leaves after the row pipeline, which,
+// unlike O3, has no later pass that folds it. Evidence decided once stays a scalar.
+void FoldSplatReductions(llvm::Module& m) {
+  std::vector<llvm::IntrinsicInst*> folds;
+  for (llvm::Function& fn : m) {
+    for (llvm::Instruction& inst : llvm::instructions(fn)) {
+      auto* call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+      if (call == nullptr) continue;
+      switch (call->getIntrinsicID()) {
+        case llvm::Intrinsic::vector_reduce_or:
+        case llvm::Intrinsic::vector_reduce_and:
+        case llvm::Intrinsic::vector_reduce_umax:
+        case llvm::Intrinsic::vector_reduce_umin:
+        case llvm::Intrinsic::vector_reduce_smax:
+        case llvm::Intrinsic::vector_reduce_smin:
+          if (llvm::getSplatValue(call->getArgOperand(0)) != nullptr) folds.push_back(call);
+          break;
+        default: break;
+      }
+    }
+  }
+  for (llvm::IntrinsicInst* call : folds) {
+    call->replaceAllUsesWith(llvm::getSplatValue(call->getArgOperand(0)));
+    call->eraseFromParent();
+  }
+}
+
+}  // namespace
+
+KernelPipeline PipelineFor(const KernelShape& shape) {
+  return shape.loop == KernelLoop::kRows && !shape.fold ? KernelPipeline::kRowLoop
+                                                        : KernelPipeline::kGeneric;
+}
+
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, KernelPipeline pipeline) {
+  thread_local std::map<llvm::TargetMachine*, std::unique_ptr<ThreadPipelines>> pipelines;
+  std::unique_ptr<ThreadPipelines>& p = pipelines[&tm];
+  if (p == nullptr) p = std::make_unique<ThreadPipelines>(tm);
+  if (pipeline == KernelPipeline::kRowLoop) {
+    p->Run(m, p->row_loop);
+    FoldSplatReductions(m);
+    return;
+  }
+  // The O3 pipeline keeps state between modules (its inliner's), so each module gets its own.
+  llvm::ModulePassManager generic = p->pb->buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  p->Run(m, generic);
 }
 
 }  // namespace internal

@@ -19,9 +19,14 @@ Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec&
 Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& target);
 // target-cpu, target-features and the preferred vector width, as every kernel gets them.
 void SetTargetAttributes(llvm::Function& fn, const TargetSpec& target);
-// The new pass manager's O3 pipeline with the target machine's cost model, loop and SLP
-// vectorization on.
-void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm);
+// Which optimization pipeline a kernel gets: the generic O3 one, or the short one built for row
+// loops (jit/pipeline.cc says what it holds and why).
+enum class KernelPipeline : uint8_t { kGeneric, kRowLoop };
+KernelPipeline PipelineFor(const KernelShape& shape);
+// Optimizes `m` with the target machine's cost model, loop and SLP vectorization on. The pass
+// builder and pipelines are made once per thread and target machine.
+void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
+                    KernelPipeline pipeline = KernelPipeline::kGeneric);
 // Captures loop-vectorize remarks (passed, missed, analysis) into `out`.
 std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>* out);
 std::string PrintModule(const llvm::Module& m);

@@ -189,7 +189,8 @@ void ScanLoop(const llvm::Loop& loop, const llvm::LoopInfo& li, LoopReport& r) {
 }
 
 // A scalar loop the vectorizer marked and entered from a vectorized loop (its middle block is
-// within a few predecessors of the loop's header).
+// within a few predecessors of the loop's header), or the vectorizer's fallback for a trip count
+// below one vector step: entered from the check that also enters a vectorized loop.
 bool IsRemainder(const llvm::Loop& loop, const llvm::LoopInfo& li,
                  const std::map<const llvm::Loop*, bool>& vectorized) {
   if (!HasIsVectorizedMetadata(loop)) return false;
@@ -204,6 +205,16 @@ bool IsRemainder(const llvm::Loop& loop, const llvm::LoopInfo& li,
         if (l != nullptr) {
           auto it = vectorized.find(l);
           if (it != vectorized.end() && it->second && l != &loop) return true;
+        }
+        for (const llvm::BasicBlock* sibling : llvm::successors(pred)) {
+          // Through the vector preheader (a block with one successor) to the vector loop.
+          for (int hop = 0; hop < 2 && sibling != nullptr && li.getLoopFor(sibling) == nullptr; ++hop) {
+            sibling = sibling->getUniqueSuccessor();
+          }
+          const llvm::Loop* s = sibling ? li.getLoopFor(sibling) : nullptr;
+          if (s == nullptr || s == &loop || s->getHeader() != sibling) continue;
+          auto it = vectorized.find(s);
+          if (it != vectorized.end() && it->second) return true;
         }
         next.push_back(pred);
       }
