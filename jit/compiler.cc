@@ -1,10 +1,11 @@
-// Codegen + optimization + ORC compilation (jit layer).
+// Codegen, optimization, object emission and ORC linking, with the time of each phase (jit
+// layer).
 #include "jit/compiler.h"
 
 #include <atomic>
 #include <chrono>
-#include <map>
 
+#include "ir/version.h"
 #include "jit/codegen_internal.h"
 #include "jit/pipeline_internal.h"
 
@@ -13,66 +14,71 @@ namespace rowjit::jit {
 namespace {
 
 using internal::PrintModule;
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 std::atomic<uint64_t> g_kernel_counter{0};
 
-// Emits the kernel and runs the O3 pipeline with the target machine's cost model (loop and SLP
-// vectorization on). Fills `code` as asked.
-Status BuildModule(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& tm,
-                   llvm::Module& m, bool keep_ir, KernelCode& code) {
+// Emits the kernel into `m` as `name`, with the target's attributes.
+Status EmitInto(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& tm, llvm::Module& m,
+                const std::string& name) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(t.triple);
-  code.function_name = fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1));
-  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, code.function_name));
-  internal::SetTargetAttributes(*m.getFunction(code.function_name), t);
-  if (keep_ir) code.raw_ir = PrintModule(m);
-  internal::OptimizeModule(m, tm, internal::PipelineFor(key.shape));
-  if (keep_ir) code.optimized_ir = PrintModule(m);
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name));
+  internal::SetTargetAttributes(*m.getFunction(name), t);
   return Status::OK();
 }
 
 }  // namespace
 
+std::string_view TierName(Tier tier) { return tier == Tier::kFast ? "fast" : "optimized"; }
+
 Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, bool want_assembly) {
   InitializeLlvmOnce();
-  ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target));
+  ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target, Tier::kOptimized));
   llvm::LLVMContext ctx;
   KernelCode code;
   ctx.setDiagnosticHandler(internal::MakeRemarkCollector(&code.remarks));
   llvm::Module m("rowjit", ctx);
-  ROWJIT_RETURN_NOT_OK(BuildModule(key, target, *tm, m, true, code));
+  code.function_name = fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1));
+  ROWJIT_RETURN_NOT_OK(EmitInto(key, target, *tm, m, code.function_name));
+  code.raw_ir = PrintModule(m);
+  internal::OptimizeModule(m, *tm, internal::PipelineFor(key.shape));
+  code.optimized_ir = PrintModule(m);
   if (want_assembly) {
-    llvm::SmallString<0> buffer;
-    llvm::raw_svector_ostream os(buffer);
-    llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-      return MakeError(ErrorCode::kUnsupported, "target {} cannot emit assembly", target.name);
-    }
-    pm.run(m);
-    code.assembly = std::string(buffer.str());
+    ROWJIT_ASSIGN_OR_RETURN(std::string text, internal::EmitMachineCode(m, *tm, /*assembly=*/true));
+    code.assembly = std::move(text);
   }
   return code;
 }
 
+Result<std::shared_ptr<const CompiledKernel>> JitCompiler::Compile(const CacheKey& key, Tier tier) {
+  ROWJIT_ASSIGN_OR_RETURN(KernelObject object, Emit(key, tier));
+  return Link(object, key.shape, tier);
+}
+
 namespace {
 
+// A linked kernel owns its JIT library: removing the library frees the machine code, so
+// eviction from the cache really returns the memory.
 class Kernel final : public CompiledKernel {
  public:
-  Kernel(void* entry, const KernelShape& shape, double ms, KernelCode code,
-         llvm::orc::ResourceTrackerSP tracker)
-      : tracker_(std::move(tracker)) {
+  Kernel(void* entry, const KernelShape& shape, Tier tier, const CompilePhases& phases,
+         llvm::orc::LLJIT& jit, llvm::orc::JITDylib& library)
+      : jit_(jit), library_(library) {
     entry_ = entry;
     shape_ = shape;
-    compile_ms_ = ms;
-    code_ = std::move(code);
+    tier_ = tier;
+    phases_ = phases;
   }
-  ~Kernel() override {
-    // Frees the machine code: eviction from the cache really returns the memory.
-    if (tracker_) llvm::consumeError(tracker_->remove());
-  }
+  ~Kernel() override { llvm::consumeError(jit_.getExecutionSession().removeJITDylib(library_)); }
 
  private:
-  llvm::orc::ResourceTrackerSP tracker_;
+  llvm::orc::LLJIT& jit_;
+  llvm::orc::JITDylib& library_;
 };
 
 class OrcCompiler final : public JitCompiler {
@@ -80,40 +86,51 @@ class OrcCompiler final : public JitCompiler {
   OrcCompiler(std::unique_ptr<llvm::orc::LLJIT> jit, TargetSpec target)
       : jit_(std::move(jit)), target_(std::move(target)) {}
 
-  Result<std::shared_ptr<const CompiledKernel>> Compile(const CacheKey& key, bool keep_code) override {
-    const auto start = std::chrono::steady_clock::now();
-    ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target_));
-
+  Result<KernelObject> Emit(const CacheKey& key, Tier tier) override {
+    Clock::time_point start = Clock::now();
+    ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target_, tier));
     llvm::LLVMContext ctx;
     llvm::Module m("rowjit", ctx);
-    KernelCode code;
-    ROWJIT_RETURN_NOT_OK(BuildModule(key, target_, *tm, m, keep_code, code));
-    code.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    // Codegen here, with this thread's target machine, rather than in the JIT's compile layer
-    // (which would make a target machine per module); the JIT links the object.
-    llvm::SmallVector<char, 0> object;
-    {
-      llvm::raw_svector_ostream os(object);
-      llvm::legacy::PassManager pm;
-      if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-        return MakeError(ErrorCode::kUnsupported, "target {} cannot emit objects", target_.name);
-      }
-      pm.run(m);
+    KernelObject object;
+    ROWJIT_RETURN_NOT_OK(EmitInto(key, target_, *tm, m, kKernelEntry));
+    object.phases.emit_ms = MsSince(start);
+    if (tier == Tier::kOptimized) {
+      start = Clock::now();
+      internal::OptimizeModule(m, *tm, internal::PipelineFor(key.shape));
+      object.phases.optimize_ms = MsSince(start);
     }
-    auto tracker = jit_->getMainJITDylib().createResourceTracker();
-    auto buffer = std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), code.function_name,
-                                                                  /*RequiresNullTerminator=*/false);
-    if (auto err = jit_->addObjectFile(tracker, std::move(buffer))) {
+    start = Clock::now();
+    ROWJIT_ASSIGN_OR_RETURN(object.bytes, internal::EmitMachineCode(m, *tm, /*assembly=*/false));
+    object.phases.codegen_ms = MsSince(start);
+    return object;
+  }
+
+  Result<std::shared_ptr<const CompiledKernel>> Link(const KernelObject& object, const KernelShape& shape,
+                                                    Tier tier) override {
+    const Clock::time_point start = Clock::now();
+    auto library = jit_->createJITDylib(fmt::format("rowjit_kernel_{}", g_kernel_counter.fetch_add(1)));
+    if (!library) return FromLlvm(library.takeError(), "creating a kernel's JIT library");
+    auto remove = [&] { llvm::consumeError(jit_->getExecutionSession().removeJITDylib(*library)); };
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object.bytes, kKernelEntry);
+    if (auto err = jit_->addObjectFile(*library, std::move(buffer))) {
+      remove();
       return FromLlvm(std::move(err), "adding a kernel to the JIT");
     }
-    auto sym = jit_->lookup(code.function_name);
+    auto sym = jit_->lookup(*library, kKernelEntry);
     if (!sym) {
-      llvm::consumeError(tracker->remove());
-      return FromLlvm(sym.takeError(), "compiling a kernel");
+      remove();
+      return FromLlvm(sym.takeError(), "linking a kernel");
     }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    CompilePhases phases = object.phases;
+    phases.link_ms = MsSince(start);
     return std::shared_ptr<const CompiledKernel>(
-        std::make_shared<Kernel>(sym->toPtr<void*>(), key.shape, ms, std::move(code), std::move(tracker)));
+        std::make_shared<Kernel>(sym->toPtr<void*>(), shape, tier, phases, *jit_, *library));
+  }
+
+  std::string ObjectEnvironment() const override {
+    return fmt::format("rowjit {}; LLVM {}; triple {}; cpu {}; features {}; vector width {}; {}",
+                       Version(), LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
+                       target_.prefer_vector_width, internal::CodegenOptions());
   }
 
  private:
@@ -133,7 +150,7 @@ Result<std::unique_ptr<JitCompiler>> JitCompiler::Make() {
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
   // Kernels arrive as objects (compiled on the calling thread with its own target machine, so
-  // threads compile concurrently); the JIT links them and owns their memory.
+  // threads compile concurrently, or read from disk); the JIT links them and owns their memory.
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
   if (!jit) return FromLlvm(jit.takeError(), "creating the JIT");
   return std::unique_ptr<JitCompiler>(new OrcCompiler(std::move(*jit), std::move(target)));

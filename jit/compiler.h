@@ -26,11 +26,35 @@ struct KernelCode {
   std::string optimized_ir;
   std::string assembly;   // only when asked
   std::vector<Remark> remarks;
-  double optimize_ms = 0;  // codegen of IR + the O3 pipeline (the rest of a compile is ORC)
 };
 
 // Generates code for any target without running it (rowjit ir / check / explain).
 Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, bool want_assembly);
+
+// The two ways to compile one kernel, from the same IR.
+enum class Tier : uint8_t {
+  kFast,       // no IR optimization; LLVM's fast instruction selector and register allocator.
+               // About a millisecond; scalar code. Answers while the optimized tier compiles.
+  kOptimized,  // the kernel's pass pipeline and full code generation: vectorized, gated.
+};
+std::string_view TierName(Tier tier);
+
+// Where one compile's time went, in milliseconds.
+struct CompilePhases {
+  double emit_ms = 0;      // building the kernel's IR
+  double optimize_ms = 0;  // the pass pipeline (0 for the fast tier)
+  double codegen_ms = 0;   // instruction selection, register allocation, object emission
+  double link_ms = 0;      // loading the object into the JIT and resolving its entry point
+  double total_ms() const { return emit_ms + optimize_ms + codegen_ms + link_ms; }
+};
+
+// A kernel as a relocatable object, before linking: what the disk cache stores. Its entry
+// point is always named kKernelEntry (each kernel is linked into its own JIT library).
+inline constexpr const char* kKernelEntry = "rowjit_kernel";
+struct KernelObject {
+  std::string bytes;
+  CompilePhases phases;  // of the compile that made it (no link yet)
+};
 
 // A compiled, callable kernel. Its machine code lives until the last reference goes. The entry
 // point is typed by the kernel's shape: calling a fold as a row kernel is a programmer error.
@@ -50,23 +74,37 @@ class CompiledKernel {
     assert(shape_.fold && shape_.loop == KernelLoop::kRows && "not a row fold");
     return reinterpret_cast<RowFoldFn>(entry_);
   }
-  double compile_ms() const { return compile_ms_; }
-  const KernelCode& code() const { return code_; }  // IR kept only when asked
+  Tier tier() const { return tier_; }
+  // The compile that made the object and the link that loaded it (an object read from the
+  // disk cache: its link only, plus the read in link_ms).
+  const CompilePhases& phases() const { return phases_; }
+  double compile_ms() const { return phases_.total_ms(); }
 
  protected:
   void* entry_ = nullptr;
   KernelShape shape_;
-  double compile_ms_ = 0;
-  KernelCode code_;
+  Tier tier_ = Tier::kOptimized;
+  CompilePhases phases_;
 };
 
-// One ORC LLJIT for the host; thread-safe.
+// One ORC LLJIT for the host; thread-safe. Compiling is two steps, so that an object can be
+// stored on disk between them, or come from disk instead of the first.
 class JitCompiler {
  public:
   virtual ~JitCompiler() = default;
   static Result<std::unique_ptr<JitCompiler>> Make();
-  virtual Result<std::shared_ptr<const CompiledKernel>> Compile(const CacheKey& key,
-                                                                bool keep_code) = 0;
+  // The kernel's IR, its optimization (optimized tier) and code generation, on the calling
+  // thread: a relocatable object for the host.
+  virtual Result<KernelObject> Emit(const CacheKey& key, Tier tier) = 0;
+  // Links an object (just emitted, or read from disk) into the JIT: a callable kernel.
+  virtual Result<std::shared_ptr<const CompiledKernel>> Link(const KernelObject& object,
+                                                            const KernelShape& shape, Tier tier) = 0;
+  // Everything besides the kernel's key that decides its object's bytes: target triple, CPU
+  // name and features, vector width, LLVM and rowjit versions, the codegen options. An object
+  // is only ever reused under the same environment.
+  virtual std::string ObjectEnvironment() const = 0;
+  // Emit, then Link.
+  Result<std::shared_ptr<const CompiledKernel>> Compile(const CacheKey& key, Tier tier);
 };
 
 }  // namespace rowjit::jit

@@ -10,6 +10,7 @@
 
 #include "ir/analysis.h"
 #include "ir/reference.h"
+#include "jit/compile_pool.h"
 #include "jit/executor_internal.h"
 #include "jit/staging.h"
 
@@ -60,51 +61,109 @@ constexpr bool kRecycleOutputs = true;
 struct Engine::Impl {
   EngineOptions options;
   std::unique_ptr<JitCompiler> compiler;
+  std::unique_ptr<DiskCache> disk;      // null without EngineOptions::cache_dir
+  std::string object_environment;       // the compiler's, the first line of every disk key
   KernelCache cache;
   RetryPressure retry_pressure;
   std::shared_ptr<MemoryPool> outputs;  // null: the system allocator
-  Impl(std::unique_ptr<JitCompiler> c, const EngineOptions& o)
-      : options(o), compiler(std::move(c)), cache(o.cache_capacity) {
+  // Last: destroyed first, so that no background compile outlives the cache or the compiler.
+  std::unique_ptr<CompilePool> pool;
+
+  Impl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, std::unique_ptr<DiskCache> d)
+      : options(o),
+        compiler(std::move(c)),
+        disk(std::move(d)),
+        object_environment(compiler->ObjectEnvironment()),
+        cache(o.cache_capacity, o.optimize_after_uses, Makers()) {
     if (kRecycleOutputs && o.retained_output_bytes > 0) {
       outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes);
     }
+    if (o.compile == EngineOptions::Compile::kTiered) pool = std::make_unique<CompilePool>(o.compile_threads);
   }
 
-  Result<KernelCache::Lookup> Lookup(const CacheKey& key) {
-    return cache.GetOrCompile(key, [&] { return compiler->Compile(key, false); });
+  KernelCache::Makers Makers();
+  std::string DiskKey(const CacheKey& key) const { return object_environment + "\n" + key.Serialize(); }
+  TierWant WantOf(const EvalOptions& options) const {
+    if (options.tier) return *options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;
+    return pool ? TierWant::kTiered : TierWant::kOptimized;
   }
   // The plan's kernel through the cache (none when the plan has none), recorded in the report:
   // the key moves into `report.kernel`.
-  Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, EvalReport& report);
+  Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, TierWant want, EvalReport& report);
   void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
   Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
 };
 
-Engine::Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options)
-    : impl_(std::make_unique<Impl>(std::move(compiler), options)) {}
+// Kernels from disk when the disk cache has them; compiled optimized kernels go to disk.
+KernelCache::Makers Engine::Impl::Makers() {
+  KernelCache::Makers m;
+  m.load = [this](const CacheKey& key) -> Result<KernelCache::KernelPtr> {
+    if (disk == nullptr) return KernelCache::KernelPtr();
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<std::string> bytes = disk->Load(DiskKey(key));
+    if (!bytes) return KernelCache::KernelPtr();
+    KernelObject object{std::move(*bytes), {}};
+    ROWJIT_ASSIGN_OR_RETURN(auto kernel, compiler->Link(object, key.shape, Tier::kOptimized));
+    (void)start;
+    return kernel;
+  };
+  m.compile = [this](const CacheKey& key, Tier tier) -> Result<KernelCache::KernelPtr> {
+    ROWJIT_ASSIGN_OR_RETURN(KernelObject object, compiler->Emit(key, tier));
+    // The disk cache is an optimization: a failed write (full disk) costs a later compile only.
+    if (disk != nullptr && tier == Tier::kOptimized) (void)disk->Store(DiskKey(key), object.bytes);
+    return compiler->Link(object, key.shape, tier);
+  };
+  m.submit = [this](std::function<void()> job) {
+    if (pool) pool->Submit(std::move(job));
+  };
+  return m;
+}
+
+Engine::Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk)
+    : impl_(std::make_unique<Impl>(std::move(compiler), options, std::move(disk))) {}
 Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
   ROWJIT_ASSIGN_OR_RETURN(auto compiler, JitCompiler::Make());
-  return std::unique_ptr<Engine>(new Engine(std::move(compiler), options));
+  return Make(std::move(options), std::move(compiler));
+}
+
+Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler) {
+  if (compiler == nullptr) return MakeError(ErrorCode::kInvalidInput, "null compiler");
+  std::unique_ptr<DiskCache> disk;
+  if (!options.cache_dir.empty()) {
+    ROWJIT_ASSIGN_OR_RETURN(disk, DiskCache::Open(options.cache_dir, options.disk_cache_bytes));
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(compiler), std::move(options), std::move(disk)));
 }
 
 CacheStats Engine::cache_stats() const { return impl_->cache.stats(); }
+
+DiskCacheStats Engine::disk_cache_stats() const {
+  return impl_->disk ? impl_->disk->stats() : DiskCacheStats{};
+}
+
+void Engine::WaitForCompiles() {
+  if (impl_->pool) impl_->pool->WaitIdle();
+}
 
 Result<std::shared_ptr<const CompiledKernel>> Engine::KernelFor(const CacheKey& key) {
   if (key.spec.expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
   return NoThrow([&]() -> Result<std::shared_ptr<const CompiledKernel>> {
     ROWJIT_RETURN_NOT_OK(ir::CheckLimits(key.spec.expr->facts(), impl_->options.limits));
-    ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, impl_->Lookup(key));
+    ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, impl_->cache.Get(key, TierWant::kOptimized));
     return std::move(found.kernel);
   });
 }
 
-Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan, EvalReport& report) {
+Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan, TierWant want,
+                                                                     EvalReport& report) {
   if (!plan.kernel) return std::shared_ptr<const CompiledKernel>();
-  ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, Lookup(*plan.kernel));
-  report.compiled = found.compiled;
-  report.compile_ms = found.compiled ? found.kernel->compile_ms() : 0;
+  ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, cache.Get(*plan.kernel, want));
+  report.compiled = found.source == KernelSource::kCompiled;
+  report.compile_ms = found.source == KernelSource::kMemory ? 0 : found.kernel->compile_ms();
+  report.tier = found.kernel->tier();
+  report.source = found.source;
   report.kernel = std::move(plan.kernel);
   return std::move(found.kernel);
 }
@@ -166,7 +225,7 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
   Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
   rep.strategy = plan.strategy;
   if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep);
-  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, rep));
+  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, impl_->WantOf(options), rep));
   const internal::Execution run{*expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(),
                                 impl_->outputs, rep};
   Result<ArrayPtr> out = internal::ExecuteRows(rep.strategy, run);
@@ -191,6 +250,8 @@ Result<ArrayPtr> Engine::EvaluateStaged(const ir::ExprPtr& expr, std::span<const
     rep.compiled = rep.compiled || stage.compiled;
     rep.compile_ms += stage.compile_ms;
     rep.retried = rep.retried || stage.retried;
+    if (stage.tier && (!rep.tier || *stage.tier == Tier::kFast)) rep.tier = stage.tier;
+    rep.source = stage.source;
     return out;
   };
   Result<ArrayPtr> out = Error(ErrorCode::kInternal, "no stage ran");
@@ -207,34 +268,84 @@ Result<ArrayPtr> Engine::EvaluateStaged(const ir::ExprPtr& expr, std::span<const
 // An argument too large for one fold kernel is evaluated (in stages) and its column folded: the
 // argument's errors are the aggregate's either way.
 Result<ir::AggregateResult> Engine::AggregateStaged(const ir::Aggregate& agg,
-                                                    std::span<const ArrayPtr> columns,
-                                                    int64_t length, EvalReport& rep) {
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, EvaluateAdmitted(agg.arg, columns, length, {}, rep));
+                                                    std::span<const ArrayPtr> columns, int64_t length,
+                                                    const EvalOptions& options, EvalReport& rep) {
+  const EvalOptions dense{.policy = ir::Policy::kAuto, .tier = options.tier};
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, EvaluateAdmitted(agg.arg, columns, length, dense, rep));
   ir::Aggregate over_column = agg;
   over_column.arg = ir::Expr::BoundColumn("$arg", 0, values->type());
   const ArrayPtr one[] = {values};
   EvalReport fold;
-  Result<ir::AggregateResult> out = Aggregate(over_column, one, length, &fold);
+  Result<ir::AggregateResult> out = Aggregate(over_column, one, length, options, &fold);
   rep.compiled = rep.compiled || fold.compiled;
   rep.compile_ms += fold.compile_ms;
+  if (fold.tier && (!rep.tier || *fold.tier == Tier::kFast)) rep.tier = fold.tier;
   return out;
 }
 
 Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
                                               int64_t length, EvalReport* report) {
+  return Aggregate(agg, columns, length, EvalOptions{}, report);
+}
+
+Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
+                                              int64_t length, const EvalOptions& options,
+                                              EvalReport* report) {
   EvalReport local;
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
     ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length));
-    if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) return AggregateStaged(agg, columns, length, rep);
+    if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) {
+      return AggregateStaged(agg, columns, length, options, rep);
+    }
     ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*agg.arg, columns, length));
     Plan plan = PlanAggregate(agg, batch.facts);
     rep.strategy = plan.strategy;
-    ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, rep));
+    ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, impl_->WantOf(options), rep));
     const internal::Execution run{*agg.arg, batch, &*rep.kernel, kernel.get(), impl_->outputs, rep};
     return internal::ExecuteFold(agg, run);
+  });
+}
+
+// The specs of flat columns as `schema` describes them: a nullable field is taken to hold nulls.
+std::vector<ir::InputSpec> SchemaSpecs(const Schema& schema) {
+  std::vector<ir::InputSpec> specs;
+  for (const Field& f : schema.fields) {
+    specs.push_back({.shape = ir::InputShape::kFlat, .type = f.type.id, .has_nulls = f.type.nullable});
+  }
+  return specs;
+}
+
+Status Engine::Prepare(const ir::ExprPtr& expr, const Schema& schema) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  return NoThrow([&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr->facts(), impl_->options.limits));
+    if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
+    std::vector<ir::InputSpec> specs = SchemaSpecs(schema);
+    std::vector<ir::ExprPtr> kernels = {expr};
+    if (expr->facts().nodes > impl_->options.max_kernel_nodes) {  // each stage, then the root
+      internal::Stages staged = internal::SplitIntoStages(expr, static_cast<int>(specs.size()),
+                                                          impl_->options.max_kernel_nodes);
+      kernels = std::move(staged.stages);
+      kernels.push_back(staged.root);
+    }
+    for (const ir::ExprPtr& e : kernels) {
+      for (const ir::Expr* c : e->facts().column_nodes) {
+        if (c->column_index() < 0 || static_cast<size_t>(c->column_index()) >= specs.size()) {
+          return MakeError(ErrorCode::kInvalidInput, "column '{}' is not in the schema", c->name());
+        }
+      }
+      Plan plan = PlanEvaluation(e, DescribeSpecs(e->facts(), specs), ir::Policy::kAuto, "native",
+                                 impl_->options.max_kernel_nodes);
+      if (plan.kernel) {
+        if (impl_->pool) impl_->cache.Prefetch(*plan.kernel);
+        else ROWJIT_RETURN_NOT_OK(impl_->cache.Get(*plan.kernel, TierWant::kOptimized).status());
+      }
+      specs.push_back({.shape = ir::InputShape::kFlat, .type = e->type().id, .has_nulls = e->type().nullable});
+    }
+    return Status::OK();
   });
 }
 

@@ -16,6 +16,7 @@
 #include "ir/limits.h"
 #include "ir/spec_key.h"
 #include "jit/compiler.h"
+#include "jit/disk_cache.h"
 #include "jit/kernel_cache.h"
 #include "jit/planner.h"
 #include "runtime/array.h"
@@ -37,10 +38,28 @@ struct EngineOptions {
   // Nodes one kernel may hold: larger expressions run in stages of this size, each its own
   // kernel, so that compile time grows linearly with the expression (jit/staging.h).
   int64_t max_kernel_nodes = kDefaultMaxKernelNodes;
+
+  // --- compile economics ---
+  // The persistent kernel cache: optimized kernels' objects are stored in this folder and read
+  // back by later engines and processes (jit/disk_cache.h: key, checksums, atomic writes,
+  // eviction). Empty: no disk cache.
+  std::string cache_dir = {};
+  int64_t disk_cache_bytes = int64_t{256} << 20;  // the folder's bound; least recently used out
+  // kTiered: a never-seen kernel answers through the fast tier (about a millisecond to compile)
+  // while its optimized kernel compiles on the background pool; later calls switch to it when
+  // ready. kSynchronous: every call waits for the optimized kernel (tests, benchmarks, CLI).
+  enum class Compile : uint8_t { kTiered, kSynchronous };
+  Compile compile = Compile::kTiered;
+  int compile_threads = 1;      // threads of the background pool
+  int optimize_after_uses = 1;  // tiered: lookups of a kernel before its optimized compile starts
 };
 
 struct EvalOptions {
   ir::Policy policy = ir::Policy::kAuto;  // forced strategies exist for tests and benchmarks
+  // Forces a tier for this call (tests, comparisons): kFast runs the fast kernel only, never
+  // starting the optimized one; kOptimized waits for the optimized kernel. Unset: the engine's
+  // EngineOptions::compile decides.
+  std::optional<Tier> tier = std::nullopt;
 };
 
 // What one evaluation did, for tests, benchmarks and the CLI.
@@ -49,6 +68,8 @@ struct EvalReport {
   std::optional<CacheKey> kernel;        // the kernel it ran, as the planner named it
   bool compiled = false;    // this call compiled that kernel (not a cache hit, not another thread)
   double compile_ms = 0;    // its compile time when this call compiled it, else 0
+  std::optional<Tier> tier;  // the tier of the kernel that ran (staged: the fast one if any stage's was)
+  KernelSource source = KernelSource::kMemory;  // where that kernel came from (staged: the last stage's)
   bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence
   bool cold_pass = false;   // evidence: a scalar pass located the first failing row
 };
@@ -56,6 +77,8 @@ struct EvalReport {
 class Engine {
  public:
   static Result<std::unique_ptr<Engine>> Make(EngineOptions options = {});
+  // With a compiler of the caller's (tests wrap the real one to inject failures).
+  static Result<std::unique_ptr<Engine>> Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler);
   ~Engine();
 
   // Evaluates a bound expression over `columns` (one per schema field the expression was bound
@@ -74,19 +97,31 @@ class Engine {
   Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
                                         std::span<const ArrayPtr> columns, int64_t length,
                                         EvalReport* report = nullptr);
+  Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
+                                        std::span<const ArrayPtr> columns, int64_t length,
+                                        const EvalOptions& options, EvalReport* report);
 
-  // The kernel (and its shape) this batch would run, compiled through the cache.
+  // Starts making the optimized kernel(s) `expr` will run on batches of `schema`'s flat columns
+  // (a nullable field taken to hold nulls), from the disk cache or compiled on the background
+  // pool, so that the first batch finds them ready. Returns at once; errors are the
+  // expression's (limits, binding). With EngineOptions::Compile::kSynchronous it compiles now.
+  Status Prepare(const ir::ExprPtr& expr, const Schema& schema);
+  // Blocks until the background pool has no compile queued or running.
+  void WaitForCompiles();
+
+  // The optimized kernel `key` names, through the memory and disk caches or compiled now.
   Result<std::shared_ptr<const CompiledKernel>> KernelFor(const CacheKey& key);
 
   CacheStats cache_stats() const;
+  DiskCacheStats disk_cache_stats() const;  // zeros without a disk cache
 
  private:
-  Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options);
+  Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk);
   Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                     int64_t length, const EvalOptions& options, EvalReport& report);
   Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,
                                               std::span<const ArrayPtr> columns, int64_t length,
-                                              EvalReport& report);
+                                              const EvalOptions& options, EvalReport& report);
   Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport& report);
   struct Impl;

@@ -86,6 +86,10 @@ struct CacheKey {
   KernelShape shape;
   bool operator==(const CacheKey& o) const { return shape == o.shape && spec == o.spec; }
   std::string ToString() const;  // the specialization, then the shape where it is not plain
+  // Every field that decides the kernel's code, as text: the disk cache's key. Unlike ToString
+  // it names each column's index and bound type (two schemas that order the same names
+  // differently give different kernels) and every shape flag.
+  std::string Serialize() const;
 };
 
 struct CacheKeyHash {

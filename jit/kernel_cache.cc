@@ -1,5 +1,8 @@
-// Kernel cache: single-flight compilation and LRU eviction (jit layer).
+// Kernel cache: single-flight kernels in two tiers, disk loads, background compiles, LRU
+// eviction (jit layer).
 #include "jit/kernel_cache.h"
+
+#include "ir/analysis.h"
 
 namespace rowjit::jit {
 
@@ -22,47 +25,162 @@ std::string CacheKey::ToString() const {
   return out;
 }
 
-Result<KernelCache::Lookup> KernelCache::GetOrCompile(const CacheKey& key,
-                                                      const CompileFn& compile) {
-  std::promise<Result<KernelPtr>> promise;
-  std::shared_future<Result<KernelPtr>> existing;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      ++stats_.hits;
-      lru_.splice(lru_.begin(), lru_, it->second.lru);
-      existing = it->second.kernel;
-    } else {
-      ++stats_.compiles;
-      lru_.push_front(key);
-      entries_.emplace(key, Entry{promise.get_future().share(), lru_.begin()});
-      while (entries_.size() > capacity_) {
-        // Dropping the entry drops the cache's reference; the machine code is freed when the
-        // last evaluation using it finishes.
-        entries_.erase(lru_.back());
-        lru_.pop_back();
-        ++stats_.evictions;
-      }
+std::string CacheKey::Serialize() const {
+  std::string out = spec.ToString();
+  if (spec.expr != nullptr) {
+    out += "\ncolumns:";
+    for (const ir::Expr* c : spec.expr->facts().column_nodes) {
+      out += fmt::format(" {}#{}:{}", c->name(), c->column_index(), c->type().ToString());
     }
   }
-  if (existing.valid()) {  // waits while another thread compiles it
-    const Result<KernelPtr>& r = existing.get();
+  for (const ir::InputSpec& in : spec.inputs) {
+    out += fmt::format("\ninput {} {} codes {} nulls {}", ir::InputShapeName(in.shape), TypeIdName(in.type),
+                       TypeIdName(in.code_type), in.has_nulls);
+  }
+  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {}",
+                     static_cast<int>(shape.loop), shape.writes_validity, shape.mask_evidence,
+                     shape.skip_empty_words, shape.fold ? static_cast<int>(*shape.fold) : -1,
+                     shape.fold_keep_nan, shape.fold_counts_rows);
+  return out;
+}
+
+std::string_view KernelSourceName(KernelSource source) {
+  switch (source) {
+    case KernelSource::kMemory: return "memory";
+    case KernelSource::kDisk: return "disk";
+    case KernelSource::kCompiled: return "compiled";
+  }
+  return "?";
+}
+
+KernelCache::Entry& KernelCache::Touch(const CacheKey& key) {
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+    return it->second;
+  }
+  lru_.push_front(key);
+  Entry& e = entries_.emplace(key, Entry{}).first->second;
+  e.lru = lru_.begin();
+  while (entries_.size() > capacity_) {
+    // Dropping the entry drops the cache's references; the machine code is freed when the last
+    // evaluation using it finishes (a compile in flight completes into a promise nobody reads).
+    entries_.erase(lru_.back());
+    lru_.pop_back();
+    ++stats_.evictions;
+  }
+  return e;
+}
+
+Result<KernelCache::Lookup> KernelCache::Get(const CacheKey& key, TierWant want) {
+  std::unique_lock<std::mutex> lock(mu_);
+  Entry& e = Touch(key);
+  ++e.uses;
+  if (Ready(e.optimized) && e.optimized.get().ok()) {
+    ++stats_.hits;
+    if (e.fast.valid()) {  // the optimized kernel takes over; the fast one is freed
+      e.fast = Future();
+      ++stats_.tier_switches;
+    }
+    return Lookup{*e.optimized.get(), KernelSource::kMemory};
+  }
+  if (want == TierWant::kOptimized) return GetOptimized(key, lock);
+  if (want == TierWant::kTiered && !e.optimized.valid() && e.uses >= optimize_after_uses_) {
+    if (std::optional<Lookup> from_disk = StartOptimized(key, lock)) return *from_disk;
+  }
+  return GetFast(key, lock);
+}
+
+Result<KernelCache::Lookup> KernelCache::GetOptimized(const CacheKey& key,
+                                                     std::unique_lock<std::mutex>& lock) {
+  Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
+  if (e.optimized.valid()) {  // in flight on another thread or the pool: wait for it
+    Future f = e.optimized;
+    ++stats_.hits;
+    lock.unlock();
+    const Result<KernelPtr>& r = f.get();
     if (!r.ok()) return r.error();
-    return Lookup{*r, false};
+    return Lookup{*r, KernelSource::kMemory};
   }
-  Result<KernelPtr> r = compile();
+  std::promise<Result<KernelPtr>> promise;
+  e.optimized = promise.get_future().share();
+  lock.unlock();
+  KernelSource source = KernelSource::kDisk;
+  Result<KernelPtr> r = makers_.load(key);
+  if (!r.ok() || *r == nullptr) {
+    source = KernelSource::kCompiled;
+    r = makers_.compile(key, Tier::kOptimized);
+  }
   promise.set_value(r);
-  if (!r.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      lru_.erase(it->second.lru);
-      entries_.erase(it);
-    }
-    return std::move(r).TakeError();
+  lock.lock();
+  if (r.ok()) {
+    ++(source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
+    return Lookup{std::move(r).value(), source};
   }
-  return Lookup{std::move(r).value(), true};
+  auto it = entries_.find(key);  // a failed compile is not cached
+  if (it != entries_.end() && Ready(it->second.optimized) && !it->second.optimized.get().ok()) {
+    it->second.optimized = Future();
+  }
+  return std::move(r).TakeError();
+}
+
+Result<KernelCache::Lookup> KernelCache::GetFast(const CacheKey& key, std::unique_lock<std::mutex>& lock) {
+  Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
+  if (e.fast.valid()) {
+    Future f = e.fast;
+    ++stats_.hits;
+    lock.unlock();
+    const Result<KernelPtr>& r = f.get();
+    if (!r.ok()) return r.error();
+    return Lookup{*r, KernelSource::kMemory};
+  }
+  std::promise<Result<KernelPtr>> promise;
+  e.fast = promise.get_future().share();
+  lock.unlock();
+  Result<KernelPtr> r = makers_.compile(key, Tier::kFast);
+  promise.set_value(r);
+  lock.lock();
+  if (r.ok()) {
+    ++stats_.fast_compiles;
+    return Lookup{std::move(r).value(), KernelSource::kCompiled};
+  }
+  auto it = entries_.find(key);
+  if (it != entries_.end() && Ready(it->second.fast) && !it->second.fast.get().ok()) {
+    it->second.fast = Future();
+  }
+  return std::move(r).TakeError();
+}
+
+std::optional<KernelCache::Lookup> KernelCache::StartOptimized(const CacheKey& key,
+                                                              std::unique_lock<std::mutex>& lock) {
+  auto promise = std::make_shared<std::promise<Result<KernelPtr>>>();
+  Touch(key).optimized = promise->get_future().share();
+  lock.unlock();
+  // A disk hit costs less than a fast compile: it answers now.
+  Result<KernelPtr> loaded = makers_.load(key);
+  if (loaded.ok() && *loaded != nullptr) {
+    promise->set_value(loaded);
+    lock.lock();
+    ++stats_.disk_loads;
+    return Lookup{std::move(loaded).value(), KernelSource::kDisk};
+  }
+  makers_.submit([this, key, promise] {
+    Result<KernelPtr> r = makers_.compile(key, Tier::kOptimized);
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      ++(r.ok() ? stats_.compiles : stats_.background_failures);
+    }
+    promise->set_value(std::move(r));
+  });
+  lock.lock();
+  ++stats_.background_compiles;
+  return std::nullopt;
+}
+
+void KernelCache::Prefetch(const CacheKey& key) {
+  std::unique_lock<std::mutex> lock(mu_);
+  Entry& e = Touch(key);
+  if (!e.optimized.valid()) StartOptimized(key, lock);
 }
 
 CacheStats KernelCache::stats() const {

@@ -42,27 +42,42 @@ std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>
   return std::make_unique<RemarkCollector>(out);
 }
 
-Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& t) {
+Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& t, Tier tier) {
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, err);
   if (target == nullptr) return MakeError(ErrorCode::kUnsupported, "target {}: {}", t.name, err);
   llvm::TargetOptions options;
+  const bool fast = tier == Tier::kFast;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       t.triple, t.cpu, t.features, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      fast ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive));
   if (tm == nullptr) return MakeError(ErrorCode::kUnsupported, "no target machine for {}", t.name);
+  if (fast) tm->setFastISel(true);
   return tm;
 }
 
-Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& t) {
+Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& t, Tier tier) {
   thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
-  const std::string key = t.triple + "|" + t.cpu + "|" + t.features;
+  const std::string key = fmt::format("{}|{}|{}|{}", t.triple, t.cpu, t.features, TierName(tier));
   auto it = machines.find(key);
   if (it == machines.end()) {
-    ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(t));
+    ROWJIT_ASSIGN_OR_RETURN(auto tm, MakeTargetMachine(t, tier));
     it = machines.emplace(key, std::move(tm)).first;
   }
   return it->second.get();
+}
+
+Result<std::string> EmitMachineCode(llvm::Module& m, llvm::TargetMachine& tm, bool assembly) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  const auto type = assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) {
+    return MakeError(ErrorCode::kUnsupported, "target {} cannot emit {}", tm.getTargetTriple().str(),
+                     assembly ? "assembly" : "objects");
+  }
+  pm.run(m);
+  return std::string(buffer.str());
 }
 
 std::string PrintModule(const llvm::Module& m) {
@@ -95,6 +110,11 @@ constexpr const char* kRowLoopPipeline =
     "loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication>),loop(loop-deletion),"
     "loop-vectorize,instcombine<max-iterations=1;no-verify-fixpoint>,correlated-propagation,"
     "simplifycfg<keep-loops>)";
+
+const char* RowLoopPipelineText() {
+  const char* custom = std::getenv("ROWJIT_ROW_LOOP_PASSES");
+  return custom != nullptr ? custom : kRowLoopPipeline;
+}
 
 bool TryParse(llvm::PassBuilder& pb, const char* text, llvm::ModulePassManager& out) {
   llvm::ModulePassManager mpm;
@@ -130,8 +150,8 @@ struct ThreadPipelines {
     pb->crossRegisterProxies(lam, fam, cgam, mam);
     // ROWJIT_ROW_LOOP_PASSES replaces the row-loop pipeline (a developer's knob: try a pipeline
     // against the catalog gates with `rowjit check --catalog`); one that does not parse is ignored.
-    const char* custom = std::getenv("ROWJIT_ROW_LOOP_PASSES");
-    if (custom == nullptr || !TryParse(*pb, custom, row_loop)) {
+    const char* custom = RowLoopPipelineText();
+    if (!TryParse(*pb, custom, row_loop)) {
       const bool parsed = TryParse(*pb, kRowLoopPipeline, row_loop);
       assert(parsed && "the row-loop pipeline parses");
       (void)parsed;
@@ -179,6 +199,12 @@ void FoldSplatReductions(llvm::Module& m) {
 }
 
 }  // namespace
+
+std::string CodegenOptions() {
+  return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded, "
+                     "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
+                     RowLoopPipelineText());
+}
 
 KernelPipeline PipelineFor(const KernelShape& shape) {
   return shape.loop == KernelLoop::kRows && !shape.fold ? KernelPipeline::kRowLoop

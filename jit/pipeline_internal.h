@@ -1,5 +1,6 @@
 // The pieces of compilation shared by generated kernels and hand-written IR under inspection
-// (jit layer, internal): target machines, target attributes, the O3 pipeline, remark capture.
+// (jit layer, internal): target machines, target attributes, the pass pipelines, object
+// emission, remark capture.
 #pragma once
 
 #include <memory>
@@ -12,11 +13,20 @@
 
 namespace rowjit::jit::internal {
 
-Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& target);
-// This thread's target machine for `target`, made on first use and kept: making one builds the
-// target's lowering tables, several milliseconds that every compile would otherwise pay twice
-// (optimization and codegen). A target machine serves one module at a time, hence per thread.
-Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& target);
+// A target machine for `target`; the fast tier's does no codegen optimization and selects
+// instructions with FastISel.
+Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& target,
+                                                               Tier tier = Tier::kOptimized);
+// This thread's target machine for `target` and `tier`, made on first use and kept: making one
+// builds the target's lowering tables, several milliseconds that every compile would otherwise
+// pay twice (optimization and codegen). A target machine serves one module at a time, hence
+// per thread.
+Result<llvm::TargetMachine*> ThreadTargetMachine(const TargetSpec& target, Tier tier = Tier::kOptimized);
+// Object code (or assembly text) for `m`.
+Result<std::string> EmitMachineCode(llvm::Module& m, llvm::TargetMachine& tm, bool assembly);
+// The optimization and code generation options every kernel object depends on, as text: part
+// of the disk cache's key, so that a change of pipeline never reuses an old object.
+std::string CodegenOptions();
 // target-cpu, target-features and the preferred vector width, as every kernel gets them.
 void SetTargetAttributes(llvm::Function& fn, const TargetSpec& target);
 // Which optimization pipeline a kernel gets: the generic O3 one, or the short one built for row

@@ -14,6 +14,7 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kDivisionByZero: return "division by zero";
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kOutOfMemory: return "out of memory";
+    case ErrorCode::kIoError: return "i/o error";
     case ErrorCode::kInternal: return "internal error";
   }
   return "unknown error";

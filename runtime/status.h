@@ -24,6 +24,7 @@ enum class ErrorCode : uint8_t {
   kDivisionByZero,
   kUnsupported,
   kOutOfMemory,  // an allocation failed, or would pass a configured limit
+  kIoError,      // a file could not be read or written
   kInternal,
 };
 

@@ -21,6 +21,7 @@ struct Case {
   int64_t offset;
   ir::Policy policy;
   bool moderate;
+  std::optional<Tier> tier = std::nullopt;  // forced, or the engine's tiering
 };
 
 constexpr int64_t kLengths[] = {0, 1, 63, 64, 65, 4097};
@@ -29,9 +30,12 @@ constexpr int64_t kOffsets[] = {0, 3, 63};
 constexpr ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
                                     ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
 
+constexpr std::optional<Tier> kTiers[] = {std::nullopt, Tier::kFast, Tier::kOptimized};
+
 std::string Describe(const Case& c) {
-  return fmt::format("length {} valid {} offset {} policy {} values {}", c.length, c.valid, c.offset,
-                     ir::PolicyName(c.policy), c.moderate ? "moderate" : "mixed");
+  return fmt::format("length {} valid {} offset {} policy {} values {} tier {}", c.length, c.valid, c.offset,
+                     ir::PolicyName(c.policy), c.moderate ? "moderate" : "mixed",
+                     c.tier ? TierName(*c.tier) : "engine's");
 }
 
 // Columns for one case: the referenced ones random (flat, dictionary, byte-bool or constant),
@@ -112,11 +116,11 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
     for (int k = 0; k < per_expression; ++k) {
       Case c{kLengths[rng() % std::size(kLengths)], kDensities[rng() % std::size(kDensities)],
              kOffsets[rng() % std::size(kOffsets)], kPolicies[rng() % std::size(kPolicies)],
-             rng() % 2 == 0};
+             rng() % 2 == 0, kTiers[rng() % std::size(kTiers)]};
       if (c.length == 4097 && rng() % 3 != 0) c.length = 65;  // keep the long case occasional
       std::string layout;
       const auto columns = MakeColumns(schema, refs, c, rng, &layout, &totals.inputs);
-      auto jit = engine.Evaluate(*expr, columns, c.length, EvalOptions{c.policy});
+      auto jit = engine.Evaluate(*expr, columns, c.length, EvalOptions{.policy = c.policy, .tier = c.tier});
       auto ref = ir::EvaluateReference(**expr, columns, c.length);
       ++totals.cases;
       totals.errors += !ref.ok();

@@ -207,7 +207,7 @@ TEST(Engine, ArrowInputsZeroCopy) {
 }
 
 TEST(KernelCache, EvictionFreesAndRecompiles) {
-  auto engine = NewEngine(EngineOptions{2});
+  auto engine = NewEngine(EngineOptions{.cache_capacity = 2, .compile = EngineOptions::Compile::kSynchronous});
   const Schema schema = *ParseSchema("a:i32, b:i32");
   auto batch = *RandomBatch(schema, 100, 1.0, 7);
   std::weak_ptr<const CompiledKernel> first;  // the kernel of "a + b", compiled first
