@@ -23,8 +23,11 @@ namespace rowjit::bench {
 inline constexpr int64_t kSmallRows = 65536;
 inline constexpr int64_t kLargeRows = int64_t{1} << 22;  // 4M
 
-inline std::unique_ptr<jit::Engine> MakeEngine() {
-  auto e = jit::Engine::Make();
+// Synchronous compiles unless asked: a run-time benchmark measures the optimized kernel from its
+// first iteration on.
+inline std::unique_ptr<jit::Engine> MakeEngine(
+    jit::EngineOptions options = {.compile = jit::EngineOptions::Compile::kSynchronous}) {
+  auto e = jit::Engine::Make(std::move(options));
   if (!e.ok()) std::abort();
   return std::move(*e);
 }

@@ -1,7 +1,18 @@
-// Compile latency (bench), apart from run time: cold compiles of 1-, 3- and 10-operator
-// expressions (a literal that changes every iteration makes every key new), a kernel-cache hit,
-// and a whole Evaluate of 64 rows that hits the cache.
+// Compile economics (bench), apart from run time. Every compile benchmark makes a new key per
+// iteration (a literal that changes), so every compile is cold:
+//   compile/opsN/cold           optimized compile of an N-operator expression (1 ... 1,000; past
+//                               one kernel's size it runs in stages), with counters per phase
+//   compile/opsN/fast           the fast tier's compile of the same
+//   compile/ops3/first_result   a tiered engine's first Evaluate of a never-seen expression on
+//                               65,536 rows (the fast tier answers; the optimized compile starts)
+//   compile/ops3/disk_hit       a fresh engine (a new JIT, empty memory cache) whose disk cache
+//                               holds the kernel: its first Evaluate of 64 rows
+//   compile/ops3/loop16_{new,warm}  16 batches of 65,536 rows over a new expression through a
+//                               tiered engine, and over an expression already compiled
+//   compile/ops3/cache_hit, evaluate_64_rows   the memory cache's costs
 #include <atomic>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,64 +23,83 @@ namespace {
 
 constexpr int64_t kRows = 64;
 const char* const kSchema = "a:i32, b:i32, c:i32, d:i32";
+const char* const kLongSchema = "a:i64, b:i64, c:i64, d:i64";  // long sums stay far from overflow
 
-// The expression with `ops` operators; `k` is a literal in it.
+// The expression with `ops` operators; `k` is a literal in it. Long ones alternate adding and
+// subtracting i64 columns (no overflow on moderate values), with a multiplication by `k` every
+// eighth term, so that no stage of a staged expression is in the cache already.
 std::string Expression(int ops, int64_t k) {
   const std::string ks = std::to_string(k);
   if (ops == 1) return "a + " + ks;
   if (ops == 3) return "a * b + c - " + ks;
-  return "(a * b + c - d) + (a - b) * 2 + (c * d - a) < " + ks;  // no overflow on moderate values
+  if (ops == 10) return "(a * b + c - d) + (a - b) * 2 + (c * d - a) < " + ks;
+  std::string e = "a";
+  const char cols[] = {'a', 'b', 'c', 'd'};
+  for (int i = 0; i < ops; ++i) {
+    if (i % 8 == 0 && i + 1 < ops) {  // the literal in every stage of a staged expression
+      e += fmt::format(" + {} * {}", cols[i % 4], ks);
+      ++i;
+    } else {
+      e += fmt::format(" {} {}", i % 2 ? '-' : '+', cols[i % 4]);
+    }
+  }
+  return e;
 }
 
-jit::Engine& CompileEngine() {
+const std::vector<ArrayPtr>& Columns(int64_t rows, TypeId type = TypeId::kI32) {
+  static std::map<std::pair<int64_t, TypeId>, std::vector<ArrayPtr>> cache;
+  auto& cols = cache[{rows, type}];
+  if (cols.empty()) {
+    cols = MakeColumns(std::vector<ColumnSpec>(4, ColumnSpec{type, false, false}), rows, 1.0,
+                       NullLayout::kScattered, 3);
+  }
+  return cols;
+}
+
+std::atomic<int64_t> g_next_literal{1000};
+
+jit::Engine& SynchronousEngine() {
   static std::unique_ptr<jit::Engine> engine = MakeEngine();
   return *engine;
 }
 
-const std::vector<ArrayPtr>& Columns() {
-  static const std::vector<ArrayPtr> cols = MakeColumns(
-      std::vector<ColumnSpec>(4, ColumnSpec{TypeId::kI32, false, false}), kRows, 1.0, NullLayout::kScattered, 3);
-  return cols;
-}
-
-void Cold(benchmark::State& state, int ops) {
-  static std::atomic<int64_t> next{1000};
-  double compile_ms = 0;
+// Cold compiles in tier `tier`, with the mean time of each phase as counters.
+void Cold(benchmark::State& state, int ops, jit::Tier tier) {
+  jit::CompilePhases sum;
   for (auto _ : state) {
     state.PauseTiming();
-    const ir::ExprPtr expr = Bind(Expression(ops, next++), kSchema);
+    const bool long_sum = ops > 10;
+    const ir::ExprPtr expr = Bind(Expression(ops, g_next_literal++), long_sum ? kLongSchema : kSchema);
+    const auto& columns = Columns(kRows, long_sum ? TypeId::kI64 : TypeId::kI32);
     state.ResumeTiming();
     jit::EvalReport report;
-    auto r = CompileEngine().Evaluate(expr, Columns(), kRows, {}, &report);
+    auto r = SynchronousEngine().Evaluate(expr, columns, kRows, {.tier = tier}, &report);
     if (!r.ok()) {
       state.SkipWithError(r.error().ToString().c_str());
       return;
     }
-    compile_ms += report.compile_ms;
+    sum += report.phases;
   }
-  state.counters["compile_ms"] = benchmark::Counter(compile_ms / static_cast<double>(state.iterations()));
+  const double n = static_cast<double>(state.iterations());
+  state.counters["emit_ms"] = sum.emit_ms / n;
+  state.counters["optimize_ms"] = sum.optimize_ms / n;
+  state.counters["codegen_ms"] = sum.codegen_ms / n;
+  state.counters["link_ms"] = sum.link_ms / n;
+  state.counters["compile_ms"] = sum.total_ms() / n;
 }
 
 const bool kRegistered = [] {
-  for (int ops : {1, 3, 10}) {
+  for (int ops : {1, 3, 10, 30, 100, 300, 1000}) {
     const std::string c = "ops" + std::to_string(ops);
-    benchmark::RegisterBenchmark(Name("compile", c, "cold").c_str(), [ops](benchmark::State& s) { Cold(s, ops); })
+    benchmark::RegisterBenchmark(Name("compile", c, "cold").c_str(),
+                                 [ops](benchmark::State& s) { Cold(s, ops, jit::Tier::kOptimized); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(Name("compile", c, "fast").c_str(),
+                                 [ops](benchmark::State& s) { Cold(s, ops, jit::Tier::kFast); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  benchmark::RegisterBenchmark(Name("compile", "ops3", "cache_hit").c_str(), [](benchmark::State& state) {
-    const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);
-    std::vector<ir::InputSpec> specs;
-    for (const ArrayPtr& c : Columns()) specs.push_back(ir::DescribeInput(*c));
-    const jit::CacheKey key = *jit::PlanKernel(expr, specs, ir::Policy::kDense);
-    if (!CompileEngine().KernelFor(key).ok()) std::abort();
-    for (auto _ : state) benchmark::DoNotOptimize(CompileEngine().KernelFor(key));
-  })->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark(Name("compile", "ops3", "evaluate_64_rows").c_str(), [](benchmark::State& state) {
-    const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);
-    if (!CompileEngine().Evaluate(expr, Columns(), kRows).ok()) std::abort();
-    for (auto _ : state) benchmark::DoNotOptimize(CompileEngine().Evaluate(expr, Columns(), kRows));
-  })->Unit(benchmark::kMicrosecond);
   return true;
 }();
 

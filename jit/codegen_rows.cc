@@ -104,11 +104,13 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
 // One flat loop over the 64 * words rows of the call, entered when there is a row.
 Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   assert(!shape_.reads_lane_validity() && "a row loop has no validity words to read lanes of");
-  // 64 * max(words, 1) rows (the loop is entered only when words > 0): it cannot wrap (batches
-  // are far smaller), and saying so lets the vectorizer see a trip count of at least 64 and a
-  // multiple of every vector width, so it emits neither a minimum-count check nor a remainder.
+  // 64 * words rows, written max(64, 64 * max(words, 1)) (the loop is entered only when words >
+  // 0, and batches are far too small for the product to wrap): the same number, in a form from
+  // which the vectorizer proves a trip count of at least 64 and a multiple of every vector step,
+  // so that it emits neither a minimum-count check with a scalar fallback loop nor a remainder.
   llvm::Value* at_least_one = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, words, b.getInt64(1));
-  llvm::Value* n = b.CreateShl(at_least_one, 6, "rows.count", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::Value* product = b.CreateShl(at_least_one, 6, "", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::Value* n = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, product, b.getInt64(64), nullptr, "rows.count");
   LoopScaffold rows = LoopScaffold::Open(b, "rows", b.getInt64(0), EvidenceValues(),
                                          b.CreateICmpSGT(words, b.getInt64(0)));
   SetEvidence(rows.carried());

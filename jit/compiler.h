@@ -45,7 +45,17 @@ struct CompilePhases {
   double optimize_ms = 0;  // the pass pipeline (0 for the fast tier)
   double codegen_ms = 0;   // instruction selection, register allocation, object emission
   double link_ms = 0;      // loading the object into the JIT and resolving its entry point
-  double total_ms() const { return emit_ms + optimize_ms + codegen_ms + link_ms; }
+  double read_ms = 0;      // reading and verifying the object from the disk cache (instead of
+                           // emit, optimize and codegen)
+  double total_ms() const { return emit_ms + optimize_ms + codegen_ms + link_ms + read_ms; }
+  CompilePhases& operator+=(const CompilePhases& o) {
+    emit_ms += o.emit_ms;
+    optimize_ms += o.optimize_ms;
+    codegen_ms += o.codegen_ms;
+    link_ms += o.link_ms;
+    read_ms += o.read_ms;
+    return *this;
+  }
 };
 
 // A kernel as a relocatable object, before linking: what the disk cache stores. Its entry

@@ -103,9 +103,8 @@ KernelCache::Makers Engine::Impl::Makers() {
     std::optional<std::string> bytes = disk->Load(DiskKey(key));
     if (!bytes) return KernelCache::KernelPtr();
     KernelObject object{std::move(*bytes), {}};
-    ROWJIT_ASSIGN_OR_RETURN(auto kernel, compiler->Link(object, key.shape, Tier::kOptimized));
-    (void)start;
-    return kernel;
+    object.phases.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return compiler->Link(object, key.shape, Tier::kOptimized);
   };
   m.compile = [this](const CacheKey& key, Tier tier) -> Result<KernelCache::KernelPtr> {
     ROWJIT_ASSIGN_OR_RETURN(KernelObject object, compiler->Emit(key, tier));
@@ -161,7 +160,10 @@ Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan,
   if (!plan.kernel) return std::shared_ptr<const CompiledKernel>();
   ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, cache.Get(*plan.kernel, want));
   report.compiled = found.source == KernelSource::kCompiled;
-  report.compile_ms = found.source == KernelSource::kMemory ? 0 : found.kernel->compile_ms();
+  if (found.source != KernelSource::kMemory) {
+    report.phases = found.kernel->phases();
+    report.compile_ms = report.phases.total_ms();
+  }
   report.tier = found.kernel->tier();
   report.source = found.source;
   report.kernel = std::move(plan.kernel);
@@ -249,6 +251,7 @@ Result<ArrayPtr> Engine::EvaluateStaged(const ir::ExprPtr& expr, std::span<const
     assert(stage.strategy != Strategy::kStaged && "a stage fits one kernel");
     rep.compiled = rep.compiled || stage.compiled;
     rep.compile_ms += stage.compile_ms;
+    rep.phases += stage.phases;
     rep.retried = rep.retried || stage.retried;
     if (stage.tier && (!rep.tier || *stage.tier == Tier::kFast)) rep.tier = stage.tier;
     rep.source = stage.source;
@@ -279,6 +282,7 @@ Result<ir::AggregateResult> Engine::AggregateStaged(const ir::Aggregate& agg,
   Result<ir::AggregateResult> out = Aggregate(over_column, one, length, options, &fold);
   rep.compiled = rep.compiled || fold.compiled;
   rep.compile_ms += fold.compile_ms;
+  rep.phases += fold.phases;
   if (fold.tier && (!rep.tier || *fold.tier == Tier::kFast)) rep.tier = fold.tier;
   return out;
 }

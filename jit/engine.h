@@ -67,7 +67,8 @@ struct EvalReport {
   Strategy strategy = Strategy::kEmpty;  // the planner's choice (jit/planner.h)
   std::optional<CacheKey> kernel;        // the kernel it ran, as the planner named it
   bool compiled = false;    // this call compiled that kernel (not a cache hit, not another thread)
-  double compile_ms = 0;    // its compile time when this call compiled it, else 0
+  double compile_ms = 0;    // its compile time when this call compiled it (or read it from disk), else 0
+  CompilePhases phases;     // where that time went (staged: summed over the stages)
   std::optional<Tier> tier;  // the tier of the kernel that ran (staged: the fast one if any stage's was)
   KernelSource source = KernelSource::kMemory;  // where that kernel came from (staged: the last stage's)
   bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence

@@ -91,17 +91,18 @@ Result<KernelCache::Lookup> KernelCache::Get(const CacheKey& key, TierWant want)
   return GetFast(key, lock);
 }
 
+Result<KernelCache::Lookup> KernelCache::Await(Future f, std::unique_lock<std::mutex>& lock) {
+  ++stats_.hits;
+  lock.unlock();
+  const Result<KernelPtr>& r = f.get();
+  if (!r.ok()) return r.error();
+  return Lookup{*r, KernelSource::kMemory};
+}
+
 Result<KernelCache::Lookup> KernelCache::GetOptimized(const CacheKey& key,
                                                      std::unique_lock<std::mutex>& lock) {
   Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
-  if (e.optimized.valid()) {  // in flight on another thread or the pool: wait for it
-    Future f = e.optimized;
-    ++stats_.hits;
-    lock.unlock();
-    const Result<KernelPtr>& r = f.get();
-    if (!r.ok()) return r.error();
-    return Lookup{*r, KernelSource::kMemory};
-  }
+  if (e.optimized.valid()) return Await(e.optimized, lock);  // in flight elsewhere, or failed
   std::promise<Result<KernelPtr>> promise;
   e.optimized = promise.get_future().share();
   lock.unlock();
@@ -126,14 +127,7 @@ Result<KernelCache::Lookup> KernelCache::GetOptimized(const CacheKey& key,
 
 Result<KernelCache::Lookup> KernelCache::GetFast(const CacheKey& key, std::unique_lock<std::mutex>& lock) {
   Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
-  if (e.fast.valid()) {
-    Future f = e.fast;
-    ++stats_.hits;
-    lock.unlock();
-    const Result<KernelPtr>& r = f.get();
-    if (!r.ok()) return r.error();
-    return Lookup{*r, KernelSource::kMemory};
-  }
+  if (e.fast.valid()) return Await(e.fast, lock);
   std::promise<Result<KernelPtr>> promise;
   e.fast = promise.get_future().share();
   lock.unlock();

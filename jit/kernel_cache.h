@@ -82,6 +82,8 @@ class KernelCache {
   };
 
   Entry& Touch(const CacheKey& key);  // under mu_
+  // Waits (unlocked) for a kernel another thread or the pool is making.
+  Result<Lookup> Await(Future f, std::unique_lock<std::mutex>& lock);
   Result<Lookup> GetOptimized(const CacheKey& key, std::unique_lock<std::mutex>& lock);
   Result<Lookup> GetFast(const CacheKey& key, std::unique_lock<std::mutex>& lock);
   // Under mu_: starts the optimized kernel of an entry that has none; `lock` is released while
