@@ -341,7 +341,10 @@ Status Engine::Prepare(const ir::ExprPtr& expr, const Schema& schema) {
           return MakeError(ErrorCode::kInvalidInput, "column '{}' is not in the schema", c->name());
         }
       }
-      Plan plan = PlanEvaluation(e, DescribeSpecs(e->facts(), specs), ir::Policy::kAuto, "native",
+      // As a batch describes its inputs: the columns the kernel reads, the others left default.
+      std::vector<ir::InputSpec> read(specs.size());
+      for (int c : e->facts().columns) read[c] = specs[c];
+      Plan plan = PlanEvaluation(e, DescribeSpecs(e->facts(), std::move(read)), ir::Policy::kAuto, "native",
                                  impl_->options.max_kernel_nodes);
       if (plan.kernel) {
         if (impl_->pool) impl_->cache.Prefetch(*plan.kernel);

@@ -44,6 +44,9 @@ struct EvalOptions {
   bool verify = false;
   bool json = false;
   std::string stage = "opt";
+  std::string cache_dir;        // eval: the disk cache folder (default: the XDG cache folder)
+  bool no_disk_cache = false;   // eval: no disk cache
+  std::string tier = "optimized";  // eval: fast | optimized
 };
 
 // Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an

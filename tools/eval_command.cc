@@ -1,6 +1,7 @@
 // `rowjit eval`: evaluate an expression over random inputs with the JIT (and the reference with
 // --verify) and summarise the result (tools).
 #include <chrono>
+#include <cstdlib>
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
@@ -33,7 +34,47 @@ options:
   --policy P         auto | dense | dense-retry | branch-skip | filter-scatter (default auto)
   --verify           also run the reference evaluator; exit 1 on any difference, printing the
                      first differing row (agreeing on the same error at the same row is a match)
+  --tier T           optimized (default) | fast: the kernel tier to compile and run
+  --cache-dir DIR    the disk cache of optimized kernels (default $XDG_CACHE_HOME/rowjit, or
+                     ~/.cache/rowjit): a second run of the same kernel reads it from there
+  --no-disk-cache    compile without reading or writing the disk cache
 )";
+
+// The disk cache folder: --cache-dir, else $XDG_CACHE_HOME/rowjit, else ~/.cache/rowjit; none
+// with --no-disk-cache or when no folder can be named.
+std::string CacheFolder(const EvalOptions& o) {
+  if (o.no_disk_cache) return "";
+  if (!o.cache_dir.empty()) return o.cache_dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::string(xdg) + "/rowjit";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    return std::string(home) + "/.cache/rowjit";
+  }
+  return "";
+}
+
+// The CLI compiles synchronously, so that the time it prints is the compile's.
+Result<std::unique_ptr<jit::Engine>> MakeEngine(const EvalOptions& o) {
+  return jit::Engine::Make({.cache_dir = CacheFolder(o), .compile = jit::EngineOptions::Compile::kSynchronous});
+}
+
+jit::Tier TierOf(const EvalOptions& o) { return o.tier == "fast" ? jit::Tier::kFast : jit::Tier::kOptimized; }
+
+// Where the first call's kernel came from, and where its time went.
+void PrintKernel(const jit::EvalReport& r) {
+  if (!r.tier) return;
+  const jit::CompilePhases& p = r.phases;
+  if (r.source == jit::KernelSource::kDisk) {
+    fmt::print("kernel    {}, read from the disk cache in {:.2f} ms (read {:.2f}, link {:.2f})\n",
+               jit::TierName(*r.tier), p.total_ms(), p.read_ms, p.link_ms);
+  } else if (r.source == jit::KernelSource::kCompiled) {
+    fmt::print("kernel    {}, compiled in {:.2f} ms (IR {:.2f}, optimize {:.2f}, codegen {:.2f}, link {:.2f})\n",
+               jit::TierName(*r.tier), p.total_ms(), p.emit_ms, p.optimize_ms, p.codegen_ms, p.link_ms);
+  } else {
+    fmt::print("kernel    {}, in memory\n", jit::TierName(*r.tier));
+  }
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -47,11 +88,13 @@ int EvalAggregate(const EvalOptions& o, const Schema& schema, const RecordBatch&
   fmt::print("aggregate {}\n", agg->ToString());
   jit::EvalReport report;
   auto start = std::chrono::steady_clock::now();
-  auto out = engine.Aggregate(*agg, batch.columns, batch.length, &report);
+  const jit::EvalOptions eval_options{.tier = TierOf(o)};
+  auto out = engine.Aggregate(*agg, batch.columns, batch.length, eval_options, &report);
   const double first = Seconds(start);
   const double compile_ms = report.compile_ms;
+  PrintKernel(report);
   start = std::chrono::steady_clock::now();
-  auto again = engine.Aggregate(*agg, batch.columns, batch.length, &report);
+  auto again = engine.Aggregate(*agg, batch.columns, batch.length, eval_options, &report);
   const double second = Seconds(start);
   auto text = [&](const Result<ir::AggregateResult>& r) {
     return r.ok() ? r->ToString(agg->kind) : "error " + r.error().ToString();
@@ -116,7 +159,7 @@ int Eval(const Args& args) {
   if (ir::IsAggregateText(o.expr)) {
     auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset);
     if (!batch.ok()) return Fail(batch.error());
-    auto engine = jit::Engine::Make();
+    auto engine = MakeEngine(o);
     if (!engine.ok()) return Fail(engine.error());
     return EvalAggregate(o, *schema, *batch, **engine);
   }
@@ -126,16 +169,17 @@ int Eval(const Args& args) {
   if (!policy.ok()) return Fail(policy.error());
   auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset);
   if (!batch.ok()) return Fail(batch.error());
-  auto engine = jit::Engine::Make();
+  auto engine = MakeEngine(o);
   if (!engine.ok()) return Fail(engine.error());
 
   fmt::print("expr      {}\ntype      {}\n", (*expr)->ToString(), (*expr)->type().ToString());
   jit::EvalReport report;
-  jit::EvalOptions eval_options{*policy};
+  const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
   auto start = std::chrono::steady_clock::now();
   auto out = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
   const double first = Seconds(start);
   const double compile_ms = report.compile_ms;
+  const jit::EvalReport first_report = report;
   // Later runs hit the cache: their time is the kernel's, not the compiler's. The timed one runs
   // after a warm run whose result is dropped, so that its output lands on memory the engine's
   // pool already holds, as in a loop over batches.
@@ -146,6 +190,7 @@ int Eval(const Args& args) {
   PrintSummary("jit", out);
   fmt::print("strategy  {}{}{}\n", jit::StrategyName(report.strategy), report.retried ? " (retried over valid rows)" : "",
              report.cold_pass ? " (cold pass located the row)" : "");
+  PrintKernel(first_report);
   fmt::print("time      compile {:.2f} ms, first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n",
              compile_ms, first * 1e3, second * 1e3,
              o.rows > 0 ? second * 1e9 / static_cast<double>(o.rows) : 0.0);

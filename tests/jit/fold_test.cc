@@ -56,6 +56,11 @@ TEST(Fold, PlainColumnsMatchReferenceAndStaticFolds) {
               auto jit = engine->Aggregate(*agg, cols, length);
               auto ref = ir::EvaluateAggregateReference(*agg, cols, length);
               with_value += ref.ok() && !ref->value.is_null();
+              // The fast tier's kernel (the same IR, unoptimized) folds to the same bits.
+              auto fast = engine->Aggregate(*agg, cols, length, EvalOptions{.tier = Tier::kFast}, nullptr);
+              ASSERT_EQ(Text(fast, agg->kind), Text(ref, agg->kind))
+                  << "fast tier: " << agg->ToString() << " " << TypeIdName(t) << " length " << length
+                  << " valid " << valid << " seed " << seed;
               ASSERT_EQ(Text(jit, agg->kind), Text(ref, agg->kind))
                   << agg->ToString() << " " << TypeIdName(t) << " length " << length << " valid "
                   << valid << " offset " << offset << " seed " << seed;
@@ -157,7 +162,9 @@ TEST(Fold, ExpressionsMatchReference) {
         ASSERT_NE(cols[c], nullptr);
       }
       EvalReport report;
-      auto jit = engine->Aggregate(*agg, cols, length, &report);
+      const std::optional<Tier> tiers[] = {std::nullopt, Tier::kFast, Tier::kOptimized};
+      const std::optional<Tier> tier = tiers[rng() % 3];
+      auto jit = engine->Aggregate(*agg, cols, length, EvalOptions{.tier = tier}, &report);
       auto ref = ir::EvaluateAggregateReference(*agg, cols, length);
       with_value += ref.ok() && !ref->value.is_null();
       // The engine ran the fold kernel the planner names for these inputs.
@@ -167,7 +174,8 @@ TEST(Fold, ExpressionsMatchReference) {
       EXPECT_EQ(*report.kernel, *planned) << "seed " << seed << ": ran " << report.kernel->ToString()
                                           << ", planned " << planned->ToString();
       ASSERT_EQ(Text(jit, agg->kind), Text(ref, agg->kind))
-          << "seed " << seed << " case " << k << ": " << agg->ToString() << " length " << length;
+          << "seed " << seed << " case " << k << ": " << agg->ToString() << " length " << length
+          << " tier " << (tier ? TierName(*tier) : "engine's");
     }
   }
   EXPECT_GE(with_value, 200);  // folds that produced a value, not only nulls and errors
