@@ -122,14 +122,16 @@ void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
 
 namespace {
 
-// The pass pipeline of row loops (KernelLoop::kRows, no fold): one loop over rows of flat
-// values, already in SSA form with scoped alias metadata, so the generic O3 pipeline's inliner,
-// interprocedural passes, loop unswitching, GVN and repeated cleanups have nothing to find. What
-// vectorization needs: canonical IR (instcombine), loop-invariant loads and constants hoisted
-// (licm), a rotated loop, an empty loop deleted (a count over a column without nulls), the loop
-// vectorizer with the target's cost model and interleaving, and one cleanup after it. The catalog
-// gates hold with it on every target (tests/jit/gates_test.cc); word loops and folds, whose lane
-// loops need full unrolling and SLP, keep O3.
+// The pass pipeline of row loops (KernelLoop::kRows: row kernels and flat folds): one loop over
+// rows of flat values, already in SSA form with scoped alias metadata, so the generic O3
+// pipeline's inliner, interprocedural passes, loop unswitching, GVN and repeated cleanups have
+// nothing to find. What vectorization needs: canonical IR (instcombine), loop-invariant loads and
+// constants hoisted (licm), a rotated loop, an empty loop deleted (a count over a column without
+// nulls), the loop vectorizer with the target's cost model and interleaving, and one cleanup
+// after it (correlated-propagation folds the checks a row count known to be whole vector steps
+// makes dead). The catalog gates hold with it on every target; word loops, whose 64-lane inner
+// loops need full unrolling and SLP, keep O3 (a shorter pipeline for them vectorized all but a
+// few bool and float-fold kernels: see README, compile economics).
 constexpr const char* kRowLoopPipeline =
     "function(early-cse<>,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg<keep-loops>,"
     "loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication>),loop(loop-deletion),"
@@ -232,7 +234,7 @@ std::string CodegenOptions() {
 }
 
 KernelPipeline PipelineFor(const KernelShape& shape) {
-  return shape.loop == KernelLoop::kRows && !shape.fold ? KernelPipeline::kRowLoop
+  return shape.loop == KernelLoop::kRows ? KernelPipeline::kRowLoop
                                                         : KernelPipeline::kGeneric;
 }
 
