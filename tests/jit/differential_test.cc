@@ -1,8 +1,11 @@
 // Differential tests: the JIT against the reference evaluator over random expressions (every
 // catalog function, every type), constant patterns, null densities, bit offsets, lengths around
-// 64, encodings and every forced policy. Values, nulls and first-failing-row errors must match.
+// 64, encodings, every forced policy and tier, and kernels read from the disk cache. Values,
+// nulls and first-failing-row errors must match.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <map>
 
 #include "ir/binder.h"
@@ -99,7 +102,7 @@ struct Totals {
 
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
 Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int per_expression,
-                       int max_depth) {
+                       int max_depth, bool force_tiers = true) {
   const Schema schema = testing::WideSchema();
   Totals totals;
   for (uint64_t seed = first_seed; seed < first_seed + expressions; ++seed) {
@@ -117,6 +120,7 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
       Case c{kLengths[rng() % std::size(kLengths)], kDensities[rng() % std::size(kDensities)],
              kOffsets[rng() % std::size(kOffsets)], kPolicies[rng() % std::size(kPolicies)],
              rng() % 2 == 0, kTiers[rng() % std::size(kTiers)]};
+      if (!force_tiers) c.tier = std::nullopt;
       if (c.length == 4097 && rng() % 3 != 0) c.length = 65;  // keep the long case occasional
       std::string layout;
       const auto columns = MakeColumns(schema, refs, c, rng, &layout, &totals.inputs);
@@ -150,6 +154,29 @@ TEST(Differential, RandomExpressionsAgainstReference) {
   for (const char* layout : {"flat", "dictionary", "byte-bool", "constant"}) {
     EXPECT_GE(t.inputs.count(layout) ? t.inputs.at(layout) : 0, 100) << layout;
   }
+}
+
+// The disk cache path: one engine compiles and stores every kernel of these cases, a fresh
+// tiered engine on the same folder answers them all from disk (no compile in either tier), and
+// both agree with the reference.
+TEST(Differential, KernelsReadFromTheDiskCacheAgainstReference) {
+  const std::string folder = (std::filesystem::temp_directory_path() /
+                              fmt::format("rowjit-differential-{}", ::getpid())).string();
+  std::filesystem::remove_all(folder);
+  {
+    auto writer = Engine::Make({.cache_dir = folder, .compile = EngineOptions::Compile::kSynchronous});
+    ASSERT_TRUE(writer.ok()) << writer.error().ToString();
+    EXPECT_EQ(RunDifferential(**writer, 500, 20, 40, 3, /*force_tiers=*/false).failures, 0);
+    EXPECT_GT((*writer)->disk_cache_stats().stores, 20);
+  }
+  auto reader = Engine::Make({.cache_dir = folder});
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  const Totals t = RunDifferential(**reader, 500, 20, 40, 3, /*force_tiers=*/false);
+  EXPECT_EQ(t.failures, 0);
+  const CacheStats s = (*reader)->cache_stats();
+  EXPECT_GT(s.disk_loads, 20);
+  EXPECT_EQ(s.compiles + s.fast_compiles, 0) << "a kernel was compiled although it was on disk";
+  std::filesystem::remove_all(folder);
 }
 
 // Whether every referenced input is flat (no batch constant, dictionary or byte-bool): then the
