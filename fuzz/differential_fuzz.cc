@@ -56,7 +56,12 @@ ArrayPtr MakeColumn(FuzzedDataProvider& in, DataType t, int64_t length, std::mt1
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Schema schema = testing::WideSchema();
-  static jit::Engine* engine = std::move(jit::Engine::Make(jit::EngineOptions{.cache_capacity = 256})).value().release();
+  // Synchronous: no background thread may still be compiling when the fuzzer exits; each case
+  // picks its tier instead.
+  static jit::Engine* engine =
+      std::move(jit::Engine::Make({.cache_capacity = 256, .compile = jit::EngineOptions::Compile::kSynchronous}))
+          .value()
+          .release();
   FuzzedDataProvider in(data, size);
   std::mt19937_64 rng(in.ConsumeIntegral<uint64_t>());
   const TypeId want = in.PickValueInArray(kAllTypeIds);
@@ -69,6 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const int64_t length = in.PickValueInArray<int64_t>({0, 1, 7, 63, 64, 65, 127, 200, 1000});
   const ir::Policy policy = in.PickValueInArray(kPolicies);
+  const jit::Tier tier = in.ConsumeBool() ? jit::Tier::kFast : jit::Tier::kOptimized;
   std::vector<ArrayPtr> columns(schema.fields.size());
   std::string layout;
   for (int c : (*expr)->facts().columns) {
@@ -82,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "case: %s length %lld policy %s inputs%s\n", (*expr)->ToString().c_str(),
                  static_cast<long long>(length), std::string(ir::PolicyName(policy)).c_str(), layout.c_str());
   }
-  auto jit = engine->Evaluate(*expr, columns, length, jit::EvalOptions{policy});
+  auto jit = engine->Evaluate(*expr, columns, length, jit::EvalOptions{.policy = policy, .tier = tier});
   auto ref = ir::EvaluateReference(**expr, columns, length);
   if (jit.ok() != ref.ok()) {
     Mismatch(**expr, layout, length, policy,

@@ -25,7 +25,7 @@ std::unique_ptr<Engine> NewEngine(EngineOptions options = {}) {
   return std::move(Engine::Make(options)).value();  // aborts with the error's text on failure
 }
 
-constexpr EngineOptions kSynchronous{.compile = EngineOptions::Compile::kSynchronous};
+const EngineOptions kSynchronous{.compile = EngineOptions::Compile::kSynchronous};
 
 // Eight threads evaluate four expressions through one engine, each the expressions of the
 // others: every result is right and every key is compiled once per tier it needs.
