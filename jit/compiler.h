@@ -1,5 +1,6 @@
-// Compiling a specialization: codegen, the O3 pipeline with the target's cost model, ORC
-// LLJIT, and codegen-only inspection for any target (jit layer, public, LLVM-free).
+// Compiling a specialization in two tiers (fast, optimized): codegen, the pass pipeline with the
+// target's cost model, object emission timed per phase, linking with ORC LLJIT; and codegen-only
+// inspection for any target (jit layer, public, LLVM-free).
 #pragma once
 
 #include <cassert>
