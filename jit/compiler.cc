@@ -34,7 +34,14 @@ Status EmitInto(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& t
 
 }  // namespace
 
-std::string_view TierName(Tier tier) { return tier == Tier::kFast ? "fast" : "optimized"; }
+std::string_view TierName(Tier tier) {
+  switch (tier) {
+    case Tier::kFast: return "fast";
+    case Tier::kOptimized: return "optimized";
+    case Tier::kStatic: return "static";
+  }
+  return "?";
+}
 
 Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, bool want_assembly) {
   InitializeLlvmOnce();
@@ -87,6 +94,7 @@ class OrcCompiler final : public JitCompiler {
       : jit_(std::move(jit)), target_(std::move(target)) {}
 
   Result<KernelObject> Emit(const CacheKey& key, Tier tier) override {
+    if (tier == Tier::kStatic) return MakeError(ErrorCode::kInvalidInput, "the static tier is not compiled");
     Clock::time_point start = Clock::now();
     ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target_, tier));
     llvm::LLVMContext ctx;

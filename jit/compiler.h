@@ -32,11 +32,14 @@ struct KernelCode {
 // Generates code for any target without running it (rowjit ir / check / explain).
 Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, bool want_assembly);
 
-// The two ways to compile one kernel, from the same IR.
+// The tiers a kernel runs in. Two are compiled, from the same IR; the static tier compiles
+// nothing (it only appears in EvalReport: jit/static_chain.h).
 enum class Tier : uint8_t {
   kFast,       // no IR optimization; LLVM's fast instruction selector and register allocator.
-               // About a millisecond; scalar code. Answers while the optimized tier compiles.
+               // About half a millisecond; scalar code. Answers while the optimized tier compiles.
   kOptimized,  // the kernel's pass pipeline and full code generation: vectorized, gated.
+  kStatic,     // no kernel: the static kernels one operator at a time, for the expressions they
+               // cover, while the optimized tier compiles. Never compiled.
 };
 std::string_view TierName(Tier tier);
 

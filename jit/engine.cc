@@ -13,6 +13,7 @@
 #include "jit/compile_pool.h"
 #include "jit/executor_internal.h"
 #include "jit/staging.h"
+#include "jit/static_chain.h"
 
 namespace rowjit::jit {
 
@@ -90,6 +91,9 @@ struct Engine::Impl {
   // The plan's kernel through the cache (none when the plan has none), recorded in the report:
   // the key moves into `report.kernel`.
   Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, TierWant want, EvalReport& report);
+  std::optional<Result<ArrayPtr>> StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns,
+                                             int64_t length, const Plan& plan, TierWant& want,
+                                             EvalReport& report);
   void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
   Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
 };
@@ -170,6 +174,31 @@ Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan,
   return std::move(found.kernel);
 }
 
+// The static tier: while the optimized kernel of an expression the static chain covers is not
+// ready, the chain answers (no compile at all), and the optimized compile starts as for the fast
+// tier. A row that fails, or a batch the chain does not take (every row null), goes to the fast
+// kernel, whose error is the JIT's (`want` becomes kFast). When the optimized kernel is ready,
+// nothing is returned and `want` asks for it.
+std::optional<Result<ArrayPtr>> Engine::Impl::StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns,
+                                                         int64_t length, const Plan& plan, TierWant& want,
+                                                         EvalReport& report) {
+  Result<KernelCache::Lookup> ready = cache.Get(*plan.kernel, TierWant::kOptimizedIfReady);
+  if (!ready.ok()) return Result<ArrayPtr>(std::move(ready).TakeError());
+  if (ready->kernel != nullptr) {
+    want = TierWant::kOptimized;  // in the cache (or just read from disk): a hit
+    return std::nullopt;
+  }
+  Result<StaticChainRun> chain = RunStaticChain(expr, columns, length, outputs);
+  if (!chain.ok() || chain->failed_row >= 0 || chain->result == nullptr) {
+    want = TierWant::kFast;
+    return std::nullopt;
+  }
+  report.tier = Tier::kStatic;
+  report.source = KernelSource::kMemory;
+  report.kernel = plan.kernel;  // the kernel compiling for this expression
+  return Result<ArrayPtr>(std::move(chain->result));
+}
+
 // Policy `auto` over a fallible expression and a batch with nulls: whether to run the valid rows
 // only for now (the retry pressure), and then how many of them survive (what the planner's
 // choice between branch-and-skip and filter-and-scatter reads).
@@ -227,7 +256,13 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
   Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
   rep.strategy = plan.strategy;
   if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep);
-  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, impl_->WantOf(options), rep));
+  TierWant want = impl_->WantOf(options);
+  if (want == TierWant::kTiered && plan.kernel && StaticChainCovers(*expr, columns)) {
+    if (std::optional<Result<ArrayPtr>> out = impl_->StaticTier(*expr, columns, length, plan, want, rep)) {
+      return std::move(*out);
+    }
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, want, rep));
   const internal::Execution run{*expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(),
                                 impl_->outputs, rep};
   Result<ArrayPtr> out = internal::ExecuteRows(rep.strategy, run);

@@ -75,7 +75,7 @@ KernelCache::Entry& KernelCache::Touch(const CacheKey& key) {
 Result<KernelCache::Lookup> KernelCache::Get(const CacheKey& key, TierWant want) {
   std::unique_lock<std::mutex> lock(mu_);
   Entry& e = Touch(key);
-  ++e.uses;
+  if (want != TierWant::kFast) ++e.uses;
   if (Ready(e.optimized) && e.optimized.get().ok()) {
     ++stats_.hits;
     if (e.fast.valid()) {  // the optimized kernel takes over; the fast one is freed
@@ -85,9 +85,10 @@ Result<KernelCache::Lookup> KernelCache::Get(const CacheKey& key, TierWant want)
     return Lookup{*e.optimized.get(), KernelSource::kMemory};
   }
   if (want == TierWant::kOptimized) return GetOptimized(key, lock);
-  if (want == TierWant::kTiered && !e.optimized.valid() && e.uses >= optimize_after_uses_) {
+  if (want != TierWant::kFast && !e.optimized.valid() && e.uses >= optimize_after_uses_) {
     if (std::optional<Lookup> from_disk = StartOptimized(key, lock)) return *from_disk;
   }
+  if (want == TierWant::kOptimizedIfReady) return Lookup{nullptr, KernelSource::kMemory};
   return GetFast(key, lock);
 }
 

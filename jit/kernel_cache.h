@@ -39,7 +39,10 @@ enum class TierWant : uint8_t {
   kOptimized,  // the optimized kernel, compiled (or loaded) now if need be
   kTiered,     // the optimized kernel if ready; else the fast one, while the optimized one is
                // made in the background (after `optimize_after_uses` lookups of the key)
-  kFast,       // the fast kernel, never the optimized one (tests, comparisons)
+  kFast,       // the fast kernel, never the optimized one (tests, comparisons); not counted
+               // as a use
+  kOptimizedIfReady,  // as kTiered, but a null kernel instead of a fast one (the engine's
+                      // static tier answers)
 };
 
 class KernelCache {

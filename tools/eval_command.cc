@@ -9,7 +9,7 @@
 #include "jit/engine.h"
 #include "runtime/random.h"
 #include "tools/commands.h"
-#include "tools/static_chain.h"
+#include "jit/static_chain.h"
 
 namespace rowjit::cli {
 
@@ -120,11 +120,11 @@ int CompareStaticChain(const ir::Expr& expr, const RecordBatch& batch, const Res
                        double jit_seconds, int64_t rows) {
   // Timed on its second run, its intermediates on the first run's memory (as the JIT's outputs).
   auto pool = std::make_shared<RecyclingPool>();
-  if (auto first = RunStaticChain(expr, batch, pool); !first.ok()) {
+  if (auto first = jit::RunStaticChain(expr, batch, pool); !first.ok()) {
     fmt::print("static    no static chain: {}\n", first.error().message());
     return 0;
   }
-  auto chain = RunStaticChain(expr, batch, pool);
+  auto chain = jit::RunStaticChain(expr, batch, pool);
   if (!chain.ok()) return Fail(chain.error());
   const double ns = rows > 0 ? chain->seconds * 1e9 / static_cast<double>(rows) : 0.0;
   const double jit_ns = rows > 0 ? jit_seconds * 1e9 / static_cast<double>(rows) : 0.0;

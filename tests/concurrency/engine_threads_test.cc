@@ -65,7 +65,9 @@ TEST(KernelCache, EightThreadsTieredCompileEachKeyOncePerTier) {
   EightThreads(*engine);
   engine->WaitForCompiles();
   const CacheStats s = engine->cache_stats();
-  EXPECT_EQ(s.fast_compiles, 4);  // the first lookups of a key share one fast compile
+  // The static tier answers three of the four before their optimized kernels are ready; the
+  // cast has no static kernel, and the first lookups of its key share one fast compile.
+  EXPECT_EQ(s.fast_compiles, 1);
   EXPECT_EQ(s.background_compiles, 4);
   EXPECT_EQ(s.compiles, 4);
   EXPECT_EQ(s.background_failures, 0);
@@ -74,7 +76,7 @@ TEST(KernelCache, EightThreadsTieredCompileEachKeyOncePerTier) {
 // Under concurrency each call says whether it compiled: of many threads evaluating one new
 // expression at once, exactly one compiled it, and only that one reports a compile time.
 TEST(Engine, ExactlyOneConcurrentCallReportsTheCompile) {
-  auto engine = NewEngine();
+  auto engine = NewEngine(kSynchronous);
   const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
   auto batch = *RandomBatch(schema, 256, 1.0, 5);
   for (int round = 0; round < 3; ++round) {

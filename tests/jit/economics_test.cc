@@ -15,6 +15,7 @@
 #include "jit/disk_cache.h"
 #include "jit/engine.h"
 #include "jit/planner.h"
+#include "runtime/builder.h"
 #include "runtime/random.h"
 #include "support/assert_ok.h"
 
@@ -391,18 +392,57 @@ TEST(Tiers, AFailedBackgroundCompileLeavesTheFastKernelServing) {
   EXPECT_NE(forced.error().ToString().find("injected"), std::string::npos) << forced.error().ToString();
 }
 
-TEST(Tiers, StagedExpressionsRunFastInEveryStage) {
+TEST(Tiers, StagedExpressionsRunAnUnoptimizedTierInEveryStage) {
   const Schema schema = *ParseSchema("a:i64, b:i64");
-  std::string text = "a";
-  for (int i = 0; i < 40; ++i) text += i % 2 ? " + b" : " - a";
-  auto expr = *ir::ParseAndBind(text, schema);
   auto batch = *RandomBatch(schema, 500, 1.0, 3);
-  auto engine = NewEngine({.max_kernel_nodes = 16});
+  // Adds and subtracts: every stage in the static tier. With abs: a stage the static kernels do
+  // not cover runs the fast tier, and the report names the lower tier.
+  for (const char* first : {"a", "abs(a)"}) {
+    std::string text = first;
+    for (int i = 0; i < 40; ++i) text += i % 2 ? " + b" : " - a";
+    auto expr = *ir::ParseAndBind(text, schema);
+    auto engine = NewEngine({.max_kernel_nodes = 16});
+    EvalReport report;
+    ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, batch, {}, &report));
+    EXPECT_EQ(report.strategy, Strategy::kStaged);
+    EXPECT_EQ(report.tier, std::string_view(first) == "a" ? Tier::kStatic : Tier::kFast) << first;
+    EXPECT_EQ(FirstDifference(*out, **ir::EvaluateReference(*expr, batch.columns, batch.length)), -1);
+  }
+}
+
+// The static tier: a never-seen expression of operators the static kernels cover is answered
+// without a compile, equal to the reference; a failing row goes to the fast kernel, whose error
+// is the JIT's; once the optimized kernel is ready it runs.
+TEST(Tiers, StaticTierAnswersWithoutCompilingAndHandsErrorsToTheFastTier) {
+  const Schema schema = *ParseSchema("a:i32?, b:i32, c:f64, d:f64?");
+  auto batch = *RandomBatch(schema, 5000, 0.8, 21);
+  auto engine = NewEngine({});
+  for (const char* text : {"a * b + 7", "a - b < b * 3", "c * d + 0.5", "wrapping_mul(a, b) >= a"}) {
+    auto expr = *ir::ParseAndBind(text, schema);
+    EvalReport report;
+    ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, batch, {}, &report));
+    EXPECT_EQ(report.tier, Tier::kStatic) << text;
+    EXPECT_FALSE(report.compiled) << text;
+    EXPECT_EQ(FirstDifference(*out, **ir::EvaluateReference(*expr, batch.columns, batch.length)), -1) << text;
+    engine->WaitForCompiles();
+    ASSERT_OK(engine->Evaluate(expr, batch, {}, &report));
+    EXPECT_EQ(report.tier, Tier::kOptimized) << text;
+  }
+  EXPECT_EQ(engine->cache_stats().fast_compiles, 0);
+  // Values that overflow in a valid row: the chain finds it, the fast kernel reports it.
+  const Schema big = *ParseSchema("a:i32?, b:i32");
+  ArrayPtr a = *MakeArray<int32_t>({5, std::nullopt, 1 << 30});
+  ArrayPtr b = *MakeArray<int32_t>({2, 1 << 30, 4}, /*nullable=*/false);
+  const ArrayPtr cols[] = {a, b};
+  auto expr = *ir::ParseAndBind("a * b", big);
   EvalReport report;
-  ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, batch, {}, &report));
-  EXPECT_EQ(report.strategy, Strategy::kStaged);
+  auto failed = engine->Evaluate(expr, cols, 3, {}, &report);
+  ASSERT_FALSE(failed.ok());
   EXPECT_EQ(report.tier, Tier::kFast);
-  EXPECT_EQ(FirstDifference(*out, **ir::EvaluateReference(*expr, batch.columns, batch.length)), -1);
+  auto reference = ir::EvaluateReference(*expr, cols, 3);
+  ASSERT_FALSE(reference.ok());
+  EXPECT_EQ(failed.error(), reference.error()) << failed.error().ToString();
+  EXPECT_EQ(failed.error().row(), 2);  // row 1 overflows behind a null: not an error
 }
 
 TEST(Prepare, TheFirstBatchFindsTheOptimizedKernel) {

@@ -55,7 +55,7 @@ TEST(Hostile, EngineLimitsHoldForExpressionsBoundElsewhere) {
 // 3,000 terms run in stages of at most max_kernel_nodes nodes; values equal the reference (over
 // integers that overflow, so does the error and its row).
 TEST(Hostile, LongExpressionsRunInStages) {
-  auto engine = NewEngine();
+  auto engine = NewEngine({.compile = EngineOptions::Compile::kSynchronous});  // counts compiles
   const Schema ints = *ParseSchema("a:i64?, b:i64, c:i64");
   ASSERT_OK_AND_ASSIGN(ir::ExprPtr checked, ir::ParseAndBind(LongSum(3'000), ints));
   ASSERT_OK_AND_ASSIGN(RecordBatch int_batch, RandomBatch(ints, 2'000, 0.9, 7));

@@ -1,15 +1,17 @@
-// The static chain (tools): an expression evaluated the way an engine without fusion does it,
-// one static kernel per operator (kernels/arith.h) with every intermediate materialized, for
-// `rowjit eval` to print beside the JIT's time and to check against the JIT's result.
+// The static chain (jit layer): an expression evaluated the way an engine without fusion does it,
+// one static kernel per operator (kernels/arith.h) with every intermediate materialized. It is
+// the engine's static tier (a never-seen expression it covers is answered without any compile
+// while the optimized kernel compiles), and `rowjit eval` prints it beside the JIT's time.
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "ir/expr.h"
 #include "runtime/array.h"
 
-namespace rowjit::cli {
+namespace rowjit::jit {
 
 struct StaticChainRun {
   ArrayPtr result;        // null when a row failed
@@ -26,5 +28,12 @@ struct StaticChainRun {
 // to a second run to time it on memory already faulted in, as a batch loop would.
 Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch,
                                       std::shared_ptr<MemoryPool> pool = nullptr);
+Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, std::span<const ArrayPtr> columns,
+                                      int64_t length, std::shared_ptr<MemoryPool> pool = nullptr);
 
-}  // namespace rowjit::cli
+// Whether the chain covers `expr` over `columns` (every operator has a static kernel, inputs are
+// flat or batch constants, no null literal): a check of the expression and the inputs' encodings
+// only, before anything runs.
+bool StaticChainCovers(const ir::Expr& expr, std::span<const ArrayPtr> columns);
+
+}  // namespace rowjit::jit

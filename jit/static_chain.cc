@@ -1,5 +1,5 @@
-// The static chain: one static kernel per operator, intermediates materialized (tools).
-#include "tools/static_chain.h"
+// The static chain: one static kernel per operator, intermediates materialized (jit layer).
+#include "jit/static_chain.h"
 
 #include <chrono>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include "kernels/arith.h"
 #include "runtime/deep_stack.h"
 
-namespace rowjit::cli {
+namespace rowjit::jit {
 namespace {
 
 namespace k = kernels;
@@ -45,8 +45,9 @@ Result<CallKind> Classify(const std::string& name) {
 
 class Chain {
  public:
-  Chain(const RecordBatch& batch, k::BitSpan validity, std::shared_ptr<MemoryPool> pool)
-      : batch_(batch), validity_(validity), pool_(std::move(pool)) {}
+  Chain(std::span<const ArrayPtr> columns, int64_t length, k::BitSpan validity,
+        std::shared_ptr<MemoryPool> pool)
+      : columns_(columns), length_(length), validity_(validity), pool_(std::move(pool)) {}
 
   // The operands of every node, leaves first. A failing row stops the chain.
   Result<Operand> Eval(const ir::Expr& e, StaticChainRun& run) {
@@ -55,7 +56,7 @@ class Chain {
       return Operand{e.type().id, nullptr, e.value().bits(), nullptr};
     }
     if (e.is_column()) {
-      const Array& a = *batch_.columns[static_cast<size_t>(e.column_index())];
+      const Array& a = *columns_[static_cast<size_t>(e.column_index())];
       if (a.encoding() == Encoding::kConstant) {
         return Operand{e.type().id, nullptr, static_cast<const ConstantArray&>(a).value().bits(), nullptr};
       }
@@ -71,7 +72,7 @@ class Chain {
     ROWJIT_ASSIGN_OR_RETURN(Operand y, Eval(*e.args()[1], run));
     if (run.failed_row >= 0) return y;
     if (x.type == TypeId::kBool) return MakeError(ErrorCode::kUnsupported, "{} over bools", e.name());
-    const int64_t n = batch_.length;
+    const int64_t n = length_;
     Operand out{e.type().id, nullptr, 0, nullptr};
     ROWJIT_ASSIGN_OR_RETURN(out.keep, Buffer::AllocateForOverwrite(kind.compare ? k::NumBytes(n) : n * ByteWidth(x.type), pool_));
     out.values = out.keep->data();
@@ -105,25 +106,26 @@ class Chain {
   }
 
  private:
-  const RecordBatch& batch_;
+  std::span<const ArrayPtr> columns_;
+  int64_t length_;
   k::BitSpan validity_;
   std::shared_ptr<MemoryPool> pool_;
 };
 
 }  // namespace
 
-Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch,
-                                      std::shared_ptr<MemoryPool> pool) {
+Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, std::span<const ArrayPtr> columns,
+                                      int64_t length, std::shared_ptr<MemoryPool> pool) {
   const std::vector<int> refs = ir::ReferencedColumns(expr);
   StaticChainRun run;
   const auto start = std::chrono::steady_clock::now();
   std::vector<Validity> validities;
-  for (int c : refs) validities.push_back(ValidityOf(*batch.columns[static_cast<size_t>(c)]));
-  ROWJIT_ASSIGN_OR_RETURN(Validity validity, AndValidity(validities, batch.length));
+  for (int c : refs) validities.push_back(ValidityOf(*columns[static_cast<size_t>(c)]));
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, AndValidity(validities, length));
   if (validity.all_null()) return MakeError(ErrorCode::kUnsupported, "every row is null");
   run.kernels += validities.size() > 1 ? 1 : 0;
-  const k::BitSpan mask = validity.has_bitmap() ? validity.Span(batch.length) : k::BitSpan{};
-  Chain chain(batch, mask, std::move(pool));
+  const k::BitSpan mask = validity.has_bitmap() ? validity.Span(length) : k::BitSpan{};
+  Chain chain(columns, length, mask, std::move(pool));
   // Eval recurses over the expression: a stack that holds its depth.
   ROWJIT_ASSIGN_OR_RETURN(Operand root, WithStackForDepth(expr.facts().depth, [&] { return chain.Eval(expr, run); }));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -131,11 +133,36 @@ Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& b
   if (root.keep == nullptr) return MakeError(ErrorCode::kUnsupported, "an expression without an operator");
   const DataType type = expr.type();
   if (type.id == TypeId::kBool) {
-    ROWJIT_ASSIGN_OR_RETURN(run.result, BoolArray::Make(batch.length, root.keep, validity, 0, type.nullable));
+    ROWJIT_ASSIGN_OR_RETURN(run.result, BoolArray::Make(length, root.keep, validity, 0, type.nullable));
   } else {
-    ROWJIT_ASSIGN_OR_RETURN(run.result, PrimitiveArray::Make(type, batch.length, root.keep, validity));
+    ROWJIT_ASSIGN_OR_RETURN(run.result, PrimitiveArray::Make(type, length, root.keep, validity));
   }
   return run;
 }
 
-}  // namespace rowjit::cli
+Result<StaticChainRun> RunStaticChain(const ir::Expr& expr, const RecordBatch& batch,
+                                      std::shared_ptr<MemoryPool> pool) {
+  return RunStaticChain(expr, batch.columns, batch.length, std::move(pool));
+}
+
+bool StaticChainCovers(const ir::Expr& expr, std::span<const ArrayPtr> columns) {
+  if (!expr.is_call()) return false;  // a bare column or literal: nothing to compute
+  for (const ir::Expr* c : expr.facts().column_nodes) {
+    const Array& a = *columns[static_cast<size_t>(c->column_index())];
+    if (a.type().id == TypeId::kBool) return false;
+    if (a.encoding() != Encoding::kPrimitive && a.encoding() != Encoding::kConstant) return false;
+    if (a.encoding() == Encoding::kConstant && static_cast<const ConstantArray&>(a).value().is_null()) {
+      return false;
+    }
+  }
+  for (const ir::Expr* call : expr.facts().calls) {
+    if (!Classify(call->name()).ok() || call->args().size() != 2) return false;
+    for (const ir::ExprPtr& arg : call->args()) {
+      if (arg->type().id == TypeId::kBool) return false;
+      if (arg->is_literal() && arg->value().is_null()) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace rowjit::jit
