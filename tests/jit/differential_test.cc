@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "ir/binder.h"
@@ -98,6 +99,7 @@ struct Totals {
   int64_t cases = 0, errors = 0, failures = 0;
   int64_t compared_rows = 0;  // rows of successful evaluations compared value by value
   std::map<std::string, int64_t> inputs;  // inputs drawn, by layout ("flat", "dictionary", ...)
+  std::map<std::string, int64_t> tiers;   // evaluations by the tier that ran
 };
 
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
@@ -124,7 +126,9 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
       if (c.length == 4097 && rng() % 3 != 0) c.length = 65;  // keep the long case occasional
       std::string layout;
       const auto columns = MakeColumns(schema, refs, c, rng, &layout, &totals.inputs);
-      auto jit = engine.Evaluate(*expr, columns, c.length, EvalOptions{.policy = c.policy, .tier = c.tier});
+      EvalReport report;
+      auto jit = engine.Evaluate(*expr, columns, c.length, EvalOptions{.policy = c.policy, .tier = c.tier}, &report);
+      if (report.tier) ++totals.tiers[std::string(TierName(*report.tier))];
       auto ref = ir::EvaluateReference(**expr, columns, c.length);
       ++totals.cases;
       totals.errors += !ref.ok();
@@ -154,6 +158,71 @@ TEST(Differential, RandomExpressionsAgainstReference) {
   for (const char* layout : {"flat", "dictionary", "byte-bool", "constant"}) {
     EXPECT_GE(t.inputs.count(layout) ? t.inputs.at(layout) : 0, 100) << layout;
   }
+  // Both compiled tiers answered many cases (the static tier has its own test below).
+  for (const char* tier : {"fast", "optimized"}) {
+    EXPECT_GE(t.tiers.count(tier) ? t.tiers.at(tier) : 0, 1000) << tier;
+  }
+}
+
+// An expression the static kernels cover: checked and wrapping add, sub, mul over columns and
+// literals of type `t`, under a comparison at the root half of the time.
+std::string StaticExpression(TypeId t, int depth, std::mt19937_64& rng) {
+  auto leaf = [&] {
+    if (rng() % 4 == 0) return RandomValue(t, rng).ToString();
+    return fmt::format("{}_{}", rng() % 2 ? "n" : "c", TypeIdName(t));
+  };
+  std::function<std::string(int)> node = [&](int d) -> std::string {
+    if (d == 0 || rng() % 4 == 0) return leaf();
+    const char* ops[] = {"add", "sub", "mul", "wrapping_add", "wrapping_sub", "wrapping_mul"};
+    const bool is_float = t == TypeId::kF32 || t == TypeId::kF64;
+    const char* op = ops[rng() % (is_float ? 3 : 6)];
+    return fmt::format("{}({}, {})", op, node(d - 1), node(d - 1));
+  };
+  std::string e = node(depth);
+  if (rng() % 2 == 0) {
+    const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    e = fmt::format("{}({}, {})", cmps[rng() % 6], e, node(depth - 1));
+  }
+  return e;
+}
+
+// The static tier against the reference: expressions it covers, through an engine whose
+// optimized compile never starts, so every evaluation of them runs the static kernels (a row
+// that fails goes to the fast kernel, whose error must still equal the reference's).
+TEST(Differential, StaticTierAgainstReference) {
+  auto engine = Engine::Make({.optimize_after_uses = 1 << 30});
+  ASSERT_TRUE(engine.ok()) << engine.error().ToString();
+  const Schema schema = testing::WideSchema();
+  Totals totals;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937_64 rng(seed);
+    TypeId t = kAllTypeIds[rng() % std::size(kAllTypeIds)];
+    if (t == TypeId::kBool) t = TypeId::kI16;
+    const std::string text = StaticExpression(t, 1 + static_cast<int>(rng() % 3), rng);
+    auto expr = ir::ParseAndBind(text, schema);
+    ASSERT_TRUE(expr.ok()) << "seed " << seed << ": " << text << ": " << expr.error().ToString();
+    const auto refs = ir::ReferencedColumns(**expr);
+    for (int k = 0; k < 30; ++k) {
+      Case c{kLengths[rng() % std::size(kLengths)], kDensities[rng() % std::size(kDensities)],
+             kOffsets[rng() % std::size(kOffsets)], ir::Policy::kAuto, rng() % 2 == 0};
+      std::string layout;
+      const auto columns = MakeColumns(schema, refs, c, rng, &layout, &totals.inputs);
+      EvalReport report;
+      auto jit = (*engine)->Evaluate(*expr, columns, c.length, {}, &report);
+      if (report.tier) ++totals.tiers[std::string(TierName(*report.tier))];
+      auto ref = ir::EvaluateReference(**expr, columns, c.length);
+      totals.errors += !ref.ok();
+      const std::string diff = Compare(jit, ref);
+      if (!diff.empty() && ++totals.failures <= 10) {
+        ADD_FAILURE() << "seed " << seed << " case " << k << ": " << (*expr)->ToString() << "\n  "
+                      << Describe(c) << "\n  inputs:" << layout << "\n  " << diff;
+      }
+    }
+  }
+  EXPECT_EQ(totals.failures, 0);
+  EXPECT_GE(totals.tiers["static"], 1000);  // the rest: constant or all-null batches, failing rows
+  EXPECT_GE(totals.errors, 50);  // overflowing rows, handed to the fast tier
+  EXPECT_EQ((*engine)->cache_stats().compiles, 0);
 }
 
 // The disk cache path: one engine compiles and stores every kernel of these cases, a fresh
