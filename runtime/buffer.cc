@@ -1,12 +1,32 @@
 // Aligned allocation for owned buffers (runtime layer).
 #include "runtime/buffer.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
 
 namespace rowjit {
+
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+}  // namespace
+
+// Buffers of 2 MiB and more are aligned to 2 MiB and advised as transparent huge pages: where
+// the system's setting is `madvise` (as on these hosts) a buffer gets them only if it asks, as
+// numpy does. A 4M-row i32 output then faults in 8 pages instead of 4,096. Smaller buffers take
+// the usual 64-byte alignment.
+void* AllocateAligned(size_t bytes) {
+  if (bytes < kHugePage) return std::aligned_alloc(kBufferAlignment, bytes);
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* data = std::aligned_alloc(kHugePage, rounded);
+  if (data != nullptr) (void)::madvise(data, rounded, MADV_HUGEPAGE);  // advice; failure is harmless
+  return data;
+}
 
 RecyclingPool::~RecyclingPool() {
   for (auto& [bytes, block] : free_) std::free(block);
@@ -24,7 +44,7 @@ void* RecyclingPool::Allocate(int64_t bytes) {
       return block;
     }
   }
-  return std::aligned_alloc(kBufferAlignment, static_cast<size_t>(bytes));
+  return AllocateAligned(static_cast<size_t>(bytes));
 }
 
 void RecyclingPool::Free(void* data, int64_t bytes) {
@@ -82,8 +102,7 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all
   }
   const int64_t padded = (size + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
   const size_t bytes = static_cast<size_t>(padded == 0 ? kBufferAlignment : padded);
-  void* data = pool != nullptr ? pool->Allocate(static_cast<int64_t>(bytes))
-                                : std::aligned_alloc(kBufferAlignment, bytes);
+  void* data = pool != nullptr ? pool->Allocate(static_cast<int64_t>(bytes)) : AllocateAligned(bytes);
   if (data == nullptr) {
     return MakeError(ErrorCode::kInvalidInput, "out of memory allocating {} bytes", size);
   }

@@ -12,6 +12,10 @@ namespace rowjit {
 
 inline constexpr int64_t kBufferAlignment = 64;
 
+// `bytes` (a multiple of kBufferAlignment) aligned to 64 bytes, or from 2 MiB on to 2 MiB and
+// advised as transparent huge pages; released with std::free. Null when out of memory.
+void* AllocateAligned(size_t bytes);
+
 // Where owned buffers get their memory. The default is aligned_alloc/free.
 class MemoryPool {
  public:

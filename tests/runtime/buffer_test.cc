@@ -122,3 +122,26 @@ TEST(Buffer, SizesAreCheckedAndPaddingIsZeroed) {
 
 }  // namespace
 }  // namespace rowjit
+
+namespace rowjit {
+namespace {
+
+// Large buffers start on a 2 MiB boundary (so that transparent huge pages can back them);
+// small ones on 64 bytes. Both are writable to their end and freed with std::free.
+TEST(Buffer, LargeBuffersAreAlignedForHugePages) {
+  for (size_t bytes : {size_t{64}, size_t{4096}, (size_t{2} << 20) - 64, size_t{2} << 20, (size_t{5} << 20) + 64}) {
+    void* p = AllocateAligned(bytes);
+    ASSERT_NE(p, nullptr) << bytes;
+    const auto address = reinterpret_cast<uintptr_t>(p);
+    EXPECT_EQ(address % (bytes >= (size_t{2} << 20) ? (size_t{2} << 20) : 64), 0u) << bytes;
+    std::memset(p, 0xab, bytes);
+    std::free(p);
+  }
+  auto big = Buffer::Allocate(int64_t{16} << 20);
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>((*big)->data()) % (size_t{2} << 20), 0u);
+  EXPECT_EQ((*big)->data()[(int64_t{16} << 20) - 1], 0);  // zeroed
+}
+
+}  // namespace
+}  // namespace rowjit
