@@ -57,8 +57,9 @@ struct EngineOptions {
 struct EvalOptions {
   ir::Policy policy = ir::Policy::kAuto;  // forced strategies exist for tests and benchmarks
   // Forces a tier for this call (tests, comparisons): kFast runs the fast kernel only, never
-  // starting the optimized one; kOptimized waits for the optimized kernel. Unset: the engine's
-  // EngineOptions::compile decides.
+  // starting the optimized one; kOptimized waits for the optimized kernel (kStatic, which only
+  // the engine chooses, is read as kOptimized). Unset: the engine's EngineOptions::compile
+  // decides, and the static tier answers what it covers until the optimized kernel is ready.
   std::optional<Tier> tier = std::nullopt;
 };
 
