@@ -88,12 +88,12 @@ struct Engine::Impl {
     if (options.tier) return *options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;
     return pool ? TierWant::kTiered : TierWant::kOptimized;
   }
-  // The plan's kernel through the cache (none when the plan has none), recorded in the report:
-  // the key moves into `report.kernel`.
-  Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, TierWant want, EvalReport& report);
-  std::optional<Result<ArrayPtr>> StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns,
-                                             int64_t length, const Plan& plan, TierWant& want,
-                                             EvalReport& report);
+  // The plan's kernel through the cache (none when the plan has none), or `found` when the
+  // caller looked it up already, recorded in the report: the key moves into `report.kernel`.
+  Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, TierWant want, EvalReport& report,
+                                                         std::optional<KernelCache::Lookup> found = {});
+  std::optional<ArrayPtr> StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                     const Plan& plan, EvalReport& report);
   void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
   Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
 };
@@ -160,9 +160,13 @@ Result<std::shared_ptr<const CompiledKernel>> Engine::KernelFor(const CacheKey& 
 }
 
 Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan, TierWant want,
-                                                                     EvalReport& report) {
+                                                                     EvalReport& report,
+                                                                     std::optional<KernelCache::Lookup> ready) {
   if (!plan.kernel) return std::shared_ptr<const CompiledKernel>();
-  ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, cache.Get(*plan.kernel, want));
+  if (!ready) {
+    ROWJIT_ASSIGN_OR_RETURN(ready, cache.Get(*plan.kernel, want));
+  }
+  KernelCache::Lookup& found = *ready;
   report.compiled = found.source == KernelSource::kCompiled;
   if (found.source != KernelSource::kMemory) {
     report.phases = found.kernel->phases();
@@ -174,29 +178,17 @@ Result<std::shared_ptr<const CompiledKernel>> Engine::Impl::KernelOf(Plan& plan,
   return std::move(found.kernel);
 }
 
-// The static tier: while the optimized kernel of an expression the static chain covers is not
-// ready, the chain answers (no compile at all), and the optimized compile starts as for the fast
-// tier. A row that fails, or a batch the chain does not take (every row null), goes to the fast
-// kernel, whose error is the JIT's (`want` becomes kFast). When the optimized kernel is ready,
-// nothing is returned and `want` asks for it.
-std::optional<Result<ArrayPtr>> Engine::Impl::StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns,
-                                                         int64_t length, const Plan& plan, TierWant& want,
-                                                         EvalReport& report) {
-  Result<KernelCache::Lookup> ready = cache.Get(*plan.kernel, TierWant::kOptimizedIfReady);
-  if (!ready.ok()) return Result<ArrayPtr>(std::move(ready).TakeError());
-  if (ready->kernel != nullptr) {
-    want = TierWant::kOptimized;  // in the cache (or just read from disk): a hit
-    return std::nullopt;
-  }
+// The static tier, while the optimized kernel of an expression the static chain covers is not
+// ready: the chain answers with no compile at all. A row that fails, or a batch the chain does
+// not take (every row null), returns nothing: the fast kernel answers, and its error is the JIT's.
+std::optional<ArrayPtr> Engine::Impl::StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns,
+                                                 int64_t length, const Plan& plan, EvalReport& report) {
   Result<StaticChainRun> chain = RunStaticChain(expr, columns, length, outputs);
-  if (!chain.ok() || chain->failed_row >= 0 || chain->result == nullptr) {
-    want = TierWant::kFast;
-    return std::nullopt;
-  }
+  if (!chain.ok() || chain->failed_row >= 0 || chain->result == nullptr) return std::nullopt;
   report.tier = Tier::kStatic;
   report.source = KernelSource::kMemory;
   report.kernel = plan.kernel;  // the kernel compiling for this expression
-  return Result<ArrayPtr>(std::move(chain->result));
+  return std::move(chain->result);
 }
 
 // Policy `auto` over a fallible expression and a batch with nulls: whether to run the valid rows
@@ -257,12 +249,21 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
   rep.strategy = plan.strategy;
   if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep);
   TierWant want = impl_->WantOf(options);
-  if (want == TierWant::kTiered && plan.kernel && StaticChainCovers(*expr, columns)) {
-    if (std::optional<Result<ArrayPtr>> out = impl_->StaticTier(*expr, columns, length, plan, want, rep)) {
-      return std::move(*out);
+  std::optional<KernelCache::Lookup> ready;
+  if (want == TierWant::kTiered && plan.kernel) {
+    // One lookup: the optimized kernel when it is ready (the warm path); else it starts
+    // compiling, and the static tier or the fast kernel answers.
+    ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, impl_->cache.Get(*plan.kernel, TierWant::kOptimizedIfReady));
+    if (found.kernel != nullptr) {
+      ready = std::move(found);
+    } else {
+      if (StaticChainCovers(*expr, columns)) {
+        if (std::optional<ArrayPtr> out = impl_->StaticTier(*expr, columns, length, plan, rep)) return *out;
+      }
+      want = TierWant::kFast;  // not a second use: the optimized compile is already handled
     }
   }
-  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, want, rep));
+  ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, want, rep, std::move(ready)));
   const internal::Execution run{*expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(),
                                 impl_->outputs, rep};
   Result<ArrayPtr> out = internal::ExecuteRows(rep.strategy, run);
