@@ -177,6 +177,10 @@ void RegisterExpression(const Case& c, Shape shape, bool with_kernel, bool with_
     RunJit(state, expr.get(), cols, rows);
     SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
   });
+  Register(c, "jit_prepared", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
+    RunJitPrepared(state, expr.get(), cols, rows);
+    SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
+  });
   if (with_kernel) {
     Register(c, "jit_kernel", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
       RunJitKernel(state, expr.get(), cols, rows, shape == Shape::kMulAdd ? sizeof(T) : 1);

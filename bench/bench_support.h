@@ -160,6 +160,27 @@ inline void RunJit(benchmark::State& state, const ir::ExprPtr& expr,
   state.SetLabel(std::string(jit::StrategyName(report.strategy)));
 }
 
+// `jit_prepared`: the same through a PreparedExpression (planned and held once per layout).
+inline void RunJitPrepared(benchmark::State& state, const ir::ExprPtr& expr,
+                           const std::vector<ArrayPtr>& cols, int64_t rows) {
+  auto prepared = SharedEngine().PrepareExpression(expr);
+  if (!prepared.ok()) {
+    state.SkipWithError(prepared.error().ToString().c_str());
+    return;
+  }
+  jit::EvalReport report;
+  auto warm = (*prepared)->Evaluate(cols, rows, &report);
+  if (!warm.ok()) {
+    state.SkipWithError(warm.error().ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto r = (*prepared)->Evaluate(cols, rows);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetLabel(std::string(jit::StrategyName(report.strategy)));
+}
+
 // Calls a row kernel over whole words.
 inline uint64_t CallKernel(jit::RowKernelFn fn, const jit::KernelInput* inputs, void* out, int64_t words) {
   return fn(inputs, out, nullptr, words, 0);

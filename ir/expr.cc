@@ -124,7 +124,11 @@ Expr::~Expr() {
 }
 
 const ExprFacts& Expr::facts() const {
-  std::call_once(facts_once_, [this] { facts_ = std::make_unique<const ExprFacts>(AnalyzeExpr(*this)); });
+  if (const ExprFacts* ready = facts_ready_.load(std::memory_order_acquire)) return *ready;
+  std::call_once(facts_once_, [this] {
+    facts_ = std::make_unique<const ExprFacts>(AnalyzeExpr(*this));
+    facts_ready_.store(facts_.get(), std::memory_order_release);
+  });
   return *facts_;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -91,6 +92,8 @@ class Expr {
   uint64_t hash_ = 0;
   mutable std::once_flag facts_once_;
   mutable std::unique_ptr<const ExprFacts> facts_;
+  // facts_ once analyzed: the per-call path reads it without call_once's cost.
+  mutable std::atomic<const ExprFacts*> facts_ready_{nullptr};
 };
 
 struct ExprEq {

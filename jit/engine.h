@@ -76,6 +76,8 @@ struct EvalReport {
   bool cold_pass = false;   // evidence: a scalar pass located the first failing row
 };
 
+class PreparedExpression;
+
 class Engine {
  public:
   static Result<std::unique_ptr<Engine>> Make(EngineOptions options = {});
@@ -108,6 +110,12 @@ class Engine {
   // pool, so that the first batch finds them ready. Returns at once; errors are the
   // expression's (limits, binding). With EngineOptions::Compile::kSynchronous it compiles now.
   Status Prepare(const ir::ExprPtr& expr, const Schema& schema);
+  // A handle for evaluating `expr` batch after batch (jit/prepared.cc): each batch layout it
+  // meets is planned once and its kernel held, so that a call on a known layout checks its
+  // inputs and runs the kernel, with no planning and no cache lookup. `options` apply to every
+  // call. The handle must not outlive the engine.
+  Result<std::unique_ptr<PreparedExpression>> PrepareExpression(const ir::ExprPtr& expr,
+                                                                const EvalOptions& options = {});
   // Blocks until the background pool has no compile queued or running.
   void WaitForCompiles();
 
@@ -126,8 +134,36 @@ class Engine {
                                               const EvalOptions& options, EvalReport& report);
   Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport& report);
+  friend class PreparedExpression;
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// An expression prepared for repeated evaluation: the host keeps it beside its batch loop.
+// Results, errors and reports are those of Engine::Evaluate with the same options, call for call.
+// A layout (per column the expression reads: encoding, type, whether it holds nulls; and whether
+// the rows' AND of validity is all valid, mixed or all null) is planned on its first batch, and
+// its optimized kernel kept; batches that the engine would not run through one plain kernel
+// (staged expressions, the static or fast tier while the optimized kernel compiles, valid-only
+// runs owed to retry pressure, inputs that must be decoded first) take Engine::Evaluate's path.
+// Thread-safe. At most kMaxLayouts layouts are kept (the first ones met); batches of other
+// layouts take Engine::Evaluate's path.
+class PreparedExpression {
+ public:
+  static constexpr size_t kMaxLayouts = 8;
+  ~PreparedExpression();
+  PreparedExpression(const PreparedExpression&) = delete;
+  PreparedExpression& operator=(const PreparedExpression&) = delete;
+
+  Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, EvalReport* report = nullptr);
+  const ir::ExprPtr& expr() const;
+  size_t layouts() const;  // layouts planned and held so far
+
+ private:
+  friend class Engine;
+  struct State;
+  explicit PreparedExpression(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace rowjit::jit

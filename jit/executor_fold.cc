@@ -158,7 +158,7 @@ uint64_t RunWordFold(const Execution& run, const PreparedInputs& p, FoldState* s
   uint64_t evidence = full > 0 ? fn(p.inputs.data(), state, nullptr, full, ~uint64_t{0}) : 0;
   if (tail > 0) {
     TailInputs last(p, run.expr.facts().columns, length);
-    evidence |= fn(last.inputs.data(), state, nullptr, 1, kernels::LowBits(tail));
+    evidence |= fn(last.data(), state, nullptr, 1, kernels::LowBits(tail));
   }
   return evidence;
 }

@@ -43,21 +43,17 @@ bool ReadThroughCodes(const DictionaryArray& d) {
          d.values()->NullCount() == 0;
 }
 
-Result<std::vector<ArrayPtr>> Normalize(std::span<const ArrayPtr> columns, const std::vector<int>& refs) {
-  std::vector<ArrayPtr> out(columns.begin(), columns.end());
+// The columns as kernels read them: the caller's span, or `normalized` when a referenced column
+// had to be decoded (a dictionary they cannot read, values not aligned to their width).
+Status Normalize(std::span<const ArrayPtr> columns, const std::vector<int>& refs, Batch& batch) {
+  batch.columns = columns;
   for (int c : refs) {
-    const Array& a = *out[c];
-    if (a.encoding() == Encoding::kDictionary &&
-        !ReadThroughCodes(static_cast<const DictionaryArray&>(a))) {
-      ROWJIT_ASSIGN_OR_RETURN(out[c], DecodeToFlat(a));
-    } else if (a.encoding() == Encoding::kPrimitive) {
-      const auto& p = static_cast<const PrimitiveArray&>(a);
-      if (reinterpret_cast<uintptr_t>(p.raw_values()) % ByteWidth(p.type().id) != 0) {
-        ROWJIT_ASSIGN_OR_RETURN(out[c], DecodeToFlat(a));
-      }
-    }
+    if (!NeedsDecoding(*columns[c])) continue;
+    if (batch.normalized.empty()) batch.normalized.assign(columns.begin(), columns.end());
+    ROWJIT_ASSIGN_OR_RETURN(batch.normalized[c], DecodeToFlat(*columns[c]));
   }
-  return out;
+  if (!batch.normalized.empty()) batch.columns = batch.normalized;
+  return Status::OK();
 }
 
 // A kernel input's pointers for one array.
@@ -114,7 +110,7 @@ Status PointAtValidity(const Array& a, int64_t length, KernelInput& in, std::vec
 Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
   const ir::ExprFacts& f = expr.facts();
   Batch batch;
-  ROWJIT_ASSIGN_OR_RETURN(batch.columns, Normalize(columns, f.columns));
+  ROWJIT_RETURN_NOT_OK(Normalize(columns, f.columns, batch));
   batch.facts.length = length;
   batch.facts.inputs.resize(columns.size());
   bool any_nulls = false;
@@ -122,16 +118,30 @@ Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns,
     batch.facts.inputs[c] = ir::DescribeInput(*batch.columns[c]);
     any_nulls = any_nulls || batch.facts.inputs[c].has_nulls;
   }
-  if (!f.StrictRows() || !any_nulls) return batch;
+  ROWJIT_RETURN_NOT_OK(ReadRows(expr, any_nulls, batch));
+  return batch;
+}
+
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch) {
+  const ir::ExprFacts& f = expr.facts();
+  if (!f.StrictRows() || !any_nulls) return Status::OK();
   std::vector<Validity> vs;
   for (int c : f.columns) vs.push_back(ValidityOf(*batch.columns[c]));
-  ROWJIT_ASSIGN_OR_RETURN(batch.rows, AndValidity(vs, length));
+  ROWJIT_ASSIGN_OR_RETURN(batch.rows, AndValidity(vs, batch.facts.length));
   if (batch.rows.all_null()) {
     batch.facts.rows = BatchFacts::Rows::kAllNull;
   } else if (!batch.rows.all_valid()) {
     batch.facts.rows = BatchFacts::Rows::kSomeNull;
   }
-  return batch;
+  return Status::OK();
+}
+
+bool NeedsDecoding(const Array& a) {
+  if (a.encoding() == Encoding::kDictionary) return !ReadThroughCodes(static_cast<const DictionaryArray&>(a));
+  if (a.encoding() != Encoding::kPrimitive) return false;
+  const auto& p = static_cast<const PrimitiveArray&>(a);
+  const auto width = static_cast<uintptr_t>(ByteWidth(p.type().id));  // a power of two: no division
+  return (reinterpret_cast<uintptr_t>(p.raw_values()) & (width - 1)) != 0;
 }
 
 Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
@@ -162,47 +172,74 @@ uint64_t PadWord(uint64_t word, int64_t tail) {
   return (word & keep) | (((word >> (tail - 1)) & 1) ? ~keep : 0);
 }
 
-// 64 rows of `width` bytes: rows [base, base + tail) of `src`, then the last of them repeated.
-const void* PadRows(const void* src, int width, int64_t base, int64_t tail, std::vector<uint8_t>& scratch) {
-  scratch.resize(static_cast<size_t>(64 * width));
+// All 64 rows of `dst` set to `value`: a fixed count of aligned stores.
+template <typename U>
+void FillRows(uint8_t* dst, const uint8_t* value) {
+  U v;
+  std::memcpy(&v, value, sizeof(U));
+  U* rows = reinterpret_cast<U*>(__builtin_assume_aligned(dst, 64));
+  for (int r = 0; r < 64; ++r) rows[r] = v;
+}
+
+// 64 rows of `width` bytes into `dst`: rows [base, base + tail) of `src`, then the last of them
+// repeated (every row set to the last one, then the others copied over).
+const void* PadRows(const void* src, int width, int64_t base, int64_t tail, uint8_t* dst) {
   const auto* from = static_cast<const uint8_t*>(src) + base * width;
-  std::memcpy(scratch.data(), from, static_cast<size_t>(tail * width));
-  for (int64_t r = tail; r < 64; ++r) {
-    std::memcpy(scratch.data() + r * width, from + (tail - 1) * width, static_cast<size_t>(width));
+  const uint8_t* last = from + (tail - 1) * width;
+  switch (width) {
+    case 1: FillRows<uint8_t>(dst, last); break;
+    case 2: FillRows<uint16_t>(dst, last); break;
+    case 4: FillRows<uint32_t>(dst, last); break;
+    default: assert(width == 8 && "element widths are 1, 2, 4 or 8 bytes"); FillRows<uint64_t>(dst, last);
   }
-  return scratch.data();
+  std::memcpy(dst, from, static_cast<size_t>((tail - 1) * width));
+  return dst;
 }
 
 }  // namespace
 
-TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n)
-    : inputs(p.inputs), scratch(p.inputs.size()), words(p.inputs.size() * 2) {
+uint8_t* TailInputs::RowsOf(size_t k) {
+  return (rows_.empty() ? inline_rows_ : rows_.data()) + k * kRowBytes;
+}
+
+uint64_t* TailInputs::WordsOf(size_t k) { return (words_.empty() ? inline_words_ : words_.data()) + 2 * k; }
+
+TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n) {
+  if (p.inputs.size() > kInline) inputs_.assign(p.inputs.begin(), p.inputs.end());
+  else std::copy(p.inputs.begin(), p.inputs.end(), inline_inputs_);
+  if (refs.size() > kInline) {
+    rows_.resize(refs.size() * kRowBytes);
+    words_.resize(refs.size() * 2);
+  }
+  KernelInput* inputs = inputs_.empty() ? inline_inputs_ : inputs_.data();
   const int64_t full = n / 64, tail = n % 64, base = full * 64;
-  for (int c : refs) {
+  for (size_t k = 0; k < refs.size(); ++k) {
+    const int c = refs[k];
     KernelInput& in = inputs[c];
     const ir::InputSpec& spec = p.specs[c];
+    uint64_t* words = WordsOf(k);
     switch (spec.shape) {
       case ir::InputShape::kFlat:
         if (spec.type == TypeId::kBool) {
           // Word pointers may sit at any byte (Arrow bitmaps): load them as bytes.
-          words[2 * c] = PadWord(kernels::LoadU64(static_cast<const uint8_t*>(in.values) + full * 8), tail);
-          in.values = &words[2 * c];
+          words[0] = PadWord(kernels::LoadU64(static_cast<const uint8_t*>(in.values) + full * 8), tail);
+          in.values = &words[0];
         } else {
-          in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, scratch[c]);
+          in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, RowsOf(k));
         }
         break;
       case ir::InputShape::kByteBool:
-        in.values = PadRows(in.values, 1, base, tail, scratch[c]);
+        in.values = PadRows(in.values, 1, base, tail, RowsOf(k));
         break;
       case ir::InputShape::kDictionary:
-        in.codes = PadRows(in.codes, ByteWidth(spec.code_type), base, tail, scratch[c]);
+        in.codes = PadRows(in.codes, ByteWidth(spec.code_type), base, tail, RowsOf(k));
         break;
       default:
         break;
     }
     if (in.valid != nullptr) {
-      words[2 * c + 1] = PadWord(kernels::LoadU64(reinterpret_cast<const uint8_t*>(in.valid) + full * 8), tail);
-      in.valid = &words[2 * c + 1];
+      words[1] = PadWord(kernels::LoadU64(reinterpret_cast<const uint8_t*>(in.valid) + full * 8), tail);
+      in.valid = &words[1];
     }
   }
 }
@@ -288,7 +325,7 @@ uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>
   TailInputs last(p, refs, n);
   alignas(64) uint8_t values[64 * 8];
   uint64_t valid = 0;
-  evidence |= fn(last.inputs.data(), values, out_valid ? &valid : nullptr, 1, 0);
+  evidence |= fn(last.data(), values, out_valid ? &valid : nullptr, 1, 0);
   if (row_bytes == 0) {
     uint64_t bits;
     std::memcpy(&bits, values, 8);

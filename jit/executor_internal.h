@@ -20,7 +20,16 @@ namespace rowjit::jit::internal {
 // One batch as the executor reads it: inputs decoded where kernels cannot read them, and what
 // the planner needs to know of it.
 struct Batch {
-  std::vector<ArrayPtr> columns;          // one per schema column; referenced ones normalized
+  Batch() = default;
+  Batch(Batch&&) = default;  // `columns` may point into `normalized`: moved, never copied
+  Batch& operator=(Batch&&) = default;
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  // One per schema column, referenced ones normalized: the caller's columns, or `normalized`
+  // when one had to be decoded or copied (a moved Batch keeps the vector's storage).
+  std::span<const ArrayPtr> columns;
+  std::vector<ArrayPtr> normalized = {};
   Validity rows = Validity::AllValid();   // AND of the referenced inputs' validity (strict-row
                                           // expressions; all valid for the others)
   BatchFacts facts;
@@ -30,24 +39,43 @@ struct Batch {
 // aligned to their element width are copied (an Arrow producer may hand us any), each referenced
 // input is described, and for strict-row expressions the AND of the inputs' validity is taken.
 Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+// ReadBatch's last step: for a strict-row expression over inputs with nulls (`any_nulls`), the
+// AND of the referenced columns' validity into batch.rows and batch.facts.rows.
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch);
+// Whether kernels cannot read `array` as it is: a dictionary of bools or of values with nulls,
+// or values not aligned to their width. ReadBatch decodes such columns to flat ones.
+bool NeedsDecoding(const Array& array);
 
 // Kernel inputs for one run of a kernel over `columns` (`length` rows): raw pointers, constants'
 // bits, validity words when the kernel's shape reads them. `specs` are the kernel key's.
 struct PreparedInputs {
   std::vector<KernelInput> inputs = {};
-  std::vector<ir::InputSpec> specs = {};
+  std::span<const ir::InputSpec> specs = {};  // the kernel key's, which outlives the run
   std::vector<BufferPtr> keep = {};  // copies the pointers refer to
 };
 Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
                                      int64_t length, const CacheKey& key);
 
 // The inputs of the last partial word of `n` rows as 64-row scratch copies padded with the last
-// row (values, codes, bool and validity words).
+// row (values, codes, bool and validity words). Kernels of up to kInline inputs (the common case)
+// take their copies from storage inside the object: a short batch allocates nothing here.
 struct TailInputs {
   TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n);
-  std::vector<KernelInput> inputs;
-  std::vector<std::vector<uint8_t>> scratch;
-  std::vector<uint64_t> words;
+  TailInputs(const TailInputs&) = delete;  // its inputs point into itself
+  TailInputs& operator=(const TailInputs&) = delete;
+  const KernelInput* data() const { return inputs_.empty() ? inline_inputs_ : inputs_.data(); }
+
+ private:
+  static constexpr size_t kInline = 8;
+  static constexpr size_t kRowBytes = 64 * 8;  // 64 rows of the widest type
+  uint8_t* RowsOf(size_t k);                   // the scratch rows of the k-th referenced input
+  uint64_t* WordsOf(size_t k);                 // its value and validity words
+  KernelInput inline_inputs_[kInline];
+  alignas(64) uint8_t inline_rows_[kInline * kRowBytes];
+  uint64_t inline_words_[kInline * 2];
+  std::vector<KernelInput> inputs_;            // more inputs than kInline
+  std::vector<uint8_t> rows_;
+  std::vector<uint64_t> words_;
 };
 
 // The input as seen from row `start` on (flat values, dictionary codes, byte bools; constants are

@@ -106,8 +106,8 @@ Result<std::shared_ptr<const PrimitiveArray>> PrimitiveArray::Make(DataType type
                      type.ToString(), values->size(), need, length, offset);
   }
   ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, type.nullable));
-  return std::shared_ptr<const PrimitiveArray>(
-      new PrimitiveArray(type, length, std::move(values), std::move(validity), offset));
+  return std::make_shared<const PrimitiveArray>(PrivateTag{}, type, length, std::move(values),
+                                                std::move(validity), offset);
 }
 
 Scalar PrimitiveArray::GetScalar(int64_t i) const {
@@ -120,7 +120,8 @@ Scalar PrimitiveArray::GetScalar(int64_t i) const {
 
 ArrayPtr PrimitiveArray::SliceUnchecked(int64_t offset, int64_t length) const {
   return ArrayPtr(
-      new PrimitiveArray(type(), length, values_, validity_.Slice(offset), offset_ + offset));
+      std::make_shared<const PrimitiveArray>(PrivateTag{}, type(), length, values_, validity_.Slice(offset),
+                                             offset_ + offset));
 }
 
 // --- BoolArray --------------------------------------------------------------------------------

@@ -57,7 +57,14 @@ class Array {
 
 // Fixed-width numbers: values[offset, offset + length) of a buffer, and a validity.
 class PrimitiveArray final : public Array {
+  struct PrivateTag {  // only the factories construct one (make_shared: one allocation)
+    explicit PrivateTag() = default;
+  };
+
  public:
+  PrimitiveArray(PrivateTag, DataType type, int64_t length, BufferPtr values, Validity validity, int64_t offset)
+      : Array(Encoding::kPrimitive, type, length),
+        values_(std::move(values)), validity_(std::move(validity)), offset_(offset) {}
   // Checks the type is numeric, the buffer holds offset + length elements, a non-nullable type
   // has no nulls, and the validity bitmap covers the rows.
   static Result<std::shared_ptr<const PrimitiveArray>> Make(DataType type, int64_t length,
@@ -78,9 +85,6 @@ class PrimitiveArray final : public Array {
   Scalar GetScalar(int64_t i) const override;
 
  private:
-  PrimitiveArray(DataType type, int64_t length, BufferPtr values, Validity validity, int64_t offset)
-      : Array(Encoding::kPrimitive, type, length),
-        values_(std::move(values)), validity_(std::move(validity)), offset_(offset) {}
   ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
 
   BufferPtr values_;

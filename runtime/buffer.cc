@@ -30,9 +30,25 @@ void* AllocateAligned(size_t bytes) {
 
 RecyclingPool::~RecyclingPool() {
   for (auto& [bytes, block] : free_) std::free(block);
+  for (std::vector<void*>& blocks : small_) {
+    for (void* block : blocks) std::free(block);
+  }
 }
 
 void* RecyclingPool::Allocate(int64_t bytes) {
+  if (bytes <= kSmallMax && bytes % 64 == 0 && bytes > 0) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::vector<void*>& blocks = small_[static_cast<size_t>(bytes / 64 - 1)];
+      if (!blocks.empty()) {
+        void* block = blocks.back();
+        blocks.pop_back();
+        ++reused_;
+        return block;
+      }
+    }
+    return AllocateAligned(static_cast<size_t>(bytes));
+  }
   if (bytes >= min_block_) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = free_.find(bytes);
@@ -48,6 +64,19 @@ void* RecyclingPool::Allocate(int64_t bytes) {
 }
 
 void RecyclingPool::Free(void* data, int64_t bytes) {
+  if (bytes <= kSmallMax && bytes % 64 == 0 && bytes > 0) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::vector<void*>& blocks = small_[static_cast<size_t>(bytes / 64 - 1)];
+      if (blocks.size() < kSmallKeep) {
+        if (blocks.capacity() == 0) blocks.reserve(kSmallKeep);  // no allocation after the first
+        blocks.push_back(data);
+        return;
+      }
+    }
+    std::free(data);
+    return;
+  }
   if (bytes < min_block_ || bytes > max_retained_) {
     std::free(data);
     return;
@@ -111,7 +140,7 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all
   } else {
     std::memset(static_cast<uint8_t*>(data) + size, 0, bytes - static_cast<size_t>(size));
   }
-  auto buffer = std::shared_ptr<Buffer>(new Buffer(static_cast<uint8_t*>(data), size, true, nullptr));
+  auto buffer = std::make_shared<Buffer>(PrivateTag{}, static_cast<uint8_t*>(data), size, true, nullptr);
   buffer->pool_ = std::move(pool);
   buffer->capacity_ = static_cast<int64_t>(bytes);
   return buffer;
@@ -119,8 +148,8 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all
 
 std::shared_ptr<Buffer> Buffer::Borrow(const void* data, int64_t size,
                                        std::shared_ptr<const void> owner) {
-  return std::shared_ptr<Buffer>(new Buffer(static_cast<uint8_t*>(const_cast<void*>(data)), size,
-                                            false, std::move(owner)));
+  return std::make_shared<Buffer>(PrivateTag{}, static_cast<uint8_t*>(const_cast<void*>(data)), size,
+                                  false, std::move(owner));
 }
 
 }  // namespace rowjit

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "runtime/status.h"
 
@@ -28,8 +30,11 @@ class MemoryPool {
 // A pool that keeps freed blocks of at least `min_block` bytes for reuse by the next allocation
 // of the same size, up to `max_retained` bytes in all (the largest blocks go first when full).
 // Large outputs of a batch loop then land on memory already faulted in, instead of fresh pages
-// from the system each call (on a 2-vCPU guest, ~2 ns/row for a 4M-row i32 output). Smaller
-// blocks go straight to the system allocator. Thread-safe.
+// from the system each call (on a 2-vCPU guest, ~2 ns/row for a 4M-row i32 output). Small blocks
+// (up to kSmallMax bytes, the outputs of short batches) are kept too, up to kSmallKeep of each
+// 64-byte size class: glibc's 64-byte-aligned allocation costs several times a plain malloc,
+// which showed in the per-call cost of short batches. Others go straight to the system
+// allocator. Thread-safe.
 class RecyclingPool final : public MemoryPool {
  public:
   explicit RecyclingPool(int64_t max_retained = int64_t{256} << 20, int64_t min_block = int64_t{1} << 20)
@@ -40,17 +45,27 @@ class RecyclingPool final : public MemoryPool {
   int64_t retained_bytes() const;
   int64_t reused() const;  // allocations served from retained blocks
 
+  static constexpr int64_t kSmallMax = 4096;
+  static constexpr size_t kSmallKeep = 16;
+
  private:
   const int64_t max_retained_, min_block_;
   mutable std::mutex mu_;
   std::multimap<int64_t, void*> free_;  // size → block
+  std::array<std::vector<void*>, kSmallMax / 64> small_;  // class k: blocks of 64 * (k + 1) bytes
   int64_t retained_ = 0, reused_ = 0;
 };
 
 // A byte range. Owned buffers are zero-initialised, aligned to 64 bytes and padded to a multiple
 // of 64 bytes; borrowed buffers hold a reference to whatever owns their memory.
 class Buffer {
+  struct PrivateTag {  // only Buffer's factories construct one (make_shared: one allocation)
+    explicit PrivateTag() = default;
+  };
+
  public:
+  Buffer(PrivateTag, uint8_t* data, int64_t size, bool owned, std::shared_ptr<const void> owner)
+      : data_(data), size_(size), owned_(owned), owner_(std::move(owner)) {}
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -82,9 +97,6 @@ class Buffer {
  private:
   static Result<std::shared_ptr<Buffer>> AllocateImpl(int64_t size, bool zero_all,
                                                       std::shared_ptr<MemoryPool> pool);
-  Buffer(uint8_t* data, int64_t size, bool owned, std::shared_ptr<const void> owner)
-      : data_(data), size_(size), owned_(owned), owner_(std::move(owner)) {}
-
   uint8_t* data_;
   int64_t size_;
   bool owned_;

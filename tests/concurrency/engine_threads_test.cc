@@ -97,6 +97,40 @@ TEST(Engine, ExactlyOneConcurrentCallReportsTheCompile) {
   }
 }
 
+// Eight threads share one prepared expression on a tiered engine, over batches of three layouts
+// (no nulls, nulls, a dictionary): layouts are planned and published while other threads read
+// them, and the optimized kernel replaces the tiers that answered first. Every result is right.
+TEST(PreparedExpression, EightThreadsShareOneHandle) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b + 7", schema);
+  auto prepared = std::move(engine->PrepareExpression(expr)).value();
+  std::vector<RecordBatch> batches = {*RandomBatch(schema, 300, 1.0, 1), *RandomBatch(schema, 300, 0.7, 2)};
+  RecordBatch dict = batches[0];
+  std::mt19937_64 rng(3);
+  dict.columns[1] = AsDictionary(dict.columns[1], rng);
+  batches.push_back(dict);
+  std::vector<std::string> want;
+  for (const RecordBatch& b : batches) {
+    auto r = ir::EvaluateReference(*expr, b.columns, b.length);
+    want.push_back(r.ok() ? (*r)->ToString(1'000'000) : r.error().ToString());
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 60; ++k) {
+        const size_t i = static_cast<size_t>(t + k) % batches.size();
+        auto r = prepared->Evaluate(batches[i].columns, batches[i].length);
+        if ((r.ok() ? (*r)->ToString(1'000'000) : r.error().ToString()) != want[i]) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(prepared->layouts(), 3u);
+}
+
 // One case of the soak: an expression or an aggregate over a batch, and its single-threaded
 // result as text (values, or the error with its row).
 struct SoakCase {

@@ -100,11 +100,16 @@ struct Totals {
   int64_t compared_rows = 0;  // rows of successful evaluations compared value by value
   std::map<std::string, int64_t> inputs;  // inputs drawn, by layout ("flat", "dictionary", ...)
   std::map<std::string, int64_t> tiers;   // evaluations by the tier that ran
+  int64_t prepared_layouts = 0;           // prepared runs: layouts planned and held
 };
+
+// How a differential run evaluates: through Engine::Evaluate, or through a PreparedExpression
+// per expression and options (its layouts met batch after batch, in random order).
+enum class Through : uint8_t { kEvaluate, kPrepared };
 
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
 Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int per_expression,
-                       int max_depth, bool force_tiers = true) {
+                       int max_depth, bool force_tiers = true, Through through = Through::kEvaluate) {
   const Schema schema = testing::WideSchema();
   Totals totals;
   for (uint64_t seed = first_seed; seed < first_seed + expressions; ++seed) {
@@ -118,6 +123,7 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
       continue;
     }
     const auto refs = ir::ReferencedColumns(**expr);
+    std::map<std::string, std::unique_ptr<PreparedExpression>> handles;  // by policy and tier
     for (int k = 0; k < per_expression; ++k) {
       Case c{kLengths[rng() % std::size(kLengths)], kDensities[rng() % std::size(kDensities)],
              kOffsets[rng() % std::size(kOffsets)], kPolicies[rng() % std::size(kPolicies)],
@@ -127,7 +133,16 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
       std::string layout;
       const auto columns = MakeColumns(schema, refs, c, rng, &layout, &totals.inputs);
       EvalReport report;
-      auto jit = engine.Evaluate(*expr, columns, c.length, EvalOptions{.policy = c.policy, .tier = c.tier}, &report);
+      const EvalOptions options{.policy = c.policy, .tier = c.tier};
+      Result<ArrayPtr> jit = Error(ErrorCode::kInternal, "not evaluated");
+      if (through == Through::kPrepared) {
+        std::unique_ptr<PreparedExpression>& handle = handles[fmt::format(
+            "{} {}", ir::PolicyName(c.policy), c.tier ? TierName(*c.tier) : "engine's")];
+        if (handle == nullptr) handle = engine.PrepareExpression(*expr, options).value();
+        jit = handle->Evaluate(columns, c.length, &report);
+      } else {
+        jit = engine.Evaluate(*expr, columns, c.length, options, &report);
+      }
       if (report.tier) ++totals.tiers[std::string(TierName(*report.tier))];
       auto ref = ir::EvaluateReference(**expr, columns, c.length);
       ++totals.cases;
@@ -142,6 +157,7 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
         }
       }
     }
+    for (const auto& [options, handle] : handles) totals.prepared_layouts += static_cast<int64_t>(handle->layouts());
   }
   return totals;
 }
@@ -161,6 +177,22 @@ TEST(Differential, RandomExpressionsAgainstReference) {
   // Both compiled tiers answered many cases (the static tier has its own test below).
   for (const char* tier : {"fast", "optimized"}) {
     EXPECT_GE(t.tiers.count(tier) ? t.tiers.at(tier) : 0, 1000) << tier;
+  }
+}
+
+// The same through prepared expressions: each handle meets one expression's batches in random
+// layouts, lengths, offsets and densities, and must answer as the reference does, whether a
+// layout is new (planned), held (its kernel run directly) or beyond what it keeps.
+TEST(Differential, PreparedExpressionsAgainstReference) {
+  auto engine = Engine::Make();
+  ASSERT_TRUE(engine.ok()) << engine.error().ToString();
+  const Totals t = RunDifferential(**engine, 3001, 60, 200, 4, /*force_tiers=*/true, Through::kPrepared);
+  EXPECT_EQ(t.failures, 0);
+  EXPECT_GE(t.compared_rows, 500000);
+  EXPECT_GE(t.errors, 50);
+  EXPECT_GE(t.prepared_layouts, 500);  // layouts held: later batches of them ran the held kernel
+  for (const char* tier : {"fast", "optimized"}) {
+    EXPECT_GE(t.tiers.count(tier) ? t.tiers.at(tier) : 0, 500) << tier;
   }
 }
 

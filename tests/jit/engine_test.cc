@@ -279,5 +279,117 @@ TEST(Engine, StrictCallsOverNullArgumentsDoNotFail) {
   EXPECT_EQ(*got, *want);
 }
 
+// --- Prepared expressions ------------------------------------------------------------------
+
+TEST(PreparedExpression, AnswersAsEvaluateAndRunsAHeldLayoutWithoutTheCache) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b + 1", schema);
+  auto prepared = engine->PrepareExpression(expr);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().ToString();
+  PreparedExpression& p = **prepared;
+  EXPECT_EQ(p.expr(), expr);
+  EXPECT_EQ(p.layouts(), 0u);
+  const std::vector<ArrayPtr> dense = {Col(kI32N, "[1, 2, 3]"), Col(kI32, "[4, 5, 6]")};
+  const std::vector<ArrayPtr> nulls = {Col(kI32N, "[1, null, 3]"), Col(kI32, "[4, 5, 6]")};
+  EvalReport report;
+  auto first = p.Evaluate(dense, 3, &report);
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_EQ((*first)->ToString(), "[5, 11, 19]");
+  EXPECT_TRUE(report.compiled);
+  EXPECT_EQ(p.layouts(), 1u);
+  const CacheStats before = engine->cache_stats();
+  for (int i = 0; i < 3; ++i) {
+    auto again = p.Evaluate(dense, 3, &report);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ((*again)->ToString(), "[5, 11, 19]");
+    EXPECT_FALSE(report.compiled);
+    EXPECT_EQ(report.strategy, Strategy::kDense);
+    ASSERT_TRUE(report.kernel.has_value());
+    EXPECT_EQ(report.tier, Tier::kOptimized);
+  }
+  // The held layout ran its kernel: the cache saw no lookup at all.
+  EXPECT_EQ(engine->cache_stats().hits, before.hits);
+  // A batch with nulls is another layout (its rows' AND is mixed).
+  auto mixed = p.Evaluate(nulls, 3, &report);
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ((*mixed)->ToString(), "[5, null, 19]");
+  EXPECT_EQ(report.strategy, Strategy::kDenseRetry);
+  EXPECT_EQ(p.layouts(), 2u);
+  // Errors are Evaluate's, with their rows, on a held layout too.
+  const std::vector<ArrayPtr> overflow = {Col(kI32N, "[1, 65536, 3]"), Col(kI32, "[4, 65536, 6]")};
+  auto failed = p.Evaluate(overflow, 3);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error(), engine->Evaluate(expr, overflow, 3).error());
+  EXPECT_EQ(failed.error().row(), 1);
+}
+
+TEST(PreparedExpression, EveryLayoutMetInTurnAnswersAsTheReference) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i64?");
+  auto expr = *ir::ParseAndBind("a + 1", schema);
+  auto p = std::move(engine->PrepareExpression(expr)).value();
+  // Five layouts (flat, flat with nulls, all null, a constant, a null constant), met in turn:
+  // each is planned once and later rounds run what was held.
+  std::vector<std::vector<ArrayPtr>> batches;
+  const ArrayPtr flat = Col(DataType(TypeId::kI64, true), "[1, 2, 3, 4]");
+  batches.push_back({flat});
+  batches.push_back({Col(DataType(TypeId::kI64, true), "[1, null, 3, 4]")});
+  batches.push_back({Col(DataType(TypeId::kI64, true), "[null, null, null, null]")});
+  batches.push_back({*ConstantArray::Make(Scalar::Of<int64_t>(5), 4, true)});
+  batches.push_back({*ConstantArray::Make(Scalar::Null(TypeId::kI64), 4, true)});
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& cols : batches) {
+      auto got = p->Evaluate(cols, 4);
+      auto want = ir::EvaluateReference(*expr, cols, 4);
+      ASSERT_TRUE(got.ok() && want.ok());
+      EXPECT_EQ((*got)->ToString(), (*want)->ToString());
+    }
+  }
+  EXPECT_LE(p->layouts(), PreparedExpression::kMaxLayouts);
+  EXPECT_GE(p->layouts(), 4u);
+  // Length 0 is planned by its length: answered, never held as a layout of its own.
+  const size_t held = p->layouts();
+  const std::vector<ArrayPtr> empty = {Col(DataType(TypeId::kI64, true), "[]")};
+  auto none = p->Evaluate(empty, 0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ((*none)->length(), 0);
+  EXPECT_EQ(p->layouts(), held);
+}
+
+TEST(PreparedExpression, BadInputGetsTheEnginesErrors) {
+  auto engine = NewEngine();
+  EXPECT_FALSE(engine->PrepareExpression(nullptr).ok());
+  EXPECT_FALSE(engine->PrepareExpression(*ir::Parse("a + 1")).ok());  // not bound
+  const Schema schema = *ParseSchema("a:i32, b:i32");
+  auto p = std::move(engine->PrepareExpression(*ir::ParseAndBind("a + b", schema))).value();
+  const std::vector<ArrayPtr> good = {Col(kI32, "[1, 2]"), Col(kI32, "[3, 4]")};
+  ASSERT_TRUE(p->Evaluate(good, 2).ok());
+  EXPECT_FALSE(p->Evaluate(good, 3).ok());                                  // wrong length
+  EXPECT_FALSE(p->Evaluate(std::vector<ArrayPtr>{good[0]}, 2).ok());         // missing column
+  EXPECT_FALSE(p->Evaluate(std::vector<ArrayPtr>{good[0], nullptr}, 2).ok());
+  EXPECT_FALSE(p->Evaluate(std::vector<ArrayPtr>{good[0], Col(DataType(TypeId::kI64), "[3, 4]")}, 2).ok());
+  EXPECT_FALSE(p->Evaluate(good, -1).ok());
+  ASSERT_TRUE(p->Evaluate(good, 2).ok());  // and the handle still works
+}
+
+TEST(PreparedExpression, ATieredEngineHoldsTheOptimizedKernelOnceReady) {
+  auto engine = std::move(Engine::Make(EngineOptions{})).value();  // tiered
+  const Schema schema = *ParseSchema("a:i32, b:i32");
+  auto expr = *ir::ParseAndBind("a * b - 3", schema);
+  auto p = std::move(engine->PrepareExpression(expr)).value();
+  const std::vector<ArrayPtr> cols = {Col(kI32, "[1, 2, 3]"), Col(kI32, "[4, 5, 6]")};
+  EvalReport report;
+  ASSERT_TRUE(p->Evaluate(cols, 3, &report).ok());
+  EXPECT_NE(report.tier, Tier::kOptimized);  // the static chain or the fast kernel answered
+  EXPECT_EQ(p->layouts(), 0u);               // and neither is held
+  engine->WaitForCompiles();
+  auto out = p->Evaluate(cols, 3, &report);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->ToString(), "[1, 7, 15]");
+  EXPECT_EQ(report.tier, Tier::kOptimized);
+  EXPECT_EQ(p->layouts(), 1u);
+}
+
 }  // namespace
 }  // namespace rowjit::jit

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "support/assert_ok.h"
 
@@ -39,12 +40,13 @@ TEST(RecyclingPool, ReusesFreedLargeBlocksOfTheSameSize) {
   EXPECT_EQ(pool->retained_bytes(), 5 * kMiB);
 }
 
-TEST(RecyclingPool, SmallBlocksAreNotRetainedAndTheCapHolds) {
+TEST(RecyclingPool, MidSizedBlocksAreNotRetainedAndTheCapHolds) {
   auto pool = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
   {
-    ASSERT_OK_AND_ASSIGN(BufferPtr small, Buffer::Allocate(1000, pool));
+    ASSERT_OK_AND_ASSIGN(BufferPtr mid, Buffer::Allocate(64 * 1024, pool));
   }
   EXPECT_EQ(pool->retained_bytes(), 0);
+  EXPECT_EQ(pool->reused(), 0);
   {
     // Larger than the cap: freed at once, whatever else the pool holds (here nothing).
     ASSERT_OK_AND_ASSIGN(BufferPtr huge, Buffer::Allocate(5 * kMiB, pool));
@@ -69,6 +71,43 @@ TEST(RecyclingPool, SmallBlocksAreNotRetainedAndTheCapHolds) {
   EXPECT_EQ(pool->retained_bytes(), 0);
   ASSERT_OK_AND_ASSIGN(BufferPtr again2, Buffer::Allocate(2 * kMiB, pool));
   EXPECT_EQ(pool->reused(), 2);
+}
+
+TEST(RecyclingPool, SmallBlocksAreKeptPerSizeClassUpToABound) {
+  auto pool = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
+  const uint8_t* first = nullptr;
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateForOverwrite(200, pool));  // class 256
+    first = b->data();
+    std::memset(b->mutable_data(), 0xCD, 256);
+  }
+  {
+    // The same class: the kept block, zeroed as Allocate promises, aligned as every buffer.
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(256, pool));
+    EXPECT_EQ(b->data(), first);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % kBufferAlignment, 0u);
+    for (int i = 0; i < 256; ++i) ASSERT_EQ(b->data()[i], 0) << i;
+    // Another class is not served from it.
+    ASSERT_OK_AND_ASSIGN(BufferPtr c, Buffer::Allocate(512, pool));
+    EXPECT_NE(c->data(), first);
+  }
+  EXPECT_EQ(pool->reused(), 1);
+  EXPECT_EQ(pool->retained_bytes(), 0);  // small blocks are bounded by count, not counted here
+  {
+    // More blocks of one class freed at once than the pool keeps: only kSmallKeep come back.
+    std::vector<BufferPtr> many;
+    for (size_t i = 0; i < RecyclingPool::kSmallKeep + 4; ++i) {
+      ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(1024, pool));
+      many.push_back(b);
+    }
+  }
+  const int64_t before = pool->reused();
+  std::vector<BufferPtr> again;
+  for (size_t i = 0; i < RecyclingPool::kSmallKeep + 4; ++i) {
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(1024, pool));
+    again.push_back(b);
+  }
+  EXPECT_EQ(pool->reused() - before, static_cast<int64_t>(RecyclingPool::kSmallKeep));
 }
 
 TEST(RecyclingPool, BuffersKeepTheirPoolAlive) {

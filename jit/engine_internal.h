@@ -1,0 +1,105 @@
+// The Engine's state (jit layer, internal): shared by its public plumbing (jit/engine.cc) and
+// the prepared expressions it makes (jit/prepared.cc).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+
+#include "jit/compile_pool.h"
+#include "jit/engine.h"
+#include "jit/executor_internal.h"
+
+namespace rowjit::jit {
+
+// Policy `auto` runs a deferred-error kernel dense over a batch with nulls: rows behind nulls
+// are computed too, and their evidence costs a rerun over the valid rows only when it appears.
+// When it keeps appearing (garbage behind nulls that overflows), reruns would double the work:
+// the engine then remembers, per expression, to run valid-only (branch-and-skip or
+// filter-and-scatter) for a few batches before it tries dense again. The memory is a small
+// table of counters indexed by the expression's hash: lock-free, bounded, and a collision only
+// costs a less suited strategy, never a wrong result.
+class RetryPressure {
+ public:
+  static constexpr int kPerRetry = 4;  // a retry buys this many valid-only batches
+  static constexpr int kCap = 32;
+
+  // Whether valid-only runs are owed, without spending one (PreferValidOnly spends).
+  bool Pressured(const ir::Expr& e) { return slot(e).load(std::memory_order_relaxed) > 0; }
+  bool PreferValidOnly(const ir::Expr& e) {
+    std::atomic<int>& p = slot(e);
+    int v = p.load(std::memory_order_relaxed);
+    if (v <= 0) return false;
+    p.compare_exchange_strong(v, v - 1, std::memory_order_relaxed);  // decay toward dense
+    return true;
+  }
+  void Retried(const ir::Expr& e) {
+    std::atomic<int>& p = slot(e);
+    int v = p.load(std::memory_order_relaxed);
+    p.compare_exchange_strong(v, std::min(kCap, v + kPerRetry), std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<int>& slot(const ir::Expr& e) { return slots_[e.hash() % slots_.size()]; }
+  std::array<std::atomic<int>, 256> slots_{};
+};
+
+#if defined(__SANITIZE_ADDRESS__)  // GCC
+constexpr bool kRecycleOutputs = false;  // ASan must see every free
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // Clang
+constexpr bool kRecycleOutputs = false;
+#else
+constexpr bool kRecycleOutputs = true;
+#endif
+#else
+constexpr bool kRecycleOutputs = true;
+#endif
+
+struct Engine::Impl {
+  EngineOptions options;
+  std::unique_ptr<JitCompiler> compiler;
+  std::unique_ptr<DiskCache> disk;      // null without EngineOptions::cache_dir
+  std::string object_environment;       // the compiler's, the first line of every disk key
+  KernelCache cache;
+  RetryPressure retry_pressure;
+  std::shared_ptr<MemoryPool> outputs;  // null: the system allocator
+  // Last: destroyed first, so that no background compile outlives the cache or the compiler.
+  std::unique_ptr<CompilePool> pool;
+
+  Impl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, std::unique_ptr<DiskCache> d)
+      : options(o),
+        compiler(std::move(c)),
+        disk(std::move(d)),
+        object_environment(compiler->ObjectEnvironment()),
+        cache(o.cache_capacity, o.optimize_after_uses, Makers()) {
+    if (kRecycleOutputs && o.retained_output_bytes > 0) {
+      outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes);
+    }
+    if (o.compile == EngineOptions::Compile::kTiered) pool = std::make_unique<CompilePool>(o.compile_threads);
+  }
+
+  KernelCache::Makers Makers();
+  std::string DiskKey(const CacheKey& key) const { return object_environment + "\n" + key.Serialize(); }
+  TierWant WantOf(const EvalOptions& options) const {
+    if (options.tier) return *options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;
+    return pool ? TierWant::kTiered : TierWant::kOptimized;
+  }
+  // The plan's kernel through the cache (none when the plan has none), or `found` when the
+  // caller looked it up already, recorded in the report: the key moves into `report.kernel`.
+  Result<std::shared_ptr<const CompiledKernel>> KernelOf(Plan& plan, TierWant want, EvalReport& report,
+                                                         std::optional<KernelCache::Lookup> found = {});
+  std::optional<ArrayPtr> StaticTier(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                     const Plan& plan, EvalReport& report);
+  // Runs a plan that is not staged over a read batch: the kernel through the cache in the tier
+  // `options` want (the static tier while a tiered engine's optimized kernel is not ready), the
+  // strategy through the executor. `ran`, when given, receives the kernel that ran (null: none,
+  // or the static tier).
+  Result<ArrayPtr> RunPlan(const ir::Expr& expr, const internal::Batch& batch, Plan& plan,
+                           const EvalOptions& options, EvalReport& report,
+                           std::shared_ptr<const CompiledKernel>* ran = nullptr);
+  void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
+  Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
+};
+
+}  // namespace rowjit::jit
