@@ -11,6 +11,7 @@
 
 #include "ir/aggregate.h"
 #include "jit/kernel_builder_internal.h"
+#include "jit/target.h"
 
 namespace rowjit::jit::internal {
 
@@ -237,6 +238,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
   BeginFunction(name);
   ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
   const FoldLayout layout = MakeLayout(b, shape_, *key_.expr, Ty(key_.expr->type().id));
+  if (layout.kind == AggKind::kSum && !layout.is_float) fn_->addFnAttr(kFoldKindAttribute, "sum-int");
   llvm::Value* state = fn_->getArg(1);
   FoldAccs accs = LoadAccs(b, layout, state);
   // sum(x * y) over narrow integers folds the exact product (one widening multiply, shared by

@@ -136,9 +136,10 @@ class OrcCompiler final : public JitCompiler {
   }
 
   std::string ObjectEnvironment() const override {
-    return fmt::format("rowjit {}; LLVM {}; triple {}; cpu {}; features {}; vector width {}; {}",
+    return fmt::format("rowjit {}; LLVM {}; triple {}; cpu {}; features {}; vector width {} (integer sum "
+                       "folds {}); {}",
                        Version(), LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
-                       target_.prefer_vector_width, internal::CodegenOptions());
+                       target_.prefer_vector_width, target_.sum_fold_vector_width, internal::CodegenOptions());
   }
 
  private:

@@ -17,7 +17,14 @@ struct TargetSpec {
   std::string features;  // "+avx2,+fma,..." (for native: from sys::getHostCPUFeatures)
   bool native = false;   // code for this target may run here
   int prefer_vector_width = 256;
+  // Integer sum folds (sums and fused sums of integer expressions): where 512-bit vectors won by
+  // measurement (README, "Vector width"), wider than the other kernels.
+  int sum_fold_vector_width = 256;
 };
+
+// The function attribute that marks an integer sum fold (its value: "sum-int"), read when the
+// target's attributes are set, so that the IR gates see the width that runs.
+inline constexpr const char* kFoldKindAttribute = "rowjit-fold";
 
 Result<TargetSpec> ResolveTarget(const std::string& name);
 const std::vector<std::string>& KnownTargets();

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""The peers family of tools/bench-report: the work rowjit's benchmarks do, through numpy and numba.
+
+Runs with Debian's python3 (python3-numpy, python3-numba). Prints JSON: one object per
+(case, impl) with the median ns per call over `--repetitions` timed batches, each at least
+`--min-time` seconds. Inputs match rowjit's benchmarks in type, size and null density (random
+values of the same ranges, not the same bits); outputs are preallocated, as the kernels' are
+when their output pool recycles them. numba's loops wrap on overflow where rowjit's checked
+arithmetic detects it: the peers do less work than rowjit, never more.
+
+  /usr/bin/python3 tools/peers.py [--repetitions 3] [--min-time 0.1] [--quick]
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+try:
+    import numba
+    import numpy as np
+except ImportError as e:  # bench-report prints the note and goes on without the family
+    print(json.dumps({"skipped": f"{e} (apt install python3-numpy python3-numba)"}))
+    sys.exit(0)
+
+
+@numba.njit(cache=False, nogil=True)
+def mul_add(a, b, c, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * b[i] + c[i]
+
+
+@numba.njit(cache=False, nogil=True)
+def mul_add_masked(a, b, c, va, vb, vc, out, vout):
+    # Nulls as byte masks, one per input: the values of every row, validity the AND.
+    for i in range(a.shape[0]):
+        out[i] = a[i] * b[i] + c[i]
+        vout[i] = va[i] & vb[i] & vc[i]
+
+
+@numba.njit(cache=False, nogil=True)
+def masked_sum(a, valid):
+    s = 0
+    for i in range(a.shape[0]):
+        if valid[i]:
+            s += a[i]
+    return s
+
+
+@numba.njit(cache=False, nogil=True)
+def masked_sum_mul(a, b, va, vb):
+    s = 0
+    for i in range(a.shape[0]):
+        if va[i] & vb[i]:
+            s += a[i] * b[i]
+    return s
+
+
+def timed(fn, min_time, repetitions):
+    """Median ns per call of `fn` over `repetitions` batches of at least `min_time` seconds."""
+    fn()  # warm: compile, fault in the output
+    n = 1
+    while True:
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter_ns() - t0
+        if dt >= min_time * 1e9 / 4:
+            break
+        n *= 4
+    per = []
+    for _ in range(repetitions):
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            fn()
+        per.append((time.perf_counter_ns() - t0) / n)
+    return statistics.median(per)
+
+
+def columns(rng, dtype, rows, count, lo=-1000, hi=1000):
+    if np.dtype(dtype).kind == "f":
+        return [rng.uniform(lo, hi, rows).astype(dtype) for _ in range(count)]
+    return [rng.integers(lo, hi, rows, dtype=dtype) for _ in range(count)]
+
+
+def masks(rng, rows, count, valid):
+    return [(rng.random(rows) < valid).astype(np.uint8) for _ in range(count)]
+
+
+def cases(quick):
+    """(family, case, rows, valid percent, {impl: callable})."""
+    rng = np.random.default_rng(42)
+    out = []
+    sizes = (65536, 4194304)
+    for t, dtype in (("i32", np.int32), ("f64", np.float64)):
+        for rows in sizes:
+            a, b, c = columns(rng, dtype, rows, 3)
+            o = np.empty(rows, dtype)
+
+            def np_run(a=a, b=b, c=c, o=o):
+                np.multiply(a, b, out=o)
+                np.add(o, c, out=o)
+            out.append(("ordinary", f"{t}_mul_add", rows, 100,
+                        {"numba": lambda a=a, b=b, c=c, o=o: mul_add(a, b, c, o), "numpy": np_run}))
+    rows = 65536
+    a, b, c = columns(rng, np.int32, rows, 3)
+    va, vb, vc = masks(rng, rows, 3, 0.5)
+    o, vo = np.empty(rows, np.int32), np.empty(rows, np.uint8)
+    out.append(("nullable", "i32_mul_add_scattered", rows, 50,
+                {"numba": lambda a=a, b=b, c=c, va=va, vb=vb, vc=vc, o=o, vo=vo:
+                 mul_add_masked(a, b, c, va, vb, vc, o, vo)}))
+    for t, dtype in (("i32", np.int32), ("i64", np.int64), ("f64", np.float64)):
+        for frac, pct in (("0.5", 50), ("1", 100)):
+            (x,) = columns(rng, dtype, 15000, 1)
+            (m,) = masks(rng, 15000, 1, pct / 100)
+            out.append(("fold", f"sum_{t}_scattered_{frac}", 0, 100,
+                        {"numba": lambda x=x, m=m: masked_sum(x, m),
+                         "numpy": lambda x=x, m=m: np.sum(x, where=m.view(np.bool_))}))
+    for pct in (50, 90, 100):
+        a, b = columns(rng, np.int32, 1 << 20, 2)
+        ma, mb = masks(rng, 1 << 20, 2, pct / 100)
+        out.append(("fused", f"sum_i32_mul_scattered_{pct}", 0, 100,
+                    {"numba": lambda a=a, b=b, ma=ma, mb=mb: masked_sum_mul(a, b, ma, mb)}))
+    for rows in (8, 64):
+        a, b, c = columns(rng, np.int32, rows, 3)
+        o = np.empty(rows, np.int32)
+        out.append(("compile", "ops3", 0, 100,
+                    {f"numba_call_{rows}_rows": lambda a=a, b=b, c=c, o=o: mul_add(a, b, c, o)}))
+    if quick:
+        out = [c for c in out if c[0] != "ordinary" or c[2] != 65536 or c[1].startswith("i32")]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=0.1)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    results = []
+    for family, case, rows, valid, impls in cases(args.quick):
+        for impl, fn in impls.items():
+            ns = timed(fn, args.min_time, args.repetitions)
+            results.append({"family": family, "case": case, "impl": impl, "rows": rows, "valid": valid,
+                            "ns_per_iter": ns})
+            print(f"peers: {family}/{case}/{impl}/rows:{rows}/valid:{valid} {ns:.0f} ns", file=sys.stderr)
+    print(json.dumps({"numpy": np.__version__, "numba": numba.__version__, "results": results}))
+
+
+if __name__ == "__main__":
+    main()
