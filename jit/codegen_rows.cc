@@ -101,6 +101,26 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
   return Status::OK();
 }
 
+namespace {
+
+// Rows a rechecking row loop takes per block: a block with a suspect row is rerun exactly, so
+// a rare wide operand costs one block, not the call.
+constexpr int64_t kRecheckBlock = 1024;
+
+// Whether the expression holds a checked 64-bit integer multiply, whose exact evidence costs
+// about twice the wrapping multiply: its row loop takes the cheap operand-range test and
+// rechecks suspect blocks (EmitRecheckedRowLoop).
+bool HasCheckedMul64(const ir::Expr& e) {
+  if (!e.is_call()) return false;
+  if (e.name() == "mul" && IsInteger(e.type().id) && BitWidth(e.type().id) == 64) return true;
+  for (const ir::ExprPtr& a : e.args()) {
+    if (HasCheckedMul64(*a)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 // One flat loop over the 64 * words rows of the call, entered when there is a row.
 Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   assert(!shape_.reads_lane_validity() && "a row loop has no validity words to read lanes of");
@@ -111,15 +131,71 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   llvm::Value* at_least_one = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, words, b.getInt64(1));
   llvm::Value* product = b.CreateShl(at_least_one, 6, "", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::Value* n = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, product, b.getInt64(64), nullptr, "rows.count");
-  LoopScaffold rows = LoopScaffold::Open(b, "rows", b.getInt64(0), EvidenceValues(),
-                                         b.CreateICmpSGT(words, b.getInt64(0)));
-  SetEvidence(rows.carried());
+  llvm::Value* any = b.CreateICmpSGT(words, b.getInt64(0));
+  if (HasCheckedMul64(*key_.expr) && !evidence_.empty()) return EmitRecheckedRowLoop(n, any);
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(b.getInt64(0), n, true, any));
+  SetEvidence(ev);
+  return Status::OK();
+}
+
+// Rows [start, end) in one loop (tested at its latch; `guard`, when given, at its entry): the
+// expression's values stored when `store`, its evidence accumulated (and its suspects, while a
+// rechecking loop's fast pass collects them). Returns the evidence after the loop.
+Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
+                                                              llvm::Value* guard) {
+  std::vector<llvm::Value*> carried = EvidenceValues();
+  if (suspect_ != nullptr) carried.push_back(suspect_);
+  LoopScaffold rows = LoopScaffold::Open(b, "rows", start, carried, guard);
+  std::vector<llvm::Value*> in = rows.carried();
+  SetEvidence(std::span(in).first(evidence_.size()));
+  if (suspect_ != nullptr) suspect_ = in.back();
   llvm::Value* row = rows.index();
   row_valid_ = nullptr;
   ROWJIT_ASSIGN_OR_RETURN(Val root, EmitNode(*key_.expr, row, nullptr));
-  StoreRowValue(root, row, key_.expr->type().id == TypeId::kBool);
+  if (store) StoreRowValue(root, row, key_.expr->type().id == TypeId::kBool);
+  std::vector<llvm::Value*> updated = EvidenceValues();
+  if (suspect_ != nullptr) updated.push_back(suspect_);
   llvm::Value* next = b.CreateAdd(row, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  SetEvidence(rows.Close(next, EvidenceValues(), b.CreateICmpULT(next, n), "rows.done"));
+  std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, end), "rows.done");
+  if (suspect_ != nullptr) {
+    suspect_ = out.back();
+    out.pop_back();
+  }
+  return out;
+}
+
+// The row loop of an expression with a checked 64-bit multiply, in blocks of kRecheckBlock
+// rows: a fast pass stores the values (the same x * y mod 2^64 either way) with every other
+// call's exact evidence and the multiplies' operand-range suspects; a block with a suspect row
+// is run again for exact evidence only. Values of moderate operands never pay the exact form.
+Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any) {
+  LoopScaffold blocks = LoopScaffold::Open(b, "blocks", b.getInt64(0), EvidenceValues(), any);
+  SetEvidence(blocks.carried());
+  llvm::Value* start = blocks.index();
+  llvm::Value* end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, b.getInt64(kRecheckBlock)), n);
+  suspect_ = b.getInt64(0);
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> fast, EmitRowRange(start, end, true, nullptr));
+  llvm::Value* suspect = suspect_;
+  suspect_ = nullptr;
+  llvm::BasicBlock* after_fast = b.GetInsertBlock();
+  llvm::BasicBlock* recheck = llvm::BasicBlock::Create(ctx_, "recheck", fn_);
+  llvm::BasicBlock* joined = llvm::BasicBlock::Create(ctx_, "block.done", fn_);
+  b.CreateCondBr(b.CreateICmpNE(suspect, b.getInt64(0)), recheck, joined);
+  b.SetInsertPoint(recheck);
+  SetEvidence(fast);
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> exact, EmitRowRange(start, end, false, nullptr));
+  llvm::BasicBlock* after_exact = b.GetInsertBlock();
+  b.CreateBr(joined);
+  b.SetInsertPoint(joined);
+  std::vector<llvm::Value*> merged;
+  for (size_t i = 0; i < fast.size(); ++i) {
+    llvm::PHINode* p = b.CreatePHI(fast[i]->getType(), 2);
+    p->addIncoming(fast[i], after_fast);
+    p->addIncoming(exact[i], after_exact);
+    merged.push_back(p);
+  }
+  llvm::Value* next = b.CreateAdd(start, b.getInt64(kRecheckBlock), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  SetEvidence(blocks.Close(next, merged, b.CreateICmpULT(next, n), "blocks.done"));
   return Status::OK();
 }
 

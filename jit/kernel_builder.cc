@@ -77,6 +77,12 @@ void KernelBuilder::SetEvidence(std::span<llvm::Value* const> values) {
   for (auto& [width, value] : evidence_) value = values[i++];
 }
 
+void KernelBuilder::Suspect(llvm::Value* ev) {
+  assert(suspect_ != nullptr && "conservative evidence outside a rechecking row loop");
+  assert(!shape_.writes_validity && !shape_.mask_evidence && "suspects are for dense row loops");
+  suspect_ = b.CreateOr(suspect_, ev);
+}
+
 void KernelBuilder::Evidence(llvm::Value* ev) {
   if (auto* c = llvm::dyn_cast<llvm::Constant>(ev); c != nullptr && c->isNullValue()) return;
   if (evidence_.empty()) {
@@ -262,9 +268,11 @@ Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::V
   struct CallContext final : LowerContext {
     CallContext(KernelBuilder& k, const ir::Expr& call) : LowerContext(k.b, call), k(k) {}
     void Evidence(llvm::Value* ev) override { k.Evidence(ev); }
+    void Suspect(llvm::Value* ev) override { k.Suspect(ev); }
     KernelBuilder& k;
   } ctx(*this, e);
   ctx.wide_wanted = &e == wide_call_;
+  ctx.conservative_mul64 = suspect_ != nullptr;
   call_fail_ = nullptr;
   call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
   Val out = lowering->lower(ctx, args);

@@ -71,6 +71,7 @@ class KernelBuilder final : public LowerContext {
   Status BuildFold(const std::string& name);
 
   void Evidence(llvm::Value* ev) override;
+  void Suspect(llvm::Value* ev) override;
 
  private:
   struct Input {
@@ -119,6 +120,9 @@ class KernelBuilder final : public LowerContext {
   Status EmitWordLoop(llvm::Value* words);
   Status EmitWord(llvm::Value* w);
   Status EmitRowLoop(llvm::Value* words);
+  Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any);
+  Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
+                                                 llvm::Value* guard);
   void StoreRowValue(const Val& root, llvm::Value* row, bool bool_as_byte);
 
   // --- fold kernels (jit/codegen_fold.cc)
@@ -149,6 +153,7 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* call_valid_ = nullptr;       // the strict call being lowered: its arguments' validity
   llvm::Value* call_fail_ = nullptr;        // the call being lowered failed in this lane (i1)
   const ir::Expr* wide_call_ = nullptr;     // the call whose exact widened value a fold sums
+  llvm::Value* suspect_ = nullptr;          // a rechecking row loop's fast pass: its suspects (i64)
   std::unique_ptr<llvm::MDBuilder> mdb_;
   llvm::MDNode* domain_ = nullptr;
   std::vector<llvm::MDNode*> scopes_;

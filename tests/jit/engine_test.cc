@@ -279,6 +279,60 @@ TEST(Engine, StrictCallsOverNullArgumentsDoNotFail) {
   EXPECT_EQ(*got, *want);
 }
 
+// --- checked 64-bit multiply: operand-range suspects, exact recheck per block ----------------
+
+// Columns of `n` rows: a[i] = `a`, b[i] = `b`, except row `at` (when >= 0), which holds `a_at`.
+std::vector<ArrayPtr> Mul64Columns(TypeId t, int64_t n, uint64_t a, uint64_t b, int64_t at = -1,
+                                   uint64_t a_at = 0) {
+  std::vector<Scalar> as, bs;
+  for (int64_t i = 0; i < n; ++i) {
+    as.push_back(Scalar::FromBits(t, i == at ? a_at : a));
+    bs.push_back(Scalar::FromBits(t, b));
+  }
+  return {*MakeArray(DataType(t), as), *MakeArray(DataType(t), bs)};
+}
+
+TEST(CheckedMul64, SuspectRowsThatFitAreNotErrorsInAnyBlock) {
+  auto engine = NewEngine();
+  for (TypeId t : {TypeId::kI64, TypeId::kU64}) {
+    const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}}};
+    auto expr = *ir::ParseAndBind("a * b", schema);
+    // Every operand wider than 32 bits (every row a suspect), every product in range: 5,000
+    // rows, five blocks rechecked, no error.
+    const auto cols = Mul64Columns(t, 5000, uint64_t{1} << 40, 2);
+    auto out = engine->Evaluate(expr, cols, 5000);
+    ASSERT_TRUE(out.ok()) << TypeIdName(t) << ": " << out.error().ToString();
+    auto ref = ir::EvaluateReference(*expr, cols, 5000);
+    ASSERT_TRUE(ref.ok());
+    EXPECT_EQ(FirstDifference(**out, **ref), -1) << TypeIdName(t);
+  }
+}
+
+TEST(CheckedMul64, AnOverflowInALaterBlockIsReportedWithItsRow) {
+  auto engine = NewEngine();
+  struct Case {
+    TypeId t;
+    uint64_t fits_a, b, overflows_a;
+  };
+  for (const Case& c : {Case{TypeId::kI64, uint64_t{1} << 40, 2, uint64_t{1} << 62},
+                        Case{TypeId::kU64, uint64_t{1} << 33, uint64_t{1} << 30, uint64_t{1} << 34}}) {
+    const Schema schema{{{"a", DataType(c.t)}, {"b", DataType(c.t)}}};
+    auto expr = *ir::ParseAndBind("a * b + b", schema);
+    for (int64_t at : {int64_t{0}, int64_t{1023}, int64_t{1024}, int64_t{3100}, int64_t{4999}}) {
+      const auto cols = Mul64Columns(c.t, 5000, c.fits_a, c.b, at, c.overflows_a);
+      auto out = engine->Evaluate(expr, cols, 5000);
+      ASSERT_FALSE(out.ok()) << TypeIdName(c.t) << " row " << at;
+      EXPECT_EQ(out.error().code(), ErrorCode::kOverflow);
+      EXPECT_EQ(out.error().row(), at) << TypeIdName(c.t) << ": " << out.error().ToString();
+    }
+    // Moderate operands everywhere (no suspect at all): values as the reference's.
+    const auto cols = Mul64Columns(c.t, 5000, 123456, 789);
+    auto out = engine->Evaluate(expr, cols, 5000);
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(FirstDifference(**out, **ir::EvaluateReference(*expr, cols, 5000)), -1);
+  }
+}
+
 // --- Prepared expressions ------------------------------------------------------------------
 
 TEST(PreparedExpression, AnswersAsEvaluateAndRunsAHeldLayoutWithoutTheCache) {
