@@ -208,7 +208,8 @@ inline uint8_t PackEight(uint64_t x) {
   return static_cast<uint8_t>(((nonzero >> 7) * 0x0102040810204080ULL) >> 56);
 }
 
-// Bits to bytes (0x00 or 0xff): AVX2 broadcasts 32 bits, moves byte j / 8 of them into byte j
+// Bits to bytes (0x00 or 0xff): AVX-512BW moves a word into a mask register and expands it
+// (vpmovm2b); AVX2 broadcasts 32 bits, moves byte j / 8 of them into byte j
 // with a shuffle and tests bit j % 8; other levels spread eight bits with a multiply (SWAR).
 inline uint64_t SpreadEight(uint64_t eight) {
   constexpr uint64_t kBitPerByte = 0x8040201008040201ULL;
@@ -224,7 +225,14 @@ int64_t UnpackBits(BitSpan bits, uint8_t* out) {
   const int shift = r.shift();
   int64_t count = 0;
   int64_t w = 0;
-#if defined(__AVX2__)
+#if defined(__AVX512BW__)
+  // AVX-512: a word of bits is a mask register; one vpmovm2b writes its 64 bytes.
+  for (; w < fast; ++w) {
+    const uint64_t word = WordReader::Fast(base, shift, w);
+    count += Popcount(word);
+    _mm512_storeu_si512(out + 64 * w, _mm512_movm_epi8(static_cast<__mmask64>(word)));
+  }
+#elif defined(__AVX2__)
   const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
                                           2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
