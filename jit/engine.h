@@ -140,7 +140,9 @@ class Engine {
 };
 
 // An expression prepared for repeated evaluation: the host keeps it beside its batch loop.
-// Results, errors and reports are those of Engine::Evaluate with the same options, call for call.
+// Results, errors and reports are those of Engine::Evaluate with the same options, call for call
+// (a call on a held layout does not touch the kernel cache, so it counts no hit there and the
+// cache may evict, and later recompile, a kernel that a handle still holds and runs).
 // A layout (per column the expression reads: encoding, type, whether it holds nulls; and whether
 // the rows' AND of validity is all valid, mixed or all null) is planned on its first batch, and
 // its optimized kernel kept; batches that the engine would not run through one plain kernel

@@ -172,12 +172,12 @@ uint64_t PadWord(uint64_t word, int64_t tail) {
   return (word & keep) | (((word >> (tail - 1)) & 1) ? ~keep : 0);
 }
 
-// All 64 rows of `dst` set to `value`: a fixed count of aligned stores.
+// All 64 rows of `dst` set to `value`: a fixed count of stores.
 template <typename U>
 void FillRows(uint8_t* dst, const uint8_t* value) {
   U v;
   std::memcpy(&v, value, sizeof(U));
-  U* rows = reinterpret_cast<U*>(__builtin_assume_aligned(dst, 64));
+  U* rows = reinterpret_cast<U*>(dst);  // aligned to U: scratch rows are 512-byte blocks
   for (int r = 0; r < 64; ++r) rows[r] = v;
 }
 

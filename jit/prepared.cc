@@ -99,27 +99,25 @@ void PreparedExpression::State::Keep(std::unique_ptr<PreparedLayout> layout) {
 }
 
 // A layout seen for the first time: read, planned and run as Engine::Evaluate does it, and kept
-// when one plain kernel (or none) serves it.
+// when the run succeeded with one plain kernel (or none) that may be held.
 Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr> columns, int64_t length,
                                                        EvalReport& rep) {
   Engine::Impl& impl = *engine->impl_;
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length));
-  const bool owed_valid_only = options.policy == ir::Policy::kAuto && expr->facts().can_fail &&
-                               batch.facts.rows == BatchFacts::Rows::kSomeNull &&
-                               impl.retry_pressure.Pressured(*expr);
-  if (!batch.normalized.empty() || owed_valid_only) {
-    return engine->EvaluateAdmitted(expr, columns, length, options, rep);
-  }
   Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl.options.max_kernel_nodes);
   rep.strategy = plan.strategy;
   auto layout = std::make_unique<PreparedLayout>();
   layout->rows = batch.facts.rows;
   layout->strategy = plan.strategy;
   for (int c : expr->facts().columns) layout->inputs.push_back(batch.facts.inputs[c]);
+  const bool needs_kernel = plan.kernel.has_value();  // RunPlan moves the key into the report
   Result<ArrayPtr> out = impl.RunPlan(*expr, batch, plan, options, rep, &layout->kernel);
-  const bool keep = plan.strategy != Strategy::kEmpty &&  // decided by the length, not the layout
-                    (rep.kernel ? layout->kernel != nullptr && Holdable(*layout->kernel, options)
-                                : layout->kernel == nullptr);
+  // Not kept: a failed run (its compile may succeed next time), a length-0 batch (planned by its
+  // length, not its layout), and a kernel of a tier the options do not want held.
+  const bool keep = out.ok() && plan.strategy != Strategy::kEmpty &&
+                    (needs_kernel ? layout->kernel != nullptr && rep.kernel.has_value() &&
+                                        Holdable(*layout->kernel, options)
+                                  : layout->kernel == nullptr);
   if (keep) {
     layout->key = rep.kernel;
     Keep(std::move(layout));
@@ -136,15 +134,18 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
     return engine->EvaluateAdmitted(expr, columns, length, options, rep);
   }
   const BatchInputs inputs(f.columns, columns);
-  if (length == 0 || inputs.decode) return PlanAndRun(columns, length, rep);
+  // Inputs the kernels cannot read as they are: Evaluate's path decodes them (once).
+  if (length == 0 || inputs.decode) return engine->EvaluateAdmitted(expr, columns, length, options, rep);
   internal::Batch batch;
   batch.columns = columns;
   batch.facts.length = length;
   ROWJIT_RETURN_NOT_OK(internal::ReadRows(*expr, inputs.any_nulls, batch));
-  const bool owed_valid_only = options.policy == ir::Policy::kAuto && f.can_fail &&
-                               batch.facts.rows == BatchFacts::Rows::kSomeNull &&
-                               impl.retry_pressure.Pressured(*expr);
-  const PreparedLayout* layout = owed_valid_only ? nullptr : Find(inputs, batch.facts.rows);
+  // Valid-only runs owed to retry pressure: planned per batch by Evaluate's path.
+  if (options.policy == ir::Policy::kAuto && f.can_fail && batch.facts.rows == BatchFacts::Rows::kSomeNull &&
+      impl.retry_pressure.Pressured(*expr)) {
+    return engine->EvaluateAdmitted(expr, columns, length, options, rep);
+  }
+  const PreparedLayout* layout = Find(inputs, batch.facts.rows);
   if (layout == nullptr) return PlanAndRun(columns, length, rep);
   rep.strategy = layout->strategy;
   if (layout->kernel) rep.tier = layout->kernel->tier();
@@ -174,13 +175,15 @@ Result<ArrayPtr> PreparedExpression::Evaluate(std::span<const ArrayPtr> columns,
 Result<std::unique_ptr<PreparedExpression>> Engine::PrepareExpression(const ir::ExprPtr& expr,
                                                                       const EvalOptions& options) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
-  if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
-  ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr->facts(), impl_->options.limits));
-  auto state = std::make_unique<PreparedExpression::State>();
-  state->engine = this;
-  state->expr = expr;
-  state->options = options;
-  return std::unique_ptr<PreparedExpression>(new PreparedExpression(std::move(state)));
+  return NoThrow([&]() -> Result<std::unique_ptr<PreparedExpression>> {
+    if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
+    ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr->facts(), impl_->options.limits));
+    auto state = std::make_unique<PreparedExpression::State>();
+    state->engine = this;
+    state->expr = expr;
+    state->options = options;
+    return std::unique_ptr<PreparedExpression>(new PreparedExpression(std::move(state)));
+  });
 }
 
 }  // namespace rowjit::jit

@@ -28,6 +28,11 @@ void* AllocateAligned(size_t bytes) {
   return data;
 }
 
+RecyclingPool::RecyclingPool(int64_t max_retained, int64_t min_block)
+    : max_retained_(max_retained), min_block_(min_block) {
+  for (std::vector<void*>& blocks : small_) blocks.reserve(kSmallKeep);  // Free never allocates
+}
+
 RecyclingPool::~RecyclingPool() {
   for (auto& [bytes, block] : free_) std::free(block);
   for (std::vector<void*>& blocks : small_) {
@@ -69,7 +74,6 @@ void RecyclingPool::Free(void* data, int64_t bytes) {
       std::lock_guard<std::mutex> lock(mu_);
       std::vector<void*>& blocks = small_[static_cast<size_t>(bytes / 64 - 1)];
       if (blocks.size() < kSmallKeep) {
-        if (blocks.capacity() == 0) blocks.reserve(kSmallKeep);  // no allocation after the first
         blocks.push_back(data);
         return;
       }

@@ -28,17 +28,17 @@ class MemoryPool {
 };
 
 // A pool that keeps freed blocks of at least `min_block` bytes for reuse by the next allocation
-// of the same size, up to `max_retained` bytes in all (the largest blocks go first when full).
+// of the same size, up to `max_retained` bytes of them (the largest blocks go first when full).
 // Large outputs of a batch loop then land on memory already faulted in, instead of fresh pages
 // from the system each call (on a 2-vCPU guest, ~2 ns/row for a 4M-row i32 output). Small blocks
 // (up to kSmallMax bytes, the outputs of short batches) are kept too, up to kSmallKeep of each
 // 64-byte size class: glibc's 64-byte-aligned allocation costs several times a plain malloc,
-// which showed in the per-call cost of short batches. Others go straight to the system
-// allocator. Thread-safe.
+// which showed in the per-call cost of short batches; they are bounded by that count (at most
+// 2 MiB), not by `max_retained`, and retained_bytes() does not count them. Others go straight to
+// the system allocator. Thread-safe.
 class RecyclingPool final : public MemoryPool {
  public:
-  explicit RecyclingPool(int64_t max_retained = int64_t{256} << 20, int64_t min_block = int64_t{1} << 20)
-      : max_retained_(max_retained), min_block_(min_block) {}
+  explicit RecyclingPool(int64_t max_retained = int64_t{256} << 20, int64_t min_block = int64_t{1} << 20);
   ~RecyclingPool() override;
   void* Allocate(int64_t bytes) override;
   void Free(void* data, int64_t bytes) override;

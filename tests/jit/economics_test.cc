@@ -264,6 +264,20 @@ std::unique_ptr<Engine> EngineWith(EngineOptions options, std::string environmen
       .value();
 }
 
+// A prepared expression whose optimized compile fails: every call reports the compiler's error,
+// as Engine::Evaluate does, and no layout is held without its kernel.
+TEST(PreparedExpression, AFailedCompileIsAnErrorEveryCallAndNeverHeld) {
+  Workload w;
+  auto engine = EngineWith({.compile = kSynchronous}, "failing", /*fail_optimized=*/true);
+  auto prepared = std::move(engine->PrepareExpression(w.expr)).value();
+  for (int call = 0; call < 3; ++call) {
+    auto out = prepared->Evaluate(w.batch.columns, w.batch.length);
+    ASSERT_FALSE(out.ok()) << call;
+    EXPECT_NE(out.error().ToString().find("injected"), std::string::npos) << out.error().ToString();
+    EXPECT_EQ(prepared->layouts(), 0u);
+  }
+}
+
 TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {
   Folder folder;
   Workload w;
