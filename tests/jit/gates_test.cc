@@ -11,6 +11,8 @@
 #include "jit/gates/gate_catalog.h"
 #include "jit/gates/gate_report.h"
 #include "jit/gates/gates.h"
+#include "jit/gates/kernel_request.h"
+#include "jit/target.h"
 #include "support/assert_ok.h"
 
 namespace rowjit::jit {
@@ -251,6 +253,37 @@ TEST(Gates, CatalogEnumeratesPatternsAndPolicies) {
   }
   EXPECT_EQ(mul_u8, 6);  // 3 constant patterns × (dense, branch-skip)
   EXPECT_EQ(coalesce3, 7 * 2 * 11);  // 7 patterns × (dense, validity) × 11 types
+}
+
+// The vector widths chosen per kernel family (README, "Vector width"): integer sum folds take
+// the target's sum-fold width (512 bits on hosts with 512-bit vectors, and on x86-64-v4), every
+// other kernel the row width; the optimized IR carries the width that runs.
+TEST(Gates, IntegerSumFoldsTakeTheirOwnVectorWidth) {
+  for (const char* target : {"native", "x86-64-v3", "x86-64-v4"}) {
+    ASSERT_OK_AND_ASSIGN(TargetSpec spec, ResolveTarget(target));
+    auto width_of = [&](const char* expr, const char* schema) -> std::string {
+      auto planned = PlanRequest({expr, schema, {}, "auto", target});
+      EXPECT_TRUE(planned.ok()) << expr;
+      auto code = GenerateCode(*planned, false);
+      EXPECT_TRUE(code.ok()) << expr;
+      const std::string key = "\"prefer-vector-width\"=\"";
+      const size_t at = code->optimized_ir.find(key);
+      return at == std::string::npos ? "" : code->optimized_ir.substr(at + key.size(), 3);
+    };
+    const std::string fold = std::to_string(spec.sum_fold_vector_width);
+    const std::string rows = std::to_string(spec.prefer_vector_width);
+    EXPECT_EQ(width_of("sum(a)", "a:i32?"), fold) << target;
+    EXPECT_EQ(width_of("sum(a * b)", "a:i16?, b:i16"), fold) << target;
+    EXPECT_EQ(width_of("min(a)", "a:i32?"), rows) << target;
+    EXPECT_EQ(width_of("sum(a)", "a:f64?"), rows) << target;
+    EXPECT_EQ(width_of("a * b + c", "a:i32?, b:i32, c:i32"), rows) << target;
+    if (std::string(target) == "x86-64-v4") {
+      EXPECT_EQ(fold, "512");
+    }
+    if (std::string(target) == "x86-64-v3") {
+      EXPECT_EQ(fold, "256");
+    }
+  }
 }
 
 }  // namespace
