@@ -1,4 +1,4 @@
-// Masked folds over 15,000 rows beside the run-walking and per-row-branch baselines, i32/i64/f64,
+// Masked folds over 15,000 rows (and 1M: `fold_1m`) beside the run-walking and per-row-branch baselines, i32/i64/f64,
 // nulls scattered or clustered at valid fractions 0.5-1.0, and the JIT's fold of the same column
 // (Engine::Aggregate) (bench). The `fused` family: sum(a * b) in one pass against materializing
 // a * b with the JIT and folding it with the static masked fold.
@@ -26,28 +26,28 @@ constexpr double kFractions[] = {0.5, 0.9, 0.95, 0.97, 0.99, 1.0};
 
 // Scattered: each row valid independently. Clustered: alternating null and valid runs with a
 // mean null run of 64 rows, sized so the valid fraction comes out right.
-std::vector<uint8_t> MakeValidity(double fraction, bool clustered, uint32_t seed) {
+std::vector<uint8_t> MakeValidity(double fraction, bool clustered, uint32_t seed, int64_t rows = kRows) {
   std::mt19937 rng(seed);
-  std::vector<uint8_t> bits(k::NumBytes(kRows), 0);
+  std::vector<uint8_t> bits(k::NumBytes(rows), 0);
   if (!clustered) {
     std::bernoulli_distribution valid(fraction);
-    for (int64_t i = 0; i < kRows; ++i) k::SetBitTo(bits.data(), i, valid(rng));
+    for (int64_t i = 0; i < rows; ++i) k::SetBitTo(bits.data(), i, valid(rng));
     return bits;
   }
   const double null_run = 64, valid_run = fraction >= 1 ? 1e18 : null_run * fraction / (1 - fraction);
   std::exponential_distribution<double> nulls(1 / null_run), valids(1 / valid_run);
   int64_t i = 0;
-  while (i < kRows) {
-    for (int64_t n = static_cast<int64_t>(valids(rng)) + 1; n > 0 && i < kRows; --n) k::SetBitTo(bits.data(), i++, true);
-    for (int64_t n = static_cast<int64_t>(nulls(rng)) + 1; n > 0 && i < kRows && fraction < 1; --n) i++;
+  while (i < rows) {
+    for (int64_t n = static_cast<int64_t>(valids(rng)) + 1; n > 0 && i < rows; --n) k::SetBitTo(bits.data(), i++, true);
+    for (int64_t n = static_cast<int64_t>(nulls(rng)) + 1; n > 0 && i < rows && fraction < 1; --n) i++;
   }
   return bits;
 }
 
 template <typename T>
-std::vector<T> MakeValues(uint32_t seed) {
+std::vector<T> MakeValues(uint32_t seed, int64_t rows = kRows) {
   std::mt19937 rng(seed);
-  std::vector<T> v(kRows);
+  std::vector<T> v(static_cast<size_t>(rows));
   for (auto& x : v) x = static_cast<T>(static_cast<int32_t>(rng() % 2000001) - 1000000);
   return v;
 }
@@ -59,13 +59,14 @@ enum class Impl { kStatic, kStaticBaselineLevel, kRunWalk, kPerRowBranch, kJit }
 template <typename T>
 rowjit::ArrayPtr ColumnOf(const std::vector<T>& values, const std::vector<uint8_t>* bits) {
   using namespace rowjit;
+  const auto rows = static_cast<int64_t>(values.size());
   const DataType type(TypeIdOf<T>(), bits != nullptr);
-  BufferPtr v = Buffer::Borrow(values.data(), kRows * static_cast<int64_t>(sizeof(T)), nullptr);
+  BufferPtr v = Buffer::Borrow(values.data(), rows * static_cast<int64_t>(sizeof(T)), nullptr);
   Validity validity = Validity::AllValid();
   if (bits != nullptr) {
-    validity = *Validity::FromBitmap(Buffer::Borrow(bits->data(), static_cast<int64_t>(bits->size()), nullptr), 0, kRows);
+    validity = *Validity::FromBitmap(Buffer::Borrow(bits->data(), static_cast<int64_t>(bits->size()), nullptr), 0, rows);
   }
-  return *PrimitiveArray::Make(type, kRows, v, validity);
+  return *PrimitiveArray::Make(type, rows, v, validity);
 }
 
 rowjit::ir::Aggregate AggregateOf(Op op, const char* type, bool nullable) {
@@ -88,11 +89,11 @@ void RunJitFold(benchmark::State& state, const rowjit::ir::Aggregate& agg, const
 }
 
 template <typename T>
-auto RunOnce(Op op, Impl impl, const T* v, BitSpan validity) {
+auto RunOnce(Op op, Impl impl, const T* v, BitSpan validity, int64_t rows = kRows) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
   if (impl == Impl::kStatic || impl == Impl::kStaticBaselineLevel) {
-    if (op == Op::kSum) return static_cast<Acc>(k::Sum(v, kRows, validity).value);
-    const auto mm = k::MinMax(v, kRows, validity, k::NanMode::kSkip);
+    if (op == Op::kSum) return static_cast<Acc>(k::Sum(v, rows, validity).value);
+    const auto mm = k::MinMax(v, rows, validity, k::NanMode::kSkip);
     return static_cast<Acc>(mm->min) + static_cast<Acc>(mm->max);
   }
   auto run = [&](auto init, auto fn) {
@@ -155,6 +156,30 @@ void Register(const char* type, Op op) {
   });
 }
 
+// fold_1m: the same folds over 1M rows (values 4-8 MiB: past L2), static and JIT, at half and
+// all rows valid, nulls scattered.
+template <typename T>
+void Register1M(const char* type, Op op) {
+  constexpr int64_t kRows1M = int64_t{1} << 20;
+  static const std::vector<T> values = MakeValues<T>(7, kRows1M);
+  for (double fraction : {0.5, 1.0}) {
+    auto bits = std::make_shared<std::vector<uint8_t>>(MakeValidity(fraction, false, 11, kRows1M));
+    char frac[16];
+    std::snprintf(frac, sizeof frac, "%g", fraction);
+    const std::string base = std::string("fold_1m/") + (op == Op::kSum ? "sum_" : "min_max_") + type +
+                             "_scattered_" + frac + "/";
+    benchmark::RegisterBenchmark((base + "static").c_str(), [bits, op](benchmark::State& state) {
+      const BitSpan validity{bits->data(), 0, kRows1M};
+      for (auto _ : state) benchmark::DoNotOptimize(RunOnce(op, Impl::kStatic, values.data(), validity, kRows1M));
+      state.SetItemsProcessed(state.iterations() * kRows1M);
+    });
+    benchmark::RegisterBenchmark((base + "jit").c_str(), [bits, op, type](benchmark::State& state) {
+      RunJitFold(state, AggregateOf(op, type, true), ColumnOf(values, bits.get()), kRows1M);
+      state.SetItemsProcessed(state.iterations() * kRows1M);
+    });
+  }
+}
+
 // fused: sum(a * b) over nullable i32 (1M rows, nulls scattered in both inputs) in one pass
 // (`jit`), against `jit_materialize_static`: Engine::Evaluate(a * b), then the static masked
 // fold over its values and validity.
@@ -211,6 +236,9 @@ const bool kRegistered = [] {
     Register<int32_t>("i32", op);
     Register<int64_t>("i64", op);
     Register<double>("f64", op);
+    Register1M<int32_t>("i32", op);
+    Register1M<int64_t>("i64", op);
+    Register1M<double>("f64", op);
   }
   RegisterFused();
   return true;

@@ -82,12 +82,13 @@ const Lowering* FindLowering(std::string_view name) {
   return it == index.end() ? nullptr : it->second;
 }
 
-Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name) {
+Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
+                  bool mask_registers) {
   if (key.spec.expr == nullptr || !key.spec.expr->bound()) {
     return MakeError(ErrorCode::kInvalidInput, "kernels are built from bound expressions");
   }
   llvm::IRBuilder<> b(module.getContext());
-  KernelBuilder builder(key, module, b);
+  KernelBuilder builder(key, module, b, mask_registers);
   if (key.shape.fold) return builder.BuildFold(name);
   return builder.Build(name);
 }

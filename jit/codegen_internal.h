@@ -80,6 +80,8 @@ const Lowering* FindLowering(std::string_view name);
 
 // Emits the kernel `key` names into `module` as a function named `name`, with the signature
 // of its kind (jit/kernel_abi.h): a row kernel, or a word or row fold.
-Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name);
+// `mask_registers`: the target has 64-bit mask registers (TargetSpec::mask_registers).
+Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
+                  bool mask_registers);
 
 }  // namespace rowjit::jit::internal

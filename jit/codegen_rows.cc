@@ -187,13 +187,7 @@ Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any) {
   llvm::BasicBlock* after_exact = b.GetInsertBlock();
   b.CreateBr(joined);
   b.SetInsertPoint(joined);
-  std::vector<llvm::Value*> merged;
-  for (size_t i = 0; i < fast.size(); ++i) {
-    llvm::PHINode* p = b.CreatePHI(fast[i]->getType(), 2);
-    p->addIncoming(fast[i], after_fast);
-    p->addIncoming(exact[i], after_exact);
-    merged.push_back(p);
-  }
+  const std::vector<llvm::Value*> merged = JoinPaths(b, fast, after_fast, exact, after_exact);
   llvm::Value* next = b.CreateAdd(start, b.getInt64(kRecheckBlock), "", /*HasNUW=*/true, /*HasNSW=*/true);
   SetEvidence(blocks.Close(next, merged, b.CreateICmpULT(next, n), "blocks.done"));
   return Status::OK();

@@ -27,7 +27,7 @@ Status EmitInto(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& t
                 const std::string& name) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(t.triple);
-  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name));
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name, t.mask_registers));
   internal::SetTargetAttributes(*m.getFunction(name), t);
   return Status::OK();
 }

@@ -15,12 +15,13 @@
 namespace rowjit::jit::internal {
 namespace {
 
-// Whole 64-bit words of bits starting at a bit offset: shared when byte-aligned and readable to
-// the last word, copied to offset 0 otherwise.
+// 64-bit words of bits starting at a bit offset: shared when byte-aligned, copied to offset 0
+// otherwise. Kernels read the whole words in place; the partial last word only TailInputs reads,
+// byte by byte up to the bitmap's last byte, so a shared bitmap need not be padded to a word.
 Result<const uint64_t*> WordBits(const BufferPtr& buf, int64_t bit_offset, int64_t length,
                                  std::vector<BufferPtr>& keep) {
   const int64_t words = kernels::NumWords(length);
-  if (bit_offset % 8 == 0 && buf->readable_size() >= bit_offset / 8 + words * 8) {
+  if (bit_offset % 8 == 0 && buf->readable_size() >= bit_offset / 8 + kernels::NumBytes(length)) {
     return reinterpret_cast<const uint64_t*>(buf->data() + bit_offset / 8);
   }
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::Allocate(words * 8));
@@ -166,6 +167,13 @@ Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const st
 
 namespace {
 
+// The partial last word of words of bits (WordBits): its bytes up to the last one holding a row.
+uint64_t LoadTailWord(const void* words, int64_t full, int64_t tail) {
+  uint64_t word = 0;
+  std::memcpy(&word, static_cast<const uint8_t*>(words) + full * 8, static_cast<size_t>(kernels::NumBytes(tail)));
+  return word;
+}
+
 // Repeats bit `tail - 1` of `word` into the bits above it.
 uint64_t PadWord(uint64_t word, int64_t tail) {
   const uint64_t keep = kernels::LowBits(tail);
@@ -222,7 +230,7 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
       case ir::InputShape::kFlat:
         if (spec.type == TypeId::kBool) {
           // Word pointers may sit at any byte (Arrow bitmaps): load them as bytes.
-          words[0] = PadWord(kernels::LoadU64(static_cast<const uint8_t*>(in.values) + full * 8), tail);
+          words[0] = PadWord(LoadTailWord(in.values, full, tail), tail);
           in.values = &words[0];
         } else {
           in.values = PadRows(in.values, ByteWidth(spec.type), base, tail, RowsOf(k));
@@ -238,7 +246,7 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
         break;
     }
     if (in.valid != nullptr) {
-      words[1] = PadWord(kernels::LoadU64(reinterpret_cast<const uint8_t*>(in.valid) + full * 8), tail);
+      words[1] = PadWord(LoadTailWord(in.valid, full, tail), tail);
       in.valid = &words[1];
     }
   }

@@ -186,6 +186,19 @@ void KernelBuilder::LoadWordState(llvm::Value* w) {
   }
 }
 
+std::vector<llvm::Value*> JoinPaths(llvm::IRBuilder<>& b, std::span<llvm::Value* const> a, llvm::BasicBlock* from_a,
+                                    std::span<llvm::Value* const> other, llvm::BasicBlock* from_other) {
+  assert(a.size() == other.size() && "both paths carry the same values");
+  std::vector<llvm::Value*> joined;
+  for (size_t i = 0; i < a.size(); ++i) {
+    llvm::PHINode* phi = b.CreatePHI(a[i]->getType(), 2);
+    phi->addIncoming(a[i], from_a);
+    phi->addIncoming(other[i], from_other);
+    joined.push_back(phi);
+  }
+  return joined;
+}
+
 llvm::Value* LaneBit(llvm::IRBuilder<>& b, llvm::Value* word, llvm::Value* lane) {
   return b.CreateTrunc(b.CreateLShr(word, lane), b.getInt1Ty());
 }

@@ -17,6 +17,11 @@ constexpr unsigned kInputValues = 0, kInputCodes = 1, kInputValid = 2, kInputSca
 
 llvm::Value* LaneBit(llvm::IRBuilder<>& b, llvm::Value* word, llvm::Value* lane);
 
+// Phis in the current block joining two paths: value i is `a[i]` from block `from_a`, `b[i]`
+// from `from_b`.
+std::vector<llvm::Value*> JoinPaths(llvm::IRBuilder<>& b, std::span<llvm::Value* const> a, llvm::BasicBlock* from_a,
+                                    std::span<llvm::Value* const> other, llvm::BasicBlock* from_other);
+
 // A loop that carries values around its back edge in phis. Every loop of a kernel is one:
 //   Open:   the current block branches to a new `head` block holding the index and carried phis;
 //           the caller emits the body (and, for a loop tested at its head, the test);
@@ -57,8 +62,9 @@ struct FoldLayout;
 
 class KernelBuilder final : public LowerContext {
  public:
-  KernelBuilder(const CacheKey& key, llvm::Module& m, llvm::IRBuilder<>& b)
+  KernelBuilder(const CacheKey& key, llvm::Module& m, llvm::IRBuilder<>& b, bool mask_registers)
       : LowerContext(b, *key.spec.expr),
+        mask_registers_(mask_registers),
         key_(key.spec),
         shape_(key.shape),
         facts_(key.spec.expr->facts()),
@@ -135,7 +141,12 @@ class KernelBuilder final : public LowerContext {
                       llvm::Value* last_mask);
   Status EmitFoldHalf(FoldAccs& accs, const FoldLayout& layout, llvm::Value* w, llvm::Value* fold_word,
                       int h);
+  bool FoldsColumnVectors(const FoldLayout& layout) const;
+  Status EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* words,
+                              llvm::Value* last_mask);
+  void FoldGroup(FoldAccs& set, const FoldLayout& layout, llvm::Value* row, llvm::Value* m);
 
+  const bool mask_registers_;  // TargetSpec::mask_registers
   const ir::SpecializationKey& key_;
   const KernelShape shape_;
   const ir::ExprFacts& facts_;

@@ -115,7 +115,8 @@ std::string PrintModule(const llvm::Module& m) {
 void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
   fn.addFnAttr("target-cpu", t.cpu);
   if (!t.features.empty()) fn.addFnAttr("target-features", t.features);
-  const bool sum_fold = fn.getFnAttribute(kFoldKindAttribute).getValueAsString() == "sum-int";
+  const llvm::StringRef fold = fn.getFnAttribute(kFoldKindAttribute).getValueAsString();
+  const bool sum_fold = fold == "sum-int" || fold == "column";
   const std::string width = std::to_string(sum_fold ? t.sum_fold_vector_width : t.prefer_vector_width);
   fn.addFnAttr("prefer-vector-width", width);
   fn.addFnAttr("min-legal-vector-width", width);

@@ -76,13 +76,25 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
 
 bool IsNullConstant(const ir::InputSpec& s) { return s.shape == InputShape::kNullConstant; }
 
+// A plain flat numeric column folds in the vector form of the word fold (jit/codegen_fold.cc):
+// its validity words become lane masks, no byte mask is unpacked.
+bool PlainFlatColumn(const ir::Aggregate& agg, const BatchFacts& b) {
+  using ir::AggKind;
+  if (!agg.arg->is_column() || agg.kind == AggKind::kAny || agg.kind == AggKind::kAll ||
+      agg.kind == AggKind::kCount) {
+    return false;
+  }
+  const ir::InputSpec& s = b.inputs[static_cast<size_t>(agg.arg->column_index())];
+  return s.shape == InputShape::kFlat && s.type != TypeId::kBool;
+}
+
 // Flat folds (a byte mask a row, vector accumulators for the whole call) serve strict-row
-// expressions, except float sums, whose fixed 16-lane order the word form keeps, and inputs a
+// expressions other than plain columns, except float sums, whose fixed 16-lane order the word form keeps, and inputs a
 // mask cannot describe: flat bool columns (read as words) and null constants (every row null
 // without a mask saying so).
 bool FoldsFlat(const ir::Aggregate& agg, const BatchFacts& b) {
   const ir::ExprFacts& f = agg.arg->facts();
-  if (!f.StrictRows()) return false;
+  if (!f.StrictRows() || PlainFlatColumn(agg, b)) return false;
   if (agg.kind == ir::AggKind::kSum && IsFloat(agg.arg->type().id)) return false;
   return !AnyReferenced(f, b, IsFlatBool) && !AnyReferenced(f, b, IsNullConstant);
 }

@@ -67,12 +67,14 @@ Result<TargetSpec> ResolveTarget(const std::string& name) {
     std::sort(features.begin(), features.end());
     for (const auto& f : features) t.features.append(t.features.empty() ? "" : ",").append(f);
     ChooseNativeWidths(t);
+    t.mask_registers = t.features.find("+avx512bw") != std::string::npos;
     return t;
   }
   if (name == "x86-64-v2" || name == "x86-64-v3" || name == "x86-64-v4") {
     t.triple = "x86_64-unknown-linux-gnu";
     t.cpu = name;
     t.prefer_vector_width = t.sum_fold_vector_width = name == "x86-64-v4" ? 512 : 256;
+    t.mask_registers = name == "x86-64-v4";
     t.native = false;
     return t;
   }

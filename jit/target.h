@@ -20,9 +20,13 @@ struct TargetSpec {
   // Integer sum folds (sums and fused sums of integer expressions): where 512-bit vectors won by
   // measurement (README, "Vector width"), wider than the other kernels.
   int sum_fold_vector_width = 256;
+  // 64-bit mask registers (AVX-512BW): a fold's 64-row mask word is one `kmovq`, each group's lanes
+  // a `kshiftrq`; elsewhere lanes test constant bits of the broadcast word.
+  bool mask_registers = false;
 };
 
-// The function attribute that marks an integer sum fold (its value: "sum-int"), read when the
+// The function attribute that marks an integer sum fold ("sum-int") or the vector form of a
+// column fold ("column"), both at sum_fold_vector_width; read when the
 // target's attributes are set, so that the IR gates see the width that runs.
 inline constexpr const char* kFoldKindAttribute = "rowjit-fold";
 

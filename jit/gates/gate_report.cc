@@ -50,6 +50,7 @@ std::string RuleStatus(const KernelCheck& check, std::string_view rule) {
   if (excepted > 0) return "excepted";
   if (rule == kRuleEvidenceVectorOr && check.context.evidence_widths.empty()) return "n/a";
   if (rule == kRuleVectorAccumulator && !check.context.reduction_template) return "n/a";
+  if (rule == kRuleFoldMaskFromBitmap && !check.context.masked_column_fold) return "n/a";
   return "ok";
 }
 
@@ -105,7 +106,8 @@ std::string FormatCheckText(const KernelCheck& check) {
     }
   }
   for (std::string_view rule : {kRuleMainLoopVectorized, kRuleEvidenceVectorOr,
-                                kRuleNoOverflowIntrinsic, kRuleNoI128, kRuleVectorAccumulator}) {
+                                kRuleNoOverflowIntrinsic, kRuleNoI128, kRuleVectorAccumulator,
+                                kRuleFoldMaskFromBitmap}) {
     out += fmt::format("rule    {:<30} {}\n", rule, RuleStatus(check, rule));
   }
   for (const Violation& v : check.result.violations) out += FormatViolationText(v);

@@ -116,6 +116,14 @@ void CheckAccumulators(const KernelReport& report, const GateContext& c, GateRes
                             {report.return_line}});
 }
 
+void CheckFoldMask(const KernelReport& report, const GateContext& c, GateResult& out) {
+  if (!c.masked_column_fold || !report.reads_row_mask) return;
+  out.violations.push_back({std::string(kRuleFoldMaskFromBitmap),
+                            "the fold of a plain column reads a byte mask a row; its lanes' mask "
+                            "should come from the validity words",
+                            {}});
+}
+
 const GateException* FindException(const Violation& v, const GateContext& c,
                                    const std::vector<GateException>& exceptions) {
   for (const GateException& e : exceptions) {
@@ -167,6 +175,12 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   if (facts.narrow_integer_evidence) c.evidence_widths = facts.evidence_widths;
   c.reduction_template = kernel.key.shape.fold.has_value();
   if (c.reduction_template) c.tags.push_back("fold:" + kernel.fold);
+  if (c.reduction_template && kernel.expr->is_column()) {
+    const ir::InputSpec& in = kernel.key.spec.inputs[static_cast<size_t>(kernel.expr->column_index())];
+    const ir::AggKind kind = *kernel.key.shape.fold;
+    c.masked_column_fold = in.shape == ir::InputShape::kFlat && in.has_nulls && in.type != TypeId::kBool &&
+                           kind != ir::AggKind::kCount && kind != ir::AggKind::kAny && kind != ir::AggKind::kAll;
+  }
   return c;
 }
 
@@ -196,7 +210,7 @@ Result<std::vector<GateException>> ParseGateExceptions(std::string_view text) {
     GateException e{fields[0], fields[1], fields[2], fields[3], line};
     const bool known = e.rule == kRuleMainLoopVectorized || e.rule == kRuleEvidenceVectorOr ||
                        e.rule == kRuleNoOverflowIntrinsic || e.rule == kRuleNoI128 ||
-                       e.rule == kRuleVectorAccumulator;
+                       e.rule == kRuleVectorAccumulator || e.rule == kRuleFoldMaskFromBitmap;
     if (!known) {
       return MakeError(ErrorCode::kInvalidInput, "gate exceptions line {}: unknown rule '{}'", line,
                        e.rule);
@@ -233,6 +247,7 @@ GateResult CheckKernel(const KernelReport& report, const GateContext& context,
   CheckEvidence(report, context, narrow, out);
   CheckLoops(report, out);
   CheckAccumulators(report, context, out);
+  CheckFoldMask(report, context, out);
   for (Violation& v : out.violations) v.exception = FindException(v, context, exceptions);
   return out;
 }

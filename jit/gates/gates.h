@@ -17,6 +17,7 @@ inline constexpr std::string_view kRuleEvidenceVectorOr = "evidence-vector-or";
 inline constexpr std::string_view kRuleNoOverflowIntrinsic = "no-overflow-intrinsic";
 inline constexpr std::string_view kRuleNoI128 = "no-i128";
 inline constexpr std::string_view kRuleVectorAccumulator = "reduction-vector-accumulator";
+inline constexpr std::string_view kRuleFoldMaskFromBitmap = "fold-mask-from-bitmap";
 
 // What the rules need to know about a kernel beyond its IR.
 struct GateContext {
@@ -32,6 +33,9 @@ struct GateContext {
   // Reduction templates (fused expression + fold) must keep vector accumulators across the
   // loop; set by the template compiler.
   bool reduction_template = false;
+  // A fold over a plain flat numeric column with nulls: its lanes' mask must come from the
+  // validity words (mask registers or lane bit tests), never from a byte mask a row unpacked first.
+  bool masked_column_fold = false;
 };
 
 GateContext ContextFor(const PlannedKernel& kernel);

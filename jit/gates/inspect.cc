@@ -387,7 +387,9 @@ Result<KernelReport> InspectIr(std::string_view optimized_ir, std::string_view f
   llvm::LLVMContext ctx;
   ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> m, Parse(optimized_ir, ctx));
   ROWJIT_ASSIGN_OR_RETURN(const llvm::Function* fn, FindFunction(*m, function_name));
-  return Inspect(*fn);
+  ROWJIT_ASSIGN_OR_RETURN(KernelReport report, Inspect(*fn));
+  report.reads_row_mask = fn->arg_size() > 2 && !fn->getArg(2)->use_empty();
+  return report;
 }
 
 Result<KernelReport> InspectCode(const KernelCode& code) {

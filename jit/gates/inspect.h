@@ -56,6 +56,9 @@ struct KernelReport {
   std::vector<LoopReport> loops;  // in the order of their headers in the function
   std::vector<ReductionInfo> reductions;  // every reduction of the function
   bool returns_evidence = false;  // the returned failure evidence is not a constant
+  // The kernel reads its third argument: for a fold kernel, the byte-a-row mask (KernelLoop::kRows)
+  // that the executor unpacks from the validity bitmap.
+  bool reads_row_mask = false;
   // Values loaded inside a loop (not a remainder loop) that reach the returned evidence without
   // passing through a vector reduction: evidence accumulated row by row in scalars. Evidence
   // that is loop-invariant (division by a batch constant) reaches no such load; i64 loads

@@ -255,9 +255,39 @@ TEST(Gates, CatalogEnumeratesPatternsAndPolicies) {
   EXPECT_EQ(coalesce3, 7 * 2 * 11);  // 7 patterns × (dense, validity) × 11 types
 }
 
-// The vector widths chosen per kernel family (README, "Vector width"): integer sum folds take
-// the target's sum-fold width (512 bits on hosts with 512-bit vectors, and on x86-64-v4), every
-// other kernel the row width; the optimized IR carries the width that runs.
+// Folds of a nullable plain column take their lanes' mask from the validity words on every gated
+// target (mask registers on x86-64-v4, lane bit tests elsewhere): the kernel reads no byte mask.
+// A fold of an expression reads one, and the rule catches it when asked to apply.
+TEST(Gates, PlainColumnFoldsReadNoByteMask) {
+  for (const char* target : {"native", "x86-64-v3", "x86-64-v4", "aarch64", "aarch64-sve"}) {
+    for (const char* fold : {"sum(a)", "min_max(a)", "max(a)", "nan_count(a)"}) {
+      for (const char* schema : {"a:i32?", "a:i64?", "a:f64?", "a:u8?", "a:f32?"}) {
+        if (std::string_view(fold) == "nan_count(a)" && std::string_view(schema).find('f') == std::string_view::npos) {
+          continue;
+        }
+        ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({fold, schema, {}, "auto", target}));
+        EXPECT_TRUE(check.context.masked_column_fold) << fold << " " << schema << " " << target;
+        EXPECT_FALSE(check.report.reads_row_mask) << fold << " " << schema << " " << target;
+        EXPECT_EQ(Find(check.result, kRuleFoldMaskFromBitmap), nullptr) << Explain(check);
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(KernelCheck fused, CheckRequest({"sum(a * b)", "a:i32?, b:i32?", {}, "auto", target}));
+    EXPECT_FALSE(fused.context.masked_column_fold);
+    EXPECT_TRUE(fused.report.reads_row_mask) << target;
+    GateContext strict = fused.context;
+    strict.masked_column_fold = true;
+    const GateResult result = CheckKernel(fused.report, strict);
+    const Violation* v = Find(result, kRuleFoldMaskFromBitmap);
+    ASSERT_NE(v, nullptr) << target;
+    EXPECT_EQ(v->exception, nullptr);
+    EXPECT_FALSE(result.passed());
+  }
+}
+
+// The vector widths chosen per kernel family (README, "Vector width"): integer sum folds and the
+// vector form of plain-column folds take the target's sum-fold width (512 bits on hosts with
+// 512-bit vectors, and on x86-64-v4), every other kernel the row width; the optimized IR carries
+// the width that runs.
 TEST(Gates, IntegerSumFoldsTakeTheirOwnVectorWidth) {
   for (const char* target : {"native", "x86-64-v3", "x86-64-v4"}) {
     ASSERT_OK_AND_ASSIGN(TargetSpec spec, ResolveTarget(target));
@@ -274,8 +304,10 @@ TEST(Gates, IntegerSumFoldsTakeTheirOwnVectorWidth) {
     const std::string rows = std::to_string(spec.prefer_vector_width);
     EXPECT_EQ(width_of("sum(a)", "a:i32?"), fold) << target;
     EXPECT_EQ(width_of("sum(a * b)", "a:i16?, b:i16"), fold) << target;
-    EXPECT_EQ(width_of("min(a)", "a:i32?"), rows) << target;
-    EXPECT_EQ(width_of("sum(a)", "a:f64?"), rows) << target;
+    EXPECT_EQ(width_of("min(a)", "a:i32?"), fold) << target;
+    EXPECT_EQ(width_of("sum(a)", "a:f64?"), fold) << target;
+    EXPECT_EQ(width_of("min(a + b)", "a:i32?, b:i32"), rows) << target;
+    EXPECT_EQ(width_of("sum(a * b)", "a:f64?, b:f64"), rows) << target;
     EXPECT_EQ(width_of("a * b + c", "a:i32?, b:i32, c:i32"), rows) << target;
     if (std::string(target) == "x86-64-v4") {
       EXPECT_EQ(fold, "512");
