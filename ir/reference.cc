@@ -47,6 +47,28 @@ bool AnyColumnNull(const Expr& e, std::span<const ArrayPtr> columns, int64_t row
   return false;
 }
 
+bool IsTrue(const Scalar& s) { return !s.is_null() && s.value<bool>(); }
+bool IsFalse(const Scalar& s) { return !s.is_null() && !s.value<bool>(); }
+
+// Guards (SQL semantics): whether argument `i` of `e` is taken in this row, given the arguments
+// before it. An argument not taken is still evaluated (its value is not used) but its errors are
+// not raised: the then branch of `if` counts only where the condition is true, the else branch
+// only where it is false or null; `coalesce` an argument only where every earlier one is null;
+// the right operand of `and` only where the left is not false, of `or` only where it is not true.
+bool Taken(const Expr& e, size_t i, std::span<const Scalar> before) {
+  const std::string_view name = e.name();
+  if (name == "if") return i == 0 || (i == 1) == IsTrue(before[0]);
+  if (name == "coalesce") {
+    for (const Scalar& s : before) {
+      if (!s.is_null()) return false;
+    }
+    return true;
+  }
+  if (name == "and") return i == 0 || !IsFalse(before[0]);
+  if (name == "or") return i == 0 || !IsTrue(before[0]);
+  return true;
+}
+
 Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, int64_t row,
                             bool suppress_errors) {
   switch (e.kind()) {
@@ -57,8 +79,9 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
   const Function* f = e.function();
   std::vector<Scalar> args;
   args.reserve(e.args().size());
-  for (const auto& a : e.args()) {
-    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateNode(*a, columns, row, suppress_errors));
+  for (size_t i = 0; i < e.args().size(); ++i) {
+    const bool quiet = suppress_errors || !Taken(e, i, args);
+    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateNode(*e.args()[i], columns, row, quiet));
     args.push_back(s);
   }
   if (f->strict()) {

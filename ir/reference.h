@@ -13,10 +13,14 @@ namespace rowjit::ir {
 // column whose bound type is not nullable has no nulls, equal lengths, valid dictionary codes.
 Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 
-// Row `row` of the expression. Arguments are evaluated eagerly, left to right (`if` and
-// `and`/`or` do not short-circuit). A failing call is an error only in a row where every column
-// the expression reads is non-null; in any other row the call yields null, which propagates
-// like any null. This is what lets engines compute rows behind nulls densely.
+// Row `row` of the expression. Arguments are evaluated eagerly, left to right, but guarded (SQL
+// semantics, as PostgreSQL and DuckDB): an argument's errors count only in rows where it is
+// taken — the then branch of `if` where the condition is true, the else branch where it is false
+// or null; an argument of `coalesce` where every earlier argument is null; the right operand of
+// `and` where the left is not false, of `or` where the left is not true. Guards nest. A failing
+// call is an error only in a row where it is taken and every column the expression reads is
+// non-null; in any other row the call yields null, which propagates like any null. This is what
+// lets engines compute every row densely and branch-free.
 Result<Scalar> EvaluateRow(const Expr& expr, std::span<const ArrayPtr> columns, int64_t row);
 
 // Every row, or the error of the first failing row in row order, with the function's name.

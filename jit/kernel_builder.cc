@@ -80,6 +80,7 @@ void KernelBuilder::SetEvidence(std::span<llvm::Value* const> values) {
 void KernelBuilder::Suspect(llvm::Value* ev) {
   assert(suspect_ != nullptr && "conservative evidence outside a rechecking row loop");
   assert(!shape_.writes_validity && !shape_.mask_evidence && "suspects are for dense row loops");
+  if (guard_ != nullptr) ev = b.CreateSelect(guard_, ev, Zero(ev));
   suspect_ = b.CreateOr(suspect_, ev);
 }
 
@@ -104,6 +105,9 @@ void KernelBuilder::Evidence(llvm::Value* ev) {
     call_fail_ = call_fail_ ? b.CreateOr(call_fail_, fail) : fail;
   }
   if (shape_.mask_evidence && row_valid_ != nullptr) ev = b.CreateSelect(row_valid_, ev, Zero(ev));
+  // A call in an argument not taken in this lane (a guard: ir/reference.h) raises nothing there;
+  // its value still goes null above, as the reference's.
+  if (guard_ != nullptr) ev = b.CreateSelect(guard_, ev, Zero(ev));
   it->second = b.CreateOr(it->second, ev);
 }
 
@@ -261,13 +265,41 @@ Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::V
   return MakeError(ErrorCode::kInternal, "unknown expression kind");
 }
 
+// The lanes where argument `i` of a call named `name` is taken, given the arguments before it
+// (the guards of ir/reference.h), or nullptr where it always is: `if`'s then branch where the
+// condition is true, its else branch where it is false or null; a `coalesce` argument where every
+// earlier one is null; the right operand of `and` where the left is not false, of `or` where it
+// is not true. Values stay computed in every lane; only the evidence is masked.
+llvm::Value* KernelBuilder::TakenLanes(std::string_view name, size_t i, std::span<const Val> before) {
+  if (i == 0) return nullptr;
+  if (name == "if") {
+    llvm::Value* take = before[0].valid ? b.CreateAnd(before[0].valid, before[0].v) : before[0].v;
+    return i == 1 ? take : b.CreateNot(take);
+  }
+  if (name == "coalesce") {
+    llvm::Value* all_null = b.getTrue();
+    for (const Val& a : before) all_null = a.valid ? b.CreateAnd(all_null, b.CreateNot(a.valid)) : b.getFalse();
+    return all_null;
+  }
+  if (name == "and" || name == "or") {
+    llvm::Value* decides = name == "and" ? b.CreateNot(before[0].v) : before[0].v;
+    if (before[0].valid) decides = b.CreateAnd(before[0].valid, decides);
+    return b.CreateNot(decides);
+  }
+  return nullptr;
+}
+
 // A call: its arguments, then its lowering. A strict call is valid where all its arguments are;
 // in kernels that compute validity, a failing call is null where its error is not raised.
 Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
   std::vector<Val> args;
-  for (const auto& a : e.args()) {
-    ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*a, row, lane));
-    args.push_back(v);
+  llvm::Value* const outer = guard_;
+  for (size_t i = 0; i < e.args().size(); ++i) {
+    guard_ = And(outer, TakenLanes(e.name(), i, args));
+    Result<Val> v = EmitNode(*e.args()[i], row, lane);
+    guard_ = outer;
+    if (!v.ok()) return std::move(v).TakeError();
+    args.push_back(*v);
   }
   const Lowering* lowering = FindLowering(e.name());
   if (lowering == nullptr) {

@@ -120,6 +120,7 @@ class KernelBuilder final : public LowerContext {
   Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
   Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Result<Val> EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
+  llvm::Value* TakenLanes(std::string_view name, size_t i, std::span<const Val> before);
   Status FinishKernel();
 
   // --- row kernels (jit/codegen_rows.cc)
@@ -163,6 +164,8 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* row_valid_word_ = nullptr;   // this word's AND of input validity
   llvm::Value* call_valid_ = nullptr;       // the strict call being lowered: its arguments' validity
   llvm::Value* call_fail_ = nullptr;        // the call being lowered failed in this lane (i1)
+  llvm::Value* guard_ = nullptr;            // lanes where the node being emitted is taken (i1;
+                                            // nullptr: every lane), for guarded arguments
   const ir::Expr* wide_call_ = nullptr;     // the call whose exact widened value a fold sums
   llvm::Value* suspect_ = nullptr;          // a rechecking row loop's fast pass: its suspects (i64)
   std::unique_ptr<llvm::MDBuilder> mdb_;

@@ -141,7 +141,13 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
   if (f.strict && AnyReferenced(f, batch, IsNullConstant)) return {Strategy::kNullConstant, std::nullopt};
   if (AllConstant(f, batch)) return {Strategy::kConstant, std::nullopt};
   if (f.nodes > max_kernel_nodes) return {Strategy::kStaged, std::nullopt};
-  if (!f.StrictRows()) {
+  // A null-aware expression computes its validity row by row, unless no row can be null: no
+  // input has a null and no null literal makes one (a guarded `if(b != 0, a / b, 0)` over
+  // columns without nulls runs the dense kernel, as the unguarded `a / b` does).
+  const bool null_free = !f.has_null_literal && !AnyReferenced(f, batch, [](const ir::InputSpec& s) {
+    return s.has_nulls || s.shape == InputShape::kNullConstant;
+  });
+  if (!f.StrictRows() && !null_free) {
     return {Strategy::kValidity, RowKernel(expr, batch.inputs, Strategy::kValidity, target)};
   }
   if (batch.rows == Rows::kAllNull) return {Strategy::kNullConstant, std::nullopt};

@@ -95,6 +95,25 @@ void AddFoldKernels(const std::string& target, std::vector<CatalogKernel>& out) 
   }
 }
 
+// Guarded kernels (ir/reference.h): errors of the arguments of `if`, `coalesce`, `and`, `or`
+// masked by their guards keep the vector shape; every integer type, with and without nulls.
+void AddGuardedKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kGuarded[] = {"if(b != 0, a / b, 0)", "coalesce(if(b > 0, a, null:{0}), a / b)",
+                                      "b = 0 or a / b > c", "if(a > c, a * b, a - b)"};
+  constexpr TypeId kTypes[] = {TypeId::kI8, TypeId::kI16, TypeId::kI32, TypeId::kI64,
+                               TypeId::kU8, TypeId::kU16, TypeId::kU32, TypeId::kU64};
+  for (const char* guarded : kGuarded) {
+    for (TypeId t : kTypes) {
+      const std::string type(TypeIdName(t));
+      const std::string text = fmt::format(fmt::runtime(guarded), type);
+      for (bool nullable : {false, true}) {
+        const std::string schema = fmt::format("a:{0}{1}, b:{0}{1}, c:{0}{1}", type, nullable ? "?" : "");
+        out.push_back({"guard", KernelRequest{text, schema, {}, nullable ? "auto" : "dense", target}});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -126,6 +145,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
     }
   }
   AddFoldKernels(target, out);
+  AddGuardedKernels(target, out);
   return out;
 }
 

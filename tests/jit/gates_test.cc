@@ -46,6 +46,7 @@ std::vector<CatalogKernel> DenseFlatKernels() {
   std::vector<CatalogKernel> out;
   for (CatalogKernel& k : CatalogKernels("native")) {
     if (k.function.rfind("fold:", 0) == 0) continue;  // reduction templates: tested below
+    if (k.function == "guard") continue;                // guarded kernels: tested below
     if (k.request.policy == "dense" && k.request.constants.empty()) out.push_back(std::move(k));
   }
   return out;
@@ -253,6 +254,28 @@ TEST(Gates, CatalogEnumeratesPatternsAndPolicies) {
   }
   EXPECT_EQ(mul_u8, 6);  // 3 constant patterns × (dense, branch-skip)
   EXPECT_EQ(coalesce3, 7 * 2 * 11);  // 7 patterns × (dense, validity) × 11 types
+}
+
+// Guarded kernels (errors of an `if` branch, a later `coalesce` argument, the right operand of
+// `and`/`or` masked by their guards) keep the vector shape of the unguarded kernel: vectorized,
+// evidence OR-reduced at the element width.
+TEST(Gates, GuardedKernelsKeepTheirVectorShape) {
+  int checked = 0;
+  for (CatalogKernel& k : CatalogKernels("native")) {
+    if (k.function != "guard") continue;
+    ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest(k.request));
+    EXPECT_TRUE(check.result.passed()) << Explain(check);
+    ++checked;
+    if (Find(check.result, kRuleMainLoopVectorized) != nullptr) continue;  // excepted: 64-bit division
+    const LoopReport* main = check.report.MainLoop();
+    ASSERT_NE(main, nullptr) << Explain(check);
+    EXPECT_TRUE(main->vectorized) << Explain(check);
+  }
+  EXPECT_EQ(checked, 4 * 8 * 2);  // 4 guarded forms x 8 integer types x (dense, nullable)
+  ASSERT_OK_AND_ASSIGN(KernelCheck guarded, CheckRequest({"if(b != 0, a / b, 0)", "a:i16, b:i16", {}, "dense", "native"}));
+  bool narrow_or = false;
+  for (const ReductionInfo& r : guarded.report.reductions) narrow_or = narrow_or || (r.feeds_return && r.op == "or" && r.element_bits == 16);
+  EXPECT_TRUE(narrow_or) << Explain(guarded);
 }
 
 // Folds of a nullable plain column take their lanes' mask from the validity words on every gated
