@@ -20,6 +20,7 @@
 #include "jit/kernel_cache.h"
 #include "jit/planner.h"
 #include "runtime/array.h"
+#include "runtime/selection.h"
 
 namespace rowjit::jit {
 
@@ -93,6 +94,24 @@ class Engine {
                             EvalReport* report = nullptr);
   Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, const RecordBatch& batch,
                             const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // Evaluates `expr` over the rows `selection` picks (jit/filter.cc). The result has
+  // selection.size() rows, row i being batch row selection[i] (Gandiva's convention); only the
+  // selected rows can fail, and an error names its batch row. Below a calibrated fraction of the
+  // batch the selected rows of each input are taken and only they computed; above it every row
+  // is computed and the result's selected rows taken. selection.batch_length() == length.
+  Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                            const SelectionVector& selection, const EvalOptions& options = {},
+                            EvalReport* report = nullptr);
+
+  // The rows where a bool expression is true (null counts as false, as SQL's WHERE), as a
+  // selection of the batch: ascending 32-bit row indices. With `selection`, only its rows are
+  // considered and only they can fail; the result is still a selection of the whole batch.
+  Result<SelectionVector> Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
+                                 int64_t length, const EvalOptions& options = {}, EvalReport* report = nullptr);
+  Result<SelectionVector> Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
+                                 int64_t length, const SelectionVector& selection,
+                                 const EvalOptions& options = {}, EvalReport* report = nullptr);
 
   // A reduction template: the aggregate's expression and its fold in one pass over the batch,
   // the expression's rows never materialized. Results equal the static folds bit for bit when

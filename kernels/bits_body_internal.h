@@ -146,6 +146,113 @@ void Scatter(const void* values, BitSpan mask, void* out) {
   }
 }
 
+// ---- Selections: set-bit positions as 32-bit indices, and take by index.
+
+#if !defined(__AVX512F__) && defined(__AVX2__)
+// Per byte of a mask, the positions of its set bits, packed to the front.
+struct ByteIndexTable {
+  uint8_t at[256][8];
+};
+constexpr ByteIndexTable MakeByteIndexTable() {
+  ByteIndexTable t{};
+  for (int b = 0; b < 256; ++b) {
+    int k = 0;
+    for (int i = 0; i < 8; ++i) {
+      if ((b >> i) & 1) t.at[b][k++] = static_cast<uint8_t>(i);
+    }
+  }
+  return t;
+}
+inline constexpr ByteIndexTable kByteIndices = MakeByteIndexTable();
+#endif
+
+// The indices of one 64-bit word's set bits (row `base` is bit 0), appended at out[k]; returns
+// the new count. Vector forms write whole vectors past it (kIndexSlack).
+inline int64_t WordIndices(uint64_t word, uint32_t base, uint32_t* out, int64_t k) {
+#if defined(__AVX512F__)
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int q = 0; q < 4 && word != 0; ++q, word >>= 16) {
+    const auto m = static_cast<__mmask16>(word & 0xffff);
+    const __m512i idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(static_cast<int>(base + 16 * q)));
+    _mm512_storeu_si512(out + k, _mm512_maskz_compress_epi32(m, idx));
+    k += __builtin_popcount(m);
+  }
+  return k;
+#elif defined(__AVX2__)
+  for (int q = 0; q < 8 && word != 0; ++q, word >>= 8) {
+    const auto byte = static_cast<uint8_t>(word);
+    const __m128i at = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kByteIndices.at[byte]));
+    const __m256i idx = _mm256_add_epi32(_mm256_cvtepu8_epi32(at), _mm256_set1_epi32(static_cast<int>(base + 8 * q)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), idx);
+    k += __builtin_popcount(byte);
+  }
+  return k;
+#else
+  for (; word != 0; word &= word - 1) out[k++] = base + static_cast<uint32_t>(__builtin_ctzll(word));
+  return k;
+#endif
+}
+
+int64_t SetBitIndices(BitSpan mask, uint32_t first, uint32_t* out) {
+  const WordReader reader(mask);
+  int64_t k = 0;
+  for (int64_t w = 0; w < Words64(mask.length); ++w) {
+    k = WordIndices(reader.Word(w), first + static_cast<uint32_t>(64 * w), out, k);
+  }
+  return k;
+}
+
+// Take by index: hardware gathers for 4- and 8-byte values where the level has them (AVX-512:
+// 16 or 8 lanes, AVX2: 8 or 4), loads otherwise and for the rest.
+template <typename T>
+void Gather(const void* values, const uint32_t* indices, int64_t n, void* out) {
+  const T* v = static_cast<const T*>(values);
+  T* o = static_cast<T*>(out);
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(T) == 4) {
+    for (; i + 16 <= n; i += 16) {
+      const __m512i idx = _mm512_loadu_si512(indices + i);
+      _mm512_storeu_si512(o + i, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), 0xffff, idx, v, 4));
+    }
+  } else if constexpr (sizeof(T) == 8) {
+    for (; i + 8 <= n; i += 8) {
+      const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(indices + i));
+      _mm512_storeu_si512(o + i, _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), 0xff, idx, v, 8));
+    }
+  }
+#elif defined(__AVX2__)
+  if constexpr (sizeof(T) == 4) {
+    for (; i + 8 <= n; i += 8) {
+      const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(indices + i));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i),
+                          _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), reinterpret_cast<const int*>(v), idx,
+                                                      _mm256_set1_epi32(-1), 4));
+    }
+  } else if constexpr (sizeof(T) == 8) {
+    for (; i + 4 <= n; i += 4) {
+      const __m128i idx = _mm_loadu_si128(reinterpret_cast<const __m128i*>(indices + i));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i),
+                          _mm256_mask_i32gather_epi64(_mm256_setzero_si256(), reinterpret_cast<const long long*>(v), idx,
+                                                      _mm256_set1_epi64x(-1), 8));
+    }
+  }
+#endif
+  for (; i < n; ++i) o[i] = v[indices[i]];
+}
+
+void GatherBits(BitSpan bits, const uint32_t* indices, int64_t n, uint8_t* out) {
+  for (int64_t w = 0; w < Words64(n); ++w) {
+    uint64_t word = 0;
+    const int64_t rows = MinOf<int64_t>(64, n - 64 * w);
+    for (int64_t i = 0; i < rows; ++i) {
+      const uint64_t at = static_cast<uint64_t>(bits.offset) + indices[64 * w + i];
+      word |= static_cast<uint64_t>((bits.data[at >> 3] >> (at & 7)) & 1) << i;
+    }
+    WriteWord(out, w, word, n - 64 * w);
+  }
+}
+
 inline uint64_t Pext(uint64_t x, uint64_t m) {
 #if defined(__BMI2__)
   return _pext_u64(x, m);

@@ -23,6 +23,17 @@ int64_t FilterBits(BitSpan values, BitSpan mask, uint8_t* out);
 // CountSetBits(mask) bits); clear mask positions keep their bits. out is at bit offset 0.
 void ScatterBits(BitSpan values, BitSpan mask, uint8_t* out);
 
+// Selections (32-bit row indices, ascending). out[0, k) = first + i for every set mask bit i, in
+// order; returns k. `out` must hold CountSetBits(mask) + kIndexSlack entries: the vector forms
+// store whole vectors past the count (AVX-512: one vpcompressd per 16 rows; AVX2: 8 indices from
+// a table per byte of the mask). mask.length + first must fit in 32 bits.
+inline constexpr int64_t kIndexSlack = 16;
+int64_t SetBitIndices(BitSpan mask, uint32_t first, uint32_t* out);
+// Take: out[i] = values[indices[i]] for i < n, `width` bytes each (1, 2, 4, 8).
+void Gather(const void* values, const uint32_t* indices, int64_t n, int width, void* out);
+// out bit i (bit offset 0) = bit indices[i] of `bits`; the bits past n in out's last byte are zero.
+void GatherBits(BitSpan bits, const uint32_t* indices, int64_t n, uint8_t* out);
+
 template <typename T>
 int64_t Filter(const T* values, BitSpan mask, T* out) {
   return Filter(values, mask, static_cast<int>(sizeof(T)), out);

@@ -55,6 +55,9 @@ struct KernelTable {
   int64_t (*filter[4])(const void* values, BitSpan mask, void* out);
   void (*scatter[4])(const void* values, BitSpan mask, void* out);
   int64_t (*filter_bits)(BitSpan values, BitSpan mask, uint8_t* out);
+  int64_t (*set_bit_indices)(BitSpan mask, uint32_t first, uint32_t* out);
+  void (*gather[4])(const void* values, const uint32_t* indices, int64_t n, void* out);
+  void (*gather_bits)(BitSpan bits, const uint32_t* indices, int64_t n, uint8_t* out);
   void (*scatter_bits)(BitSpan values, BitSpan mask, uint8_t* out);
   FoldFns<int8_t> i8;
   FoldFns<int16_t> i16;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -67,4 +68,52 @@ TEST(FilterBits, FilterAndScatterMatchReference) {
 }
 
 }  // namespace
+// Selections: the set-bit positions as 32-bit indices (plus a base), every level, and take by
+// index against per-row references; the vector forms may write the slack past the count, never
+// further.
+TEST(Selection, SetBitIndicesMatchReference) {
+  testing::ForEachCase(900, [](std::mt19937_64& rng, int64_t offset, int64_t length, double density,
+                               const std::string& where) {
+    const Bits m = RandomBits(offset, length, density, rng);
+    const uint32_t first = static_cast<uint32_t>(rng() % 1000);
+    std::vector<uint32_t> want;
+    for (int64_t i = 0; i < length; ++i) {
+      if (m[i]) want.push_back(first + static_cast<uint32_t>(i));
+    }
+    std::vector<uint32_t> got(want.size() + kIndexSlack + 1, 0xdeadbeef);
+    ASSERT_EQ(SetBitIndices(m.span(), first, got.data()), static_cast<int64_t>(want.size())) << where;
+    ASSERT_EQ(got.back(), 0xdeadbeefu) << where << ": wrote past the slack";
+    got.resize(want.size());
+    ASSERT_EQ(got, want) << where;
+  });
+}
+
+TEST(Selection, GatherAndGatherBitsMatchReference) {
+  testing::ForEachCase(950, [](std::mt19937_64& rng, int64_t offset, int64_t length, double density,
+                               const std::string& where) {
+    const Bits bits = RandomBits(offset, length, 0.5, rng);
+    std::vector<uint32_t> idx;
+    for (int64_t i = 0; i < length; ++i) {
+      if (std::bernoulli_distribution(density)(rng)) idx.push_back(static_cast<uint32_t>(i));
+    }
+    if (!idx.empty() && rng() % 2) std::swap(idx.front(), idx.back());  // take needs no order
+    const auto n = static_cast<int64_t>(idx.size());
+    std::vector<uint8_t> out(NumBytes(n) + 1, 0xff);
+    GatherBits(bits.span(), idx.data(), n, out.data());
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(GetBit(out.data(), i), bits[idx[i]]) << where << " row " << i;
+    for (int64_t i = n; i < NumBytes(n) * 8; ++i) ASSERT_FALSE(GetBit(out.data(), i)) << where << " padding bit " << i;
+    ASSERT_EQ(out.back(), 0xff) << where << ": wrote past the last byte";
+    std::vector<uint64_t> v(length);
+    for (auto& x : v) x = rng();
+    for (int width : {1, 2, 4, 8}) {
+      std::vector<uint8_t> got(static_cast<size_t>(n * width));
+      Gather(v.data(), idx.data(), n, width, got.data());
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(std::memcmp(got.data() + i * width, reinterpret_cast<const uint8_t*>(v.data()) + idx[i] * width, width), 0)
+            << where << " width " << width << " row " << i;
+      }
+    }
+  });
+}
+
 }  // namespace rowjit::kernels

@@ -1,0 +1,123 @@
+// Selections and Take (runtime layer).
+#include "runtime/selection.h"
+
+#include <cstring>
+
+#include "kernels/filter.h"
+
+namespace rowjit {
+
+Result<BufferPtr> SelectionVector::Room(int64_t rows, const std::shared_ptr<MemoryPool>& pool) {
+  return Buffer::AllocateForOverwrite((rows + kernels::kIndexSlack) * static_cast<int64_t>(sizeof(uint32_t)), pool);
+}
+
+Result<SelectionVector> SelectionVector::FromIndices(std::span<const uint32_t> rows, int64_t batch_length) {
+  if (batch_length < 0 || batch_length > kMaxBatchLength) {
+    return MakeError(ErrorCode::kInvalidInput, "selection: batch length {} outside [0, 2^32]", batch_length);
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] >= batch_length) {
+      return MakeError(ErrorCode::kInvalidInput, "selection: index {} (at {}) is not a row of a batch of {}",
+                       rows[i], i, batch_length);
+    }
+    if (i > 0 && rows[i] <= rows[i - 1]) {
+      return MakeError(ErrorCode::kInvalidInput, "selection: indices must ascend ({} after {}, at {})", rows[i],
+                       rows[i - 1], i);
+    }
+  }
+  const auto n = static_cast<int64_t>(rows.size());
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr buffer, Room(n, nullptr));
+  if (n > 0) std::memcpy(buffer->mutable_data(), rows.data(), rows.size() * sizeof(uint32_t));
+  return SelectionVector(std::move(buffer), n, batch_length);
+}
+
+Result<SelectionVector> SelectionVector::FromBitmap(kernels::BitSpan bits, std::shared_ptr<MemoryPool> pool) {
+  if (bits.length < 0 || bits.length > kMaxBatchLength) {
+    return MakeError(ErrorCode::kInvalidInput, "selection: batch length {} outside [0, 2^32]", bits.length);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr buffer, Room(kernels::CountSetBits(bits), pool));
+  const int64_t n = kernels::SetBitIndices(bits, 0, reinterpret_cast<uint32_t*>(buffer->mutable_data()));
+  return SelectionVector(std::move(buffer), n, bits.length);
+}
+
+Result<SelectionVector> SelectionVector::All(int64_t batch_length, std::shared_ptr<MemoryPool> pool) {
+  if (batch_length < 0 || batch_length > kMaxBatchLength) {
+    return MakeError(ErrorCode::kInvalidInput, "selection: batch length {} outside [0, 2^32]", batch_length);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr buffer, Room(batch_length, pool));
+  auto* out = reinterpret_cast<uint32_t*>(buffer->mutable_data());
+  for (int64_t i = 0; i < batch_length; ++i) out[i] = static_cast<uint32_t>(i);
+  return SelectionVector(std::move(buffer), batch_length, batch_length);
+}
+
+Result<BufferPtr> SelectionVector::ToBitmap(std::shared_ptr<MemoryPool> pool) const {
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::Allocate(kernels::NumBytes(batch_length_), std::move(pool)));
+  for (int64_t i = 0; i < size_; ++i) kernels::SetBitTo(bits->mutable_data(), (*this)[i], true);
+  return bits;
+}
+
+Result<SelectionVector> SelectionVector::Compose(const SelectionVector& inner, std::shared_ptr<MemoryPool> pool) const {
+  if (inner.batch_length() != size_) {
+    return MakeError(ErrorCode::kInvalidInput, "selection: composing a selection of {} rows over {} selected",
+                     inner.batch_length(), size_);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr buffer, Room(inner.size(), pool));
+  kernels::Gather(data(), inner.data(), inner.size(), 4, buffer->mutable_data());
+  return SelectionVector(std::move(buffer), inner.size(), batch_length_);
+}
+
+namespace {
+
+Result<Validity> TakeValidity(const Validity& v, const SelectionVector& s, const std::shared_ptr<MemoryPool>& pool) {
+  if (!v.has_bitmap()) return v;
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateForOverwrite(kernels::NumBytes(s.size()), pool));
+  kernels::GatherBits(v.Span(s.batch_length()), s.data(), s.size(), bits->mutable_data());
+  return Validity::FromBitmap(std::move(bits), 0, s.size());
+}
+
+Result<ArrayPtr> TakePrimitive(const PrimitiveArray& a, const SelectionVector& s, const std::shared_ptr<MemoryPool>& pool) {
+  const int width = ByteWidth(a.type().id);
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateForOverwrite(s.size() * width, pool));
+  kernels::Gather(a.raw_values(), s.data(), s.size(), width, values->mutable_data());
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(a.validity(), s, pool));
+  return PrimitiveArray::Make(a.type(), s.size(), std::move(values), std::move(validity));
+}
+
+}  // namespace
+
+Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_ptr<MemoryPool> pool) {
+  if (s.batch_length() != array.length()) {
+    return MakeError(ErrorCode::kInvalidInput, "take: a selection of a batch of {} rows over an array of {}",
+                     s.batch_length(), array.length());
+  }
+  switch (array.encoding()) {
+    case Encoding::kPrimitive:
+      return TakePrimitive(static_cast<const PrimitiveArray&>(array), s, pool);
+    case Encoding::kBool: {
+      const auto& b = static_cast<const BoolArray&>(array);
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateForOverwrite(kernels::NumBytes(s.size()), pool));
+      kernels::GatherBits(b.bits(), s.data(), s.size(), bits->mutable_data());
+      ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(b.validity(), s, pool));
+      return BoolArray::Make(s.size(), std::move(bits), std::move(validity), 0, b.type().nullable);
+    }
+    case Encoding::kByteBool: {
+      const auto& b = static_cast<const ByteBoolArray&>(array);
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::AllocateForOverwrite(s.size(), pool));
+      kernels::Gather(b.bytes(), s.data(), s.size(), 1, bytes->mutable_data());
+      ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(b.validity(), s, pool));
+      return ByteBoolArray::Make(s.size(), std::move(bytes), std::move(validity), 0, b.type().nullable);
+    }
+    case Encoding::kConstant: {
+      const auto& c = static_cast<const ConstantArray&>(array);
+      return ConstantArray::Make(c.value(), s.size(), c.type().nullable);
+    }
+    case Encoding::kDictionary: {
+      const auto& d = static_cast<const DictionaryArray&>(array);
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, TakePrimitive(*d.codes(), s, pool));
+      return DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values());
+    }
+  }
+  return MakeError(ErrorCode::kInternal, "take: unknown encoding");
+}
+
+}  // namespace rowjit
