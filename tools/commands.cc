@@ -92,7 +92,7 @@ int Usage(const std::string& message, const char* help) {
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   static const std::vector<std::string_view> kWithValues = {
       "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target",
-      "--stage", "--cache-dir", "--tier"};
+      "--stage", "--cache-dir", "--tier", "--filter"};
   std::vector<std::string_view> known = kWithValues;
   known.insert(known.end(), {"--verify", "--json", "--help", "--catalog", "--no-disk-cache"});
   if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
@@ -134,6 +134,7 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   if (auto v = args.Value("--stage")) o.stage = *v;
   if (auto v = args.Value("--cache-dir")) o.cache_dir = *v;
   if (auto v = args.Value("--tier")) o.tier = *v;
+  if (auto v = args.Value("--filter")) o.filter = *v;
   if (o.tier != "fast" && o.tier != "optimized") return Usage("--tier takes fast or optimized", help);
   o.no_disk_cache = args.Has("--no-disk-cache");
   o.verify = args.Has("--verify");

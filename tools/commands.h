@@ -47,6 +47,7 @@ struct EvalOptions {
   std::string cache_dir;        // eval: the disk cache folder (default: the XDG cache folder)
   bool no_disk_cache = false;   // eval: no disk cache
   std::string tier = "optimized";  // eval: fast | optimized
+  std::string filter;           // eval: a predicate; EXPR runs under the selection it keeps
 };
 
 // Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an

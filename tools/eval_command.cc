@@ -38,6 +38,9 @@ options:
   --cache-dir DIR    the disk cache of optimized kernels (default $XDG_CACHE_HOME/rowjit, or
                      ~/.cache/rowjit): a second run of the same kernel reads it from there
   --no-disk-cache    compile without reading or writing the disk cache
+  --filter P         a bool predicate: Engine::Filter keeps the rows where P is true (null is
+                     false), then EXPR runs under that selection (one result row per kept row;
+                     only kept rows can fail); --verify checks both against the reference
 )";
 
 // The disk cache folder: --cache-dir, else $XDG_CACHE_HOME/rowjit, else ~/.cache/rowjit; none
@@ -148,6 +151,80 @@ int CompareStaticChain(const ir::Expr& expr, const RecordBatch& batch, const Res
   return 0;
 }
 
+// The reference under a filter: the rows where the predicate is true (or its error), and the
+// expression over those rows (an error at its batch row).
+struct FilteredReference {
+  Result<SelectionVector> rows = Error(ErrorCode::kInternal, "not evaluated");
+  Result<ArrayPtr> out = Error(ErrorCode::kInternal, "not evaluated");
+};
+Result<SelectionVector> ReferenceRows(const ir::Expr& pred, const RecordBatch& batch) {
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr keep, ir::EvaluateReference(pred, batch.columns, batch.length));
+  std::vector<uint32_t> rows;
+  for (int64_t i = 0; i < batch.length; ++i) {
+    const Scalar v = keep->GetScalar(i);
+    if (!v.is_null() && v.value<bool>()) rows.push_back(static_cast<uint32_t>(i));
+  }
+  return SelectionVector::FromIndices(rows, batch.length);
+}
+Result<ArrayPtr> ReferenceUnder(const ir::Expr& expr, const RecordBatch& batch, const SelectionVector& sel) {
+  std::vector<ArrayPtr> taken(batch.columns.size());
+  for (size_t c = 0; c < taken.size(); ++c) {
+    ROWJIT_ASSIGN_OR_RETURN(taken[c], Take(*batch.columns[c], sel));
+  }
+  Result<ArrayPtr> out = ir::EvaluateReference(expr, taken, sel.size());
+  if (out.ok() || !out.error().row()) return out;
+  Error e = std::move(out).TakeError();
+  std::string f = e.function();
+  const int64_t row = sel[*e.row()];
+  return std::move(e).WithRow(std::move(f), row);
+}
+FilteredReference ReferenceFiltered(const ir::Expr& pred, const ir::Expr& expr, const RecordBatch& batch) {
+  FilteredReference r;
+  r.rows = ReferenceRows(pred, batch);
+  r.out = r.rows.ok() ? ReferenceUnder(expr, batch, *r.rows) : Result<ArrayPtr>(r.rows.error());
+  return r;
+}
+
+// `--filter P`: Engine::Filter, then EXPR under the selection it keeps; --verify against the
+// reference of both.
+int EvalFiltered(const EvalOptions& o, const Schema& schema, const ir::ExprPtr& expr, const RecordBatch& batch,
+                 jit::Engine& engine, const jit::EvalOptions& eval_options) {
+  auto pred = ir::ParseAndBind(o.filter, schema);
+  if (!pred.ok()) return Fail(pred.error());
+  fmt::print("filter    {}\n", (*pred)->ToString());
+  auto sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
+  if (!sel.ok()) {
+    fmt::print("jit       filter error {}\n", sel.error().ToString());
+  } else {
+    fmt::print("selection {} of {} rows\n", sel->size(), batch.length);
+  }
+  Result<ArrayPtr> out = sel.ok() ? engine.Evaluate(expr, batch.columns, batch.length, *sel, eval_options)
+                                  : Result<ArrayPtr>(sel.error());
+  if (sel.ok()) {
+    const auto start = std::chrono::steady_clock::now();
+    auto timed = engine.Filter(*pred, batch.columns, batch.length, eval_options);
+    if (timed.ok()) auto again = engine.Evaluate(expr, batch.columns, batch.length, *timed, eval_options);
+    fmt::print("time      filter and evaluate (cached) {:.3f} ms, {:.2f} ns/row of the batch\n", Seconds(start) * 1e3,
+               o.rows > 0 ? Seconds(start) * 1e9 / static_cast<double>(o.rows) : 0.0);
+  }
+  PrintSummary("jit", out);
+  if (!o.verify) return out.ok() || out.error().row().has_value() ? 0 : 1;
+  const FilteredReference ref = ReferenceFiltered(**pred, *expr, batch);
+  PrintSummary("reference", ref.out);
+  const bool same_rows = ref.rows.ok() == sel.ok() &&
+                         (!sel.ok() ? sel.error() == ref.rows.error()
+                                    : std::equal(sel->indices().begin(), sel->indices().end(),
+                                                 ref.rows->indices().begin(), ref.rows->indices().end()));
+  const bool same_out = out.ok() == ref.out.ok() &&
+                        (out.ok() ? FirstDifference(**out, **ref.out) < 0 : out.error() == ref.out.error());
+  if (!same_rows || !same_out) {
+    fmt::print("verify    DIFFERENT: {}\n", !same_rows ? "the selections differ" : "the results differ");
+    return 1;
+  }
+  fmt::print("verify    ok: {}\n", out.ok() ? "identical selections and rows" : "both report the same error");
+  return 0;
+}
+
 }  // namespace
 
 int Eval(const Args& args) {
@@ -157,6 +234,9 @@ int Eval(const Args& args) {
   auto schema = ParseSchema(o.schema);
   if (!schema.ok()) return Fail(schema.error());
   if (ir::IsAggregateText(o.expr)) {
+    if (!o.filter.empty()) {
+      return Fail(Error(ErrorCode::kInvalidInput, "--filter takes a row expression, not an aggregate"));
+    }
     auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset);
     if (!batch.ok()) return Fail(batch.error());
     auto engine = MakeEngine(o);
@@ -175,6 +255,7 @@ int Eval(const Args& args) {
   fmt::print("expr      {}\ntype      {}\n", (*expr)->ToString(), (*expr)->type().ToString());
   jit::EvalReport report;
   const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
+  if (!o.filter.empty()) return EvalFiltered(o, *schema, *expr, *batch, **engine, eval_options);
   auto start = std::chrono::steady_clock::now();
   auto out = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
   const double first = Seconds(start);
