@@ -2,8 +2,10 @@
 // type and nullability. Over 64-row words (KernelLoop::kWords) validity and bool words are loaded
 // once per word and every lane tests a bit of a loop-invariant word; where no lane needs a bit
 // (KernelLoop::kRows) one flat loop runs over every row of the call.
+#include <algorithm>
 #include <cassert>
 
+#include "ir/projection.h"
 #include "jit/kernel_builder_internal.h"
 
 namespace rowjit::jit::internal {
@@ -12,6 +14,7 @@ Status KernelBuilder::Build(const std::string& name) {
   assert(!shape_.fold && "fold kernels are built by BuildFold");
   BeginFunction(name);
   ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
+  SetUpOutputs();
   llvm::Value* words = fn_->getArg(3);
   if (shape_.loop == KernelLoop::kRows) {
     ROWJIT_RETURN_NOT_OK(EmitRowLoop(words));
@@ -21,16 +24,33 @@ Status KernelBuilder::Build(const std::string& name) {
   return FinishKernel();
 }
 
+// The kernel's outputs: the expression's one, or each output of a projection
+// (ir/projection.h), whose value and validity pointers arrive as arrays of pointers (kernel_abi.h).
+void KernelBuilder::SetUpOutputs() {
+  outputs_.clear();
+  if (!ir::IsProjection(*key_.expr)) {
+    outputs_.push_back({key_.expr.get(), out_values_, out_valid_});
+    return;
+  }
+  const auto& exprs = key_.expr->args();
+  for (size_t k = 0; k < exprs.size(); ++k) {
+    auto pointer = [&](llvm::Value* array) -> llvm::Value* {
+      return b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), array, k));
+    };
+    outputs_.push_back({exprs[k].get(), pointer(out_values_), shape_.writes_validity ? pointer(out_valid_) : nullptr});
+  }
+}
+
 // Stores one row's value: bits are collected by the word loop, other values stored by row (bool
 // results a byte a row in a row loop).
-void KernelBuilder::StoreRowValue(const Val& root, llvm::Value* row, bool bool_as_byte) {
-  llvm::Value* v = root.v;
-  llvm::Type* ty = Ty(key_.expr->type().id);
+void KernelBuilder::StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte) {
+  llvm::Value* x = v.v;
+  llvm::Type* ty = Ty(o.expr->type().id);
   if (bool_as_byte) {
-    v = b.CreateZExt(v, b.getInt8Ty());
+    x = b.CreateZExt(x, b.getInt8Ty());
     ty = b.getInt8Ty();
   }
-  Scoped(b.CreateStore(v, b.CreateGEP(ty, out_values_, row)), out_values_scope_);
+  Scoped(b.CreateStore(x, b.CreateGEP(ty, o.values, row)), out_values_scope_);
 }
 
 // Whole words only, tested at the head: the executor runs a last partial word through padded
@@ -62,43 +82,69 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
   }
   std::vector<llvm::Value*> carried = EvidenceValues();
   const size_t bits_at = carried.size();
-  carried.push_back(b.getInt64(0));  // the word's result bits
-  carried.push_back(b.getInt64(0));  // the word's validity bits
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    carried.push_back(b.getInt64(0));  // output k's result bits
+    carried.push_back(b.getInt64(0));  // its validity bits
+  }
+  const std::vector<llvm::Value*> row_valid_words = OutputRowValidWords();
   LoopScaffold lanes = LoopScaffold::Open(b, "lanes", b.getInt64(0), carried, guard);
   std::vector<llvm::Value*> in = lanes.carried();
   SetEvidence(std::span(in).first(bits_at));
   llvm::Value* lane = lanes.index();
   llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), lane, "row");
-  row_valid_ = nullptr;
-  if (shape_.reads_lane_validity() && row_valid_word_ != nullptr) row_valid_ = LaneBit(b, row_valid_word_, lane);
-
-  ROWJIT_ASSIGN_OR_RETURN(Val root, EmitNode(*key_.expr, row, lane));
-  const bool bool_result = key_.expr->type().id == TypeId::kBool;
-  llvm::Value* bits = in[bits_at];
-  if (bool_result) {
-    bits = b.CreateOr(bits, b.CreateShl(b.CreateZExt(root.v, b.getInt64Ty()), lane));
-  } else {
-    StoreRowValue(root, row, false);
+  std::vector<llvm::Value*> updated;
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    row_valid_ = nullptr;
+    if (shape_.reads_lane_validity() && row_valid_words[k] != nullptr) row_valid_ = LaneBit(b, row_valid_words[k], lane);
+    ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*outputs_[k].expr, row, lane));
+    llvm::Value* bits = in[bits_at + 2 * k];
+    if (outputs_[k].expr->type().id == TypeId::kBool) {
+      bits = b.CreateOr(bits, b.CreateShl(b.CreateZExt(v.v, b.getInt64Ty()), lane));
+    } else {
+      StoreRowValue(outputs_[k], v, row, false);
+    }
+    llvm::Value* valid = in[bits_at + 2 * k + 1];
+    if (shape_.writes_validity) {
+      llvm::Value* lane_valid = v.valid ? v.valid : b.getTrue();
+      valid = b.CreateOr(valid, b.CreateShl(b.CreateZExt(lane_valid, b.getInt64Ty()), lane));
+    }
+    updated.push_back(bits);
+    updated.push_back(valid);
   }
-  llvm::Value* valid = in[bits_at + 1];
-  if (shape_.writes_validity) {
-    llvm::Value* lane_valid = root.valid ? root.valid : b.getTrue();
-    valid = b.CreateOr(valid, b.CreateShl(b.CreateZExt(lane_valid, b.getInt64Ty()), lane));
-  }
-  std::vector<llvm::Value*> updated = EvidenceValues();
-  updated.push_back(bits);
-  updated.push_back(valid);
+  const std::vector<llvm::Value*> evidence = EvidenceValues();
+  updated.insert(updated.begin(), evidence.begin(), evidence.end());
   llvm::Value* next = b.CreateAdd(lane, b.getInt64(1));
   const std::vector<llvm::Value*> out =
       lanes.Close(next, updated, b.CreateICmpULT(next, b.getInt64(64)), "word.done");
   SetEvidence(std::span(out).first(bits_at));
-  if (bool_result) {
-    Scoped(b.CreateStore(out[bits_at], b.CreateGEP(b.getInt64Ty(), out_values_, w)), out_values_scope_);
-  }
-  if (shape_.writes_validity) {
-    Scoped(b.CreateStore(out[bits_at + 1], b.CreateGEP(b.getInt64Ty(), out_valid_, w)), out_valid_scope_);
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    if (outputs_[k].expr->type().id == TypeId::kBool) {
+      Scoped(b.CreateStore(out[bits_at + 2 * k], b.CreateGEP(b.getInt64Ty(), outputs_[k].values, w)), out_values_scope_);
+    }
+    if (shape_.writes_validity) {
+      Scoped(b.CreateStore(out[bits_at + 2 * k + 1], b.CreateGEP(b.getInt64Ty(), outputs_[k].valid, w)),
+             out_valid_scope_);
+    }
   }
   return Status::OK();
+}
+
+// Per output, the word's AND of the validity of the inputs it reads (the rows whose errors it
+// raises); the whole kernel's AND for a single output.
+std::vector<llvm::Value*> KernelBuilder::OutputRowValidWords() {
+  if (outputs_.size() == 1) return {row_valid_word_};
+  std::vector<llvm::Value*> words;
+  for (const Output& o : outputs_) {
+    llvm::Value* word = nullptr;
+    for (const Input& in : inputs_) {
+      const std::vector<int>& cols = o.expr->facts().columns;
+      if (!std::binary_search(cols.begin(), cols.end(), in.column)) continue;
+      if (in.spec.shape == ir::InputShape::kNullConstant && shape_.reads_lane_validity()) word = b.getInt64(0);
+      if (in.valid_word != nullptr) word = word ? b.CreateAnd(word, in.valid_word) : in.valid_word;
+    }
+    words.push_back(word);
+  }
+  return words;
 }
 
 namespace {
@@ -151,8 +197,10 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
   if (suspect_ != nullptr) suspect_ = in.back();
   llvm::Value* row = rows.index();
   row_valid_ = nullptr;
-  ROWJIT_ASSIGN_OR_RETURN(Val root, EmitNode(*key_.expr, row, nullptr));
-  if (store) StoreRowValue(root, row, key_.expr->type().id == TypeId::kBool);
+  for (const Output& o : outputs_) {
+    ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*o.expr, row, nullptr));
+    if (store) StoreRowValue(o, v, row, o.expr->type().id == TypeId::kBool);
+  }
   std::vector<llvm::Value*> updated = EvidenceValues();
   if (suspect_ != nullptr) updated.push_back(suspect_);
   llvm::Value* next = b.CreateAdd(row, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);

@@ -113,6 +113,18 @@ class Engine {
                                  int64_t length, const SelectionVector& selection,
                                  const EvalOptions& options = {}, EvalReport* report = nullptr);
 
+  // Several expressions over one batch in one kernel pass (jit/project.cc): one result per
+  // expression, each with its own type and validity, values and nulls as Evaluate's; a
+  // subexpression they share is computed once. An error is the batch's first failing row over
+  // all outputs, at it the first failing output, and its message names the output
+  // ("expression 2: ..."). With a selection: the selected rows only (as Evaluate's).
+  Result<std::vector<ArrayPtr>> Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                        int64_t length, const EvalOptions& options = {},
+                                        EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                        int64_t length, const SelectionVector& selection,
+                                        const EvalOptions& options = {}, EvalReport* report = nullptr);
+
   // A reduction template: the aggregate's expression and its fold in one pass over the batch,
   // the expression's rows never materialized. Results equal the static folds bit for bit when
   // the argument is a plain column, and the reference evaluator's over expressions; an error in
@@ -153,6 +165,11 @@ class Engine {
                                               const EvalOptions& options, EvalReport& report);
   Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport& report);
+  Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,
+                                                                 EvalReport& report);
+  Result<std::vector<ArrayPtr>> ProjectSeparately(std::span<const ir::ExprPtr> exprs,
+                                                  std::span<const ArrayPtr> columns, int64_t length,
+                                                  const EvalOptions& options, EvalReport& report);
   friend class PreparedExpression;
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -10,6 +10,7 @@
 #include "kernels/bytebool.h"
 #include "kernels/filter.h"
 #include "runtime/builder.h"
+#include "runtime/deep_stack.h"
 
 namespace rowjit::jit::internal {
 namespace {
@@ -176,7 +177,118 @@ Result<ArrayPtr> RunFilterScatter(const Execution& run) {
   return MakeResult(run.expr, length, std::move(values), run.batch.rows);
 }
 
+// A projection's first failing row by a scalar pass with the reference semantics: the lowest
+// row where some output fails, and at it the first such output, named in the message.
+Error LocateProjection(const ir::Expr& root, std::span<const ArrayPtr> columns, int64_t length) {
+  std::optional<Error> first;
+  Status scanned = WithStackForDepth(root.facts().depth, [&]() -> Status {
+    for (int64_t r = 0; r < length && !first; ++r) {
+      for (size_t k = 0; k < root.args().size() && !first; ++k) {
+        auto s = ir::EvaluateRow(*root.args()[k], columns, r);
+        if (!s.ok()) first = ProjectionError(std::move(s).TakeError(), k);
+      }
+    }
+    return Status::OK();
+  });
+  if (!scanned.ok()) return std::move(scanned).TakeError();
+  if (first) return std::move(*first);
+  return MakeError(ErrorCode::kInternal, "kernel reported failure evidence but no row of {} fails", root.ToString());
+}
+
+// The projection's outputs: their buffers, and the arrays of pointers its kernel takes.
+struct ProjectionOutputs {
+  std::vector<int> row_bytes;
+  std::vector<BufferPtr> values, validity;
+  std::vector<void*> value_ptrs, valid_ptrs;
+};
+
+Result<ProjectionOutputs> AllocateProjection(const Execution& run, int64_t n) {
+  const KernelShape& shape = run.kernel->shape();
+  ProjectionOutputs o;
+  for (const ir::ExprPtr& e : run.expr.args()) {
+    const int rb = OutputRowBytes(shape, e->type().id);
+    o.row_bytes.push_back(rb);
+    ROWJIT_ASSIGN_OR_RETURN(o.values.emplace_back(), Buffer::AllocateForOverwrite(OutputBytes(rb, n), run.pool));
+    o.value_ptrs.push_back(o.values.back()->mutable_data());
+    if (shape.writes_validity) {
+      ROWJIT_ASSIGN_OR_RETURN(o.validity.emplace_back(), Buffer::Allocate(kernels::NumWords(n) * 8, run.pool));
+      o.valid_ptrs.push_back(o.validity.back()->mutable_data());
+    } else {
+      o.valid_ptrs.push_back(nullptr);
+    }
+  }
+  return o;
+}
+
+// The last partial word of every output through scratch rows, copied into place.
+uint64_t RunProjectionTail(RowKernelFn fn, const PreparedInputs& p, const ir::Expr& root, int64_t n,
+                           ProjectionOutputs& o) {
+  const int64_t full = n / 64, tail = n % 64;
+  const size_t k = o.values.size();
+  TailInputs last(p, root.facts().columns, n);
+  std::vector<uint64_t> scratch(k * 64 + k, 0);  // 64 rows of 8 bytes per output, then its validity word
+  std::vector<void*> values(k), valid(k);
+  for (size_t i = 0; i < k; ++i) {
+    values[i] = &scratch[i * 64];
+    valid[i] = o.validity.empty() ? nullptr : &scratch[k * 64 + i];
+  }
+  const uint64_t evidence = fn(last.data(), values.data(), reinterpret_cast<uint64_t*>(valid.data()), 1, 0);
+  for (size_t i = 0; i < k; ++i) {
+    uint8_t* out = o.values[i]->mutable_data();
+    if (o.row_bytes[i] == 0) {
+      const uint64_t bits = scratch[i * 64] & kernels::LowBits(tail);
+      std::memcpy(out + full * 8, &bits, 8);
+    } else {
+      std::memcpy(out + full * 64 * o.row_bytes[i], values[i], static_cast<size_t>(tail * o.row_bytes[i]));
+    }
+    if (!o.validity.empty()) {
+      reinterpret_cast<uint64_t*>(o.validity[i]->mutable_data())[full] = scratch[k * 64 + i] & kernels::LowBits(tail);
+    }
+  }
+  return evidence;
+}
+
 }  // namespace
+
+Error ProjectionError(Error e, size_t output) {
+  std::string function = e.function();
+  const std::optional<int64_t> row = e.row();
+  Error named(e.code(), fmt::format("expression {}: {}", output, e.message()));
+  return row ? std::move(named).WithRow(std::move(function), *row) : named;
+}
+
+Result<std::optional<std::vector<ArrayPtr>>> ExecuteProjection(const Execution& run,
+                                                               std::span<const Validity> validity) {
+  const ir::Expr& root = run.expr;
+  const int64_t n = run.batch.facts.length;
+  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, root.facts().columns, n, *run.key));
+  ROWJIT_ASSIGN_OR_RETURN(ProjectionOutputs o, AllocateProjection(run, n));
+  const RowKernelFn fn = run.kernel->row_fn();
+  const int64_t full = n / 64;
+  uint64_t evidence = full > 0 ? fn(p.inputs.data(), o.value_ptrs.data(), reinterpret_cast<uint64_t*>(o.valid_ptrs.data()),
+                                    full, 0)
+                               : 0;
+  if (n % 64 != 0) evidence |= RunProjectionTail(fn, p, root, n, o);
+  if (evidence != 0 && !validity.empty()) return std::nullopt;  // rows behind nulls may have raised it
+  if (evidence != 0) {
+    run.report.cold_pass = true;
+    return LocateProjection(root, run.batch.columns, n);
+  }
+  std::vector<ArrayPtr> out;
+  for (size_t i = 0; i < o.values.size(); ++i) {
+    const ir::Expr& e = *root.args()[i];
+    BufferPtr values = o.values[i];
+    if (e.type().id == TypeId::kBool && o.row_bytes[i] == 1) {
+      ROWJIT_ASSIGN_OR_RETURN(values, PackBytes(values, n, run.pool));
+    }
+    Validity v = validity.empty() ? Validity::AllValid() : validity[i];
+    if (!o.validity.empty()) {
+      ROWJIT_ASSIGN_OR_RETURN(v, Validity::FromBitmap(o.validity[i], 0, n));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(out.emplace_back(), MakeResult(e, n, std::move(values), std::move(v)));
+  }
+  return std::optional<std::vector<ArrayPtr>>(std::move(out));
+}
 
 Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run) {
   switch (strategy) {

@@ -112,6 +112,16 @@ struct Execution {
 // Runs the planned strategy (jit/executor.cc).
 Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run);
 
+// Runs a projection's kernel (run.expr is the ir::MakeProjection root; the plan's strategy is
+// dense or validity): every output in one pass, or the first failing row and output. With
+// `validity` (one per output), the kernel is a dense one over inputs with nulls, whose outputs
+// take that validity, and whose evidence may come from rows behind nulls: then nullopt, and the
+// caller runs the exact kernel.
+Result<std::optional<std::vector<ArrayPtr>>> ExecuteProjection(const Execution& run,
+                                                               std::span<const Validity> validity = {});
+// `e` as an error of output `output` of a projection: the message names it, the row stays.
+Error ProjectionError(Error e, size_t output);
+
 // Runs a reduction template's fold kernel over the batch and finishes the fold
 // (jit/executor_fold.cc).
 Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& aggregate, const Execution& run);

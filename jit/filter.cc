@@ -25,15 +25,6 @@ bool Selected(const SelectionVector& s, int64_t row) {
   return std::binary_search(rows.begin(), rows.end(), static_cast<uint32_t>(row));
 }
 
-// A row error of the selected rows' batch as an error of the whole batch: its row is the batch
-// row the selection names.
-Error AtBatchRow(Error e, const SelectionVector& s) {
-  if (!e.row().has_value() || *e.row() < 0 || *e.row() >= s.size()) return e;
-  std::string function = e.function();
-  const int64_t row = s[*e.row()];
-  return std::move(e).WithRow(std::move(function), row);
-}
-
 // The rows where a bool array is true and not null.
 Result<SelectionVector> TrueRows(const Array& a, const std::shared_ptr<MemoryPool>& pool) {
   const int64_t n = a.length();
@@ -63,18 +54,40 @@ Result<SelectionVector> TrueRows(const Array& a, const std::shared_ptr<MemoryPoo
 
 }  // namespace
 
-Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                                  const SelectionVector& selection, const EvalOptions& options,
-                                  EvalReport* report) {
-  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
-  if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
-  // Either way ends in Evaluate, which checks its inputs in full (the taken ones: only the
-  // selected rows are read); here only what taking needs.
-  for (int c : expr->facts().columns) {
+namespace internal {
+
+Error AtBatchRow(Error e, const SelectionVector& s) {
+  if (!e.row().has_value() || *e.row() < 0 || *e.row() >= s.size()) return e;
+  std::string function = e.function();
+  const int64_t row = s[*e.row()];
+  return std::move(e).WithRow(std::move(function), row);
+}
+
+Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                         const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool) {
+  if (!expr.bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
+  for (int c : expr.facts().columns) {
     if (static_cast<size_t>(c) >= columns.size() || columns[static_cast<size_t>(c)] == nullptr) {
       return MakeError(ErrorCode::kInvalidInput, "column {} is missing", c);
     }
   }
+  if (selection.batch_length() != length) {
+    return MakeError(ErrorCode::kInvalidInput, "a selection of a batch of {} rows over a batch of {}",
+                     selection.batch_length(), length);
+  }
+  std::vector<ArrayPtr> taken(columns.size());
+  for (int c : expr.facts().columns) {
+    ROWJIT_ASSIGN_OR_RETURN(taken[static_cast<size_t>(c)], Take(*columns[static_cast<size_t>(c)], selection, pool));
+  }
+  return taken;
+}
+
+}  // namespace internal
+
+Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                  const SelectionVector& selection, const EvalOptions& options,
+                                  EvalReport* report) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
   if (selection.batch_length() != length) {
     return MakeError(ErrorCode::kInvalidInput, "a selection of a batch of {} rows over a batch of {}",
                      selection.batch_length(), length);
@@ -89,12 +102,11 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
     // The first failing row is not selected: a selected row may still fail, which the gathered
     // way finds (it raises only selected rows).
   }
-  std::vector<ArrayPtr> taken(columns.size());
-  for (int c : expr->facts().columns) {
-    ROWJIT_ASSIGN_OR_RETURN(taken[static_cast<size_t>(c)], Take(*columns[static_cast<size_t>(c)], selection, pool));
-  }
+  // Either way ends in Evaluate, which checks its inputs in full (the taken ones: only the
+  // selected rows are read); TakeInputs checks only what taking needs.
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, internal::TakeInputs(*expr, columns, length, selection, pool));
   Result<ArrayPtr> out = Evaluate(expr, taken, selection.size(), options, report);
-  if (!out.ok()) return AtBatchRow(std::move(out).TakeError(), selection);
+  if (!out.ok()) return internal::AtBatchRow(std::move(out).TakeError(), selection);
   return out;
 }
 

@@ -68,7 +68,9 @@ struct FoldState {
 // keeps kernels small and fully vectorized): the executor runs a last partial word through 64-row
 // scratch copies whose padding repeats the last row, so padding can neither fail nor read out of
 // bounds. `out_values`: values (bool: words of bits, or a byte a row for KernelLoop::kRows);
-// `out_valid`: validity words when the kernel writes validity.
+// `out_valid`: validity words when the kernel writes validity. A projection's kernel
+// (ir/projection.h) has one output per expression: `out_values` and `out_valid` are then arrays
+// of those pointers, one per output in order.
 using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
                                  int64_t words, uint64_t unused);
 // Word folds: whole words, and `last_word_mask` keeps the padding rows of a padded last word out

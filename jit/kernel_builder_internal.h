@@ -94,6 +94,12 @@ class KernelBuilder final : public LowerContext {
     llvm::MDNode* valid_scope = nullptr;
   };
   static llvm::Value* Zero(llvm::Value* like) { return llvm::Constant::getNullValue(like->getType()); }
+  // One output of a row kernel: the expression's, or one of a projection's.
+  struct Output {
+    const ir::Expr* expr;
+    llvm::Value* values;  // pointer
+    llvm::Value* valid;   // pointer to words (kernels that write validity)
+  };
 
   // The evidence accumulators' current values, one per width (ascending), and setting them.
   std::vector<llvm::Value*> EvidenceValues() const;
@@ -130,7 +136,9 @@ class KernelBuilder final : public LowerContext {
   Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any);
   Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
                                                  llvm::Value* guard);
-  void StoreRowValue(const Val& root, llvm::Value* row, bool bool_as_byte);
+  void SetUpOutputs();
+  std::vector<llvm::Value*> OutputRowValidWords();
+  void StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte);
 
   // --- fold kernels (jit/codegen_fold.cc)
   std::vector<llvm::Value*> FoldCarried(const FoldAccs& accs) const;  // accumulators + evidence
@@ -157,6 +165,7 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* out_values_ = nullptr;
   llvm::Value* out_valid_ = nullptr;
   std::vector<Input> inputs_;               // referenced columns only
+  std::vector<Output> outputs_;             // row kernels: one, or a projection's
   std::map<unsigned, llvm::Value*> evidence_;  // width → this point's accumulated evidence
   bool stray_evidence_ = false;             // a lowering reported evidence the analysis did not
                                             // expect (an internal error, reported by Finish)

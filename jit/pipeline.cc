@@ -127,7 +127,9 @@ namespace {
 // The pass pipeline of row loops (KernelLoop::kRows: row kernels and flat folds): one loop over
 // rows of flat values, already in SSA form with scoped alias metadata, so the generic O3
 // pipeline's inliner, interprocedural passes, loop unswitching, GVN and repeated cleanups have
-// nothing to find. What vectorization needs: canonical IR (instcombine), loop-invariant loads and
+// nothing to find. What vectorization needs: loads and common subexpressions merged across the
+// stores of a projection's outputs (early-cse with MemorySSA, which reads the scoped alias
+// metadata), canonical IR (instcombine), loop-invariant loads and
 // constants hoisted (licm), a rotated loop, an empty loop deleted (a count over a column without
 // nulls), the loop vectorizer with the target's cost model and interleaving, and one cleanup
 // after it (correlated-propagation folds the checks a row count known to be whole vector steps
@@ -135,7 +137,7 @@ namespace {
 // loops need full unrolling and SLP, keep O3 (a shorter pipeline for them vectorized all but a
 // few bool and float-fold kernels: see README, compile economics).
 constexpr const char* kRowLoopPipeline =
-    "function(early-cse<>,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg<keep-loops>,"
+    "function(early-cse<memssa>,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg<keep-loops>,"
     "loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication>),loop(loop-deletion),"
     "loop-vectorize,instcombine<max-iterations=1;no-verify-fixpoint>,correlated-propagation,"
     "simplifycfg<keep-loops>)";
