@@ -92,13 +92,19 @@ int Usage(const std::string& message, const char* help) {
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   static const std::vector<std::string_view> kWithValues = {
       "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target",
-      "--stage", "--cache-dir", "--tier", "--filter"};
+      "--stage", "--cache-dir", "--tier", "--filter", "--expr"};
   std::vector<std::string_view> known = kWithValues;
   known.insert(known.end(), {"--verify", "--json", "--help", "--catalog", "--no-disk-cache"});
   if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
   auto pos = args.Positionals(kWithValues);
-  if (pos.size() != 1) return Usage("expected one expression", help);
-  o.expr = pos[0];
+  o.more_exprs = args.Values("--expr");
+  if (pos.size() > 1 || (pos.empty() && o.more_exprs.empty())) return Usage("expected one expression", help);
+  if (pos.empty()) {
+    o.expr = o.more_exprs.front();
+    o.more_exprs.erase(o.more_exprs.begin());
+  } else {
+    o.expr = pos[0];
+  }
   if (o.expr == "-") {  // generated expressions outgrow a command line
     std::string text;
     char buffer[1 << 16];

@@ -48,6 +48,7 @@ struct EvalOptions {
   bool no_disk_cache = false;   // eval: no disk cache
   std::string tier = "optimized";  // eval: fast | optimized
   std::string filter;           // eval: a predicate; EXPR runs under the selection it keeps
+  std::vector<std::string> more_exprs;  // eval: --expr, repeatable: a projection of every EXPR
 };
 
 // Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an

@@ -41,6 +41,9 @@ options:
   --filter P         a bool predicate: Engine::Filter keeps the rows where P is true (null is
                      false), then EXPR runs under that selection (one result row per kept row;
                      only kept rows can fail); --verify checks both against the reference
+  --expr E           another expression (repeatable; EXPR may then be omitted): every one is
+                     evaluated in one pass by Engine::Project (under --filter's selection if
+                     given); --verify checks each output against the reference
 )";
 
 // The disk cache folder: --cache-dir, else $XDG_CACHE_HOME/rowjit, else ~/.cache/rowjit; none
@@ -225,6 +228,71 @@ int EvalFiltered(const EvalOptions& o, const Schema& schema, const ir::ExprPtr& 
   return 0;
 }
 
+// `--expr`: a projection of EXPR and every --expr, under --filter's selection if given; --verify
+// against the reference expression by expression (the first failing row over all outputs).
+int EvalProjection(const EvalOptions& o, const Schema& schema, const RecordBatch& batch, jit::Engine& engine,
+                   const jit::EvalOptions& eval_options) {
+  std::vector<std::string> texts = {o.expr};
+  texts.insert(texts.end(), o.more_exprs.begin(), o.more_exprs.end());
+  std::vector<ir::ExprPtr> exprs;
+  for (size_t k = 0; k < texts.size(); ++k) {
+    auto e = ir::ParseAndBind(texts[k], schema);
+    if (!e.ok()) return Fail(e.error());
+    fmt::print("expr {:<4} {}  ({})\n", k, (*e)->ToString(), (*e)->type().ToString());
+    exprs.push_back(*e);
+  }
+  Result<SelectionVector> sel = SelectionVector::All(batch.length);
+  if (!o.filter.empty()) {
+    auto pred = ir::ParseAndBind(o.filter, schema);
+    if (!pred.ok()) return Fail(pred.error());
+    sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
+    if (!sel.ok()) return Fail(sel.error());
+    fmt::print("filter    {}: {} of {} rows\n", (*pred)->ToString(), sel->size(), batch.length);
+  }
+  jit::EvalReport report;
+  auto run = [&] {
+    return o.filter.empty() ? engine.Project(exprs, batch.columns, batch.length, eval_options, &report)
+                            : engine.Project(exprs, batch.columns, batch.length, *sel, eval_options, &report);
+  };
+  auto out = run();
+  const auto start = std::chrono::steady_clock::now();
+  { auto again = run(); }
+  fmt::print("strategy  {} ({}), cached run {:.3f} ms\n", jit::StrategyName(report.strategy),
+             report.kernel ? "one kernel for every output" : "output by output", Seconds(start) * 1e3);
+  if (!out.ok()) {
+    PrintSummary("jit", Result<ArrayPtr>(out.error()));
+  } else {
+    for (size_t k = 0; k < out->size(); ++k) PrintSummary(fmt::format("jit {}", k), (*out)[k]);
+  }
+  if (!o.verify) return out.ok() || out.error().row().has_value() ? 0 : 1;
+  // The reference: each expression over the selected rows; the projection's error is the lowest
+  // failing row, at it the first failing output.
+  std::optional<Error> first;
+  size_t at = 0;
+  std::vector<ArrayPtr> want;
+  for (size_t k = 0; k < exprs.size(); ++k) {
+    auto r = ReferenceUnder(*exprs[k], batch, *sel);
+    if (r.ok()) {
+      want.push_back(*r);
+    } else if (!first || (r.error().row() && first->row() && *r.error().row() < *first->row())) {
+      first = std::move(r).TakeError();
+      at = k;
+    }
+  }
+  bool same;
+  if (first) {
+    same = !out.ok() && out.error().row() == first->row() && out.error().code() == first->code() &&
+           out.error().message() == fmt::format("expression {}: {}", at, first->message());
+    fmt::print("reference error {} (expression {})\n", first->ToString(), at);
+  } else {
+    same = out.ok();
+    for (size_t k = 0; same && k < want.size(); ++k) same = FirstDifference(*(*out)[k], *want[k]) < 0;
+  }
+  fmt::print("verify    {}\n", !same ? "DIFFERENT" : first ? "ok: both report the same error"
+                                                           : "ok: every output identical to the reference");
+  return same ? 0 : 1;
+}
+
 }  // namespace
 
 int Eval(const Args& args) {
@@ -252,9 +320,10 @@ int Eval(const Args& args) {
   auto engine = MakeEngine(o);
   if (!engine.ok()) return Fail(engine.error());
 
+  const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
+  if (!o.more_exprs.empty()) return EvalProjection(o, *schema, *batch, **engine, eval_options);
   fmt::print("expr      {}\ntype      {}\n", (*expr)->ToString(), (*expr)->type().ToString());
   jit::EvalReport report;
-  const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
   if (!o.filter.empty()) return EvalFiltered(o, *schema, *expr, *batch, **engine, eval_options);
   auto start = std::chrono::steady_clock::now();
   auto out = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
