@@ -2,6 +2,7 @@
 // asks the planner (jit/planner.h) for a strategy and kernel, gets the kernel from the cache
 // (compiling it on a miss), and hands both to the executor (jit/executor.cc, executor_fold.cc).
 #include "jit/engine.h"
+
 #include "jit/engine_internal.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <atomic>
 
 #include "ir/analysis.h"
+#include "ir/projection.h"
 #include "ir/reference.h"
 #include "jit/compile_pool.h"
 #include "jit/executor_internal.h"
@@ -139,8 +141,16 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
   }
   ROWJIT_RETURN_NOT_OK(ir::CheckInputs(expr, columns, length));
   if (options.max_evaluation_bytes <= 0) return Status::OK();
-  // The output and its validity, and at worst a decoded or aligned copy of every input.
-  double bytes = static_cast<double>(length) * (expr.type().id == TypeId::kBool ? 1.25 : ByteWidth(expr.type().id) + 0.125);
+  // The output and its validity (every output of a projection), and at worst a decoded or
+  // aligned copy of every input.
+  auto output_bytes = [](const ir::Expr& e) { return e.type().id == TypeId::kBool ? 1.25 : ByteWidth(e.type().id) + 0.125; };
+  double per_row = 0;
+  if (ir::IsProjection(expr)) {
+    for (const ir::ExprPtr& out : expr.args()) per_row += output_bytes(*out);
+  } else {
+    per_row = output_bytes(expr);
+  }
+  double bytes = static_cast<double>(length) * per_row;
   for (int c : expr.facts().columns) bytes += static_cast<double>(length) * ByteWidth(columns[c]->type().id);
   if (bytes > static_cast<double>(options.max_evaluation_bytes)) {
     return MakeError(ErrorCode::kOutOfMemory,

@@ -93,8 +93,14 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
                      selection.batch_length(), length);
   }
   const std::shared_ptr<MemoryPool>& pool = impl_->outputs;
+  // The decode cost as the planner counts it: the functions', and one per dictionary input.
+  int decode_cost = expr->facts().decode_cost;
+  for (int c : expr->facts().columns) {
+    const auto i = static_cast<size_t>(c);
+    decode_cost += i < columns.size() && columns[i] != nullptr && columns[i]->encoding() == Encoding::kDictionary;
+  }
   const double fraction = length > 0 ? static_cast<double>(selection.size()) / static_cast<double>(length) : 0;
-  if (selection.size() > 0 && fraction >= DenseFrom(expr->facts().decode_cost)) {
+  if (selection.size() > 0 && fraction >= DenseFrom(decode_cost)) {
     Result<ArrayPtr> dense = Evaluate(expr, columns, length, options, report);
     if (dense.ok()) return Take(**dense, selection, pool);
     const std::optional<int64_t>& row = dense.error().row();
@@ -102,8 +108,9 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
     // The first failing row is not selected: a selected row may still fail, which the gathered
     // way finds (it raises only selected rows).
   }
-  // Either way ends in Evaluate, which checks its inputs in full (the taken ones: only the
-  // selected rows are read); TakeInputs checks only what taking needs.
+  // The whole batch's inputs are checked either way (the dense way checks them in Evaluate), so
+  // that whether a call fails on bad input does not depend on the fraction selected.
+  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*expr, columns, length));
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, internal::TakeInputs(*expr, columns, length, selection, pool));
   Result<ArrayPtr> out = Evaluate(expr, taken, selection.size(), options, report);
   if (!out.ok()) return internal::AtBatchRow(std::move(out).TakeError(), selection);

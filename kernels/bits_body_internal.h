@@ -203,7 +203,9 @@ int64_t SetBitIndices(BitSpan mask, uint32_t first, uint32_t* out) {
 }
 
 // Take by index: hardware gathers for 4- and 8-byte values where the level has them (AVX-512:
-// 16 or 8 lanes, AVX2: 8 or 4), loads otherwise and for the rest.
+// 16 or 8 lanes, AVX2: 8 or 4), loads otherwise and for the rest. Gathers sign-extend their
+// 32-bit indices, so a block holding an index from 2^31 on (batches up to 2^32 rows) is loaded
+// element by element.
 template <typename T>
 void Gather(const void* values, const uint32_t* indices, int64_t n, void* out) {
   const T* v = static_cast<const T*>(values);
@@ -213,11 +215,19 @@ void Gather(const void* values, const uint32_t* indices, int64_t n, void* out) {
   if constexpr (sizeof(T) == 4) {
     for (; i + 16 <= n; i += 16) {
       const __m512i idx = _mm512_loadu_si512(indices + i);
+      if (_mm512_movepi32_mask(idx) != 0) {
+        for (int j = 0; j < 16; ++j) o[i + j] = v[indices[i + j]];
+        continue;
+      }
       _mm512_storeu_si512(o + i, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), 0xffff, idx, v, 4));
     }
   } else if constexpr (sizeof(T) == 8) {
     for (; i + 8 <= n; i += 8) {
       const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(indices + i));
+      if (_mm256_movemask_ps(_mm256_castsi256_ps(idx)) != 0) {
+        for (int j = 0; j < 8; ++j) o[i + j] = v[indices[i + j]];
+        continue;
+      }
       _mm512_storeu_si512(o + i, _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), 0xff, idx, v, 8));
     }
   }
@@ -225,6 +235,10 @@ void Gather(const void* values, const uint32_t* indices, int64_t n, void* out) {
   if constexpr (sizeof(T) == 4) {
     for (; i + 8 <= n; i += 8) {
       const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(indices + i));
+      if (_mm256_movemask_ps(_mm256_castsi256_ps(idx)) != 0) {
+        for (int j = 0; j < 8; ++j) o[i + j] = v[indices[i + j]];
+        continue;
+      }
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i),
                           _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), reinterpret_cast<const int*>(v), idx,
                                                       _mm256_set1_epi32(-1), 4));
@@ -232,6 +246,10 @@ void Gather(const void* values, const uint32_t* indices, int64_t n, void* out) {
   } else if constexpr (sizeof(T) == 8) {
     for (; i + 4 <= n; i += 4) {
       const __m128i idx = _mm_loadu_si128(reinterpret_cast<const __m128i*>(indices + i));
+      if (_mm_movemask_ps(_mm_castsi128_ps(idx)) != 0) {
+        for (int j = 0; j < 4; ++j) o[i + j] = v[indices[i + j]];
+        continue;
+      }
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i),
                           _mm256_mask_i32gather_epi64(_mm256_setzero_si256(), reinterpret_cast<const long long*>(v), idx,
                                                       _mm256_set1_epi64x(-1), 8));

@@ -90,6 +90,7 @@ int Check(const Args& args) {
   if (args.Has("--catalog")) return CheckCatalog(args);
   EvalOptions o;
   if (int rc = ParseEvalOptions(args, o, kCheckHelp); rc >= 0) return rc;
+  if (int rc = RejectEvalOnlyOptions(o, kCheckHelp); rc >= 0) return rc;
   auto check = CheckOne(o);
   if (!check.ok()) return Fail(check.error());
   std::string out = o.json ? jit::FormatCheckJson(*check) : jit::FormatCheckText(*check);
@@ -101,6 +102,7 @@ int Explain(const Args& args) {
   if (args.Has("--help")) return PrintHelp(kExplainHelp);
   EvalOptions o;
   if (int rc = ParseEvalOptions(args, o, kExplainHelp); rc >= 0) return rc;
+  if (int rc = RejectEvalOnlyOptions(o, kExplainHelp); rc >= 0) return rc;
   auto check = CheckOne(o);
   if (!check.ok()) return Fail(check.error());
   std::fputs(jit::FormatRemarksText(*check).c_str(), stdout);

@@ -148,6 +148,11 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   return -1;
 }
 
+int RejectEvalOnlyOptions(const EvalOptions& o, const char* help) {
+  if (!o.filter.empty() || !o.more_exprs.empty()) return Usage("--filter and --expr are options of eval", help);
+  return -1;
+}
+
 int PrintHelp(const char* help) {
   std::fputs(help, stdout);
   return 0;

@@ -54,6 +54,8 @@ struct EvalOptions {
 // Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an
 // exit code (2 on usage errors, printed on stderr).
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help);
+// For the commands other than eval: a usage error (2) when --filter or --expr was given, else -1.
+int RejectEvalOnlyOptions(const EvalOptions& o, const char* help);
 
 // The options ir, check and explain share, for their help texts (a literal, so it concatenates).
 #define ROWJIT_KERNEL_OPTIONS_HELP                                                              \

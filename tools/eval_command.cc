@@ -302,8 +302,8 @@ int Eval(const Args& args) {
   auto schema = ParseSchema(o.schema);
   if (!schema.ok()) return Fail(schema.error());
   if (ir::IsAggregateText(o.expr)) {
-    if (!o.filter.empty()) {
-      return Fail(Error(ErrorCode::kInvalidInput, "--filter takes a row expression, not an aggregate"));
+    if (!o.filter.empty() || !o.more_exprs.empty()) {
+      return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
     }
     auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset);
     if (!batch.ok()) return Fail(batch.error());

@@ -31,6 +31,7 @@ int Ir(const Args& args) {
   if (args.Has("--help")) return PrintHelp(kHelp);
   EvalOptions o;
   if (int rc = ParseEvalOptions(args, o, kHelp); rc >= 0) return rc;
+  if (int rc = RejectEvalOnlyOptions(o, kHelp); rc >= 0) return rc;
   if (o.stage != "raw" && o.stage != "opt" && o.stage != "asm" && o.stage != "shape") {
     fmt::print(stderr, "rowjit: --stage takes raw, opt, asm or shape\n");
     return 2;

@@ -74,6 +74,24 @@ TEST(Filter, EvaluateUnderASelectionHasOneRowPerSelectedRow) {
   }
 }
 
+// Bad input is an error whatever fraction is selected (the gathered way reads only the selected
+// rows, but the whole batch is checked either way): a column bound non-nullable holding a null.
+TEST(Filter, BadInputFailsAtEverySelectedFraction) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32");
+  std::vector<std::optional<int32_t>> rows(100, 1);
+  rows[99] = std::nullopt;
+  const std::vector<ArrayPtr> cols = {*MakeArray<int32_t>(rows)};
+  auto expr = *ir::ParseAndBind("a + 1", schema);
+  for (uint32_t n : {1u, 5u, 50u, 90u}) {
+    std::vector<uint32_t> picked;
+    for (uint32_t i = 0; i < n; ++i) picked.push_back(i);
+    auto out = engine->Evaluate(expr, cols, 100, Pick(picked, 100));
+    ASSERT_FALSE(out.ok()) << n << " selected";
+    EXPECT_EQ(out.error().code(), ErrorCode::kInvalidInput) << out.error().ToString();
+  }
+}
+
 // A random selection of `length` rows at one of the densities the issue names.
 SelectionVector RandomSelection(int64_t length, int kind, std::mt19937_64& rng) {
   const double p[] = {0.0, 0.01, 0.1, 0.5, 0.9, 1.0};

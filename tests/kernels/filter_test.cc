@@ -116,4 +116,29 @@ TEST(Selection, GatherAndGatherBitsMatchReference) {
   });
 }
 
+// Row indices from 2^31 on (selections index batches of up to 2^32 rows): hardware gathers
+// sign-extend 32-bit indices, so such blocks must not go through them. The values pointer is
+// placed 2^31 elements before a small array, so that indices 2^31 + k name its elements.
+TEST(Selection, GatherIndicesFrom2To31) {
+  testing::EveryLevel guard;
+  for (KernelLevel level : guard.levels()) {
+    ASSERT_NO_FATAL_FAILURE(testing::EveryLevel::Use(level));
+    std::vector<uint64_t> small(40);
+    for (size_t k = 0; k < small.size(); ++k) small[k] = 0x1000 + k;
+    std::vector<uint32_t> idx;
+    for (uint32_t k = 0; k < 37; ++k) idx.push_back((uint32_t{1} << 31) + k);
+    for (int width : {4, 8}) {
+      const auto base = reinterpret_cast<uintptr_t>(small.data()) - (uintptr_t{1} << 31) * static_cast<uintptr_t>(width);
+      std::vector<uint64_t> out(idx.size(), 0);
+      Gather(reinterpret_cast<const void*>(base), idx.data(), static_cast<int64_t>(idx.size()), width, out.data());
+      for (size_t k = 0; k < idx.size(); ++k) {
+        uint64_t want = 0, got = 0;
+        std::memcpy(&want, reinterpret_cast<const uint8_t*>(small.data()) + k * width, width);
+        std::memcpy(&got, reinterpret_cast<const uint8_t*>(out.data()) + k * width, width);
+        ASSERT_EQ(got, want) << KernelLevelName(level) << " width " << width << " at " << k;
+      }
+    }
+  }
+}
+
 }  // namespace rowjit::kernels
