@@ -171,19 +171,37 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
 }
 
 Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                          int64_t length, const EvalOptions& options, EvalReport& rep) {
+                                          int64_t length, const EvalOptions& options, EvalReport& rep,
+                                          std::span<const OutputBuffers> into) {
   ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length));
-  ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length));
+  void* rows_into = into.empty() ? nullptr : into[0].validity;
+  ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length, rows_into));
   impl_->ApplyRetryPressure(*expr, options.policy, batch);
   Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
   rep.strategy = plan.strategy;
-  if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep);
-  return impl_->RunPlan(*expr, batch, plan, options, rep);
+  if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep, into);
+  return impl_->RunPlan(*expr, batch, plan, options, rep, nullptr, into);
+}
+
+Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                      const OutputBuffers& out, const EvalOptions& options, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  rep = EvalReport{};
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
+  return NoThrow([&]() -> Result<ArrayPtr> {
+    const std::span<const OutputBuffers> into(&out, 1);
+    ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), into, length, columns));
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateAdmitted(expr, columns, length, options, rep, into));
+    return internal::Deliver(*result, out, &rep.output_copied);
+  });
 }
 
 Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Batch& batch, Plan& plan,
                                        const EvalOptions& options, EvalReport& rep,
-                                       std::shared_ptr<const CompiledKernel>* ran) {
+                                       std::shared_ptr<const CompiledKernel>* ran,
+                                       std::span<const OutputBuffers> into) {
   TierWant want = WantOf(options);
   std::optional<KernelCache::Lookup> ready;
   if (want == TierWant::kTiered && plan.kernel) {
@@ -200,7 +218,7 @@ Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Bat
     }
   }
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, KernelOf(plan, want, rep, std::move(ready)));
-  const internal::Execution run{expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(), outputs, rep};
+  const internal::Execution run{expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(), outputs, rep, into};
   Result<ArrayPtr> out = internal::ExecuteRows(rep.strategy, run);
   if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) retry_pressure.Retried(expr);
   if (ran != nullptr) *ran = std::move(kernel);
@@ -213,13 +231,15 @@ Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Bat
 // expression is checked with the reference semantics (its first failing row, or its values when
 // no row fails). Slow, but only on that path, and exact.
 Result<ArrayPtr> Engine::EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                        int64_t length, const EvalOptions& options, EvalReport& rep) {
+                                        int64_t length, const EvalOptions& options, EvalReport& rep,
+                                        std::span<const OutputBuffers> into) {
   const internal::Stages staged = internal::SplitIntoStages(
       expr, static_cast<int>(columns.size()), impl_->options.max_kernel_nodes);
   std::vector<ArrayPtr> cols(columns.begin(), columns.end());
+  // The root stage writes the caller's output, when one was lent.
   auto run = [&](const ir::ExprPtr& e) -> Result<ArrayPtr> {
     EvalReport stage;
-    Result<ArrayPtr> out = EvaluateAdmitted(e, cols, length, options, stage);
+    Result<ArrayPtr> out = EvaluateAdmitted(e, cols, length, options, stage, e == staged.root ? into : std::span<const OutputBuffers>());
     assert(stage.strategy != Strategy::kStaged && "a stage fits one kernel");
     rep.compiled = rep.compiled || stage.compiled;
     rep.compile_ms += stage.compile_ms;

@@ -75,9 +75,30 @@ struct EvalReport {
   KernelSource source = KernelSource::kMemory;  // where that kernel came from (staged: the last stage's)
   bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence
   bool cold_pass = false;   // evidence: a scalar pass located the first failing row
+  // Caller outputs (EvaluateInto, ProjectInto): some result's values were copied into the
+  // caller's memory rather than written there by the kernel.
+  bool output_copied = false;
+};
+
+// Memory the caller lends for one result (Engine::EvaluateInto, ProjectInto, and the prepared
+// handles' *Into calls), so that a batch loop reuses its outputs instead of allocating them. The
+// result is written in Arrow's flat layout at offset 0:
+//   values:   length * width bytes, aligned to the width; bool: bits, LSB first, in whole
+//             64-bit words (⌈length / 64⌉ * 8 bytes, 8-byte aligned)
+//   validity: ⌈length / 64⌉ * 8 bytes, 8-byte aligned, a set bit a valid row; required when the
+//             result type is nullable, else optional (then written all valid)
+// Bits past the last row, up to the end of its word, are written as zeros. The buffers must not
+// overlap each other or any input's buffers (checked: a clear error). On error their contents
+// are unspecified. The array returned refers to this memory and must not outlive it.
+struct OutputBuffers {
+  void* values = nullptr;
+  int64_t values_bytes = 0;  // capacity
+  void* validity = nullptr;
+  int64_t validity_bytes = 0;  // capacity
 };
 
 class PreparedExpression;
+class PreparedProjection;
 
 class Engine {
  public:
@@ -104,6 +125,17 @@ class Engine {
                             const SelectionVector& selection, const EvalOptions& options = {},
                             EvalReport* report = nullptr);
 
+  // Evaluate, writing the result into memory the caller lends (OutputBuffers: sizes, alignment and
+  // overlap are checked first). The kernels of the common strategies write there directly; other
+  // paths (constants, the static tier, a selection's take) copy their result in. Returns an array
+  // over the caller's memory. With a selection, `out` holds selection.size() rows.
+  Result<ArrayPtr> EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                const OutputBuffers& out, const EvalOptions& options = {},
+                                EvalReport* report = nullptr);
+  Result<ArrayPtr> EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                const SelectionVector& selection, const OutputBuffers& out,
+                                const EvalOptions& options = {}, EvalReport* report = nullptr);
+
   // The rows where a bool expression is true (null counts as false, as SQL's WHERE), as a
   // selection of the batch: ascending 32-bit row indices. With `selection`, only its rows are
   // considered and only they can fail; the result is still a selection of the whole batch.
@@ -124,6 +156,15 @@ class Engine {
   Result<std::vector<ArrayPtr>> Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
                                         int64_t length, const SelectionVector& selection,
                                         const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // Project, writing output k into outs[k] (as EvaluateInto; the outputs must not overlap).
+  Result<std::vector<ArrayPtr>> ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                            int64_t length, std::span<const OutputBuffers> outs,
+                                            const EvalOptions& options = {}, EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                            int64_t length, const SelectionVector& selection,
+                                            std::span<const OutputBuffers> outs, const EvalOptions& options = {},
+                                            EvalReport* report = nullptr);
 
   // A reduction template: the aggregate's expression and its fold in one pass over the batch,
   // the expression's rows never materialized. Results equal the static folds bit for bit when
@@ -158,18 +199,29 @@ class Engine {
 
  private:
   Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk);
+  // `into`: caller memory for the result (checked by the caller), written where a kernel can.
   Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                    int64_t length, const EvalOptions& options, EvalReport& report);
+                                    int64_t length, const EvalOptions& options, EvalReport& report,
+                                    std::span<const OutputBuffers> into = {});
   Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,
                                               std::span<const ArrayPtr> columns, int64_t length,
                                               const EvalOptions& options, EvalReport& report);
   Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                  int64_t length, const EvalOptions& options, EvalReport& report);
+                                  int64_t length, const EvalOptions& options, EvalReport& report,
+                                  std::span<const OutputBuffers> into);
+  // Evaluate under a selection; `into`: the caller's output, when it lent one.
+  Result<ArrayPtr> EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                    const SelectionVector& selection, const EvalOptions& options,
+                                    EvalReport* report, const OutputBuffers* into);
   Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,
                                                                  EvalReport& report);
+  Result<std::vector<ArrayPtr>> ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
+                                            int64_t length, const EvalOptions& options, EvalReport& report,
+                                            std::span<const OutputBuffers> outs);
   Result<std::vector<ArrayPtr>> ProjectSeparately(std::span<const ir::ExprPtr> exprs,
                                                   std::span<const ArrayPtr> columns, int64_t length,
-                                                  const EvalOptions& options, EvalReport& report);
+                                                  const EvalOptions& options, EvalReport& report,
+                                                  std::span<const OutputBuffers> outs);
   friend class PreparedExpression;
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -95,9 +95,11 @@ struct Engine::Impl {
   // `options` want (the static tier while a tiered engine's optimized kernel is not ready), the
   // strategy through the executor. `ran`, when given, receives the kernel that ran (null: none,
   // or the static tier).
+  // `into`: caller memory for the output (Execution::targets).
   Result<ArrayPtr> RunPlan(const ir::Expr& expr, const internal::Batch& batch, Plan& plan,
                            const EvalOptions& options, EvalReport& report,
-                           std::shared_ptr<const CompiledKernel>* ran = nullptr);
+                           std::shared_ptr<const CompiledKernel>* ran = nullptr,
+                           std::span<const OutputBuffers> into = {});
   void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
   Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
 };

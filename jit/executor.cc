@@ -43,25 +43,51 @@ Result<BufferPtr> PackBytes(const BufferPtr& bytes, int64_t n, const std::shared
   return bits;
 }
 
-// Runs the plan's kernel over `n` rows of `p` into fresh outputs.
+// Bool results a row loop writes a byte a row, packed into bits afterwards.
+bool PackedLater(const ir::Expr& e, int row_bytes) { return e.type().id == TypeId::kBool && row_bytes == 1; }
+
+// Where a kernel's values go: the caller's memory when the run covers the whole output (`direct`)
+// and writes it in its final form (not bytes to pack), else a fresh buffer.
+Result<BufferPtr> ValuesOut(const Execution& run, int row_bytes, int64_t n, bool direct) {
+  const bool zeroed = run.kernel->shape().skip_empty_words;  // skipped words must read as zeros
+  if (direct && !PackedLater(run.expr, row_bytes)) {
+    BufferPtr lent = Buffer::Lend(run.targets[0].values, OutputBytes(row_bytes, n));
+    if (zeroed && n > 0) std::memset(lent->mutable_data(), 0, static_cast<size_t>(lent->size()));
+    return lent;
+  }
+  // Other kernels write every row, so their outputs need no zeroing.
+  return zeroed ? Buffer::Allocate(OutputBytes(row_bytes, n), run.pool)
+                : Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), run.pool);
+}
+
+// Runs the plan's kernel over `n` rows of `p`: into the caller's memory when `n` is the whole
+// output and the caller lent it, else into fresh outputs.
 Result<KernelRun> RunKernel(const Execution& run, const PreparedInputs& p, int64_t n) {
   const KernelShape& shape = run.kernel->shape();
   const int row_bytes = OutputRowBytes(shape, run.expr.type().id);
+  const bool direct = !run.targets.empty() && n == run.batch.facts.length;
   KernelRun out;
-  // Skipped words must read as zeros rather than old heap contents; other kernels write every
-  // row, so their outputs need no zeroing.
-  ROWJIT_ASSIGN_OR_RETURN(out.values, shape.skip_empty_words
-                                          ? Buffer::Allocate(OutputBytes(row_bytes, n), run.pool)
-                                          : Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), run.pool));
+  ROWJIT_ASSIGN_OR_RETURN(out.values, ValuesOut(run, row_bytes, n, direct));
   uint64_t* valid_words = nullptr;
   if (shape.writes_validity) {
-    ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8, run.pool));
+    // Not over the batch's row validity, should it lie in the caller's validity buffer.
+    const void* target = direct ? run.targets[0].validity : nullptr;
+    if (target != nullptr && !(run.batch.rows.has_bitmap() && run.batch.rows.bitmap()->data() == target)) {
+      out.validity = Buffer::Lend(run.targets[0].validity, OutputValidityBytes(n));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate(kernels::NumWords(n) * 8, run.pool));
+    }
     valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
   }
   out.evidence = RunRows(run.kernel->row_fn(), p, run.expr.facts().columns, n, row_bytes,
                          out.values->mutable_data(), valid_words) != 0;
-  if (run.expr.type().id == TypeId::kBool && row_bytes == 1) {
-    ROWJIT_ASSIGN_OR_RETURN(out.values, PackBytes(out.values, n, run.pool));
+  if (PackedLater(run.expr, row_bytes)) {
+    if (direct) {
+      kernels::PackByteBools(out.values->data(), n, static_cast<uint8_t*>(run.targets[0].values));
+      out.values = Buffer::Lend(run.targets[0].values, OutputValuesBytes(TypeId::kBool, n));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(out.values, PackBytes(out.values, n, run.pool));
+    }
   }
   return out;
 }
@@ -168,7 +194,13 @@ Result<ArrayPtr> RunFilterScatter(const Execution& run) {
   if (r.evidence) return ColdPass(run);
   const TypeId type = run.expr.type().id;
   const int w = type == TypeId::kBool ? 0 : ByteWidth(type);
-  ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(OutputBytes(w, length), run.pool));
+  BufferPtr values;
+  if (!run.targets.empty()) {  // rows the scatter skips read as zeros, as in a fresh buffer
+    values = Buffer::Lend(run.targets[0].values, OutputBytes(w, length));
+    if (length > 0) std::memset(values->mutable_data(), 0, static_cast<size_t>(values->size()));
+  } else {
+    ROWJIT_ASSIGN_OR_RETURN(values, Buffer::Allocate(OutputBytes(w, length), run.pool));
+  }
   if (w == 0) {
     kernels::ScatterBits({r.values->data(), 0, kept}, mask, values->mutable_data());
   } else {
@@ -202,20 +234,31 @@ struct ProjectionOutputs {
   std::vector<void*> value_ptrs, valid_ptrs;
 };
 
+// Output i's buffers: the caller's memory when it lent it (bool results of a row loop excepted,
+// whose bytes are packed into it afterwards), else fresh ones.
 Result<ProjectionOutputs> AllocateProjection(const Execution& run, int64_t n) {
   const KernelShape& shape = run.kernel->shape();
   ProjectionOutputs o;
-  for (const ir::ExprPtr& e : run.expr.args()) {
-    const int rb = OutputRowBytes(shape, e->type().id);
+  for (size_t i = 0; i < run.expr.args().size(); ++i) {
+    const int rb = OutputRowBytes(shape, run.expr.args()[i]->type().id);
+    const OutputBuffers* target = run.targets.empty() ? nullptr : &run.targets[i];
     o.row_bytes.push_back(rb);
-    ROWJIT_ASSIGN_OR_RETURN(o.values.emplace_back(), Buffer::AllocateForOverwrite(OutputBytes(rb, n), run.pool));
-    o.value_ptrs.push_back(o.values.back()->mutable_data());
-    if (shape.writes_validity) {
-      ROWJIT_ASSIGN_OR_RETURN(o.validity.emplace_back(), Buffer::Allocate(kernels::NumWords(n) * 8, run.pool));
-      o.valid_ptrs.push_back(o.validity.back()->mutable_data());
+    if (target != nullptr && !PackedLater(*run.expr.args()[i], rb)) {
+      o.values.push_back(Buffer::Lend(target->values, OutputBytes(rb, n)));
     } else {
-      o.valid_ptrs.push_back(nullptr);
+      ROWJIT_ASSIGN_OR_RETURN(o.values.emplace_back(), Buffer::AllocateForOverwrite(OutputBytes(rb, n), run.pool));
     }
+    o.value_ptrs.push_back(o.values.back()->mutable_data());
+    if (!shape.writes_validity) {
+      o.valid_ptrs.push_back(nullptr);
+      continue;
+    }
+    if (target != nullptr && target->validity != nullptr) {
+      o.validity.push_back(Buffer::Lend(target->validity, OutputValidityBytes(n)));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(o.validity.emplace_back(), Buffer::Allocate(kernels::NumWords(n) * 8, run.pool));
+    }
+    o.valid_ptrs.push_back(o.validity.back()->mutable_data());
   }
   return o;
 }
@@ -278,7 +321,10 @@ Result<std::optional<std::vector<ArrayPtr>>> ExecuteProjection(const Execution& 
   for (size_t i = 0; i < o.values.size(); ++i) {
     const ir::Expr& e = *root.args()[i];
     BufferPtr values = o.values[i];
-    if (e.type().id == TypeId::kBool && o.row_bytes[i] == 1) {
+    if (PackedLater(e, o.row_bytes[i]) && !run.targets.empty()) {
+      kernels::PackByteBools(values->data(), n, static_cast<uint8_t*>(run.targets[i].values));
+      values = Buffer::Lend(run.targets[i].values, OutputValuesBytes(TypeId::kBool, n));
+    } else if (PackedLater(e, o.row_bytes[i])) {
       ROWJIT_ASSIGN_OR_RETURN(values, PackBytes(values, n, run.pool));
     }
     Validity v = validity.empty() ? Validity::AllValid() : validity[i];

@@ -108,7 +108,8 @@ Status PointAtValidity(const Array& a, int64_t length, KernelInput& in, std::vec
 
 }  // namespace
 
-Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                        void* rows_into) {
   const ir::ExprFacts& f = expr.facts();
   Batch batch;
   ROWJIT_RETURN_NOT_OK(Normalize(columns, f.columns, batch));
@@ -119,16 +120,17 @@ Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns,
     batch.facts.inputs[c] = ir::DescribeInput(*batch.columns[c]);
     any_nulls = any_nulls || batch.facts.inputs[c].has_nulls;
   }
-  ROWJIT_RETURN_NOT_OK(ReadRows(expr, any_nulls, batch));
+  ROWJIT_RETURN_NOT_OK(ReadRows(expr, any_nulls, batch, rows_into));
   return batch;
 }
 
-Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch) {
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into) {
   const ir::ExprFacts& f = expr.facts();
   if (!f.StrictRows() || !any_nulls) return Status::OK();
   std::vector<Validity> vs;
   for (int c : f.columns) vs.push_back(ValidityOf(*batch.columns[c]));
-  ROWJIT_ASSIGN_OR_RETURN(batch.rows, AndValidity(vs, batch.facts.length));
+  BufferPtr into = rows_into ? Buffer::Lend(rows_into, kernels::NumWords(batch.facts.length) * 8) : nullptr;
+  ROWJIT_ASSIGN_OR_RETURN(batch.rows, AndValidity(vs, batch.facts.length, std::move(into)));
   if (batch.rows.all_null()) {
     batch.facts.rows = BatchFacts::Rows::kAllNull;
   } else if (!batch.rows.all_valid()) {

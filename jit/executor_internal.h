@@ -38,10 +38,13 @@ struct Batch {
 // Reads a batch for `expr`: dictionaries the kernels cannot read become flat, value buffers not
 // aligned to their element width are copied (an Arrow producer may hand us any), each referenced
 // input is described, and for strict-row expressions the AND of the inputs' validity is taken.
-Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+// `rows_into`: caller memory of kernels::NumWords(length) words (the validity buffer it lent for
+// the output) where that AND is computed when it needs a bitmap of its own; null: a fresh one.
+Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                        void* rows_into = nullptr);
 // ReadBatch's last step: for a strict-row expression over inputs with nulls (`any_nulls`), the
 // AND of the referenced columns' validity into batch.rows and batch.facts.rows.
-Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch);
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into = nullptr);
 // Whether kernels cannot read `array` as it is: a dictionary of bools or of values with nulls,
 // or values not aligned to their width. ReadBatch decodes such columns to flat ones.
 bool NeedsDecoding(const Array& array);
@@ -107,6 +110,9 @@ struct Execution {
   const CompiledKernel* kernel;
   const std::shared_ptr<MemoryPool>& pool;
   EvalReport& report;
+  // Caller memory for the outputs (one per output; checked by CheckOutputs), which kernels run
+  // over the whole batch write directly. Empty: outputs come from `pool`.
+  std::span<const OutputBuffers> targets = {};
 };
 
 // Runs the planned strategy (jit/executor.cc).
@@ -121,6 +127,20 @@ Result<std::optional<std::vector<ArrayPtr>>> ExecuteProjection(const Execution& 
                                                                std::span<const Validity> validity = {});
 // `e` as an error of output `output` of a projection: the message names it, the row stays.
 Error ProjectionError(Error e, size_t output);
+
+// Caller outputs (jit/output.cc). Bytes an output of `length` rows takes in the caller's memory:
+// values (bool: bits in whole 64-bit words) and validity (whole 64-bit words).
+int64_t OutputValuesBytes(TypeId type, int64_t length);
+int64_t OutputValidityBytes(int64_t length);
+// Checks the memory a caller lends for the results of `exprs` (one OutputBuffers each) over
+// `length` rows: sizes, alignment, a validity buffer for every nullable result, and no overlap
+// with each other or with any buffer of `columns`.
+Status CheckOutputs(std::span<const ir::ExprPtr> exprs, std::span<const OutputBuffers> outs, int64_t length,
+                    std::span<const ArrayPtr> columns);
+// Leaves `result` in the caller's memory (copied unless a kernel wrote it there) and returns an
+// array over that memory: flat, offset 0, validity written in full when a buffer was given.
+// `copied`, when given, is set if the values had to be copied.
+Result<ArrayPtr> Deliver(const Array& result, const OutputBuffers& out, bool* copied = nullptr);
 
 // Runs a reduction template's fold kernel over the batch and finishes the fold
 // (jit/executor_fold.cc).

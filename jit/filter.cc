@@ -87,6 +87,24 @@ Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const A
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                   const SelectionVector& selection, const EvalOptions& options,
                                   EvalReport* report) {
+  return EvaluateSelected(expr, columns, length, selection, options, report, nullptr);
+}
+
+Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                      const SelectionVector& selection, const OutputBuffers& out,
+                                      const EvalOptions& options, EvalReport* report) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
+  if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
+  ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), std::span(&out, 1), selection.size(), columns));
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateSelected(expr, columns, length, selection, options, &rep, &out));
+  return NoThrow([&] { return internal::Deliver(*result, out, &rep.output_copied); });
+}
+
+Result<ArrayPtr> Engine::EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                          const SelectionVector& selection, const EvalOptions& options,
+                                          EvalReport* report, const OutputBuffers* into) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
   if (selection.batch_length() != length) {
     return MakeError(ErrorCode::kInvalidInput, "a selection of a batch of {} rows over a batch of {}",
@@ -112,7 +130,8 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
   // that whether a call fails on bad input does not depend on the fraction selected.
   ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*expr, columns, length));
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, internal::TakeInputs(*expr, columns, length, selection, pool));
-  Result<ArrayPtr> out = Evaluate(expr, taken, selection.size(), options, report);
+  Result<ArrayPtr> out = into ? EvaluateInto(expr, taken, selection.size(), *into, options, report)
+                              : Evaluate(expr, taken, selection.size(), options, report);
   if (!out.ok()) return internal::AtBatchRow(std::move(out).TakeError(), selection);
   return out;
 }

@@ -50,6 +50,16 @@ Result<std::vector<Validity>> OutputValidity(std::span<const ir::ExprPtr> exprs,
   return out;
 }
 
+// Every result left in the caller's memory (internal::Deliver).
+Result<std::vector<ArrayPtr>> DeliverAll(const std::vector<ArrayPtr>& results, std::span<const OutputBuffers> outs,
+                                         EvalReport& rep) {
+  std::vector<ArrayPtr> delivered;
+  for (size_t k = 0; k < results.size(); ++k) {
+    ROWJIT_ASSIGN_OR_RETURN(delivered.emplace_back(), internal::Deliver(*results[k], outs[k], &rep.output_copied));
+  }
+  return delivered;
+}
+
 }  // namespace
 
 // One projection kernel through the cache in the tier `options` want: the optimized kernel
@@ -71,14 +81,17 @@ Result<std::shared_ptr<const CompiledKernel>> Engine::ProjectionKernel(Plan& pla
 // first failing output).
 Result<std::vector<ArrayPtr>> Engine::ProjectSeparately(std::span<const ir::ExprPtr> exprs,
                                                         std::span<const ArrayPtr> columns, int64_t length,
-                                                        const EvalOptions& options, EvalReport& rep) {
+                                                        const EvalOptions& options, EvalReport& rep,
+                                                        std::span<const OutputBuffers> outs) {
   std::vector<ArrayPtr> out;
   std::optional<Error> first;
   size_t first_output = 0;
   for (size_t k = 0; k < exprs.size(); ++k) {
     EvalReport one;
-    Result<ArrayPtr> r = Evaluate(exprs[k], columns, length, options, &one);
+    Result<ArrayPtr> r = outs.empty() ? Evaluate(exprs[k], columns, length, options, &one)
+                                      : EvaluateInto(exprs[k], columns, length, outs[k], options, &one);
     rep.compiled = rep.compiled || one.compiled;
+    rep.output_copied = rep.output_copied || one.output_copied;
     rep.compile_ms += one.compile_ms;
     if (r.ok()) {
       out.push_back(*r);
@@ -101,35 +114,56 @@ Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
+  return NoThrow([&] { return ProjectRoot(root, columns, length, options, rep, {}); });
+}
+
+Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                                  int64_t length, std::span<const OutputBuffers> outs,
+                                                  const EvalOptions& options, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  rep = EvalReport{};
+  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
   return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
-    ROWJIT_RETURN_NOT_OK(impl_->Admit(*root, columns, length));
-    ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*root, columns, length));
-    Plan plan = PlanEvaluation(root, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
-    rep.strategy = plan.strategy;
-    if (!OneKernel(plan)) return ProjectSeparately(exprs, columns, length, options, rep);
-    if (plan.strategy == Strategy::kValidity && DenseWithNulls(exprs, batch)) {
-      std::vector<ir::InputSpec> specs = batch.facts.inputs;
-      for (ir::InputSpec& s : specs) s.has_nulls = false;
-      ROWJIT_ASSIGN_OR_RETURN(CacheKey key, PlanKernel(root, std::move(specs), ir::Policy::kDense, "native"));
-      Plan dense{Strategy::kDense, std::move(key)};
-      ROWJIT_ASSIGN_OR_RETURN(auto kernel, ProjectionKernel(dense, options, rep));
-      ROWJIT_ASSIGN_OR_RETURN(std::vector<Validity> validity, OutputValidity(exprs, batch));
-      const internal::Execution run{*root, batch, &*rep.kernel, kernel.get(), impl_->outputs, rep};
-      Result<std::optional<std::vector<ArrayPtr>>> out = internal::ExecuteProjection(run, validity);
-      if (!out.ok()) return std::move(out).TakeError();
-      if (out->has_value()) {
-        rep.strategy = Strategy::kDense;
-        return std::move(**out);
-      }
-      rep.retried = true;  // evidence from rows behind nulls, maybe: the exact kernel decides
-    }
-    ROWJIT_ASSIGN_OR_RETURN(auto kernel, ProjectionKernel(plan, options, rep));
-    const internal::Execution run{*root, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(), impl_->outputs, rep};
-    Result<std::optional<std::vector<ArrayPtr>>> exact = internal::ExecuteProjection(run);
-    if (!exact.ok()) return std::move(exact).TakeError();
-    if (!exact->has_value()) return MakeError(ErrorCode::kInternal, "an exact projection kernel asked for a rerun");
-    return std::move(**exact);
+    ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(root->args(), outs, length, columns));
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, ProjectRoot(root, columns, length, options, rep, outs));
+    return DeliverAll(results, outs, rep);
   });
+}
+
+// The projection `root` (ir::MakeProjection) over a batch; `outs`: the caller's outputs, or none.
+Result<std::vector<ArrayPtr>> Engine::ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
+                                                  int64_t length, const EvalOptions& options, EvalReport& rep,
+                                                  std::span<const OutputBuffers> outs) {
+  const std::span<const ir::ExprPtr> exprs = root->args();
+  ROWJIT_RETURN_NOT_OK(impl_->Admit(*root, columns, length));
+  ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*root, columns, length));
+  Plan plan = PlanEvaluation(root, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
+  rep.strategy = plan.strategy;
+  if (!OneKernel(plan)) return ProjectSeparately(exprs, columns, length, options, rep, outs);
+  if (plan.strategy == Strategy::kValidity && DenseWithNulls(exprs, batch)) {
+    std::vector<ir::InputSpec> specs = batch.facts.inputs;
+    for (ir::InputSpec& s : specs) s.has_nulls = false;
+    ROWJIT_ASSIGN_OR_RETURN(CacheKey key, PlanKernel(root, std::move(specs), ir::Policy::kDense, "native"));
+    Plan dense{Strategy::kDense, std::move(key)};
+    ROWJIT_ASSIGN_OR_RETURN(auto kernel, ProjectionKernel(dense, options, rep));
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<Validity> validity, OutputValidity(exprs, batch));
+    const internal::Execution run{*root, batch, &*rep.kernel, kernel.get(), impl_->outputs, rep, outs};
+    Result<std::optional<std::vector<ArrayPtr>>> out = internal::ExecuteProjection(run, validity);
+    if (!out.ok()) return std::move(out).TakeError();
+    if (out->has_value()) {
+      rep.strategy = Strategy::kDense;
+      return std::move(**out);
+    }
+    rep.retried = true;  // evidence from rows behind nulls, maybe: the exact kernel decides
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto kernel, ProjectionKernel(plan, options, rep));
+  const internal::Execution run{*root, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(), impl_->outputs, rep,
+                                outs};
+  Result<std::optional<std::vector<ArrayPtr>>> exact = internal::ExecuteProjection(run);
+  if (!exact.ok()) return std::move(exact).TakeError();
+  if (!exact->has_value()) return MakeError(ErrorCode::kInternal, "an exact projection kernel asked for a rerun");
+  return std::move(**exact);
 }
 
 Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
@@ -139,6 +173,20 @@ Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken,
                           internal::TakeInputs(*root, columns, length, selection, impl_->outputs));
   Result<std::vector<ArrayPtr>> out = Project(exprs, taken, selection.size(), options, report);
+  if (out.ok()) return out;
+  return internal::AtBatchRow(std::move(out).TakeError(), selection);
+}
+
+Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                                  int64_t length, const SelectionVector& selection,
+                                                  std::span<const OutputBuffers> outs, const EvalOptions& options,
+                                                  EvalReport* report) {
+  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
+  // Checked against the caller's columns here, the taken ones (fresh buffers) in the call below.
+  ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(root->args(), outs, selection.size(), columns));
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken,
+                          internal::TakeInputs(*root, columns, length, selection, impl_->outputs));
+  Result<std::vector<ArrayPtr>> out = ProjectInto(exprs, taken, selection.size(), outs, options, report);
   if (out.ok()) return out;
   return internal::AtBatchRow(std::move(out).TakeError(), selection);
 }

@@ -156,4 +156,10 @@ std::shared_ptr<Buffer> Buffer::Borrow(const void* data, int64_t size,
                                   false, std::move(owner));
 }
 
+std::shared_ptr<Buffer> Buffer::Lend(void* data, int64_t size) {
+  auto buffer = std::make_shared<Buffer>(PrivateTag{}, static_cast<uint8_t*>(data), size, false, nullptr);
+  buffer->writable_ = true;
+  return buffer;
+}
+
 }  // namespace rowjit

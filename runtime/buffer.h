@@ -65,7 +65,7 @@ class Buffer {
 
  public:
   Buffer(PrivateTag, uint8_t* data, int64_t size, bool owned, std::shared_ptr<const void> owner)
-      : data_(data), size_(size), owned_(owned), owner_(std::move(owner)) {}
+      : data_(data), size_(size), owned_(owned), writable_(owned), owner_(std::move(owner)) {}
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -80,10 +80,14 @@ class Buffer {
   // Memory owned elsewhere; `owner` is released when the last reference to this buffer goes.
   static std::shared_ptr<Buffer> Borrow(const void* data, int64_t size,
                                         std::shared_ptr<const void> owner);
+  // Memory the caller lends to be written (an output it provides): writable, never freed here,
+  // and readable to `size` only. The caller keeps it alive while the buffer is in use.
+  static std::shared_ptr<Buffer> Lend(void* data, int64_t size);
 
   const uint8_t* data() const { return data_; }
-  // Only owned buffers are writable; borrowed memory belongs to the caller and is never modified.
-  uint8_t* mutable_data() { return owned_ ? data_ : nullptr; }
+  // Owned and lent buffers are writable; borrowed memory belongs to the caller and is never
+  // modified.
+  uint8_t* mutable_data() { return writable_ ? data_ : nullptr; }
   int64_t size() const { return size_; }
   // Bytes that may be read from data(): owned buffers are padded to a multiple of 64 bytes.
   int64_t readable_size() const {
@@ -100,6 +104,7 @@ class Buffer {
   uint8_t* data_;
   int64_t size_;
   bool owned_;
+  bool writable_;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<MemoryPool> pool_;  // owned memory from a pool (null: the system allocator)
   int64_t capacity_ = 0;              // owned: the allocated (padded) bytes

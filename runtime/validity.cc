@@ -38,7 +38,7 @@ Result<BufferPtr> AllocateBitmap(int64_t length) {
   return Buffer::Allocate(kernels::NumBytes(length));
 }
 
-Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length) {
+Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length, BufferPtr into) {
   std::vector<const Validity*> bitmaps;
   for (const Validity& v : inputs) {
     if (v.all_null()) return Validity::AllNull();
@@ -46,7 +46,10 @@ Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length) {
   }
   if (bitmaps.empty()) return Validity::AllValid();
   if (bitmaps.size() == 1) return *bitmaps[0];
-  ROWJIT_ASSIGN_OR_RETURN(BufferPtr out, AllocateBitmap(length));
+  BufferPtr out = std::move(into);
+  if (out == nullptr) {
+    ROWJIT_ASSIGN_OR_RETURN(out, AllocateBitmap(length));
+  }
   kernels::BitmapAnd(bitmaps[0]->Span(length), bitmaps[1]->Span(length), out->mutable_data());
   for (size_t i = 2; i < bitmaps.size(); ++i) {
     kernels::BitmapAndInPlace(out->mutable_data(), bitmaps[i]->Span(length));

@@ -60,8 +60,9 @@ class Validity {
 
 // AND of several validities over `length` rows. All-valid inputs are skipped, any all-null
 // input gives all-null, one bitmap is shared without copying, and two or more are combined word
-// by word into a fresh bitmap at offset 0.
-Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length);
+// by word into a fresh bitmap at offset 0 (or into `into`, a writable buffer of at least
+// kernels::NumBytes(length) bytes, when given).
+Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length, BufferPtr into = nullptr);
 
 // A fresh, zeroed bitmap of `length` bits.
 Result<BufferPtr> AllocateBitmap(int64_t length);

@@ -99,18 +99,10 @@ TEST(Project, RandomProjectionsAgainstReference) {
     }
     for (int k = 0; k < 5; ++k) {
       const int64_t length = std::vector<int64_t>{0, 1, 63, 64, 65, 700}[rng() % 6];
-      const int64_t offset = rng() % 3 == 0 ? 3 : 0;
-      const double valid = std::vector<double>{0.0, 0.7, 1.0}[rng() % 3];
-      std::vector<ArrayPtr> cols(schema.fields.size());
-      for (size_t c = 0; c < cols.size(); ++c) {
-        const DataType type = schema.fields[c].type;
-        cols[c] = RandomFlatArray({type, length, type.nullable ? valid : 1.0, offset, NullLayout::kScattered,
-                                   rng() % 2 ? ValueMode::kModerate : ValueMode::kMixed}, rng);
-        if (rng() % 6 == 0) cols[c] = type.id == TypeId::kBool ? AsByteBool(cols[c]) : AsDictionary(cols[c], rng);
-      }
+      const std::vector<ArrayPtr> cols = testing::RandomColumns(schema, length, rng);
       const EvalOptions o{.policy = policies[rng() % std::size(policies)],
                           .tier = rng() % 3 == 0 ? std::optional<Tier>(Tier::kFast) : std::nullopt};
-      const std::string where = fmt::format("seed {} case {} length {} valid {} policy {}: {}", seed, k, length, valid,
+      const std::string where = fmt::format("seed {} case {} length {} policy {}: {}", seed, k, length,
                                             ir::PolicyName(o.policy), fmt::join(texts, " | "));
       EvalReport report;
       const auto got = engine->Project(exprs, cols, length, o, &report);

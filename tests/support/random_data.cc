@@ -112,4 +112,17 @@ std::string RandomExpression(TypeId want, const Schema& schema, int depth, std::
   return Generator(schema, rng).Gen(want, depth);
 }
 
+std::vector<ArrayPtr> RandomColumns(const Schema& schema, int64_t length, std::mt19937_64& rng) {
+  const int64_t offset = rng() % 3 == 0 ? 3 : 0;
+  const double valid = std::vector<double>{0.0, 0.7, 1.0}[rng() % 3];
+  std::vector<ArrayPtr> cols(schema.fields.size());
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const DataType type = schema.fields[c].type;
+    cols[c] = RandomFlatArray({type, length, type.nullable ? valid : 1.0, offset, NullLayout::kScattered,
+                               rng() % 2 ? ValueMode::kModerate : ValueMode::kMixed}, rng);
+    if (rng() % 6 == 0) cols[c] = type.id == TypeId::kBool ? AsByteBool(cols[c]) : AsDictionary(cols[c], rng);
+  }
+  return cols;
+}
+
 }  // namespace rowjit::testing

@@ -17,6 +17,11 @@ Schema WideSchema();
 // deep, drawing every catalog function (typed literals carry suffixes).
 std::string RandomExpression(TypeId want, const Schema& schema, int depth, std::mt19937_64& rng);
 
+// One random column per field of `schema`, `length` rows: one bit offset (0 or 3) and one
+// valid fraction (0, 0.7 or 1) for all of them, values moderate or mixed, and now and then a
+// column re-encoded (dictionary, or byte-bool for bools).
+std::vector<ArrayPtr> RandomColumns(const Schema& schema, int64_t length, std::mt19937_64& rng);
+
 using rowjit::ArraySpec;
 using rowjit::AsByteBool;
 using rowjit::AsDictionary;

@@ -1,0 +1,296 @@
+// Caller outputs (jit): EvaluateInto and ProjectInto write results into memory the caller lends.
+// Against the reference over random expressions, policies, tiers, lengths around 64, offsets,
+// nulls, encodings and selections: the array returned lies in the caller's memory, its bytes
+// and validity bits are the reference's, nothing past the buffers or in the inputs is touched,
+// kernels over whole batches write there directly, and bad buffers are refused before anything
+// is written.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "ir/binder.h"
+#include "ir/projection.h"
+#include "ir/reference.h"
+#include "jit/engine.h"
+#include "kernels/bitmap.h"
+#include "runtime/builder.h"
+#include "runtime/random.h"
+#include "runtime/selection.h"
+#include "support/random_data.h"
+
+namespace rowjit::jit {
+namespace {
+
+constexpr uint8_t kCanary = 0xA5;
+constexpr size_t kGuardBytes = 64;
+
+std::unique_ptr<Engine> NewEngine() { return std::move(Engine::Make()).value(); }
+
+std::string Text(const Result<ArrayPtr>& r) {
+  if (!r.ok()) return "error " + r.error().ToString();
+  return (*r)->type().ToString() + " " + (*r)->ToString(1 << 20);
+}
+
+int64_t ValuesBytes(DataType type, int64_t n) {
+  return type.id == TypeId::kBool ? kernels::NumWords(n) * 8 : n * ByteWidth(type.id);
+}
+
+// Caller memory for one output: each buffer followed by guard bytes that must survive the call.
+// The buffers start filled with the canary too, so that a row left unwritten shows.
+struct Lent {
+  std::vector<uint64_t> values, validity;  // 8-byte aligned storage
+  int64_t values_bytes = 0, validity_bytes = 0;
+
+  Lent(DataType type, int64_t n, bool with_validity)
+      : values_bytes(ValuesBytes(type, n)), validity_bytes(with_validity ? kernels::NumWords(n) * 8 : 0) {
+    values.resize(static_cast<size_t>(values_bytes + kGuardBytes) / 8 + 1);
+    validity.resize(static_cast<size_t>(validity_bytes + kGuardBytes) / 8 + 1);
+    std::memset(values.data(), kCanary, values.size() * 8);
+    std::memset(validity.data(), kCanary, validity.size() * 8);
+  }
+  OutputBuffers buffers() {
+    return {.values = values.data(), .values_bytes = values_bytes,
+            .validity = validity_bytes > 0 ? validity.data() : nullptr, .validity_bytes = validity_bytes};
+  }
+  static bool Guarded(const std::vector<uint64_t>& v, int64_t from) {
+    const auto* b = reinterpret_cast<const uint8_t*>(v.data());
+    for (size_t i = static_cast<size_t>(from); i < v.size() * 8; ++i) {
+      if (b[i] != kCanary) return false;
+    }
+    return true;
+  }
+  bool GuardsIntact() const { return Guarded(values, values_bytes) && Guarded(validity, validity_bytes); }
+  bool Untouched() const { return Guarded(values, 0) && Guarded(validity, 0); }
+};
+
+// What the caller's memory must hold after a call that returned `got`: the array lies in it, and
+// the validity bits (when lent) say which rows are valid, bits past the last row zero.
+void ExpectInCallerMemory(const ArrayPtr& got, Lent& lent, const std::string& where) {
+  const int64_t n = got->length();
+  EXPECT_TRUE(lent.GuardsIntact()) << where;
+  if (n == 0) return;
+  if (got->encoding() == Encoding::kBool) {
+    const auto& b = static_cast<const BoolArray&>(*got);
+    EXPECT_EQ(b.bits_buffer()->data(), reinterpret_cast<const uint8_t*>(lent.values.data())) << where;
+    EXPECT_EQ(b.offset(), 0) << where;
+    EXPECT_EQ(lent.values[static_cast<size_t>(n - 1) / 64] & ~kernels::LowBits(n % 64 == 0 ? 64 : n % 64), 0u)
+        << where;
+  } else {
+    ASSERT_EQ(got->encoding(), Encoding::kPrimitive) << where;
+    EXPECT_EQ(static_cast<const PrimitiveArray&>(*got).raw_values(),
+              reinterpret_cast<const uint8_t*>(lent.values.data())) << where;
+  }
+  if (lent.validity_bytes == 0) return;
+  const auto* bits = reinterpret_cast<const uint8_t*>(lent.validity.data());
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(kernels::GetBit(bits, i), !got->IsNull(i)) << where << " row " << i;
+  }
+  for (int64_t i = n; i < kernels::NumWords(n) * 64; ++i) ASSERT_FALSE(kernels::GetBit(bits, i)) << where;
+}
+
+SelectionVector RandomSelection(int64_t length, std::mt19937_64& rng) {
+  const int every = std::vector<int>{1, 2, 10, 1000}[rng() % 4];
+  std::vector<uint32_t> rows;
+  for (uint32_t r = 0; r < length; ++r) {
+    if (rng() % every == 0) rows.push_back(r);
+  }
+  return *SelectionVector::FromIndices(rows, length);
+}
+
+// The reference under a selection: over the taken rows, a row error named by its batch row.
+Result<ArrayPtr> ReferenceSelected(const ir::Expr& e, std::span<const ArrayPtr> cols, const SelectionVector& sel) {
+  std::vector<ArrayPtr> taken(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) taken[c] = *Take(*cols[c], sel);
+  Result<ArrayPtr> want = ir::EvaluateReference(e, taken, sel.size());
+  if (want.ok() || !want.error().row()) return want;
+  Error err = std::move(want).TakeError();
+  std::string f = err.function();
+  const int64_t row = sel[*err.row()];
+  return std::move(err).WithRow(std::move(f), row);
+}
+
+const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                                ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
+
+TEST(Output, EvaluateIntoMatchesTheReferenceInCallerMemory) {
+  auto engine = NewEngine();
+  const Schema schema = testing::WideSchema();
+  int cases = 0, direct = 0, failing = 0;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    std::mt19937_64 rng(seed);
+    const TypeId t = kAllTypeIds[rng() % std::size(kAllTypeIds)];
+    const std::string text = testing::RandomExpression(t, schema, 1 + static_cast<int>(rng() % 3), rng);
+    auto expr = ir::ParseAndBind(text, schema);
+    ASSERT_TRUE(expr.ok()) << "seed " << seed << ": " << text;
+    for (int k = 0; k < 4; ++k) {
+      const int64_t length = std::vector<int64_t>{0, 1, 63, 64, 65, 700, 4100}[rng() % 7];
+      const std::vector<ArrayPtr> cols = testing::RandomColumns(schema, length, rng);
+      const std::vector<std::string> before = [&] {
+        std::vector<std::string> s;
+        for (const ArrayPtr& c : cols) s.push_back(c->ToString(1 << 20));
+        return s;
+      }();
+      const EvalOptions o{.policy = kPolicies[rng() % std::size(kPolicies)],
+                          .tier = rng() % 3 == 0 ? std::optional<Tier>(Tier::kFast) : std::nullopt};
+      const bool with_validity = (*expr)->type().nullable || rng() % 2 == 0;
+      const std::string where = fmt::format("seed {} case {} length {} policy {}: {}", seed, k, length,
+                                            ir::PolicyName(o.policy), text);
+      Lent lent((*expr)->type(), length, with_validity);
+      EvalReport report;
+      const Result<ArrayPtr> got = engine->EvaluateInto(*expr, cols, length, lent.buffers(), o, &report);
+      const Result<ArrayPtr> want = ir::EvaluateReference(**expr, cols, length);
+      ASSERT_EQ(Text(got), Text(want)) << where;
+      if (got.ok()) ExpectInCallerMemory(*got, lent, where);
+      // Kernels run over the whole batch write the caller's memory themselves.
+      const bool kernel_path = report.tier != Tier::kStatic && report.strategy != Strategy::kConstant &&
+                               report.strategy != Strategy::kNullConstant && report.strategy != Strategy::kStaged;
+      if (got.ok() && length > 0 && kernel_path) {
+        EXPECT_FALSE(report.output_copied) << where << " " << StrategyName(report.strategy);
+        ++direct;
+      }
+      for (size_t c = 0; c < cols.size(); ++c) ASSERT_EQ(cols[c]->ToString(1 << 20), before[c]) << where;
+      // Under a selection: selection.size() rows.
+      const SelectionVector sel = RandomSelection(length, rng);
+      Lent lent_sel((*expr)->type(), sel.size(), with_validity);
+      const Result<ArrayPtr> got_sel = engine->EvaluateInto(*expr, cols, length, sel, lent_sel.buffers(), o);
+      ASSERT_EQ(Text(got_sel), Text(ReferenceSelected(**expr, cols, sel))) << where << " (selection)";
+      if (got_sel.ok()) ExpectInCallerMemory(*got_sel, lent_sel, where + " (selection)");
+      ++cases;
+      failing += !want.ok();
+    }
+  }
+  EXPECT_EQ(cases, 600);
+  EXPECT_GT(direct, 200);
+  EXPECT_GT(failing, 10);
+}
+
+TEST(Output, ProjectIntoMatchesTheReferenceInCallerMemory) {
+  auto engine = NewEngine();
+  const Schema schema = testing::WideSchema();
+  int cases = 0;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    std::mt19937_64 rng(seed);
+    const TypeId t = kAllTypeIds[1 + rng() % (std::size(kAllTypeIds) - 1)];  // numeric
+    const std::string shared = testing::RandomExpression(t, schema, 2, rng);
+    const std::vector<std::string> texts = {shared, fmt::format("({0}) + ({0})", shared),
+                                            testing::RandomExpression(TypeId::kBool, schema, 2, rng),
+                                            fmt::format("is_null({})", shared)};
+    std::vector<ir::ExprPtr> exprs;
+    for (const std::string& text : texts) exprs.push_back(*ir::ParseAndBind(text, schema));
+    for (int k = 0; k < 3; ++k) {
+      const int64_t length = std::vector<int64_t>{0, 1, 63, 64, 65, 700}[rng() % 6];
+      const std::vector<ArrayPtr> cols = testing::RandomColumns(schema, length, rng);
+      const EvalOptions o{.policy = kPolicies[rng() % std::size(kPolicies)]};
+      const std::string where = fmt::format("seed {} case {} length {}: {}", seed, k, length, fmt::join(texts, " | "));
+      const bool with_selection = rng() % 2 == 0;
+      const SelectionVector sel = with_selection ? RandomSelection(length, rng) : *SelectionVector::All(length);
+      std::vector<Lent> lents;
+      std::vector<OutputBuffers> outs;
+      for (const ir::ExprPtr& e : exprs) lents.emplace_back(e->type(), sel.size(), e->type().nullable || rng() % 2);
+      for (Lent& l : lents) outs.push_back(l.buffers());
+      EvalReport report;
+      const auto got = with_selection ? engine->ProjectInto(exprs, cols, length, sel, outs, o, &report)
+                                      : engine->ProjectInto(exprs, cols, length, outs, o, &report);
+      const auto plain = with_selection ? engine->Project(exprs, cols, length, sel, o)
+                                        : engine->Project(exprs, cols, length, o);
+      ASSERT_EQ(got.ok(), plain.ok()) << where;
+      if (!got.ok()) {
+        EXPECT_EQ(got.error().ToString(), plain.error().ToString()) << where;
+        continue;
+      }
+      for (size_t i = 0; i < exprs.size(); ++i) {
+        ASSERT_EQ(Text((*got)[i]), Text((*plain)[i])) << where << " output " << i;
+        ASSERT_EQ(Text((*got)[i]), Text(ReferenceSelected(*exprs[i], cols, sel))) << where << " output " << i;
+        ExpectInCallerMemory((*got)[i], lents[i], where + fmt::format(" output {}", i));
+      }
+      ++cases;
+    }
+  }
+  EXPECT_GT(cases, 150);
+}
+
+TEST(Output, DenseKernelsWriteTheCallerMemoryDirectly) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i32");
+  auto expr = *ir::ParseAndBind("a * b + c", schema);
+  const std::vector<ArrayPtr> cols = RandomBatch(schema, 10000, 0.5, 7)->columns;
+  for (ir::Policy policy : kPolicies) {
+    Lent lent(expr->type(), 10000, true);
+    EvalReport report;
+    auto got = engine->EvaluateInto(expr, cols, 10000, lent.buffers(), {.policy = policy, .tier = Tier::kOptimized},
+                                    &report);
+    ASSERT_TRUE(got.ok()) << got.error().ToString();
+    EXPECT_FALSE(report.output_copied) << ir::PolicyName(policy);
+    EXPECT_EQ(Text(got), Text(ir::EvaluateReference(*expr, cols, 10000))) << ir::PolicyName(policy);
+    ExpectInCallerMemory(*got, lent, std::string(ir::PolicyName(policy)));
+  }
+  // A constant result is copied in, and says so.
+  auto constant = *ir::ParseAndBind("c - c + 4", *ParseSchema("c:i32"));
+  const std::vector<ArrayPtr> one = {*ConstantArray::Make(Scalar::Of<int32_t>(3), 100)};
+  Lent lent(constant->type(), 100, false);
+  EvalReport report;
+  auto got = engine->EvaluateInto(constant, one, 100, lent.buffers(), {}, &report);
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  EXPECT_TRUE(report.output_copied);
+  EXPECT_EQ((*got)->ToString(3), "[4, 4, 4, ...]");
+}
+
+TEST(Output, BadBuffersAreRefusedBeforeAnythingIsWritten) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a + b", schema);
+  auto strict = *ir::ParseAndBind("b * 2", schema);
+  const std::vector<ArrayPtr> cols = {*MakeArray<int32_t>({1, std::nullopt, 3, 4}),
+                                      *MakeArray<int32_t>({1, 2, 3, 4}, false)};
+  auto refused = [&](const ir::ExprPtr& e, auto&& edit, std::string_view message) {
+    Lent lent(e->type(), 4, true);
+    OutputBuffers out = lent.buffers();
+    edit(out, lent);
+    auto r = engine->EvaluateInto(e, cols, 4, out);
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidInput) << message;
+    EXPECT_NE(r.error().ToString().find(message), std::string::npos) << r.error().ToString();
+    EXPECT_TRUE(lent.Untouched()) << message;
+  };
+  refused(expr, [](OutputBuffers& o, Lent&) { o.values_bytes = 15; }, "the values buffer holds 15 bytes; 16 are needed");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.values = static_cast<uint8_t*>(o.values) + 2; },
+          "values buffer is not aligned to 4 bytes");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.values = nullptr; }, "no values buffer for 16 bytes");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.validity = nullptr; }, "no validity buffer");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.validity_bytes = 4; }, "the validity buffer holds 4 bytes; 8 are needed");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.validity = static_cast<uint8_t*>(o.validity) + 4; },
+          "validity buffer is not aligned to 8 bytes");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.values_bytes = -1; }, "values capacity -1 is negative");
+  refused(expr, [](OutputBuffers& o, Lent&) { o.validity = static_cast<uint8_t*>(o.values) + 8; },
+          "its values and validity buffers overlap");
+  // Over an input's buffer: the caller's column is never written.
+  const auto& b = static_cast<const PrimitiveArray&>(*cols[1]);
+  auto over_input = engine->EvaluateInto(
+      strict, cols, 4, {.values = const_cast<uint8_t*>(b.raw_values()), .values_bytes = 16});
+  ASSERT_FALSE(over_input.ok());
+  EXPECT_NE(over_input.error().ToString().find("overlap an input's"), std::string::npos);
+  EXPECT_EQ(cols[1]->ToString(), "[1, 2, 3, 4]");
+  // A non-nullable result needs no validity buffer.
+  std::vector<int32_t> values(4);
+  auto ok = engine->EvaluateInto(strict, cols, 4, {.values = values.data(), .values_bytes = 16});
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  EXPECT_EQ(values, (std::vector<int32_t>{2, 4, 6, 8}));
+  // Projections: one OutputBuffers per expression, and the outputs apart.
+  const std::vector<ir::ExprPtr> exprs = {expr, strict};
+  Lent l0(expr->type(), 4, true), l1(strict->type(), 4, false);
+  const std::vector<OutputBuffers> one = {l0.buffers()};
+  EXPECT_NE(engine->ProjectInto(exprs, cols, 4, one).error().ToString().find("1 output buffers for 2 expressions"),
+            std::string::npos);
+  const std::vector<OutputBuffers> same = {l0.buffers(), {.values = l0.values.data(), .values_bytes = 16}};
+  EXPECT_NE(engine->ProjectInto(exprs, cols, 4, same).error().ToString().find("output 1: its buffers overlap"),
+            std::string::npos);
+  EXPECT_TRUE(l0.Untouched());
+  // A row error is Evaluate's, in the caller's memory or not.
+  auto failing = *ir::ParseAndBind("b / (b - 3)", schema);
+  Lent lf(failing->type(), 4, false);
+  EXPECT_EQ(Text(engine->EvaluateInto(failing, cols, 4, lf.buffers())), Text(engine->Evaluate(failing, cols, 4)));
+}
+
+}  // namespace
+}  // namespace rowjit::jit
