@@ -188,6 +188,11 @@ class Engine {
   // call. The handle must not outlive the engine.
   Result<std::unique_ptr<PreparedExpression>> PrepareExpression(const ir::ExprPtr& expr,
                                                                 const EvalOptions& options = {});
+  // A handle for a projection evaluated batch after batch (jit/project.cc): the expressions'
+  // common root is built once, and each batch layout planned once and its kernel held, as
+  // PrepareExpression's. The handle must not outlive the engine.
+  Result<std::unique_ptr<PreparedProjection>> PrepareProjection(std::span<const ir::ExprPtr> exprs,
+                                                                const EvalOptions& options = {});
   // Blocks until the background pool has no compile queued or running.
   void WaitForCompiles();
 
@@ -198,6 +203,12 @@ class Engine {
   DiskCacheStats disk_cache_stats() const;  // zeros without a disk cache
 
  private:
+  // What a projection ran, for a prepared projection to hold: its kernel (null: several
+  // kernels, or none), and whether its outputs took the AND of their columns' validity.
+  struct ProjectionRan {
+    std::shared_ptr<const CompiledKernel> kernel;
+    bool output_validity = false;
+  };
   Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk);
   // `into`: caller memory for the result (checked by the caller), written where a kernel can.
   Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
@@ -209,20 +220,17 @@ class Engine {
   Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport& report,
                                   std::span<const OutputBuffers> into);
-  // Evaluate under a selection; `into`: the caller's output, when it lent one.
-  Result<ArrayPtr> EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                                    const SelectionVector& selection, const EvalOptions& options,
-                                    EvalReport* report, const OutputBuffers* into);
   Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,
                                                                  EvalReport& report);
   Result<std::vector<ArrayPtr>> ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
                                             int64_t length, const EvalOptions& options, EvalReport& report,
-                                            std::span<const OutputBuffers> outs);
+                                            std::span<const OutputBuffers> outs, ProjectionRan* ran = nullptr);
   Result<std::vector<ArrayPtr>> ProjectSeparately(std::span<const ir::ExprPtr> exprs,
                                                   std::span<const ArrayPtr> columns, int64_t length,
                                                   const EvalOptions& options, EvalReport& report,
                                                   std::span<const OutputBuffers> outs);
   friend class PreparedExpression;
+  friend class PreparedProjection;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -246,6 +254,18 @@ class PreparedExpression {
   PreparedExpression& operator=(const PreparedExpression&) = delete;
 
   Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, EvalReport* report = nullptr);
+  // Into memory the caller lends, as Engine::EvaluateInto: with a held layout, a batch loop
+  // allocates no output.
+  Result<ArrayPtr> EvaluateInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
+                                EvalReport* report = nullptr);
+  // Under a selection, as Engine::Evaluate with one (the dense and the gathered way each run
+  // through this handle, so their layouts are held too).
+  Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, const SelectionVector& selection,
+                            EvalReport* report = nullptr);
+  // A prepared predicate as a filter, as Engine::Filter (a type error unless the expression is bool).
+  Result<SelectionVector> Filter(std::span<const ArrayPtr> columns, int64_t length, EvalReport* report = nullptr);
+  Result<SelectionVector> Filter(std::span<const ArrayPtr> columns, int64_t length, const SelectionVector& selection,
+                                 EvalReport* report = nullptr);
   const ir::ExprPtr& expr() const;
   size_t layouts() const;  // layouts planned and held so far
 
@@ -253,6 +273,32 @@ class PreparedExpression {
   friend class Engine;
   struct State;
   explicit PreparedExpression(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// A projection prepared for repeated evaluation (Engine::PrepareProjection): results, errors
+// and reports are those of Engine::Project with the same options. Layouts are held as a
+// PreparedExpression holds them; a layout whose outputs the planner does not give one kernel
+// (constants, staged outputs) takes Engine::Project's path every call. Thread-safe.
+class PreparedProjection {
+ public:
+  ~PreparedProjection();
+  PreparedProjection(const PreparedProjection&) = delete;
+  PreparedProjection& operator=(const PreparedProjection&) = delete;
+
+  Result<std::vector<ArrayPtr>> Project(std::span<const ArrayPtr> columns, int64_t length,
+                                        EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> ProjectInto(std::span<const ArrayPtr> columns, int64_t length,
+                                            std::span<const OutputBuffers> outs, EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> Project(std::span<const ArrayPtr> columns, int64_t length,
+                                        const SelectionVector& selection, EvalReport* report = nullptr);
+  std::span<const ir::ExprPtr> exprs() const;
+  size_t layouts() const;
+
+ private:
+  friend class Engine;
+  struct State;
+  explicit PreparedProjection(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <functional>
 
 #include "jit/compile_pool.h"
 #include "jit/engine.h"
@@ -112,6 +113,15 @@ namespace internal {
 Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                          const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool);
 Error AtBatchRow(Error e, const SelectionVector& selection);
+// Evaluation under a selection, for the engine and the prepared handles alike: by the selected
+// fraction, `rows` runs over the whole batch (`gathered` false; the selected rows of its result
+// are then taken) or over the selected rows of each input (`gathered` true).
+using RowsFn = std::function<Result<ArrayPtr>(std::span<const ArrayPtr> columns, int64_t length, bool gathered)>;
+Result<ArrayPtr> EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                  const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool,
+                                  const RowsFn& rows);
+// The rows where a bool array (a predicate's result) is true and not null.
+Result<SelectionVector> TrueRows(const Array& predicate, const std::shared_ptr<MemoryPool>& pool);
 
 }  // namespace internal
 

@@ -25,7 +25,10 @@ bool Selected(const SelectionVector& s, int64_t row) {
   return std::binary_search(rows.begin(), rows.end(), static_cast<uint32_t>(row));
 }
 
-// The rows where a bool array is true and not null.
+}  // namespace
+
+namespace internal {
+
 Result<SelectionVector> TrueRows(const Array& a, const std::shared_ptr<MemoryPool>& pool) {
   const int64_t n = a.length();
   switch (a.encoding()) {
@@ -52,9 +55,6 @@ Result<SelectionVector> TrueRows(const Array& a, const std::shared_ptr<MemoryPoo
   }
 }
 
-}  // namespace
-
-namespace internal {
 
 Error AtBatchRow(Error e, const SelectionVector& s) {
   if (!e.row().has_value() || *e.row() < 0 || *e.row() >= s.size()) return e;
@@ -82,12 +82,47 @@ Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const A
   return taken;
 }
 
+Result<ArrayPtr> EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                  const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool,
+                                  const RowsFn& rows) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
+  if (selection.batch_length() != length) {
+    return MakeError(ErrorCode::kInvalidInput, "a selection of a batch of {} rows over a batch of {}",
+                     selection.batch_length(), length);
+  }
+  // The decode cost as the planner counts it: the functions', and one per dictionary input.
+  int decode_cost = expr->facts().decode_cost;
+  for (int c : expr->facts().columns) {
+    const auto i = static_cast<size_t>(c);
+    decode_cost += i < columns.size() && columns[i] != nullptr && columns[i]->encoding() == Encoding::kDictionary;
+  }
+  const double fraction = length > 0 ? static_cast<double>(selection.size()) / static_cast<double>(length) : 0;
+  if (selection.size() > 0 && fraction >= DenseFrom(decode_cost)) {
+    Result<ArrayPtr> dense = rows(columns, length, false);
+    if (dense.ok()) return Take(**dense, selection, pool);
+    const std::optional<int64_t>& row = dense.error().row();
+    if (!row.has_value() || Selected(selection, *row)) return dense;
+    // The first failing row is not selected: a selected row may still fail, which the gathered
+    // way finds (it raises only selected rows).
+  }
+  // The whole batch's inputs are checked either way (the dense way checks them in Evaluate), so
+  // that whether a call fails on bad input does not depend on the fraction selected.
+  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*expr, columns, length));
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, TakeInputs(*expr, columns, length, selection, pool));
+  Result<ArrayPtr> out = rows(taken, selection.size(), true);
+  if (!out.ok()) return AtBatchRow(std::move(out).TakeError(), selection);
+  return out;
+}
+
 }  // namespace internal
 
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                   const SelectionVector& selection, const EvalOptions& options,
                                   EvalReport* report) {
-  return EvaluateSelected(expr, columns, length, selection, options, report, nullptr);
+  return internal::EvaluateSelected(expr, columns, length, selection, impl_->outputs,
+                                    [&](std::span<const ArrayPtr> cols, int64_t n, bool) {
+                                      return Evaluate(expr, cols, n, options, report);
+                                    });
 }
 
 Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
@@ -98,42 +133,14 @@ Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const A
   ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), std::span(&out, 1), selection.size(), columns));
   EvalReport local;
   EvalReport& rep = report ? *report : local;
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateSelected(expr, columns, length, selection, options, &rep, &out));
+  // The gathered way's kernel writes the caller's memory; the dense way's result is taken.
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result,
+                          internal::EvaluateSelected(expr, columns, length, selection, impl_->outputs,
+                                                     [&](std::span<const ArrayPtr> cols, int64_t n, bool gathered) {
+                                                       return gathered ? EvaluateInto(expr, cols, n, out, options, &rep)
+                                                                       : Evaluate(expr, cols, n, options, &rep);
+                                                     }));
   return NoThrow([&] { return internal::Deliver(*result, out, &rep.output_copied); });
-}
-
-Result<ArrayPtr> Engine::EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                                          const SelectionVector& selection, const EvalOptions& options,
-                                          EvalReport* report, const OutputBuffers* into) {
-  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
-  if (selection.batch_length() != length) {
-    return MakeError(ErrorCode::kInvalidInput, "a selection of a batch of {} rows over a batch of {}",
-                     selection.batch_length(), length);
-  }
-  const std::shared_ptr<MemoryPool>& pool = impl_->outputs;
-  // The decode cost as the planner counts it: the functions', and one per dictionary input.
-  int decode_cost = expr->facts().decode_cost;
-  for (int c : expr->facts().columns) {
-    const auto i = static_cast<size_t>(c);
-    decode_cost += i < columns.size() && columns[i] != nullptr && columns[i]->encoding() == Encoding::kDictionary;
-  }
-  const double fraction = length > 0 ? static_cast<double>(selection.size()) / static_cast<double>(length) : 0;
-  if (selection.size() > 0 && fraction >= DenseFrom(decode_cost)) {
-    Result<ArrayPtr> dense = Evaluate(expr, columns, length, options, report);
-    if (dense.ok()) return Take(**dense, selection, pool);
-    const std::optional<int64_t>& row = dense.error().row();
-    if (!row.has_value() || Selected(selection, *row)) return dense;
-    // The first failing row is not selected: a selected row may still fail, which the gathered
-    // way finds (it raises only selected rows).
-  }
-  // The whole batch's inputs are checked either way (the dense way checks them in Evaluate), so
-  // that whether a call fails on bad input does not depend on the fraction selected.
-  ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*expr, columns, length));
-  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, internal::TakeInputs(*expr, columns, length, selection, pool));
-  Result<ArrayPtr> out = into ? EvaluateInto(expr, taken, selection.size(), *into, options, report)
-                              : Evaluate(expr, taken, selection.size(), options, report);
-  if (!out.ok()) return internal::AtBatchRow(std::move(out).TakeError(), selection);
-  return out;
 }
 
 Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
@@ -143,7 +150,7 @@ Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<c
     return MakeError(ErrorCode::kTypeError, "a filter's predicate is bool, not {}", predicate->type().ToString());
   }
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, Evaluate(predicate, columns, length, options, report));
-  return TrueRows(*result, impl_->outputs);
+  return internal::TrueRows(*result, impl_->outputs);
 }
 
 Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
@@ -154,7 +161,7 @@ Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<c
     return MakeError(ErrorCode::kTypeError, "a filter's predicate is bool, not {}", predicate->type().ToString());
   }
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, Evaluate(predicate, columns, length, selection, options, report));
-  ROWJIT_ASSIGN_OR_RETURN(SelectionVector inner, TrueRows(*result, impl_->outputs));
+  ROWJIT_ASSIGN_OR_RETURN(SelectionVector inner, internal::TrueRows(*result, impl_->outputs));
   return selection.Compose(inner, impl_->outputs);
 }
 

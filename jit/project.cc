@@ -7,6 +7,7 @@
 #include "jit/engine.h"
 #include "jit/engine_internal.h"
 #include "jit/executor_internal.h"
+#include "jit/prepared_internal.h"
 
 namespace rowjit::jit {
 namespace {
@@ -134,7 +135,9 @@ Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> e
 // The projection `root` (ir::MakeProjection) over a batch; `outs`: the caller's outputs, or none.
 Result<std::vector<ArrayPtr>> Engine::ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
                                                   int64_t length, const EvalOptions& options, EvalReport& rep,
-                                                  std::span<const OutputBuffers> outs) {
+                                                  std::span<const OutputBuffers> outs, ProjectionRan* ran) {
+  ProjectionRan ignored;
+  if (ran == nullptr) ran = &ignored;
   const std::span<const ir::ExprPtr> exprs = root->args();
   ROWJIT_RETURN_NOT_OK(impl_->Admit(*root, columns, length));
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*root, columns, length));
@@ -153,6 +156,7 @@ Result<std::vector<ArrayPtr>> Engine::ProjectRoot(const ir::ExprPtr& root, std::
     if (!out.ok()) return std::move(out).TakeError();
     if (out->has_value()) {
       rep.strategy = Strategy::kDense;
+      *ran = {std::move(kernel), true};
       return std::move(**out);
     }
     rep.retried = true;  // evidence from rows behind nulls, maybe: the exact kernel decides
@@ -163,6 +167,7 @@ Result<std::vector<ArrayPtr>> Engine::ProjectRoot(const ir::ExprPtr& root, std::
   Result<std::optional<std::vector<ArrayPtr>>> exact = internal::ExecuteProjection(run);
   if (!exact.ok()) return std::move(exact).TakeError();
   if (!exact->has_value()) return MakeError(ErrorCode::kInternal, "an exact projection kernel asked for a rerun");
+  *ran = {std::move(kernel), false};
   return std::move(**exact);
 }
 
@@ -189,6 +194,130 @@ Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> e
   Result<std::vector<ArrayPtr>> out = ProjectInto(exprs, taken, selection.size(), outs, options, report);
   if (out.ok()) return out;
   return internal::AtBatchRow(std::move(out).TakeError(), selection);
+}
+
+// Prepared projections: the root built once, and per batch layout the kernel the engine's path
+// ran (one kernel over every output) held.
+struct PreparedProjection::State {
+  Engine* engine;
+  ir::ExprPtr root;  // ir::MakeProjection of the expressions
+  EvalOptions options;
+  internal::LayoutTable layouts;
+
+  Result<std::vector<ArrayPtr>> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
+                                    std::span<const OutputBuffers> outs);
+  Result<std::vector<ArrayPtr>> RunHeld(const internal::PreparedLayout& layout, const internal::Batch& batch,
+                                        EvalReport& rep, std::span<const OutputBuffers> outs);
+  Result<std::vector<ArrayPtr>> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
+                                           std::span<const OutputBuffers> outs, const internal::BatchInputs& inputs,
+                                           BatchFacts::Rows rows);
+};
+
+Result<std::vector<ArrayPtr>> PreparedProjection::State::Run(std::span<const ArrayPtr> columns, int64_t length,
+                                                             EvalReport& rep, std::span<const OutputBuffers> outs) {
+  Engine::Impl& impl = *engine->impl_;
+  ROWJIT_RETURN_NOT_OK(impl.Admit(*root, columns, length));
+  const ir::ExprFacts& f = root->facts();
+  const internal::BatchInputs inputs(f.columns, columns);
+  if (length == 0 || inputs.decode || f.nodes > impl.options.max_kernel_nodes) {
+    return engine->ProjectRoot(root, columns, length, options, rep, outs);
+  }
+  internal::Batch batch;
+  batch.columns = columns;
+  batch.facts.length = length;
+  ROWJIT_RETURN_NOT_OK(internal::ReadRows(*root, inputs.any_nulls, batch));
+  const internal::PreparedLayout* layout = layouts.Find(inputs, f.columns.size(), batch.facts.rows);
+  if (layout == nullptr) return PlanAndRun(columns, length, rep, outs, inputs, batch.facts.rows);
+  return RunHeld(*layout, batch, rep, outs);
+}
+
+// A held layout: its kernel over every output; evidence of the dense kernel over inputs with
+// nulls may come from rows behind them, and then the engine's path decides with the exact one.
+Result<std::vector<ArrayPtr>> PreparedProjection::State::RunHeld(const internal::PreparedLayout& layout,
+                                                                 const internal::Batch& batch, EvalReport& rep,
+                                                                 std::span<const OutputBuffers> outs) {
+  rep.strategy = layout.strategy;
+  rep.tier = layout.kernel->tier();
+  rep.kernel = layout.key;
+  const internal::Execution run{*root, batch, &*layout.key, layout.kernel.get(), engine->impl_->outputs, rep, outs};
+  std::vector<Validity> validity;
+  if (layout.output_validity) {
+    ROWJIT_ASSIGN_OR_RETURN(validity, OutputValidity(root->args(), batch));
+  }
+  Result<std::optional<std::vector<ArrayPtr>>> out = internal::ExecuteProjection(run, validity);
+  if (!out.ok()) return std::move(out).TakeError();
+  if (out->has_value()) return std::move(**out);
+  return engine->ProjectRoot(root, batch.columns, batch.facts.length, options, rep, outs);
+}
+
+Result<std::vector<ArrayPtr>> PreparedProjection::State::PlanAndRun(std::span<const ArrayPtr> columns, int64_t length,
+                                                                    EvalReport& rep, std::span<const OutputBuffers> outs,
+                                                                    const internal::BatchInputs& inputs,
+                                                                    BatchFacts::Rows rows) {
+  Engine::ProjectionRan ran;
+  Result<std::vector<ArrayPtr>> out = engine->ProjectRoot(root, columns, length, options, rep, outs, &ran);
+  // Kept: a successful run of one kernel of the tier the options want (not a rerun of the exact
+  // kernel after evidence, which the next batch of this layout may not need).
+  if (!out.ok() || ran.kernel == nullptr || !rep.kernel || rep.retried || !internal::Holdable(*ran.kernel, options)) {
+    return out;
+  }
+  auto layout = std::make_unique<internal::PreparedLayout>();
+  for (size_t k = 0; k < root->facts().columns.size(); ++k) layout->inputs.push_back(inputs[k]);
+  layout->rows = rows;
+  layout->strategy = rep.strategy;
+  layout->key = rep.kernel;
+  layout->kernel = std::move(ran.kernel);
+  layout->output_validity = ran.output_validity;
+  layouts.Keep(std::move(layout));
+  return out;
+}
+
+PreparedProjection::PreparedProjection(std::unique_ptr<State> state) : state_(std::move(state)) {}
+PreparedProjection::~PreparedProjection() = default;
+
+std::span<const ir::ExprPtr> PreparedProjection::exprs() const { return state_->root->args(); }
+size_t PreparedProjection::layouts() const { return state_->layouts.size(); }
+
+Result<std::vector<ArrayPtr>> PreparedProjection::Project(std::span<const ArrayPtr> columns, int64_t length,
+                                                          EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  rep = EvalReport{};
+  return NoThrow([&] { return state_->Run(columns, length, rep, {}); });
+}
+
+Result<std::vector<ArrayPtr>> PreparedProjection::ProjectInto(std::span<const ArrayPtr> columns, int64_t length,
+                                                              std::span<const OutputBuffers> outs, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  rep = EvalReport{};
+  return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
+    ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(state_->root->args(), outs, length, columns));
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, state_->Run(columns, length, rep, outs));
+    return DeliverAll(results, outs, rep);
+  });
+}
+
+Result<std::vector<ArrayPtr>> PreparedProjection::Project(std::span<const ArrayPtr> columns, int64_t length,
+                                                          const SelectionVector& selection, EvalReport* report) {
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, internal::TakeInputs(*state_->root, columns, length, selection,
+                                                                            state_->engine->impl_->outputs));
+  Result<std::vector<ArrayPtr>> out = Project(taken, selection.size(), report);
+  if (out.ok()) return out;
+  return internal::AtBatchRow(std::move(out).TakeError(), selection);
+}
+
+Result<std::unique_ptr<PreparedProjection>> Engine::PrepareProjection(std::span<const ir::ExprPtr> exprs,
+                                                                      const EvalOptions& options) {
+  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
+  return NoThrow([&]() -> Result<std::unique_ptr<PreparedProjection>> {
+    ROWJIT_RETURN_NOT_OK(ir::CheckLimits(root->facts(), impl_->options.limits));
+    auto state = std::make_unique<PreparedProjection::State>();
+    state->engine = this;
+    state->root = std::move(root);
+    state->options = options;
+    return std::unique_ptr<PreparedProjection>(new PreparedProjection(std::move(state)));
+  });
 }
 
 }  // namespace rowjit::jit

@@ -104,7 +104,8 @@ struct Totals {
 };
 
 // How a differential run evaluates: through Engine::Evaluate, or through a PreparedExpression
-// per expression and options (its layouts met batch after batch, in random order).
+// per expression and options (its layouts met batch after batch, in random order), returning
+// fresh arrays or writing into caller memory (EvaluateInto, every other call).
 enum class Through : uint8_t { kEvaluate, kPrepared };
 
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
@@ -135,11 +136,14 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
       EvalReport report;
       const EvalOptions options{.policy = c.policy, .tier = c.tier};
       Result<ArrayPtr> jit = Error(ErrorCode::kInternal, "not evaluated");
+      std::vector<uint64_t> values(static_cast<size_t>(c.length) + 1), validity(static_cast<size_t>(c.length) / 64 + 1);
       if (through == Through::kPrepared) {
         std::unique_ptr<PreparedExpression>& handle = handles[fmt::format(
             "{} {}", ir::PolicyName(c.policy), c.tier ? TierName(*c.tier) : "engine's")];
         if (handle == nullptr) handle = engine.PrepareExpression(*expr, options).value();
-        jit = handle->Evaluate(columns, c.length, &report);
+        const OutputBuffers out{.values = values.data(), .values_bytes = static_cast<int64_t>(values.size() * 8),
+                                .validity = validity.data(), .validity_bytes = static_cast<int64_t>(validity.size() * 8)};
+        jit = k % 2 ? handle->EvaluateInto(columns, c.length, out, &report) : handle->Evaluate(columns, c.length, &report);
       } else {
         jit = engine.Evaluate(*expr, columns, c.length, options, &report);
       }

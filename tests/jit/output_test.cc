@@ -18,6 +18,7 @@
 #include "runtime/random.h"
 #include "runtime/selection.h"
 #include "support/random_data.h"
+#include "support/result_text.h"
 
 namespace rowjit::jit {
 namespace {
@@ -26,11 +27,6 @@ constexpr uint8_t kCanary = 0xA5;
 constexpr size_t kGuardBytes = 64;
 
 std::unique_ptr<Engine> NewEngine() { return std::move(Engine::Make()).value(); }
-
-std::string Text(const Result<ArrayPtr>& r) {
-  if (!r.ok()) return "error " + r.error().ToString();
-  return (*r)->type().ToString() + " " + (*r)->ToString(1 << 20);
-}
 
 int64_t ValuesBytes(DataType type, int64_t n) {
   return type.id == TypeId::kBool ? kernels::NumWords(n) * 8 : n * ByteWidth(type.id);
@@ -89,15 +85,6 @@ void ExpectInCallerMemory(const ArrayPtr& got, Lent& lent, const std::string& wh
   for (int64_t i = n; i < kernels::NumWords(n) * 64; ++i) ASSERT_FALSE(kernels::GetBit(bits, i)) << where;
 }
 
-SelectionVector RandomSelection(int64_t length, std::mt19937_64& rng) {
-  const int every = std::vector<int>{1, 2, 10, 1000}[rng() % 4];
-  std::vector<uint32_t> rows;
-  for (uint32_t r = 0; r < length; ++r) {
-    if (rng() % every == 0) rows.push_back(r);
-  }
-  return *SelectionVector::FromIndices(rows, length);
-}
-
 // The reference under a selection: over the taken rows, a row error named by its batch row.
 Result<ArrayPtr> ReferenceSelected(const ir::Expr& e, std::span<const ArrayPtr> cols, const SelectionVector& sel) {
   std::vector<ArrayPtr> taken(cols.size());
@@ -140,7 +127,7 @@ TEST(Output, EvaluateIntoMatchesTheReferenceInCallerMemory) {
       EvalReport report;
       const Result<ArrayPtr> got = engine->EvaluateInto(*expr, cols, length, lent.buffers(), o, &report);
       const Result<ArrayPtr> want = ir::EvaluateReference(**expr, cols, length);
-      ASSERT_EQ(Text(got), Text(want)) << where;
+      ASSERT_EQ(testing::ResultText(got), testing::ResultText(want)) << where;
       if (got.ok()) ExpectInCallerMemory(*got, lent, where);
       // Kernels run over the whole batch write the caller's memory themselves.
       const bool kernel_path = report.tier != Tier::kStatic && report.strategy != Strategy::kConstant &&
@@ -151,10 +138,10 @@ TEST(Output, EvaluateIntoMatchesTheReferenceInCallerMemory) {
       }
       for (size_t c = 0; c < cols.size(); ++c) ASSERT_EQ(cols[c]->ToString(1 << 20), before[c]) << where;
       // Under a selection: selection.size() rows.
-      const SelectionVector sel = RandomSelection(length, rng);
+      const SelectionVector sel = testing::RandomSelection(length, rng);
       Lent lent_sel((*expr)->type(), sel.size(), with_validity);
       const Result<ArrayPtr> got_sel = engine->EvaluateInto(*expr, cols, length, sel, lent_sel.buffers(), o);
-      ASSERT_EQ(Text(got_sel), Text(ReferenceSelected(**expr, cols, sel))) << where << " (selection)";
+      ASSERT_EQ(testing::ResultText(got_sel), testing::ResultText(ReferenceSelected(**expr, cols, sel))) << where << " (selection)";
       if (got_sel.ok()) ExpectInCallerMemory(*got_sel, lent_sel, where + " (selection)");
       ++cases;
       failing += !want.ok();
@@ -184,7 +171,7 @@ TEST(Output, ProjectIntoMatchesTheReferenceInCallerMemory) {
       const EvalOptions o{.policy = kPolicies[rng() % std::size(kPolicies)]};
       const std::string where = fmt::format("seed {} case {} length {}: {}", seed, k, length, fmt::join(texts, " | "));
       const bool with_selection = rng() % 2 == 0;
-      const SelectionVector sel = with_selection ? RandomSelection(length, rng) : *SelectionVector::All(length);
+      const SelectionVector sel = with_selection ? testing::RandomSelection(length, rng) : *SelectionVector::All(length);
       std::vector<Lent> lents;
       std::vector<OutputBuffers> outs;
       for (const ir::ExprPtr& e : exprs) lents.emplace_back(e->type(), sel.size(), e->type().nullable || rng() % 2);
@@ -200,8 +187,8 @@ TEST(Output, ProjectIntoMatchesTheReferenceInCallerMemory) {
         continue;
       }
       for (size_t i = 0; i < exprs.size(); ++i) {
-        ASSERT_EQ(Text((*got)[i]), Text((*plain)[i])) << where << " output " << i;
-        ASSERT_EQ(Text((*got)[i]), Text(ReferenceSelected(*exprs[i], cols, sel))) << where << " output " << i;
+        ASSERT_EQ(testing::ResultText((*got)[i]), testing::ResultText((*plain)[i])) << where << " output " << i;
+        ASSERT_EQ(testing::ResultText((*got)[i]), testing::ResultText(ReferenceSelected(*exprs[i], cols, sel))) << where << " output " << i;
         ExpectInCallerMemory((*got)[i], lents[i], where + fmt::format(" output {}", i));
       }
       ++cases;
@@ -222,7 +209,7 @@ TEST(Output, DenseKernelsWriteTheCallerMemoryDirectly) {
                                     &report);
     ASSERT_TRUE(got.ok()) << got.error().ToString();
     EXPECT_FALSE(report.output_copied) << ir::PolicyName(policy);
-    EXPECT_EQ(Text(got), Text(ir::EvaluateReference(*expr, cols, 10000))) << ir::PolicyName(policy);
+    EXPECT_EQ(testing::ResultText(got), testing::ResultText(ir::EvaluateReference(*expr, cols, 10000))) << ir::PolicyName(policy);
     ExpectInCallerMemory(*got, lent, std::string(ir::PolicyName(policy)));
   }
   // A constant result is copied in, and says so.
@@ -289,7 +276,7 @@ TEST(Output, BadBuffersAreRefusedBeforeAnythingIsWritten) {
   // A row error is Evaluate's, in the caller's memory or not.
   auto failing = *ir::ParseAndBind("b / (b - 3)", schema);
   Lent lf(failing->type(), 4, false);
-  EXPECT_EQ(Text(engine->EvaluateInto(failing, cols, 4, lf.buffers())), Text(engine->Evaluate(failing, cols, 4)));
+  EXPECT_EQ(testing::ResultText(engine->EvaluateInto(failing, cols, 4, lf.buffers())), testing::ResultText(engine->Evaluate(failing, cols, 4)));
 }
 
 }  // namespace

@@ -13,18 +13,12 @@
 #include "runtime/random.h"
 #include "runtime/selection.h"
 #include "support/random_data.h"
+#include "support/result_text.h"
 
 namespace rowjit::jit {
 namespace {
 
 std::unique_ptr<Engine> NewEngine() { return std::move(Engine::Make()).value(); }
-
-std::string Text(const Result<std::vector<ArrayPtr>>& r) {
-  if (!r.ok()) return "error " + r.error().ToString();
-  std::string out;
-  for (const ArrayPtr& a : *r) out += a->type().ToString() + " " + a->ToString() + "\n";
-  return out;
-}
 
 // The reference, expression by expression: every output, or the lowest failing row over them
 // (at it, the first failing output), its message naming the output.
@@ -58,17 +52,17 @@ TEST(Project, OutputsKeepTheirTypesAndNullsAndErrorsNameTheOutput) {
     exprs.push_back(*ir::ParseAndBind(t, schema));
   }
   EvalReport report;
-  EXPECT_EQ(Text(engine->Project(exprs, cols, 4, {}, &report)),
+  EXPECT_EQ(testing::ResultText(engine->Project(exprs, cols, 4, {}, &report)),
             "i32? [11, null, 1, 8]\nbool? [true, null, false, true]\ni32? [2, null, 0, 7]\ni32 [1, 3, -1, 0]\n");
   EXPECT_EQ(report.strategy, Strategy::kValidity);
   // Row 2 fails in output 1 (b = 0), row 3 in output 0 (overflow): the lowest row wins.
   std::vector<ir::ExprPtr> failing = {*ir::ParseAndBind("a * 1000000000", schema), *ir::ParseAndBind("a / b", schema)};
   const std::vector<ArrayPtr> cols2 = {*MakeArray<int32_t>({1, 0, 0, 7}), *MakeArray<int32_t>({1, 1, 0, 1}, false)};
-  EXPECT_EQ(Text(engine->Project(failing, cols2, 4)),
+  EXPECT_EQ(testing::ResultText(engine->Project(failing, cols2, 4)),
             "error division by zero: div at row 2: expression 1: division by zero");
   // Under a selection: rows 0 and 3 only, where output 0 fails at batch row 3.
   const SelectionVector sel = *SelectionVector::FromIndices(std::vector<uint32_t>{0, 3}, 4);
-  EXPECT_EQ(Text(engine->Project(failing, cols2, 4, sel)),
+  EXPECT_EQ(testing::ResultText(engine->Project(failing, cols2, 4, sel)),
             "error overflow: mul at row 3: expression 0: mul result does not fit i32");
   EXPECT_EQ(engine->Project(std::vector<ir::ExprPtr>{}, cols, 4).error().code(), ErrorCode::kInvalidInput);
 }
@@ -107,7 +101,7 @@ TEST(Project, RandomProjectionsAgainstReference) {
       EvalReport report;
       const auto got = engine->Project(exprs, cols, length, o, &report);
       const auto want = Reference(exprs, cols, length);
-      ASSERT_EQ(Text(got), Text(want)) << where;
+      ASSERT_EQ(testing::ResultText(got), testing::ResultText(want)) << where;
       ++cases;
       errors += !want.ok();
       fused += report.kernel.has_value();
@@ -126,7 +120,7 @@ TEST(Project, RandomProjectionsAgainstReference) {
         const int64_t row = sel[*e.row()];
         want_sel = std::move(e).WithRow(std::move(f), row);
       }
-      ASSERT_EQ(Text(engine->Project(exprs, cols, length, sel, o)), Text(want_sel)) << where << " (selection)";
+      ASSERT_EQ(testing::ResultText(engine->Project(exprs, cols, length, sel, o)), testing::ResultText(want_sel)) << where << " (selection)";
     }
   }
   EXPECT_EQ(cases, 600);
