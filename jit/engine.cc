@@ -194,7 +194,7 @@ Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const A
     const std::span<const OutputBuffers> into(&out, 1);
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), into, length, columns));
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateAdmitted(expr, columns, length, options, rep, into));
-    return internal::Deliver(*result, out, &rep.output_copied);
+    return internal::Deliver(result, out, &rep.output_copied);
   });
 }
 

@@ -140,7 +140,7 @@ Status CheckOutputs(std::span<const ir::ExprPtr> exprs, std::span<const OutputBu
 // Leaves `result` in the caller's memory (copied unless a kernel wrote it there) and returns an
 // array over that memory: flat, offset 0, validity written in full when a buffer was given.
 // `copied`, when given, is set if the values had to be copied.
-Result<ArrayPtr> Deliver(const Array& result, const OutputBuffers& out, bool* copied = nullptr);
+Result<ArrayPtr> Deliver(const ArrayPtr& result, const OutputBuffers& out, bool* copied = nullptr);
 
 // Runs a reduction template's fold kernel over the batch and finishes the fold
 // (jit/executor_fold.cc).

@@ -140,7 +140,7 @@ Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const A
                                                        return gathered ? EvaluateInto(expr, cols, n, out, options, &rep)
                                                                        : Evaluate(expr, cols, n, options, &rep);
                                                      }));
-  return NoThrow([&] { return internal::Deliver(*result, out, &rep.output_copied); });
+  return NoThrow([&] { return internal::Deliver(result, out, &rep.output_copied); });
 }
 
 Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,

@@ -109,7 +109,7 @@ Result<ArrayPtr> PreparedExpression::EvaluateInto(std::span<const ArrayPtr> colu
     const std::span<const OutputBuffers> into(&out, 1);
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&state_->expr, 1), into, length, columns));
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, state_->Run(columns, length, rep, report != nullptr, into));
-    return internal::Deliver(*result, out, &rep.output_copied);
+    return internal::Deliver(result, out, &rep.output_copied);
   });
 }
 

@@ -56,7 +56,7 @@ Result<std::vector<ArrayPtr>> DeliverAll(const std::vector<ArrayPtr>& results, s
                                          EvalReport& rep) {
   std::vector<ArrayPtr> delivered;
   for (size_t k = 0; k < results.size(); ++k) {
-    ROWJIT_ASSIGN_OR_RETURN(delivered.emplace_back(), internal::Deliver(*results[k], outs[k], &rep.output_copied));
+    ROWJIT_ASSIGN_OR_RETURN(delivered.emplace_back(), internal::Deliver(results[k], outs[k], &rep.output_copied));
   }
   return delivered;
 }
