@@ -134,6 +134,49 @@ TEST(PreparedExpression, EightThreadsShareOneHandle) {
   EXPECT_EQ(prepared->layouts(), 3u);
 }
 
+// One projection handle and one predicate handle shared by eight threads, each writing into its
+// own caller memory: every result equals the single-threaded reference.
+TEST(PreparedProjection, EightThreadsShareOneHandleWritingTheirOwnMemory) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  const std::vector<ir::ExprPtr> exprs = {*ir::ParseAndBind("a * b + 7", schema), *ir::ParseAndBind("b - 1", schema)};
+  auto projection = std::move(engine->PrepareProjection(exprs)).value();
+  auto filter = std::move(engine->PrepareExpression(*ir::ParseAndBind("a > b", schema))).value();
+  const std::vector<RecordBatch> batches = {*RandomBatch(schema, 300, 1.0, 1), *RandomBatch(schema, 300, 0.7, 2)};
+  std::vector<std::string> want;
+  for (const RecordBatch& b : batches) {
+    std::string text;
+    for (const ir::ExprPtr& e : exprs) {
+      auto r = ir::EvaluateReference(*e, b.columns, b.length);
+      text += r.ok() ? (*r)->ToString(1'000'000) : r.error().ToString();
+    }
+    want.push_back(text + fmt::format(" {}", engine->Filter(filter->expr(), b.columns, b.length)->size()));
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<uint64_t> memory(4 * 300);  // values and validity of both outputs
+      const std::vector<OutputBuffers> outs = {{&memory[0], 1200, &memory[300], 40}, {&memory[600], 1200, &memory[900], 40}};
+      for (int k = 0; k < 40; ++k) {
+        const size_t i = static_cast<size_t>(t + k) % batches.size();
+        auto r = k % 2 ? projection->ProjectInto(batches[i].columns, batches[i].length, outs)
+                       : projection->Project(batches[i].columns, batches[i].length);
+        auto kept = filter->Filter(batches[i].columns, batches[i].length);
+        std::string text;
+        if (r.ok()) {
+          for (const ArrayPtr& a : *r) text += a->ToString(1'000'000);
+        } else {
+          text = r.error().ToString();
+        }
+        if (!kept.ok() || text + fmt::format(" {}", kept->size()) != want[i]) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
 // One case of the soak: an expression or an aggregate over a batch, and its single-threaded
 // result as text (values, or the error with its row).
 struct SoakCase {
