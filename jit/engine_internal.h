@@ -108,8 +108,9 @@ struct Engine::Impl {
 namespace internal {
 
 // Evaluation under a selection (jit/filter.cc): the selected rows of every column `expr` reads
-// (checking they exist and the selection is of this batch), and a row error of the selected
-// rows as an error of the batch (its row is the batch row the selection names).
+// (checking they exist and the selection is of this batch; flat 4- and 8-byte columns as views
+// the kernel gathers through, SelectView), and a row error of the selected rows as an error of
+// the batch (its row is the batch row the selection names).
 Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                          const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool);
 Error AtBatchRow(Error e, const SelectionVector& selection);

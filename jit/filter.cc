@@ -77,7 +77,7 @@ Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const A
   }
   std::vector<ArrayPtr> taken(columns.size());
   for (int c : expr.facts().columns) {
-    ROWJIT_ASSIGN_OR_RETURN(taken[static_cast<size_t>(c)], Take(*columns[static_cast<size_t>(c)], selection, pool));
+    ROWJIT_ASSIGN_OR_RETURN(taken[static_cast<size_t>(c)], SelectView(columns[static_cast<size_t>(c)], selection, pool));
   }
   return taken;
 }

@@ -252,18 +252,53 @@ Scalar DictionaryArray::GetScalar(int64_t i) const {
   return values_->GetScalar(Code(i));
 }
 
-Status DictionaryArray::Validate() const {
-  const int64_t n = values_->length();
-  for (int64_t i = 0; i < length(); ++i) {
-    if (codes_->IsNull(i)) continue;
-    const int64_t code = Code(i);
-    if (code < 0 || code >= n) {
-      return Error(ErrorCode::kInvalidInput,
-                   fmt::format("dictionary code {} at row {} is outside a dictionary of {} values",
-                               codes_->GetScalar(i).ToString(), i, n));
+namespace {
+
+// The first row whose code lies outside [0, n) and is not null, or -1: blocks of rows are scanned
+// with an OR of the comparisons (no branch per row), and only a block with a hit row by row.
+template <typename T>
+int64_t FirstBadCode(const T* codes, const PrimitiveArray& c, int64_t length, int64_t n) {
+  constexpr int64_t kBlock = 256;
+  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<T>::max());
+  // A dictionary of more than kMax values holds every non-negative code of type T.
+  const bool all_fit = static_cast<uint64_t>(n) > kMax;
+  if (all_fit && std::is_unsigned_v<T>) return -1;
+  // Compared in the codes' own type, so that the scan vectorizes at their width.
+  const T limit = all_fit ? T{0} : static_cast<T>(n);
+  auto bad = [all_fit, limit](T v) -> bool {
+    if constexpr (std::is_signed_v<T>) {
+      return all_fit ? v < 0 : (v < 0) | (v >= limit);
+    } else {
+      return v >= limit;
+    }
+  };
+  for (int64_t start = 0; start < length; start += kBlock) {
+    const int64_t end = std::min(length, start + kBlock);
+    uint32_t any = 0;  // an integer OR, which the compiler vectorizes (a bool one it does not)
+    for (int64_t i = start; i < end; ++i) any |= static_cast<uint32_t>(bad(codes[i]));
+    if (!any) continue;
+    for (int64_t i = start; i < end; ++i) {
+      if (bad(codes[i]) && !c.IsNull(i)) return i;
     }
   }
-  return Status::OK();
+  return -1;
+}
+
+}  // namespace
+
+Status DictionaryArray::Validate() const {
+  const int64_t n = values_->length();
+  const PrimitiveArray& c = *codes_;
+  const int64_t row = VisitType(c.type().id, [&]<typename T>(std::type_identity<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      return FirstBadCode(c.values<T>(), c, length(), n);
+    } else {
+      return length() > 0 ? 0 : -1;
+    }
+  });
+  if (row < 0) return Status::OK();
+  return Error(ErrorCode::kInvalidInput, fmt::format("dictionary code {} at row {} is outside a dictionary of {} values",
+                                                     codes_->GetScalar(row).ToString(), row, n));
 }
 
 ArrayPtr DictionaryArray::SliceUnchecked(int64_t offset, int64_t length) const {

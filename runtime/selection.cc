@@ -120,4 +120,28 @@ Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_
   return MakeError(ErrorCode::kInternal, "take: unknown encoding");
 }
 
+Result<ArrayPtr> SelectView(const ArrayPtr& array, const SelectionVector& selection, std::shared_ptr<MemoryPool> pool) {
+  const TypeId type = array->type().id;
+  if (array->encoding() != Encoding::kPrimitive || ByteWidth(type) < 4 || selection.empty() ||
+      selection.batch_length() != array->length()) {
+    return Take(*array, selection, std::move(pool));
+  }
+  const auto& p = static_cast<const PrimitiveArray&>(*array);
+  Validity valid = Validity::AllValid();
+  if (p.validity().all_null()) {
+    valid = Validity::AllNull();
+  } else if (p.validity().has_bitmap()) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateForOverwrite(kernels::NumBytes(selection.size()), pool));
+    kernels::GatherBits(p.validity().Span(p.length()), selection.data(), selection.size(), bits->mutable_data());
+    ROWJIT_ASSIGN_OR_RETURN(valid, Validity::FromBitmap(std::move(bits), 0, selection.size()));
+  }
+  BufferPtr indices = Buffer::Borrow(selection.data(), selection.size() * 4, selection.buffer());
+  ROWJIT_ASSIGN_OR_RETURN(auto codes, PrimitiveArray::Make(DataType(TypeId::kU32, array->type().nullable),
+                                                           selection.size(), std::move(indices), std::move(valid)));
+  ROWJIT_ASSIGN_OR_RETURN(auto values, PrimitiveArray::Make(DataType(type, false), p.length(), p.values_buffer(),
+                                                            Validity::AllValid(), p.offset()));
+  ROWJIT_ASSIGN_OR_RETURN(auto dict, DictionaryArray::Make(std::move(codes), std::move(values)));
+  return ArrayPtr(std::move(dict));
+}
+
 }  // namespace rowjit

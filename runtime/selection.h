@@ -29,6 +29,7 @@ class SelectionVector {
   int64_t batch_length() const { return batch_length_; }
   std::span<const uint32_t> indices() const { return {data(), static_cast<size_t>(size_)}; }
   const uint32_t* data() const { return buffer_ ? reinterpret_cast<const uint32_t*>(buffer_->data()) : nullptr; }
+  const BufferPtr& buffer() const { return buffer_; }  // the indices (views of them share it)
   uint32_t operator[](int64_t i) const { return data()[i]; }
   // The selection as a bitmap of batch_length() bits at offset 0.
   Result<BufferPtr> ToBitmap(std::shared_ptr<MemoryPool> pool = nullptr) const;
@@ -52,5 +53,12 @@ class SelectionVector {
 // type. selection.batch_length() must be array.length().
 Result<ArrayPtr> Take(const Array& array, const SelectionVector& selection,
                       std::shared_ptr<MemoryPool> pool = nullptr);
+
+// The rows `selection` picks from `array` as cheaply as a kernel can read them: a flat column of
+// 4- or 8-byte values becomes a view, a dictionary whose codes are the selection's indices (shared,
+// not copied; null where the row is) over the column's values, which kernels read with gathers
+// fused into their loop; other arrays are taken (Take). Same rows, type and nulls as Take's.
+Result<ArrayPtr> SelectView(const ArrayPtr& array, const SelectionVector& selection,
+                            std::shared_ptr<MemoryPool> pool = nullptr);
 
 }  // namespace rowjit

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -243,6 +244,44 @@ TEST(Dictionary, CodesAndValidation) {
   ASSERT_FALSE(negative_st.ok());
   EXPECT_NE(negative_st.error().message().find("code -1:i8 at row 0"), std::string::npos)
       << negative_st.ToString();
+}
+
+// Validate scans codes a block at a time: a bad code is found at any row, for every code type,
+// and a bad code under a null code is not a bad code.
+TEST(Array, DictionaryValidateFindsTheFirstBadCodeOfEveryCodeType) {
+  ASSERT_OK_AND_ASSIGN(ArrayPtr values, ArrayFromText(DataType(TypeId::kI32), "[10, 20, 30]"));
+  for (TypeId t : {TypeId::kI8, TypeId::kU8, TypeId::kI16, TypeId::kU16, TypeId::kI32, TypeId::kU32, TypeId::kI64,
+                   TypeId::kU64}) {
+    for (int64_t bad_at : {int64_t{-1}, int64_t{0}, int64_t{255}, int64_t{256}, int64_t{999}}) {
+      std::string text = "[";
+      for (int64_t i = 0; i < 1000; ++i) {
+        std::string code = i == bad_at ? "3" : std::to_string(i % 3);
+        if (i == 500) code = "null";
+        text += (i ? ", " : "") + code;
+      }
+      ASSERT_OK_AND_ASSIGN(ArrayPtr codes, ArrayFromText(DataType(t, true), text + "]"));
+      ASSERT_OK_AND_ASSIGN(auto d, DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), values));
+      const Status st = d->Validate();
+      if (bad_at < 0) {
+        EXPECT_TRUE(st.ok()) << TypeIdName(t) << ": " << st.error().ToString();
+      } else {
+        ASSERT_FALSE(st.ok()) << TypeIdName(t) << " " << bad_at;
+        EXPECT_NE(st.error().message().find(fmt::format("at row {} is outside", bad_at)), std::string::npos)
+            << st.error().ToString();
+      }
+    }
+  }
+  // Row 1's code is out of range but null: not a bad code.
+  ASSERT_OK_AND_ASSIGN(BufferPtr raw, Buffer::Allocate(12));
+  const int32_t codes[] = {0, 7, 2};
+  std::memcpy(raw->mutable_data(), codes, sizeof(codes));
+  ASSERT_OK_AND_ASSIGN(BufferPtr bits, Buffer::Allocate(1));
+  bits->mutable_data()[0] = 0b101;
+  ASSERT_OK_AND_ASSIGN(Validity v, Validity::FromBitmap(bits, 0, 3));
+  ASSERT_OK_AND_ASSIGN(auto nullable_codes, PrimitiveArray::Make(DataType(TypeId::kI32, true), 3, raw, v));
+  ASSERT_OK_AND_ASSIGN(auto d, DictionaryArray::Make(nullable_codes, values));
+  EXPECT_TRUE(d->Validate().ok());
+  EXPECT_EQ(d->ToString(), "[10, null, 30]");
 }
 
 TEST(Validity, AndOfOffsetsAndShortcuts) {
