@@ -6,7 +6,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(ROWJIT_LAYERS rowjit_kernels rowjit_runtime rowjit_ir rowjit_jit)
+set(ROWJIT_LAYERS rowjit_kernels rowjit_runtime rowjit_ir rowjit_jit rowjit_capi)
 set(ROWJIT_OBJECTS)
 foreach(layer ${ROWJIT_LAYERS})
   list(APPEND ROWJIT_OBJECTS $<TARGET_OBJECTS:${layer}>)
@@ -41,6 +41,7 @@ set(ROWJIT_PUBLIC_HEADERS
     kernels/bitmap.h
     runtime/array.h runtime/arrow_c.h runtime/buffer.h runtime/builder.h runtime/selection.h runtime/status.h
     runtime/types.h runtime/validity.h)
+install(FILES ${PROJECT_SOURCE_DIR}/capi/rowjit.h DESTINATION ${ROWJIT_PUBLIC_INCLUDE})  # the C API
 foreach(header ${ROWJIT_PUBLIC_HEADERS})
   get_filename_component(dir ${header} DIRECTORY)
   install(FILES ${PROJECT_SOURCE_DIR}/${header} DESTINATION ${ROWJIT_PUBLIC_INCLUDE}/${dir})

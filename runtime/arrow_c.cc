@@ -266,6 +266,32 @@ Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema) {
   return NoThrow([&]() -> Result<ArrayPtr> { return ImportArrayWithin(array, schema); });
 }
 
+Result<Schema> ImportSchema(const ArrowSchema* schema) {
+  if (schema == nullptr || schema->release == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "no schema (null, or already released)");
+  }
+  if (schema->format == nullptr || std::strcmp(schema->format, "+s") != 0) {
+    return MakeError(ErrorCode::kInvalidInput, "a batch schema is a struct ('+s'), not '{}'",
+                     schema->format ? schema->format : "(null)");
+  }
+  if (schema->n_children < 0 || (schema->n_children > 0 && schema->children == nullptr)) {
+    return MakeError(ErrorCode::kInvalidInput, "struct schema has {} children and a null children pointer",
+                     schema->n_children);
+  }
+  Schema out;
+  for (int64_t i = 0; i < schema->n_children; ++i) {
+    const ArrowSchema* c = schema->children[i];
+    if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "struct schema child {} is null", i);
+    const ArrowSchema* values = c->dictionary != nullptr ? c->dictionary : c;
+    ROWJIT_ASSIGN_OR_RETURN(TypeId id, TypeFromFormat(values->format));
+    const bool nullable = ((c->flags | values->flags) & ARROW_FLAG_NULLABLE) != 0;
+    std::string name = c->name ? c->name : "";
+    if (name.empty()) name = fmt::format("c{}", i);
+    out.fields.push_back(Field{std::move(name), DataType(id, nullable)});
+  }
+  return out;
+}
+
 Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema) {
   return NoThrow([&]() -> Result<RecordBatch> { return ImportRecordBatchWithin(array, schema); });
 }

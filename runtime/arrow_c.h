@@ -55,6 +55,11 @@ Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema);
 // Imports a struct array (format "+s") as a record batch of its children; same ownership rules.
 Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema);
 
+// The fields of a struct schema ("+s"), as ImportRecordBatch would type its columns (a
+// dictionary-encoded field has its values' type; nullable when the field or its dictionary is
+// flagged nullable). The schema is read, not released (the caller keeps it).
+Result<Schema> ImportSchema(const ArrowSchema* schema);
+
 // Exports an array. `out` and `out_schema` are filled and owned by the caller, who calls each
 // release once. Bitmaps are shared when byte-aligned and copied to offset 0 otherwise; byte-bool
 // arrays are packed to bool, constants expanded; dictionaries keep their dictionary.

@@ -1,0 +1,266 @@
+// The C API (capi layer, above jit/): capi/rowjit.h over the C++ Engine. Every entry point checks
+// its handles, converts errors to a status and a filled rowjit_error, and lets no exception out.
+#include "capi/rowjit.h"
+
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "ir/aggregate.h"
+#include "ir/binder.h"
+#include "jit/engine.h"
+#include "runtime/arrow_c.h"
+#include "runtime/builder.h"
+
+struct rowjit_engine {
+  std::unique_ptr<rowjit::jit::Engine> engine;
+  rowjit::ir::Limits limits;
+};
+
+struct rowjit_expr {
+  rowjit::ir::ExprPtr expr;                          // a row expression, or
+  std::optional<rowjit::ir::Aggregate> aggregate;    // an aggregate
+  std::string text;                                  // canonical
+};
+
+struct rowjit_batch {
+  rowjit::RecordBatch batch;
+};
+
+namespace {
+
+using rowjit::ErrorCode;
+using rowjit::Status;
+
+rowjit_status StatusOf(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidInput: return ROWJIT_INVALID_INPUT;
+    case ErrorCode::kTypeError: return ROWJIT_TYPE_ERROR;
+    case ErrorCode::kOverflow: return ROWJIT_OVERFLOW;
+    case ErrorCode::kDivisionByZero: return ROWJIT_DIVISION_BY_ZERO;
+    case ErrorCode::kUnsupported: return ROWJIT_UNSUPPORTED;
+    case ErrorCode::kOutOfMemory: return ROWJIT_OUT_OF_MEMORY;
+    case ErrorCode::kIoError: return ROWJIT_IO_ERROR;
+    case ErrorCode::kInternal: return ROWJIT_INTERNAL;
+  }
+  return ROWJIT_INTERNAL;
+}
+
+// `text` into a fixed buffer, cut to fit and always terminated.
+template <size_t N>
+void CopyText(char (&out)[N], const std::string& text) {
+  const size_t n = std::min(text.size(), N - 1);
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+rowjit_status Report(rowjit_error* error, rowjit_status code, const std::string& message, int64_t row = -1,
+                     const std::string& function = "") {
+  if (error != nullptr) {
+    error->code = code;
+    error->row = row;
+    CopyText(error->function, function);
+    CopyText(error->message, message);
+  }
+  return code;
+}
+
+rowjit_status Report(rowjit_error* error, const rowjit::Error& e) {
+  return Report(error, StatusOf(e.code()), e.ToString(), e.row().value_or(-1), e.row() ? e.function() : "");
+}
+
+// Runs `body` (returning a Status), converting its error and any exception.
+template <typename F>
+rowjit_status Guarded(rowjit_error* error, F&& body) {
+  try {
+    Status s = body();
+    if (s.ok()) {
+      if (error != nullptr) Report(error, ROWJIT_OK, "");
+      return ROWJIT_OK;
+    }
+    return Report(error, s.error());
+  } catch (const std::bad_alloc&) {
+    return Report(error, ROWJIT_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return Report(error, ROWJIT_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return Report(error, ROWJIT_INTERNAL, "internal error");
+  }
+}
+
+Status Missing(const char* what) {
+  return rowjit::MakeError(ErrorCode::kInvalidInput, "{} is null", what);
+}
+
+// The common checks of the calls over a batch, and the row expression they run.
+Status CheckCall(const rowjit_engine* engine, const rowjit_expr* expr, const rowjit_batch* batch,
+                 const ArrowArray* out, const ArrowSchema* out_schema, bool aggregate) {
+  if (engine == nullptr) return Missing("engine");
+  if (expr == nullptr) return Missing("expression");
+  if (batch == nullptr) return Missing("batch");
+  if (out == nullptr || out_schema == nullptr) return Missing("output");
+  if (aggregate && !expr->aggregate) {
+    return rowjit::MakeError(ErrorCode::kInvalidInput, "'{}' is not an aggregate (rowjit_evaluate runs it)", expr->text);
+  }
+  if (!aggregate && expr->aggregate) {
+    return rowjit::MakeError(ErrorCode::kInvalidInput, "'{}' is an aggregate (rowjit_aggregate runs it)", expr->text);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* rowjit_version(void) { return ROWJIT_VERSION_STRING; }  // the project version, from CMake
+
+void rowjit_engine_options_init(rowjit_engine_options* options) {
+  if (options == nullptr) return;
+  const rowjit::jit::EngineOptions d;
+  *options = rowjit_engine_options{.cache_capacity = static_cast<int64_t>(d.cache_capacity),
+                                   .retained_output_bytes = d.retained_output_bytes,
+                                   .cache_dir = nullptr,
+                                   .disk_cache_bytes = d.disk_cache_bytes,
+                                   .compile_threads = d.compile_threads,
+                                   .synchronous = 0};
+}
+
+rowjit_status rowjit_engine_create(const rowjit_engine_options* options, rowjit_engine** out, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (out == nullptr) return Missing("out");
+    *out = nullptr;
+    rowjit_engine_options o;
+    rowjit_engine_options_init(&o);
+    if (options != nullptr) o = *options;
+    if (o.cache_capacity <= 0 || o.retained_output_bytes < 0 || o.disk_cache_bytes <= 0 || o.compile_threads <= 0) {
+      return rowjit::MakeError(ErrorCode::kInvalidInput,
+                               "engine options out of range (cache_capacity {}, retained_output_bytes {}, "
+                               "disk_cache_bytes {}, compile_threads {})",
+                               o.cache_capacity, o.retained_output_bytes, o.disk_cache_bytes, o.compile_threads);
+    }
+    rowjit::jit::EngineOptions eo;
+    eo.cache_capacity = static_cast<size_t>(o.cache_capacity);
+    eo.retained_output_bytes = o.retained_output_bytes;
+    eo.cache_dir = o.cache_dir ? o.cache_dir : "";
+    eo.disk_cache_bytes = o.disk_cache_bytes;
+    eo.compile_threads = o.compile_threads;
+    eo.compile = o.synchronous ? rowjit::jit::EngineOptions::Compile::kSynchronous
+                               : rowjit::jit::EngineOptions::Compile::kTiered;
+    auto engine = std::make_unique<rowjit_engine>();
+    engine->limits = eo.limits;
+    ROWJIT_ASSIGN_OR_RETURN(engine->engine, rowjit::jit::Engine::Make(std::move(eo)));
+    *out = engine.release();
+    return Status::OK();
+  });
+}
+
+void rowjit_engine_free(rowjit_engine* engine) { delete engine; }
+
+rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
+                                rowjit_expr** out, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (out == nullptr) return Missing("out");
+    *out = nullptr;
+    if (engine == nullptr) return Missing("engine");
+    if (text == nullptr) return Missing("expression text");
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::Schema s, rowjit::ImportSchema(schema));
+    auto expr = std::make_unique<rowjit_expr>();
+    if (rowjit::ir::IsAggregateText(text)) {
+      ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::Aggregate agg, rowjit::ir::ParseAndBindAggregate(text, s, engine->limits));
+      expr->text = agg.ToString();
+      expr->aggregate = std::move(agg);
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(expr->expr, rowjit::ir::ParseAndBind(text, s, engine->limits));
+      expr->text = expr->expr->ToString();
+    }
+    *out = expr.release();
+    return Status::OK();
+  });
+}
+
+int rowjit_expr_is_aggregate(const rowjit_expr* expr) { return expr != nullptr && expr->aggregate ? 1 : 0; }
+const char* rowjit_expr_text(const rowjit_expr* expr) { return expr != nullptr ? expr->text.c_str() : ""; }
+void rowjit_expr_free(rowjit_expr* expr) { delete expr; }
+
+rowjit_status rowjit_batch_import(struct ArrowArray* array, struct ArrowSchema* schema, rowjit_batch** out,
+                                  rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (out != nullptr) *out = nullptr;
+    // Ownership moves even on error: released here when the call cannot take them.
+    rowjit::Result<rowjit::RecordBatch> batch = array != nullptr && schema != nullptr
+        ? rowjit::ImportRecordBatch(array, schema)
+        : rowjit::Result<rowjit::RecordBatch>(rowjit::MakeError(ErrorCode::kInvalidInput, "array or schema is null"));
+    if (out == nullptr) {
+      if (array != nullptr && array->release != nullptr) array->release(array);
+      if (schema != nullptr && schema->release != nullptr) schema->release(schema);
+      return Missing("out");
+    }
+    if (!batch.ok()) return std::move(batch).TakeError();
+    *out = new rowjit_batch{std::move(*batch)};
+    return Status::OK();
+  });
+}
+
+int64_t rowjit_batch_length(const rowjit_batch* batch) { return batch != nullptr ? batch->batch.length : 0; }
+void rowjit_batch_free(rowjit_batch* batch) { delete batch; }
+
+rowjit_status rowjit_evaluate(rowjit_engine* engine, const rowjit_expr* expr, const rowjit_batch* batch,
+                              struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckCall(engine, expr, batch, out, out_schema, false));
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr result, engine->engine->Evaluate(expr->expr, batch->batch));
+    return rowjit::ExportArray(result, out, out_schema);
+  });
+}
+
+rowjit_status rowjit_filter(rowjit_engine* engine, const rowjit_expr* predicate, const rowjit_batch* batch,
+                            struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckCall(engine, predicate, batch, out, out_schema, false));
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::SelectionVector kept, engine->engine->Filter(predicate->expr, b.columns, b.length));
+    // The indices as a u32 array over the selection's own buffer.
+    rowjit::BufferPtr indices = rowjit::Buffer::Borrow(kept.data(), kept.size() * 4, kept.buffer());
+    ROWJIT_ASSIGN_OR_RETURN(auto rows, rowjit::PrimitiveArray::Make(rowjit::DataType(rowjit::TypeId::kU32, false),
+                                                                    kept.size(), std::move(indices),
+                                                                    rowjit::Validity::AllValid()));
+    return rowjit::ExportArray(rows, out, out_schema);
+  });
+}
+
+rowjit_status rowjit_project(rowjit_engine* engine, const rowjit_expr* const* exprs, size_t n_exprs,
+                             const rowjit_batch* batch, struct ArrowArray* out, struct ArrowSchema* out_schema,
+                             rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (exprs == nullptr && n_exprs > 0) return Missing("expression list");
+    if (n_exprs == 0) return rowjit::MakeError(ErrorCode::kInvalidInput, "a projection of no expressions");
+    std::vector<rowjit::ir::ExprPtr> bound;
+    for (size_t i = 0; i < n_exprs; ++i) {
+      ROWJIT_RETURN_NOT_OK(CheckCall(engine, exprs[i], batch, out, out_schema, false));
+      bound.push_back(exprs[i]->expr);
+    }
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<rowjit::ArrayPtr> results, engine->engine->Project(bound, b.columns, b.length));
+    rowjit::Schema schema;
+    for (size_t i = 0; i < results.size(); ++i) schema.fields.push_back({std::to_string(i), results[i]->type()});
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::RecordBatch projected, rowjit::RecordBatch::Make(std::move(schema), std::move(results)));
+    return rowjit::ExportRecordBatch(projected, out, out_schema);
+  });
+}
+
+rowjit_status rowjit_aggregate(rowjit_engine* engine, const rowjit_expr* aggregate, const rowjit_batch* batch,
+                               struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckCall(engine, aggregate, batch, out, out_schema, true));
+    const rowjit::ir::Aggregate& agg = *aggregate->aggregate;
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::AggregateResult r, engine->engine->Aggregate(agg, b.columns, b.length));
+    std::vector<rowjit::Scalar> rows = {r.value};
+    if (agg.kind == rowjit::ir::AggKind::kMinMax) rows.push_back(r.max);
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr values, rowjit::MakeArray(rowjit::DataType(agg.result.id, true), rows));
+    return rowjit::ExportArray(values, out, out_schema);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,153 @@
+/* rowjit's C API (C99): JIT-compiled row expressions over Arrow record batches, for hosts written
+ * in C, Rust, Go, Java or Python. Opaque handles, no exceptions, no C++ types; data crosses the
+ * boundary through the Arrow C Data Interface.
+ *
+ *   rowjit_engine* engine;  rowjit_expr* expr;  rowjit_batch* batch;  rowjit_error err;
+ *   rowjit_engine_create(NULL, &engine, &err);
+ *   rowjit_expr_parse(engine, "a * b + c", &schema, &expr, &err);    // schema: a struct ("+s")
+ *   rowjit_batch_import(&array, &schema_copy, &batch, &err);           // takes ownership of both
+ *   struct ArrowArray out; struct ArrowSchema out_schema;
+ *   if (rowjit_evaluate(engine, expr, batch, &out, &out_schema, &err) != ROWJIT_OK)
+ *     fprintf(stderr, "%s\n", err.message);                             // names the function and row
+ *   out.release(&out); out_schema.release(&out_schema);
+ *   rowjit_batch_free(batch); rowjit_expr_free(expr); rowjit_engine_free(engine);
+ *
+ * Errors: every fallible call returns a rowjit_status and, when `error` is not NULL, fills it (the
+ * message, and for an error in a row its function and row). Outputs are written only on success.
+ * Results are ArrowArray/ArrowSchema pairs the caller owns and releases once each.
+ * Thread safety: an engine and the expressions and batches it uses may be shared by any number
+ * of threads calling rowjit_evaluate / _filter / _project / _aggregate at once; creating and
+ * parsing are thread-safe too. Freeing a handle while another thread uses it is not. */
+#ifndef ROWJIT_H
+#define ROWJIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Arrow C Data Interface ABI structs, as the Arrow specification defines them (and guarded the
+ * same way, so that including Arrow's own header first is fine). */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+  void (*release)(struct ArrowSchema*);
+  void* private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+  void (*release)(struct ArrowArray*);
+  void* private_data;
+};
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* What went wrong (rowjit's error codes). */
+typedef enum rowjit_status {
+  ROWJIT_OK = 0,
+  ROWJIT_INVALID_INPUT = 1,     /* a bad argument, batch, schema or expression text */
+  ROWJIT_TYPE_ERROR = 2,        /* types that do not fit (a column, a function's arguments) */
+  ROWJIT_OVERFLOW = 3,          /* a checked operation overflowed in a row */
+  ROWJIT_DIVISION_BY_ZERO = 4,  /* in a row */
+  ROWJIT_UNSUPPORTED = 5,       /* a format or feature rowjit does not handle */
+  ROWJIT_OUT_OF_MEMORY = 6,     /* an allocation failed, or would pass a configured limit */
+  ROWJIT_IO_ERROR = 7,          /* the disk cache folder could not be used */
+  ROWJIT_INTERNAL = 8
+} rowjit_status;
+
+/* An error's details. Filled by a failing call when the caller passes one; no allocation, nothing
+ * to free (long messages are cut to fit). */
+typedef struct rowjit_error {
+  rowjit_status code;
+  int64_t row;         /* the first failing row of the batch, or -1 when the error is not a row's */
+  char function[64];   /* the failing function for a row error ("mul"), else "" */
+  char message[512];   /* "overflow: mul at row 3: mul result does not fit i32" */
+} rowjit_error;
+
+typedef struct rowjit_engine rowjit_engine;  /* a JIT, its kernel caches and compile threads */
+typedef struct rowjit_expr rowjit_expr;      /* an expression or aggregate bound to a schema */
+typedef struct rowjit_batch rowjit_batch;    /* an imported record batch */
+
+/* Engine options. Initialize with rowjit_engine_options_init, then set what differs. */
+typedef struct rowjit_engine_options {
+  int64_t cache_capacity;         /* compiled kernels kept in memory (default 1024) */
+  int64_t retained_output_bytes;  /* freed large outputs kept for reuse (default 256 MiB; 0: none) */
+  const char* cache_dir;          /* persistent kernel cache folder (NULL: none); copied */
+  int64_t disk_cache_bytes;       /* that folder's bound (default 256 MiB) */
+  int32_t compile_threads;        /* background compile threads (default 1) */
+  int32_t synchronous;            /* 1: every call waits for the optimized kernel; 0: tiered */
+} rowjit_engine_options;
+
+/* "0.1.0". Thread-safe. */
+const char* rowjit_version(void);
+/* The defaults. */
+void rowjit_engine_options_init(rowjit_engine_options* options);
+
+/* A new engine (`options` NULL: the defaults). */
+rowjit_status rowjit_engine_create(const rowjit_engine_options* options, rowjit_engine** out, rowjit_error* error);
+/* Frees an engine (NULL is a no-op). Expressions and batches stay valid; results never refer to it.
+ * Not while another thread uses the engine. */
+void rowjit_engine_free(rowjit_engine* engine);
+
+/* Parses `text` (an expression such as "a * b + c", or an aggregate such as "sum(a * b)") and binds
+ * it to `schema`, a struct schema ("+s") whose children name the columns (borrowed: not released).
+ * The engine's limits apply. */
+rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
+                                rowjit_expr** out, rowjit_error* error);
+/* Whether the expression is an aggregate (1) or a row expression (0). */
+int rowjit_expr_is_aggregate(const rowjit_expr* expr);
+/* The canonical text of a bound expression; valid while `expr` lives. */
+const char* rowjit_expr_text(const rowjit_expr* expr);
+void rowjit_expr_free(rowjit_expr* expr);
+
+/* Imports a record batch (a struct array "+s" and its schema). Ownership of both structs moves to
+ * rowjit on success and on error alike (their `release` is NULL on return); the buffers are used
+ * in place, and released once, when the batch and every result referring to them are gone.
+ * Everything is checked, never trusted (lengths, offsets, buffers, dictionary codes). */
+rowjit_status rowjit_batch_import(struct ArrowArray* array, struct ArrowSchema* schema, rowjit_batch** out,
+                                  rowjit_error* error);
+int64_t rowjit_batch_length(const rowjit_batch* batch);
+void rowjit_batch_free(rowjit_batch* batch);
+
+/* Evaluates a row expression over a batch: one array of the batch's length. */
+rowjit_status rowjit_evaluate(rowjit_engine* engine, const rowjit_expr* expr, const rowjit_batch* batch,
+                              struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error);
+/* The rows where a bool expression is true (null counts as false): ascending row indices as a
+ * uint32 array ("I"). */
+rowjit_status rowjit_filter(rowjit_engine* engine, const rowjit_expr* predicate, const rowjit_batch* batch,
+                            struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error);
+/* Several row expressions in one pass: a struct array ("+s") with one child per expression, named
+ * "0", "1", ...; an error names its expression and row. */
+rowjit_status rowjit_project(rowjit_engine* engine, const rowjit_expr* const* exprs, size_t n_exprs,
+                             const rowjit_batch* batch, struct ArrowArray* out, struct ArrowSchema* out_schema,
+                             rowjit_error* error);
+/* An aggregate over a batch: an array of one row (two for min_max: min, then max). */
+rowjit_status rowjit_aggregate(rowjit_engine* engine, const rowjit_expr* aggregate, const rowjit_batch* batch,
+                               struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROWJIT_H */
