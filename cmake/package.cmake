@@ -39,7 +39,7 @@ set(ROWJIT_PUBLIC_HEADERS
     ir/aggregate.h ir/analysis.h ir/binder.h ir/expr.h ir/limits.h ir/parser.h ir/spec_key.h
     jit/compiler.h jit/disk_cache.h jit/engine.h jit/kernel_abi.h jit/kernel_cache.h jit/planner.h jit/target.h
     kernels/bitmap.h
-    runtime/array.h runtime/arrow_c.h runtime/buffer.h runtime/builder.h runtime/selection.h runtime/status.h
+    runtime/array.h runtime/arrow_c.h runtime/arrow_c_abi.h runtime/buffer.h runtime/builder.h runtime/selection.h runtime/status.h
     runtime/types.h runtime/validity.h)
 install(FILES ${PROJECT_SOURCE_DIR}/capi/rowjit.h DESTINATION ${ROWJIT_PUBLIC_INCLUDE})  # the C API
 foreach(header ${ROWJIT_PUBLIC_HEADERS})
