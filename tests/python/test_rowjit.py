@@ -1,0 +1,143 @@
+"""The Python module against numpy (tests): values, nulls (masked arrays and valid= masks),
+errors with kind and row, strided and unaligned inputs, bools, filter, project, aggregate,
+chunked multi-threaded evaluation, and concurrent calls from Python threads."""
+import threading
+
+import numpy as np
+import pytest
+
+import rowjit
+
+ENGINE = rowjit.Engine(synchronous=True)
+INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES + [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 1000])
+def test_evaluate_matches_numpy(dtype, n):
+    r = rng(n)
+    a, b, c = (r.integers(0, 10, n).astype(dtype) for _ in range(3))
+    got = rowjit.evaluate("a * b + c", engine=ENGINE, a=a, b=b, c=c)
+    assert got.dtype == np.dtype(dtype)
+    assert not isinstance(got, np.ma.MaskedArray)
+    np.testing.assert_array_equal(got, a * b + c)
+    assert not np.shares_memory(got, a)
+
+
+def test_masked_arrays_and_valid_masks():
+    a = np.ma.MaskedArray(np.array([1, 2, 3, 4], dtype=np.int32), mask=[False, True, False, False])
+    b = np.array([10, 20, 30, 40], dtype=np.int32)
+    got = rowjit.evaluate("a * b", engine=ENGINE, a=a, b=b)
+    assert isinstance(got, np.ma.MaskedArray)
+    assert list(np.ma.getmaskarray(got)) == [False, True, False, False]
+    assert list(got.compressed()) == [10, 90, 160]
+    via_valid = rowjit.evaluate("a * b", engine=ENGINE, valid={"a": np.array([True, False, True, True])},
+                                a=a.data, b=b)
+    assert list(np.ma.getmaskarray(via_valid)) == [False, True, False, False]
+    # A null row's garbage never raises: a * 1e9 overflows only in the masked row.
+    big = np.ma.MaskedArray(np.array([1, 2**30, 3], dtype=np.int32), mask=[False, True, False])
+    got = rowjit.evaluate("a * 4", engine=ENGINE, a=big)
+    assert list(got.compressed()) == [4, 12]
+
+
+def test_errors_carry_kind_row_and_function():
+    a = np.array([1, 2, 2**30, 4], dtype=np.int32)
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("a * 4", engine=ENGINE, a=a)
+    assert (e.value.kind, e.value.row, e.value.function) == ("overflow", 2, "mul")
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("a / (a - 2)", engine=ENGINE, a=a)
+    assert (e.value.kind, e.value.row) == ("division by zero", 1)
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("a *", engine=ENGINE, a=a)
+    assert e.value.kind == "invalid input" and e.value.row is None
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("a + zz", engine=ENGINE, a=a)
+    assert "zz" in str(e.value)
+    with pytest.raises(ValueError):
+        rowjit.evaluate("a + b", engine=ENGINE, a=a, b=a[:2])
+    with pytest.raises(TypeError):
+        rowjit.evaluate("a", engine=ENGINE, a=np.array(["x"]))
+    with pytest.raises(ValueError):
+        rowjit.evaluate("a", engine=ENGINE, valid={"b": np.array([True] * 4)}, a=a)
+    with pytest.raises(ValueError):
+        rowjit.evaluate("a", engine=ENGINE, valid={"a": np.array([True] * 3)}, a=a)
+
+
+def test_strided_and_unaligned_inputs_are_read_correctly():
+    base = np.arange(20, dtype=np.int32)
+    strided = base[::2]
+    raw = np.arange(11, dtype=np.int64).tobytes()
+    unaligned = np.frombuffer(raw[1:] + b"\0", dtype=np.int64)  # address not 8-aligned
+    np.testing.assert_array_equal(rowjit.evaluate("a + 1", engine=ENGINE, a=strided), strided + 1)
+    np.testing.assert_array_equal(rowjit.evaluate("a + 1", engine=ENGINE, a=unaligned), unaligned + 1)
+    np.testing.assert_array_equal(base, np.arange(20, dtype=np.int32))  # inputs untouched
+
+
+def test_bools_filter_project_aggregate():
+    r = rng(5)
+    a = r.integers(-50, 50, 1000).astype(np.int32)
+    b = r.integers(-50, 50, 1000).astype(np.int32)
+    flags = r.integers(0, 2, 1000).astype(bool)
+    got = rowjit.evaluate("a < b", engine=ENGINE, a=a, b=b)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, a < b)
+    np.testing.assert_array_equal(rowjit.evaluate("f and (a < b)", engine=ENGINE, f=flags, a=a, b=b), flags & (a < b))
+    np.testing.assert_array_equal(rowjit.filter("a * b > 100", engine=ENGINE, a=a, b=b),
+                                  np.nonzero(a * b > 100)[0].astype(np.uint32))
+    outs = rowjit.project(["a * b", "a * b + 1", "a > 0"], engine=ENGINE, a=a, b=b)
+    np.testing.assert_array_equal(outs[0], a * b)
+    np.testing.assert_array_equal(outs[1], a * b + 1)
+    np.testing.assert_array_equal(outs[2], a > 0)
+    assert rowjit.aggregate("sum(a * b)", engine=ENGINE, a=a, b=b) == int((a.astype(np.int64) * b).sum())
+    assert rowjit.aggregate("min_max(a)", engine=ENGINE, a=a) == (int(a.min()), int(a.max()))
+    masked = np.ma.MaskedArray(a, mask=a > 0)
+    assert rowjit.aggregate("count(a)", engine=ENGINE, a=masked) == int((a <= 0).sum())
+    assert rowjit.aggregate("sum(a)", engine=ENGINE, a=np.ma.MaskedArray(a, mask=True)) is None
+
+
+def test_threads_split_the_batch_and_name_the_global_row():
+    r = rng(9)
+    n = 200_003
+    a = r.integers(-1000, 1000, n).astype(np.int32)
+    b = r.integers(-1000, 1000, n).astype(np.int32)
+    mask = r.random(n) < 0.1
+    am = np.ma.MaskedArray(a, mask=mask)
+    one = rowjit.evaluate("a * b + 7", engine=ENGINE, a=am, b=b)
+    for threads in (2, 3, 8):
+        many = rowjit.evaluate("a * b + 7", engine=ENGINE, threads=threads, a=am, b=b)
+        np.testing.assert_array_equal(np.ma.getmaskarray(many), mask)
+        np.testing.assert_array_equal(many.compressed(), one.compressed())
+    bad = a.copy()
+    bad[150_001] = 2**30
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("a * 4", engine=ENGINE, threads=2, a=bad)
+    assert e.value.row == 150_001
+
+
+def test_concurrent_python_threads():
+    a = np.arange(100_000, dtype=np.int64)
+    want = a * 3 + 1
+    failures = []
+
+    def work():
+        for _ in range(20):
+            if not np.array_equal(rowjit.evaluate("a * 3 + 1", engine=ENGINE, a=a), want):
+                failures.append(1)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+
+
+def test_default_engine_and_version_of_the_module():
+    a = np.array([1, 2, 3], dtype=np.int16)
+    np.testing.assert_array_equal(rowjit.evaluate("a * 2", a=a), a * 2)
+    assert rowjit.default_engine() is rowjit.default_engine()
