@@ -265,7 +265,7 @@ int64_t FirstBadCode(const T* codes, const PrimitiveArray& c, int64_t length, in
   if (all_fit && std::is_unsigned_v<T>) return -1;
   // Compared in the codes' own type, so that the scan vectorizes at their width.
   const T limit = all_fit ? T{0} : static_cast<T>(n);
-  auto bad = [all_fit, limit](T v) -> bool {
+  auto bad = [=](T v) -> bool {  // (all_fit is read only for signed codes)
     if constexpr (std::is_signed_v<T>) {
       return all_fit ? v < 0 : (v < 0) | (v >= limit);
     } else {
