@@ -30,9 +30,13 @@ typedef struct {
   struct ArrowArray** children;
 } array_data;
 
+/* A parent releases its children (those not moved out) and frees their structs, which it owns. */
 static void release_array(struct ArrowArray* a) {
   array_data* d = (array_data*)a->private_data;
-  for (int64_t i = 0; i < a->n_children; ++i) a->children[i]->release(a->children[i]);
+  for (int64_t i = 0; i < a->n_children; ++i) {
+    if (a->children[i]->release != NULL) a->children[i]->release(a->children[i]);
+    free(a->children[i]);
+  }
   if (d != NULL) {
     free(d->values);
     free(d->validity);
@@ -44,7 +48,10 @@ static void release_array(struct ArrowArray* a) {
 }
 
 static void release_schema(struct ArrowSchema* s) {
-  for (int64_t i = 0; i < s->n_children; ++i) s->children[i]->release(s->children[i]);
+  for (int64_t i = 0; i < s->n_children; ++i) {
+    if (s->children[i]->release != NULL) s->children[i]->release(s->children[i]);
+    free(s->children[i]);
+  }
   free(s->children);
   free((void*)s->name);
   s->release = NULL;
