@@ -1,15 +1,14 @@
-// The Python module (python layer, above jit/): numpy arrays in, numpy or masked arrays out,
-// through the C++ Engine. Inputs are read in place when numpy's layout allows (C-contiguous,
-// aligned to the element width) and copied otherwise; results are written straight into the
-// numpy arrays returned (Engine::EvaluateInto); the GIL is released while rowjit runs; errors
-// become rowjit.Error with the kind, row and function.
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
+// The Python module (python layer, above jit/): rowjit.Engine and the module functions over
+// numpy arrays and Arrow PyCapsule objects, through the C++ Engine. Results are written by the
+// kernels straight into memory rowjit allocates and handed to numpy without a copy (or returned
+// as rowjit.Array for Arrow consumers); the GIL is released while rowjit runs on more than a few
+// thousand rows; errors become rowjit.Error with the kind, row and function.
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <list>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -17,159 +16,83 @@
 #include "ir/binder.h"
 #include "jit/engine.h"
 #include "kernels/bitmap.h"
-#include "runtime/builder.h"
-
-namespace py = pybind11;
+#include "python/module.h"
 
 namespace rowjit::python {
 namespace {
 
-py::object error_type;  // rowjit.Error, set by the package's __init__
+// Below this many rows a call keeps the GIL: releasing and taking it back costs more than the
+// kernel, and another Python thread would gain nothing.
+constexpr int64_t kReleaseGilRows = 4096;
 
-[[noreturn]] void Raise(const Error& e) {
-  py::object row = e.row() ? py::object(py::int_(*e.row())) : py::object(py::none());
-  py::object function = e.row() ? py::object(py::str(e.function())) : py::object(py::none());
-  py::object args = py::make_tuple(e.ToString(), std::string(ErrorCodeName(e.code())), row, function);
-  PyErr_SetObject(error_type.ptr(), args.ptr());
-  throw py::error_already_set();
-}
+// The memory of one result, which the kernels write: a numpy array for flat values going to
+// numpy (numpy owns it: no copy, no capsule), rowjit buffers otherwise (bools, whose bits numpy
+// gets unpacked, and Arrow results, which keep the buffers); validity bits for nullable results.
+struct ResultMemory {
+  DataType type;
+  int64_t length = 0;
+  bool arrow = false;
+  uint8_t* values = nullptr;
+  uint8_t* validity = nullptr;
+  py::object numpy;           // owns `values` for a flat numpy result (null otherwise)
+  BufferPtr values_buffer;    // owns `values` otherwise
+  BufferPtr validity_buffer;  // owns `validity`
 
-template <typename T>
-T Check(Result<T> r) {
-  if (!r.ok()) Raise(r.error());
-  return std::move(r).value();
-}
-
-TypeId TypeOfDtype(const py::dtype& dt) {
-  const char kind = dt.kind();
-  const auto size = dt.itemsize();
-  if (kind == 'b') return TypeId::kBool;
-  if (kind == 'f' && size == 4) return TypeId::kF32;
-  if (kind == 'f' && size == 8) return TypeId::kF64;
-  if (kind == 'i' || kind == 'u') {
-    const bool s = kind == 'i';
-    switch (size) {
-      case 1: return s ? TypeId::kI8 : TypeId::kU8;
-      case 2: return s ? TypeId::kI16 : TypeId::kU16;
-      case 4: return s ? TypeId::kI32 : TypeId::kU32;
-      case 8: return s ? TypeId::kI64 : TypeId::kU64;
-      default: break;
+  static ResultMemory Make(DataType type, int64_t n, bool arrow) {
+    ResultMemory m;
+    m.type = type;
+    m.length = n;
+    m.arrow = arrow;
+    const int64_t words = kernels::NumWords(n);
+    if (!arrow && type.id != TypeId::kBool) {
+      py::array a(DtypeOf(type.id), n);
+      m.values = static_cast<uint8_t*>(a.mutable_data());
+      m.numpy = std::move(a);
+    } else {
+      const int64_t bytes = type.id == TypeId::kBool ? words * 8 : n * ByteWidth(type.id);
+      m.values_buffer = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(bytes, 64)));
+      m.values = m.values_buffer->mutable_data();
     }
+    if (type.nullable) {
+      m.validity_buffer = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(words * 8, 64)));
+      m.validity = m.validity_buffer->mutable_data();
+    }
+    return m;
   }
-  throw py::type_error("rowjit: unsupported dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>());
-}
-
-py::dtype DtypeOf(TypeId id) {
-  switch (id) {
-    case TypeId::kBool: return py::dtype::of<bool>();
-    case TypeId::kI8: return py::dtype::of<int8_t>();
-    case TypeId::kI16: return py::dtype::of<int16_t>();
-    case TypeId::kI32: return py::dtype::of<int32_t>();
-    case TypeId::kI64: return py::dtype::of<int64_t>();
-    case TypeId::kU8: return py::dtype::of<uint8_t>();
-    case TypeId::kU16: return py::dtype::of<uint16_t>();
-    case TypeId::kU32: return py::dtype::of<uint32_t>();
-    case TypeId::kU64: return py::dtype::of<uint64_t>();
-    case TypeId::kF32: return py::dtype::of<float>();
-    case TypeId::kF64: return py::dtype::of<double>();
+  // Rows [start, start + len) of it, as the caller-outputs call takes them (start: whole words).
+  jit::OutputBuffers Slice(int64_t start, int64_t len) const {
+    const int width = ByteWidth(type.id);
+    uint8_t* v = values + (width == 0 ? start / 8 : start * width);
+    const int64_t bytes = width == 0 ? kernels::NumWords(len) * 8 : len * width;
+    if (validity == nullptr) return {v, bytes, nullptr, 0};
+    return {v, bytes, validity + start / 8, kernels::NumWords(len) * 8};
   }
-  throw py::type_error("rowjit: no dtype");
-}
-
-// The columns of one call, read from numpy: arrays rowjit reads in place (kept alive by `keep`
-// for the whole call) and the schema they make.
-struct Columns {
-  Schema schema;
-  std::vector<ArrayPtr> arrays;
-  std::vector<py::object> keep;  // the numpy arrays the rowjit arrays borrow from
-  int64_t length = -1;
-  std::string key;  // the schema as text: the prepared-expression cache key
+  // The result for Python: numpy (masked when it has nulls) or a rowjit.Array.
+  py::object Finish(bool any_null) const {
+    Validity v = Validity::AllValid();
+    if (any_null) v = Check(Validity::FromBitmap(validity_buffer, 0, length));
+    if (!arrow) {
+      py::object out = numpy ? numpy : py::object(BoolsOfBits(kernels::BitSpan{values, 0, length}, false));
+      return any_null ? Masked(std::move(out), v, length) : out;
+    }
+    if (type.id == TypeId::kBool) return WrapArray(Check(BoolArray::Make(length, values_buffer, v, 0, type.nullable)));
+    return WrapArray(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))));
+  }
 };
 
-// A numpy bool mask (true: valid) as a validity bitmap (rowjit owns it).
-Validity ValidityOfMask(const py::array& valid, int64_t n) {
-  auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(valid);
-  if (!mask || mask.ndim() != 1 || mask.shape(0) != n) throw py::value_error("rowjit: a validity mask must be 1-d of the column's length");
-  BufferPtr bits = Check(Buffer::Allocate(kernels::NumBytes(n)));
-  const bool* m = mask.data();
-  uint8_t* out = bits->mutable_data();
-  for (int64_t i = 0; i < n; ++i) out[i >> 3] |= static_cast<uint8_t>(m[i]) << (i & 7);
-  return Check(Validity::FromBitmap(std::move(bits), 0, n));
+// Runs `fn` with the GIL released when the batch is large enough to be worth it.
+template <typename Fn>
+auto WithoutGil(int64_t rows, Fn&& fn) {
+  std::optional<py::gil_scoped_release> release;
+  if (rows >= kReleaseGilRows) release.emplace();
+  return fn();
 }
 
-// One column: values read in place when C-contiguous and aligned, else copied; nulls from a
-// masked array's mask (true: null) or from an explicit `valid` array (true: valid).
-ArrayPtr ColumnOf(const std::string& name, py::handle value, py::handle valid, Columns& cols) {
-  py::module_ np = py::module_::import("numpy");
-  py::object data = py::reinterpret_borrow<py::object>(value);
-  std::optional<py::array> null_mask;  // true: null
-  if (py::isinstance(value, np.attr("ma").attr("MaskedArray"))) {
-    null_mask = np.attr("ma").attr("getmaskarray")(value).cast<py::array>();
-    data = value.attr("data");
-  }
-  py::array arr = py::array::ensure(data);
-  if (!arr || arr.ndim() != 1) throw py::value_error("rowjit: column '" + name + "' is not a 1-d array");
-  const auto align = static_cast<uintptr_t>(std::max<py::ssize_t>(arr.itemsize(), 1));
-  const bool in_place = (arr.flags() & py::array::c_style) != 0 && reinterpret_cast<uintptr_t>(arr.data()) % align == 0;
-  if (!in_place) arr = py::array::ensure(np.attr("ascontiguousarray")(arr));  // strided or unaligned: a copy
-  const int64_t n = arr.shape(0);
-  if (cols.length >= 0 && n != cols.length) throw py::value_error("rowjit: columns of different lengths");
-  cols.length = n;
-  const TypeId id = TypeOfDtype(arr.dtype());
-  Validity validity = Validity::AllValid();
-  if (null_mask) validity = ValidityOfMask(py::array(np.attr("logical_not")(*null_mask)), n);
-  if (!valid.is_none()) validity = ValidityOfMask(py::reinterpret_borrow<py::array>(valid), n);
-  const bool nullable = null_mask.has_value() || !valid.is_none();
-  cols.keep.push_back(arr);
-  // Borrowed with no owner: the numpy array is held in `keep` until the call returns, and no
-  // rowjit object made here outlives the call.
-  BufferPtr buffer = Buffer::Borrow(arr.data(), n * arr.itemsize(), nullptr);
-  cols.schema.fields.push_back({name, DataType(id, nullable)});
-  cols.key += name + ":" + std::string(TypeIdName(id)) + (nullable ? "?," : ",");
-  if (id == TypeId::kBool) return Check(ByteBoolArray::Make(n, std::move(buffer), std::move(validity), 0, nullable));
-  return Check(PrimitiveArray::Make(DataType(id, nullable), n, std::move(buffer), std::move(validity)));
-}
-
-Columns ReadColumns(const py::kwargs& columns, const py::object& valid) {
-  Columns cols;
-  py::dict valid_dict = valid.is_none() ? py::dict() : valid.cast<py::dict>();
-  for (auto item : columns) {
-    const std::string name = py::str(item.first);
-    py::object v = py::none();
-    if (valid_dict.contains(item.first)) v = valid_dict[item.first];
-    cols.arrays.push_back(ColumnOf(name, item.second, v, cols));
-  }
-  for (auto item : valid_dict) {
-    if (!columns.contains(item.first)) {
-      throw py::value_error("rowjit: valid= names '" + py::str(item.first).cast<std::string>() + "', which is not a column");
-    }
-  }
-  if (cols.length < 0) cols.length = 0;
-  return cols;
-}
-
-// The numpy result of an array rowjit wrote: values (bool: bits unpacked) and, when it has
-// nulls, a masked array.
-py::object ToNumpy(const py::array& values_out, const ArrayPtr& result, const std::vector<uint64_t>& validity) {
-  py::module_ np = py::module_::import("numpy");
-  const int64_t n = result->length();
-  py::object values = values_out;
-  if (result->type().id == TypeId::kBool) {
-    py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(kernels::NumWords(n) * 8));
-    std::memcpy(bytes.mutable_data(), values_out.data(), static_cast<size_t>(kernels::NumWords(n) * 8));
-    values = np.attr("unpackbits")(bytes, py::arg("count") = n, py::arg("bitorder") = "little").attr("astype")("bool");
-  }
-  if (result->NullCount() == 0) return values;
-  py::array_t<bool> mask(n);  // true: null
-  bool* m = mask.mutable_data();
-  const auto* bits = reinterpret_cast<const uint8_t*>(validity.data());
-  for (int64_t i = 0; i < n; ++i) m[i] = !kernels::GetBit(bits, i);
-  return np.attr("ma").attr("MaskedArray")(values, py::arg("mask") = mask);
-}
+bool WantArrow(const CallOptions& o, const Columns& cols) { return o.arrow.is_none() ? cols.arrow : o.arrow.cast<bool>(); }
 
 class PyEngine {
  public:
-  explicit PyEngine(const std::string& cache_dir, bool synchronous, int compile_threads) {
+  PyEngine(const std::string& cache_dir, bool synchronous, int compile_threads) {
     jit::EngineOptions o;
     o.cache_dir = cache_dir;
     o.compile = synchronous ? jit::EngineOptions::Compile::kSynchronous : jit::EngineOptions::Compile::kTiered;
@@ -177,74 +100,43 @@ class PyEngine {
     engine_ = Check(jit::Engine::Make(std::move(o)));
   }
 
-  py::object Evaluate(const std::string& text, int threads, const py::object& valid, const py::kwargs& columns) {
-    Columns cols = ReadColumns(columns, valid);
+  py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
-    const ir::ExprPtr& expr = prepared->expr();
-    const int64_t n = cols.length;
-    const TypeId id = expr->type().id;
-    // The result's memory: a numpy array rowjit writes (bool: bits in whole words), and a bitmap.
-    py::array values(id == TypeId::kBool ? py::dtype::of<uint8_t>() : DtypeOf(id),
-                     id == TypeId::kBool ? kernels::NumWords(n) * 8 : n);
-    std::vector<uint64_t> validity(static_cast<size_t>(kernels::NumWords(n)) + 1);
-    Result<ArrayPtr> result = Error(ErrorCode::kInternal, "not run");
-    void* out = values.mutable_data();
-    {
-      py::gil_scoped_release release;  // no Python object is touched until it is taken back
-      result = RunChunks(*prepared, cols, out, validity.data(), std::max(threads, 1));
-    }
-    return ToNumpy(values, Check(std::move(result)), validity);
+    const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols));
+    const int threads = std::max(o.threads, 1);
+    Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });
+    return out.Finish(Check(std::move(any_null)));
   }
 
-  py::object Filter(const std::string& text, const py::object& valid, const py::kwargs& columns) {
-    Columns cols = ReadColumns(columns, valid);
+  py::object Filter(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
-    Result<SelectionVector> kept = Error(ErrorCode::kInternal, "not run");
-    {
-      py::gil_scoped_release release;
-      kept = prepared->Filter(cols.arrays, cols.length);
-    }
+    Result<SelectionVector> kept = WithoutGil(cols.length, [&] { return prepared->Filter(cols.arrays, cols.length); });
     const SelectionVector s = Check(std::move(kept));
-    py::array_t<uint32_t> out(s.size());
-    std::copy(s.indices().begin(), s.indices().end(), out.mutable_data());
-    return out;
+    BufferPtr indices = s.buffer() ? s.buffer() : Check(Buffer::Allocate(64));
+    ArrayPtr rows = Check(PrimitiveArray::Make(DataType(TypeId::kU32, false), s.size(), indices, Validity::AllValid()));
+    return WantArrow(o, cols) ? WrapArray(std::move(rows)) : ToNumpy(rows, true);
   }
 
-  py::list Project(const std::vector<std::string>& texts, const py::object& valid, const py::kwargs& columns) {
-    py::list out;
-    // Each output written into its own numpy array; one kernel pass for all of them.
-    Columns cols = ReadColumns(columns, valid);
+  py::list Project(const std::vector<std::string>& texts, const Columns& cols, const CallOptions& o) {
     std::vector<ir::ExprPtr> exprs;
     for (const std::string& t : texts) exprs.push_back(Check(ir::ParseAndBind(t, cols.schema)));
-    const int64_t n = cols.length;
-    std::vector<py::array> values;
-    std::vector<std::vector<uint64_t>> validity(exprs.size(), std::vector<uint64_t>(kernels::NumWords(n) + 1));
+    std::vector<ResultMemory> memory;
     std::vector<jit::OutputBuffers> outs;
-    for (size_t k = 0; k < exprs.size(); ++k) {
-      const TypeId id = exprs[k]->type().id;
-      values.emplace_back(id == TypeId::kBool ? py::dtype::of<uint8_t>() : DtypeOf(id),
-                          id == TypeId::kBool ? kernels::NumWords(n) * 8 : n);
-      outs.push_back({values[k].mutable_data(), values[k].nbytes(), validity[k].data(),
-                      static_cast<int64_t>(validity[k].size() * 8)});
+    for (const ir::ExprPtr& e : exprs) {
+      memory.push_back(ResultMemory::Make(e->type(), cols.length, WantArrow(o, cols)));
+      outs.push_back(memory.back().Slice(0, cols.length));
     }
-    Result<std::vector<ArrayPtr>> results = Error(ErrorCode::kInternal, "not run");
-    {
-      py::gil_scoped_release release;
-      results = engine_->ProjectInto(exprs, cols.arrays, n, outs);
-    }
-    std::vector<ArrayPtr> r = Check(std::move(results));
-    for (size_t k = 0; k < r.size(); ++k) out.append(ToNumpy(values[k], r[k], validity[k]));
+    Result<std::vector<ArrayPtr>> results =
+        WithoutGil(cols.length, [&] { return engine_->ProjectInto(exprs, cols.arrays, cols.length, outs); });
+    const std::vector<ArrayPtr> r = Check(std::move(results));
+    py::list out;
+    for (size_t k = 0; k < r.size(); ++k) out.append(memory[k].Finish(r[k]->NullCount() > 0));
     return out;
   }
 
-  py::object Aggregate(const std::string& text, const py::object& valid, const py::kwargs& columns) {
-    Columns cols = ReadColumns(columns, valid);
+  py::object Aggregate(const std::string& text, const Columns& cols) {
     ir::Aggregate agg = Check(ir::ParseAndBindAggregate(text, cols.schema));
-    Result<ir::AggregateResult> r = Error(ErrorCode::kInternal, "not run");
-    {
-      py::gil_scoped_release release;
-      r = engine_->Aggregate(agg, cols.arrays, cols.length);
-    }
+    Result<ir::AggregateResult> r = WithoutGil(cols.length, [&] { return engine_->Aggregate(agg, cols.arrays, cols.length); });
     const ir::AggregateResult result = Check(std::move(r));
     auto scalar = [](const Scalar& s) -> py::object {
       if (s.is_null()) return py::none();
@@ -254,24 +146,45 @@ class PyEngine {
     return scalar(result.value);
   }
 
+  // The engine's counters: its kernel cache and its disk cache.
+  py::dict Stats() const {
+    const jit::CacheStats c = engine_->cache_stats();
+    const jit::DiskCacheStats d = engine_->disk_cache_stats();
+    py::dict out;
+    out["compiles"] = c.compiles;
+    out["fast_compiles"] = c.fast_compiles;
+    out["disk_loads"] = c.disk_loads;
+    out["hits"] = c.hits;
+    out["background_compiles"] = c.background_compiles;
+    out["tier_switches"] = c.tier_switches;
+    out["disk_hits"] = d.hits;
+    out["disk_misses"] = d.misses;
+    out["disk_stores"] = d.stores;
+    out["disk_rejected"] = d.rejected;
+    return out;
+  }
+
  private:
-  // A prepared expression per (text, schema), kept (at most kCached): a call on a known pair
-  // skips parsing, binding and planning.
+  // A prepared expression per (text, columns' names and types), kept (at most kCached): a call
+  // on a known pair skips parsing, binding and planning.
   std::shared_ptr<jit::PreparedExpression> Prepared(const std::string& text, const Columns& cols) {
-    const std::string key = text + "|" + cols.key;
-    std::lock_guard lock(mu_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    std::string key;
+    key.reserve(text.size() + cols.key.size() + 1);
+    key.append(text).append(1, '|').append(cols.key);
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    }
     ir::ExprPtr expr = Check(ir::ParseAndBind(text, cols.schema));
     std::shared_ptr<jit::PreparedExpression> p = Check(engine_->PrepareExpression(expr));
+    std::lock_guard lock(mu_);
     if (cache_.size() >= kCached) cache_.clear();
-    cache_.emplace(key, p);
+    cache_.emplace(std::move(key), p);
     return p;
   }
 
-  // Evaluates in `threads` chunks of whole 64-row words, each into its slice of the output; the
-  // error is the lowest chunk's (rows counted from the batch's start).
-  Result<ArrayPtr> RunChunks(jit::PreparedExpression& prepared, const Columns& cols, void* values,
-                             uint64_t* validity, int threads);
+  Result<bool> RunChunks(jit::PreparedExpression& prepared, const Columns& cols, const ResultMemory& out,
+                         int threads);
 
   static constexpr size_t kCached = 256;
   std::unique_ptr<jit::Engine> engine_;
@@ -279,68 +192,135 @@ class PyEngine {
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedExpression>> cache_;
 };
 
-Result<ArrayPtr> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Columns& cols, void* values,
-                                     uint64_t* validity, int threads) {
+// Evaluates in `threads` chunks of whole 64-row words, each into its slice of the result; the
+// error is the lowest chunk's (rows counted from the batch's start). True when a row is null.
+Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Columns& cols, const ResultMemory& out,
+                                 int threads) {
   const int64_t n = cols.length;
-  const TypeId id = prepared.expr()->type().id;
-  const int64_t words = kernels::NumWords(n);
-  const int64_t per = std::max<int64_t>(1, (words + threads - 1) / threads) * 64;  // rows per chunk
-  const int64_t chunks = n == 0 ? 1 : (n + per - 1) / per;
+  if (threads == 1 || n <= 64) {
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr r, prepared.EvaluateInto(cols.arrays, n, out.Slice(0, n)));
+    return r->NullCount() > 0;
+  }
+  const int64_t per = (kernels::NumWords(n) + threads - 1) / threads * 64;  // rows per chunk
+  const int64_t chunks = (n + per - 1) / per;
   std::vector<Result<ArrayPtr>> results(static_cast<size_t>(chunks), Error(ErrorCode::kInternal, "not run"));
   auto run = [&](int64_t c) {
     const int64_t start = c * per, len = std::min(per, n - start);
     std::vector<ArrayPtr> slice;
-    for (const ArrayPtr& a : cols.arrays) slice.push_back(len == n ? a : *a->Slice(start, len));
-    const int width = id == TypeId::kBool ? 0 : ByteWidth(id);
-    auto* v = static_cast<uint8_t*>(values) + (width == 0 ? start / 8 : start * width);
-    const jit::OutputBuffers out{v, width == 0 ? kernels::NumWords(len) * 8 : len * width, validity + start / 64,
-                                 kernels::NumWords(len) * 8};
-    results[static_cast<size_t>(c)] = prepared.EvaluateInto(slice, len, out);
+    for (const ArrayPtr& a : cols.arrays) slice.push_back(*a->Slice(start, len));
+    results[static_cast<size_t>(c)] = prepared.EvaluateInto(slice, len, out.Slice(start, len));
   };
   std::vector<std::thread> pool;
   for (int64_t c = 1; c < chunks; ++c) pool.emplace_back(run, c);
   run(0);
   for (std::thread& t : pool) t.join();
+  bool any_null = false;
   for (int64_t c = 0; c < chunks; ++c) {
     Result<ArrayPtr>& r = results[static_cast<size_t>(c)];
-    if (r.ok()) continue;
+    if (r.ok()) {
+      any_null = any_null || (*r)->NullCount() > 0;
+      continue;
+    }
     Error e = std::move(r).TakeError();
     if (!e.row() || c == 0) return e;
     std::string function = e.function();
     const int64_t row = *e.row() + c * per;
     return std::move(e).WithRow(std::move(function), row);
   }
-  if (chunks == 1) return std::move(results[0]);
-  // The whole result over the chunks' memory: the same values and bitmap, one array.
-  const bool nullable = prepared.expr()->type().nullable;
-  Validity v = Validity::AllValid();
-  bool any_null = false;
-  for (const auto& r : results) any_null = any_null || (*r)->NullCount() > 0;
-  if (any_null) {
-    ROWJIT_ASSIGN_OR_RETURN(v, Validity::FromBitmap(Buffer::Borrow(validity, words * 8, nullptr), 0, n));
+  return any_null;
+}
+
+// --- entry points: (expr, [batch], **columns and options) -------------------------------------
+
+py::handle& ModuleObject() {  // borrowed: the module outlives every call into it
+  static py::handle m;
+  return m;
+}
+
+// The engine the module functions use unless engine= names one: tiered compiles, and the
+// persistent kernel cache in $ROWJIT_CACHE_DIR when set. Held by the module (rowjit._rowjit._default).
+py::object DefaultEngineObject() {
+  py::handle m = ModuleObject();
+  py::object e = m.attr("_default");
+  if (e.is_none()) {
+    const char* dir = std::getenv("ROWJIT_CACHE_DIR");
+    e = py::cast(std::make_unique<PyEngine>(dir ? dir : "", false, 1));
+    m.attr("_default") = e;
   }
-  if (id == TypeId::kBool) {
-    ROWJIT_ASSIGN_OR_RETURN(auto bits, BoolArray::Make(n, Buffer::Borrow(values, words * 8, nullptr), v, 0, nullable));
-    return ArrayPtr(std::move(bits));
-  }
-  ROWJIT_ASSIGN_OR_RETURN(auto all, PrimitiveArray::Make(DataType(id, nullable), n,
-                                                         Buffer::Borrow(values, n * ByteWidth(id), nullptr), v));
-  return ArrayPtr(std::move(all));
+  return e;
+}
+PyEngine& DefaultEngine() { return DefaultEngineObject().cast<PyEngine&>(); }
+
+std::string TextArg(const py::args& args, const char* what) {
+  if (args.empty() || !py::isinstance<py::str>(args[0])) throw py::type_error(std::string("rowjit: the first argument is the ") + what);
+  return args[0].cast<std::string>();
+}
+
+PyEngine& EngineOf(PyEngine* self, const CallOptions& o) {
+  if (self != nullptr) return *self;
+  return o.engine.is_none() ? DefaultEngine() : o.engine.cast<PyEngine&>();
+}
+
+py::object EvaluateCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
+  CallOptions o;
+  const std::string text = TextArg(args, "expression");
+  const Columns cols = ReadCall(args, 1, kwargs, kThreads | kValid | kArrow | (self ? 0u : kEngine), o, false);
+  return EngineOf(self, o).Evaluate(text, cols, o);
+}
+
+py::object FilterCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
+  CallOptions o;
+  const std::string text = TextArg(args, "predicate");
+  const Columns cols = ReadCall(args, 1, kwargs, kValid | kArrow | (self ? 0u : kEngine), o, false);
+  return EngineOf(self, o).Filter(text, cols, o);
+}
+
+py::object ProjectCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
+  CallOptions o;
+  if (args.empty() || py::isinstance<py::str>(args[0])) throw py::type_error("rowjit: project takes a list of expressions");
+  const auto texts = args[0].cast<std::vector<std::string>>();
+  const Columns cols = ReadCall(args, 1, kwargs, kValid | kArrow | (self ? 0u : kEngine), o, false);
+  return EngineOf(self, o).Project(texts, cols, o);
+}
+
+py::object AggregateCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
+  CallOptions o;
+  const std::string text = TextArg(args, "aggregate");
+  const Columns cols = ReadCall(args, 1, kwargs, kValid | (self ? 0u : kEngine), o, false);
+  return EngineOf(self, o).Aggregate(text, cols);
+}
+
+void DefineEngine(py::module_& m) {
+  py::class_<PyEngine>(m, "Engine", "A rowjit engine: its kernel cache, compile pool and prepared expressions.")
+      .def(py::init<const std::string&, bool, int>(), py::arg("cache_dir") = "", py::arg("synchronous") = false,
+           py::arg("compile_threads") = 1)
+      .def("evaluate", [](PyEngine& e, py::args a, py::kwargs k) { return EvaluateCall(&e, a, k); },
+           "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, **columns)")
+      .def("filter", [](PyEngine& e, py::args a, py::kwargs k) { return FilterCall(&e, a, k); },
+           "filter(predicate, [batch], *, valid=None, arrow=None, **columns)")
+      .def("project", [](PyEngine& e, py::args a, py::kwargs k) { return ProjectCall(&e, a, k); },
+           "project(exprs, [batch], *, valid=None, arrow=None, **columns)")
+      .def("aggregate", [](PyEngine& e, py::args a, py::kwargs k) { return AggregateCall(&e, a, k); },
+           "aggregate(agg, [batch], *, valid=None, **columns)")
+      .def("stats", &PyEngine::Stats, "Counters: compiles, disk loads, cache hits, disk cache hits and stores.");
 }
 
 }  // namespace
 }  // namespace rowjit::python
 
 PYBIND11_MODULE(_rowjit, m) {
-  using rowjit::python::PyEngine;
-  m.doc() = "rowjit: JIT-compiled row expressions over numpy arrays";
-  m.def("_set_error_type", [](py::object type) { rowjit::python::error_type = std::move(type); });
-  py::class_<PyEngine>(m, "Engine")
-      .def(py::init<const std::string&, bool, int>(), py::arg("cache_dir") = "", py::arg("synchronous") = false,
-           py::arg("compile_threads") = 1)
-      .def("evaluate", &PyEngine::Evaluate, py::arg("expr"), py::kw_only(), py::arg("threads") = 1,
-           py::arg("valid") = py::none())
-      .def("filter", &PyEngine::Filter, py::arg("predicate"), py::kw_only(), py::arg("valid") = py::none())
-      .def("project", &PyEngine::Project, py::arg("exprs"), py::kw_only(), py::arg("valid") = py::none())
-      .def("aggregate", &PyEngine::Aggregate, py::arg("aggregate"), py::kw_only(), py::arg("valid") = py::none());
+  namespace rp = rowjit::python;
+  namespace py = pybind11;
+  m.doc() = "rowjit: JIT-compiled row expressions over numpy arrays and Arrow arrays";
+  rp::ModuleObject() = m;
+  m.attr("_default") = py::none();
+  m.def("_set_error_type", [](py::object type) { rp::SetErrorType(std::move(type)); });
+  rp::DefineArrow(m);
+  rp::DefineEngine(m);
+  m.def("default_engine", [] { return rp::DefaultEngineObject(); },
+        "The engine the module functions use unless engine= is given.");
+  m.def("evaluate", [](py::args a, py::kwargs k) { return rp::EvaluateCall(nullptr, a, k); });
+  m.def("filter", [](py::args a, py::kwargs k) { return rp::FilterCall(nullptr, a, k); });
+  m.def("project", [](py::args a, py::kwargs k) { return rp::ProjectCall(nullptr, a, k); });
+  m.def("aggregate", [](py::args a, py::kwargs k) { return rp::AggregateCall(nullptr, a, k); });
 }

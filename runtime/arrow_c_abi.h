@@ -44,3 +44,25 @@ struct ArrowArray {
 #endif
 
 #endif /* ARROW_C_DATA_INTERFACE */
+
+/* The Arrow C Stream Interface: a producer of record batches or arrays, one chunk at a time. */
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+  void (*release)(struct ArrowArrayStream*);
+  void* private_data;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARROW_C_STREAM_INTERFACE */

@@ -1,4 +1,4 @@
-"""rowjit: JIT-compiled row expressions over numpy arrays.
+"""rowjit: JIT-compiled row expressions over numpy arrays and Arrow arrays.
 
     import numpy as np, rowjit
     a = np.arange(1_000_000, dtype=np.int32); b = np.full_like(a, 3); c = np.ones_like(a)
@@ -7,57 +7,54 @@
     rowjit.project(["a * b", "a * b + c"], a=a, b=b, c=c)
     rowjit.aggregate("sum(a * b)", a=a, b=b)              # a Python number (None when null)
 
-Nulls: numpy masked arrays (mask True: null), or valid={"a": bool_array} (True: valid). Results
-with nulls are numpy masked arrays. Errors raise rowjit.Error with .kind, .row and .function.
-Columns named expr, threads, valid or engine must be passed through a dict: f(expr, **cols).
+Columns are numpy arrays, numpy masked arrays (mask True: null), or any Arrow array through the
+PyCapsule protocol (__arrow_c_array__, or __arrow_c_stream__ of one chunk: pyarrow, polars,
+rowjit.Array). A batch may come as one positional argument after the expression: a dict of
+columns, or an Arrow record batch. Nulls of numpy columns can also come as valid={"a": mask}
+(True: valid). Results are numpy arrays (masked where null) or, when an input came through
+Arrow or arrow=True is passed, rowjit.Array objects that Arrow libraries take without a copy.
+Errors raise rowjit.Error with .kind, .row and .function. A column named like an option of the
+call (threads, valid, arrow, engine) goes in the batch dict: rowjit.evaluate("valid + 1", {"valid": v}).
 """
-import os
-
 from . import _rowjit
 
-__all__ = ["Engine", "Error", "evaluate", "filter", "project", "aggregate", "default_engine"]
+__all__ = ["Array", "Engine", "Error", "RecordBatch", "aggregate", "array", "default_engine", "evaluate",
+           "filter", "project", "record_batch"]
 
 
 class Error(Exception):
     """A rowjit error: .kind ("overflow", "division by zero", "invalid input", ...), .row (the
-    first failing row, or None) and .function (the failing function of a row error, or None)."""
+    first failing row, or None), .function (the failing function of a row error, or None) and
+    .partition (the partition of a rowjit.dask computation, or None)."""
 
-    def __init__(self, message, kind, row, function):
+    def __init__(self, message, kind, row, function, partition=None):
         super().__init__(message)
         self.kind = kind
         self.row = row
         self.function = function
+        self.partition = partition
+
+    def __reduce__(self):  # picklable, so that errors cross Dask's process boundaries intact
+        return (type(self), (str(self), self.kind, self.row, self.function, self.partition))
 
 
 _rowjit._set_error_type(Error)
 Engine = _rowjit.Engine
-_default = None
+Array = _rowjit.Array
+RecordBatch = _rowjit.RecordBatch
+array = _rowjit.array
+record_batch = _rowjit.record_batch
+default_engine = _rowjit.default_engine
 
-
-def default_engine():
-    """The engine the module functions use: tiered compiles, and the persistent kernel cache in
-    $ROWJIT_CACHE_DIR when set."""
-    global _default
-    if _default is None:
-        _default = Engine(cache_dir=os.environ.get("ROWJIT_CACHE_DIR", ""))
-    return _default
-
-
-def evaluate(expr, *, threads=1, valid=None, engine=None, **columns):
-    """`expr` over the columns: one array of their length. threads > 1 evaluates chunks at once."""
-    return (engine or default_engine()).evaluate(expr, threads=threads, valid=valid, **columns)
-
-
-def filter(predicate, *, valid=None, engine=None, **columns):  # noqa: A001 (the SQL word)
-    """The rows where a bool expression is true (null counts as false), as uint32 indices."""
-    return (engine or default_engine()).filter(predicate, valid=valid, **columns)
-
-
-def project(exprs, *, valid=None, engine=None, **columns):
-    """Several expressions in one pass over the columns: a list of arrays."""
-    return (engine or default_engine()).project(list(exprs), valid=valid, **columns)
-
-
-def aggregate(agg, *, valid=None, engine=None, **columns):
-    """sum, min, max, min_max (a tuple), count, nan_count, any, all over the non-null rows."""
-    return (engine or default_engine()).aggregate(agg, valid=valid, **columns)
+# evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, engine=None, **columns): one array
+# of the columns' length; threads > 1 evaluates chunks at once.
+evaluate = _rowjit.evaluate
+# filter(predicate, [batch], *, valid=None, arrow=None, engine=None, **columns): the rows where a
+# bool expression is true (null counts as false), as uint32 indices.
+filter = _rowjit.filter  # noqa: A001 (the SQL word)
+# project(exprs, [batch], *, valid=None, arrow=None, engine=None, **columns): several
+# expressions in one pass over the columns, a list of arrays.
+project = _rowjit.project
+# aggregate(agg, [batch], *, valid=None, engine=None, **columns): sum, min, max, min_max (a
+# tuple), count, nan_count, any, all over the non-null rows.
+aggregate = _rowjit.aggregate

@@ -1,0 +1,537 @@
+// The Python module's conversions (python layer): numpy arrays, masked arrays and Arrow PyCapsule
+// objects into rowjit arrays; rowjit arrays back out as numpy views or as rowjit.Array and
+// rowjit.RecordBatch, which speak the Arrow PyCapsule protocol (__arrow_c_array__,
+// __arrow_c_schema__) so that pyarrow, polars and other Arrow libraries take them without copies.
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+
+#include "kernels/bitmap.h"
+#include "kernels/bytebool.h"
+#include "python/module.h"
+#include "runtime/arrow_c.h"
+
+namespace rowjit::python {
+namespace {
+
+// Python objects the module looks up once, at import (never destroyed: the interpreter may be
+// gone by the time static destructors run).
+struct Types {
+  py::object error;
+  py::object masked_array;  // numpy.ma.MaskedArray
+  py::object nomask;        // numpy.ma.nomask
+  py::object getmask;       // numpy.ma.getmask
+};
+Types& Globals() {
+  static auto* t = new Types();
+  return *t;
+}
+
+// rowjit.Array and rowjit.RecordBatch: a rowjit array or batch, immutable, shared with Arrow
+// consumers through the PyCapsule protocol.
+struct PyArrowArray {
+  ArrayPtr array;
+};
+struct PyBatch {
+  RecordBatch batch;
+};
+
+PyTypeObject* NdarrayType() {
+  return reinterpret_cast<PyTypeObject*>(py::detail::npy_api::get().PyArray_Type_);
+}
+
+// A Python object as the owner of memory a rowjit buffer borrows: released (under the GIL) when
+// the last rowjit reference goes, unless the interpreter is shutting down.
+std::shared_ptr<const void> PythonOwner(py::object o) {
+  return std::shared_ptr<const void>(o.release().ptr(), [](const void* p) {
+    if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
+  });
+}
+
+// --- Arrow PyCapsules ----------------------------------------------------------------------
+
+constexpr const char* kSchemaCapsule = "arrow_schema";
+constexpr const char* kArrayCapsule = "arrow_array";
+constexpr const char* kStreamCapsule = "arrow_array_stream";
+
+// A capsule's destructor releases its struct unless a consumer moved it out (release is null).
+template <typename T>
+void DropCapsule(PyObject* capsule, const char* name) {
+  auto* s = static_cast<T*>(PyCapsule_GetPointer(capsule, name));
+  if (s == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  if (s->release != nullptr) s->release(s);
+  delete s;
+}
+
+template <typename T>
+py::capsule MakeCapsule(std::unique_ptr<T> s, const char* name, PyCapsule_Destructor drop) {
+  PyObject* c = PyCapsule_New(s.get(), name, drop);
+  if (c == nullptr) throw py::error_already_set();
+  s.release();
+  return py::reinterpret_steal<py::capsule>(c);
+}
+
+py::tuple ExportCapsules(const ArrayPtr* array, const RecordBatch* batch) {
+  auto schema = std::make_unique<ArrowSchema>();
+  auto out = std::make_unique<ArrowArray>();
+  schema->release = nullptr;
+  out->release = nullptr;
+  Check(array != nullptr ? ExportArray(*array, out.get(), schema.get())
+                         : ExportRecordBatch(*batch, out.get(), schema.get()));
+  return py::make_tuple(
+      MakeCapsule(std::move(schema), kSchemaCapsule, [](PyObject* c) { DropCapsule<ArrowSchema>(c, kSchemaCapsule); }),
+      MakeCapsule(std::move(out), kArrayCapsule, [](PyObject* c) { DropCapsule<ArrowArray>(c, kArrayCapsule); }));
+}
+
+py::capsule SchemaOnly(const ArrayPtr* array, const RecordBatch* batch) {
+  py::tuple both = ExportCapsules(array, batch);
+  return both[0].cast<py::capsule>();  // the array capsule is dropped (released) here
+}
+
+template <typename T>
+T* CapsulePointer(py::handle capsule, const char* name, const char* what) {
+  if (!PyCapsule_IsValid(capsule.ptr(), name)) {
+    throw py::type_error(std::string("rowjit: ") + what + " did not return a '" + name + "' capsule");
+  }
+  auto* p = static_cast<T*>(PyCapsule_GetPointer(capsule.ptr(), name));
+  if (p == nullptr || p->release == nullptr) throw py::value_error(std::string("rowjit: ") + what + " returned a released struct");
+  return p;
+}
+
+// An Arrow array (or struct array) from `obj`: __arrow_c_array__, or __arrow_c_stream__ of at
+// most one chunk. Ownership of the structs moves to rowjit; the capsules are left empty.
+struct Imported {
+  ArrowSchema schema{};
+  ArrowArray array{};
+  ~Imported() {
+    if (array.release != nullptr) array.release(&array);
+    if (schema.release != nullptr) schema.release(&schema);
+  }
+};
+
+void ImportFromStream(py::handle obj, Imported& out) {
+  py::object capsule = obj.attr("__arrow_c_stream__")();
+  auto* stream = CapsulePointer<ArrowArrayStream>(capsule, kStreamCapsule, "__arrow_c_stream__");
+  auto fail = [&](const char* step) {
+    const char* why = stream->get_last_error ? stream->get_last_error(stream) : nullptr;
+    throw py::value_error(std::string("rowjit: an Arrow stream's ") + step + " failed" + (why ? std::string(": ") + why : ""));
+  };
+  if (stream->get_schema(stream, &out.schema) != 0) fail("get_schema");
+  if (stream->get_next(stream, &out.array) != 0) fail("get_next");
+  if (out.array.release == nullptr) {
+    throw py::value_error("rowjit: an Arrow stream with no chunk (an empty column has one chunk of length 0)");
+  }
+  ArrowArray more{};
+  if (stream->get_next(stream, &more) != 0) fail("get_next");
+  if (more.release != nullptr) {
+    more.release(&more);
+    throw py::value_error("rowjit: an Arrow stream of several chunks: pass one chunk at a time (or combine them first)");
+  }
+}
+
+void ImportObject(py::handle obj, Imported& out) {
+  if (!py::hasattr(obj, "__arrow_c_array__")) {
+    ImportFromStream(obj, out);
+    return;
+  }
+  py::object pair = obj.attr("__arrow_c_array__")();
+  if (!py::isinstance<py::tuple>(pair) || py::len(pair) != 2) {
+    throw py::type_error("rowjit: __arrow_c_array__ did not return a (schema, array) tuple");
+  }
+  auto* schema = CapsulePointer<ArrowSchema>(pair.cast<py::tuple>()[0], kSchemaCapsule, "__arrow_c_array__");
+  auto* array = CapsulePointer<ArrowArray>(pair.cast<py::tuple>()[1], kArrayCapsule, "__arrow_c_array__");
+  out.schema = *schema;  // moved: the capsules' destructors see released structs
+  schema->release = nullptr;
+  out.array = *array;
+  array->release = nullptr;
+}
+
+bool SpeaksArrow(py::handle obj) {
+  return py::hasattr(obj, "__arrow_c_array__") || py::hasattr(obj, "__arrow_c_stream__");
+}
+
+ArrayPtr ImportArrowArray(py::handle obj) {
+  Imported in;
+  ImportObject(obj, in);
+  return Check(ImportArray(&in.array, &in.schema));
+}
+
+RecordBatch ImportArrowBatch(py::handle obj) {
+  Imported in;
+  ImportObject(obj, in);
+  return Check(ImportRecordBatch(&in.array, &in.schema));
+}
+
+// --- numpy in ----------------------------------------------------------------------------------
+
+// ~bits over whole bytes (the tail bits past `n` are not read by anyone).
+void InvertBits(uint8_t* bits, int64_t n) {
+  for (int64_t i = 0; i < kernels::NumBytes(n); ++i) bits[i] = static_cast<uint8_t>(~bits[i]);
+}
+
+// A numpy bool mask as a validity bitmap; `mask_is_null`: true means null (numpy.ma), else valid.
+Validity ValidityOfMask(py::handle mask_obj, int64_t n, bool mask_is_null) {
+  auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(mask_obj);
+  if (!mask || mask.ndim() != 1 || mask.shape(0) != n) {
+    throw py::value_error("rowjit: a validity mask must be a 1-d bool array of the column's length");
+  }
+  BufferPtr bits = Check(Buffer::Allocate(kernels::NumBytes(n)));
+  kernels::PackByteBools(reinterpret_cast<const uint8_t*>(mask.data()), n, bits->mutable_data());
+  if (mask_is_null) InvertBits(bits->mutable_data(), n);
+  return Check(Validity::FromBitmap(std::move(bits), 0, n));
+}
+
+// A numpy array rowjit can read in place: C-contiguous, aligned to its element and in native
+// byte order; anything else is copied into a fresh array first.
+py::array ReadableLayout(py::array arr) {
+  const auto align = static_cast<uintptr_t>(std::max<py::ssize_t>(arr.itemsize(), 1));
+  const bool contiguous = (arr.flags() & py::array::c_style) != 0;
+  const bool aligned = reinterpret_cast<uintptr_t>(arr.data()) % align == 0;
+  const bool native = arr.dtype().byteorder() != '>';
+  if (contiguous && aligned && native) return arr;
+  py::object dtype = native ? py::object(arr.dtype()) : arr.dtype().attr("newbyteorder")("=");
+  return py::array::ensure(arr.attr("astype")(dtype, py::arg("order") = "C", py::arg("copy") = true));
+}
+
+void Append(Columns& cols, const std::string& name, ArrayPtr array) {
+  const int64_t n = array->length();
+  if (cols.length >= 0 && n != cols.length) {
+    throw py::value_error("rowjit: column '" + name + "' has " + std::to_string(n) + " rows, the others " +
+                          std::to_string(cols.length));
+  }
+  cols.length = n;
+  const DataType type = array->type();
+  cols.schema.fields.push_back({name, type});
+  cols.key += name;
+  cols.key += ':';
+  cols.key += TypeIdName(type.id);
+  cols.key += type.nullable ? "?," : ",";
+  cols.arrays.push_back(std::move(array));
+}
+
+ArrayPtr NumpyColumn(Columns& cols, const std::string& name, py::array arr, std::optional<Validity> validity) {
+  if (arr.ndim() != 1) throw py::value_error("rowjit: column '" + name + "' is not a 1-d array");
+  const TypeId id = TypeOfDtype(arr.dtype());
+  arr = ReadableLayout(std::move(arr));
+  const int64_t n = arr.shape(0);
+  const bool nullable = validity.has_value();
+  // Within a call the array is held in `keep` and borrowed without an owner; arrays that outlive
+  // the call (rowjit.array) own a reference to it.
+  BufferPtr buffer = Buffer::Borrow(arr.data(), n * arr.itemsize(), cols.hold_inputs ? PythonOwner(arr) : nullptr);
+  if (!cols.hold_inputs) cols.keep.push_back(arr);
+  Validity v = validity.value_or(Validity::AllValid());
+  if (id == TypeId::kBool) return Check(ByteBoolArray::Make(n, std::move(buffer), std::move(v), 0, nullable));
+  return Check(PrimitiveArray::Make(DataType(id, nullable), n, std::move(buffer), std::move(v)));
+}
+
+}  // namespace
+
+// --- shared --------------------------------------------------------------------------------------
+
+void SetErrorType(py::object type) { Globals().error = std::move(type); }
+
+[[noreturn]] void Raise(const Error& e) {
+  py::object row = e.row() ? py::object(py::int_(*e.row())) : py::object(py::none());
+  py::object function = e.row() ? py::object(py::str(e.function())) : py::object(py::none());
+  py::object args = py::make_tuple(e.ToString(), std::string(ErrorCodeName(e.code())), row, function);
+  PyErr_SetObject(Globals().error.ptr(), args.ptr());
+  throw py::error_already_set();
+}
+
+TypeId TypeOfDtype(const py::dtype& dt) {
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (kind == 'b') return TypeId::kBool;
+  if (kind == 'f' && size == 4) return TypeId::kF32;
+  if (kind == 'f' && size == 8) return TypeId::kF64;
+  if (kind == 'i' || kind == 'u') {
+    const bool s = kind == 'i';
+    switch (size) {
+      case 1: return s ? TypeId::kI8 : TypeId::kU8;
+      case 2: return s ? TypeId::kI16 : TypeId::kU16;
+      case 4: return s ? TypeId::kI32 : TypeId::kU32;
+      case 8: return s ? TypeId::kI64 : TypeId::kU64;
+      default: break;
+    }
+  }
+  throw py::type_error("rowjit: unsupported dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>());
+}
+
+py::dtype DtypeOf(TypeId id) {
+  return VisitType(id, []<typename T>(std::type_identity<T>) { return py::dtype::of<T>(); });
+}
+
+void AddColumn(Columns& cols, const std::string& name, py::handle value, py::handle valid) {
+  Types& g = Globals();
+  const bool has_valid = valid && !valid.is_none();
+  if (Py_TYPE(value.ptr()) == NdarrayType()) {  // the common case first: a plain numpy array
+    std::optional<Validity> v;
+    const auto arr = py::reinterpret_borrow<py::array>(value);
+    if (has_valid) v = ValidityOfMask(valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
+    Append(cols, name, NumpyColumn(cols, name, arr, std::move(v)));
+    return;
+  }
+  if (py::isinstance(value, g.masked_array)) {
+    if (has_valid) throw py::value_error("rowjit: column '" + name + "' is a masked array and has a valid= mask");
+    auto data = py::array::ensure(value.attr("data"));
+    py::object mask = g.getmask(value);
+    std::optional<Validity> v = Validity::AllValid();  // nullable even without a masked row
+    if (!mask.is(g.nomask)) v = ValidityOfMask(mask, data.ndim() == 1 ? data.shape(0) : -1, true);
+    Append(cols, name, NumpyColumn(cols, name, data, std::move(v)));
+    return;
+  }
+  if (py::isinstance<py::array>(value) || !SpeaksArrow(value)) {  // ndarray subclasses, lists
+    auto arr = py::array::ensure(value);
+    if (!arr) throw py::type_error("rowjit: column '" + name + "' is neither an array nor an Arrow array");
+    std::optional<Validity> v;
+    if (has_valid) v = ValidityOfMask(valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
+    Append(cols, name, NumpyColumn(cols, name, arr, std::move(v)));
+    return;
+  }
+  if (has_valid) throw py::value_error("rowjit: valid= applies to numpy columns; '" + name + "' is an Arrow array");
+  cols.arrow = true;
+  if (py::isinstance<PyArrowArray>(value)) {  // ours: no export and import round trip
+    Append(cols, name, value.cast<const PyArrowArray&>().array);
+    return;
+  }
+  Append(cols, name, ImportArrowArray(value));
+}
+
+void AddBatch(Columns& cols, py::handle batch, const py::dict& valid) {
+  if (py::isinstance<py::dict>(batch)) {
+    for (auto item : batch.cast<py::dict>()) {
+      py::object v = valid.contains(item.first) ? py::object(valid[item.first]) : py::object(py::none());
+      AddColumn(cols, py::str(item.first), item.second, v);
+    }
+    return;
+  }
+  if (!valid.empty()) throw py::value_error("rowjit: valid= applies to numpy columns, not to an Arrow batch");
+  if (!py::isinstance<PyBatch>(batch) && !SpeaksArrow(batch)) {
+    throw py::type_error("rowjit: a batch is a dict of columns or an Arrow record batch (__arrow_c_array__)");
+  }
+  cols.arrow = true;
+  const RecordBatch b = py::isinstance<PyBatch>(batch) ? batch.cast<const PyBatch&>().batch : ImportArrowBatch(batch);
+  for (size_t i = 0; i < b.columns.size(); ++i) Append(cols, b.schema.fields[i].name, b.columns[i]);
+  if (b.columns.empty()) cols.length = std::max<int64_t>(cols.length, b.length);
+}
+
+// --- out -------------------------------------------------------------------------------------
+
+namespace {
+
+// A flat array's values as a numpy array over the same memory; the capsule base keeps the
+// rowjit array alive.
+py::array FlatView(const PrimitiveArray& flat, const ArrayPtr& owner, bool writable) {
+  py::capsule base(new ArrayPtr(owner), [](void* p) { delete static_cast<ArrayPtr*>(p); });
+  const py::ssize_t width = ByteWidth(flat.type().id);
+  py::array view(DtypeOf(flat.type().id), {static_cast<py::ssize_t>(flat.length())}, {width},
+                 flat.raw_values(), base);
+  if (!writable) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return view;
+}
+
+// Any other encoding (constant, dictionary, byte bools), row by row: a copy.
+py::array RowByRow(const Array& a) {
+  return VisitType(a.type().id, [&]<typename T>(std::type_identity<T>) -> py::array {
+    py::array_t<T> out(a.length());
+    T* o = out.mutable_data();
+    for (int64_t i = 0; i < a.length(); ++i) {
+      const Scalar s = a.GetScalar(i);
+      o[i] = s.is_null() ? T{} : s.value<T>();
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+py::array_t<bool> BoolsOfBits(kernels::BitSpan bits, bool invert) {
+  py::array_t<bool> out(bits.length);
+  auto* bytes = reinterpret_cast<uint8_t*>(out.mutable_data());
+  kernels::UnpackBits(bits, bytes);  // 0xff or 0
+  const uint8_t flip = invert ? 1 : 0;
+  for (int64_t i = 0; i < bits.length; ++i) bytes[i] = static_cast<uint8_t>((bytes[i] & 1) ^ flip);
+  return out;
+}
+
+py::object Masked(py::object values, const Validity& validity, int64_t n) {
+  py::object mask = validity.all_null() ? py::object(py::array_t<bool>(n)) : BoolsOfBits(validity.Span(n), true);
+  if (validity.all_null()) mask.attr("fill")(true);
+  return Globals().masked_array(values, py::arg("mask") = mask);
+}
+
+py::object ToNumpy(const ArrayPtr& array, bool writable) {
+  const Array& a = *array;
+  py::object values;
+  if (a.encoding() == Encoding::kPrimitive) {
+    values = FlatView(static_cast<const PrimitiveArray&>(a), array, writable);
+  } else if (a.encoding() == Encoding::kBool) {
+    values = BoolsOfBits(static_cast<const BoolArray&>(a).bits(), false);
+  } else {
+    values = RowByRow(a);
+  }
+  if (a.NullCount() == 0) return values;
+  return Masked(std::move(values), ValidityOf(a), a.length());
+}
+
+py::object WrapArray(ArrayPtr array) { return py::cast(PyArrowArray{std::move(array)}); }
+
+namespace {
+
+std::string_view StrView(py::handle s) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+  if (data == nullptr) throw py::error_already_set();
+  return {data, static_cast<size_t>(size)};
+}
+
+// Which option a keyword names, among those the call takes (0: a column).
+unsigned OptionOf(std::string_view k, unsigned options) {
+  if ((options & kThreads) && k == "threads") return kThreads;
+  if ((options & kValid) && k == "valid") return kValid;
+  if ((options & kEngine) && k == "engine") return kEngine;
+  if ((options & kArrow) && k == "arrow") return kArrow;
+  return 0;
+}
+
+}  // namespace
+
+Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, unsigned options, CallOptions& out,
+                 bool hold_inputs) {
+  Columns cols;
+  cols.hold_inputs = hold_inputs;
+  struct Named {
+    py::handle key, value;
+    std::string_view name;
+  };
+  std::vector<Named> columns;  // one pass over the keywords: options now, columns after the batch
+  columns.reserve(static_cast<size_t>(PyDict_Size(kwargs.ptr())));
+  PyObject *key = nullptr, *value = nullptr;
+  for (Py_ssize_t pos = 0; PyDict_Next(kwargs.ptr(), &pos, &key, &value);) {
+    const std::string_view k = StrView(key);
+    switch (OptionOf(k, options)) {
+      case kThreads: out.threads = py::handle(value).cast<int>(); break;
+      case kValid: out.valid = py::reinterpret_borrow<py::object>(value); break;
+      case kEngine: out.engine = py::reinterpret_borrow<py::object>(value); break;
+      case kArrow: out.arrow = py::reinterpret_borrow<py::object>(value); break;
+      default: columns.push_back({key, value, k});
+    }
+  }
+  cols.arrays.reserve(columns.size());
+  cols.keep.reserve(columns.size());
+  cols.schema.fields.reserve(columns.size());
+  const bool has_valid = !out.valid.is_none();
+  py::dict valid = has_valid ? out.valid.cast<py::dict>() : py::dict();
+  if (args.size() > first + 1) throw py::type_error("rowjit: one positional batch at most; columns go by name");
+  if (args.size() == first + 1) AddBatch(cols, args[first], valid);
+  for (const Named& c : columns) {
+    PyObject* v = has_valid ? PyDict_GetItemWithError(valid.ptr(), c.key.ptr()) : nullptr;
+    if (v == nullptr && PyErr_Occurred()) throw py::error_already_set();
+    AddColumn(cols, std::string(c.name), c.value, v != nullptr ? py::handle(v) : py::handle(Py_None));
+  }
+  for (auto item : valid) {
+    const std::string k = py::str(item.first);
+    if (cols.schema.FieldIndex(k) < 0) throw py::value_error("rowjit: valid= names '" + k + "', which is not a column");
+  }
+  if (cols.length < 0) cols.length = 0;
+  return cols;
+}
+
+namespace {
+
+std::string TypeText(const DataType& t) { return std::string(TypeIdName(t.id)) + (t.nullable ? "?" : ""); }
+
+PyArrowArray MakeArray(py::handle values, py::handle valid) {
+  Columns cols;
+  cols.hold_inputs = true;
+  AddColumn(cols, "array", values, valid);
+  return PyArrowArray{cols.arrays[0]};
+}
+
+PyBatch MakeBatch(const py::args& args, const py::kwargs& kwargs) {
+  CallOptions options;
+  Columns cols = ReadCall(args, 0, kwargs, kValid, options, true);
+  return PyBatch{Check(RecordBatch::Make(std::move(cols.schema), std::move(cols.arrays)))};
+}
+
+py::object BatchColumn(const PyBatch& b, py::handle key) {
+  int64_t i = -1;
+  if (py::isinstance<py::str>(key)) {
+    i = b.batch.schema.FieldIndex(key.cast<std::string>());
+    if (i < 0) throw py::key_error("rowjit: no column '" + key.cast<std::string>() + "'");
+  } else {
+    i = key.cast<int64_t>();
+    if (i < 0) i += static_cast<int64_t>(b.batch.columns.size());
+    if (i < 0 || i >= static_cast<int64_t>(b.batch.columns.size())) throw py::index_error("rowjit: no such column");
+  }
+  return WrapArray(b.batch.columns[static_cast<size_t>(i)]);
+}
+
+void DefineArrayClass(py::module_& m) {
+  py::class_<PyArrowArray>(m, "Array",
+                           "A rowjit array (immutable). Arrow libraries take it through the PyCapsule "
+                           "protocol (__arrow_c_array__); to_numpy() gives a numpy view.")
+      .def("__len__", [](const PyArrowArray& a) { return a.array->length(); })
+      .def_property_readonly("type", [](const PyArrowArray& a) { return TypeText(a.array->type()); })
+      .def_property_readonly("null_count", [](const PyArrowArray& a) { return a.array->NullCount(); })
+      .def("to_numpy", [](const PyArrowArray& a) { return ToNumpy(a.array, false); },
+           "A read-only numpy view (flat values shared, bools unpacked), masked where null.")
+      .def("__arrow_c_array__", [](const PyArrowArray& a, py::handle) { return ExportCapsules(&a.array, nullptr); },
+           py::arg("requested_schema") = py::none(), "Arrow PyCapsules (schema, array); requested_schema is not applied.")
+      .def("__arrow_c_schema__", [](const PyArrowArray& a) { return SchemaOnly(&a.array, nullptr); })
+      .def("__repr__", [](const PyArrowArray& a) {
+        return "rowjit.Array<" + TypeText(a.array->type()) + ">" + a.array->ToString(16);
+      });
+}
+
+void DefineBatchClass(py::module_& m) {
+  py::class_<PyBatch>(m, "RecordBatch",
+                      "Named columns of one length (immutable); an Arrow struct array through "
+                      "__arrow_c_array__.")
+      .def("__len__", [](const PyBatch& b) { return b.batch.length; })
+      .def_property_readonly("num_rows", [](const PyBatch& b) { return b.batch.length; })
+      .def_property_readonly("schema", [](const PyBatch& b) { return b.batch.schema.ToString(); })
+      .def_property_readonly("names", [](const PyBatch& b) {
+        std::vector<std::string> names;
+        for (const Field& f : b.batch.schema.fields) names.push_back(f.name);
+        return names;
+      })
+      .def("column", &BatchColumn, py::arg("key"))
+      .def("__getitem__", &BatchColumn)
+      .def("to_numpy", [](const PyBatch& b) {
+        py::dict out;
+        for (size_t i = 0; i < b.batch.columns.size(); ++i) out[py::str(b.batch.schema.fields[i].name)] = ToNumpy(b.batch.columns[i], false);
+        return out;
+      }, "A dict of read-only numpy views, one per column.")
+      .def("__arrow_c_array__", [](const PyBatch& b, py::handle) { return ExportCapsules(nullptr, &b.batch); },
+           py::arg("requested_schema") = py::none())
+      .def("__arrow_c_schema__", [](const PyBatch& b) { return SchemaOnly(nullptr, &b.batch); })
+      .def("__repr__", [](const PyBatch& b) {
+        return "rowjit.RecordBatch(" + std::to_string(b.batch.length) + " rows: " + b.batch.schema.ToString() + ")";
+      });
+}
+
+}  // namespace
+
+void DefineArrow(py::module_& m) {
+  Types& g = Globals();
+  py::module_ ma = py::module_::import("numpy.ma");
+  g.masked_array = ma.attr("MaskedArray");
+  g.nomask = ma.attr("nomask");
+  g.getmask = ma.attr("getmask");
+  DefineArrayClass(m);
+  DefineBatchClass(m);
+  m.def("array", &MakeArray, py::arg("values"), py::kw_only(), py::arg("valid") = py::none(),
+        "A rowjit.Array from a numpy array (shared when its layout allows; nulls from a masked array or "
+        "valid=) or from any Arrow array (__arrow_c_array__ / __arrow_c_stream__ of one chunk).");
+  m.def("record_batch", &MakeBatch,
+        "record_batch([batch], *, valid=None, **columns): a rowjit.RecordBatch of numpy or Arrow columns.");
+}
+
+}  // namespace rowjit::python

@@ -1,0 +1,83 @@
+// The Python module's shared internals (python layer): error translation, numpy dtypes, the
+// columns of one call (numpy arrays, masked arrays or Arrow PyCapsule objects read into rowjit
+// arrays), and results handed back as numpy arrays or as rowjit.Array (Arrow PyCapsule producer).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/bitmap.h"
+#include "runtime/array.h"
+
+namespace rowjit::python {
+
+namespace py = pybind11;
+
+// Raises rowjit.Error (kind, row, function) for a rowjit error.
+[[noreturn]] void Raise(const Error& e);
+void SetErrorType(py::object type);
+
+template <typename T>
+T Check(Result<T> r) {
+  if (!r.ok()) Raise(r.error());
+  return std::move(r).value();
+}
+inline void Check(const Status& s) {
+  if (!s.ok()) Raise(s.error());
+}
+
+TypeId TypeOfDtype(const py::dtype& dt);  // TypeError for a dtype rowjit has no type for
+py::dtype DtypeOf(TypeId id);
+
+// The columns of one call and the schema they make. Numpy inputs are read in place when
+// C-contiguous and aligned (copied otherwise) and borrowed without an owner: `keep` holds them
+// until the call returns, and no array made from them outlives the call.
+struct Columns {
+  Schema schema;
+  std::vector<ArrayPtr> arrays;
+  std::vector<py::object> keep;
+  int64_t length = -1;
+  std::string key;     // names, types and nullability: with the expression, the prepared-call key
+  bool arrow = false;  // a column came through the Arrow PyCapsule protocol
+  bool hold_inputs = false;  // the arrays outlive the call: numpy memory is owned by reference
+};
+
+// The keyword options of a call (those it takes: the rest of its keywords are columns).
+enum CallOption : unsigned { kThreads = 1, kValid = 2, kEngine = 4, kArrow = 8 };
+struct CallOptions {
+  int threads = 1;
+  py::object valid = py::none();   // dict: column name -> bool array (true: valid)
+  py::object engine = py::none();
+  py::object arrow = py::none();   // None: Arrow results when an input came through Arrow
+};
+// The columns of a call: args[first] (when present) is a batch, keywords are columns or, when
+// `options` names them, options. Column names missing from valid= and options that are not
+// columns are errors.
+Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, unsigned options, CallOptions& out,
+                 bool hold_inputs);
+
+// Adds a column: a numpy array, a numpy masked array (mask true: null), a rowjit.Array, or any
+// object with __arrow_c_array__ (or __arrow_c_stream__ of one chunk). `valid` (None or a bool
+// array, true: valid) gives a numpy column's nulls.
+void AddColumn(Columns& cols, const std::string& name, py::handle value, py::handle valid);
+// Adds every column of a batch: a dict of columns, a rowjit.RecordBatch, or any object whose
+// __arrow_c_array__ is a struct array (a record batch).
+void AddBatch(Columns& cols, py::handle batch, const py::dict& valid);
+
+// A numpy view of a rowjit array (values shared when flat; bools unpacked; a masked array when
+// it has nulls). `writable`: the numpy array may be written (results the caller owns alone).
+py::object ToNumpy(const ArrayPtr& array, bool writable);
+// Bits as numpy bools (0 or 1); `invert`: their complement (a null mask from validity bits).
+py::array_t<bool> BoolsOfBits(kernels::BitSpan bits, bool invert);
+// `values` as a numpy masked array, masked where `validity` (of n rows) says null.
+py::object Masked(py::object values, const Validity& validity, int64_t n);
+// A rowjit.Array holding `array` (exported through __arrow_c_array__).
+py::object WrapArray(ArrayPtr array);
+
+// rowjit.Array, rowjit.RecordBatch, rowjit.array(), rowjit.record_batch().
+void DefineArrow(py::module_& m);
+
+}  // namespace rowjit::python
