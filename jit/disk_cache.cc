@@ -3,6 +3,7 @@
 #include "jit/disk_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,26 @@ std::string DiskCache::PathOf(std::string_view key) const {
   const llvm::XXH128_hash_t h = llvm::xxh3_128bits(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
   return fmt::format("{}/{:016x}{:016x}{}", folder_, h.high64, h.low64, kSuffix);
+}
+
+std::shared_ptr<void> DiskCache::Claim(std::string_view key) {
+  const llvm::XXH128_hash_t h = llvm::xxh3_128bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+  // A dot name without the object suffix: eviction and the temporary-file sweep leave it alone.
+  const std::string path = fmt::format("{}/.claim-{:02d}", folder_, h.low64 % kClaimStripes);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return nullptr;
+  int rc = 0;
+  do {
+    rc = ::flock(fd, LOCK_EX);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  // Closing the descriptor releases the lock.
+  return std::shared_ptr<void>(reinterpret_cast<void*>(static_cast<intptr_t>(fd) + 1),
+                               [](void* p) { ::close(static_cast<int>(reinterpret_cast<intptr_t>(p) - 1)); });
 }
 
 std::optional<std::string> DiskCache::Load(std::string_view key) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -45,6 +46,14 @@ class DiskCache {
   // Stores `object` under `key`. Errors (a full disk, a read-only folder) are counted and
   // returned; the caller may ignore them, the cache is an optimization.
   Status Store(std::string_view key, std::string_view object);
+
+  // Cross-process single flight for compiles: an exclusive lock (flock) on one of kClaimStripes
+  // lock files in the folder, picked by the key's hash, held while the caller compiles `key` and
+  // stores it. A process that wants the same key waits on the lock, then finds the kernel on disk
+  // instead of compiling it again. The lock goes with the returned handle (or with the process,
+  // should it die). Null when the lock file cannot be opened: the caller compiles anyway.
+  static constexpr int kClaimStripes = 64;
+  std::shared_ptr<void> Claim(std::string_view key);
 
   // The file that holds (or would hold) `key`.
   std::string PathOf(std::string_view key) const;

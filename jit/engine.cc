@@ -41,6 +41,9 @@ KernelCache::Makers Engine::Impl::Makers() {
   m.submit = [this](std::function<void()> job) {
     if (pool) pool->Submit(std::move(job));
   };
+  m.claim = [this](const CacheKey& key) -> std::shared_ptr<void> {
+    return disk != nullptr ? disk->Claim(DiskKey(key)) : nullptr;
+  };
   return m;
 }
 

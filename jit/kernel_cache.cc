@@ -107,23 +107,32 @@ Result<KernelCache::Lookup> KernelCache::GetOptimized(const CacheKey& key,
   std::promise<Result<KernelPtr>> promise;
   e.optimized = promise.get_future().share();
   lock.unlock();
-  KernelSource source = KernelSource::kDisk;
-  Result<KernelPtr> r = makers_.load(key);
-  if (!r.ok() || *r == nullptr) {
-    source = KernelSource::kCompiled;
-    r = makers_.compile(key, Tier::kOptimized);
-  }
-  promise.set_value(r);
+  Result<Lookup> made = MakeOptimized(key, true);
+  promise.set_value(made.ok() ? Result<KernelPtr>(made->kernel) : Result<KernelPtr>(made.error()));
   lock.lock();
-  if (r.ok()) {
-    ++(source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
-    return Lookup{std::move(r).value(), source};
+  if (made.ok()) {
+    ++(made->source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
+    return std::move(made).value();
   }
   auto it = entries_.find(key);  // a failed compile is not cached
   if (it != entries_.end() && Ready(it->second.optimized) && !it->second.optimized.get().ok()) {
     it->second.optimized = Future();
   }
-  return std::move(r).TakeError();
+  return std::move(made).TakeError();
+}
+
+Result<KernelCache::Lookup> KernelCache::MakeOptimized(const CacheKey& key, bool disk_first) {
+  if (disk_first) {
+    Result<KernelPtr> loaded = makers_.load(key);
+    if (loaded.ok() && *loaded != nullptr) return Lookup{std::move(loaded).value(), KernelSource::kDisk};
+  }
+  const std::shared_ptr<void> claim = makers_.claim ? makers_.claim(key) : nullptr;
+  if (claim != nullptr) {  // another process may have compiled and stored it while this one waited
+    Result<KernelPtr> loaded = makers_.load(key);
+    if (loaded.ok() && *loaded != nullptr) return Lookup{std::move(loaded).value(), KernelSource::kDisk};
+  }
+  ROWJIT_ASSIGN_OR_RETURN(KernelPtr kernel, makers_.compile(key, Tier::kOptimized));
+  return Lookup{std::move(kernel), KernelSource::kCompiled};
 }
 
 Result<KernelCache::Lookup> KernelCache::GetFast(const CacheKey& key, std::unique_lock<std::mutex>& lock) {
@@ -160,12 +169,13 @@ std::optional<KernelCache::Lookup> KernelCache::StartOptimized(const CacheKey& k
     return Lookup{std::move(loaded).value(), KernelSource::kDisk};
   }
   makers_.submit([this, key, promise] {
-    Result<KernelPtr> r = makers_.compile(key, Tier::kOptimized);
+    Result<Lookup> made = MakeOptimized(key, false);  // the disk was just asked
     {
       std::lock_guard<std::mutex> guard(mu_);
-      ++(r.ok() ? stats_.compiles : stats_.background_failures);
+      if (made.ok()) ++(made->source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
+      else ++stats_.background_failures;
     }
-    promise->set_value(std::move(r));
+    promise->set_value(made.ok() ? Result<KernelPtr>(made->kernel) : Result<KernelPtr>(made.error()));
   });
   lock.lock();
   ++stats_.background_compiles;

@@ -56,6 +56,9 @@ class KernelCache {
     std::function<Result<KernelPtr>(const CacheKey&, Tier)> compile;
     // Runs a job on the background pool.
     std::function<void(std::function<void()>)> submit;
+    // Claims the optimized compile of a key across processes (DiskCache::Claim): held while it
+    // compiles; null when there is nothing to claim (no disk cache). May be empty.
+    std::function<std::shared_ptr<void>(const CacheKey&)> claim;
   };
   struct Lookup {
     KernelPtr kernel;
@@ -88,6 +91,9 @@ class KernelCache {
   // Waits (unlocked) for a kernel another thread or the pool is making.
   Result<Lookup> Await(Future f, std::unique_lock<std::mutex>& lock);
   Result<Lookup> GetOptimized(const CacheKey& key, std::unique_lock<std::mutex>& lock);
+  // The optimized kernel (unlocked): from disk (when `disk_first`), else compiled under the
+  // cross-process claim, unless another process stored it while this one waited for the claim.
+  Result<Lookup> MakeOptimized(const CacheKey& key, bool disk_first);
   Result<Lookup> GetFast(const CacheKey& key, std::unique_lock<std::mutex>& lock);
   // Under mu_: starts the optimized kernel of an entry that has none; `lock` is released while
   // the disk is read. Returns a disk hit (then the entry holds it).

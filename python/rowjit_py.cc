@@ -290,6 +290,20 @@ py::object AggregateCall(PyEngine* self, const py::args& args, const py::kwargs&
   return EngineOf(self, o).Aggregate(text, cols);
 }
 
+// The result type of an expression or aggregate over the columns (only their types are read):
+// (type name, nullable), and for an aggregate its function's name.
+py::tuple TypeCall(bool aggregate, py::args args, py::kwargs kwargs) {
+  CallOptions o;
+  const std::string text = TextArg(args, aggregate ? "aggregate" : "expression");
+  const Columns cols = ReadCall(args, 1, kwargs, kValid, o, false);
+  if (!aggregate) {
+    const DataType t = Check(ir::ParseAndBind(text, cols.schema))->type();
+    return py::make_tuple(std::string(TypeIdName(t.id)), t.nullable, py::none());
+  }
+  const ir::Aggregate agg = Check(ir::ParseAndBindAggregate(text, cols.schema));
+  return py::make_tuple(std::string(TypeIdName(agg.result.id)), agg.result.nullable, agg.name());
+}
+
 void DefineEngine(py::module_& m) {
   py::class_<PyEngine>(m, "Engine", "A rowjit engine: its kernel cache, compile pool and prepared expressions.")
       .def(py::init<const std::string&, bool, int>(), py::arg("cache_dir") = "", py::arg("synchronous") = false,
@@ -319,6 +333,8 @@ PYBIND11_MODULE(_rowjit, m) {
   rp::DefineEngine(m);
   m.def("default_engine", [] { return rp::DefaultEngineObject(); },
         "The engine the module functions use unless engine= is given.");
+  m.def("_expr_type", [](py::args a, py::kwargs k) { return rp::TypeCall(false, a, k); });
+  m.def("_aggregate_type", [](py::args a, py::kwargs k) { return rp::TypeCall(true, a, k); });
   m.def("evaluate", [](py::args a, py::kwargs k) { return rp::EvaluateCall(nullptr, a, k); });
   m.def("filter", [](py::args a, py::kwargs k) { return rp::FilterCall(nullptr, a, k); });
   m.def("project", [](py::args a, py::kwargs k) { return rp::ProjectCall(nullptr, a, k); });

@@ -5,9 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "ir/binder.h"
 #include "ir/parser.h"
@@ -40,9 +43,12 @@ class Folder {
     fs::remove_all(path_, ec);
   }
   const std::string& path() const { return path_; }
+  // The stored objects (not the claim lock files beside them).
   std::vector<fs::path> Files() const {
     std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path());
+    for (const auto& e : fs::directory_iterator(path_)) {
+      if (e.path().extension() == DiskCache::kSuffix) out.push_back(e.path());
+    }
     return out;
   }
 
@@ -276,6 +282,23 @@ TEST(PreparedExpression, AFailedCompileIsAnErrorEveryCallAndNeverHeld) {
     EXPECT_NE(out.error().ToString().find("injected"), std::string::npos) << out.error().ToString();
     EXPECT_EQ(prepared->layouts(), 0u);
   }
+}
+
+TEST(DiskCache, AClaimIsExclusiveUntilItsHandleGoes) {
+  Folder folder;
+  auto cache = OpenCache(folder.path());
+  std::shared_ptr<void> first = cache->Claim("key A");
+  ASSERT_NE(first, nullptr);
+  std::atomic<bool> second_held{false};
+  std::thread waiter([&] {
+    std::shared_ptr<void> second = OpenCache(folder.path())->Claim("key A");  // another handle: as another process
+    second_held = second != nullptr;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(second_held.load()) << "the same key was claimed twice at once";
+  first.reset();
+  waiter.join();
+  EXPECT_TRUE(second_held.load());
 }
 
 TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {

@@ -1,0 +1,274 @@
+"""rowjit on Dask: an expression, filter or aggregate applied to dask arrays or a dask dataframe
+partition by partition, on as many worker processes and machines as the cluster has.
+
+    import dask.array as da, rowjit.dask
+    a = da.random.randint(0, 1000, 100_000_000, chunks=4_000_000).astype("int32")
+    rowjit.dask.evaluate("a * 3 + 1", a=a)                # a dask array
+    rowjit.dask.filter("a > 990", a=a)                    # global row indices (int64)
+    rowjit.dask.aggregate("sum(a * 3)", a=a).compute()    # a number, exact as one process's
+
+    ddf = dd.from_pandas(frame, npartitions=8)
+    rowjit.dask.evaluate("price * qty", ddf)              # a dask Series
+    rowjit.dask.filter("price * qty > 100", ddf)          # the rows kept, a dask DataFrame
+
+Columns come as keyword dask arrays (1-d, chunked alike or rechunked by dask), or as one dask
+dataframe (its numeric and bool columns; pandas nullable dtypes such as Int32 carry nulls). Each
+worker process builds one rowjit engine per cache folder and keeps it; every engine on a machine
+shares the persistent kernel cache (cache_dir=, default $ROWJIT_CACHE_DIR, else
+$XDG_CACHE_HOME/rowjit or ~/.cache/rowjit), whose cross-process claim makes a kernel compile once
+per machine: the first process compiles it, the others read it from disk. A row error raises
+rowjit.Error with .partition (the partition's number) and .row (for arrays the global row; for a
+dataframe the row within that partition, whose global position Dask does not know).
+"""
+import os
+import threading
+
+import numpy as np
+
+import rowjit
+
+__all__ = ["evaluate", "filter", "aggregate", "engine", "worker_stats", "default_cache_dir"]
+
+_DTYPES = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
+           "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f32": np.float32, "f64": np.float64}
+_engines = {}
+_engines_lock = threading.Lock()
+
+
+def default_cache_dir():
+    """The kernel cache folder engines share when cache_dir= is not given (the CLI's default too)."""
+    if os.environ.get("ROWJIT_CACHE_DIR"):
+        return os.environ["ROWJIT_CACHE_DIR"]
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rowjit")
+
+
+def engine(cache_dir=None, synchronous=False):
+    """This process's engine for a cache folder (made on first use, then kept)."""
+    folder = cache_dir or default_cache_dir()
+    key = (folder, synchronous)
+    with _engines_lock:
+        e = _engines.get(key)
+        if e is None:
+            os.makedirs(folder, exist_ok=True)
+            e = _engines[key] = rowjit.Engine(cache_dir=folder, synchronous=synchronous)
+        return e
+
+
+def _process_stats():
+    return {f"{folder}{' (synchronous)' if sync else ''}": e.stats() for (folder, sync), e in _engines.items()}
+
+
+def worker_stats(client):
+    """Each worker's engine counters ({worker address: {cache folder: stats}}): compiles, disk
+    loads and hits show where kernels came from."""
+    return client.run(_process_stats)
+
+
+# --- one partition ------------------------------------------------------------------------------
+
+def _located(error, partition, start):
+    """`error` again with its partition, and its row counted from the partition's first row
+    `start` (the message keeps the partition's own row numbers)."""
+    row = None if error.row is None else error.row + start
+    return rowjit.Error(f"partition {partition} (from row {start}): {error}", error.kind, row, error.function,
+                        partition)
+
+
+def _block_position(block_info):
+    info = (block_info or {}).get(None)
+    if not info:
+        return 0, 0
+    return info["chunk-location"][0], info["array-location"][0][0]
+
+
+def _evaluate_block(*blocks, names, expr, options, block_info=None):
+    partition, start = _block_position(block_info)
+    try:
+        result = engine(**options).evaluate(expr, dict(zip(names, blocks)))
+    except rowjit.Error as e:
+        raise _located(e, partition, start) from None
+    if not isinstance(result, np.ma.MaskedArray) and any(isinstance(b, np.ma.MaskedArray) for b in blocks):
+        result = np.ma.MaskedArray(result, mask=False)  # every block of a masked result is masked
+    return result
+
+
+def _filter_block(*blocks, names, expr, options, partition, start):
+    try:
+        rows = engine(**options).filter(expr, dict(zip(names, blocks)))
+    except rowjit.Error as e:
+        raise _located(e, partition, start) from None
+    return rows.astype(np.int64) + start
+
+
+def _aggregate_block(*blocks, names, expr, options, partition, start):
+    try:
+        return engine(**options).aggregate(expr, dict(zip(names, blocks)))
+    except rowjit.Error as e:
+        raise _located(e, partition, start) from None
+
+
+# --- pandas partitions --------------------------------------------------------------------------
+
+def _frame_columns(frame):
+    """A pandas frame's numeric and bool columns as numpy (masked where a nullable dtype is NA)."""
+    import pandas as pd
+    out = {}
+    for name, series in frame.items():
+        array = series.array
+        if isinstance(array, pd.core.arrays.masked.BaseMaskedArray):  # Int32, Float64, boolean, ...
+            out[str(name)] = np.ma.MaskedArray(array._data, mask=array._mask)
+        elif series.dtype.kind in "biuf":
+            out[str(name)] = series.to_numpy()
+    return out
+
+
+def _to_series(result, index, name, nullable):
+    import pandas as pd
+    values = np.ma.getdata(result)
+    if not nullable:
+        return pd.Series(values, index=index, name=name)
+    mask = np.ma.getmaskarray(result)
+    if values.dtype == np.bool_:
+        array = pd.arrays.BooleanArray(values, mask)
+    elif values.dtype.kind == "f":
+        array = pd.arrays.FloatingArray(values, mask)
+    else:
+        array = pd.arrays.IntegerArray(values, mask)
+    return pd.Series(array, index=index, name=name)
+
+
+def _evaluate_frame(frame, expr, options, name, partition_info=None):
+    columns = _frame_columns(frame)
+    nullable = any(isinstance(c, np.ma.MaskedArray) for c in columns.values())
+    try:
+        result = engine(**options).evaluate(expr, columns)
+    except rowjit.Error as e:
+        raise _located(e, (partition_info or {}).get("number"), 0) from None
+    return _to_series(result, frame.index, name, nullable)
+
+
+def _filter_frame(frame, expr, options, partition_info=None):
+    try:
+        rows = engine(**options).filter(expr, _frame_columns(frame))
+    except rowjit.Error as e:
+        raise _located(e, (partition_info or {}).get("number"), 0) from None
+    return frame.iloc[rows]
+
+
+def _aggregate_frame(frame, expr, options, partition):
+    try:
+        return engine(**options).aggregate(expr, _frame_columns(frame))
+    except rowjit.Error as e:
+        raise _located(e, partition, 0) from None
+
+
+# --- combining partial aggregates ---------------------------------------------------------------
+
+# How partials combine: the same aggregate over them (count and nan_count: their sum).
+_COMBINE = {"sum": "sum", "count": "sum", "nan_count": "sum", "min": "min", "max": "max", "min_nan": "min_nan",
+            "max_nan": "max_nan", "any": "any", "all": "all"}
+
+
+def _fold(name, partials, dtype):
+    valid = np.array([p is not None for p in partials], dtype=bool)
+    values = np.array([p if p is not None else 0 for p in partials], dtype=dtype)
+    return rowjit.aggregate(f"{name}(x)", x=values, valid={"x": valid}, engine=_combiner())
+
+
+def _combine(partials, name, type_name):
+    """The partials of `name` combined by rowjit itself, so that overflow, NaN and null rules are
+    the single-process ones (a sum of partial sums that overflows is an overflow error)."""
+    dtype = _DTYPES[type_name]
+    if name in ("min_max", "min_max_nan"):
+        inner = name.replace("min_max", "min"), name.replace("min_max", "max")
+        return (_fold(inner[0], [p[0] for p in partials], dtype), _fold(inner[1], [p[1] for p in partials], dtype))
+    return _fold(_COMBINE[name], partials, dtype)
+
+
+_combiner_engine = None
+
+
+def _combiner():
+    global _combiner_engine
+    if _combiner_engine is None:
+        _combiner_engine = rowjit.Engine()
+    return _combiner_engine
+
+
+# --- the API ------------------------------------------------------------------------------------
+
+def _columns(data, columns):
+    if data is not None and columns:
+        raise TypeError("rowjit.dask: pass a dataframe or keyword columns, not both")
+    if data is None:
+        if not columns:
+            raise TypeError("rowjit.dask: no columns")
+        return None, list(columns), list(columns.values())
+    if isinstance(data, dict):
+        return None, list(data), list(data.values())
+    return data, None, None  # a dask dataframe
+
+
+def _blocks(arrays):
+    """(first row, the arrays' delayed blocks) per partition, the arrays' chunks unified."""
+    import dask.array as da
+    arrays = da.core.unify_chunks(*[x for a in arrays for x in (a, "i")])[1]
+    starts = np.concatenate([[0], np.cumsum(arrays[0].chunks[0])[:-1]]).astype(np.int64)
+    delayed = [a.to_delayed().ravel() for a in arrays]
+    return [(int(starts[i]), blocks) for i, blocks in enumerate(zip(*delayed))]
+
+
+def _options(cache_dir, synchronous):
+    return {"cache_dir": cache_dir or default_cache_dir(), "synchronous": synchronous}
+
+
+def evaluate(expr, data=None, *, cache_dir=None, synchronous=False, name=None, **columns):
+    """`expr` over each partition: a dask array (columns as arrays) or a dask Series (a dataframe)."""
+    import dask.array as da
+    frame, names, arrays = _columns(data, columns)
+    options = _options(cache_dir, synchronous)
+    if frame is not None:
+        meta = _evaluate_frame(frame._meta, expr, {**options, "synchronous": True}, name)
+        return frame.map_partitions(_evaluate_frame, expr, options, name, meta=meta)
+    type_name, _, _ = rowjit._rowjit._expr_type(expr, {n: np.empty(0, a.dtype) for n, a in zip(names, arrays)})
+    meta = np.empty(0, _DTYPES[type_name])
+    if any(isinstance(a._meta, np.ma.MaskedArray) for a in arrays):
+        meta = np.ma.MaskedArray(meta, mask=False)
+    return da.map_blocks(_evaluate_block, *arrays, names=names, expr=expr, options=options,
+                         dtype=_DTYPES[type_name], meta=meta)
+
+
+def filter(predicate, data=None, *, cache_dir=None, synchronous=False, **columns):  # noqa: A001
+    """The rows where `predicate` is true (null is false): for arrays their global indices (int64,
+    a dask array of unknown chunk sizes), for a dataframe the rows themselves."""
+    import dask
+    import dask.array as da
+    frame, names, arrays = _columns(data, columns)
+    options = _options(cache_dir, synchronous)
+    if frame is not None:
+        return frame.map_partitions(_filter_frame, predicate, options, meta=frame._meta)
+    parts = []
+    for i, (start, blocks) in enumerate(_blocks(arrays)):
+        rows = dask.delayed(_filter_block)(*blocks, names=names, expr=predicate, options=options, partition=i,
+                                           start=start)
+        parts.append(da.from_delayed(rows, shape=(np.nan,), dtype=np.int64, meta=np.empty(0, np.int64)))
+    return da.concatenate(parts)
+
+
+def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, **columns):
+    """A dask Delayed of the aggregate over every partition (.compute() gives the number; None
+    when every row is null), equal to the single-process aggregate (floating-point sums up to
+    the order of additions)."""
+    import dask
+    import dask.array as da
+    frame, names, arrays = _columns(data, columns)
+    options = _options(cache_dir, synchronous)
+    if frame is not None:
+        partials = [dask.delayed(_aggregate_frame)(part, agg, options, i) for i, part in enumerate(frame.to_delayed())]
+        empty = _frame_columns(frame._meta)
+    else:
+        partials = [dask.delayed(_aggregate_block)(*blocks, names=names, expr=agg, options=options, partition=i,
+                                                   start=start) for i, (start, blocks) in enumerate(_blocks(arrays))]
+        empty = {n: np.empty(0, a.dtype) for n, a in zip(names, arrays)}
+    type_name, _, name = rowjit._rowjit._aggregate_type(agg, empty)
+    return dask.delayed(_combine)(partials, name, type_name)

@@ -1,0 +1,114 @@
+"""rowjit.dask on a dask.distributed LocalCluster of two worker processes (tests): results equal
+the single-process ones over data of many partitions (arrays, masked arrays, dataframes with
+pandas nullable dtypes), errors name the partition and the row, and the two workers' engines
+share one kernel cache folder in which every kernel was compiled once."""
+import os
+
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import rowjit
+import rowjit.dask
+
+N = 1_000_003  # ten full partitions of 100,000 rows and a short one
+CHUNK = 100_000
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def columns():
+    r = np.random.default_rng(11)
+    return {k: r.integers(-1000, 1000, N).astype(np.int32) for k in "abc"}
+
+
+def test_arrays_equal_the_single_process_results(client, columns, tmp_path):
+    a, b, c = columns["a"], columns["b"], columns["c"]
+    A, B, C = (da.from_array(x, chunks=CHUNK) for x in (a, b, c))
+    folder = str(tmp_path)
+    got = rowjit.dask.evaluate("a * b + c", a=A, b=B, c=C, cache_dir=folder, synchronous=True)
+    assert got.dtype == np.int32 and got.numblocks == (11,)
+    np.testing.assert_array_equal(got.compute(), rowjit.evaluate("a * b + c", a=a, b=b, c=c))
+    rows = rowjit.dask.filter("a * b > 1000", a=A, b=B, cache_dir=folder, synchronous=True).compute()
+    np.testing.assert_array_equal(rows, np.nonzero(a.astype(np.int64) * b > 1000)[0])
+    assert rows.dtype == np.int64
+    total = rowjit.dask.aggregate("sum(a * b)", a=A, b=B, cache_dir=folder, synchronous=True).compute()
+    assert total == rowjit.aggregate("sum(a * b)", a=a, b=b) == int((a.astype(np.int64) * b).sum())
+    assert rowjit.dask.aggregate("min_max(c)", a=A, c=C, cache_dir=folder, synchronous=True).compute() == \
+        (int(c.min()), int(c.max()))
+    assert rowjit.dask.aggregate("count(a)", a=A, cache_dir=folder, synchronous=True).compute() == N
+
+    # One kernel cache for the machine: both workers used it, and no kernel was compiled twice
+    # (the cross-process claim: the second process waits, then reads the first one's object).
+    stats = [s[folder + " (synchronous)"] for s in rowjit.dask.worker_stats(client).values()
+             if folder + " (synchronous)" in s]
+    assert len(stats) == 2, "both workers ran partitions"
+    objects = [f for f in os.listdir(folder) if f.endswith(".rjk")]
+    assert sum(s["compiles"] for s in stats) == len(objects) > 0
+    assert sum(s["disk_loads"] for s in stats) >= 1
+
+
+def test_masked_arrays_keep_their_nulls(client, columns, tmp_path):
+    a, b = columns["a"], columns["b"]
+    mask = np.random.default_rng(2).random(N) < 0.2
+    am = np.ma.MaskedArray(a, mask=mask)
+    A = da.ma.masked_array(da.from_array(a, chunks=CHUNK), mask=da.from_array(mask, chunks=CHUNK))
+    B = da.from_array(b, chunks=CHUNK)
+    got = rowjit.dask.evaluate("a * 2 - b", a=A, b=B, cache_dir=str(tmp_path)).compute()
+    want = rowjit.evaluate("a * 2 - b", a=am, b=b)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), mask)
+    np.testing.assert_array_equal(got.compressed(), want.compressed())
+    assert rowjit.dask.aggregate("sum(a)", a=A, cache_dir=str(tmp_path)).compute() == int(a[~mask].astype(np.int64).sum())
+    all_null = da.ma.masked_array(da.from_array(a, chunks=CHUNK), mask=np.ones(N, bool))
+    assert rowjit.dask.aggregate("max(a)", a=all_null, cache_dir=str(tmp_path)).compute() is None
+
+
+def test_errors_name_the_partition_and_the_global_row(client, columns, tmp_path):
+    bad = columns["a"].copy()
+    bad[654_321] = 2**30
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.dask.evaluate("a * 4", a=da.from_array(bad, chunks=CHUNK), cache_dir=str(tmp_path)).compute()
+    assert (e.value.partition, e.value.row, e.value.kind, e.value.function) == (6, 654_321, "overflow", "mul")
+    assert "partition 6" in str(e.value)
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.dask.aggregate("sum(a * 4)", a=da.from_array(bad, chunks=CHUNK), cache_dir=str(tmp_path)).compute()
+    assert (e.value.partition, e.value.row) == (6, 654_321)
+    # Partial sums that fit one by one but not together: the combined sum overflows, as it does in one process.
+    big = da.from_array(np.full(4, 2**62, dtype=np.int64), chunks=1)
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.dask.aggregate("sum(a)", a=big, cache_dir=str(tmp_path)).compute()
+    assert e.value.kind == "overflow"
+
+
+def test_dataframes_with_nullable_columns(client, tmp_path):
+    r = np.random.default_rng(5)
+    n = 40_000
+    qty = pd.array(r.integers(0, 20, n), dtype="Int32")
+    qty[r.random(n) < 0.1] = pd.NA
+    frame = pd.DataFrame({"price": r.random(n) * 100, "qty": qty, "flag": r.random(n) < 0.5,
+                          "label": ["x"] * n})  # a string column, not read
+    ddf = dd.from_pandas(frame, npartitions=4)
+    folder = str(tmp_path)
+    got = rowjit.dask.evaluate("price * cast(qty, f64)", ddf, cache_dir=folder, name="total").compute()
+    assert got.name == "total" and str(got.dtype) == "Float64"
+    want = rowjit.evaluate("price * cast(qty, f64)", price=frame["price"].to_numpy(),
+                           qty=np.ma.MaskedArray(qty._data, mask=qty._mask))
+    np.testing.assert_array_equal(got.isna().to_numpy(), np.ma.getmaskarray(want))
+    np.testing.assert_array_equal(got.dropna().to_numpy(dtype=np.float64), want.compressed())
+    kept = rowjit.dask.filter("flag and qty > 10", ddf, cache_dir=folder).compute()
+    pd.testing.assert_frame_equal(kept, frame[(frame["flag"] & (frame["qty"] > 10)).fillna(False).to_numpy(bool)])
+    assert rowjit.dask.aggregate("sum(qty)", ddf, cache_dir=folder).compute() == int(qty.sum())
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.dask.evaluate("qty / (qty - qty)", ddf, cache_dir=folder).compute()
+    assert e.value.kind == "division by zero" and e.value.partition is not None and e.value.row is not None
