@@ -189,7 +189,7 @@ Validity ValidityOfMask(py::handle mask_obj, int64_t n, bool mask_is_null) {
 
 // A numpy array rowjit can read in place: C-contiguous, aligned to its element and in native
 // byte order; anything else is copied into a fresh array first.
-py::array ReadableLayout(py::array arr) {
+py::array ReadableLayout(const py::array& arr) {
   const auto align = static_cast<uintptr_t>(std::max<py::ssize_t>(arr.itemsize(), 1));
   const bool contiguous = (arr.flags() & py::array::c_style) != 0;
   const bool aligned = reinterpret_cast<uintptr_t>(arr.data()) % align == 0;
@@ -215,16 +215,19 @@ void Append(Columns& cols, const std::string& name, ArrayPtr array) {
   cols.arrays.push_back(std::move(array));
 }
 
-ArrayPtr NumpyColumn(Columns& cols, const std::string& name, py::array arr, std::optional<Validity> validity) {
-  if (arr.ndim() != 1) throw py::value_error("rowjit: column '" + name + "' is not a 1-d array");
-  const TypeId id = TypeOfDtype(arr.dtype());
-  arr = ReadableLayout(std::move(arr));
+// `held`: the caller's own reference keeps `given` alive for the whole call (a keyword argument
+// or a batch dict's value), so that only a copy needs holding here.
+ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
+                     bool held = false) {
+  if (given.ndim() != 1) throw py::value_error("rowjit: column '" + name + "' is not a 1-d array");
+  const TypeId id = TypeOfDtype(given.dtype());
+  const py::array arr = ReadableLayout(given);
   const int64_t n = arr.shape(0);
   const bool nullable = validity.has_value();
   // Within a call the array is held in `keep` and borrowed without an owner; arrays that outlive
   // the call (rowjit.array) own a reference to it.
   BufferPtr buffer = Buffer::Borrow(arr.data(), n * arr.itemsize(), cols.hold_inputs ? PythonOwner(arr) : nullptr);
-  if (!cols.hold_inputs) cols.keep.push_back(arr);
+  if (!cols.hold_inputs && (!held || arr.ptr() != given.ptr())) cols.keep.push_back(arr);
   Validity v = validity.value_or(Validity::AllValid());
   if (id == TypeId::kBool) return Check(ByteBoolArray::Make(n, std::move(buffer), std::move(v), 0, nullable));
   return Check(PrimitiveArray::Make(DataType(id, nullable), n, std::move(buffer), std::move(v)));
@@ -274,7 +277,7 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
     std::optional<Validity> v;
     const auto arr = py::reinterpret_borrow<py::array>(value);
     if (has_valid) v = ValidityOfMask(valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
-    Append(cols, name, NumpyColumn(cols, name, arr, std::move(v)));
+    Append(cols, name, NumpyColumn(cols, name, arr, std::move(v), true));
     return;
   }
   if (py::isinstance(value, g.masked_array)) {
@@ -397,6 +400,7 @@ unsigned OptionOf(std::string_view k, unsigned options) {
   if ((options & kValid) && k == "valid") return kValid;
   if ((options & kEngine) && k == "engine") return kEngine;
   if ((options & kArrow) && k == "arrow") return kArrow;
+  if ((options & kOut) && k == "out") return kOut;
   return 0;
 }
 
@@ -420,9 +424,11 @@ Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, u
       case kValid: out.valid = py::reinterpret_borrow<py::object>(value); break;
       case kEngine: out.engine = py::reinterpret_borrow<py::object>(value); break;
       case kArrow: out.arrow = py::reinterpret_borrow<py::object>(value); break;
+      case kOut: out.out = py::reinterpret_borrow<py::object>(value); break;
       default: columns.push_back({key, value, k});
     }
   }
+  cols.key.reserve(16 * columns.size());
   cols.arrays.reserve(columns.size());
   cols.keep.reserve(columns.size());
   cols.schema.fields.reserve(columns.size());

@@ -46,12 +46,13 @@ struct Columns {
 };
 
 // The keyword options of a call (those it takes: the rest of its keywords are columns).
-enum CallOption : unsigned { kThreads = 1, kValid = 2, kEngine = 4, kArrow = 8 };
+enum CallOption : unsigned { kThreads = 1, kValid = 2, kEngine = 4, kArrow = 8, kOut = 16 };
 struct CallOptions {
   int threads = 1;
   py::object valid = py::none();   // dict: column name -> bool array (true: valid)
   py::object engine = py::none();
   py::object arrow = py::none();   // None: Arrow results when an input came through Arrow
+  py::object out = py::none();     // a numpy array the result is written into
 };
 // The columns of a call: args[first] (when present) is a batch, keywords are columns or, when
 // `options` names them, options. Column names missing from valid= and options that are not

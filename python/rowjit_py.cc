@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -35,20 +36,26 @@ struct ResultMemory {
   uint8_t* values = nullptr;
   uint8_t* validity = nullptr;
   py::object numpy;           // owns `values` for a flat numpy result (null otherwise)
+  py::object caller_out;      // out=: the caller's array (bools are unpacked into it); null otherwise
   BufferPtr values_buffer;    // owns `values` otherwise
   BufferPtr validity_buffer;  // owns `validity`
 
-  static ResultMemory Make(DataType type, int64_t n, bool arrow) {
+  // `out`: None, or the caller's numpy array for the values (checked here).
+  static ResultMemory Make(DataType type, int64_t n, bool arrow, const py::object& out) {
     ResultMemory m;
     m.type = type;
     m.length = n;
     m.arrow = arrow;
     const int64_t words = kernels::NumWords(n);
-    if (!arrow && type.id != TypeId::kBool) {
+    if (!out.is_none()) {
+      m.caller_out = CheckedOut(out, type, n, arrow);
+      if (type.id != TypeId::kBool) m.values = static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(m.caller_out).mutable_data());
+    }
+    if (!arrow && type.id != TypeId::kBool && !m.values) {
       py::array a(DtypeOf(type.id), n);
       m.values = static_cast<uint8_t*>(a.mutable_data());
       m.numpy = std::move(a);
-    } else {
+    } else if (!m.values) {
       const int64_t bytes = type.id == TypeId::kBool ? words * 8 : n * ByteWidth(type.id);
       m.values_buffer = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(bytes, 64)));
       m.values = m.values_buffer->mutable_data();
@@ -58,6 +65,28 @@ struct ResultMemory {
       m.validity = m.validity_buffer->mutable_data();
     }
     return m;
+  }
+  // The caller's out= array: 1-d numpy of the result's dtype and length, C-contiguous, aligned and
+  // writable (the engine refuses one that overlaps an input).
+  static py::array CheckedOut(const py::object& out, DataType type, int64_t n, bool arrow) {
+    if (arrow) throw py::value_error("rowjit: out= gives a numpy result; it cannot be combined with arrow=True");
+    if (!py::isinstance<py::array>(out)) throw py::type_error("rowjit: out= takes a numpy array");
+    auto a = py::reinterpret_borrow<py::array>(out);
+    const bool layout = (a.flags() & py::array::c_style) && (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) &&
+                        a.writeable() && a.dtype().byteorder() != '>';
+    if (a.ndim() != 1 || a.shape(0) != n || !a.dtype().is(DtypeOf(type.id)) || !layout) {
+      throw py::value_error("rowjit: out= must be a writable, contiguous 1-d " +
+                            py::str(static_cast<py::handle>(DtypeOf(type.id))).cast<std::string>() + " array of " +
+                            std::to_string(n) + " rows");
+    }
+    return a;
+  }
+  // Bool results: the kernel's bits as numpy bools, into out= when given.
+  py::object UnpackInto(kernels::BitSpan bits) const {
+    py::array_t<bool> bools = BoolsOfBits(bits, false);
+    if (!caller_out) return bools;
+    std::memcpy(py::reinterpret_borrow<py::array>(caller_out).mutable_data(), bools.data(), static_cast<size_t>(length));
+    return caller_out;
   }
   // Rows [start, start + len) of it, as the caller-outputs call takes them (start: whole words).
   jit::OutputBuffers Slice(int64_t start, int64_t len) const {
@@ -72,7 +101,8 @@ struct ResultMemory {
     Validity v = Validity::AllValid();
     if (any_null) v = Check(Validity::FromBitmap(validity_buffer, 0, length));
     if (!arrow) {
-      py::object out = numpy ? numpy : py::object(BoolsOfBits(kernels::BitSpan{values, 0, length}, false));
+      py::object out = numpy ? numpy : caller_out;
+      if (type.id == TypeId::kBool) out = UnpackInto(kernels::BitSpan{values, 0, length});
       return any_null ? Masked(std::move(out), v, length) : out;
     }
     if (type.id == TypeId::kBool) return WrapArray(Check(BoolArray::Make(length, values_buffer, v, 0, type.nullable)));
@@ -102,7 +132,7 @@ class PyEngine {
 
   py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
-    const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols));
+    const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols), o.out);
     const int threads = std::max(o.threads, 1);
     Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });
     return out.Finish(Check(std::move(any_null)));
@@ -123,7 +153,7 @@ class PyEngine {
     std::vector<ResultMemory> memory;
     std::vector<jit::OutputBuffers> outs;
     for (const ir::ExprPtr& e : exprs) {
-      memory.push_back(ResultMemory::Make(e->type(), cols.length, WantArrow(o, cols)));
+      memory.push_back(ResultMemory::Make(e->type(), cols.length, WantArrow(o, cols), py::none()));
       outs.push_back(memory.back().Slice(0, cols.length));
     }
     Result<std::vector<ArrayPtr>> results =
@@ -168,9 +198,8 @@ class PyEngine {
   // A prepared expression per (text, columns' names and types), kept (at most kCached): a call
   // on a known pair skips parsing, binding and planning.
   std::shared_ptr<jit::PreparedExpression> Prepared(const std::string& text, const Columns& cols) {
-    std::string key;
-    key.reserve(text.size() + cols.key.size() + 1);
-    key.append(text).append(1, '|').append(cols.key);
+    thread_local std::string key;  // reused: no allocation per call once warm
+    key.assign(text).append(1, '|').append(cols.key);
     {
       std::lock_guard lock(mu_);
       if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -179,7 +208,7 @@ class PyEngine {
     std::shared_ptr<jit::PreparedExpression> p = Check(engine_->PrepareExpression(expr));
     std::lock_guard lock(mu_);
     if (cache_.size() >= kCached) cache_.clear();
-    cache_.emplace(std::move(key), p);
+    cache_.emplace(key, p);
     return p;
   }
 
@@ -264,7 +293,7 @@ PyEngine& EngineOf(PyEngine* self, const CallOptions& o) {
 py::object EvaluateCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
   CallOptions o;
   const std::string text = TextArg(args, "expression");
-  const Columns cols = ReadCall(args, 1, kwargs, kThreads | kValid | kArrow | (self ? 0u : kEngine), o, false);
+  const Columns cols = ReadCall(args, 1, kwargs, kThreads | kValid | kArrow | kOut | (self ? 0u : kEngine), o, false);
   return EngineOf(self, o).Evaluate(text, cols, o);
 }
 
@@ -309,7 +338,7 @@ void DefineEngine(py::module_& m) {
       .def(py::init<const std::string&, bool, int>(), py::arg("cache_dir") = "", py::arg("synchronous") = false,
            py::arg("compile_threads") = 1)
       .def("evaluate", [](PyEngine& e, py::args a, py::kwargs k) { return EvaluateCall(&e, a, k); },
-           "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, **columns)")
+           "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, **columns)")
       .def("filter", [](PyEngine& e, py::args a, py::kwargs k) { return FilterCall(&e, a, k); },
            "filter(predicate, [batch], *, valid=None, arrow=None, **columns)")
       .def("project", [](PyEngine& e, py::args a, py::kwargs k) { return ProjectCall(&e, a, k); },

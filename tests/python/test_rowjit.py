@@ -141,3 +141,36 @@ def test_default_engine_and_version_of_the_module():
     a = np.array([1, 2, 3], dtype=np.int16)
     np.testing.assert_array_equal(rowjit.evaluate("a * 2", a=a), a * 2)
     assert rowjit.default_engine() is rowjit.default_engine()
+
+
+def test_out_receives_the_result_and_bad_outs_are_refused():
+    r = rng(21)
+    a = r.integers(-100, 100, 1000).astype(np.int32)
+    b = r.integers(-100, 100, 1000).astype(np.int32)
+    out = np.full(1000, 7, dtype=np.int32)
+    got = rowjit.evaluate("a * b + 1", engine=ENGINE, out=out, a=a, b=b)
+    assert got is out
+    np.testing.assert_array_equal(out, a * b + 1)
+    chunked = np.zeros(1000, dtype=np.int32)
+    assert rowjit.evaluate("a - b", engine=ENGINE, threads=3, out=chunked, a=a, b=b) is chunked
+    np.testing.assert_array_equal(chunked, a - b)
+    flags = np.zeros(1000, dtype=bool)
+    assert rowjit.evaluate("a < b", engine=ENGINE, out=flags, a=a, b=b) is flags
+    np.testing.assert_array_equal(flags, a < b)
+    masked = rowjit.evaluate("a * 2", engine=ENGINE, out=out, a=np.ma.MaskedArray(a, mask=a > 50))
+    assert isinstance(masked, np.ma.MaskedArray) and np.shares_memory(masked.data, out)
+    np.testing.assert_array_equal(masked.compressed(), (a * 2)[a <= 50])
+    for bad in (np.zeros(1000, np.int64), np.zeros(999, np.int32), np.zeros(2000, np.int32)[::2], [0] * 1000):
+        with pytest.raises((ValueError, TypeError)):
+            rowjit.evaluate("a + b", engine=ENGINE, out=bad, a=a, b=b)
+    readonly = np.zeros(1000, np.int32)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError):
+        rowjit.evaluate("a + b", engine=ENGINE, out=readonly, a=a, b=b)
+    with pytest.raises(ValueError):
+        rowjit.evaluate("a + b", engine=ENGINE, out=out, arrow=True, a=a, b=b)
+    before = a.copy()
+    with pytest.raises(rowjit.Error) as e:  # writing over an input the expression reads: refused, input intact
+        rowjit.evaluate("a + b", engine=ENGINE, out=a, a=a, b=b)
+    assert e.value.kind == "invalid input"
+    np.testing.assert_array_equal(a, before)
