@@ -11,6 +11,7 @@
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "support/assert_ok.h"
+#include "support/sanitized.h"
 #include "support/random_data.h"
 
 namespace rowjit::jit {
@@ -21,6 +22,9 @@ std::unique_ptr<Engine> NewEngine(EngineOptions options = {}) {
 }
 
 // `terms` terms a * b + c - a * ... over three columns: one long chain.
+// Long enough to need many stages; shorter under a sanitizer, where each stage's compile is slow.
+constexpr int kLongTerms = testing::kSanitized ? 800 : 3'000;
+
 std::string LongSum(int terms) {
   std::string out = "a";
   const char* ops[] = {" + b * ", " - c * ", " + a - "};
@@ -57,7 +61,7 @@ TEST(Hostile, EngineLimitsHoldForExpressionsBoundElsewhere) {
 TEST(Hostile, LongExpressionsRunInStages) {
   auto engine = NewEngine({.compile = EngineOptions::Compile::kSynchronous});  // counts compiles
   const Schema ints = *ParseSchema("a:i64?, b:i64, c:i64");
-  ASSERT_OK_AND_ASSIGN(ir::ExprPtr checked, ir::ParseAndBind(LongSum(3'000), ints));
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr checked, ir::ParseAndBind(LongSum(kLongTerms), ints));
   ASSERT_OK_AND_ASSIGN(RecordBatch int_batch, RandomBatch(ints, 2'000, 0.9, 7));
   auto failed = engine->Evaluate(checked, int_batch);
   auto failed_ref = ir::EvaluateReference(*checked, int_batch.columns, int_batch.length);
@@ -67,7 +71,7 @@ TEST(Hostile, LongExpressionsRunInStages) {
   }
 
   const Schema schema = *ParseSchema("a:f64?, b:f64, c:f64");
-  ASSERT_OK_AND_ASSIGN(ir::ExprPtr expr, ir::ParseAndBind(LongSum(3'000), schema));
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr expr, ir::ParseAndBind(LongSum(kLongTerms), schema));
   ASSERT_OK_AND_ASSIGN(RecordBatch batch, RandomBatch(schema, 2'000, 0.9, 7));
   EvalReport report;
   auto out = engine->Evaluate(expr, batch, {}, &report);
@@ -77,7 +81,7 @@ TEST(Hostile, LongExpressionsRunInStages) {
   EXPECT_EQ(report.strategy, Strategy::kStaged);
   EXPECT_TRUE(report.compiled);
   EXPECT_EQ(FirstDifference(**out, **ref), -1);
-  EXPECT_GE(engine->cache_stats().compiles, 3'000 * 3 / kDefaultMaxKernelNodes);
+  EXPECT_GE(engine->cache_stats().compiles, kLongTerms * 3 / kDefaultMaxKernelNodes);
 }
 
 // Random expressions cut into tiny stages: values, nulls and first-failing-row errors equal the
@@ -118,7 +122,7 @@ TEST(Hostile, StagedEvaluationMatchesReference) {
 TEST(Hostile, LongAggregatesRunInStages) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:f64?, b:f64, c:f64");
-  ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate("sum(" + LongSum(1'000) + ")", schema));
+  ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate("sum(" + LongSum(kLongTerms / 3) + ")", schema));
   ASSERT_OK_AND_ASSIGN(RecordBatch batch, RandomBatch(schema, 5'000, 0.8, 3));
   EvalReport report;
   auto got = engine->Aggregate(agg, batch.columns, batch.length, &report);
