@@ -54,6 +54,7 @@ Result<KernelCode> GenerateCode(const CacheKey& key, const TargetSpec& target, b
   ROWJIT_RETURN_NOT_OK(EmitInto(key, target, *tm, m, code.function_name));
   code.raw_ir = PrintModule(m);
   internal::OptimizeModule(m, *tm, internal::PipelineFor(key.shape));
+  if (key.shape.stream_output) internal::MarkStreamingStores(m);
   code.optimized_ir = PrintModule(m);
   if (want_assembly) {
     ROWJIT_ASSIGN_OR_RETURN(std::string text, internal::EmitMachineCode(m, *tm, /*assembly=*/true));
@@ -105,6 +106,7 @@ class OrcCompiler final : public JitCompiler {
     if (tier == Tier::kOptimized) {
       start = Clock::now();
       internal::OptimizeModule(m, *tm, internal::PipelineFor(key.shape));
+      if (key.shape.stream_output) internal::MarkStreamingStores(m);
       object.phases.optimize_ms = MsSince(start);
     }
     start = Clock::now();

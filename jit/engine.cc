@@ -5,7 +5,11 @@
 
 #include "jit/engine_internal.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cassert>
 #include <array>
 #include <atomic>
@@ -45,6 +49,44 @@ KernelCache::Makers Engine::Impl::Makers() {
     return disk != nullptr ? disk->Claim(DiskKey(key)) : nullptr;
   };
   return m;
+}
+
+namespace {
+
+// The last-level cache one core shares: Linux's sysfs for cpu0's L3 ("32768K"), which names the
+// slice a core sees (glibc's sysconf reported the whole socket's 256 MiB on a Zen 3 guest whose
+// cores share 32 MiB); else sysconf; else 32 MiB.
+int64_t LastLevelCacheBytes() {
+  if (FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
+    long long size = 0;
+    char unit = 0;
+    const int got = std::fscanf(f, "%lld%c", &size, &unit);
+    std::fclose(f);
+    if (got >= 1 && size > 0) return size << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+  }
+  const long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);  // 0 or -1 where the host does not say
+  return llc > 0 ? llc : int64_t{32} << 20;
+}
+
+}  // namespace
+
+int64_t Engine::Impl::StreamThreshold(int64_t option) {
+#if defined(__x86_64__)
+  // An experiment's override (benchmarks with and without streaming stores, same binary).
+  if (const char* env = std::getenv("ROWJIT_STREAM_OUTPUT_BYTES")) option = std::strtoll(env, nullptr, 10);
+  if (option != 0) return std::max<int64_t>(option, 0);
+  return LastLevelCacheBytes();
+#else
+  (void)option;
+  return 0;  // the kernels' streaming form is x86's (non-temporal stores and sfence)
+#endif
+}
+
+bool Engine::Impl::StreamsOutput(const ir::Expr& expr, int64_t length, int64_t input_row_bytes,
+                                 std::span<const OutputBuffers> into) const {
+  if (stream_bytes <= 0 || expr.type().id == TypeId::kBool) return false;
+  if (length * (ByteWidth(expr.type().id) + input_row_bytes) < stream_bytes) return false;
+  return into.empty() || reinterpret_cast<uintptr_t>(into[0].values) % kBufferAlignment == 0;
 }
 
 Engine::Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk)
@@ -180,6 +222,7 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
   void* rows_into = into.empty() ? nullptr : into[0].validity;
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length, rows_into));
   impl_->ApplyRetryPressure(*expr, options.policy, batch);
+  batch.facts.stream_output = impl_->StreamsOutput(*expr, batch.facts, into);
   Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
   rep.strategy = plan.strategy;
   if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep, into);

@@ -78,9 +78,23 @@ struct Engine::Impl {
       outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes);
     }
     if (o.compile == EngineOptions::Compile::kTiered) pool = std::make_unique<CompilePool>(o.compile_threads);
+    stream_bytes = StreamThreshold(o.stream_output_bytes);
   }
+  static int64_t StreamThreshold(int64_t option);
 
   KernelCache::Makers Makers();
+  // KernelShape::stream_output for a batch: on x86-64, when the bytes a dense kernel reads and
+  // writes pass the streaming threshold and its output lands 64-byte aligned (the engine's own
+  // buffers always do; a caller's may not).
+  // `input_row_bytes`: the bytes a row of the referenced inputs takes.
+  bool StreamsOutput(const ir::Expr& expr, int64_t length, int64_t input_row_bytes,
+                     std::span<const OutputBuffers> into) const;
+  bool StreamsOutput(const ir::Expr& expr, const BatchFacts& facts, std::span<const OutputBuffers> into) const {
+    int64_t input_row_bytes = 0;
+    for (int c : expr.facts().columns) input_row_bytes += std::max(ByteWidth(facts.inputs[c].type), 1);
+    return StreamsOutput(expr, facts.length, input_row_bytes, into);
+  }
+  int64_t stream_bytes = 0;  // options.stream_output_bytes resolved (0: never)
   std::string DiskKey(const CacheKey& key) const { return object_environment + "\n" + key.Serialize(); }
   TierWant WantOf(const EvalOptions& options) const {
     if (options.tier) return *options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;

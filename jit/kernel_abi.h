@@ -45,6 +45,11 @@ struct KernelShape {
   bool fold_counts_rows = false;  // the fold kernel counts the rows it folds; otherwise the
                                   // executor adds the rows its mask keeps (flat folds, except
                                   // NaN-skipping float min/max, where a value drops a row)
+  // Row loops over outputs larger than the last-level cache: the values are written with
+  // non-temporal (streaming) stores, which skip reading each output line before writing it. The
+  // output must be 64-byte aligned (the kernel assumes it), and the kernel ends with a store
+  // fence. x86-64 hosts only.
+  bool stream_output = false;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };

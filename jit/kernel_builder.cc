@@ -341,6 +341,8 @@ llvm::Function* KernelBuilder::BeginFunction(const std::string& name) {
     fn_->addParamAttr(i, llvm::Attribute::NoCapture);
   }
   fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
+  // Streaming stores need whole aligned vectors: the executor passes 64-byte aligned outputs.
+  if (shape_.stream_output) fn_->addParamAttr(1, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
   out_values_ = fn_->getArg(1);
   out_valid_ = fn_->getArg(2);
   mdb_ = std::make_unique<llvm::MDBuilder>(ctx_);
@@ -364,6 +366,11 @@ Status KernelBuilder::FinishKernel() {
   for (auto& [width, acc] : evidence_) {
     evidence = b.CreateOr(evidence, b.CreateZExt(b.CreateICmpNE(acc, b.getIntN(width, 0)),
                                                  b.getInt64Ty()));
+  }
+  // Streaming stores are weakly ordered: fenced before the caller (or another thread) reads them.
+  if (shape_.stream_output && llvm::Triple(m_.getTargetTriple()).isX86()) {
+    const llvm::Intrinsic::ID sfence = llvm::Function::lookupIntrinsicID("llvm.x86.sse.sfence");
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&m_, sfence));
   }
   b.CreateRet(evidence);
 

@@ -127,7 +127,9 @@ namespace {
 // The pass pipeline of row loops (KernelLoop::kRows: row kernels and flat folds): one loop over
 // rows of flat values, already in SSA form with scoped alias metadata, so the generic O3
 // pipeline's inliner, interprocedural passes, loop unswitching, GVN and repeated cleanups have
-// nothing to find. What vectorization needs: loads and common subexpressions merged across the
+// nothing to find. What vectorization needs (and infer-alignment after it, which gives the
+// vector stores of a streaming kernel's 64-byte aligned output the alignment their
+// non-temporal form needs): loads and common subexpressions merged across the
 // stores of a projection's outputs (early-cse with MemorySSA, which reads the scoped alias
 // metadata), canonical IR (instcombine), loop-invariant loads and
 // constants hoisted (licm), a rotated loop, an empty loop deleted (a count over a column without
@@ -139,7 +141,7 @@ namespace {
 constexpr const char* kRowLoopPipeline =
     "function(early-cse<memssa>,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg<keep-loops>,"
     "loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication>),loop(loop-deletion),"
-    "loop-vectorize,instcombine<max-iterations=1;no-verify-fixpoint>,correlated-propagation,"
+    "loop-vectorize,infer-alignment,instcombine<max-iterations=1;no-verify-fixpoint>,correlated-propagation,"
     "simplifycfg<keep-loops>)";
 
 const char* RowLoopPipelineText() {
@@ -235,6 +237,23 @@ std::string CodegenOptions() {
   return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded, "
                      "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
                      RowLoopPipelineText());
+}
+
+void MarkStreamingStores(llvm::Module& m) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::MDNode* nontemporal =
+      llvm::MDNode::get(ctx, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1)));
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || f.arg_size() < 2) continue;
+    const llvm::Argument* out = f.getArg(1);  // the kernel ABI's output values
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      auto* store = llvm::dyn_cast<llvm::StoreInst>(&i);
+      if (store == nullptr || !store->getValueOperand()->getType()->isVectorTy()) continue;
+      if (llvm::getUnderlyingObject(store->getPointerOperand()) != out) continue;
+      const uint64_t bytes = m.getDataLayout().getTypeStoreSize(store->getValueOperand()->getType());
+      if (store->getAlign().value() >= bytes) store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
+    }
+  }
 }
 
 KernelPipeline PipelineFor(const KernelShape& shape) {

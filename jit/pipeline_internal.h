@@ -35,6 +35,12 @@ enum class KernelPipeline : uint8_t { kGeneric, kRowLoop };
 KernelPipeline PipelineFor(const KernelShape& shape);
 // Optimizes `m` with the target machine's cost model, loop and SLP vectorization on. The pass
 // builder and pipelines are made once per thread and target machine.
+// A streaming kernel (KernelShape::stream_output), after optimization: every vector store into
+// the output argument that is aligned to its own size becomes non-temporal. The loop vectorizer
+// will not widen a non-temporal scalar store (its alignment is the element's), so the mark goes
+// on the vector stores it made, which infer-alignment aligned from the output's 64 bytes.
+void MarkStreamingStores(llvm::Module& m);
+
 void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
                     KernelPipeline pipeline = KernelPipeline::kGeneric);
 // Captures loop-vectorize remarks (passed, missed, analysis) into `out`.

@@ -1,6 +1,7 @@
 // The planner: strategy and kernel for a batch, decided once (jit layer).
 #include "jit/planner.h"
 
+#include "ir/projection.h"
 #include "jit/executor_internal.h"
 
 namespace rowjit::jit {
@@ -55,7 +56,7 @@ Strategy ChooseNullStrategy(const ir::ExprFacts& f, const BatchFacts& b, ir::Pol
 // The row kernel a strategy runs. Dense kernels leave validity to the executor, so whether an
 // input has nulls does not enter their key (a null constant still does: it is a value).
 CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, Strategy s,
-                   const std::string& target) {
+                   const std::string& target, bool stream_output = false) {
   KernelShape shape;
   ir::Policy tag = ir::Policy::kDense;
   if (s == Strategy::kValidity) {
@@ -70,6 +71,10 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
     // One loop over rows unless a lane needs a bit of a bool word.
     const BatchFacts described{.inputs = specs};
     if (!AnyReferenced(expr->facts(), described, IsFlatBool)) shape.loop = KernelLoop::kRows;
+    // Streaming stores for a large output of one flat value a row (bools are packed from bytes
+    // the executor reads back at once; a projection's outputs are left as they are).
+    shape.stream_output = stream_output && shape.loop == KernelLoop::kRows && (s == Strategy::kDense ||
+                          s == Strategy::kDenseRetry) && expr->type().id != TypeId::kBool && !ir::IsProjection(*expr);
   }
   return CacheKey{ir::SpecializationKey{expr, std::move(specs), tag, target}, shape};
 }
@@ -152,7 +157,7 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
   }
   if (batch.rows == Rows::kAllNull) return {Strategy::kNullConstant, std::nullopt};
   const Strategy s = ChooseNullStrategy(f, batch, policy);
-  return {s, RowKernel(expr, batch.inputs, s, target)};
+  return {s, RowKernel(expr, batch.inputs, s, target, batch.stream_output)};
 }
 
 Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std::string& target) {

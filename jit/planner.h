@@ -48,6 +48,9 @@ struct BatchFacts {
   // The engine saw rows behind nulls fail for this expression recently: policy `auto` runs the
   // valid rows only for a while (see the executor's retry pressure).
   bool prefer_valid_only = false;
+  // The output is larger than the last-level cache and lands 64-byte aligned: a dense row loop
+  // writes it with streaming stores (KernelShape::stream_output). Set by the engine.
+  bool stream_output = false;
 };
 
 // A batch described by input specs: rows with nulls are assumed to hold some valid rows.

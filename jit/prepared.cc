@@ -31,10 +31,12 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
   Engine::Impl& impl = *engine->impl_;
   void* rows_into = into.empty() ? nullptr : into[0].validity;
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length, rows_into));
+  batch.facts.stream_output = impl.StreamsOutput(*expr, batch.facts, into);
   Plan plan = PlanEvaluation(expr, batch.facts, options.policy, "native", impl.options.max_kernel_nodes);
   rep.strategy = plan.strategy;
   auto layout = std::make_unique<PreparedLayout>();
   layout->rows = batch.facts.rows;
+  layout->stream_output = batch.facts.stream_output;
   layout->strategy = plan.strategy;
   for (int c : expr->facts().columns) layout->inputs.push_back(batch.facts.inputs[c]);
   const bool needs_kernel = plan.kernel.has_value();  // RunPlan moves the key into the report
@@ -73,7 +75,10 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
       impl.retry_pressure.Pressured(*expr)) {
     return engine->EvaluateAdmitted(expr, columns, length, options, rep, into);
   }
-  const PreparedLayout* layout = layouts.Find(inputs, f.columns.size(), batch.facts.rows);
+  int64_t input_row_bytes = 0;
+  for (size_t k = 0; k < f.columns.size(); ++k) input_row_bytes += std::max(ByteWidth(inputs[k].type), 1);
+  const bool stream = impl.StreamsOutput(*expr, length, input_row_bytes, into);
+  const PreparedLayout* layout = layouts.Find(inputs, f.columns.size(), batch.facts.rows, stream);
   if (layout == nullptr) return PlanAndRun(columns, length, rep, into);
   rep.strategy = layout->strategy;
   if (layout->kernel) rep.tier = layout->kernel->tier();

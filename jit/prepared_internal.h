@@ -22,6 +22,7 @@ struct PreparedLayout {
   // Projections: the dense kernel over inputs with nulls, each output taking the AND of its own
   // columns' validity.
   bool output_validity = false;
+  bool stream_output = false;  // planned for a batch past the streaming threshold
 };
 
 // Whether the kernel that ran is the one to hold: the tier the options ask for (the fast one
@@ -59,11 +60,12 @@ class LayoutTable {
   static constexpr size_t kMaxLayouts = PreparedExpression::kMaxLayouts;
 
   // The layout of a batch whose `refs` referenced columns are `inputs`, or null when unseen.
-  const PreparedLayout* Find(const BatchInputs& inputs, size_t refs, BatchFacts::Rows rows) const {
+  const PreparedLayout* Find(const BatchInputs& inputs, size_t refs, BatchFacts::Rows rows,
+                             bool stream_output = false) const {
     const size_t n = published_.load(std::memory_order_acquire);
     for (size_t i = 0; i < n; ++i) {
       const PreparedLayout* layout = slots_[i].load(std::memory_order_acquire);
-      bool same = layout->rows == rows;
+      bool same = layout->rows == rows && layout->stream_output == stream_output;
       for (size_t k = 0; k < refs && same; ++k) same = layout->inputs[k] == inputs[k];
       if (same) return layout;
     }
@@ -72,7 +74,10 @@ class LayoutTable {
   void Keep(std::unique_ptr<PreparedLayout> layout) {
     std::lock_guard lock(mu_);
     for (const auto& held : owned_) {  // another thread planned it meanwhile
-      if (held->rows == layout->rows && held->inputs == layout->inputs) return;
+      if (held->rows == layout->rows && held->inputs == layout->inputs &&
+          held->stream_output == layout->stream_output) {
+        return;
+      }
     }
     const size_t n = published_.load(std::memory_order_relaxed);
     if (n == kMaxLayouts) return;

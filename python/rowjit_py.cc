@@ -25,6 +25,9 @@ namespace {
 // Below this many rows a call keeps the GIL: releasing and taking it back costs more than the
 // kernel, and another Python thread would gain nothing.
 constexpr int64_t kReleaseGilRows = 4096;
+// Results of at least this many bytes go to numpy in rowjit's own memory (64-byte aligned, as
+// streaming stores need); smaller ones in numpy's, which costs less to make.
+constexpr int64_t kRowjitMemoryBytes = int64_t{1} << 20;
 
 // The memory of one result, which the kernels write: a numpy array for flat values going to
 // numpy (numpy owns it: no copy, no capsule), rowjit buffers otherwise (bools, whose bits numpy
@@ -51,10 +54,18 @@ struct ResultMemory {
       m.caller_out = CheckedOut(out, type, n, arrow);
       if (type.id != TypeId::kBool) m.values = static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(m.caller_out).mutable_data());
     }
-    if (!arrow && type.id != TypeId::kBool && !m.values) {
+    if (!arrow && type.id != TypeId::kBool && !m.values && n * ByteWidth(type.id) < kRowjitMemoryBytes) {
       py::array a(DtypeOf(type.id), n);
       m.values = static_cast<uint8_t*>(a.mutable_data());
       m.numpy = std::move(a);
+    } else if (!arrow && type.id != TypeId::kBool && !m.values) {
+      // Large: rowjit's 64-byte aligned memory (huge pages advised), which the kernels may
+      // write with streaming stores; numpy gets a view whose base keeps the buffer.
+      BufferPtr buffer = Check(Buffer::AllocateForOverwrite(n * ByteWidth(type.id)));
+      m.values = buffer->mutable_data();
+      py::capsule base(new BufferPtr(buffer), [](void* p) { delete static_cast<BufferPtr*>(p); });
+      m.numpy = py::array(DtypeOf(type.id), {static_cast<py::ssize_t>(n)}, {static_cast<py::ssize_t>(ByteWidth(type.id))},
+                          m.values, base);
     } else if (!m.values) {
       const int64_t bytes = type.id == TypeId::kBool ? words * 8 : n * ByteWidth(type.id);
       m.values_buffer = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(bytes, 64)));
