@@ -44,7 +44,8 @@ struct ResultMemory {
   BufferPtr validity_buffer;  // owns `validity`
 
   // `out`: None, or the caller's numpy array for the values (checked here).
-  static ResultMemory Make(DataType type, int64_t n, bool arrow, const py::object& out) {
+  static ResultMemory Make(DataType type, int64_t n, bool arrow, const py::object& out,
+                           const std::shared_ptr<MemoryPool>& pool) {
     ResultMemory m;
     m.type = type;
     m.length = n;
@@ -61,14 +62,14 @@ struct ResultMemory {
     } else if (!arrow && type.id != TypeId::kBool && !m.values) {
       // Large: rowjit's 64-byte aligned memory (huge pages advised), which the kernels may
       // write with streaming stores; numpy gets a view whose base keeps the buffer.
-      BufferPtr buffer = Check(Buffer::AllocateForOverwrite(n * ByteWidth(type.id)));
+      BufferPtr buffer = Check(Buffer::AllocateForOverwrite(n * ByteWidth(type.id), pool));
       m.values = buffer->mutable_data();
       py::capsule base(new BufferPtr(buffer), [](void* p) { delete static_cast<BufferPtr*>(p); });
       m.numpy = py::array(DtypeOf(type.id), {static_cast<py::ssize_t>(n)}, {static_cast<py::ssize_t>(ByteWidth(type.id))},
                           m.values, base);
     } else if (!m.values) {
       const int64_t bytes = type.id == TypeId::kBool ? words * 8 : n * ByteWidth(type.id);
-      m.values_buffer = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(bytes, 64)));
+      m.values_buffer = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(bytes, 64), pool));
       m.values = m.values_buffer->mutable_data();
     }
     if (type.nullable) {
@@ -143,7 +144,7 @@ class PyEngine {
 
   py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
-    const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols), o.out);
+    const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols), o.out, results_);
     const int threads = std::max(o.threads, 1);
     Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });
     return out.Finish(Check(std::move(any_null)));
@@ -164,7 +165,7 @@ class PyEngine {
     std::vector<ResultMemory> memory;
     std::vector<jit::OutputBuffers> outs;
     for (const ir::ExprPtr& e : exprs) {
-      memory.push_back(ResultMemory::Make(e->type(), cols.length, WantArrow(o, cols), py::none()));
+      memory.push_back(ResultMemory::Make(e->type(), cols.length, WantArrow(o, cols), py::none(), results_));
       outs.push_back(memory.back().Slice(0, cols.length));
     }
     Result<std::vector<ArrayPtr>> results =
@@ -228,6 +229,9 @@ class PyEngine {
 
   static constexpr size_t kCached = 256;
   std::unique_ptr<jit::Engine> engine_;
+  // Large results' memory: blocks freed when numpy lets go of a result are kept for the next
+  // result of the same size, so that a loop over large arrays does not fault in fresh pages.
+  std::shared_ptr<MemoryPool> results_ = std::make_shared<RecyclingPool>();
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedExpression>> cache_;
 };
