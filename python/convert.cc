@@ -170,11 +170,6 @@ RecordBatch ImportArrowBatch(py::handle obj) {
 
 // --- numpy in ----------------------------------------------------------------------------------
 
-// ~bits over whole bytes (the tail bits past `n` are not read by anyone).
-void InvertBits(uint8_t* bits, int64_t n) {
-  for (int64_t i = 0; i < kernels::NumBytes(n); ++i) bits[i] = static_cast<uint8_t>(~bits[i]);
-}
-
 // A numpy bool mask as a validity bitmap; `mask_is_null`: true means null (numpy.ma), else valid.
 Validity ValidityOfMask(py::handle mask_obj, int64_t n, bool mask_is_null) {
   auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(mask_obj);
@@ -183,7 +178,7 @@ Validity ValidityOfMask(py::handle mask_obj, int64_t n, bool mask_is_null) {
   }
   BufferPtr bits = Check(Buffer::Allocate(kernels::NumBytes(n)));
   kernels::PackByteBools(reinterpret_cast<const uint8_t*>(mask.data()), n, bits->mutable_data());
-  if (mask_is_null) InvertBits(bits->mutable_data(), n);
+  if (mask_is_null) kernels::BitmapNot(kernels::BitSpan{bits->data(), 0, n}, bits->mutable_data());  // in place
   return Check(Validity::FromBitmap(std::move(bits), 0, n));
 }
 
@@ -354,12 +349,15 @@ py::array RowByRow(const Array& a) {
 
 }  // namespace
 
-py::array_t<bool> BoolsOfBits(kernels::BitSpan bits, bool invert) {
-  py::array_t<bool> out(bits.length);
-  auto* bytes = reinterpret_cast<uint8_t*>(out.mutable_data());
+void UnpackBools(kernels::BitSpan bits, bool invert, uint8_t* bytes) {
   kernels::UnpackBits(bits, bytes);  // 0xff or 0
   const uint8_t flip = invert ? 1 : 0;
   for (int64_t i = 0; i < bits.length; ++i) bytes[i] = static_cast<uint8_t>((bytes[i] & 1) ^ flip);
+}
+
+py::array_t<bool> BoolsOfBits(kernels::BitSpan bits, bool invert) {
+  py::array_t<bool> out(bits.length);
+  UnpackBools(bits, invert, reinterpret_cast<uint8_t*>(out.mutable_data()));
   return out;
 }
 

@@ -71,7 +71,9 @@ void AddBatch(Columns& cols, py::handle batch, const py::dict& valid);
 // A numpy view of a rowjit array (values shared when flat; bools unpacked; a masked array when
 // it has nulls). `writable`: the numpy array may be written (results the caller owns alone).
 py::object ToNumpy(const ArrayPtr& array, bool writable);
-// Bits as numpy bools (0 or 1); `invert`: their complement (a null mask from validity bits).
+// Bits as numpy bools (0 or 1) in `bytes`, or in a new array; `invert`: their complement (a
+// null mask from validity bits).
+void UnpackBools(kernels::BitSpan bits, bool invert, uint8_t* bytes);
 py::array_t<bool> BoolsOfBits(kernels::BitSpan bits, bool invert);
 // `values` as a numpy masked array, masked where `validity` (of n rows) says null.
 py::object Masked(py::object values, const Validity& validity, int64_t n);

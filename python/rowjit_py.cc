@@ -95,9 +95,8 @@ struct ResultMemory {
   }
   // Bool results: the kernel's bits as numpy bools, into out= when given.
   py::object UnpackInto(kernels::BitSpan bits) const {
-    py::array_t<bool> bools = BoolsOfBits(bits, false);
-    if (!caller_out) return bools;
-    std::memcpy(py::reinterpret_borrow<py::array>(caller_out).mutable_data(), bools.data(), static_cast<size_t>(length));
+    if (!caller_out) return BoolsOfBits(bits, false);
+    UnpackBools(bits, false, static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(caller_out).mutable_data()));
     return caller_out;
   }
   // Rows [start, start + len) of it, as the caller-outputs call takes them (start: whole words).
