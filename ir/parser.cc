@@ -155,8 +155,20 @@ class Parser {
     }
     return left;
   }
+  // Whether tokens from `i` are a parenthesized list of several arguments: `not(a, b)` is then
+  // the call form (as the printer writes a call of that name), not `not` over a parenthesis.
+  bool SeveralArguments(size_t i) const {
+    if (t_[i].kind != Tok::kLParen) return false;
+    int depth = 0;
+    for (; t_[i].kind != Tok::kEnd; ++i) {
+      depth += t_[i].kind == Tok::kLParen ? 1 : t_[i].kind == Tok::kRParen ? -1 : 0;
+      if (depth == 0) return false;
+      if (depth == 1 && t_[i].kind == Tok::kComma) return true;
+    }
+    return false;
+  }
   Result<ExprPtr> ParseNot() {
-    if (PeekOp("not")) {
+    if (PeekOp("not") && !SeveralArguments(pos_ + 1)) {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseNot(); }));
       return Made(Expr::Call("not", {operand}));
