@@ -34,6 +34,7 @@ bool LooksFloat(const std::string& text) {
 // u64; floats f64; true/false bool.
 Result<TypeId> DefaultLiteralType(const std::string& text) {
   if (text == "true" || text == "false") return TypeId::kBool;
+  if (!text.empty() && text.front() == '\'') return TypeId::kUtf8;
   if (text == "null") {
     return MakeError(ErrorCode::kTypeError,
                      "cannot infer the type of an untyped null; write null:TYPE (null:i32)");
@@ -83,7 +84,7 @@ class Binder {
     }
     // An integer literal read as a float is exact for the values users write; "1.5" as an
     // integer is a type error.
-    if (IsInteger(type) && LooksFloat(text)) {
+    if (IsInteger(type) && LooksFloat(text) && text.front() != '\'') {
       return MakeError(ErrorCode::kTypeError, "literal {} is not {}{}", text, TypeIdName(type),
                        context);
     }

@@ -31,7 +31,10 @@ void Expr::ComputeHash() {
   if (bound_) {
     h = Mix(h, static_cast<uint64_t>(type_.id) * 2 + type_.nullable);
     h = Mix(h, static_cast<uint64_t>(column_index_));
-    if (kind_ == ExprKind::kLiteral) h = Mix(h, value_.is_null() ? ~uint64_t{0} : value_.bits());
+    if (kind_ == ExprKind::kLiteral) {
+      h = Mix(h, value_.is_null() ? ~uint64_t{0} : value_.bits());
+      if (IsString(value_.type_id())) h = Mix(h, HashString(std::string(value_.str())));
+    }
   }
   for (const ExprPtr& a : args_) h = Mix(h, a->hash());
   hash_ = h;

@@ -89,7 +89,7 @@ const std::vector<const Function*>& Registry() {
     std::vector<const Function*> all;
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
-                        FloatFunctions()}) {
+                        FloatFunctions(), StringFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;

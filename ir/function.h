@@ -18,7 +18,7 @@ enum class NullBehavior : uint8_t {
   kAware,   // sees null arguments and decides (is_null, coalesce, if, Kleene and/or, between)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -77,6 +77,7 @@ std::span<const Function> BitwiseFunctions();
 std::span<const Function> CastFunctions();
 std::span<const Function> NullAwareFunctions();
 std::span<const Function> FloatFunctions();
+std::span<const Function> StringFunctions();
 
 // The float comparison rule shared by the catalog and the kernels: NaN equals NaN and is
 // greater than every number; -0.0 equals 0.0 (as in DuckDB and PostgreSQL).

@@ -79,6 +79,10 @@ template <Mode kMode>
 Result<DataType> CastRule(std::string_view name, std::span<const DataType> a,
                           std::optional<TypeId> target) {
   if (!target) return MakeError(ErrorCode::kTypeError, "{} needs a target type: {}(x, T)", name, name);
+  if (IsString(a[0].id) || IsString(*target)) {
+    return MakeError(ErrorCode::kUnsupported, "{}({}, {}): casts to and from strings are not built yet",
+                     name, TypeIdName(a[0].id), TypeIdName(*target));
+  }
   if (kMode == kWrapping && IsFloat(a[0].id) && a[0].id != *target) {
     return MakeError(ErrorCode::kTypeError,
                      "wrapping_cast({}, {}): wrapping is defined for integers; use cast or "

@@ -1,4 +1,4 @@
-// Comparisons for every type (ir layer). Floats: NaN equals NaN and is greater than every
+// Comparisons for every type (ir layer). Strings compare bytewise as unsigned bytes. Floats: NaN equals NaN and is greater than every
 // number, -0.0 equals 0.0 (the rule of DuckDB and PostgreSQL); bool orders false < true.
 #include "ir/function_internal.h"
 
@@ -9,6 +9,11 @@ enum Op { kEq, kNe, kLt, kLe, kGt, kGe };
 
 template <Op kOp>
 Result<Scalar> Compare(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  if (IsString(a[0].type_id())) {  // bytewise, unsigned
+    const int c = a[0].str().compare(a[1].str());
+    return Scalar::Of(kOp == kEq ? c == 0 : kOp == kNe ? c != 0 : kOp == kLt ? c < 0
+                      : kOp == kLe ? c <= 0 : kOp == kGt ? c > 0 : c >= 0);
+  }
   return internal::VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
     const int c = CompareTotalSql(x, y);
     bool r = false;

@@ -47,6 +47,10 @@ Result<Scalar> Between(std::span<const Scalar> a, DataType, std::optional<TypeId
   // (x >= lo) and (x <= hi), three-valued.
   auto cmp = [](const Scalar& x, const Scalar& y, bool ge) -> Scalar {
     if (x.is_null() || y.is_null()) return Scalar::Null(TypeId::kBool);
+    if (IsString(x.type_id())) {
+      const int c = x.str().compare(y.str());
+      return Scalar::Of(ge ? c >= 0 : c <= 0);
+    }
     return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) {
       const int c = CompareTotalSql(x.value<T>(), y.value<T>());
       return Scalar::Of(ge ? c >= 0 : c <= 0);

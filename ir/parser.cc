@@ -12,7 +12,7 @@
 namespace rowjit::ir {
 namespace {
 
-enum class Tok { kEnd, kIdent, kNumber, kOp, kLParen, kRParen, kComma, kColon };
+enum class Tok { kEnd, kIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon };
 
 struct Token {
   Tok kind;
@@ -24,6 +24,7 @@ std::string Describe(const Token& t) {
   switch (t.kind) {
     case Tok::kEnd: return "end of input";
     case Tok::kNumber: return "number '" + t.text + "'";
+    case Tok::kString: return "string " + t.text;
     case Tok::kIdent: return "'" + t.text + "'";
     default: return "'" + t.text + "'";
   }
@@ -57,6 +58,24 @@ Result<std::vector<Token>> Lex(std::string_view s) {
         }
       }
       out.push_back({Tok::kNumber, std::string(s.substr(start, i - start)), start});
+      continue;
+    }
+    if (c == '\'') {  // a string literal, kept quoted: 'it''s'
+      for (++i;; ++i) {
+        if (i >= s.size()) {
+          return MakeError(ErrorCode::kInvalidInput,
+                           "syntax error at position {}: the string is not closed", start);
+        }
+        if (s[i] == '\'') {
+          if (i + 1 < s.size() && s[i + 1] == '\'') {
+            ++i;
+            continue;
+          }
+          break;
+        }
+      }
+      ++i;
+      out.push_back({Tok::kString, std::string(s.substr(start, i - start)), start});
       continue;
     }
     auto two = s.substr(i, 2);
@@ -194,6 +213,12 @@ class Parser {
         return Made(Expr::Call(std::string(fn), {left, right}));
       }
     }
+    // s like 'pattern', s ilike 'pattern': the infix form of the calls.
+    if (Peek().kind == Tok::kIdent && (Peek().text == "like" || Peek().text == "ilike")) {
+      const std::string fn = Next().text;
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
+      return Made(Expr::Call(fn, {left, right}));
+    }
     return left;
   }
   Result<ExprPtr> ParseAdditive() {
@@ -234,7 +259,7 @@ class Parser {
     Next();
     if (Peek().kind != Tok::kIdent) return Expected("a type name after ':'");
     auto type = ParseDataType(Peek().text);
-    if (!type.ok() || type->nullable) return Expected("a type name (bool, i8..i64, u8..u64, f32, f64)");
+    if (!type.ok() || type->nullable) return Expected("a type name (bool, i8..i64, u8..u64, f32, f64, utf8, binary)");
     Next();
     return std::optional<TypeId>(type->id);
   }
@@ -247,6 +272,7 @@ class Parser {
     const Token& t = Peek();
     switch (t.kind) {
       case Tok::kNumber:
+      case Tok::kString:
         return ParseLiteral("");
       case Tok::kLParen: {
         Next();

@@ -52,6 +52,14 @@ InputSpec DescribeInput(const Array& array) {
     case Encoding::kDictionary:
       s.shape = InputShape::kDictionary;
       s.code_type = static_cast<const DictionaryArray&>(array).codes()->type().id;
+      if (const ArrayPtr& values = static_cast<const DictionaryArray&>(array).values();
+          values->encoding() == Encoding::kString) {
+        s.layout = static_cast<const StringArray&>(*values).layout();
+      }
+      break;
+    case Encoding::kString:
+      s.shape = InputShape::kFlat;
+      s.layout = static_cast<const StringArray&>(array).layout();
       break;
   }
   s.has_nulls = s.shape != InputShape::kNullConstant && array.NullCount() > 0;
@@ -63,7 +71,8 @@ uint64_t SpecializationKey::hash() const {
   auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
   for (const InputSpec& in : inputs) {
     mix(static_cast<uint64_t>(in.shape) | static_cast<uint64_t>(in.type) << 8 |
-        static_cast<uint64_t>(in.code_type) << 16 | static_cast<uint64_t>(in.has_nulls) << 24);
+        static_cast<uint64_t>(in.code_type) << 16 | static_cast<uint64_t>(in.has_nulls) << 24 |
+        static_cast<uint64_t>(in.layout) << 32);
   }
   mix(static_cast<uint64_t>(policy));
   mix(std::hash<std::string>{}(target));
@@ -81,7 +90,8 @@ std::string SpecializationKey::ToString() const {
   out += " [";
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (i) out += ", ";
-    out += fmt::format("{} {}{}", InputShapeName(inputs[i].shape), TypeIdName(inputs[i].type),
+    out += fmt::format("{} {}{}{}", InputShapeName(inputs[i].shape), TypeIdName(inputs[i].type),
+                       IsString(inputs[i].type) ? fmt::format("/{}", StringLayoutName(inputs[i].layout)) : "",
                        inputs[i].has_nulls ? "?" : "");
   }
   return out + fmt::format("] policy={} target={}", PolicyName(policy), target);

@@ -9,6 +9,7 @@
 
 #include "ir/expr.h"
 #include "runtime/array.h"
+#include "runtime/string_array.h"
 
 namespace rowjit::ir {
 
@@ -25,6 +26,7 @@ struct InputSpec {
   TypeId type = TypeId::kI32;
   TypeId code_type = TypeId::kI32;  // dictionaries only
   bool has_nulls = false;
+  StringLayout layout = StringLayout::kOffsets32;  // strings only (a dictionary's: its values')
   bool operator==(const InputSpec&) const = default;
 };
 

@@ -12,6 +12,9 @@ llvm::Type* LlvmType(llvm::LLVMContext& ctx, TypeId id) {
     case TypeId::kBool: return llvm::Type::getInt1Ty(ctx);
     case TypeId::kF32: return llvm::Type::getFloatTy(ctx);
     case TypeId::kF64: return llvm::Type::getDoubleTy(ctx);
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
+      return llvm::StructType::get(ctx, {llvm::PointerType::get(ctx, 0), llvm::Type::getInt64Ty(ctx)});
     default: return llvm::Type::getIntNTy(ctx, static_cast<unsigned>(BitWidth(id)));
   }
 }
@@ -30,6 +33,7 @@ llvm::Value* LowerContext::Or(llvm::Value* x, llvm::Value* y) {
 }
 
 llvm::Value* LowerContext::Less(llvm::Value* x, llvm::Value* y, TypeId t) {
+  if (IsString(t)) return StringLess(*this, x, y);
   if (IsFloat(t)) {
     // x < y, where NaN is greater than every number: ordered less, or x a number and y NaN.
     llvm::Value* lt = b.CreateFCmpOLT(x, y);
@@ -40,6 +44,7 @@ llvm::Value* LowerContext::Less(llvm::Value* x, llvm::Value* y, TypeId t) {
 }
 
 llvm::Value* LowerContext::Equal(llvm::Value* x, llvm::Value* y, TypeId t) {
+  if (IsString(t)) return StringEqual(*this, x, y);
   if (IsFloat(t)) {
     llvm::Value* both_nan = b.CreateAnd(b.CreateFCmpUNO(x, x), b.CreateFCmpUNO(y, y));
     return b.CreateOr(b.CreateFCmpOEQ(x, y), both_nan);
@@ -73,7 +78,7 @@ Val LowerContext::KleeneOr(const Val& x, const Val& y) {
 const Lowering* FindLowering(std::string_view name) {
   static const std::unordered_map<std::string_view, const Lowering*> index = [] {
     std::unordered_map<std::string_view, const Lowering*> m;
-    for (auto family : {ArithmeticLowerings(), LogicLowerings(), CastFloatLowerings()}) {
+    for (auto family : {ArithmeticLowerings(), LogicLowerings(), CastFloatLowerings(), StringLowerings()}) {
       for (const Lowering& l : family) m.emplace(l.name, &l);
     }
     return m;

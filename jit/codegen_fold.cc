@@ -330,7 +330,9 @@ llvm::Value* Unflatten(std::vector<FoldAccs>& sets, std::span<llvm::Value* const
 bool KernelBuilder::FoldsColumnVectors(const FoldLayout& l) const {
   if (!key_.expr->is_column() || inputs_.size() != 1) return false;
   const Input& in = inputs_[0];
-  if (in.spec.shape != ir::InputShape::kFlat || in.spec.type == TypeId::kBool) return false;
+  if (in.spec.shape != ir::InputShape::kFlat || in.spec.type == TypeId::kBool || IsString(in.spec.type)) {
+    return false;
+  }
   return l.kind != AggKind::kAny && l.kind != AggKind::kAll && l.kind != AggKind::kCount;
 }
 

@@ -14,17 +14,23 @@
 
 namespace rowjit::jit::internal {
 
-// One row's value during codegen: `v` is i1 for bool, iN for integers, float/double for floats;
-// `valid` is an i1, or nullptr when the value is always valid.
+// One row's value during codegen: `v` is i1 for bool, iN for integers, float/double for floats,
+// and for strings a {ptr, i64} pair (the bytes and their length); `valid` is an i1, or nullptr
+// when the value is always valid.
 struct Val {
   llvm::Value* v = nullptr;
   llvm::Value* valid = nullptr;
   // Set by a checked narrow integer operation when asked (LowerContext::wide_wanted): its exact
   // result at twice the width, equal to `v` whenever the row does not fail.
   llvm::Value* wide = nullptr;
+  // A string read from a 16-byte view (Arrow's view layout): the view's address, for lowerings
+  // that compare its length and inline bytes or prefix in registers.
+  llvm::Value* view = nullptr;
 };
 
 llvm::Type* LlvmType(llvm::LLVMContext& ctx, TypeId id);
+// A string value as `{ptr, i64}` pointing at a private constant copy of `bytes`.
+llvm::Constant* StringConstant(llvm::Module& m, std::string_view bytes);
 
 // What a lowering emits into. Lowerings of strict functions compute only `v`; the kernel builder
 // sets validity. Null-aware lowerings compute both.
@@ -65,6 +71,10 @@ class LowerContext {
   llvm::Value* Or(llvm::Value* a, llvm::Value* b);
 };
 
+// The order of strings (bytewise, unsigned; a prefix first), through the compare helper.
+llvm::Value* StringLess(LowerContext& c, llvm::Value* x, llvm::Value* y);
+llvm::Value* StringEqual(LowerContext& c, llvm::Value* x, llvm::Value* y);
+
 using LowerFn = Val (*)(LowerContext& ctx, std::span<const Val> args);
 
 struct Lowering {
@@ -75,6 +85,9 @@ struct Lowering {
 std::span<const Lowering> ArithmeticLowerings();  // arithmetic and bitwise
 std::span<const Lowering> LogicLowerings();       // comparison, boolean, null-aware
 std::span<const Lowering> CastFloatLowerings();   // casts and float functions
+std::span<const Lowering> StringLowerings();      // string functions (jit/lower_string.cc)
+// String comparisons, specialized on a literal operand (jit/lower_string.cc).
+Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op);
 
 const Lowering* FindLowering(std::string_view name);
 

@@ -8,6 +8,7 @@
 #include "ir/version.h"
 #include "jit/codegen_internal.h"
 #include "jit/pipeline_internal.h"
+#include "jit/string_helpers.h"
 
 namespace rowjit::jit {
 
@@ -149,6 +150,24 @@ class OrcCompiler final : public JitCompiler {
   TargetSpec target_;
 };
 
+// The static functions kernels call by name (jit/string_helpers.h), defined where every kernel
+// library looks first after itself: the process symbols every new JIT library links against.
+Status DefineHelpers(llvm::orc::LLJIT& jit) {
+  llvm::orc::ExecutionSession& es = jit.getExecutionSession();
+  llvm::orc::SymbolMap symbols;
+  for (const internal::HelperSymbol& h : internal::StringHelperSymbols()) {
+    symbols[es.intern(llvm::StringRef(h.name.data(), h.name.size()))] = {
+        llvm::orc::ExecutorAddr::fromPtr(h.address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  }
+  llvm::orc::JITDylibSP process = jit.getProcessSymbolsJITDylib();
+  llvm::orc::JITDylib& into = process ? *process : jit.getMainJITDylib();
+  if (auto err = into.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    return FromLlvm(std::move(err), "defining the kernels' helper functions");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<JitCompiler>> JitCompiler::Make() {
@@ -164,6 +183,7 @@ Result<std::unique_ptr<JitCompiler>> JitCompiler::Make() {
   // threads compile concurrently, or read from disk); the JIT links them and owns their memory.
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
   if (!jit) return FromLlvm(jit.takeError(), "creating the JIT");
+  ROWJIT_RETURN_NOT_OK(DefineHelpers(**jit));
   return std::unique_ptr<JitCompiler>(new OrcCompiler(std::move(*jit), std::move(target)));
 }
 

@@ -178,16 +178,30 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, const RecordBatch& ba
 
 // What every call checks before it reads or allocates anything: the expression's limits, the
 // inputs, and the memory the evaluation would take.
-Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const {
+Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                           bool folded) const {
   ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr.facts(), options.limits));
   if (static_cast<int64_t>(columns.size()) > options.limits.max_columns) {
     return MakeError(ErrorCode::kInvalidInput, "batch of {} columns; the limit is {} (Limits::max_columns)",
                      columns.size(), options.limits.max_columns);
   }
   ROWJIT_RETURN_NOT_OK(ir::CheckInputs(expr, columns, length));
+  std::vector<const ir::Expr*> outputs = {&expr};
+  if (ir::IsProjection(expr)) {
+    outputs.clear();
+    for (const ir::ExprPtr& out : expr.args()) outputs.push_back(out.get());
+  }
+  for (const ir::Expr* out : outputs) {
+    if (IsString(out->type().id) && !folded) {  // an aggregate's argument is folded (count(s))
+      return MakeError(ErrorCode::kUnsupported,
+                       "{} returns {}: string results are not built yet (string functions return "
+                       "bools and integers)",
+                       out->ToString(), out->type().ToString());
+    }
+  }
   if (options.max_evaluation_bytes <= 0) return Status::OK();
   // The output and its validity (every output of a projection), and at worst a decoded or
-  // aligned copy of every input.
+  // aligned copy of every input (a string's offsets or views: 16 bytes a row at most).
   auto output_bytes = [](const ir::Expr& e) { return e.type().id == TypeId::kBool ? 1.25 : ByteWidth(e.type().id) + 0.125; };
   double per_row = 0;
   if (ir::IsProjection(expr)) {
@@ -196,7 +210,9 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
     per_row = output_bytes(expr);
   }
   double bytes = static_cast<double>(length) * per_row;
-  for (int c : expr.facts().columns) bytes += static_cast<double>(length) * ByteWidth(columns[c]->type().id);
+  for (int c : expr.facts().columns) {
+    bytes += static_cast<double>(length) * (IsString(columns[c]->type().id) ? 16 : ByteWidth(columns[c]->type().id));
+  }
   if (bytes > static_cast<double>(options.max_evaluation_bytes)) {
     return MakeError(ErrorCode::kOutOfMemory,
                      "evaluating {} rows needs about {:.0f} MiB; the limit is {:.0f} MiB "
@@ -338,7 +354,7 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   rep = EvalReport{};
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
-    ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length));
+    ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length, /*folded=*/true));
     if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) {
       return AggregateStaged(agg, columns, length, options, rep);
     }
@@ -355,7 +371,7 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
 std::vector<ir::InputSpec> SchemaSpecs(const Schema& schema) {
   std::vector<ir::InputSpec> specs;
   for (const Field& f : schema.fields) {
-    specs.push_back({.shape = ir::InputShape::kFlat, .type = f.type.id, .has_nulls = f.type.nullable});
+    specs.push_back({.shape = ir::InputShape::kFlat, .type = f.type.id, .has_nulls = f.type.nullable, .layout = f.layout});
   }
   return specs;
 }

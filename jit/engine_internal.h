@@ -116,7 +116,7 @@ struct Engine::Impl {
                            std::shared_ptr<const CompiledKernel>* ran = nullptr,
                            std::span<const OutputBuffers> into = {});
   void ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, internal::Batch& batch);
-  Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) const;
+  Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length, bool folded = false) const;
 };
 
 namespace internal {

@@ -40,7 +40,7 @@ Result<ArrayPtr> DecodeToFlat(const Array& a) {
 }
 
 bool ReadThroughCodes(const DictionaryArray& d) {
-  return d.type().id != TypeId::kBool && d.values()->encoding() == Encoding::kPrimitive &&
+  return d.type().id != TypeId::kBool && !IsString(d.type().id) && d.values()->encoding() == Encoding::kPrimitive &&
          d.values()->NullCount() == 0;
 }
 
@@ -57,9 +57,33 @@ Status Normalize(std::span<const ArrayPtr> columns, const std::vector<int>& refs
   return Status::OK();
 }
 
+// A flat string input: offsets (row 0's) and the data; or the views and a table of the data
+// buffers' addresses, never empty (kernels read entry 0 for inline rows, then ignore it).
+Status PointAtStrings(const StringArray& s, KernelInput& in, std::vector<BufferPtr>& keep) {
+  if (s.layout() != StringLayout::kViews) {
+    in.values = s.raw_offsets();
+    in.codes = s.data();
+    return Status::OK();
+  }
+  static const uint8_t kNoBytes[8] = {};
+  const size_t n = std::max<size_t>(s.data_buffers().size(), 1);
+  ROWJIT_ASSIGN_OR_RETURN(auto table, Buffer::Allocate(static_cast<int64_t>(n * sizeof(void*))));
+  auto* entries = reinterpret_cast<const uint8_t**>(table->mutable_data());
+  for (size_t i = 0; i < n; ++i) {
+    const bool has = i < s.data_buffers().size() && s.data_buffers()[i] != nullptr;
+    entries[i] = has ? s.data_buffers()[i]->data() : kNoBytes;
+  }
+  in.values = s.raw_views();
+  in.codes = table->data();
+  keep.push_back(std::move(table));
+  return Status::OK();
+}
+
 // A kernel input's pointers for one array.
 Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<BufferPtr>& keep) {
   switch (a.encoding()) {
+    case Encoding::kString:
+      return PointAtStrings(static_cast<const StringArray&>(a), in, keep);
     case Encoding::kPrimitive:
       in.values = static_cast<const PrimitiveArray&>(a).raw_values();
       break;
@@ -71,9 +95,15 @@ Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<Buff
     case Encoding::kByteBool:
       in.values = static_cast<const ByteBoolArray&>(a).bytes();
       break;
-    case Encoding::kConstant:
-      in.scalar = static_cast<const ConstantArray&>(a).value().bits();
+    case Encoding::kConstant: {
+      const Scalar& value = static_cast<const ConstantArray&>(a).value();
+      in.scalar = value.bits();
+      if (IsString(value.type_id())) {  // the bytes (owned by the array's scalar) and the length
+        in.values = value.str().data();
+        in.scalar = value.str().size();
+      }
       break;
+    }
     case Encoding::kDictionary: {
       const auto& d = static_cast<const DictionaryArray&>(a);
       in.values = static_cast<const PrimitiveArray&>(*d.values()).raw_values();
@@ -146,6 +176,31 @@ bool NeedsDecoding(const Array& a) {
   const auto width = static_cast<uintptr_t>(ByteWidth(p.type().id));  // a power of two: no division
   return (reinterpret_cast<uintptr_t>(p.raw_values()) & (width - 1)) != 0;
 }
+
+namespace {
+
+// The rows of a string input from `base` on, `tail` of them, as 64 rows in `dst`: offsets end
+// with empty strings (the last offset repeated), views with empty inline views. Padding rows
+// read no bytes; string functions cannot fail, so they cannot raise an error either.
+const void* PadStrings(const KernelInput& in, StringLayout layout, int64_t base, int64_t tail, uint8_t* dst) {
+  if (layout == StringLayout::kViews) {
+    std::memset(dst, 0, 64 * kViewBytes);
+    std::memcpy(dst, static_cast<const uint8_t*>(in.values) + base * kViewBytes, static_cast<size_t>(tail * kViewBytes));
+    return dst;
+  }
+  const size_t w = layout == StringLayout::kOffsets32 ? 4 : 8;
+  const auto* from = static_cast<const uint8_t*>(in.values) + base * static_cast<int64_t>(w);
+  std::memcpy(dst, from, (static_cast<size_t>(tail) + 1) * w);
+  for (size_t r = static_cast<size_t>(tail) + 1; r <= 64; ++r) std::memcpy(dst + r * w, from + tail * w, w);
+  return dst;
+}
+
+// The kept rows of a string input, compacted into `dst`: views copied as they are (they point
+// into the same buffers); offsets rebuilt over a copy of the kept bytes in `bytes`.
+Status CompactStrings(const KernelInput& in, StringLayout layout, int64_t start, kernels::BitSpan mask,
+                      int64_t kept, BufferPtr& dst_buf, BufferPtr& bytes_buf, KernelInput& out);
+
+}  // namespace
 
 Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
                                      int64_t length, const CacheKey& key) {
@@ -230,7 +285,9 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
     uint64_t* words = WordsOf(k);
     switch (spec.shape) {
       case ir::InputShape::kFlat:
-        if (spec.type == TypeId::kBool) {
+        if (IsString(spec.type)) {
+          in.values = PadStrings(in, spec.layout, base, tail, RowsOf(k));
+        } else if (spec.type == TypeId::kBool) {
           // Word pointers may sit at any byte (Arrow bitmaps): load them as bytes.
           words[0] = PadWord(LoadTailWord(in.values, full, tail), tail);
           in.values = &words[0];
@@ -257,9 +314,13 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
 KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start) {
   KernelInput out = in;
   switch (spec.shape) {
-    case ir::InputShape::kFlat:
-      out.values = static_cast<const uint8_t*>(in.values) + start * ByteWidth(spec.type);
+    case ir::InputShape::kFlat: {
+      const int64_t width = !IsString(spec.type) ? ByteWidth(spec.type)
+                            : spec.layout == StringLayout::kViews ? kViewBytes
+                            : spec.layout == StringLayout::kOffsets32 ? 4 : 8;
+      out.values = static_cast<const uint8_t*>(in.values) + start * width;
       break;
+    }
     case ir::InputShape::kByteBool:
       out.values = static_cast<const uint8_t*>(in.values) + start;
       break;
@@ -295,6 +356,12 @@ Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const st
     const auto* values = static_cast<const uint8_t*>(p.inputs[c].values);
     switch (spec.shape) {
       case ir::InputShape::kFlat: {
+        if (IsString(spec.type)) {
+          scratch.resize(2 * p.inputs.size());
+          ROWJIT_RETURN_NOT_OK(CompactStrings(p.inputs[c], spec.layout, start, mask, kept, scratch[c],
+                                              scratch[p.inputs.size() + c], out[c]));
+          break;
+        }
         const bool bits = spec.type == TypeId::kBool;
         const int w = bits ? 0 : ByteWidth(spec.type);
         ROWJIT_ASSIGN_OR_RETURN(uint8_t* dst, Scratch(scratch[c], bits ? kernels::NumWords(kept) * 8 : kept * w));
@@ -326,6 +393,54 @@ Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const st
   }
   return out;
 }
+
+namespace {
+
+Status CompactStrings(const KernelInput& in, StringLayout layout, int64_t start, kernels::BitSpan mask,
+                      int64_t kept, BufferPtr& dst_buf, BufferPtr& bytes_buf, KernelInput& out) {
+  if (layout == StringLayout::kViews) {
+    ROWJIT_ASSIGN_OR_RETURN(uint8_t* dst, Scratch(dst_buf, kept * kViewBytes));
+    const auto* views = static_cast<const uint8_t*>(in.values) + start * kViewBytes;
+    for (int64_t r = 0, at = 0; r < mask.length; ++r) {
+      if (kernels::GetBit(mask.data, mask.offset + r)) std::memcpy(dst + at++ * kViewBytes, views + r * kViewBytes, kViewBytes);
+    }
+    out.values = dst;
+    return Status::OK();
+  }
+  const bool narrow = layout == StringLayout::kOffsets32;
+  const auto offset = [&](int64_t r) -> int64_t {
+    if (narrow) {
+      int32_t v;
+      std::memcpy(&v, static_cast<const uint8_t*>(in.values) + r * 4, 4);
+      return v;
+    }
+    int64_t v;
+    std::memcpy(&v, static_cast<const uint8_t*>(in.values) + r * 8, 8);
+    return v;
+  };
+  int64_t bytes = 0;
+  for (int64_t r = 0; r < mask.length; ++r) {
+    if (kernels::GetBit(mask.data, mask.offset + r)) bytes += offset(start + r + 1) - offset(start + r);
+  }
+  const int64_t w = narrow ? 4 : 8;
+  ROWJIT_ASSIGN_OR_RETURN(uint8_t* offsets, Scratch(dst_buf, (kept + 1) * w));
+  ROWJIT_ASSIGN_OR_RETURN(uint8_t* data, Scratch(bytes_buf, bytes));
+  int64_t at = 0, row = 0;
+  const auto* from = static_cast<const uint8_t*>(in.codes);
+  for (int64_t r = 0; r < mask.length; ++r) {
+    if (!kernels::GetBit(mask.data, mask.offset + r)) continue;
+    const int64_t s = offset(start + r), n = offset(start + r + 1) - s;
+    std::memcpy(offsets + row++ * w, &at, static_cast<size_t>(w));  // little-endian: low bytes
+    std::memcpy(data + at, from + s, static_cast<size_t>(n));
+    at += n;
+  }
+  std::memcpy(offsets + row * w, &at, static_cast<size_t>(w));
+  out.values = offsets;
+  out.codes = data;
+  return Status::OK();
+}
+
+}  // namespace
 
 uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
                  int row_bytes, uint8_t* out_values, uint64_t* out_valid) {

@@ -70,7 +70,7 @@ struct TailInputs {
 
  private:
   static constexpr size_t kInline = 8;
-  static constexpr size_t kRowBytes = 64 * 8;  // 64 rows of the widest type
+  static constexpr size_t kRowBytes = 64 * 16;  // 64 string views (16 bytes), the widest rows
   uint8_t* RowsOf(size_t k);                   // the scratch rows of the k-th referenced input
   uint64_t* WordsOf(size_t k);                 // its value and validity words
   KernelInput inline_inputs_[kInline];

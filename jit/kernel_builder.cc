@@ -144,6 +144,7 @@ Status KernelBuilder::SetUpInputs(llvm::Value* inputs) {
       case ir::InputShape::kConstant:
       case ir::InputShape::kNullConstant:
         in.scalar = field(kInputScalar, b.getInt64Ty());
+        if (IsString(in.spec.type)) in.values = field(kInputValues, b.getPtrTy());  // its bytes
         break;
       case ir::InputShape::kDictionary:
         in.values = field(kInputValues, b.getPtrTy());
@@ -155,6 +156,10 @@ Status KernelBuilder::SetUpInputs(llvm::Value* inputs) {
       default:
         in.values = field(kInputValues, b.getPtrTy());
         in.values_scope = NewScope("values");
+        if (IsString(in.spec.type)) {  // the data, or the view layout's data buffer table
+          in.codes = field(kInputCodes, b.getPtrTy());
+          in.codes_scope = NewScope("string data");
+        }
         break;
     }
     if (in.spec.has_nulls && in.spec.shape != ir::InputShape::kConstant &&
@@ -212,8 +217,14 @@ Val KernelBuilder::LoadLane(Input& in, llvm::Value* row, llvm::Value* lane) {
   const TypeId t = in.spec.type;
   llvm::Type* ty = Ty(t);
   Val out;
+  if (IsString(t) && in.spec.shape == ir::InputShape::kFlat) {
+    out = LoadString(in, row);
+    if (in.valid_word != nullptr) out.valid = LaneBit(b, in.valid_word, lane);
+    return out;
+  }
   switch (in.spec.shape) {
     case ir::InputShape::kConstant:
+      if (IsString(t)) return {MakeString(in.values, in.scalar), nullptr};
       return {FromBits(in.scalar, t), nullptr};
     case ir::InputShape::kNullConstant:
       return {llvm::Constant::getNullValue(ty), b.getFalse()};
@@ -246,6 +257,48 @@ Val KernelBuilder::LoadLane(Input& in, llvm::Value* row, llvm::Value* lane) {
   return out;
 }
 
+llvm::Value* KernelBuilder::MakeString(llvm::Value* ptr, llvm::Value* len) {
+  llvm::Value* pair = llvm::UndefValue::get(Ty(TypeId::kUtf8));
+  pair = b.CreateInsertValue(pair, ptr, 0);
+  return b.CreateInsertValue(pair, len, 1);
+}
+
+// Row `row` of a flat string input. Offsets layouts: [offsets[row], offsets[row + 1]) of the
+// data. Views: the length, then the bytes inline (up to 12) or in a data buffer, chosen by a
+// select, the buffer index clamped to 0 for inline rows (whose index field holds bytes); the
+// executor gives every view input a buffer table of at least one entry. Arrays are checked when
+// made (runtime/string_array.h), so every row's range is inside its buffer.
+Val KernelBuilder::LoadString(Input& in, llvm::Value* row) {
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i64 = b.getInt64Ty();
+  if (in.spec.layout != StringLayout::kViews) {
+    llvm::Type* off_ty = in.spec.layout == StringLayout::kOffsets32 ? i32 : i64;
+    auto load = [&](llvm::Value* r) {
+      llvm::Value* v = Scoped(b.CreateAlignedLoad(off_ty, b.CreateGEP(off_ty, in.values, r), llvm::Align(1)),
+                              in.values_scope);
+      return b.CreateSExt(v, i64);
+    };
+    llvm::Value* start = load(row);
+    llvm::Value* end = load(b.CreateAdd(row, b.getInt64(1)));
+    return {MakeString(b.CreateGEP(b.getInt8Ty(), in.codes, start), b.CreateSub(end, start))};
+  }
+  llvm::Value* view = b.CreateGEP(b.getInt8Ty(), in.values, b.CreateMul(row, b.getInt64(kViewBytes)));
+  auto field = [&](int at) {
+    return Scoped(b.CreateAlignedLoad(i32, b.CreateConstGEP1_64(b.getInt8Ty(), view, at), llvm::Align(1)),
+                  in.values_scope);
+  };
+  llvm::Value* len = b.CreateZExt(field(0), i64);
+  llvm::Value* is_inline = b.CreateICmpULE(len, b.getInt64(kViewInlineMax));
+  llvm::Value* index = b.CreateSelect(is_inline, b.getInt64(0), b.CreateZExt(field(8), i64));
+  llvm::Value* buffer = Scoped(b.CreateLoad(b.getPtrTy(), b.CreateGEP(b.getPtrTy(), in.codes, index)),
+                               in.codes_scope);
+  llvm::Value* out_of_line = b.CreateGEP(b.getInt8Ty(), buffer, b.CreateZExt(field(12), i64));
+  llvm::Value* bytes = b.CreateSelect(is_inline, b.CreateConstGEP1_64(b.getInt8Ty(), view, 4), out_of_line);
+  Val out{MakeString(bytes, len)};
+  out.view = view;
+  return out;
+}
+
 Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
   switch (e.kind()) {
     case ir::ExprKind::kColumn:
@@ -255,6 +308,7 @@ Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::V
       return MakeError(ErrorCode::kInternal, "column {} not set up", e.column_index());
     case ir::ExprKind::kLiteral: {
       const Scalar& s = e.value();
+      if (IsString(s.type_id()) && !s.is_null()) return Val{StringConstant(m_, s.str()), nullptr};
       llvm::Value* v = s.is_null() ? llvm::Constant::getNullValue(Ty(s.type_id()))
                                    : FromBits(b.getInt64(s.bits()), s.type_id());
       return Val{v, s.is_null() ? b.getFalse() : nullptr};

@@ -124,6 +124,8 @@ class KernelBuilder final : public LowerContext {
   Status SetUpInputs(llvm::Value* inputs);
   void LoadWordState(llvm::Value* w);
   Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
+  Val LoadString(Input& in, llvm::Value* row);
+  llvm::Value* MakeString(llvm::Value* ptr, llvm::Value* len);
   Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Result<Val> EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   llvm::Value* TakenLanes(std::string_view name, size_t i, std::span<const Val> before);

@@ -11,6 +11,7 @@ template <Op kOp>
 Val Compare(LowerContext& c, std::span<const Val> a) {
   llvm::Value *x = a[0].v, *y = a[1].v;
   const TypeId t = c.arg_type(0);
+  if (IsString(t)) return LowerStringCompare(c, a, kOp);
   auto& b = c.b;
   switch (kOp) {
     case kEq: return {c.Equal(x, y, t)};

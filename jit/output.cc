@@ -44,6 +44,13 @@ void ForEachInputRange(const Array& a, F&& f) {
       break;
     }
     case Encoding::kConstant: break;
+    case Encoding::kString: {
+      const auto& s = static_cast<const StringArray&>(a);
+      add(s.main_buffer());
+      for (const BufferPtr& d : s.data_buffers()) add(d);
+      if (s.validity().has_bitmap()) add(s.validity().bitmap());
+      break;
+    }
     case Encoding::kDictionary: {
       const auto& d = static_cast<const DictionaryArray&>(a);
       ForEachInputRange(*d.codes(), f);
@@ -175,6 +182,8 @@ Status DeliverValues(const Array& r, const OutputBuffers& out, bool& copied) {
       for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * w, &bits, static_cast<size_t>(w));
       return Status::OK();
     }
+    case Encoding::kString:
+      return MakeError(ErrorCode::kUnsupported, "a string result is not written into caller buffers");
     case Encoding::kByteBool:
     case Encoding::kDictionary: {
       ROWJIT_ASSIGN_OR_RETURN(SelectionVector all, SelectionVector::All(n));

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "kernels/bytebool.h"
+#include "runtime/array_internal.h"
+#include "runtime/string_array.h"
 
 namespace rowjit {
 
@@ -27,11 +29,12 @@ std::string_view EncodingName(Encoding e) {
     case Encoding::kByteBool: return "byte-bool";
     case Encoding::kConstant: return "constant";
     case Encoding::kDictionary: return "dictionary";
+    case Encoding::kString: return "string";
   }
   return "?";
 }
 
-namespace {
+namespace internal {
 
 Status CheckExtent(int64_t offset, int64_t length) {
   if (offset < 0 || length < 0) {
@@ -60,7 +63,10 @@ Status CheckValidity(const Validity& validity, int64_t length, bool nullable) {
   return Status::OK();
 }
 
-}  // namespace
+}  // namespace internal
+
+using internal::CheckExtent;
+using internal::CheckValidity;
 
 Result<ArrayPtr> Array::Slice(int64_t offset, int64_t length) const {
   if (offset < 0 || length < 0 || offset > length_ || length > length_ - offset) {
@@ -77,6 +83,8 @@ std::string Array::ToString(int64_t max_rows) const {
     Scalar s = GetScalar(i);
     if (s.is_null()) {
       out += "null";
+    } else if (IsString(s.type_id())) {
+      out += QuoteString(s.str());
     } else {
       std::string text = s.ToString();
       out += text.substr(0, text.find(':'));
@@ -319,7 +327,9 @@ std::string Schema::ToString() const {
   std::string out;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i) out += ", ";
-    out += fields[i].name + ":" + fields[i].type.ToString();
+    const Field& f = fields[i];
+    out += f.name + ":" + (IsString(f.type.id) ? StringTypeName(f.type.id, f.layout) + (f.type.nullable ? "?" : "")
+                                               : f.type.ToString());
   }
   return out;
 }
@@ -359,8 +369,24 @@ Result<Schema> ParseSchema(std::string_view text) {
     if (schema.FieldIndex(name) >= 0) {
       return MakeError(ErrorCode::kInvalidInput, "schema names field '{}' twice", name);
     }
-    ROWJIT_ASSIGN_OR_RETURN(DataType type, ParseDataType(Trim(item.substr(colon + 1))));
-    schema.fields.push_back(Field{std::string(name), type});
+    const std::string_view type_text = Trim(item.substr(colon + 1));
+    const bool nullable = type_text.ends_with('?');
+    const std::string_view base = nullable ? type_text.substr(0, type_text.size() - 1) : type_text;
+    Field field{std::string(name), DataType(), StringLayout::kOffsets32};
+    bool is_string = false;
+    for (TypeId id : {TypeId::kUtf8, TypeId::kBinary}) {
+      for (StringLayout l : {StringLayout::kOffsets32, StringLayout::kOffsets64, StringLayout::kViews}) {
+        if (base == StringTypeName(id, l)) {
+          field.type = DataType(id, nullable);
+          field.layout = l;
+          is_string = true;
+        }
+      }
+    }
+    if (!is_string) {
+      ROWJIT_ASSIGN_OR_RETURN(field.type, ParseDataType(type_text));
+    }
+    schema.fields.push_back(std::move(field));
     start = comma + 1;
   }
   return schema;
@@ -418,6 +444,7 @@ Validity ValidityOf(const Array& a) {
     case Encoding::kConstant:
       return static_cast<const ConstantArray&>(a).value().is_null() ? Validity::AllNull() : Validity::AllValid();
     case Encoding::kDictionary: return static_cast<const DictionaryArray&>(a).codes()->validity();
+    case Encoding::kString: return static_cast<const StringArray&>(a).validity();
   }
   return Validity::AllValid();
 }

@@ -15,7 +15,7 @@
 
 namespace rowjit {
 
-enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary };
+enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString };
 std::string_view EncodingName(Encoding e);
 
 class Array;
@@ -195,14 +195,16 @@ class DictionaryArray final : public Array {
   ArrayPtr values_;
 };
 
-// A named, typed column.
+// A named, typed column; a string column also names the Arrow layout it arrives in (what the
+// schema text, the CLI's random batches and kernels planned from a schema go by).
 struct Field {
   std::string name;
   DataType type;
+  StringLayout layout = StringLayout::kOffsets32;
   bool operator==(const Field&) const = default;
 };
 
-// Ordered fields. Text: "a:i32?, b:i32, c:u8".
+// Ordered fields. Text: "a:i32?, b:i32, c:u8, s:utf8?, t:large_binary, v:utf8_view".
 struct Schema {
   std::vector<Field> fields;
   // Index of the field called `name`, or -1.

@@ -3,10 +3,14 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/string_array.h"
+
 #include "kernels/bitmap.h"
+#include "runtime/string_array.h"
 
 namespace rowjit {
 
@@ -23,6 +27,18 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kU64: return "L";
     case TypeId::kF32: return "f";
     case TypeId::kF64: return "g";
+    case TypeId::kUtf8: return "u";
+    case TypeId::kBinary: return "z";
+  }
+  return "";
+}
+
+const char* ArrowStringFormat(TypeId id, StringLayout layout) {
+  const bool text = id == TypeId::kUtf8;
+  switch (layout) {
+    case StringLayout::kOffsets32: return text ? "u" : "z";
+    case StringLayout::kOffsets64: return text ? "U" : "Z";
+    case StringLayout::kViews: return text ? "vu" : "vz";
   }
   return "";
 }
@@ -31,11 +47,22 @@ namespace {
 
 constexpr int kMaxDepth = 16;
 
+// The string type and layout a format names, if it names one.
+std::optional<std::pair<TypeId, StringLayout>> StringFormat(const char* format) {
+  for (TypeId id : {TypeId::kUtf8, TypeId::kBinary}) {
+    for (StringLayout layout : {StringLayout::kOffsets32, StringLayout::kOffsets64, StringLayout::kViews}) {
+      if (std::strcmp(format, ArrowStringFormat(id, layout)) == 0) return std::pair{id, layout};
+    }
+  }
+  return std::nullopt;
+}
+
 Result<TypeId> TypeFromFormat(const char* format) {
   if (format == nullptr) return MakeError(ErrorCode::kInvalidInput, "ArrowSchema.format is null");
   for (TypeId id : kAllTypeIds) {
     if (std::strcmp(format, ArrowFormat(id)) == 0) return id;
   }
+  if (auto string = StringFormat(format)) return string->first;
   return MakeError(ErrorCode::kUnsupported, "unsupported Arrow format string '{}'", format);
 }
 
@@ -115,6 +142,21 @@ Result<Validity> ImportValidity(const ArrowArray& a, const Owner& owner) {
   return v;
 }
 
+// A leaf array (no children): its validity, null rows refused unless the field is nullable.
+Result<Validity> ImportLeafValidity(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
+                                    const char* format) {
+  if (a.n_children != 0 || s.n_children != 0) {
+    return MakeError(ErrorCode::kInvalidInput, "a '{}' array has children", format);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportValidity(a, owner));
+  if ((s.flags & ARROW_FLAG_NULLABLE) == 0 && !validity.all_valid()) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "field '{}' is not nullable (no ARROW_FLAG_NULLABLE) but has null rows",
+                     s.name ? s.name : "");
+  }
+  return validity;
+}
+
 // The values buffer: required unless the array covers no element at all.
 Result<BufferPtr> ImportValues(const ArrowArray& a, int64_t bytes, const Owner& owner) {
   const void* data = a.buffers[1];
@@ -131,16 +173,8 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
 Result<ArrayPtr> ImportFlat(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
                             TypeId id) {
   ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, ArrowFormat(id)));
-  if (a.n_children != 0 || s.n_children != 0) {
-    return MakeError(ErrorCode::kInvalidInput, "a '{}' array has children", ArrowFormat(id));
-  }
   const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
-  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportValidity(a, owner));
-  if (!nullable && !validity.all_valid()) {
-    return MakeError(ErrorCode::kInvalidInput,
-                     "field '{}' is not nullable (no ARROW_FLAG_NULLABLE) but has null rows",
-                     s.name ? s.name : "");
-  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportLeafValidity(a, s, owner, ArrowFormat(id)));
   if (id == TypeId::kBool) {
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits,
                             ImportValues(a, kernels::NumBytes(a.offset + a.length), owner));
@@ -154,6 +188,90 @@ Result<ArrayPtr> ImportFlat(const ArrowArray& a, const ArrowSchema& s, const Own
                                                          std::move(values), std::move(validity),
                                                          a.offset));
   return ArrayPtr(std::move(arr));
+}
+
+// Offsets layouts: validity, offsets, data. The data buffer's size is what the last offset
+// claims (the C interface carries no buffer sizes); StringArray checks the offsets against it.
+Result<ArrayPtr> ImportOffsetStrings(const ArrowArray& a, DataType type, StringLayout layout,
+                                     const Owner& owner, Validity validity) {
+  const int64_t width = layout == StringLayout::kOffsets32 ? 4 : 8;
+  if (a.buffers[1] == nullptr) {
+    if (a.length > 0) return MakeError(ErrorCode::kInvalidInput, "string offsets buffer is null");
+    ROWJIT_ASSIGN_OR_RETURN(auto zero, Buffer::Allocate(width));
+    ROWJIT_ASSIGN_OR_RETURN(auto arr, StringArray::MakeOffsets(type, 0, layout, std::move(zero), nullptr,
+                                                               std::move(validity)));
+    return ArrayPtr(std::move(arr));
+  }
+  auto offsets = Buffer::Borrow(a.buffers[1], (a.offset + a.length + 1) * width, owner);
+  int64_t end = 0;
+  if (width == 4) {
+    int32_t last;
+    std::memcpy(&last, offsets->data() + (a.offset + a.length) * 4, 4);
+    end = last;
+  } else {
+    std::memcpy(&end, offsets->data() + (a.offset + a.length) * 8, 8);
+  }
+  if (end < 0) return MakeError(ErrorCode::kInvalidInput, "string offset {} is negative", end);
+  if (end > 0 && a.buffers[2] == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "string data buffer is null but offsets reach {}", end);
+  }
+  BufferPtr data = a.buffers[2] ? Buffer::Borrow(a.buffers[2], end, owner) : nullptr;
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, StringArray::MakeOffsets(type, a.length, layout, std::move(offsets),
+                                                             std::move(data), std::move(validity),
+                                                             a.offset));
+  return ArrayPtr(std::move(arr));
+}
+
+// Views: validity, views, the variadic data buffers, then their sizes (int64 each).
+Result<ArrayPtr> ImportViewStrings(const ArrowArray& a, DataType type, const Owner& owner,
+                                   Validity validity) {
+  const int64_t variadic = a.n_buffers - 3;
+  if (a.buffers[1] == nullptr && a.length > 0) {
+    return MakeError(ErrorCode::kInvalidInput, "string views buffer is null");
+  }
+  if (variadic > 0 && a.buffers[a.n_buffers - 1] == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "string view buffer sizes are missing");
+  }
+  const auto* sizes = static_cast<const uint8_t*>(a.buffers[a.n_buffers - 1]);
+  std::vector<BufferPtr> buffers;
+  for (int64_t i = 0; i < variadic; ++i) {
+    int64_t size;
+    std::memcpy(&size, sizes + i * 8, 8);
+    if (size < 0 || (size > 0 && a.buffers[2 + i] == nullptr)) {
+      return MakeError(ErrorCode::kInvalidInput, "string view data buffer {} has size {} and address {}",
+                       i, size, a.buffers[2 + i]);
+    }
+    buffers.push_back(a.buffers[2 + i] ? Buffer::Borrow(a.buffers[2 + i], size, owner) : nullptr);
+  }
+  BufferPtr views;
+  if (a.buffers[1] == nullptr) {
+    ROWJIT_ASSIGN_OR_RETURN(views, Buffer::Allocate(0));
+  } else {
+    views = Buffer::Borrow(a.buffers[1], (a.offset + a.length) * kViewBytes, owner);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, StringArray::MakeViews(type, a.length, std::move(views),
+                                                           std::move(buffers), std::move(validity),
+                                                           a.offset));
+  return ArrayPtr(std::move(arr));
+}
+
+Result<ArrayPtr> ImportStrings(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
+                               TypeId id, StringLayout layout) {
+  const char* format = ArrowStringFormat(id, layout);
+  if (layout == StringLayout::kViews) {
+    if (a.n_buffers < 3) {
+      return MakeError(ErrorCode::kInvalidInput, "a '{}' array has n_buffers {}, expected 3 or more",
+                       format, a.n_buffers);
+    }
+    ROWJIT_RETURN_NOT_OK(CheckHeader(a, a.n_buffers, format));
+  } else {
+    ROWJIT_RETURN_NOT_OK(CheckHeader(a, 3, format));
+  }
+  const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportLeafValidity(a, s, owner, format));
+  const DataType type(id, nullable);
+  if (layout == StringLayout::kViews) return ImportViewStrings(a, type, owner, std::move(validity));
+  return ImportOffsetStrings(a, type, layout, owner, std::move(validity));
 }
 
 Result<ArrayPtr> ImportDictionary(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
@@ -187,6 +305,7 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
                      "array has a dictionary but its schema is not dictionary-encoded");
   }
   ROWJIT_ASSIGN_OR_RETURN(TypeId id, TypeFromFormat(s.format));
+  if (IsString(id)) return ImportStrings(a, s, owner, id, StringFormat(s.format)->second);
   return ImportFlat(a, s, owner, id);
 }
 
@@ -254,7 +373,9 @@ Result<RecordBatch> ImportRecordBatchWithin(ArrowArray* array, ArrowSchema* sche
     ROWJIT_ASSIGN_OR_RETURN(child, child->Slice(a.offset, a.length));
     std::string name = cs.name ? cs.name : "";
     if (name.empty()) name = fmt::format("c{}", i);
-    out_schema.fields.push_back(Field{name, child->type()});
+    Field field{name, child->type()};
+    if (child->encoding() == Encoding::kString) field.layout = static_cast<const StringArray&>(*child).layout();
+    out_schema.fields.push_back(std::move(field));
     columns.push_back(std::move(child));
   }
   return RecordBatch::Make(std::move(out_schema), std::move(columns));
@@ -287,7 +408,9 @@ Result<Schema> ImportSchema(const ArrowSchema* schema) {
     const bool nullable = ((c->flags | values->flags) & ARROW_FLAG_NULLABLE) != 0;
     std::string name = c->name ? c->name : "";
     if (name.empty()) name = fmt::format("c{}", i);
-    out.fields.push_back(Field{std::move(name), DataType(id, nullable)});
+    Field field{std::move(name), DataType(id, nullable)};
+    if (auto string = StringFormat(values->format)) field.layout = string->second;
+    out.fields.push_back(std::move(field));
   }
   return out;
 }
@@ -303,6 +426,7 @@ struct ExportedArray {
   ArrayPtr keep_alive;
   std::vector<BufferPtr> made;  // buffers made for the export (copied bitmaps, expansions)
   std::vector<const void*> buffers;
+  std::vector<int64_t> variadic_sizes;  // string views: the data buffers' sizes
   std::vector<ArrowArray> children;
   std::vector<ArrowArray*> child_pointers;
   std::unique_ptr<ArrowArray> dictionary;
@@ -372,6 +496,14 @@ Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
   const int64_t n = c.length();
   const DataType type = c.type();
   Validity validity = c.value().is_null() && n > 0 ? Validity::AllNull() : Validity::AllValid();
+  if (IsString(type.id)) {
+    const std::optional<std::string_view> row =
+        c.value().is_null() ? std::nullopt : std::optional<std::string_view>(c.value().str());
+    ROWJIT_ASSIGN_OR_RETURN(auto arr, MakeStringArray(type, StringLayout::kOffsets64,
+                                                      std::vector<std::optional<std::string_view>>(
+                                                          static_cast<size_t>(n), row)));
+    return ArrayPtr(std::move(arr));
+  }
   if (type.id == TypeId::kBool) {
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(n));
     if (!c.value().is_null() && c.value().value<bool>()) {
@@ -392,6 +524,41 @@ Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
 
 Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name);
 
+// Fills both structs from the private data, whose `buffers` are set; they take ownership of it.
+Status Publish(std::unique_ptr<ExportedArray> priv, std::unique_ptr<ExportedSchema> spriv,
+               ArrayPtr array, int64_t null_count, const char* format, const char* name,
+               ArrowArray* out, ArrowSchema* out_schema) {
+  const int64_t n = array->length();
+  const bool nullable = array->type().nullable;
+  priv->keep_alive = std::move(array);
+  spriv->format = format;
+  spriv->name = name ? name : "";
+
+  *out = ArrowArray{};
+  out->length = n;
+  out->null_count = null_count;
+  out->offset = 0;
+  out->n_buffers = static_cast<int64_t>(priv->buffers.size());
+  out->n_children = 0;
+  out->buffers = priv->buffers.data();
+  out->children = nullptr;
+  out->dictionary = nullptr;
+  out->release = ReleaseExportedArray;
+  out->private_data = priv.release();
+
+  *out_schema = ArrowSchema{};
+  out_schema->format = spriv->format.c_str();
+  out_schema->name = spriv->name.c_str();
+  out_schema->metadata = nullptr;
+  out_schema->flags = nullable ? ARROW_FLAG_NULLABLE : 0;
+  out_schema->n_children = 0;
+  out_schema->children = nullptr;
+  out_schema->dictionary = nullptr;
+  out_schema->release = ReleaseExportedSchema;
+  out_schema->private_data = spriv.release();
+  return Status::OK();
+}
+
 Status ExportFlat(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name,
                   const char* format) {
   auto priv = std::make_unique<ExportedArray>();
@@ -410,33 +577,31 @@ Status ExportFlat(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
     ROWJIT_ASSIGN_OR_RETURN(values, ExportBitmap(b.bits_buffer(), b.offset(), n, *priv));
   }
   priv->buffers = {validity, values};
-  priv->keep_alive = array;
-  spriv->format = format;
-  spriv->name = name ? name : "";
+  return Publish(std::move(priv), std::move(spriv), std::move(array), null_count, format, name,
+                 out, out_schema);
+}
 
-  *out = ArrowArray{};
-  out->length = n;
-  out->null_count = null_count;
-  out->offset = 0;
-  out->n_buffers = 2;
-  out->n_children = 0;
-  out->buffers = priv->buffers.data();
-  out->children = nullptr;
-  out->dictionary = nullptr;
-  out->release = ReleaseExportedArray;
-  out->private_data = priv.release();
-
-  *out_schema = ArrowSchema{};
-  out_schema->format = spriv->format.c_str();
-  out_schema->name = spriv->name.c_str();
-  out_schema->metadata = nullptr;
-  out_schema->flags = array->type().nullable ? ARROW_FLAG_NULLABLE : 0;
-  out_schema->n_children = 0;
-  out_schema->children = nullptr;
-  out_schema->dictionary = nullptr;
-  out_schema->release = ReleaseExportedSchema;
-  out_schema->private_data = spriv.release();
-  return Status::OK();
+// Validity, then offsets from row 0's (Arrow allows a first offset above zero) and the data; or
+// validity, views, the data buffers and their sizes.
+Status ExportStrings(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
+  const auto& str = static_cast<const StringArray&>(*array);
+  auto priv = std::make_unique<ExportedArray>();
+  auto spriv = std::make_unique<ExportedSchema>();
+  const int64_t n = array->length();
+  int64_t null_count = 0;
+  ROWJIT_ASSIGN_OR_RETURN(const void* validity, ExportValidity(str.validity(), n, *priv, &null_count));
+  if (str.layout() != StringLayout::kViews) {
+    priv->buffers = {validity, str.raw_offsets(), str.data()};
+  } else {
+    priv->buffers = {validity, str.raw_views()};
+    for (const BufferPtr& b : str.data_buffers()) {
+      priv->buffers.push_back(b ? b->data() : nullptr);
+      priv->variadic_sizes.push_back(b ? b->size() : 0);
+    }
+    priv->buffers.push_back(priv->variadic_sizes.data());
+  }
+  return Publish(std::move(priv), std::move(spriv), std::move(array), null_count,
+                 ArrowStringFormat(str.type().id, str.layout()), name, out, out_schema);
 }
 
 Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
@@ -444,6 +609,7 @@ Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
     case Encoding::kPrimitive:
     case Encoding::kBool:
       return ExportFlat(array, out, out_schema, name, ArrowFormat(array->type().id));
+    case Encoding::kString: return ExportStrings(array, out, out_schema, name);
     case Encoding::kByteBool: {
       ROWJIT_ASSIGN_OR_RETURN(auto packed, static_cast<const ByteBoolArray&>(*array).ToBool());
       return ExportFlat(packed, out, out_schema, name, "b");
@@ -451,6 +617,7 @@ Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
     case Encoding::kConstant: {
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr flat,
                               ExpandConstant(static_cast<const ConstantArray&>(*array)));
+      if (IsString(flat->type().id)) return ExportStrings(flat, out, out_schema, name);
       return ExportFlat(flat, out, out_schema, name, ArrowFormat(flat->type().id));
     }
     case Encoding::kDictionary: {

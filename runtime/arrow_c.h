@@ -11,9 +11,10 @@ namespace rowjit {
 // Imports one array. Ownership of both structs moves to rowjit, on success and on error alike:
 // on return their `release` is null. The schema is released before returning; the array's
 // buffers are used in place and its release callback runs exactly once, when the last rowjit
-// array or buffer that refers to it is gone. Formats: b c C s S i I l L f g, dictionary-encoded
-// arrays of those. A nullable field needs ARROW_FLAG_NULLABLE; lengths, offsets, buffer counts,
-// null counts and dictionary codes are checked, never trusted.
+// array or buffer that refers to it is gone. Formats: b c C s S i I l L f g, strings u z U Z
+// vu vz (zero-copy in their own layout), dictionary-encoded arrays of those. A nullable field
+// needs ARROW_FLAG_NULLABLE; lengths, offsets, string offsets and views, buffer counts, null
+// counts and dictionary codes are checked, never trusted.
 Result<ArrayPtr> ImportArray(ArrowArray* array, ArrowSchema* schema);
 
 // Imports a struct array (format "+s") as a record batch of its children; same ownership rules.

@@ -6,12 +6,28 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
+
+#include "runtime/string_array.h"
 
 namespace rowjit {
 
 Result<ArrayPtr> MakeArray(DataType type, const std::vector<Scalar>& rows) {
   const int64_t n = static_cast<int64_t>(rows.size());
+  if (IsString(type.id)) {  // 32-bit offsets, Arrow's default string layout
+    std::vector<std::optional<std::string_view>> bytes;
+    for (int64_t i = 0; i < n; ++i) {
+      const Scalar& s = rows[static_cast<size_t>(i)];
+      if (s.type_id() != type.id) {
+        return MakeError(ErrorCode::kTypeError, "row {} is {}, the array is {}", i,
+                         TypeIdName(s.type_id()), type.ToString());
+      }
+      bytes.push_back(s.is_null() ? std::nullopt : std::optional<std::string_view>(s.str()));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(auto arr, MakeStringArray(type, StringLayout::kOffsets32, bytes));
+    return ArrayPtr(std::move(arr));
+  }
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr valid_bits, AllocateBitmap(n));
   int64_t nulls = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -96,6 +112,19 @@ Result<Scalar> ParseFloat(std::string_view text, TypeId id) {
 
 Result<Scalar> ParseScalar(TypeId id, std::string_view text) {
   if (text == "null") return Scalar::Null(id);
+  if (IsString(id)) {  // 'text', a quote doubled inside
+    if (text.size() < 2 || text.front() != '\'' || text.back() != '\'') {
+      return MakeError(ErrorCode::kInvalidInput, "a {} value is quoted: 'text', not {}", TypeIdName(id), text);
+    }
+    std::string bytes;
+    for (size_t i = 1; i + 1 < text.size(); ++i) {
+      if (text[i] == '\'' && (i + 2 >= text.size() || text[++i] != '\'')) {
+        return MakeError(ErrorCode::kInvalidInput, "a quote inside {} is not doubled", text);
+      }
+      bytes += text[i];
+    }
+    return Scalar::String(bytes, id);
+  }
   return VisitType(id, [&]<typename T>(std::type_identity<T>) -> Result<Scalar> {
     if constexpr (std::is_same_v<T, bool>) {
       if (text == "true") return Scalar::Of(true);
@@ -122,8 +151,17 @@ Result<ArrayPtr> ArrayFromText(DataType type, std::string_view text) {
   }
   text = trim(text.substr(1, text.size() - 2));
   std::vector<Scalar> rows;
+  // The next comma outside quotes.
+  auto next_comma = [](std::string_view s) {
+    bool quoted = false;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\'') quoted = !quoted;
+      if (s[i] == ',' && !quoted) return i;
+    }
+    return std::string_view::npos;
+  };
   while (!text.empty()) {
-    size_t comma = text.find(',');
+    size_t comma = next_comma(text);
     std::string_view item = trim(text.substr(0, comma));
     ROWJIT_ASSIGN_OR_RETURN(Scalar s, ParseScalar(type.id, item));
     rows.push_back(s);

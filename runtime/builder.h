@@ -22,7 +22,7 @@ Result<ArrayPtr> MakeArray(const std::vector<std::optional<T>>& rows, bool nulla
 }
 
 // Parses one scalar of `id` from text: integers (range-checked), floats (also nan, -nan, inf,
-// -inf), true/false, null.
+// -inf), true/false, quoted strings ('it''s'), null.
 Result<Scalar> ParseScalar(TypeId id, std::string_view text);
 
 // "[1, null, 3]" → an array of `type`.

@@ -2,8 +2,11 @@
 #include "runtime/selection.h"
 
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "kernels/filter.h"
+#include "runtime/string_array.h"
 
 namespace rowjit {
 
@@ -115,6 +118,14 @@ Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_
       const auto& d = static_cast<const DictionaryArray&>(array);
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, TakePrimitive(*d.codes(), s, pool));
       return DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values());
+    }
+    case Encoding::kString: {  // the selected rows' bytes, copied into the same layout
+      const auto& str = static_cast<const StringArray&>(array);
+      std::vector<std::optional<std::string_view>> rows;
+      rows.reserve(static_cast<size_t>(s.size()));
+      for (int64_t i = 0; i < s.size(); ++i) rows.push_back(StringAt(str, s.data()[i]));
+      ROWJIT_ASSIGN_OR_RETURN(auto taken, MakeStringArray(str.type(), str.layout(), rows));
+      return ArrayPtr(std::move(taken));
     }
   }
   return MakeError(ErrorCode::kInternal, "take: unknown encoding");

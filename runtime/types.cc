@@ -18,8 +18,29 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kU64: return "u64";
     case TypeId::kF32: return "f32";
     case TypeId::kF64: return "f64";
+    case TypeId::kUtf8: return "utf8";
+    case TypeId::kBinary: return "binary";
   }
   return "?";
+}
+
+std::string_view StringLayoutName(StringLayout layout) {
+  switch (layout) {
+    case StringLayout::kOffsets32: return "offsets32";
+    case StringLayout::kOffsets64: return "offsets64";
+    case StringLayout::kViews: return "views";
+  }
+  return "?";
+}
+
+std::string StringTypeName(TypeId id, StringLayout layout) {
+  const std::string base(TypeIdName(id));
+  switch (layout) {
+    case StringLayout::kOffsets32: return base;
+    case StringLayout::kOffsets64: return "large_" + base;
+    case StringLayout::kViews: return base + "_view";
+  }
+  return base;
 }
 
 std::string DataType::ToString() const {
@@ -37,10 +58,29 @@ Result<DataType> ParseDataType(std::string_view text) {
   for (TypeId id : kAllTypeIds) {
     if (TypeIdName(id) == text) return DataType(id, nullable);
   }
+  if (text == "utf8" || text == "string") return DataType(TypeId::kUtf8, nullable);
+  if (text == "binary") return DataType(TypeId::kBinary, nullable);
   return MakeError(ErrorCode::kTypeError,
-                   "unknown type '{}' (expected bool, i8..i64, u8..u64, f32 or f64, "
-                   "with '?' for nullable)",
+                   "unknown type '{}' (expected bool, i8..i64, u8..u64, f32, f64, utf8 or "
+                   "binary, with '?' for nullable)",
                    text);
+}
+
+Scalar Scalar::String(std::string_view bytes, TypeId id) {
+  Scalar s;
+  s.type_ = DataType(IsString(id) ? id : TypeId::kUtf8, false);
+  s.is_null_ = false;
+  s.str_ = std::make_shared<const std::string>(bytes);
+  return s;
+}
+
+std::string QuoteString(std::string_view bytes) {
+  std::string out = "'";
+  for (char c : bytes) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
 }
 
 Scalar Scalar::FromBits(TypeId id, uint64_t bits) {
@@ -66,6 +106,8 @@ std::string FloatText(F v) {
 
 std::string Scalar::ToString() const {
   if (is_null_) return fmt::format("null:{}", TypeIdName(type_.id));
+  if (type_.id == TypeId::kUtf8) return QuoteString(str());
+  if (type_.id == TypeId::kBinary) return QuoteString(str()) + ":binary";
   return VisitType(type_.id, [&]<typename T>(std::type_identity<T>) -> std::string {
     if constexpr (std::is_same_v<T, bool>) {
       return value<bool>() ? "true" : "false";

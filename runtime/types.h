@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -11,13 +12,17 @@
 
 namespace rowjit {
 
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64 };
+// Fixed-width types, then the variable-width byte strings: utf8 (text) and binary (any bytes).
+// A string type is logical: the Arrow layout a string array uses (32- or 64-bit offsets, or
+// 16-byte views) is the array's, not the type's (runtime/string_array.h).
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary };
 
+// The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
                                          TypeId::kI64,  TypeId::kU8,  TypeId::kU16, TypeId::kU32,
                                          TypeId::kU64,  TypeId::kF32, TypeId::kF64};
 
-// Bytes per element in a flat buffer; bool is bit-packed and reports 0.
+// Bytes per element in a flat buffer; bool is bit-packed and strings vary: both report 0.
 constexpr int ByteWidth(TypeId id) {
   switch (id) {
     case TypeId::kBool: return 0;
@@ -25,6 +30,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kI16: case TypeId::kU16: return 2;
     case TypeId::kI32: case TypeId::kU32: case TypeId::kF32: return 4;
     case TypeId::kI64: case TypeId::kU64: case TypeId::kF64: return 8;
+    case TypeId::kUtf8: case TypeId::kBinary: return 0;
   }
   return 0;
 }
@@ -38,8 +44,18 @@ constexpr bool IsUnsignedInt(TypeId id) {
 constexpr bool IsInteger(TypeId id) { return IsSignedInt(id) || IsUnsignedInt(id); }
 constexpr bool IsFloat(TypeId id) { return id == TypeId::kF32 || id == TypeId::kF64; }
 constexpr bool IsNumeric(TypeId id) { return IsInteger(id) || IsFloat(id); }
+constexpr bool IsString(TypeId id) { return id == TypeId::kUtf8 || id == TypeId::kBinary; }
 
 std::string_view TypeIdName(TypeId id);
+
+// The Arrow layout of a string column: 32-bit offsets (utf8, binary), 64-bit offsets
+// (large_utf8, large_binary) or 16-byte views (utf8_view, binary_view).
+enum class StringLayout : uint8_t { kOffsets32, kOffsets64, kViews };
+std::string_view StringLayoutName(StringLayout layout);  // "offsets32", "offsets64", "views"
+// The Arrow name of a string type in a layout: "utf8", "large_utf8", "binary_view", ...
+std::string StringTypeName(TypeId id, StringLayout layout);
+// `bytes` in SQL single quotes, each quote doubled: 'it''s'.
+std::string QuoteString(std::string_view bytes);
 
 // A type and whether values of it may be null. Text: "i32" or "i32?".
 struct DataType {
@@ -85,6 +101,7 @@ template <> constexpr TypeId TypeIdOf<float>() { return TypeId::kF32; }
 template <> constexpr TypeId TypeIdOf<double>() { return TypeId::kF64; }
 
 // Calls fn(std::type_identity<T>{}) with the C++ type of `id`: the one type switch of the runtime.
+// Fixed-width types only: callers test IsString first (a string type reaches the bool case).
 template <typename Fn>
 decltype(auto) VisitType(TypeId id, Fn&& fn) {
   switch (id) {
@@ -99,11 +116,13 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
+    case TypeId::kUtf8: case TypeId::kBinary: break;
   }
   return fn(std::type_identity<bool>{});  // unreachable: every TypeId is listed above
 }
 
-// A typed value or a typed null. The payload is kept as the value's bits, zero-extended.
+// A typed value or a typed null. A fixed-width payload is kept as the value's bits,
+// zero-extended; a string's bytes are shared (copying a scalar never copies them).
 class Scalar {
  public:
   Scalar() = default;
@@ -128,11 +147,15 @@ class Scalar {
   }
   // A value of `id` from raw bits (low ByteWidth bytes are used).
   static Scalar FromBits(TypeId id, uint64_t bits);
+  // A utf8 or binary value.
+  static Scalar String(std::string_view bytes, TypeId id = TypeId::kUtf8);
 
   DataType type() const { return type_; }
   TypeId type_id() const { return type_.id; }
   bool is_null() const { return is_null_; }
   uint64_t bits() const { return bits_; }
+  // A string value's bytes (empty for other types).
+  std::string_view str() const { return str_ ? std::string_view(*str_) : std::string_view(); }
 
   template <typename T>
   T value() const {
@@ -145,19 +168,21 @@ class Scalar {
     }
   }
 
-  // "42:i32", "-1.5:f64", "true", "null:i32". Parsed back by the expression parser.
+  // "42:i32", "-1.5:f64", "true", "'it''s'", "'ab':binary", "null:i32". Parsed back by the
+  // expression parser.
   std::string ToString() const;
 
   // Same type, same null state, same bits (so NaN payloads and -0.0 are distinguished).
   bool operator==(const Scalar& other) const {
     return type_.id == other.type_.id && is_null_ == other.is_null_ &&
-           (is_null_ || bits_ == other.bits_);
+           (is_null_ || (bits_ == other.bits_ && str() == other.str()));
   }
 
  private:
   DataType type_{TypeId::kI32, true};
   bool is_null_ = true;
   uint64_t bits_ = 0;
+  std::shared_ptr<const std::string> str_;
 };
 
 }  // namespace rowjit

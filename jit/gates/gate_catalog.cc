@@ -27,11 +27,17 @@ struct Signature {
 // source × target pair.
 std::vector<Signature> Signatures(const ir::Function& f, size_t arity) {
   std::vector<Signature> out;
+  // Kernels return no strings yet (the engine refuses string results): `if` and `coalesce` over
+  // strings are checked inside string predicates (AddStringKernels), not as roots.
   auto accepts = [&](const Signature& s) {
     std::vector<DataType> types(s.args.begin(), s.args.end());
-    return f.type_rule(f.name, types, s.type_arg).ok();
+    auto result = f.type_rule(f.name, types, s.type_arg);
+    return result.ok() && !IsString(result->id);
   };
-  for (TypeId t : kAllTypeIds) {
+  std::vector<TypeId> types(std::begin(kAllTypeIds), std::end(kAllTypeIds));
+  types.push_back(TypeId::kUtf8);
+  types.push_back(TypeId::kBinary);
+  for (TypeId t : types) {
     Signature s;
     for (size_t i = 0; i < arity; ++i) {
       const bool condition = f.unify_from > 0 && static_cast<int>(i) < f.unify_from;
@@ -114,6 +120,24 @@ void AddGuardedKernels(const std::string& target, std::vector<CatalogKernel>& ou
   }
 }
 
+// String kernels specialized on a literal, in every layout: what the literal becomes (a length
+// test, two masked compares of a view, a prefix test, a search), and the string values of `if`
+// and `coalesce` inside a predicate.
+void AddStringKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kTexts[] = {"length(a) > 100", "a = 'literal'", "a = 'a longer literal'",
+                                    "starts_with(a, 'AB-')", "a like 'AB-%'", "ends_with(a, 'xyz')",
+                                    "a like '%needle%'", "a like 'a_c%'", "coalesce(a, 'x') = 'y'",
+                                    "if(length(a) > 3, a, 'short') = 'y'"};
+  for (const char* text : kTexts) {
+    for (const char* type : {"utf8", "large_utf8", "utf8_view", "binary_view"}) {
+      for (bool nullable : {false, true}) {
+        out.push_back({"string", KernelRequest{text, fmt::format("a:{}{}", type, nullable ? "?" : ""), {},
+                                               "dense", target}});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -129,7 +153,9 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
           std::vector<std::pair<std::string, std::string>> constants;
           for (size_t i = 0; i < arity; ++i) {
             if ((mask >> i) & 1) {
-              constants.emplace_back(ColumnName(i), s.args[i] == TypeId::kBool ? "true" : "1");
+              constants.emplace_back(ColumnName(i), s.args[i] == TypeId::kBool ? "true"
+                                                    : IsString(s.args[i])     ? "'ab'"
+                                                                              : "1");
             }
           }
           auto add = [&](bool nullable, const char* policy) {
@@ -146,6 +172,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
   }
   AddFoldKernels(target, out);
   AddGuardedKernels(target, out);
+  AddStringKernels(target, out);
   return out;
 }
 

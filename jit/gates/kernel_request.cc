@@ -27,6 +27,7 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
     ir::InputSpec s;
     s.type = f.type.id;
     s.has_nulls = f.type.nullable;
+    s.layout = f.layout;
     specs.push_back(s);
   }
   for (const auto& [name, value] : request.constants) {

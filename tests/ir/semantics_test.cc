@@ -254,6 +254,27 @@ const Case kFloat[] = {
     {"is_nan(x)", "x:f32", "inf", "false"},
 };
 
+// Strings: bytewise order (unsigned bytes, a prefix first), lengths in bytes and code points,
+// LIKE with `_` a code point of utf8 and a byte of binary.
+const Case kString[] = {
+    {"x < y", "x:utf8, y:utf8", "'abc'; 'abd'", "true"},
+    {"x < y", "x:utf8, y:utf8", "'ab'; 'abc'", "true"},
+    {"x > y", "x:utf8, y:utf8", "'\xc3\xa9'; 'z'", "true"},
+    {"x = y", "x:binary, y:binary", "''; ''", "true"},
+    {"x >= y", "x:utf8, y:utf8", "'b'; 'abc'", "true"},
+    {"length(x)", "x:utf8", "'h\xc3\xa9'", "3:i64"},
+    {"char_length(x)", "x:utf8", "'h\xc3\xa9'", "2:i64"},
+    {"length(x)", "x:binary", "''", "0:i64"},
+    {"starts_with(x, y)", "x:utf8, y:utf8", "'abc'; ''", "true"},
+    {"ends_with(x, y)", "x:utf8, y:utf8", "'abc'; 'abcd'", "false"},
+    {"contains(x, y)", "x:utf8, y:utf8", "'abcabd'; 'abd'", "true"},
+    {"like(x, y)", "x:utf8, y:utf8", "'h\xc3\xa9'; 'h_'", "true"},
+    {"like(x, y)", "x:binary, y:binary", "'h\xc3\xa9'; 'h_'", "false"},
+    {"ilike(x, y)", "x:utf8, y:utf8", "'ABC'; 'a%c'", "true"},
+    {"like(x, y)", "x:utf8, y:utf8", "'50%'; '50\\%'", "true"},
+    {"like(x, y)", "x:utf8, y:utf8", "'50x'; '50\\%'", "false"},
+};
+
 TEST(Semantics, Arithmetic) { for (const Case& c : kArithmetic) Check(c); }
 TEST(Semantics, Comparison) { for (const Case& c : kComparison) Check(c); }
 TEST(Semantics, Boolean) { for (const Case& c : kBoolean) Check(c); }
@@ -261,6 +282,7 @@ TEST(Semantics, Bitwise) { for (const Case& c : kBitwise) Check(c); }
 TEST(Semantics, Cast) { for (const Case& c : kCast) Check(c); }
 TEST(Semantics, NullAware) { for (const Case& c : kNullAware) Check(c); }
 TEST(Semantics, Float) { for (const Case& c : kFloat) Check(c); }
+TEST(Semantics, String) { for (const Case& c : kString) Check(c); }
 
 // Every function appears in some table above (the catalog test of the semantics).
 TEST(Semantics, EveryFunctionHasATableRow) {
@@ -268,7 +290,7 @@ TEST(Semantics, EveryFunctionHasATableRow) {
   for (auto table : {std::span<const Case>(kArithmetic), std::span<const Case>(kComparison),
                      std::span<const Case>(kBoolean), std::span<const Case>(kBitwise),
                      std::span<const Case>(kCast), std::span<const Case>(kNullAware),
-                     std::span<const Case>(kFloat)}) {
+                     std::span<const Case>(kFloat), std::span<const Case>(kString)}) {
     for (const Case& c : table) {
       ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
       ASSERT_OK_AND_ASSIGN(ExprPtr bound, ParseAndBind(c.expr, schema));

@@ -50,6 +50,7 @@ std::vector<CatalogKernel> DenseFlatKernels() {
   for (CatalogKernel& k : CatalogKernels("native")) {
     if (k.function.rfind("fold:", 0) == 0) continue;  // reduction templates: tested below
     if (k.function == "guard") continue;                // guarded kernels: tested below
+    if (k.function == "string") continue;               // string literal kernels: tested below
     if (k.request.policy == "dense" && k.request.constants.empty()) out.push_back(std::move(k));
   }
   return out;
@@ -241,6 +242,29 @@ TEST(Gates, ContextTagsAndEvidenceWidths) {
   GateContext c = ContextFor(planned);
   EXPECT_EQ(c.tags, (std::vector<std::string>{"mul:u8", "cast:u8->i64", "add:i64"}));
   EXPECT_EQ(c.evidence_widths, (std::vector<int>{8, 64}));
+}
+
+// String kernels that need no string bytes are vectorized, with no exception: a length test
+// reads offsets (or the views' lengths) only; over the view layout, equality with a literal of
+// up to 12 bytes and a prefix of up to 4 compare the 16-byte views themselves. The others are
+// scalar by their reasons in the exceptions file.
+TEST(Gates, StringKernelsThatNeedNoBytesAreVectorized) {
+  const std::pair<const char*, const char*> kVectorized[] = {
+      {"length(a) > 100", "a:utf8"},         {"length(a) > 100", "a:large_binary?"},
+      {"length(a) > 100", "a:utf8_view?"},  {"a = 'literal'", "a:utf8_view"},
+      {"a != 'twelve bytes'", "a:binary_view?"}, {"starts_with(a, 'AB-')", "a:utf8_view"},
+      {"a like 'AB-%'", "a:utf8_view?"},
+  };
+  for (const auto& [text, schema] : kVectorized) {
+    ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({text, schema, {}, "dense", "native"}));
+    SCOPED_TRACE(Explain(check));
+    EXPECT_TRUE(check.result.violations.empty()) << text << " [" << schema << "]";
+    EXPECT_NE(check.report.MainLoop(), nullptr) << text << " [" << schema << "]";
+  }
+  // Past what the view holds, the bytes are read, behind a branch: an excepted kernel.
+  ASSERT_OK_AND_ASSIGN(KernelCheck longer, CheckRequest({"a = 'thirteen byte'", "a:utf8_view", {}, "dense", "native"}));
+  ASSERT_FALSE(longer.result.violations.empty());
+  EXPECT_NE(longer.result.violations[0].exception, nullptr);
 }
 
 TEST(Gates, CatalogEnumeratesPatternsAndPolicies) {

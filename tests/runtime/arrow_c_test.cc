@@ -7,6 +7,7 @@
 #include <random>
 
 #include "runtime/builder.h"
+#include "runtime/string_array.h"
 #include "support/assert_ok.h"
 
 namespace rowjit {
@@ -302,6 +303,57 @@ TEST(ArrowRoundTrip, EveryTypeWithNullsAndOffsets) {
   }
 }
 
+TEST(ArrowRoundTrip, StringsInEveryLayoutZeroCopy) {
+  std::mt19937_64 rng(12);
+  for (TypeId id : {TypeId::kUtf8, TypeId::kBinary}) {
+    for (StringLayout layout : {StringLayout::kOffsets32, StringLayout::kOffsets64, StringLayout::kViews}) {
+      std::vector<std::string> storage;
+      for (int i = 0; i < 300; ++i) storage.push_back(std::string(rng() % 30, char('a' + rng() % 26)));
+      std::vector<std::optional<std::string_view>> rows;
+      for (int i = 0; i < 300; ++i) {
+        rows.push_back(rng() % 4 == 0 ? std::nullopt : std::optional<std::string_view>(storage[i]));
+      }
+      ASSERT_OK_AND_ASSIGN(auto full, MakeStringArray(DataType(id, true), layout, rows));
+      for (int64_t off : {0, 3, 64}) {
+        for (int64_t len : {0, 1, 65, 200}) {
+          SCOPED_TRACE(fmt::format("{} {} off {} len {}", TypeIdName(id), StringLayoutName(layout), off, len));
+          ASSERT_OK_AND_ASSIGN(ArrayPtr in, full->Slice(off, len));
+          ArrayPtr out;
+          g_exported_releases = 0;
+          ASSERT_NO_FATAL_FAILURE(RoundTrip(in, &out));
+          EXPECT_EQ(out->type(), in->type());
+          EXPECT_TRUE(ArraysEqual(*in, *out)) << in->ToString() << " vs " << out->ToString();
+          ASSERT_EQ(out->encoding(), Encoding::kString);
+          const auto& back = static_cast<const StringArray&>(*out);
+          EXPECT_EQ(back.layout(), layout);
+          const auto& orig = static_cast<const StringArray&>(*in);
+          if (layout == StringLayout::kViews) {
+            EXPECT_EQ(back.raw_views(), orig.raw_views());  // zero-copy both ways
+          } else {
+            EXPECT_EQ(back.raw_offsets(), orig.raw_offsets());
+          }
+          out.reset();
+          EXPECT_EQ(g_exported_releases, 1);
+        }
+      }
+    }
+  }
+}
+
+TEST(ArrowRoundTrip, StringConstantAndDictionary) {
+  ASSERT_OK_AND_ASSIGN(auto c, ConstantArray::Make(Scalar::String("x'y"), 70));
+  ArrayPtr out;
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(c, &out));
+  EXPECT_TRUE(ArraysEqual(*c, *out));
+  ASSERT_OK_AND_ASSIGN(auto values, MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kViews,
+                                                    {"short", "a value beyond twelve bytes"}));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr codes, ArrayFromText(DataType(TypeId::kI8, true), "[1, 0, null, 1]"));
+  ASSERT_OK_AND_ASSIGN(auto dict, DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), values));
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(dict, &out));
+  EXPECT_EQ(out->encoding(), Encoding::kDictionary);
+  EXPECT_EQ(out->ToString(), "['a value beyond twelve bytes', 'short', null, 'a value beyond twelve bytes']");
+}
+
 TEST(ArrowRoundTrip, ByteBoolConstantAndDictionary) {
   std::vector<uint8_t> bytes = {0, 7, 0, 255, 1};
   ASSERT_OK_AND_ASSIGN(ArrayPtr bb, ByteBoolArray::Make(5, Buffer::Borrow(bytes.data(), 5, nullptr),
@@ -371,6 +423,43 @@ TEST(ArrowExport, ConsumerReleasesChildAfterMovingIt) {
   EXPECT_EQ(static_cast<const int32_t*>(child.buffers[1])[1], 2);
   child.release(&child);
   sch.release(&sch);
+}
+
+TEST_F(ArrowImportTest, StringOffsetsAndViewsAreChecked) {
+  auto ExpectImportError = [this](ArrowArray array, ArrowSchema schema, ErrorCode code, std::string_view fragment) {
+    g_array_releases = g_schema_releases = 0;
+    this->ExpectImportError(array, schema, code, fragment);
+  };
+  // utf8 whose offsets decrease: refused before anything reads the bytes.
+  ExpectImportError(RawArray(2, 0, 0, {std::nullopt, Int32Bytes({0, 3, 1}), std::vector<uint8_t>{'a', 'b', 'c'}}),
+                    RawSchema("u"), ErrorCode::kInvalidInput, "decrease");
+  // Offsets layouts have three buffers.
+  ExpectImportError(RawArray(1, 0, 0, {std::nullopt, Int32Bytes({0, 1})}), RawSchema("u"),
+                    ErrorCode::kInvalidInput, "n_buffers 2, expected 3");
+  // A view naming a data buffer that is not there.
+  std::vector<uint8_t> view(16, 0);
+  const int32_t len = 20, buffer = 1, offset = 0;
+  std::memcpy(view.data(), &len, 4);
+  std::memcpy(view.data() + 8, &buffer, 4);
+  std::memcpy(view.data() + 12, &offset, 4);
+  std::vector<uint8_t> sizes(8, 0);
+  const int64_t size = 20;
+  std::memcpy(sizes.data(), &size, 8);
+  ExpectImportError(RawArray(1, 0, 0, {std::nullopt, view, std::vector<uint8_t>(20, 0), sizes}),
+                    RawSchema("vu"), ErrorCode::kInvalidInput, "names data buffer 1 of 1");
+  ExpectImportError(RawArray(1, 0, 0, {std::nullopt, view}), RawSchema("vz"),
+                    ErrorCode::kInvalidInput, "expected 3 or more");
+}
+
+TEST_F(ArrowImportTest, StringsImportZeroCopyWithAnOffset) {
+  ArrowArray a = RawArray(2, 0, 1, {std::nullopt, Int32Bytes({0, 2, 5, 9}),
+                                    std::vector<uint8_t>{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'}});
+  const void* data = a.buffers[2];
+  ArrowSchema s = RawSchema("u", 0);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr arr, ImportArray(&a, &s));
+  EXPECT_EQ(arr->ToString(), "['cde', 'fghi']");
+  EXPECT_EQ(static_cast<const StringArray&>(*arr).data(), data);
+  EXPECT_EQ(arr->type(), DataType(TypeId::kUtf8, false));
 }
 
 }  // namespace

@@ -1,0 +1,285 @@
+// Lowerings of the string functions (jit layer). A literal argument is code: equality compares
+// the length, then the bytes as constant-size loads (the backend expands a constant-length
+// memcmp), only where the lengths agree; over the view layout a literal of up to 12 bytes is two
+// masked 8-byte compares of the view itself, with no branch and no load of string data; a LIKE
+// pattern becomes an equality, a prefix, a suffix, a prefix and suffix, or a search. What has no
+// specialization calls a static helper (jit/string_helpers.h).
+#include <optional>
+#include <string>
+
+#include "jit/codegen_internal.h"
+#include "jit/string_helpers.h"
+#include "kernels/strings.h"
+
+namespace rowjit::jit::internal {
+
+llvm::Constant* StringConstant(llvm::Module& m, std::string_view bytes) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Constant* init = llvm::ConstantDataArray::getString(ctx, llvm::StringRef(bytes.data(), bytes.size()),
+                                                            /*AddNull=*/false);
+  auto* g = new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                     llvm::GlobalValue::PrivateLinkage, init, "str");
+  g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  g->setAlignment(llvm::Align(1));
+  auto* ty = llvm::cast<llvm::StructType>(LlvmType(ctx, TypeId::kUtf8));
+  return llvm::ConstantStruct::get(ty, {g, llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx), bytes.size())});
+}
+
+namespace {
+
+enum Op { kEq, kNe, kLt, kLe, kGt, kGe };  // as jit/lower_logic.cc
+
+struct Str {
+  llvm::Value* ptr;
+  llvm::Value* len;
+};
+
+Str Parts(LowerContext& c, llvm::Value* v) { return {c.b.CreateExtractValue(v, 0), c.b.CreateExtractValue(v, 1)}; }
+
+// Argument i's bytes when it is a non-null literal: what a kernel specializes on.
+std::optional<std::string> Literal(const LowerContext& c, size_t i) {
+  const ir::Expr& a = *c.call.args()[i];
+  if (!a.is_literal() || a.value().is_null()) return std::nullopt;
+  return std::string(a.value().str());
+}
+
+// A helper call (jit/string_helpers.h); helpers only read the bytes they are given.
+llvm::Value* CallHelper(LowerContext& c, std::string_view name, llvm::Type* ret,
+                        std::initializer_list<llvm::Value*> args) {
+  std::vector<llvm::Type*> params;
+  for (llvm::Value* a : args) params.push_back(a->getType());
+  llvm::FunctionCallee f = c.module().getOrInsertFunction(llvm::StringRef(name.data(), name.size()),
+                                                          llvm::FunctionType::get(ret, params, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    fn->setOnlyAccessesArgMemory();
+    fn->setOnlyReadsMemory();
+  }
+  return c.b.CreateCall(f, std::vector<llvm::Value*>(args));
+}
+
+// Two strings through a helper returning i1 (bool) or i32.
+llvm::Value* PairHelper(LowerContext& c, std::string_view name, llvm::Type* ret, Str x, Str y) {
+  return CallHelper(c, name, ret, {x.ptr, x.len, y.ptr, y.len});
+}
+
+// `when ? then() : false`, then() evaluated only where `when` holds (it reads string bytes).
+template <typename F>
+llvm::Value* OnlyWhere(LowerContext& c, llvm::Value* when, F&& then) {
+  auto& b = c.b;
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* from = b.GetInsertBlock();
+  llvm::BasicBlock* test = llvm::BasicBlock::Create(b.getContext(), "str.test", fn);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(b.getContext(), "str.join", fn);
+  b.CreateCondBr(when, test, join);
+  b.SetInsertPoint(test);
+  llvm::Value* r = then();
+  llvm::BasicBlock* test_end = b.GetInsertBlock();
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  llvm::PHINode* phi = b.CreatePHI(b.getInt1Ty(), 2);
+  phi->addIncoming(b.getFalse(), from);
+  phi->addIncoming(r, test_end);
+  return phi;
+}
+
+// memcmp(at, literal, n) == 0 for a constant n > 0: constant-size loads after expansion.
+llvm::Value* BytesEqual(LowerContext& c, llvm::Value* at, const std::string& lit) {
+  auto& b = c.b;
+  llvm::Value* lit_ptr = b.CreateExtractValue(StringConstant(c.module(), lit), 0);
+  llvm::FunctionCallee memcmp = c.module().getOrInsertFunction(
+      "memcmp", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()}, false));
+  llvm::Value* r = b.CreateCall(memcmp, {at, lit_ptr, b.getInt64(lit.size())});
+  return b.CreateICmpEQ(r, b.getInt32(0));
+}
+
+// The low `n` bytes of `bytes` (little-endian) as an integer, and the mask of those bytes.
+std::pair<uint64_t, uint64_t> LowBytes(std::string_view bytes, size_t n) {
+  uint64_t v = 0, mask = 0;
+  for (size_t i = 0; i < n && i < 8; ++i) {
+    v |= uint64_t{static_cast<uint8_t>(bytes[i])} << (8 * i);
+    mask |= uint64_t{0xff} << (8 * i);
+  }
+  return {v, mask};
+}
+
+// A view's first 8 bytes (length, then 4 bytes inline or the prefix) against `lit`'s.
+llvm::Value* ViewHeadEquals(LowerContext& c, llvm::Value* view, const std::string& lit) {
+  auto& b = c.b;
+  auto [prefix, prefix_mask] = LowBytes(lit, std::min<size_t>(lit.size(), 4));
+  const uint64_t want = lit.size() | prefix << 32, mask = 0xffffffffULL | prefix_mask << 32;
+  llvm::Value* head = b.CreateAlignedLoad(b.getInt64Ty(), view, llvm::Align(1));
+  return b.CreateICmpEQ(b.CreateAnd(head, b.getInt64(mask)), b.getInt64(want));
+}
+
+// s = literal. Views: up to 12 bytes two masked compares of the view (branch-free); longer, the
+// length and prefix first, then the out-of-line bytes. Offsets: the length, then the bytes.
+llvm::Value* EqualsLiteral(LowerContext& c, const Val& s, const std::string& lit) {
+  auto& b = c.b;
+  const Str str = Parts(c, s.v);
+  if (s.view != nullptr) {
+    llvm::Value* head = ViewHeadEquals(c, s.view, lit);
+    if (static_cast<int64_t>(lit.size()) <= kViewInlineMax) {
+      auto [rest, rest_mask] = LowBytes(lit.size() > 4 ? std::string_view(lit).substr(4) : "", lit.size() > 4 ? lit.size() - 4 : 0);
+      llvm::Value* tail = b.CreateAlignedLoad(b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt8Ty(), s.view, 8), llvm::Align(1));
+      return b.CreateAnd(head, b.CreateICmpEQ(b.CreateAnd(tail, b.getInt64(rest_mask)), b.getInt64(rest)));
+    }
+    return OnlyWhere(c, head, [&] { return BytesEqual(c, str.ptr, lit); });
+  }
+  llvm::Value* same_length = b.CreateICmpEQ(str.len, b.getInt64(lit.size()));
+  if (lit.empty()) return same_length;
+  return OnlyWhere(c, same_length, [&] { return BytesEqual(c, str.ptr, lit); });
+}
+
+llvm::Value* StartsWithLiteral(LowerContext& c, const Val& s, const std::string& lit) {
+  auto& b = c.b;
+  const Str str = Parts(c, s.v);
+  llvm::Value* long_enough = b.CreateICmpUGE(str.len, b.getInt64(lit.size()));
+  if (lit.empty()) return b.getTrue();
+  if (s.view != nullptr && lit.size() <= 4) {  // the inline bytes or the prefix hold it
+    auto [want, mask] = LowBytes(lit, lit.size());
+    llvm::Value* head = b.CreateAlignedLoad(b.getInt64Ty(), s.view, llvm::Align(1));
+    llvm::Value* prefix = b.CreateLShr(head, b.getInt64(32));
+    return b.CreateAnd(long_enough, b.CreateICmpEQ(b.CreateAnd(prefix, b.getInt64(mask)), b.getInt64(want)));
+  }
+  return OnlyWhere(c, long_enough, [&] { return BytesEqual(c, str.ptr, lit); });
+}
+
+llvm::Value* EndsWithLiteral(LowerContext& c, const Val& s, const std::string& lit) {
+  auto& b = c.b;
+  const Str str = Parts(c, s.v);
+  if (lit.empty()) return b.getTrue();
+  llvm::Value* long_enough = b.CreateICmpUGE(str.len, b.getInt64(lit.size()));
+  return OnlyWhere(c, long_enough, [&] {
+    llvm::Value* at = b.CreateGEP(b.getInt8Ty(), str.ptr, b.CreateSub(str.len, b.getInt64(lit.size())));
+    return BytesEqual(c, at, lit);
+  });
+}
+
+llvm::Value* ContainsLiteral(LowerContext& c, const Val& s, const std::string& lit) {
+  if (lit.empty()) return c.b.getTrue();
+  const Str needle = Parts(c, StringConstant(c.module(), lit));
+  return PairHelper(c, kHelperContains, c.b.getInt1Ty(), Parts(c, s.v), needle);
+}
+
+}  // namespace
+
+llvm::Value* StringLess(LowerContext& c, llvm::Value* x, llvm::Value* y) {
+  llvm::Value* r = PairHelper(c, kHelperCompare, c.b.getInt32Ty(), Parts(c, x), Parts(c, y));
+  return c.b.CreateICmpSLT(r, c.b.getInt32(0));
+}
+
+llvm::Value* StringEqual(LowerContext& c, llvm::Value* x, llvm::Value* y) {
+  llvm::Value* r = PairHelper(c, kHelperCompare, c.b.getInt32Ty(), Parts(c, x), Parts(c, y));
+  return c.b.CreateICmpEQ(r, c.b.getInt32(0));
+}
+
+Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op) {
+  auto& b = c.b;
+  if (op == kEq || op == kNe) {
+    // A literal on either side is code.
+    for (size_t lit_side : {size_t{1}, size_t{0}}) {
+      if (auto lit = Literal(c, lit_side)) {
+        llvm::Value* eq = EqualsLiteral(c, a[1 - lit_side], *lit);
+        return {op == kEq ? eq : b.CreateNot(eq)};
+      }
+    }
+  }
+  llvm::Value* r = PairHelper(c, kHelperCompare, b.getInt32Ty(), Parts(c, a[0].v), Parts(c, a[1].v));
+  switch (op) {
+    case kEq: return {b.CreateICmpEQ(r, b.getInt32(0))};
+    case kNe: return {b.CreateICmpNE(r, b.getInt32(0))};
+    case kLt: return {b.CreateICmpSLT(r, b.getInt32(0))};
+    case kLe: return {b.CreateICmpSLE(r, b.getInt32(0))};
+    case kGt: return {b.CreateICmpSGT(r, b.getInt32(0))};
+    default: return {b.CreateICmpSGE(r, b.getInt32(0))};
+  }
+}
+
+namespace {
+
+Val Length(LowerContext& c, std::span<const Val> a) { return {Parts(c, a[0].v).len}; }
+
+Val CharLength(LowerContext& c, std::span<const Val> a) {
+  const Str s = Parts(c, a[0].v);
+  return {CallHelper(c, kHelperCodePoints, c.b.getInt64Ty(), {s.ptr, s.len})};
+}
+
+Val StartsWith(LowerContext& c, std::span<const Val> a) {
+  if (auto lit = Literal(c, 1)) return {StartsWithLiteral(c, a[0], *lit)};
+  return {PairHelper(c, kHelperStartsWith, c.b.getInt1Ty(), Parts(c, a[0].v), Parts(c, a[1].v))};
+}
+
+Val EndsWith(LowerContext& c, std::span<const Val> a) {
+  if (auto lit = Literal(c, 1)) return {EndsWithLiteral(c, a[0], *lit)};
+  return {PairHelper(c, kHelperEndsWith, c.b.getInt1Ty(), Parts(c, a[0].v), Parts(c, a[1].v))};
+}
+
+Val Contains(LowerContext& c, std::span<const Val> a) {
+  if (auto lit = Literal(c, 1)) return {ContainsLiteral(c, a[0], *lit)};
+  return {PairHelper(c, kHelperContains, c.b.getInt1Ty(), Parts(c, a[0].v), Parts(c, a[1].v))};
+}
+
+// A constant LIKE pattern without `_` and (for LIKE) any case folding, as the anchored pieces
+// between its `%`s: one piece is an equality; `p%` a prefix; `%s` a suffix; `%n%` a search;
+// `p%s` a prefix and a suffix that do not overlap. Others go to the general matcher.
+struct LikePlan {
+  std::vector<std::string> pieces;  // the literal runs between `%`, unescaped
+  bool simple = false;
+};
+
+LikePlan PlanLike(std::string_view pattern) {
+  LikePlan plan;
+  plan.pieces.emplace_back();
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char ch = pattern[i];
+    if (ch == '_') return plan;  // a character step: the general matcher
+    if (ch == '%') {
+      if (!plan.pieces.back().empty() || plan.pieces.size() == 1) plan.pieces.emplace_back();
+      continue;
+    }
+    if (static_cast<uint8_t>(ch) == kernels::kLikeEscape && i + 1 < pattern.size()) ++i;
+    plan.pieces.back() += pattern[i];
+  }
+  // pieces: first (anchored at the start), middle ones (searched), last (anchored at the end).
+  plan.simple = plan.pieces.size() <= 3 && (plan.pieces.size() < 3 || (plan.pieces[0].empty() && plan.pieces[2].empty()));
+  return plan;
+}
+
+template <bool kFoldCase>
+Val Like(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const int flags = (c.arg_type(0) == TypeId::kUtf8 ? kLikeUtf8 : 0) | (kFoldCase ? kLikeFoldCase : 0);
+  auto general = [&](Str pattern) {
+    const Str s = Parts(c, a[0].v);
+    return Val{CallHelper(c, kHelperLike, b.getInt1Ty(), {s.ptr, s.len, pattern.ptr, pattern.len, b.getInt32(flags)})};
+  };
+  const std::optional<std::string> pattern = Literal(c, 1);
+  if (!pattern) return general(Parts(c, a[1].v));
+  const LikePlan plan = kFoldCase ? LikePlan{} : PlanLike(*pattern);
+  if (!plan.simple) return general(Parts(c, StringConstant(c.module(), *pattern)));
+  const auto& p = plan.pieces;
+  if (p.size() == 1) return {EqualsLiteral(c, a[0], p[0])};
+  if (p.size() == 3) return {ContainsLiteral(c, a[0], p[1])};
+  // p[0]%p[1]: both anchored, not overlapping.
+  if (p[1].empty()) return {StartsWithLiteral(c, a[0], p[0])};
+  if (p[0].empty()) return {EndsWithLiteral(c, a[0], p[1])};
+  const Str s = Parts(c, a[0].v);
+  llvm::Value* fits = b.CreateICmpUGE(s.len, b.getInt64(p[0].size() + p[1].size()));
+  return {OnlyWhere(c, fits, [&] {
+    return b.CreateAnd(StartsWithLiteral(c, a[0], p[0]), EndsWithLiteral(c, a[0], p[1]));
+  })};
+}
+
+const Lowering kLowerings[] = {
+    {"length", Length},         {"char_length", CharLength}, {"starts_with", StartsWith},
+    {"ends_with", EndsWith},    {"contains", Contains},     {"like", Like<false>},
+    {"ilike", Like<true>},
+};
+
+}  // namespace
+
+std::span<const Lowering> StringLowerings() { return kLowerings; }
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,59 @@
+// The static entry points string kernels call (jit layer).
+#include "jit/string_helpers.h"
+
+#include <cstdint>
+
+#include "kernels/strings.h"
+
+namespace {
+
+using rowjit::jit::internal::kLikeFoldCase;
+using rowjit::jit::internal::kLikeUtf8;
+
+extern "C" {
+
+int32_t rowjit_str_compare(const uint8_t* a, int64_t an, const uint8_t* b, int64_t bn) {
+  return rowjit::kernels::CompareBytes(a, static_cast<size_t>(an), b, static_cast<size_t>(bn));
+}
+
+bool rowjit_str_starts_with(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn) {
+  return pn <= n && rowjit::kernels::CompareBytes(s, static_cast<size_t>(pn), p, static_cast<size_t>(pn)) == 0;
+}
+
+bool rowjit_str_ends_with(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn) {
+  return pn <= n &&
+         rowjit::kernels::CompareBytes(s + (n - pn), static_cast<size_t>(pn), p, static_cast<size_t>(pn)) == 0;
+}
+
+bool rowjit_str_contains(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn) {
+  return rowjit::kernels::ContainsBytes(s, static_cast<size_t>(n), p, static_cast<size_t>(pn));
+}
+
+bool rowjit_str_like(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn, int32_t flags) {
+  return rowjit::kernels::LikeMatch(s, static_cast<size_t>(n), p, static_cast<size_t>(pn),
+                                    (flags & kLikeUtf8) != 0, (flags & kLikeFoldCase) != 0);
+}
+
+int64_t rowjit_str_code_points(const uint8_t* s, int64_t n) {
+  return rowjit::kernels::CountCodePoints(s, static_cast<size_t>(n));
+}
+
+}  // extern "C"
+
+}  // namespace
+
+namespace rowjit::jit::internal {
+
+std::span<const HelperSymbol> StringHelperSymbols() {
+  static const HelperSymbol kSymbols[] = {
+      {kHelperCompare, reinterpret_cast<void*>(&rowjit_str_compare)},
+      {kHelperStartsWith, reinterpret_cast<void*>(&rowjit_str_starts_with)},
+      {kHelperEndsWith, reinterpret_cast<void*>(&rowjit_str_ends_with)},
+      {kHelperContains, reinterpret_cast<void*>(&rowjit_str_contains)},
+      {kHelperLike, reinterpret_cast<void*>(&rowjit_str_like)},
+      {kHelperCodePoints, reinterpret_cast<void*>(&rowjit_str_code_points)},
+  };
+  return kSymbols;
+}
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,29 @@
+// The functions string kernels call (jit layer, internal): static C entry points over
+// (pointer, length) pairs, linked into every kernel by name, so that objects from the disk
+// cache link in any process.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace rowjit::jit::internal {
+
+struct HelperSymbol {
+  std::string_view name;
+  void* address;
+};
+
+// Every helper a kernel may call, by the name its IR declares.
+std::span<const HelperSymbol> StringHelperSymbols();
+
+inline constexpr std::string_view kHelperCompare = "rowjit_str_compare";          // i32 (p, n, p, n)
+inline constexpr std::string_view kHelperStartsWith = "rowjit_str_starts_with";   // i1 (p, n, p, n)
+inline constexpr std::string_view kHelperEndsWith = "rowjit_str_ends_with";       // i1 (p, n, p, n)
+inline constexpr std::string_view kHelperContains = "rowjit_str_contains";        // i1 (p, n, p, n)
+inline constexpr std::string_view kHelperLike = "rowjit_str_like";                // i1 (p, n, p, n, flags)
+inline constexpr std::string_view kHelperCodePoints = "rowjit_str_code_points";   // i64 (p, n)
+
+// Flags of kHelperLike.
+inline constexpr int kLikeUtf8 = 1, kLikeFoldCase = 2;
+
+}  // namespace rowjit::jit::internal

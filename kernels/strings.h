@@ -1,0 +1,32 @@
+// Static string kernels over raw bytes (kernels layer): SQL LIKE matching, ASCII case folding,
+// code-point counting. The reference evaluator's semantics and the JIT's general matcher.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rowjit::kernels {
+
+// The escape character of LIKE patterns (PostgreSQL's default).
+inline constexpr uint8_t kLikeEscape = '\\';
+
+// SQL LIKE: `%` matches any run of characters, `_` exactly one, the escape character makes the
+// next pattern byte literal (a trailing escape matches itself). With `utf8` a character is a
+// code point (a byte plus the continuation bytes 10xxxxxx that follow it; total on any bytes,
+// valid UTF-8 or not); otherwise a byte. `fold_case`: ASCII letters compare case-insensitively
+// (ILIKE). Linear in practice: backtracking returns only to the last `%`.
+bool LikeMatch(const uint8_t* s, size_t n, const uint8_t* p, size_t pn, bool utf8, bool fold_case);
+
+// Code points of `s`: the bytes that are not UTF-8 continuation bytes (10xxxxxx).
+int64_t CountCodePoints(const uint8_t* s, size_t n);
+
+// Bytewise order of two strings as unsigned bytes, a prefix first: -1, 0 or 1.
+int CompareBytes(const uint8_t* a, size_t an, const uint8_t* b, size_t bn);
+
+// Whether `needle` occurs in `s`. Candidates are found 16 positions at a time by testing the
+// needle's first and last bytes together (SSE2), then compared in full.
+bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m);
+
+inline uint8_t AsciiLower(uint8_t c) { return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + 32) : c; }
+
+}  // namespace rowjit::kernels

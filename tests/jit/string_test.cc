@@ -1,0 +1,242 @@
+// String kernels against the reference evaluator, value for value and null for null: the three
+// Arrow layouts, slices at any offset, nulls, empty strings, multibyte characters, long strings
+// across several view buffers, literal, batch-constant and column patterns, every policy and
+// tier (jit).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "ir/aggregate.h"
+#include "ir/binder.h"
+#include "ir/reference.h"
+#include "jit/engine.h"
+#include "runtime/string_array.h"
+#include "support/assert_ok.h"
+
+namespace rowjit::jit {
+namespace {
+
+constexpr StringLayout kLayouts[] = {StringLayout::kOffsets32, StringLayout::kOffsets64,
+                                     StringLayout::kViews};
+
+// Short strings over a small alphabet (so literals and patterns match often), with a two-byte
+// and a three-byte character, `%`, `_` and the escape among them; one row in eight long.
+std::string RandomString(std::mt19937_64& rng) {
+  static const char* const kPieces[] = {"a", "b", "A", "c", "\xc3\xa9", "\xe6\x97\xa5", "%", "_", "\\", "x"};
+  const size_t n = rng() % 8 == 0 ? 13 + rng() % 40 : rng() % 9;
+  std::string s;
+  while (s.size() < n) s += kPieces[rng() % std::size(kPieces)];
+  return s;
+}
+
+// Views whose long strings spread over three data buffers (with gaps).
+Result<ArrayPtr> MultiBufferViews(DataType type, const std::vector<std::optional<std::string>>& rows) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  std::vector<std::string> data(3);
+  ROWJIT_ASSIGN_OR_RETURN(auto views, Buffer::Allocate(n * kViewBytes));
+  ROWJIT_ASSIGN_OR_RETURN(auto bits, Buffer::Allocate(kernels::NumBytes(n)));
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string s = rows[i].value_or("");
+    if (rows[i]) bits->mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    uint8_t* v = views->mutable_data() + i * kViewBytes;
+    const int32_t len = static_cast<int32_t>(s.size());
+    std::memcpy(v, &len, 4);
+    if (len <= kViewInlineMax) {
+      std::memcpy(v + 4, s.data(), s.size());
+      continue;
+    }
+    const int32_t buffer = static_cast<int32_t>(i % 3);
+    data[buffer] += "gap";
+    const int32_t offset = static_cast<int32_t>(data[buffer].size());
+    data[buffer] += s;
+    std::memcpy(v + 4, s.data(), 4);
+    std::memcpy(v + 8, &buffer, 4);
+    std::memcpy(v + 12, &offset, 4);
+  }
+  std::vector<BufferPtr> buffers;
+  for (const std::string& d : data) {
+    ROWJIT_ASSIGN_OR_RETURN(auto b, Buffer::Allocate(static_cast<int64_t>(d.size())));
+    std::memcpy(b->mutable_data(), d.data(), d.size());
+    buffers.push_back(std::move(b));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, Validity::FromBitmap(std::move(bits), 0, n));
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, StringArray::MakeViews(type, n, std::move(views), std::move(buffers),
+                                                           std::move(validity)));
+  return ArrayPtr(std::move(arr));
+}
+
+struct Column {
+  ArrayPtr array;
+  std::vector<std::optional<std::string>> rows;  // what it holds, for choosing literals
+};
+
+Column RandomColumn(DataType type, StringLayout layout, int64_t length, double valid, std::mt19937_64& rng) {
+  const int64_t offset = std::vector<int64_t>{0, 3, 64}[rng() % 3];
+  std::vector<std::optional<std::string>> rows;
+  for (int64_t i = 0; i < offset + length; ++i) {
+    const bool is_valid = std::uniform_real_distribution<>(0, 1)(rng) < valid;
+    rows.push_back(is_valid || !type.nullable ? std::optional<std::string>(RandomString(rng)) : std::nullopt);
+  }
+  Result<ArrayPtr> full = MakeError(ErrorCode::kInternal, "unset");
+  if (layout == StringLayout::kViews && rng() % 2 == 0) {
+    full = MultiBufferViews(type, rows);
+  } else {
+    std::vector<std::optional<std::string_view>> views(rows.begin(), rows.end());
+    auto made = MakeStringArray(type, layout, views);
+    if (made.ok()) full = ArrayPtr(*made);
+  }
+  EXPECT_TRUE(full.ok()) << full.error().ToString();
+  Column c;
+  c.array = *(*full)->Slice(offset, length);
+  c.rows.assign(rows.begin() + offset, rows.end());
+  return c;
+}
+
+// A literal near the data: a row, a piece of one, or something that matches nothing.
+std::string Near(const Column& c, std::mt19937_64& rng) {
+  std::vector<std::string> present;
+  for (const auto& r : c.rows) {
+    if (r) present.push_back(*r);
+  }
+  if (present.empty() || rng() % 5 == 0) return RandomString(rng);
+  std::string s = present[rng() % present.size()];
+  if (rng() % 2 == 0 && !s.empty()) {
+    const size_t from = rng() % s.size();
+    s = s.substr(from, rng() % (s.size() - from + 1));
+  }
+  return s;
+}
+
+std::string Quoted(const std::string& s) { return QuoteString(s); }
+
+// A LIKE pattern built around a piece of the data.
+std::string Pattern(const Column& c, std::mt19937_64& rng) {
+  const std::string p = Near(c, rng), q = Near(c, rng);
+  switch (rng() % 9) {
+    case 0: return p;
+    case 1: return p + "%";
+    case 2: return "%" + p;
+    case 3: return "%" + p + "%";
+    case 4: return p + "%" + q;
+    case 5: return "_" + p + "%";
+    case 6: return "%" + p + "_" + q;
+    case 7: return "%" + p + "%" + q + "%";
+    default: return "\\%" + p + "\\_%";
+  }
+}
+
+std::vector<std::string> Expressions(const Column& s, std::mt19937_64& rng) {
+  const bool utf8 = s.array->type().id == TypeId::kUtf8;
+  const std::string code_points = utf8 ? "char_length(s)" : "length(s)";
+  const std::string lit = Quoted(Near(s, rng)), lit2 = Quoted(Near(s, rng));
+  const std::string pat = Quoted(Pattern(s, rng));
+  return {
+      "s = " + lit, "s != " + lit, lit + " = s", "s < " + lit, "s >= " + lit,
+      "starts_with(s, " + lit + ")", "ends_with(s, " + lit + ")", "contains(s, " + lit + ")",
+      "s like " + pat, "s ilike " + pat, "not (s like " + pat + ")",
+      "length(s) > 3", code_points + " * 2 + length(t)", "length(s) = " + code_points,
+      "s = t", "s < t", "s >= t", "starts_with(s, t)", "ends_with(t, s)", "contains(s, t)",
+      "like(s, t)", "ilike(t, s)",
+      "coalesce(s, " + lit + ") = " + lit2, "if(length(s) > 3, s, t) = " + lit,
+      "between(s, " + lit + ", " + lit2 + ")", "is_null(s) or s = " + lit,
+      "s = " + lit + " and length(t) < 5", "s = ''", "s like ''", "s like '%'",
+  };
+}
+
+ArrayPtr Constant(const Column& c, std::mt19937_64& rng) {
+  std::optional<std::string> v = c.rows.empty() ? std::nullopt : c.rows[rng() % c.rows.size()];
+  auto a = ConstantArray::Make(v ? Scalar::String(*v, c.array->type().id) : Scalar::Null(c.array->type().id),
+                               c.array->length(), true);
+  return *a;
+}
+
+TEST(Strings, KernelsEqualTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    const TypeId id = seed % 4 == 3 ? TypeId::kBinary : TypeId::kUtf8;
+    const int64_t length = std::vector<int64_t>{0, 1, 63, 64, 65, 130, 1000}[seed % 7];
+    const double valid = std::vector<double>{1.0, 0.7, 0.0}[seed % 3];
+    const StringLayout sl = kLayouts[seed % 3], tl = kLayouts[(seed / 3) % 3];
+    const Column s = RandomColumn(DataType(id, true), sl, length, valid, rng);
+    Column t = RandomColumn(DataType(id, seed % 2 == 0), tl, length, 0.8, rng);
+    if (seed % 5 == 4) t.array = Constant(t, rng);  // a batch-constant argument
+    const Schema schema{{{"s", DataType(id, true)}, {"t", t.array->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array, t.array};
+    for (const std::string& text : Expressions(s, rng)) {
+      SCOPED_TRACE(fmt::format("seed {} {} s:{} t:{} rows {}: {}", seed, TypeIdName(id), StringLayoutName(sl),
+                               StringLayoutName(tl), length, text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, length));
+      const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
+      const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
+      ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, length, {.policy = policy, .tier = tier}));
+      ASSERT_EQ(got->type(), want->type());
+      const int64_t diff = FirstDifference(*got, *want);
+      ASSERT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
+                          << got->GetScalar(diff).ToString() << ", want " << want->GetScalar(diff).ToString()
+                          << " (s = " << s.array->GetScalar(diff).ToString() << ")";
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 1500);
+}
+
+TEST(Strings, FoldsOverStringFunctions) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t length = std::vector<int64_t>{0, 63, 64, 65, 1000, 5000}[seed % 6];
+    const Column s = RandomColumn(DataType(TypeId::kUtf8, true), kLayouts[seed % 3], length, 0.6, rng);
+    const Schema schema{{{"s", s.array->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array};
+    for (const std::string& text : std::vector<std::string>{"sum(length(s))", "count(s)", "max(char_length(s))",
+                             "any(s like '%a%')", "count(s = " + Quoted(Near(s, rng)) + ")"}) {
+      SCOPED_TRACE(fmt::format("seed {}: {}", seed, text));
+      ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
+      ASSERT_OK_AND_ASSIGN(ir::AggregateResult want, ir::EvaluateAggregateReference(agg, cols, length));
+      ASSERT_OK_AND_ASSIGN(ir::AggregateResult got, engine->Aggregate(agg, cols, length));
+      EXPECT_TRUE(got == want);
+    }
+  }
+}
+
+TEST(Strings, TheCacheKeyCarriesTheLiteral) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  ASSERT_OK_AND_ASSIGN(auto s, MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32, {"ab", "abc", "b"}));
+  const Schema schema{{{"s", s->type()}}};
+  const std::vector<ArrayPtr> cols = {s};
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr a, ir::ParseAndBind("s = 'ab'", schema));
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr b, ir::ParseAndBind("s = 'b'", schema));
+  EvalReport ra, rb;
+  ASSERT_OK_AND_ASSIGN(ArrayPtr x, engine->Evaluate(a, cols, 3, {}, &ra));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr y, engine->Evaluate(b, cols, 3, {}, &rb));
+  EXPECT_EQ(x->ToString(), "[true, false, false]");
+  EXPECT_EQ(y->ToString(), "[false, false, true]");
+  EXPECT_TRUE(ra.compiled);
+  EXPECT_TRUE(rb.compiled);  // another literal, another kernel
+  ASSERT_TRUE(ra.kernel.has_value());
+  EXPECT_NE(ra.kernel->ToString(), rb.kernel->ToString());
+}
+
+TEST(Strings, StringResultsAndCastsAreClearErrors) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  ASSERT_OK_AND_ASSIGN(auto s, MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kViews, {"a"}));
+  const Schema schema{{{"s", s->type()}}};
+  const std::vector<ArrayPtr> cols = {s};
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind("coalesce(s, 'x')", schema));
+  auto r = engine->Evaluate(e, cols, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(r.error().message().find("string results"), std::string::npos) << r.error().ToString();
+  auto cast = ir::ParseAndBind("cast(s, i32)", schema);
+  ASSERT_FALSE(cast.ok());
+  EXPECT_EQ(cast.error().code(), ErrorCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace rowjit::jit
