@@ -235,6 +235,11 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
                                           int64_t length, const EvalOptions& options, EvalReport& rep,
                                           std::span<const OutputBuffers> into) {
   ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length));
+  if (into.empty() && options.policy == ir::Policy::kAuto) {
+    if (std::optional<int> c = internal::OverDictionaryColumn(*expr, columns, length)) {
+      return EvaluateOverDictionary(expr, columns, *c, options, rep);
+    }
+  }
   void* rows_into = into.empty() ? nullptr : into[0].validity;
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length, rows_into));
   impl_->ApplyRetryPressure(*expr, options.policy, batch);
@@ -243,6 +248,22 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
   rep.strategy = plan.strategy;
   if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep, into);
   return impl_->RunPlan(*expr, batch, plan, options, rep, nullptr, into);
+}
+
+Result<ArrayPtr> Engine::EvaluateOverDictionary(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                                int column, const EvalOptions& options, EvalReport& rep) {
+  const auto& d = static_cast<const DictionaryArray&>(*columns[column]);
+  std::vector<ArrayPtr> over(columns.begin(), columns.end());
+  over[static_cast<size_t>(column)] = d.values();
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr per_value, EvaluateAdmitted(expr, over, d.values()->length(), options, rep));
+  rep.strategy = Strategy::kOverDictionary;
+  // Rows with a null code: the expression with its column null (is_null, coalesce, ...).
+  Scalar null_row = Scalar::Null(expr->type().id);
+  if (d.codes()->NullCount() > 0) {
+    ROWJIT_ASSIGN_OR_RETURN(over[static_cast<size_t>(column)], ConstantArray::Make(Scalar::Null(d.type().id), 1, true));
+    ROWJIT_ASSIGN_OR_RETURN(null_row, ir::EvaluateRow(*expr, over, 0));
+  }
+  return internal::GatherThroughCodes(*per_value, null_row, d, impl_->outputs);
 }
 
 Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,

@@ -225,6 +225,10 @@ class Engine {
   Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport& report,
                                   std::span<const OutputBuffers> into);
+  // Strategy::kOverDictionary: `expr` over the values of the dictionary in column `column`, then
+  // gathered through its codes.
+  Result<ArrayPtr> EvaluateOverDictionary(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                          int column, const EvalOptions& options, EvalReport& report);
   Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,
                                                                  EvalReport& report);
   Result<std::vector<ArrayPtr>> ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,

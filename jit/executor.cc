@@ -347,7 +347,8 @@ Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run) {
     case Strategy::kDenseRetry: return RunDenseWithRetry(run);
     case Strategy::kFilterScatter: return RunFilterScatter(run);
     case Strategy::kFold:
-    case Strategy::kStaged: break;
+    case Strategy::kStaged:
+    case Strategy::kOverDictionary: break;
   }
   return MakeError(ErrorCode::kInternal, "strategy {} is not a row evaluation", StrategyName(strategy));
 }

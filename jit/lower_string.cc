@@ -1,6 +1,6 @@
 // Lowerings of the string functions (jit layer). A literal argument is code: equality compares
-// the length, then the bytes as constant-size loads (the backend expands a constant-length
-// memcmp), only where the lengths agree; over the view layout a literal of up to 12 bytes is two
+// the length, then the bytes as constant-size loads compared with constants, read from the
+// literal itself where the lengths differ (no branch); over the view layout a literal of up to 12 bytes is two
 // masked 8-byte compares of the view itself, with no branch and no load of string data; a LIKE
 // pattern becomes an equality, a prefix, a suffix, a prefix and suffix, or a search. What has no
 // specialization calls a static helper (jit/string_helpers.h).
@@ -64,36 +64,6 @@ llvm::Value* PairHelper(LowerContext& c, std::string_view name, llvm::Type* ret,
   return CallHelper(c, name, ret, {x.ptr, x.len, y.ptr, y.len});
 }
 
-// `when ? then() : false`, then() evaluated only where `when` holds (it reads string bytes).
-template <typename F>
-llvm::Value* OnlyWhere(LowerContext& c, llvm::Value* when, F&& then) {
-  auto& b = c.b;
-  llvm::Function* fn = b.GetInsertBlock()->getParent();
-  llvm::BasicBlock* from = b.GetInsertBlock();
-  llvm::BasicBlock* test = llvm::BasicBlock::Create(b.getContext(), "str.test", fn);
-  llvm::BasicBlock* join = llvm::BasicBlock::Create(b.getContext(), "str.join", fn);
-  b.CreateCondBr(when, test, join);
-  b.SetInsertPoint(test);
-  llvm::Value* r = then();
-  llvm::BasicBlock* test_end = b.GetInsertBlock();
-  b.CreateBr(join);
-  b.SetInsertPoint(join);
-  llvm::PHINode* phi = b.CreatePHI(b.getInt1Ty(), 2);
-  phi->addIncoming(b.getFalse(), from);
-  phi->addIncoming(r, test_end);
-  return phi;
-}
-
-// memcmp(at, literal, n) == 0 for a constant n > 0: constant-size loads after expansion.
-llvm::Value* BytesEqual(LowerContext& c, llvm::Value* at, const std::string& lit) {
-  auto& b = c.b;
-  llvm::Value* lit_ptr = b.CreateExtractValue(StringConstant(c.module(), lit), 0);
-  llvm::FunctionCallee memcmp = c.module().getOrInsertFunction(
-      "memcmp", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()}, false));
-  llvm::Value* r = b.CreateCall(memcmp, {at, lit_ptr, b.getInt64(lit.size())});
-  return b.CreateICmpEQ(r, b.getInt32(0));
-}
-
 // The low `n` bytes of `bytes` (little-endian) as an integer, and the mask of those bytes.
 std::pair<uint64_t, uint64_t> LowBytes(std::string_view bytes, size_t n) {
   uint64_t v = 0, mask = 0;
@@ -102,6 +72,42 @@ std::pair<uint64_t, uint64_t> LowBytes(std::string_view bytes, size_t n) {
     mask |= uint64_t{0xff} << (8 * i);
   }
   return {v, mask};
+}
+
+// The `width`-byte load at `at + offset` equals the same bytes of `lit`.
+llvm::Value* LoadEquals(LowerContext& c, llvm::Value* at, const std::string& lit, size_t offset, unsigned width) {
+  auto& b = c.b;
+  llvm::Type* ty = b.getIntNTy(width * 8);
+  llvm::Value* v = b.CreateAlignedLoad(ty, b.CreateConstGEP1_64(b.getInt8Ty(), at, offset), llvm::Align(1));
+  const uint64_t want = LowBytes(std::string_view(lit).substr(offset), width).first;
+  return b.CreateICmpEQ(v, llvm::ConstantInt::get(ty, want));
+}
+
+// Where `when` holds, whether the bytes at `at` begin with `lit`; false elsewhere. No branch:
+// where `when` is false the bytes are read from the literal itself (always in bounds) and the
+// answer masked. Up to 16 bytes: at most two overlapping loads compared with constants; longer,
+// a constant-size memcmp (expanded into loads by the backend).
+llvm::Value* GuardedBytesEqual(LowerContext& c, llvm::Value* when, llvm::Value* at, const std::string& lit) {
+  auto& b = c.b;
+  const size_t n = lit.size();
+  if (n == 0) return when;
+  llvm::Value* lit_ptr = b.CreateExtractValue(StringConstant(c.module(), lit), 0);
+  llvm::Value* from = b.CreateSelect(when, at, lit_ptr);
+  llvm::Value* eq = nullptr;
+  if (n < 4) {
+    for (size_t k = 0; k < n; ++k) {
+      llvm::Value* e = LoadEquals(c, from, lit, k, 1);
+      eq = eq ? b.CreateAnd(eq, e) : e;
+    }
+  } else if (n <= 16) {
+    const unsigned w = n <= 8 ? 4 : 8;
+    eq = b.CreateAnd(LoadEquals(c, from, lit, 0, w), LoadEquals(c, from, lit, n - w, w));
+  } else {
+    llvm::FunctionCallee memcmp = c.module().getOrInsertFunction(
+        "memcmp", llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()}, false));
+    eq = b.CreateICmpEQ(b.CreateCall(memcmp, {from, lit_ptr, b.getInt64(n)}), b.getInt32(0));
+  }
+  return b.CreateAnd(when, eq);
 }
 
 // A view's first 8 bytes (length, then 4 bytes inline or the prefix) against `lit`'s.
@@ -125,11 +131,9 @@ llvm::Value* EqualsLiteral(LowerContext& c, const Val& s, const std::string& lit
       llvm::Value* tail = b.CreateAlignedLoad(b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt8Ty(), s.view, 8), llvm::Align(1));
       return b.CreateAnd(head, b.CreateICmpEQ(b.CreateAnd(tail, b.getInt64(rest_mask)), b.getInt64(rest)));
     }
-    return OnlyWhere(c, head, [&] { return BytesEqual(c, str.ptr, lit); });
+    return GuardedBytesEqual(c, head, str.ptr, lit);
   }
-  llvm::Value* same_length = b.CreateICmpEQ(str.len, b.getInt64(lit.size()));
-  if (lit.empty()) return same_length;
-  return OnlyWhere(c, same_length, [&] { return BytesEqual(c, str.ptr, lit); });
+  return GuardedBytesEqual(c, b.CreateICmpEQ(str.len, b.getInt64(lit.size())), str.ptr, lit);
 }
 
 llvm::Value* StartsWithLiteral(LowerContext& c, const Val& s, const std::string& lit) {
@@ -143,7 +147,7 @@ llvm::Value* StartsWithLiteral(LowerContext& c, const Val& s, const std::string&
     llvm::Value* prefix = b.CreateLShr(head, b.getInt64(32));
     return b.CreateAnd(long_enough, b.CreateICmpEQ(b.CreateAnd(prefix, b.getInt64(mask)), b.getInt64(want)));
   }
-  return OnlyWhere(c, long_enough, [&] { return BytesEqual(c, str.ptr, lit); });
+  return GuardedBytesEqual(c, long_enough, str.ptr, lit);
 }
 
 llvm::Value* EndsWithLiteral(LowerContext& c, const Val& s, const std::string& lit) {
@@ -151,10 +155,8 @@ llvm::Value* EndsWithLiteral(LowerContext& c, const Val& s, const std::string& l
   const Str str = Parts(c, s.v);
   if (lit.empty()) return b.getTrue();
   llvm::Value* long_enough = b.CreateICmpUGE(str.len, b.getInt64(lit.size()));
-  return OnlyWhere(c, long_enough, [&] {
-    llvm::Value* at = b.CreateGEP(b.getInt8Ty(), str.ptr, b.CreateSub(str.len, b.getInt64(lit.size())));
-    return BytesEqual(c, at, lit);
-  });
+  llvm::Value* at = b.CreateGEP(b.getInt8Ty(), str.ptr, b.CreateSub(str.len, b.getInt64(lit.size())));
+  return GuardedBytesEqual(c, long_enough, at, lit);
 }
 
 llvm::Value* ContainsLiteral(LowerContext& c, const Val& s, const std::string& lit) {
@@ -267,9 +269,7 @@ Val Like(LowerContext& c, std::span<const Val> a) {
   if (p[0].empty()) return {EndsWithLiteral(c, a[0], p[1])};
   const Str s = Parts(c, a[0].v);
   llvm::Value* fits = b.CreateICmpUGE(s.len, b.getInt64(p[0].size() + p[1].size()));
-  return {OnlyWhere(c, fits, [&] {
-    return b.CreateAnd(StartsWithLiteral(c, a[0], p[0]), EndsWithLiteral(c, a[0], p[1]));
-  })};
+  return {b.CreateAnd(fits, b.CreateAnd(StartsWithLiteral(c, a[0], p[0]), EndsWithLiteral(c, a[0], p[1])))};
 }
 
 const Lowering kLowerings[] = {

@@ -118,6 +118,7 @@ std::string_view StrategyName(Strategy s) {
     case Strategy::kValidity: return "validity";
     case Strategy::kFold: return "fold";
     case Strategy::kStaged: return "staged";
+    case Strategy::kOverDictionary: return "over-dictionary";
   }
   return "?";
 }

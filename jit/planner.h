@@ -34,6 +34,8 @@ enum class Strategy : uint8_t {
   kFold,           // a reduction template
   kStaged,         // too large for one kernel: stages of bounded size, each its own kernel, their
                    // results materialized as columns (jit/staging.h)
+  kOverDictionary, // one dictionary-encoded column read: the expression runs once per dictionary
+                   // value, its results gathered through the codes (jit/dictionary.cc)
 };
 std::string_view StrategyName(Strategy s);
 

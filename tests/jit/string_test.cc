@@ -205,6 +205,46 @@ TEST(Strings, FoldsOverStringFunctions) {
   }
 }
 
+// A predicate over a dictionary-encoded column runs once per dictionary value and is gathered
+// through the codes: rows with a null code take the expression's value over a null (is_null is
+// true there, coalesce takes its fallback); a fallible expression never does (a value no row
+// uses must not fail), nor does a dictionary as large as the batch.
+TEST(Strings, DictionaryColumnsRunOncePerValue) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    std::mt19937_64 rng(seed);
+    const Column values = RandomColumn(DataType(TypeId::kUtf8, seed % 2 == 0), kLayouts[seed % 3], 300, 0.9, rng);
+    const int64_t n = std::vector<int64_t>{5000, 601, 64}[seed % 3];
+    auto codes = *Buffer::Allocate(n * 2);
+    auto bits = *Buffer::Allocate(kernels::NumBytes(n));
+    for (int64_t i = 0; i < n; ++i) {
+      reinterpret_cast<int16_t*>(codes->mutable_data())[i] = static_cast<int16_t>(rng() % 300);
+      if (rng() % 8 != 0) bits->mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    }
+    auto code_array = *PrimitiveArray::Make(DataType(TypeId::kI16, true), n, codes, *Validity::FromBitmap(bits, 0, n));
+    ArrayPtr dict = *DictionaryArray::Make(code_array, values.array);
+    const Schema schema{{{"s", dict->type()}}};
+    const std::vector<ArrayPtr> cols = {dict};
+    const std::string lit = Quoted(Near(values, rng));
+    for (const std::string& text : std::vector<std::string>{"s like '%a%'", "is_null(s)", "coalesce(s, 'x') = 'x'", "length(s)",
+                                    "s = " + lit, "length(s) * 3000000000000000000 > 1"}) {
+      SCOPED_TRACE(fmt::format("seed {} rows {}: {}", seed, n, text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      auto want = ir::EvaluateReference(*e, cols, n);
+      EvalReport report;
+      auto got = engine->Evaluate(e, cols, n, {}, &report);
+      ASSERT_EQ(got.ok(), want.ok()) << (got.ok() ? want.error().ToString() : got.error().ToString());
+      if (!got.ok()) {
+        EXPECT_NE(report.strategy, Strategy::kOverDictionary);
+        continue;
+      }
+      EXPECT_EQ(FirstDifference(**got, **want), -1) << (*got)->ToString() << " vs " << (*want)->ToString();
+      const bool fallible = text.find("3000") != std::string::npos;
+      EXPECT_EQ(report.strategy == Strategy::kOverDictionary, !fallible && n >= 600) << StrategyName(report.strategy);
+    }
+  }
+}
+
 TEST(Strings, TheCacheKeyCarriesTheLiteral) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
   ASSERT_OK_AND_ASSIGN(auto s, MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32, {"ab", "abc", "b"}));
