@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "runtime/builder.h"
+#include "runtime/string_array.h"
 
 namespace rowjit {
 
 Scalar RandomValue(TypeId id, std::mt19937_64& rng) {
+  if (IsString(id)) return RandomString(id, StringSpec{}, rng);
   // One draw in four is an edge value of the type.
   const bool edge = rng() % 4 == 0;
   return VisitType(id, [&]<typename T>(std::type_identity<T>) -> Scalar {
@@ -39,6 +42,7 @@ Scalar RandomValue(TypeId id, std::mt19937_64& rng) {
 }
 
 Scalar ModerateValue(TypeId id, std::mt19937_64& rng) {
+  if (IsString(id)) return RandomString(id, StringSpec{}, rng);
   return VisitType(id, [&]<typename T>(std::type_identity<T>) -> Scalar {
     if constexpr (std::is_same_v<T, bool>) {
       return Scalar::Of<bool>(rng() & 1);
@@ -57,7 +61,59 @@ Scalar ModerateValue(TypeId id, std::mt19937_64& rng) {
   });
 }
 
+std::vector<std::string> AlphabetCharacters(std::string_view alphabet) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < alphabet.size();) {
+    size_t j = i + 1;
+    while (j < alphabet.size() && (static_cast<uint8_t>(alphabet[j]) & 0xc0) == 0x80) ++j;
+    out.emplace_back(alphabet.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+Scalar RandomString(TypeId id, const StringSpec& spec, std::mt19937_64& rng) {
+  if (spec.match_share > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < spec.match_share) {
+    return Scalar::String(spec.match, id);
+  }
+  const std::vector<std::string> chars = AlphabetCharacters(spec.alphabet.empty() ? "a" : spec.alphabet);
+  const int64_t lo = std::max<int64_t>(spec.min_length, 0), hi = std::max(spec.max_length, lo);
+  const auto n = static_cast<size_t>(lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1)));
+  std::string out;
+  while (out.size() < n) {
+    const std::string& c = chars[rng() % chars.size()];
+    if (out.size() + c.size() > n && id == TypeId::kUtf8) {  // a whole character only
+      if (out.size() + 1 > n) break;
+      out += chars[0].size() == 1 ? chars[0] : std::string("a");
+      continue;
+    }
+    out += c;
+  }
+  out.resize(std::min(out.size(), n));
+  return Scalar::String(out, id);
+}
+
+namespace {
+
+ArrayPtr RandomStringArray(const ArraySpec& spec, std::mt19937_64& rng) {
+  const int64_t total = spec.bit_offset + spec.length;
+  std::vector<std::optional<std::string>> rows;
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int64_t i = 0; i < total; ++i) {
+    const bool valid = !spec.type.nullable || unit(rng) < spec.valid_fraction;
+    rows.push_back(valid ? std::optional<std::string>(std::string(RandomString(spec.type.id, spec.strings, rng).str()))
+                         : std::nullopt);
+  }
+  std::vector<std::optional<std::string_view>> views(rows.begin(), rows.end());
+  auto full = MakeStringArray(spec.type, spec.string_layout, views);
+  if (!full.ok()) return nullptr;
+  return *(*full)->Slice(spec.bit_offset, spec.length);
+}
+
+}  // namespace
+
 ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
+  if (IsString(spec.type.id)) return RandomStringArray(spec, rng);
   const int64_t total = spec.bit_offset + spec.length;
   std::vector<Scalar> rows;
   rows.reserve(static_cast<size_t>(total));
@@ -132,7 +188,7 @@ ArrayPtr AsByteBool(const ArrayPtr& flat) {
 Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid_fraction,
                                 uint64_t seed,
                                 const std::vector<std::pair<std::string, std::string>>& constants,
-                                int64_t bit_offset) {
+                                int64_t bit_offset, const StringSpec& strings) {
   if (rows < 0) return MakeError(ErrorCode::kInvalidInput, "negative row count {}", rows);
   // Refused before allocating when the machine cannot hold it (each row passes through a Scalar
   // of 16 bytes on its way into the column).
@@ -166,8 +222,8 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
       columns.push_back(constant);
       continue;
     }
-    ArrayPtr a = RandomFlatArray(ArraySpec{f.type, rows, valid_fraction, bit_offset,
-                                           NullLayout::kScattered, ValueMode::kModerate},
+    ArrayPtr a = RandomFlatArray(ArraySpec{f.type, rows, valid_fraction, bit_offset, NullLayout::kScattered,
+                                           ValueMode::kModerate, f.layout, strings},
                                  rng);
     if (a == nullptr) return MakeError(ErrorCode::kInternal, "could not build column '{}'", f.name);
     columns.push_back(a);
@@ -180,6 +236,7 @@ uint64_t ArrayChecksum(const Array& array) {
   for (int64_t i = 0; i < array.length(); ++i) {
     const Scalar s = array.GetScalar(i);
     uint64_t v = s.is_null() ? 0x9e3779b97f4a7c15ULL : s.bits();
+    for (char c : s.str()) v = (v ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
     if (!s.is_null() && IsFloat(s.type_id())) {
       const double d = s.type_id() == TypeId::kF32 ? s.value<float>() : s.value<double>();
       if (std::isnan(d)) v = 0x7ff8000000000000ULL;

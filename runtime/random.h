@@ -22,6 +22,20 @@ Scalar ModerateValue(TypeId id, std::mt19937_64& rng);
 enum class NullLayout { kScattered, kClustered };
 enum class ValueMode { kMixed, kModerate };  // RandomValue or ModerateValue
 
+// Random strings: lengths in [min_length, max_length] bytes drawn from `alphabet` (utf8: whole
+// characters of it, so multibyte ones stay whole), and a `match_share` of the rows equal to
+// `match` (to give a literal the share of matches a benchmark or test wants).
+struct StringSpec {
+  int64_t min_length = 0;
+  int64_t max_length = 16;
+  std::string alphabet = "abcxyzAB-_%\xc3\xa9\xe6\x97\xa5";
+  std::string match;
+  double match_share = 0;
+};
+// The characters of `alphabet`: UTF-8 sequences whole (a lead byte and its continuation bytes).
+std::vector<std::string> AlphabetCharacters(std::string_view alphabet);
+Scalar RandomString(TypeId id, const StringSpec& spec, std::mt19937_64& rng);
+
 struct ArraySpec {
   DataType type;
   int64_t length = 0;
@@ -29,6 +43,8 @@ struct ArraySpec {
   int64_t bit_offset = 0;       // the array is a slice at this offset of a longer one
   NullLayout layout = NullLayout::kScattered;
   ValueMode values = ValueMode::kMixed;
+  StringLayout string_layout = StringLayout::kOffsets32;  // string types
+  StringSpec strings = {};
 };
 
 // A flat array (bool: bit-packed) per the spec.
@@ -40,11 +56,12 @@ ArrayPtr AsDictionary(const ArrayPtr& flat, std::mt19937_64& rng);
 ArrayPtr AsByteBool(const ArrayPtr& flat);
 
 // A batch of random columns for `schema`: nullable columns get nulls at 1 - valid_fraction;
+// string columns follow `strings` in their field's layout;
 // a column named in `constants` ("b" → "3", or "null") is a batch constant of that value.
 Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid_fraction,
                                 uint64_t seed,
                                 const std::vector<std::pair<std::string, std::string>>& constants = {},
-                                int64_t bit_offset = 0);
+                                int64_t bit_offset = 0, const StringSpec& strings = {});
 
 // A hash of every row's validity and value bits (NaNs canonicalised): equal arrays, equal sums.
 uint64_t ArrayChecksum(const Array& array);

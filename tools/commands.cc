@@ -92,7 +92,8 @@ int Usage(const std::string& message, const char* help) {
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   static const std::vector<std::string_view> kWithValues = {
       "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target",
-      "--stage", "--cache-dir", "--tier", "--filter", "--expr"};
+      "--stage", "--cache-dir", "--tier", "--filter", "--expr", "--string-lengths", "--alphabet",
+      "--match", "--match-share"};
   std::vector<std::string_view> known = kWithValues;
   known.insert(known.end(), {"--verify", "--json", "--help", "--catalog", "--no-disk-cache"});
   if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
@@ -129,6 +130,23 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   }
   if (auto v = args.Value("--offset"); v && (!ParseNumber(*v, o.offset) || o.offset < 0)) {
     return Usage("--offset takes a non-negative integer", help);
+  }
+  if (auto v = args.Value("--string-lengths")) {
+    const size_t dash = v->find('-');
+    if (dash == std::string::npos || !ParseNumber(v->substr(0, dash), o.strings.min_length) ||
+        !ParseNumber(v->substr(dash + 1), o.strings.max_length) || o.strings.min_length < 0 ||
+        o.strings.max_length < o.strings.min_length || o.strings.max_length > (1 << 20)) {
+      return Usage("--string-lengths takes MIN-MAX bytes (0 <= MIN <= MAX <= 1048576)", help);
+    }
+  }
+  if (auto v = args.Value("--alphabet")) {
+    if (v->empty()) return Usage("--alphabet takes at least one character", help);
+    o.strings.alphabet = *v;
+  }
+  if (auto v = args.Value("--match")) o.strings.match = *v;
+  if (auto v = args.Value("--match-share");
+      v && (!ParseNumber(*v, o.strings.match_share) || !(o.strings.match_share >= 0 && o.strings.match_share <= 1))) {
+    return Usage("--match-share takes a fraction in [0, 1]", help);
   }
   for (const std::string& c : args.Values("--const")) {
     const size_t eq = c.find('=');

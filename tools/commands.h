@@ -11,6 +11,7 @@
 
 #include "jit/gates/kernel_request.h"
 #include "runtime/array.h"
+#include "runtime/random.h"
 
 namespace rowjit::cli {
 
@@ -49,6 +50,7 @@ struct EvalOptions {
   std::string tier = "optimized";  // eval: fast | optimized
   std::string filter;           // eval: a predicate; EXPR runs under the selection it keeps
   std::vector<std::string> more_exprs;  // eval: --expr, repeatable: a projection of every EXPR
+  StringSpec strings;           // eval: --string-lengths, --alphabet, --match, --match-share
 };
 
 // Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an

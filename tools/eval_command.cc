@@ -30,6 +30,11 @@ options:
   --valid F          fraction of non-null rows in nullable columns (default 0.9)
   --const NAME=V     make column NAME a batch constant of value V (V may be null); repeatable
   --seed S           random seed (default 1)
+  --string-lengths A-B  random strings of A to B bytes (default 0-16)
+  --alphabet S       the characters random strings are made of (UTF-8; default
+                     'abcxyzAB-_%' and three multibyte characters)
+  --match TEXT       with --match-share F: that share of string rows equal TEXT (a literal's
+                     matches)
   --offset K         slice every input at row (bit) offset K first
   --policy P         auto | dense | dense-retry | branch-skip | filter-scatter (default auto)
   --verify           also run the reference evaluator; exit 1 on any difference, printing the
@@ -305,7 +310,7 @@ int Eval(const Args& args) {
     if (!o.filter.empty() || !o.more_exprs.empty()) {
       return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
     }
-    auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset);
+    auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset, o.strings);
     if (!batch.ok()) return Fail(batch.error());
     auto engine = MakeEngine(o);
     if (!engine.ok()) return Fail(engine.error());
@@ -315,7 +320,7 @@ int Eval(const Args& args) {
   if (!expr.ok()) return Fail(expr.error());
   auto policy = ir::ParsePolicy(o.policy);
   if (!policy.ok()) return Fail(policy.error());
-  auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset);
+  auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset, o.strings);
   if (!batch.ok()) return Fail(batch.error());
   auto engine = MakeEngine(o);
   if (!engine.ok()) return Fail(engine.error());
