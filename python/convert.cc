@@ -6,11 +6,15 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "kernels/bitmap.h"
 #include "kernels/bytebool.h"
 #include "python/module.h"
 #include "runtime/arrow_c.h"
+#include "runtime/string_array.h"
 
 namespace rowjit::python {
 namespace {
@@ -202,12 +206,52 @@ void Append(Columns& cols, const std::string& name, ArrayPtr array) {
   }
   cols.length = n;
   const DataType type = array->type();
-  cols.schema.fields.push_back({name, type});
+  Field field{name, type};
+  if (array->encoding() == Encoding::kString) field.layout = static_cast<const StringArray&>(*array).layout();
   cols.key += name;
   cols.key += ':';
-  cols.key += TypeIdName(type.id);
+  cols.key += IsString(type.id) ? StringTypeName(type.id, field.layout) : std::string(TypeIdName(type.id));
+  cols.schema.fields.push_back(std::move(field));
   cols.key += type.nullable ? "?," : ",";
   cols.arrays.push_back(std::move(array));
+}
+
+// A numpy array of strings, copied into a utf8 (or, for bytes, binary) array with 32-bit
+// offsets: 'U' (UCS-4, encoded to UTF-8), 'S' (bytes; numpy drops trailing NULs, as here) or
+// object arrays of str (or bytes) and None (null).
+ArrayPtr NumpyStrings(const std::string& name, const py::array& arr, std::optional<Validity> validity) {
+  const char kind = arr.dtype().kind();
+  const int64_t n = arr.shape(0);
+  std::vector<std::string> storage(static_cast<size_t>(n));
+  std::vector<bool> present(static_cast<size_t>(n), true);
+  TypeId id = kind == 'S' ? TypeId::kBinary : TypeId::kUtf8;
+  const py::list items = arr.attr("tolist")();
+  bool saw_str = false, saw_bytes = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const py::handle item = items[static_cast<size_t>(i)];
+    if (item.is_none()) {
+      present[static_cast<size_t>(i)] = false;
+    } else if (py::isinstance<py::str>(item)) {
+      storage[static_cast<size_t>(i)] = item.cast<std::string>();
+      saw_str = true;
+    } else if (py::isinstance<py::bytes>(item)) {
+      storage[static_cast<size_t>(i)] = item.cast<std::string>();
+      saw_bytes = true;
+    } else {
+      throw py::type_error("rowjit: column '" + name + "' holds " +
+                           py::str(item.get_type()).cast<std::string>() + " where strings are expected");
+    }
+  }
+  if (saw_str && saw_bytes) throw py::type_error("rowjit: column '" + name + "' mixes str and bytes");
+  if (saw_bytes) id = TypeId::kBinary;
+  std::vector<std::optional<std::string_view>> rows;
+  bool nulls = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool ok = present[static_cast<size_t>(i)] && (!validity || validity->IsValid(i));
+    nulls = nulls || !ok;
+    rows.push_back(ok ? std::optional<std::string_view>(storage[static_cast<size_t>(i)]) : std::nullopt);
+  }
+  return Check(MakeStringArray(DataType(id, nulls || validity.has_value()), StringLayout::kOffsets32, rows));
 }
 
 // `held`: the caller's own reference keeps `given` alive for the whole call (a keyword argument
@@ -215,6 +259,9 @@ void Append(Columns& cols, const std::string& name, ArrayPtr array) {
 ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
                      bool held = false) {
   if (given.ndim() != 1) throw py::value_error("rowjit: column '" + name + "' is not a 1-d array");
+  if (const char kind = given.dtype().kind(); kind == 'U' || kind == 'S' || kind == 'O') {
+    return NumpyStrings(name, given, std::move(validity));
+  }
   const TypeId id = TypeOfDtype(given.dtype());
   const py::array arr = ReadableLayout(given);
   const int64_t n = arr.shape(0);

@@ -1,0 +1,73 @@
+"""String columns from Python (tests): numpy 'U', 'S' and object arrays (None is null), masked
+string arrays, and Arrow string arrays, against the same predicates computed in Python."""
+import numpy as np
+import pytest
+
+import rowjit
+
+ENGINE = rowjit.Engine(synchronous=True)
+WORDS = ["apple", "banana", "h\u00e9llo", "", "an", "Banana split", "\u65e5\u672c", "50%"]
+
+
+def like(s, pattern):
+    """SQL LIKE over Python strings: % any run, _ one character, backslash escapes."""
+    import re
+    out, i = "", 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            out += re.escape(pattern[i + 1])
+            i += 2
+            continue
+        out += ".*" if ch == "%" else "." if ch == "_" else re.escape(ch)
+        i += 1
+    return re.fullmatch(out, s, re.S) is not None
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 500])
+def test_numpy_unicode_predicates(n):
+    rng = np.random.default_rng(n)
+    s = np.array([WORDS[i] for i in rng.integers(0, len(WORDS), n)], dtype=str)
+    cases = {
+        "s = 'banana'": lambda v: v == "banana",
+        "s < 'b'": lambda v: v.encode() < b"b",
+        "starts_with(s, 'ba')": lambda v: v.startswith("ba"),
+        "contains(s, 'an')": lambda v: "an" in v,
+        "s like '%an_%'": lambda v: like(v, "%an_%"),
+        "s ilike 'b%'": lambda v: v.lower().startswith("b"),
+        "s like '50\\%'": lambda v: v == "50%",
+    }
+    for text, f in cases.items():
+        got = rowjit.evaluate(text, engine=ENGINE, s=s)
+        np.testing.assert_array_equal(got, np.array([f(v) for v in s], dtype=bool), err_msg=text)
+    lengths = rowjit.evaluate("length(s) * 10 + char_length(s)", engine=ENGINE, s=s)
+    np.testing.assert_array_equal(lengths, [len(v.encode()) * 10 + len(v) for v in s])
+
+
+def test_object_arrays_with_none_are_nullable():
+    s = np.array(["x", None, "yy", None], dtype=object)
+    got = rowjit.evaluate("s = 'x'", engine=ENGINE, s=s)
+    assert isinstance(got, np.ma.MaskedArray)
+    assert got.mask.tolist() == [False, True, False, True]
+    assert got.data[[0, 2]].tolist() == [True, False]
+    assert rowjit.evaluate("is_null(s)", engine=ENGINE, s=s).tolist() == [False, True, False, True]
+
+
+def test_masked_and_bytes_and_arrow():
+    s = np.ma.masked_array(np.array(["a", "b", "c"]), mask=[False, True, False])
+    got = rowjit.evaluate("s != 'a'", engine=ENGINE, s=s)
+    assert got.mask.tolist() == [False, True, False]
+    b = np.array([b"ab", b"c", b""])
+    assert rowjit.evaluate("starts_with(s, 'a':binary)", engine=ENGINE, s=b).tolist() == [True, False, False]
+    a = rowjit.array(np.array(["apple", "kiwi"]))
+    assert str(a) == "rowjit.Array<utf8>['apple', 'kiwi']"
+    assert rowjit.evaluate("length(s)", engine=ENGINE, s=a).to_numpy().tolist() == [5, 4]
+
+
+def test_string_errors_are_clear():
+    with pytest.raises(rowjit.Error, match="string results"):
+        rowjit.evaluate("coalesce(s, 'x')", engine=ENGINE, s=np.array(["a"]))
+    with pytest.raises(TypeError, match="mixes str and bytes"):
+        rowjit.evaluate("s = 'x'", engine=ENGINE, s=np.array(["a", b"b"], dtype=object))
+    with pytest.raises(TypeError, match="where strings are expected"):
+        rowjit.evaluate("s = 'x'", engine=ENGINE, s=np.array(["a", 3], dtype=object))
