@@ -61,7 +61,7 @@ def test_errors_carry_kind_row_and_function():
     with pytest.raises(ValueError):
         rowjit.evaluate("a + b", engine=ENGINE, a=a, b=a[:2])
     with pytest.raises(TypeError):
-        rowjit.evaluate("a", engine=ENGINE, a=np.array(["x"]))
+        rowjit.evaluate("a", engine=ENGINE, a=np.array([1j]))  # complex: no rowjit type
     with pytest.raises(ValueError):
         rowjit.evaluate("a", engine=ENGINE, valid={"b": np.array([True] * 4)}, a=a)
     with pytest.raises(ValueError):
