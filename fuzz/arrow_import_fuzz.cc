@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <tuple>
@@ -44,7 +45,7 @@ void ReleaseSchema(ArrowSchema* s) {
 }
 
 constexpr const char* kFormats[] = {"b", "c", "C", "s", "S", "i", "I", "l", "L", "f", "g",
-                                    "+s", "u", "tdD", "n", "", "+l", "e"};
+                                    "+s", "u", "z", "U", "Z", "vu", "vz", "tdD", "n", "", "+l", "e"};
 constexpr int64_t kHuge = int64_t{1} << 41;
 
 // Bytes per value of a format (read as the C string the importer sees, up to its first NUL), 0
@@ -57,6 +58,15 @@ int Width(const std::string& format) {
   if (f == "i" || f == "I" || f == "f") return 4;
   if (f == "l" || f == "L" || f == "g") return 8;
   return -1;
+}
+
+// String layouts: the width of an offset (4 or 8), 16 for views, 0 for other formats.
+int StringWidth(const std::string& format) {
+  const std::string f(format.c_str());
+  if (f == "u" || f == "z") return 4;
+  if (f == "U" || f == "Z") return 8;
+  if (f == "vu" || f == "vz") return 16;
+  return 0;
 }
 
 class Builder {
@@ -75,9 +85,17 @@ class Builder {
     a.offset = Pick<int64_t>({0, 0, 1, 7, 64, kHuge, -1});
     a.null_count = Pick<int64_t>({-1, 0, 1, 5, a.length});
     const bool is_struct = std::string(format.c_str()) == "+s";
-    a.n_buffers = in_.ConsumeBool() ? (is_struct ? 1 : 2) : in_.ConsumeIntegralInRange<int64_t>(0, 3);
+    const int string_width = StringWidth(format);
+    const int64_t usual = is_struct ? 1 : string_width == 16 ? 3 + in_.ConsumeIntegralInRange<int64_t>(0, 3)
+                                        : string_width > 0     ? 3
+                                                               : 2;
+    a.n_buffers = in_.ConsumeBool() ? usual : in_.ConsumeIntegralInRange<int64_t>(0, 5);
     const int64_t rows = a.length >= 0 && a.offset >= 0 && a.length + a.offset <= 4096 ? a.length + a.offset : -1;
-    Buffers(a, format, rows);
+    if (string_width > 0 && rows >= 0) {
+      StringBuffers(a, string_width, rows);
+    } else {
+      Buffers(a, format, rows);
+    }
     if (is_struct && depth < 2) Children(a, s, depth);
     if (depth < 2 && !is_struct && in_.ConsumeIntegralInRange(0, 7) == 0) Dictionary(a, s, depth);
   }
@@ -109,6 +127,52 @@ class Builder {
       list[static_cast<size_t>(b)] = bytes.data();
     }
     a.buffers = list.data();
+  }
+
+  // A buffer of `size` fuzzer bytes (or null one time in six).
+  uint8_t* Fill(int64_t size) {
+    if (in_.ConsumeIntegralInRange(0, 5) == 0) return nullptr;
+    auto& bytes = arena_.bytes.emplace_back(static_cast<size_t>(std::max<int64_t>(size, 1)));
+    const std::vector<uint8_t> fill = in_.ConsumeBytes<uint8_t>(bytes.size());
+    std::copy(fill.begin(), fill.end(), bytes.begin());
+    return bytes.data();
+  }
+
+  // String buffers as large as the layout claims (the C interface carries no sizes; a producer
+  // that lies about them is out of any importer's reach): offsets of fuzzer bytes kept within
+  // ±4096 (so they may still decrease, be negative or point past the data), the data as large as
+  // the largest of them; views of fuzzer bytes, data buffers of fuzzer sizes, and those sizes.
+  void StringBuffers(ArrowArray& a, int width, int64_t rows) {
+    if (a.n_buffers <= 0) return;
+    auto& list = arena_.buffer_lists.emplace_back(static_cast<size_t>(a.n_buffers), nullptr);
+    a.buffers = list.data();
+    list[0] = Fill(rowjit::kernels::NumBytes(rows));
+    if (a.n_buffers < 2) return;
+    if (width == 16) {
+      list[1] = Fill(rows * 16);
+      if (a.n_buffers < 3) return;
+      auto& sizes = arena_.bytes.emplace_back(static_cast<size_t>(a.n_buffers - 3) * 8 + 8);
+      for (int64_t b = 2; b + 1 < a.n_buffers; ++b) {
+        const int64_t size = in_.ConsumeIntegralInRange<int64_t>(0, 256);
+        list[static_cast<size_t>(b)] = Fill(size);
+        const int64_t claimed = list[static_cast<size_t>(b)] ? size : in_.ConsumeIntegralInRange<int64_t>(0, 1);
+        std::memcpy(sizes.data() + (b - 2) * 8, &claimed, 8);
+      }
+      list[static_cast<size_t>(a.n_buffers - 1)] = in_.ConsumeIntegralInRange(0, 7) == 0 ? nullptr : sizes.data();
+      return;
+    }
+    uint8_t* offsets = Fill((rows + 1) * width);
+    list[1] = offsets;
+    int64_t largest = 0;
+    for (int64_t i = 0; offsets != nullptr && i <= rows; ++i) {
+      int64_t v = 0;
+      std::memcpy(&v, offsets + i * width, static_cast<size_t>(width));
+      if (width == 4) v = static_cast<int32_t>(v);
+      v %= 4097;
+      std::memcpy(offsets + i * width, &v, static_cast<size_t>(width));
+      largest = std::max(largest, v);
+    }
+    if (a.n_buffers >= 3) list[2] = Fill(largest + 1);
   }
 
   // A child or dictionary node, live (its release callbacks set), in the arena.

@@ -1,8 +1,13 @@
-// String functions over utf8 and binary (ir layer): lengths and predicates. Bytes compare
+// String functions over utf8 and binary (ir layer): lengths, predicates, and functions that
+// return strings (lower, upper, substr, concat, trim, ltrim, rtrim, replace). Bytes compare
 // bytewise (PostgreSQL's C collation, DuckDB's default); `like` and `ilike` follow
 // kernels/strings.h (`_` is one code point of utf8, one byte of binary).
 #include "ir/function_internal.h"
 #include "kernels/strings.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
 
 namespace rowjit::ir {
 namespace {
@@ -45,6 +50,94 @@ Result<Scalar> Like(std::span<const Scalar> a, DataType, std::optional<TypeId>) 
                                        a[0].type_id() == TypeId::kUtf8, kFoldCase));
 }
 
+// --- functions returning strings (computed outside kernels: jit/strings_materialize.cc)
+
+// The first argument a string; the result its type.
+Result<DataType> SameString(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  return internal::SameType(n, a, IsString, "expects utf8 or binary arguments of one type", false);
+}
+// substr(s, start, count): a string and two integers.
+Result<DataType> SubstrRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  if (!IsString(a[0].id) || !IsInteger(a[1].id) || !IsInteger(a[2].id)) {
+    return internal::TypeMismatch(n, a, "expects (utf8 or binary, integer, integer)");
+  }
+  return a[0].WithNullable(internal::AnyNullable(a));
+}
+
+int64_t AsInt64(const Scalar& s) {
+  return IsSignedInt(s.type_id()) ? VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<int64_t>(s.value<T>());
+    return 0;
+  })
+                                  : static_cast<int64_t>(std::min<uint64_t>(s.bits(), INT64_MAX));
+}
+
+template <bool kUpper>
+Result<Scalar> ChangeCase(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
+  std::string out(a[0].str());
+  for (char& c : out) {
+    const auto u = static_cast<uint8_t>(c);
+    if (kUpper && u >= 'a' && u <= 'z') c = static_cast<char>(u - 32);
+    if (!kUpper && u >= 'A' && u <= 'Z') c = static_cast<char>(u + 32);
+  }
+  return Scalar::String(out, r.id);
+}
+
+// Characters [start, start + count) counted from 1 (code points of utf8, bytes of binary);
+// positions before 1 shorten the count (PostgreSQL); a negative count gives ''.
+Result<Scalar> Substr(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
+  const std::string_view s = a[0].str();
+  const int64_t start = AsInt64(a[1]), count = AsInt64(a[2]);
+  const int64_t end = count < 0 ? start : (start > INT64_MAX - count ? INT64_MAX : start + count);
+  const int64_t from = std::max<int64_t>(start, 1);
+  if (end <= from) return Scalar::String("", r.id);
+  // Byte offsets of characters `from` and `end` (1-based).
+  const bool utf8 = r.id == TypeId::kUtf8;
+  size_t byte = 0, begin = s.size(), stop = s.size();
+  for (int64_t ch = 1; byte <= s.size(); ++ch) {
+    if (ch == from) begin = byte;
+    if (ch == end) {
+      stop = byte;
+      break;
+    }
+    if (byte == s.size()) break;
+    ++byte;
+    while (utf8 && byte < s.size() && (static_cast<uint8_t>(s[byte]) & 0xc0) == 0x80) ++byte;
+  }
+  if (begin >= stop) return Scalar::String("", r.id);
+  return Scalar::String(s.substr(begin, stop - begin), r.id);
+}
+
+Result<Scalar> Concat(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
+  std::string out;
+  for (const Scalar& x : a) out += x.str();
+  return Scalar::String(out, r.id);
+}
+
+// Spaces (' ') removed from the start, the end, or both.
+template <bool kLeft, bool kRight>
+Result<Scalar> Trim(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
+  std::string_view s = a[0].str();
+  while (kLeft && !s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (kRight && !s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return Scalar::String(s, r.id);
+}
+
+// Every occurrence of `search`, left to right and not overlapping, replaced; an empty search
+// string changes nothing (PostgreSQL).
+Result<Scalar> Replace(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
+  const std::string_view s = a[0].str(), search = a[1].str(), with = a[2].str();
+  if (search.empty()) return Scalar::String(s, r.id);
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; (hit = s.find(search, at)) != std::string_view::npos; at = hit + search.size()) {
+    out.append(s.substr(at, hit - at));
+    out.append(with);
+  }
+  out.append(s.substr(at));
+  return Scalar::String(out, r.id);
+}
+
 const Function kFunctions[] = {
     {.name = "length", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 1,
      .type_rule = OneString<TypeId::kI64, false>, .eval = Length},
@@ -60,6 +153,22 @@ const Function kFunctions[] = {
      .type_rule = TwoStrings, .eval = Like<false>},
     {.name = "ilike", .arg_names = {"s", "pattern"}, .family = Family::kString, .decode_cost = 2,
      .type_rule = TwoStrings, .eval = Like<true>},
+    {.name = "lower", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
+     .propagates_type = true, .type_rule = SameString, .eval = ChangeCase<false>},
+    {.name = "upper", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
+     .propagates_type = true, .type_rule = SameString, .eval = ChangeCase<true>},
+    {.name = "substr", .arg_names = {"s", "start", "count"}, .family = Family::kString,
+     .decode_cost = 2, .unify_from = -1, .type_rule = SubstrRule, .eval = Substr},
+    {.name = "concat", .arg_names = {}, .variadic = true, .family = Family::kString,
+     .decode_cost = 2, .propagates_type = true, .type_rule = SameString, .eval = Concat},
+    {.name = "trim", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
+     .propagates_type = true, .type_rule = SameString, .eval = Trim<true, true>},
+    {.name = "ltrim", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
+     .propagates_type = true, .type_rule = SameString, .eval = Trim<true, false>},
+    {.name = "rtrim", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
+     .propagates_type = true, .type_rule = SameString, .eval = Trim<false, true>},
+    {.name = "replace", .arg_names = {"s", "search", "replacement"}, .family = Family::kString,
+     .decode_cost = 2, .propagates_type = true, .type_rule = SameString, .eval = Replace},
 };
 
 }  // namespace

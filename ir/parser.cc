@@ -79,7 +79,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       continue;
     }
     auto two = s.substr(i, 2);
-    if (two == "!=" || two == "<=" || two == ">=") {
+    if (two == "!=" || two == "<=" || two == ">=" || two == "||") {
       out.push_back({Tok::kOp, std::string(two), start});
       i += 2;
       continue;
@@ -223,8 +223,9 @@ class Parser {
   }
   Result<ExprPtr> ParseAdditive() {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
-    while (Peek().kind == Tok::kOp && (Peek().text == "+" || Peek().text == "-")) {
-      const std::string fn = Next().text == "+" ? "add" : "sub";
+    while (Peek().kind == Tok::kOp && (Peek().text == "+" || Peek().text == "-" || Peek().text == "||")) {
+      const std::string op = Next().text;
+      const std::string fn = op == "+" ? "add" : op == "-" ? "sub" : "concat";  // s || t: concat(s, t)
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
       ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call(fn, {left, right})));
     }

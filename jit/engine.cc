@@ -234,7 +234,15 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
 Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                           int64_t length, const EvalOptions& options, EvalReport& rep,
                                           std::span<const OutputBuffers> into) {
-  ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length));
+  const bool strings = internal::NeedsStringColumns(*expr) || (IsString(expr->type().id) && expr->is_column());
+  ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length, /*folded=*/strings));
+  if (strings) {  // string-valued calls computed outside kernels, then the rest
+    if (expr->is_column()) return columns[static_cast<size_t>(expr->column_index())];
+    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length));
+    rep.strategy = Strategy::kStrings;
+    if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
+    return EvaluateAdmitted(s.expr, s.columns, length, options, rep, into);
+  }
   if (into.empty() && options.policy == ir::Policy::kAuto) {
     if (std::optional<int> c = internal::OverDictionaryColumn(*expr, columns, length)) {
       return EvaluateOverDictionary(expr, columns, *c, options, rep);
@@ -376,6 +384,12 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
     ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length, /*folded=*/true));
+    if (internal::NeedsStringColumns(*agg.arg) && !agg.arg->is_column()) {  // lower(s), concat(a, b), ...
+      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length));
+      ir::Aggregate over = agg;
+      over.arg = s.expr;
+      return Aggregate(over, s.columns, length, options, &rep);
+    }
     if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) {
       return AggregateStaged(agg, columns, length, options, rep);
     }

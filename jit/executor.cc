@@ -348,7 +348,8 @@ Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run) {
     case Strategy::kFilterScatter: return RunFilterScatter(run);
     case Strategy::kFold:
     case Strategy::kStaged:
-    case Strategy::kOverDictionary: break;
+    case Strategy::kOverDictionary:
+    case Strategy::kStrings: break;
   }
   return MakeError(ErrorCode::kInternal, "strategy {} is not a row evaluation", StrategyName(strategy));
 }

@@ -101,6 +101,18 @@ uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>
 // The first failing row, by a scalar pass with the reference semantics.
 Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 
+// String-valued calls (jit/strings_materialize.cc): whether `expr` holds a call returning a
+// string that no kernel computes (lower, substr, concat, ...; or a string-valued root), and
+// the expression with each such call read from a new column holding its rows (computed by the
+// reference semantics, exactly sized). A string-valued root becomes a column reference.
+struct StringColumns {
+  ir::ExprPtr expr;
+  std::vector<ArrayPtr> columns;  // the batch's, then the new ones
+};
+bool NeedsStringColumns(const ir::Expr& expr);
+Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                         int64_t length);
+
 // Strategy::kOverDictionary (jit/dictionary.cc): an expression that reads one column, cannot
 // fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded column of
 // at most one value per kDictionaryRowsPerValue rows runs once per dictionary value; returns

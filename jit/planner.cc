@@ -119,6 +119,7 @@ std::string_view StrategyName(Strategy s) {
     case Strategy::kFold: return "fold";
     case Strategy::kStaged: return "staged";
     case Strategy::kOverDictionary: return "over-dictionary";
+    case Strategy::kStrings: return "strings";
   }
   return "?";
 }

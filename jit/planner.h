@@ -36,6 +36,8 @@ enum class Strategy : uint8_t {
                    // results materialized as columns (jit/staging.h)
   kOverDictionary, // one dictionary-encoded column read: the expression runs once per dictionary
                    // value, its results gathered through the codes (jit/dictionary.cc)
+  kStrings,        // string-valued calls (lower, substr, ...) computed outside kernels into
+                   // string columns, then the rest (jit/strings_materialize.cc)
 };
 std::string_view StrategyName(Strategy s);
 

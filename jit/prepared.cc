@@ -15,6 +15,7 @@ struct PreparedExpression::State {
   ir::ExprPtr expr;
   EvalOptions options;
   internal::LayoutTable layouts;
+  bool strings = false;  // string-valued calls: computed outside kernels (jit/strings_materialize.cc)
 
   // `full_report`: the caller asked for a report, so that the kernel key is copied into it.
   // `into`: the caller's output, when it lent one.
@@ -58,6 +59,11 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
                                                 EvalReport& rep, bool full_report,
                                                 std::span<const OutputBuffers> into) {
   Engine::Impl& impl = *engine->impl_;
+  // String-valued calls and dictionary-encoded columns: Evaluate's path (it admits the batch).
+  if (strings || (into.empty() && options.policy == ir::Policy::kAuto &&
+                  internal::OverDictionaryColumn(*expr, columns, length))) {
+    return engine->EvaluateAdmitted(expr, columns, length, options, rep, into);
+  }
   ROWJIT_RETURN_NOT_OK(impl.Admit(*expr, columns, length));
   const ir::ExprFacts& f = expr->facts();
   if (f.nodes > impl.options.max_kernel_nodes) {  // staged: every stage its own plan
@@ -155,6 +161,7 @@ Result<std::unique_ptr<PreparedExpression>> Engine::PrepareExpression(const ir::
     state->engine = this;
     state->expr = expr;
     state->options = options;
+    state->strings = internal::NeedsStringColumns(*expr) || (IsString(expr->type().id) && expr->is_column());
     return std::unique_ptr<PreparedExpression>(new PreparedExpression(std::move(state)));
   });
 }

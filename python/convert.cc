@@ -383,6 +383,22 @@ py::array FlatView(const PrimitiveArray& flat, const ArrayPtr& owner, bool writa
 
 // Any other encoding (constant, dictionary, byte bools), row by row: a copy.
 py::array RowByRow(const Array& a) {
+  if (IsString(a.type().id)) {  // an object array: str for utf8, bytes for binary, None for null
+    py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(a.length())});
+    auto* o = static_cast<PyObject**>(out.mutable_data());
+    for (int64_t i = 0; i < a.length(); ++i) {
+      const std::optional<std::string_view> v = StringAt(a, i);
+      py::object item = !v ? py::object(py::none())
+                        : a.type().id == TypeId::kUtf8
+                            ? py::object(py::reinterpret_steal<py::object>(
+                                  PyUnicode_DecodeUTF8(v->data(), static_cast<Py_ssize_t>(v->size()), "surrogateescape")))
+                            : py::object(py::bytes(v->data(), v->size()));
+      if (!item) throw py::error_already_set();
+      Py_XDECREF(o[i]);
+      o[i] = item.release().ptr();
+    }
+    return out;
+  }
   return VisitType(a.type().id, [&]<typename T>(std::type_identity<T>) -> py::array {
     py::array_t<T> out(a.length());
     T* o = out.mutable_data();

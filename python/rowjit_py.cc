@@ -143,6 +143,12 @@ class PyEngine {
 
   py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
+    if (IsString(prepared->expr()->type().id)) {  // a string result: rowjit's own array, no out=
+      if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string results");
+      Result<ArrayPtr> rows = WithoutGil(cols.length, [&] { return prepared->Evaluate(cols.arrays, cols.length); });
+      ArrayPtr result = Check(std::move(rows));
+      return WantArrow(o, cols) ? WrapArray(std::move(result)) : ToNumpy(result, false);
+    }
     const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols), o.out, results_);
     const int threads = std::max(o.threads, 1);
     Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });

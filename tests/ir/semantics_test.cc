@@ -273,6 +273,21 @@ const Case kString[] = {
     {"ilike(x, y)", "x:utf8, y:utf8", "'ABC'; 'a%c'", "true"},
     {"like(x, y)", "x:utf8, y:utf8", "'50%'; '50\\%'", "true"},
     {"like(x, y)", "x:utf8, y:utf8", "'50x'; '50\\%'", "false"},
+    {"lower(x)", "x:utf8", "'AbC\xc3\x89'", "'abc\xc3\x89'"},
+    {"upper(x)", "x:binary", "'aZ'", "'AZ':binary"},
+    {"substr(x, y, z)", "x:utf8, y:i64, z:i64", "'h\xc3\xa9llo'; 2; 3", "'\xc3\xa9ll'"},
+    {"substr(x, y, z)", "x:utf8, y:i64, z:i64", "'hello'; 0; 2", "'h'"},
+    {"substr(x, y, z)", "x:utf8, y:i64, z:i64", "'hello'; -5; 3", "''"},
+    {"substr(x, y, z)", "x:utf8, y:i64, z:i64", "'hello'; 4; 100", "'lo'"},
+    {"substr(x, y, z)", "x:utf8, y:i64, z:i64", "'hello'; 2; -1", "''"},
+    {"substr(x, y, z)", "x:binary, y:i8, z:u8", "'h\xc3\xa9'; 2; 1", "'\xc3':binary"},
+    {"concat(x, y)", "x:utf8, y:utf8", "'ab'; ''", "'ab'"},
+    {"x || y", "x:utf8, y:utf8", "'a'; 'b'", "'ab'"},
+    {"trim(x)", "x:utf8", "'  a b  '", "'a b'"},
+    {"ltrim(x)", "x:utf8", "'  a '", "'a '"},
+    {"rtrim(x)", "x:utf8", "' a  '", "' a'"},
+    {"replace(x, y, z)", "x:utf8, y:utf8, z:utf8", "'aaa'; 'aa'; 'b'", "'ba'"},
+    {"replace(x, y, z)", "x:utf8, y:utf8, z:utf8", "'abc'; ''; 'x'", "'abc'"},
 };
 
 TEST(Semantics, Arithmetic) { for (const Case& c : kArithmetic) Check(c); }
