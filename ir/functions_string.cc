@@ -34,6 +34,9 @@ Result<Scalar> Length(std::span<const Scalar> a, DataType, std::optional<TypeId>
 Result<Scalar> CharLength(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   return Scalar::Of<int64_t>(kernels::CountCodePoints(Bytes(a[0].str()), a[0].str().size()));
 }
+Result<Scalar> Hash(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return Scalar::Of<uint64_t>(kernels::HashBytes(Bytes(a[0].str()), a[0].str().size()));
+}
 Result<Scalar> StartsWith(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   return Scalar::Of(a[0].str().starts_with(a[1].str()));
 }
@@ -143,6 +146,8 @@ const Function kFunctions[] = {
      .type_rule = OneString<TypeId::kI64, false>, .eval = Length},
     {.name = "char_length", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
      .type_rule = OneString<TypeId::kI64, true>, .eval = CharLength},
+    {.name = "hash", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
+     .type_rule = OneString<TypeId::kU64, false>, .eval = Hash},
     {.name = "starts_with", .arg_names = {"s", "prefix"}, .family = Family::kString,
      .decode_cost = 1, .type_rule = TwoStrings, .eval = StartsWith},
     {.name = "ends_with", .arg_names = {"s", "suffix"}, .family = Family::kString,

@@ -208,6 +208,11 @@ Val CharLength(LowerContext& c, std::span<const Val> a) {
   return {CallHelper(c, kHelperCodePoints, c.b.getInt64Ty(), {s.ptr, s.len})};
 }
 
+Val Hash(LowerContext& c, std::span<const Val> a) {
+  const Str s = Parts(c, a[0].v);
+  return {CallHelper(c, kHelperHash, c.b.getInt64Ty(), {s.ptr, s.len})};
+}
+
 Val StartsWith(LowerContext& c, std::span<const Val> a) {
   if (auto lit = Literal(c, 1)) return {StartsWithLiteral(c, a[0], *lit)};
   return {PairHelper(c, kHelperStartsWith, c.b.getInt1Ty(), Parts(c, a[0].v), Parts(c, a[1].v))};
@@ -275,7 +280,7 @@ Val Like(LowerContext& c, std::span<const Val> a) {
 const Lowering kLowerings[] = {
     {"length", Length},         {"char_length", CharLength}, {"starts_with", StartsWith},
     {"ends_with", EndsWith},    {"contains", Contains},     {"like", Like<false>},
-    {"ilike", Like<true>},
+    {"ilike", Like<true>},       {"hash", Hash},
 };
 
 }  // namespace

@@ -38,6 +38,10 @@ int64_t rowjit_str_code_points(const uint8_t* s, int64_t n) {
   return rowjit::kernels::CountCodePoints(s, static_cast<size_t>(n));
 }
 
+uint64_t rowjit_str_hash(const uint8_t* s, int64_t n) {
+  return rowjit::kernels::HashBytes(s, static_cast<size_t>(n));
+}
+
 }  // extern "C"
 
 }  // namespace
@@ -52,6 +56,7 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperContains, reinterpret_cast<void*>(&rowjit_str_contains)},
       {kHelperLike, reinterpret_cast<void*>(&rowjit_str_like)},
       {kHelperCodePoints, reinterpret_cast<void*>(&rowjit_str_code_points)},
+      {kHelperHash, reinterpret_cast<void*>(&rowjit_str_hash)},
   };
   return kSymbols;
 }

@@ -22,6 +22,7 @@ inline constexpr std::string_view kHelperEndsWith = "rowjit_str_ends_with";     
 inline constexpr std::string_view kHelperContains = "rowjit_str_contains";        // i1 (p, n, p, n)
 inline constexpr std::string_view kHelperLike = "rowjit_str_like";                // i1 (p, n, p, n, flags)
 inline constexpr std::string_view kHelperCodePoints = "rowjit_str_code_points";   // i64 (p, n)
+inline constexpr std::string_view kHelperHash = "rowjit_str_hash";                // i64 (p, n): XXH3-64
 
 // Flags of kHelperLike.
 inline constexpr int kLikeUtf8 = 1, kLikeFoldCase = 2;

@@ -3,6 +3,9 @@
 
 #include <cstring>
 
+#define XXH_INLINE_ALL  // header-only: no library to link, and the hash inlines here
+#include <xxhash.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -97,6 +100,8 @@ bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) 
   }
   return false;
 }
+
+uint64_t HashBytes(const uint8_t* s, size_t n) { return XXH3_64bits(s, n); }
 
 int64_t CountCodePoints(const uint8_t* s, size_t n) {
   int64_t count = 0;

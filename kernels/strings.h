@@ -27,6 +27,10 @@ int CompareBytes(const uint8_t* a, size_t an, const uint8_t* b, size_t bn);
 // needle's first and last bytes together (SSE2), then compared in full.
 bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m);
 
+// The 64-bit hash of `s`: XXH3-64 with seed 0 (xxHash 0.8; the algorithm is frozen since 0.8.0,
+// so stored hashes stay valid across versions).
+uint64_t HashBytes(const uint8_t* s, size_t n);
+
 inline uint8_t AsciiLower(uint8_t c) { return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + 32) : c; }
 
 }  // namespace rowjit::kernels

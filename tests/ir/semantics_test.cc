@@ -273,6 +273,8 @@ const Case kString[] = {
     {"ilike(x, y)", "x:utf8, y:utf8", "'ABC'; 'a%c'", "true"},
     {"like(x, y)", "x:utf8, y:utf8", "'50%'; '50\\%'", "true"},
     {"like(x, y)", "x:utf8, y:utf8", "'50x'; '50\\%'", "false"},
+    {"hash(x)", "x:utf8", "'abc'", "8696274497037089104:u64"},
+    {"hash(x)", "x:binary", "''", "3244421341483603138:u64"},
     {"lower(x)", "x:utf8", "'AbC\xc3\x89'", "'abc\xc3\x89'"},
     {"upper(x)", "x:binary", "'aZ'", "'AZ':binary"},
     {"substr(x, y, z)", "x:utf8, y:i64, z:i64", "'h\xc3\xa9llo'; 2; 3", "'\xc3\xa9ll'"},

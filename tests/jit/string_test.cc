@@ -138,7 +138,7 @@ std::vector<std::string> Expressions(const Column& s, std::mt19937_64& rng) {
       "s like " + pat, "s ilike " + pat, "not (s like " + pat + ")",
       "length(s) > 3", code_points + " * 2 + length(t)", "length(s) = " + code_points,
       "s = t", "s < t", "s >= t", "starts_with(s, t)", "ends_with(t, s)", "contains(s, t)",
-      "like(s, t)", "ilike(t, s)",
+      "like(s, t)", "ilike(t, s)", "hash(s) % 7 = 3", "hash(s) = hash(t)",
       "coalesce(s, " + lit + ") = " + lit2, "if(length(s) > 3, s, t) = " + lit,
       "between(s, " + lit + ", " + lit2 + ")", "is_null(s) or s = " + lit,
       "s = " + lit + " and length(t) < 5", "s = ''", "s like ''", "s like '%'",
