@@ -48,8 +48,9 @@ bool IsNan(const Scalar& s) {
   return s.type_id() == TypeId::kF32 ? std::isnan(s.value<float>()) : std::isnan(s.value<double>());
 }
 
-// Signed/unsigned comparison of integer scalars, or total order of floats.
+// Signed/unsigned comparison of integer scalars, total order of floats, bytewise strings.
 bool Less(const Scalar& x, const Scalar& y) {
+  if (IsString(x.type_id())) return x.str() < y.str();
   if (IsFloat(x.type_id())) return Key(x) < Key(y);
   return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return x.value<T>() < y.value<T>(); });
 }
@@ -110,7 +111,7 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
     case AggKind::kMin:
     case AggKind::kMax:
     case AggKind::kMinMax:
-      if (!IsNumeric(t)) return type_error("expects a numeric argument");
+      if (!IsNumeric(t) && !(IsString(t) && !agg.keep_nan)) return type_error("expects a numeric or string argument");
       if (agg.keep_nan && !IsFloat(t)) return type_error("keeps NaN: expects f32 or f64");
       agg.result = DataType(t, true);
       break;

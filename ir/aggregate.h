@@ -2,7 +2,7 @@
 // count, nan_count, any, all — and their reference evaluation (ir layer).
 //   sum(a * b)      i64 for signed, u64 for unsigned, f64 for float arguments; exact or an
 //                   overflow error, never wrapped; float sums in the fixed order of kernels/fold.h
-//   min(x) max(x) min_max(x)            NaN rows skipped
+//   min(x) max(x) min_max(x)            NaN rows skipped; strings in bytewise order
 //   min_nan(x) max_nan(x) min_max_nan(x) NaN kept in the IEEE totalOrder reduction
 //   count(x)        non-null rows (i64); nan_count(x): non-null NaN rows (i64, float x)
 //   any(b) all(b)   over the non-null rows of a bool

@@ -384,6 +384,10 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
     ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length, /*folded=*/true));
+    if (IsString(agg.arg->type().id) && agg.kind != ir::AggKind::kCount) {  // min/max of strings
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, EvaluateAdmitted(agg.arg, columns, length, options, rep));
+      return internal::FoldStrings(agg, *rows);
+    }
     if (internal::NeedsStringColumns(*agg.arg) && !agg.arg->is_column()) {  // lower(s), concat(a, b), ...
       ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length));
       ir::Aggregate over = agg;

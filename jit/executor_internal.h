@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "ir/aggregate.h"
 #include "ir/expr.h"
 #include "ir/spec_key.h"
 #include "jit/compiler.h"
@@ -112,6 +113,9 @@ struct StringColumns {
 bool NeedsStringColumns(const ir::Expr& expr);
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                          int64_t length);
+
+// min, max or min_max of a string-valued aggregate argument over its rows (bytewise order).
+ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);
 
 // Strategy::kOverDictionary (jit/dictionary.cc): an expression that reads one column, cannot
 // fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded column of

@@ -4,10 +4,12 @@
 // column by the kernel of the rest (jit/executor_internal.h).
 #include <unordered_map>
 
+#include "ir/aggregate.h"
 #include "ir/function.h"
 #include "ir/reference.h"
 #include "jit/executor_internal.h"
 #include "runtime/deep_stack.h"
+#include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
 
@@ -95,6 +97,22 @@ Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<cons
   StringColumns out;
   ROWJIT_ASSIGN_OR_RETURN(out.expr, WithStackForDepth(expr->facts().depth, [&] { return m.Rewrite(expr, true); }));
   out.columns = std::move(m.columns());
+  return out;
+}
+
+ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows) {
+  std::optional<std::string_view> lo, hi;
+  for (int64_t i = 0; i < rows.length(); ++i) {
+    const std::optional<std::string_view> v = StringAt(rows, i);
+    if (!v) continue;
+    if (!lo || *v < *lo) lo = v;
+    if (!hi || *hi < *v) hi = v;
+  }
+  const TypeId t = agg.result.id;
+  auto scalar = [t](const std::optional<std::string_view>& v) { return v ? Scalar::String(*v, t) : Scalar::Null(t); };
+  ir::AggregateResult out;
+  out.value = scalar(agg.kind == ir::AggKind::kMax ? hi : lo);
+  out.max = agg.kind == ir::AggKind::kMinMax ? scalar(hi) : Scalar::Null(t);
   return out;
 }
 

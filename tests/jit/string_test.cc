@@ -196,6 +196,7 @@ TEST(Strings, FoldsOverStringFunctions) {
     const Schema schema{{{"s", s.array->type()}}};
     const std::vector<ArrayPtr> cols = {s.array};
     for (const std::string& text : std::vector<std::string>{"sum(length(s))", "count(s)", "max(char_length(s))",
+                                                            "min(s)", "max(s)", "min_max(s)", "max(lower(s))",
                              "any(s like '%a%')", "count(s = " + Quoted(Near(s, rng)) + ")"}) {
       SCOPED_TRACE(fmt::format("seed {}: {}", seed, text));
       ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
