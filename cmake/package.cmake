@@ -33,13 +33,15 @@ foreach(target rowjit_shared rowjit_static)
 endforeach()
 
 # The public headers: what the entry headers (jit/engine.h, ir/binder.h, ir/parser.h,
-# runtime/builder.h, runtime/arrow_c.h, runtime/selection.h, ir/aggregate.h) include, found with
-# `g++ -MM`; none includes LLVM (tools/consumer-test checks both by building against them).
+# runtime/builder.h, runtime/arrow_c.h, runtime/selection.h, runtime/string_array.h,
+# ir/aggregate.h) include, found with `g++ -MM`; none includes LLVM (tools/consumer-test checks
+# both by building against them).
 set(ROWJIT_PUBLIC_HEADERS
     ir/aggregate.h ir/analysis.h ir/binder.h ir/expr.h ir/limits.h ir/parser.h ir/spec_key.h
     jit/compiler.h jit/disk_cache.h jit/engine.h jit/kernel_abi.h jit/kernel_cache.h jit/planner.h jit/target.h
     kernels/bitmap.h
     runtime/array.h runtime/arrow_c.h runtime/arrow_c_abi.h runtime/buffer.h runtime/builder.h runtime/selection.h runtime/status.h
+    runtime/string_array.h
     runtime/types.h runtime/validity.h)
 install(FILES ${PROJECT_SOURCE_DIR}/capi/rowjit.h DESTINATION ${ROWJIT_PUBLIC_INCLUDE})  # the C API
 foreach(header ${ROWJIT_PUBLIC_HEADERS})
