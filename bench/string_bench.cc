@@ -9,6 +9,8 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 
 #include "bench_support.h"
@@ -115,42 +117,44 @@ void Register(const std::string& family, const std::string& expr, const Strings&
   }
 }
 
-// `str_dict`: 1M rows through i32 codes into 1,000 distinct 16-byte strings: `jit` (the engine
-// evaluates once per dictionary value and gathers through the codes) against `jit_flat` (the same
-// rows as a flat utf8 array).
+// `str_dict`: 1M rows through i32 codes into `values` distinct 16-byte strings (the benchmark
+// argument): `jit` (the engine evaluates once per dictionary value and gathers through the codes,
+// up to one value per kDictionaryRowsPerValue rows) against `jit_flat` (the same rows as a flat
+// utf8 array): the crossover of Strategy::kOverDictionary.
 struct Dictionary {
   ArrayPtr dict, flat;
 };
-const Dictionary& DictionaryData() {
-  static const Dictionary d = [] {
-    std::mt19937_64 rng(9);
-    std::vector<std::string> values;
-    for (int i = 0; i < 1000; ++i) values.push_back(Letters(rng, 16));
-    std::vector<std::optional<std::string_view>> dict_rows(values.begin(), values.end()), rows;
-    BufferPtr codes = *Buffer::Allocate(kRows * 4);
-    for (int64_t i = 0; i < kRows; ++i) {
-      const int32_t c = static_cast<int32_t>(rng() % values.size());
-      reinterpret_cast<int32_t*>(codes->mutable_data())[i] = c;
-      rows.push_back(values[static_cast<size_t>(c)]);
-    }
-    auto code_array = *PrimitiveArray::Make(DataType(TypeId::kI32), kRows, codes, Validity::AllValid());
-    ArrayPtr values_array = *MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32, dict_rows);
-    return Dictionary{*DictionaryArray::Make(code_array, values_array),
-                      *MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32, rows)};
-  }();
-  return d;
+const Dictionary& DictionaryData(int64_t values) {
+  static std::map<int64_t, Dictionary> made;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = made.find(values); it != made.end()) return it->second;
+  std::mt19937_64 rng(9);
+  std::vector<std::string> distinct;
+  for (int64_t i = 0; i < values; ++i) distinct.push_back(Letters(rng, 16));
+  std::vector<std::optional<std::string_view>> dict_rows(distinct.begin(), distinct.end()), rows;
+  BufferPtr codes = *Buffer::Allocate(kRows * 4);
+  for (int64_t i = 0; i < kRows; ++i) {
+    const int32_t c = static_cast<int32_t>(rng() % distinct.size());
+    reinterpret_cast<int32_t*>(codes->mutable_data())[i] = c;
+    rows.push_back(distinct[static_cast<size_t>(c)]);
+  }
+  auto code_array = *PrimitiveArray::Make(DataType(TypeId::kI32), kRows, codes, Validity::AllValid());
+  ArrayPtr values_array = *MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32, dict_rows);
+  return made[values] = Dictionary{*DictionaryArray::Make(code_array, values_array),
+                                   *MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32, rows)};
 }
 
 void RegisterDictionary() {
   const LazyExpr bound("s like '%x%'", "s:utf8");
-  benchmark::RegisterBenchmark("str_dict/like_x_1000_values/jit", [=](benchmark::State& state) {
-    RunJit(state, bound.get(), {DictionaryData().dict}, kRows);
-    state.SetItemsProcessed(state.iterations() * kRows);
-  })->Args({kRows, 100})->ArgNames({"rows", "valid"});
-  benchmark::RegisterBenchmark("str_dict/like_x_1000_values/jit_flat", [=](benchmark::State& state) {
-    RunJit(state, bound.get(), {DictionaryData().flat}, kRows);
-    state.SetItemsProcessed(state.iterations() * kRows);
-  })->Args({kRows, 100})->ArgNames({"rows", "valid"});
+  for (const char* impl : {"jit", "jit_flat"}) {
+    const bool flat = std::string(impl) == "jit_flat";
+    benchmark::RegisterBenchmark((std::string("str_dict/like_x/") + impl).c_str(), [=](benchmark::State& state) {
+      const Dictionary& d = DictionaryData(state.range(0));
+      RunJit(state, bound.get(), {flat ? d.flat : d.dict}, kRows);
+      state.SetItemsProcessed(state.iterations() * kRows);
+    })->ArgNames({"values"})->Arg(1000)->Arg(65536)->Arg(262144)->Arg(524288);
+  }
 }
 
 [[maybe_unused]] const bool kRegistered = [] {

@@ -203,7 +203,7 @@ Result<std::shared_ptr<const StringArray>> BuildViews(DataType type,
     const int32_t len = static_cast<int32_t>(s.size());
     std::memcpy(v, &len, 4);
     if (len <= kViewInlineMax) {
-      std::memcpy(v + 4, s.data(), s.size());
+      if (!s.empty()) std::memcpy(v + 4, s.data(), s.size());  // an empty view may have no data
       continue;
     }
     const int32_t buffer = 0, offset = static_cast<int32_t>(at);
