@@ -15,7 +15,8 @@ std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const Ar
   if (f.columns.size() != 1 || f.can_fail) return std::nullopt;  // a value no row uses must not fail
   const int c = f.columns[0];
   const Array& a = *columns[c];
-  if (a.encoding() != Encoding::kDictionary) return std::nullopt;
+  // Strings only: kernels read numbers through the codes for less than the gather costs here.
+  if (a.encoding() != Encoding::kDictionary || !IsString(a.type().id)) return std::nullopt;
   const int64_t values = static_cast<const DictionaryArray&>(a).values()->length();
   if (values == 0 || values * kDictionaryRowsPerValue > length) return std::nullopt;
   return c;

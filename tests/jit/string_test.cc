@@ -242,7 +242,7 @@ TEST(Strings, DictionaryColumnsRunOncePerValue) {
       }
       EXPECT_EQ(FirstDifference(**got, **want), -1) << (*got)->ToString() << " vs " << (*want)->ToString();
       const bool fallible = text.find("3000") != std::string::npos;
-      EXPECT_EQ(report.strategy == Strategy::kOverDictionary, !fallible && n >= 600) << StrategyName(report.strategy);
+      EXPECT_EQ(report.strategy == Strategy::kOverDictionary, !fallible && n >= 900) << StrategyName(report.strategy);
     }
   }
 }
