@@ -22,7 +22,7 @@ using ir::AggKind;
 void InitState(FoldState& s, AggKind kind, TypeId t) {
   std::memset(&s, 0, sizeof(s));
   const bool is_float = IsFloat(t);
-  const int w = BitWidth(t);
+  const int w = IsString(t) ? 64 : BitWidth(t);  // count(s): string slots are never read
   const bool signed_order = is_float || IsSignedInt(t);
   const uint64_t smax = w == 64 ? uint64_t(INT64_MAX) : (uint64_t{1} << (w - 1)) - 1;
   const uint64_t smin = ~smax;  // sign-extended
