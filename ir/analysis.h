@@ -21,6 +21,9 @@ struct ExprFacts {
   std::vector<int> evidence_widths;
   // Some call that can fail takes an integer narrower than 64 bits (the evidence gate applies).
   bool narrow_integer_evidence = false;
+  // Some call that can fail reads a string (a parse, a UTF-8 check): padding rows must repeat a
+  // real row, as an empty string could fail where no row does.
+  bool string_evidence = false;
   // The summed decode cost of the functions (per-row work beyond reading numbers).
   int decode_cost = 0;
   // Every column index the expression reads, ascending, each once.

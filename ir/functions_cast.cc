@@ -2,9 +2,17 @@
 // float→int are checked (out of range or ±inf → overflow, NaN → invalid input); saturating_cast
 // clamps (NaN → 0, as LLVM's fptosi.sat); wrapping_cast reduces integers modulo 2^width.
 // int→float rounds to nearest-even; f64→f32 is checked only for finite values that overflow.
+// Strings: cast(utf8 → bool, integer, float) parses (kernels::ParseNumber; a text that is not a
+// number is invalid input, one out of range an overflow); cast(bool, integer, float → utf8)
+// formats (integers in decimal, floats as the shortest text that reads back to the same value,
+// `inf`, `-inf`, `nan`; bools `true`/`false`); utf8 → binary keeps the bytes; binary → utf8
+// keeps them when they are valid UTF-8 and is invalid input otherwise.
+#include <bit>
+#include <charconv>
 #include <utility>
 
 #include "ir/function_internal.h"
+#include "kernels/strings.h"
 
 namespace rowjit::ir {
 namespace {
@@ -61,8 +69,85 @@ Result<Scalar> CastValue(S x) {
   }
 }
 
+// At most the first 40 bytes of `s`, quoted, with bytes that are not valid UTF-8 or are control
+// characters as \xNN: what an error message shows of a row's text.
+std::string Shown(std::string_view s) {
+  constexpr size_t kShown = 40;
+  const std::string_view head = s.substr(0, kShown);
+  const auto* p = reinterpret_cast<const uint8_t*>(head.data());
+  std::string text;
+  for (size_t i = 0; i < head.size();) {
+    const size_t valid = kernels::FirstInvalidUtf8(p + i, head.size() - i);
+    for (size_t k = i; k < i + valid; ++k) {
+      if (p[k] < 0x20 || p[k] == 0x7f) text += fmt::format("\\x{:02x}", p[k]);
+      else text += head[k];
+    }
+    i += valid;
+    if (i < head.size()) text += fmt::format("\\x{:02x}", p[i++]);
+  }
+  return QuoteString(text) + (s.size() > kShown ? "..." : "");
+}
+
+kernels::NumberKind KindOf(TypeId t) {
+  if (t == TypeId::kBool) return kernels::NumberKind::kBool;
+  if (IsSignedInt(t)) return kernels::NumberKind::kSigned;
+  if (IsUnsignedInt(t)) return kernels::NumberKind::kUnsigned;
+  return t == TypeId::kF32 ? kernels::NumberKind::kFloat32 : kernels::NumberKind::kFloat64;
+}
+
+Result<Scalar> ParseText(std::string_view s, TypeId t) {
+  uint64_t bits = 0;
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  switch (kernels::ParseNumber(p, s.size(), KindOf(t), BitWidth(t), &bits)) {
+    case kernels::ParseStatus::kOk: break;
+    case kernels::ParseStatus::kInvalid:
+      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not a valid {}", Shown(s), TypeIdName(t)));
+    case kernels::ParseStatus::kOutOfRange:
+      return internal::Overflow(fmt::format("{} is out of the range of {}", Shown(s), TypeIdName(t)));
+  }
+  return VisitType(t, [&]<typename T>(std::type_identity<T>) -> Scalar {
+    if constexpr (std::is_same_v<T, bool>) {
+      return Scalar::Of<bool>(bits != 0);
+    } else if constexpr (std::is_same_v<T, float>) {
+      return Scalar::Of<float>(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+    } else if constexpr (std::is_same_v<T, double>) {
+      return Scalar::Of<double>(std::bit_cast<double>(bits));
+    } else {
+      return Scalar::Of<T>(static_cast<T>(bits));  // modular: the low bits of the extended value
+    }
+  });
+}
+
+std::string FormatValue(const Scalar& x) {
+  return VisitType(x.type_id(), [&]<typename S>(std::type_identity<S>) -> std::string {
+    const S v = x.value<S>();
+    if constexpr (std::is_same_v<S, bool>) {
+      return v ? "true" : "false";
+    } else {
+      char buf[64];
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+      return std::string(buf, ec == std::errc() ? end : buf);
+    }
+  });
+}
+
+Result<Scalar> CastString(const Scalar& x, TypeId target) {
+  const TypeId from = x.type_id();
+  if (from == TypeId::kUtf8 && !IsString(target)) return ParseText(x.str(), target);
+  if (!IsString(from)) return Scalar::String(FormatValue(x), target);
+  if (from == TypeId::kBinary && target == TypeId::kUtf8) {
+    const std::string_view s = x.str();
+    const size_t bad = kernels::FirstInvalidUtf8(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    if (bad != s.size()) {
+      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not valid UTF-8 (byte {})", Shown(s), bad));
+    }
+  }
+  return Scalar::String(x.str(), target);
+}
+
 template <Mode kMode>
 Result<Scalar> Cast(std::span<const Scalar> a, DataType, std::optional<TypeId> target) {
+  if (IsString(a[0].type_id()) || IsString(*target)) return CastString(a[0], *target);
   return VisitType(a[0].type_id(), [&]<typename S>(std::type_identity<S>) -> Result<Scalar> {
     const S x = a[0].value<S>();
     return VisitType(*target, [&]<typename T>(std::type_identity<T>) -> Result<Scalar> {
@@ -80,8 +165,15 @@ Result<DataType> CastRule(std::string_view name, std::span<const DataType> a,
                           std::optional<TypeId> target) {
   if (!target) return MakeError(ErrorCode::kTypeError, "{} needs a target type: {}(x, T)", name, name);
   if (IsString(a[0].id) || IsString(*target)) {
-    return MakeError(ErrorCode::kUnsupported, "{}({}, {}): casts to and from strings are not built yet",
-                     name, TypeIdName(a[0].id), TypeIdName(*target));
+    if (kMode != kChecked) {
+      return MakeError(ErrorCode::kTypeError, "{}({}, {}): strings convert with cast", name,
+                       TypeIdName(a[0].id), TypeIdName(*target));
+    }
+    if (a[0].id == TypeId::kBinary ? !IsString(*target) : *target == TypeId::kBinary && !IsString(a[0].id)) {
+      return MakeError(ErrorCode::kTypeError,
+                       "cast({}, {}): binary converts only to and from utf8 (numbers convert through utf8)",
+                       TypeIdName(a[0].id), TypeIdName(*target));
+    }
   }
   if (kMode == kWrapping && IsFloat(a[0].id) && a[0].id != *target) {
     return MakeError(ErrorCode::kTypeError,
@@ -103,6 +195,9 @@ bool IntRangeContains(TypeId to, TypeId from) {
 // casts and integer → float conversions (which round) cannot fail.
 bool CastCanFail(std::span<const DataType> args, DataType result) {
   const TypeId from = args[0].id, to = result.id;
+  if (IsString(from) || IsString(to)) {  // parses, and binary → utf8 checks UTF-8
+    return from == TypeId::kUtf8 ? !IsString(to) : from == TypeId::kBinary && to == TypeId::kUtf8;
+  }
   if (from == to || (IsFloat(to) && IsInteger(from))) return false;
   if (IsFloat(from) && IsFloat(to)) return BitWidth(to) < BitWidth(from);
   if (IsInteger(from) && IsInteger(to)) return !IntRangeContains(to, from);

@@ -88,6 +88,8 @@ std::span<const Lowering> CastFloatLowerings();   // casts and float functions
 std::span<const Lowering> StringLowerings();      // string functions (jit/lower_string.cc)
 // String comparisons, specialized on a literal operand (jit/lower_string.cc).
 Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op);
+// A cast from or to a string (jit/lower_string.cc): a parse, a UTF-8 check, or the same bytes.
+Val LowerStringCast(LowerContext& c, std::span<const Val> a);
 
 const Lowering* FindLowering(std::string_view name);
 

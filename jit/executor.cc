@@ -154,7 +154,7 @@ Result<bool> EvidenceInValidRows(const Execution& run) {
   const int row_bytes = OutputRowBytes(run.kernel->shape(), run.expr.type().id);
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateForOverwrite(OutputBytes(std::max(row_bytes, 1), kRetryBlock)));
   std::vector<BufferPtr> scratch;
-  PreparedInputs block{.specs = p.specs};
+  PreparedInputs block{.specs = p.specs, .repeat_last_string = p.repeat_last_string};
   for (int64_t start = 0; start < length; start += kRetryBlock) {
     const kernels::BitSpan mask = run.batch.rows.Slice(start).Span(std::min(kRetryBlock, length - start));
     const int64_t kept = kernels::CountSetBits(mask);
@@ -188,7 +188,7 @@ Result<ArrayPtr> RunFilterScatter(const Execution& run) {
   const int64_t kept = run.batch.rows.CountValid(length);
   ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, refs, length, *run.key));
   std::vector<BufferPtr> scratch;
-  PreparedInputs compact{.specs = p.specs};
+  PreparedInputs compact{.specs = p.specs, .repeat_last_string = p.repeat_last_string};
   ROWJIT_ASSIGN_OR_RETURN(compact.inputs, CompactInputs(p, refs, 0, mask, kept, scratch));
   ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernel(run, compact, kept));
   if (r.evidence) return ColdPass(run);

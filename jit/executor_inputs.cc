@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <limits>
 
 #include "jit/executor_internal.h"
 
@@ -181,7 +182,7 @@ namespace {
 
 // The rows of a string input from `base` on, `tail` of them, as 64 rows in `dst`: offsets end
 // with empty strings (the last offset repeated), views with empty inline views. Padding rows
-// read no bytes; string functions cannot fail, so they cannot raise an error either.
+// read no bytes; no string function can fail, so they cannot raise an error either.
 const void* PadStrings(const KernelInput& in, StringLayout layout, int64_t base, int64_t tail, uint8_t* dst) {
   if (layout == StringLayout::kViews) {
     std::memset(dst, 0, 64 * kViewBytes);
@@ -193,6 +194,46 @@ const void* PadStrings(const KernelInput& in, StringLayout layout, int64_t base,
   std::memcpy(dst, from, (static_cast<size_t>(tail) + 1) * w);
   for (size_t r = static_cast<size_t>(tail) + 1; r <= 64; ++r) std::memcpy(dst + r * w, from + tail * w, w);
   return dst;
+}
+
+template <typename O>
+void RepeatOffsets(KernelInput& in, int64_t base, int64_t tail, uint8_t* dst, std::vector<uint8_t>& bytes) {
+  const O* off = static_cast<const O*>(in.values) + base;
+  const auto first = static_cast<int64_t>(off[0]), last = static_cast<int64_t>(off[tail - 1]),
+             end = static_cast<int64_t>(off[tail]);
+  const int64_t len = end - last, total = end - first + (64 - tail) * len;
+  if (total > std::numeric_limits<O>::max()) {  // cannot be addressed: empty padding (a parse of
+    in.values = PadStrings(in, sizeof(O) == 4 ? StringLayout::kOffsets32 : StringLayout::kOffsets64, base, tail, dst);
+    return;                                        // '' fails: a clear internal error, not a wrong answer)
+  }
+  const auto* data = static_cast<const uint8_t*>(in.codes);
+  bytes.resize(static_cast<size_t>(std::max<int64_t>(total, 1)));
+  if (end > first) std::memcpy(bytes.data(), data + first, static_cast<size_t>(end - first));
+  O* out = reinterpret_cast<O*>(dst);
+  for (int64_t r = 0; r <= tail; ++r) out[r] = static_cast<O>(off[r] - off[0]);
+  for (int64_t r = tail + 1; r <= 64; ++r) {
+    out[r] = static_cast<O>(out[r - 1] + len);
+    if (len > 0) std::memcpy(bytes.data() + out[r - 1], data + last, static_cast<size_t>(len));
+  }
+  in.values = dst;
+  in.codes = bytes.data();
+}
+
+// As PadStrings, but every padding row repeats the last row: a failing call over strings (a
+// parse) fails in the padding only where the last row fails. Offsets are rebased over a copy of
+// the tail's bytes followed by the last row's bytes once per padding row.
+void RepeatLastString(KernelInput& in, StringLayout layout, int64_t base, int64_t tail, uint8_t* dst,
+                      std::vector<uint8_t>& bytes) {
+  if (layout == StringLayout::kViews) {
+    const uint8_t* from = static_cast<const uint8_t*>(in.values) + base * kViewBytes;
+    std::memcpy(dst, from, static_cast<size_t>(tail * kViewBytes));
+    for (int64_t r = tail; r < 64; ++r) std::memcpy(dst + r * kViewBytes, from + (tail - 1) * kViewBytes, kViewBytes);
+    in.values = dst;
+  } else if (layout == StringLayout::kOffsets32) {
+    RepeatOffsets<int32_t>(in, base, tail, dst, bytes);
+  } else {
+    RepeatOffsets<int64_t>(in, base, tail, dst, bytes);
+  }
 }
 
 // The kept rows of a string input, compacted into `dst`: views copied as they are (they point
@@ -209,6 +250,7 @@ Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const st
   PreparedInputs p;
   p.inputs.resize(columns.size());
   p.specs = key.spec.inputs;
+  p.repeat_last_string = key.spec.expr->facts().string_evidence;
   for (int c : refs) {
     const Array& a = *columns[c];
     KernelInput& in = p.inputs[c];
@@ -285,7 +327,9 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
     uint64_t* words = WordsOf(k);
     switch (spec.shape) {
       case ir::InputShape::kFlat:
-        if (IsString(spec.type)) {
+        if (IsString(spec.type) && p.repeat_last_string) {
+          RepeatLastString(in, spec.layout, base, tail, RowsOf(k), bytes_.emplace_back());
+        } else if (IsString(spec.type)) {
           in.values = PadStrings(in, spec.layout, base, tail, RowsOf(k));
         } else if (spec.type == TypeId::kBool) {
           // Word pointers may sit at any byte (Arrow bitmaps): load them as bytes.

@@ -56,6 +56,9 @@ struct PreparedInputs {
   std::vector<KernelInput> inputs = {};
   std::span<const ir::InputSpec> specs = {};  // the kernel key's, which outlives the run
   std::vector<BufferPtr> keep = {};  // copies the pointers refer to
+  // Padding rows of strings repeat the last row (ir::ExprFacts::string_evidence); otherwise they
+  // are empty strings, which read no bytes.
+  bool repeat_last_string = false;
 };
 Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
                                      int64_t length, const CacheKey& key);
@@ -80,6 +83,7 @@ struct TailInputs {
   std::vector<KernelInput> inputs_;            // more inputs than kInline
   std::vector<uint8_t> rows_;
   std::vector<uint64_t> words_;
+  std::vector<std::vector<uint8_t>> bytes_;    // string inputs' tail bytes, when repeated
 };
 
 // The input as seen from row `start` on (flat values, dictionary codes, byte bools; constants are

@@ -19,6 +19,7 @@ Val Cast(LowerContext& c, std::span<const Val> a) {
   const TypeId s = c.arg_type(0);
   const TypeId t = c.result_type();
   llvm::Type* ty = c.Ty(t);
+  if (IsString(s) || IsString(t)) return LowerStringCast(c, a);
   if (s == t) return {x};
   if (t == TypeId::kBool) {
     if (IsFloat(s)) return {b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))};

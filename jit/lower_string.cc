@@ -43,9 +43,10 @@ std::optional<std::string> Literal(const LowerContext& c, size_t i) {
   return std::string(a.value().str());
 }
 
-// A helper call (jit/string_helpers.h); helpers only read the bytes they are given.
+// A helper call (jit/string_helpers.h); helpers only read the bytes they are given (and, when
+// `writes`, write through their last argument).
 llvm::Value* CallHelper(LowerContext& c, std::string_view name, llvm::Type* ret,
-                        std::initializer_list<llvm::Value*> args) {
+                        std::initializer_list<llvm::Value*> args, bool writes = false) {
   std::vector<llvm::Type*> params;
   for (llvm::Value* a : args) params.push_back(a->getType());
   llvm::FunctionCallee f = c.module().getOrInsertFunction(llvm::StringRef(name.data(), name.size()),
@@ -54,7 +55,7 @@ llvm::Value* CallHelper(LowerContext& c, std::string_view name, llvm::Type* ret,
     fn->setDoesNotThrow();
     fn->setWillReturn();
     fn->setOnlyAccessesArgMemory();
-    fn->setOnlyReadsMemory();
+    if (!writes) fn->setOnlyReadsMemory();
   }
   return c.b.CreateCall(f, std::vector<llvm::Value*>(args));
 }
@@ -276,6 +277,44 @@ Val Like(LowerContext& c, std::span<const Val> a) {
   llvm::Value* fits = b.CreateICmpUGE(s.len, b.getInt64(p[0].size() + p[1].size()));
   return {b.CreateAnd(fits, b.CreateAnd(StartsWithLiteral(c, a[0], p[0]), EndsWithLiteral(c, a[0], p[1])))};
 }
+
+// An i64 slot in the kernel's entry block, for a helper's result.
+llvm::Value* EntrySlot(LowerContext& c) {
+  llvm::BasicBlock& entry = c.b.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at(&entry, entry.getFirstInsertionPt());
+  return at.CreateAlloca(at.getInt64Ty(), nullptr, "parsed");
+}
+
+}  // namespace
+
+// cast(utf8 → bool, integer, float) parses through a helper (failure evidence: the helper's
+// answer); binary → utf8 checks UTF-8 through one; otherwise a string cast keeps the bytes.
+Val LowerStringCast(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const TypeId s = c.arg_type(0), t = c.result_type();
+  const Str x = Parts(c, a[0].v);
+  if (IsString(t)) {
+    if (s == TypeId::kBinary && t == TypeId::kUtf8) {
+      c.Evidence(b.CreateZExt(CallHelper(c, kHelperInvalidUtf8, b.getInt1Ty(), {x.ptr, x.len}), b.getInt8Ty()));
+    }
+    return {.v = a[0].v, .view = a[0].view};
+  }
+  const kernels::NumberKind kind = t == TypeId::kBool ? kernels::NumberKind::kBool
+                                   : IsSignedInt(t)   ? kernels::NumberKind::kSigned
+                                   : IsUnsignedInt(t) ? kernels::NumberKind::kUnsigned
+                                   : t == TypeId::kF32 ? kernels::NumberKind::kFloat32
+                                                       : kernels::NumberKind::kFloat64;
+  llvm::Value* slot = EntrySlot(c);
+  const int32_t code = static_cast<int32_t>(kind) << 8 | BitWidth(t);
+  llvm::Value* fails = CallHelper(c, kHelperParse, b.getInt1Ty(), {x.ptr, x.len, b.getInt32(code), slot}, true);
+  c.Evidence(b.CreateZExt(fails, b.getInt8Ty()));
+  llvm::Value* bits = b.CreateLoad(b.getInt64Ty(), slot);
+  if (t == TypeId::kF64) return {b.CreateBitCast(bits, b.getDoubleTy())};
+  if (t == TypeId::kF32) return {b.CreateBitCast(b.CreateTrunc(bits, b.getInt32Ty()), b.getFloatTy())};
+  return {BitWidth(t) == 64 ? bits : b.CreateTrunc(bits, c.Ty(t))};
+}
+
+namespace {
 
 const Lowering kLowerings[] = {
     {"length", Length},         {"char_length", CharLength}, {"starts_with", StartsWith},

@@ -42,6 +42,16 @@ uint64_t rowjit_str_hash(const uint8_t* s, int64_t n) {
   return rowjit::kernels::HashBytes(s, static_cast<size_t>(n));
 }
 
+bool rowjit_str_parse(const uint8_t* s, int64_t n, int32_t code, uint64_t* out) {
+  const auto kind = static_cast<rowjit::kernels::NumberKind>(code >> 8);
+  return rowjit::kernels::ParseNumber(s, static_cast<size_t>(n), kind, code & 0xff, out) !=
+         rowjit::kernels::ParseStatus::kOk;
+}
+
+bool rowjit_str_invalid_utf8(const uint8_t* s, int64_t n) {
+  return rowjit::kernels::FirstInvalidUtf8(s, static_cast<size_t>(n)) != static_cast<size_t>(n);
+}
+
 }  // extern "C"
 
 }  // namespace
@@ -57,6 +67,8 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperLike, reinterpret_cast<void*>(&rowjit_str_like)},
       {kHelperCodePoints, reinterpret_cast<void*>(&rowjit_str_code_points)},
       {kHelperHash, reinterpret_cast<void*>(&rowjit_str_hash)},
+      {kHelperParse, reinterpret_cast<void*>(&rowjit_str_parse)},
+      {kHelperInvalidUtf8, reinterpret_cast<void*>(&rowjit_str_invalid_utf8)},
   };
   return kSymbols;
 }

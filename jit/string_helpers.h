@@ -23,6 +23,9 @@ inline constexpr std::string_view kHelperContains = "rowjit_str_contains";      
 inline constexpr std::string_view kHelperLike = "rowjit_str_like";                // i1 (p, n, p, n, flags)
 inline constexpr std::string_view kHelperCodePoints = "rowjit_str_code_points";   // i64 (p, n)
 inline constexpr std::string_view kHelperHash = "rowjit_str_hash";                // i64 (p, n): XXH3-64
+// i1 fails (p, n, i32 kind << 8 | bits, ptr out i64): kernels::ParseNumber
+inline constexpr std::string_view kHelperParse = "rowjit_str_parse";
+inline constexpr std::string_view kHelperInvalidUtf8 = "rowjit_str_invalid_utf8";  // i1 (p, n)
 
 // Flags of kHelperLike.
 inline constexpr int kLikeUtf8 = 1, kLikeFoldCase = 2;

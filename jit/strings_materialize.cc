@@ -15,9 +15,12 @@ namespace rowjit::jit::internal {
 
 namespace {
 
+// A call computing a new string: a string function, or a cast of a number to text. (A cast
+// between utf8 and binary keeps the bytes: kernels read it in place.)
 bool IsProducer(const ir::Expr& e) {
-  return e.is_call() && IsString(e.type().id) && e.function() != nullptr &&
-         e.function()->family == ir::Family::kString;
+  if (!e.is_call() || !IsString(e.type().id) || e.function() == nullptr) return false;
+  if (e.function()->family == ir::Family::kCast) return !IsString(e.args()[0]->type().id);
+  return e.function()->family == ir::Family::kString;
 }
 
 class Materializer {
@@ -42,7 +45,7 @@ class Materializer {
     if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
     ir::ExprPtr out;
     if (IsString(e->type().id)) {
-      ROWJIT_ASSIGN_OR_RETURN(out, Column(e));
+      ROWJIT_ASSIGN_OR_RETURN(out, Column(e, whole));
     } else {
       std::vector<ir::ExprPtr> args;
       for (const ir::ExprPtr& a : e->args()) {
@@ -58,10 +61,11 @@ class Materializer {
   std::vector<ArrayPtr>& columns() { return columns_; }
 
  private:
-  // The rows of string-valued `e`, as a new column. A call that can fail is refused: computed
-  // on its own it would raise errors its guards (if, coalesce, and/or, nulls) hide.
-  Result<ir::ExprPtr> Column(const ir::ExprPtr& e) {
-    if (e->facts().can_fail) {
+  // The rows of string-valued `e`, as a new column. A call that can fail is refused below the
+  // root: computed on its own it would raise errors its guards (if, coalesce, and/or, nulls)
+  // hide. (None of the producers can fail; an `if` over them that holds a failing call can.)
+  Result<ir::ExprPtr> Column(const ir::ExprPtr& e, bool whole) {
+    if (e->facts().can_fail && !whole) {
       return MakeError(ErrorCode::kUnsupported,
                        "{}: a string-valued expression that can fail is not computed yet", e->ToString());
     }

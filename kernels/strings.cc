@@ -1,7 +1,10 @@
 // SQL LIKE over raw bytes, and code-point counting (kernels layer).
 #include "kernels/strings.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstring>
+#include <string_view>
 
 #define XXH_INLINE_ALL  // header-only: no library to link, and the hash inlines here
 #include <xxhash.h>
@@ -107,6 +110,115 @@ int64_t CountCodePoints(const uint8_t* s, size_t n) {
   int64_t count = 0;
   for (size_t i = 0; i < n; ++i) count += !IsContinuation(s[i]);
   return count;
+}
+
+namespace {
+
+bool IsSpace(uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+bool EqualsFolded(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (AsciiLower(static_cast<uint8_t>(text[i])) != static_cast<uint8_t>(lower[i])) return false;
+  }
+  return true;
+}
+
+ParseStatus ParseBool(std::string_view t, uint64_t* out) {
+  for (const char* yes : {"true", "t", "yes", "y", "on", "1"}) {
+    if (EqualsFolded(t, yes)) return *out = 1, ParseStatus::kOk;
+  }
+  for (const char* no : {"false", "f", "no", "n", "off", "0"}) {
+    if (EqualsFolded(t, no)) return ParseStatus::kOk;
+  }
+  return ParseStatus::kInvalid;
+}
+
+ParseStatus ParseInteger(std::string_view t, bool is_signed, int bits, uint64_t* out) {
+  const bool negative = !t.empty() && t[0] == '-';
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+  if (t.empty() || t[0] < '0' || t[0] > '9') return ParseStatus::kInvalid;  // from_chars takes no sign here
+  uint64_t magnitude = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), magnitude);
+  if (end != t.data() + t.size()) return ParseStatus::kInvalid;
+  if (ec == std::errc::result_out_of_range) return ParseStatus::kOutOfRange;
+  // The range of the target: [-2^(bits-1), 2^(bits-1) - 1] or [0, 2^bits - 1].
+  const uint64_t top = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : (bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1);
+  if (negative) {
+    if (magnitude == 0) return ParseStatus::kOk;  // -0
+    if (!is_signed || magnitude > top + 1) return ParseStatus::kOutOfRange;
+    *out = uint64_t{0} - magnitude;  // two's complement, sign-extended to 64 bits
+    return ParseStatus::kOk;
+  }
+  if (magnitude > top) return ParseStatus::kOutOfRange;
+  *out = magnitude;
+  return ParseStatus::kOk;
+}
+
+template <typename F>
+ParseStatus ParseFloat(std::string_view t, uint64_t* out) {
+  const bool plus = !t.empty() && t[0] == '+';
+  if (plus) t.remove_prefix(1);
+  if (t.empty() || (plus && t[0] == '-')) return ParseStatus::kInvalid;
+  F value = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value, std::chars_format::general);
+  if (end != t.data() + t.size() || ec == std::errc::invalid_argument) return ParseStatus::kInvalid;
+  if (ec == std::errc::result_out_of_range) return ParseStatus::kOutOfRange;
+  if constexpr (sizeof(F) == 4) {
+    uint32_t b;
+    std::memcpy(&b, &value, 4);
+    *out = b;
+  } else {
+    std::memcpy(out, &value, 8);
+  }
+  return ParseStatus::kOk;
+}
+
+}  // namespace
+
+ParseStatus ParseNumber(const uint8_t* s, size_t n, NumberKind kind, int bits, uint64_t* out) {
+  *out = 0;
+  size_t begin = 0, end = n;
+  while (begin < end && IsSpace(s[begin])) ++begin;
+  while (end > begin && IsSpace(s[end - 1])) --end;
+  const std::string_view t(reinterpret_cast<const char*>(s) + begin, end - begin);
+  switch (kind) {
+    case NumberKind::kBool: return ParseBool(t, out);
+    case NumberKind::kSigned: return ParseInteger(t, true, bits, out);
+    case NumberKind::kUnsigned: return ParseInteger(t, false, bits, out);
+    case NumberKind::kFloat32: return ParseFloat<float>(t, out);
+    case NumberKind::kFloat64: return ParseFloat<double>(t, out);
+  }
+  return ParseStatus::kInvalid;
+}
+
+size_t FirstInvalidUtf8(const uint8_t* s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    const uint8_t c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The sequence's length and the range of its second byte (RFC 3629, table 3-7 of Unicode).
+    size_t len = 0;
+    uint8_t lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c == 0xe0) len = 3, lo = 0xa0;
+    else if (c >= 0xe1 && c <= 0xec) len = 3;
+    else if (c == 0xed) len = 3, hi = 0x9f;  // no surrogates
+    else if (c >= 0xee && c <= 0xef) len = 3;
+    else if (c == 0xf0) len = 4, lo = 0x90;
+    else if (c >= 0xf1 && c <= 0xf3) len = 4;
+    else if (c == 0xf4) len = 4, hi = 0x8f;  // up to U+10FFFF
+    else return i;
+    if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k) {
+      if (!IsContinuation(s[i + k])) return i;
+    }
+    i += len;
+  }
+  return n;
 }
 
 }  // namespace rowjit::kernels

@@ -31,6 +31,26 @@ bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m);
 // so stored hashes stay valid across versions).
 uint64_t HashBytes(const uint8_t* s, size_t n);
 
+// What parsing a number's text gives.
+enum class ParseStatus { kOk, kInvalid, kOutOfRange };
+
+// The kinds of values text parses to (casts from utf8).
+enum class NumberKind : int32_t { kBool, kSigned, kUnsigned, kFloat32, kFloat64 };
+
+// Parses `s` as a value of `kind` (`bits`: the width of an integer, 8 to 64). Leading and
+// trailing ASCII white space is ignored (PostgreSQL). Integers: an optional sign and decimal
+// digits; outside the width's range is kOutOfRange. Floats: an optional sign, then decimal
+// digits with an optional point and exponent, or `inf`, `infinity`, `nan` (any case); a finite
+// text whose value rounds to infinity or underflows to zero is kOutOfRange. Bools: `true`, `t`,
+// `yes`, `y`, `on`, `1` and `false`, `f`, `no`, `n`, `off`, `0` (any case). `*out` gets the
+// value's bits: integers sign- or zero-extended to 64 bits, an f32's bits in the low 32, an
+// f64's bits, a bool as 0 or 1; 0 when the parse fails.
+ParseStatus ParseNumber(const uint8_t* s, size_t n, NumberKind kind, int bits, uint64_t* out);
+
+// The offset of the first byte of `s` that is not part of a valid UTF-8 sequence (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or `n` when all of `s` is valid.
+size_t FirstInvalidUtf8(const uint8_t* s, size_t n);
+
 inline uint8_t AsciiLower(uint8_t c) { return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + 32) : c; }
 
 }  // namespace rowjit::kernels

@@ -284,7 +284,12 @@ void SetErrorType(py::object type) { Globals().error = std::move(type); }
 [[noreturn]] void Raise(const Error& e) {
   py::object row = e.row() ? py::object(py::int_(*e.row())) : py::object(py::none());
   py::object function = e.row() ? py::object(py::str(e.function())) : py::object(py::none());
-  py::object args = py::make_tuple(e.ToString(), std::string(ErrorCodeName(e.code())), row, function);
+  // A message may quote a row's bytes: invalid UTF-8 is replaced, never a decoding error.
+  const std::string text = e.ToString();
+  py::object message = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace"));
+  if (!message) throw py::error_already_set();
+  py::object args = py::make_tuple(message, std::string(ErrorCodeName(e.code())), row, function);
   PyErr_SetObject(Globals().error.ptr(), args.ptr());
   throw py::error_already_set();
 }

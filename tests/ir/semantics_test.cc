@@ -290,6 +290,51 @@ const Case kString[] = {
     {"rtrim(x)", "x:utf8", "' a  '", "' a'"},
     {"replace(x, y, z)", "x:utf8, y:utf8, z:utf8", "'aaa'; 'aa'; 'b'", "'ba'"},
     {"replace(x, y, z)", "x:utf8, y:utf8, z:utf8", "'abc'; ''; 'x'", "'abc'"},
+    // Text to numbers: white space around, a sign, decimal digits (PostgreSQL's int4in, float8in).
+    {"cast(x, i32)", "x:utf8", "' 42 '", "42:i32"},
+    {"cast(x, i8)", "x:utf8", "'+7'", "7:i8"},
+    {"cast(x, i8)", "x:utf8", "'-128'", "-128:i8"},
+    {"cast(x, i8)", "x:utf8", "'128'", "error:overflow"},
+    {"cast(x, u8)", "x:utf8", "'-0'", "0:u8"},
+    {"cast(x, u8)", "x:utf8", "'-1'", "error:overflow"},
+    {"cast(x, i32)", "x:utf8", "'1.5'", "error:invalid input"},
+    {"cast(x, i32)", "x:utf8", "''", "error:invalid input"},
+    {"cast(x, i64)", "x:utf8", "'12a'", "error:invalid input"},
+    {"cast(x, i64)", "x:utf8", "'- 1'", "error:invalid input"},
+    {"cast(x, i64)", "x:utf8", "'-9223372036854775808'", "-9223372036854775808:i64"},
+    {"cast(x, i64)", "x:utf8", "'99999999999999999999999'", "error:overflow"},
+    {"cast(x, u64)", "x:utf8", "'18446744073709551615'", "18446744073709551615:u64"},
+    {"cast(x, u64)", "x:utf8", "'18446744073709551616'", "error:overflow"},
+    {"cast(x, f64)", "x:utf8", "'1e3'", "1000.0:f64"},
+    {"cast(x, f64)", "x:utf8", "'.5'", "0.5:f64"},
+    {"cast(x, f64)", "x:utf8", "' -Infinity'", "-inf:f64"},
+    {"cast(x, f64)", "x:utf8", "'NaN'", "nan:f64"},
+    {"cast(x, f64)", "x:utf8", "'1e400'", "error:overflow"},
+    {"cast(x, f64)", "x:utf8", "'0x10'", "error:invalid input"},
+    {"cast(x, f64)", "x:utf8", "'+-1'", "error:invalid input"},
+    {"cast(x, f32)", "x:utf8", "'3.5e38'", "error:overflow"},
+    {"cast(x, f32)", "x:utf8", "'0.1'", "0.1:f32"},
+    {"cast(x, bool)", "x:utf8", "'TRUE'", "true"},
+    {"cast(x, bool)", "x:utf8", "' off'", "false"},
+    {"cast(x, bool)", "x:utf8", "'maybe'", "error:invalid input"},
+    // Numbers to text: decimal integers, the shortest float text that reads back the same value.
+    {"cast(x, utf8)", "x:i32", "-5", "'-5'"},
+    {"cast(x, utf8)", "x:u64", "18446744073709551615", "'18446744073709551615'"},
+    {"cast(x, utf8)", "x:f64", "0.1", "'0.1'"},
+    {"cast(x, utf8)", "x:f32", "0.1", "'0.1'"},
+    {"cast(x, utf8)", "x:f64", "1e15", "'1e+15'"},
+    {"cast(x, utf8)", "x:f64", "123456", "'123456'"},
+    {"cast(x, utf8)", "x:f64", "-0.0", "'-0'"},
+    {"cast(x, utf8)", "x:f64", "-inf", "'-inf'"},
+    {"cast(x, utf8)", "x:bool", "true", "'true'"},
+    // Between utf8 and binary: the same bytes; binary → utf8 only when they are valid UTF-8.
+    {"cast(x, binary)", "x:utf8", "'h\xc3\xa9'", "'h\xc3\xa9':binary"},
+    {"cast(x, utf8)", "x:binary", "'h\xc3\xa9'", "'h\xc3\xa9'"},
+    {"cast(x, utf8)", "x:binary", "'\xff'", "error:invalid input"},
+    {"cast(x, utf8)", "x:binary", "'\xc0\x80'", "error:invalid input"},      // overlong
+    {"cast(x, utf8)", "x:binary", "'\xed\xa0\x80'", "error:invalid input"},  // a surrogate
+    {"cast(x, utf8)", "x:binary", "'\xf4\x90\x80\x80'", "error:invalid input"},  // above U+10FFFF
+    {"cast(x, utf8)", "x:binary", "'\xe2\x82'", "error:invalid input"},      // cut short
 };
 
 TEST(Semantics, Arithmetic) { for (const Case& c : kArithmetic) Check(c); }

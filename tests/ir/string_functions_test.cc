@@ -33,7 +33,8 @@ TEST(StringLiterals, ParseAndPrintBack) {
 TEST(StringLiterals, TypeErrorsAreClear) {
   ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("s:utf8?, b:binary, i:i32"));
   for (std::string_view text : {"s + 1", "s = 1", "i = 'x'", "s = b", "length(i)",
-                                "char_length(b)", "starts_with(s, 1)", "cast(s, i32)",
+                                "char_length(b)", "starts_with(s, 1)", "cast(b, i32)", "cast(i, binary)",
+                                "saturating_cast(s, i8)",
                                 "sum(s)"}) {
     auto r = ParseAndBind(text, schema);
     EXPECT_FALSE(r.ok()) << text;

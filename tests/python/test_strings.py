@@ -80,3 +80,16 @@ def test_string_errors_are_clear():
         rowjit.evaluate("s = 'x'", engine=ENGINE, s=np.array(["a", b"b"], dtype=object))
     with pytest.raises(TypeError, match="where strings are expected"):
         rowjit.evaluate("s = 'x'", engine=ENGINE, s=np.array(["a", 3], dtype=object))
+
+
+def test_casts_between_text_and_numbers():
+    s = np.array([" 12", "-7 ", "+3", "1e3"], dtype=object)
+    got = rowjit.evaluate("cast(s, f64) * 2", engine=ENGINE, s=s)
+    np.testing.assert_array_equal(got, [24.0, -14.0, 6.0, 2000.0])
+    with pytest.raises(rowjit.Error, match=r"cast at row 3: '1e3' is not a valid i32"):
+        rowjit.evaluate("cast(s, i32)", engine=ENGINE, s=s)
+    a = np.array([5, -120, 0], dtype=np.int8)
+    assert rowjit.evaluate("cast(a, utf8)", engine=ENGINE, a=a).tolist() == ["5", "-120", "0"]
+    b = np.array([b"ok", b"\xff"], dtype=object)
+    with pytest.raises(rowjit.Error, match="not valid UTF-8"):
+        rowjit.evaluate("cast(b, utf8)", engine=ENGINE, b=b)
