@@ -1,7 +1,7 @@
 // String predicates (bench): the JIT kernel with the literal baked in (`jit`: Engine::Evaluate,
 // the result a bitmap), beside a static C++ baseline of the same work over the same Arrow arrays
 // (`static`: std::string_view compares, memmem, writing the same bitmap into reused memory).
-// 1M rows. `str_eq`: short strings (4-12 bytes), 1 % equal to the 8-byte literal, over 32-bit
+// 65,536 and 1M rows. `str_eq`: short strings (4-12 bytes), 1 % equal to the 8-byte literal, over 32-bit
 // offsets and over views (`jit_view`: the view's length and inline bytes compared in registers).
 // `str_prefix`: 10 % start with 'AB-' (`starts_with` and `like 'AB-%'`). `str_search`: 64-byte
 // strings, 1 % holding 'needle'; bytes processed are the strings' bytes. `str_length`:
@@ -71,16 +71,19 @@ const Strings& Lengths() {
   return *s;
 }
 
+// The first `rows` rows of `array` (a slice: the same buffers).
+ArrayPtr First(const ArrayPtr& array, int64_t rows) { return rows == array->length() ? array : *array->Slice(0, rows); }
+
 // The static side: a predicate over each row's bytes of a 32-bit-offsets array, as bits.
 template <typename Pred>
-void RunStatic(benchmark::State& state, const ArrayPtr& array, Pred pred) {
+void RunStatic(benchmark::State& state, const ArrayPtr& array, int64_t rows, Pred pred) {
   const auto& s = static_cast<const StringArray&>(*array);
   const auto* offsets = reinterpret_cast<const int32_t*>(s.raw_offsets());
   const char* data = reinterpret_cast<const char*>(s.data());
-  Scratch<uint64_t> out(kRows / 64 + 1);
+  Scratch<uint64_t> out(rows / 64 + 1);
   for (auto _ : state) {
     uint64_t* words = out.data();
-    for (int64_t w = 0; w < kRows / 64; ++w) {
+    for (int64_t w = 0; w < rows / 64; ++w) {
       uint64_t word = 0;
       for (int64_t r = 0; r < 64; ++r) {
         const int64_t i = w * 64 + r;
@@ -94,27 +97,73 @@ void RunStatic(benchmark::State& state, const ArrayPtr& array, Pred pred) {
   }
 }
 
+// XOR of the 8-byte words of [p, p + n): a read at the memory's pace.
+uint64_t ReadAll(const uint8_t* p, int64_t n) {
+  uint64_t acc[4] = {};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      acc[k] ^= w;
+    }
+  }
+  for (; i < n; ++i) acc[0] ^= p[i];
+  return acc[0] ^ acc[1] ^ acc[2] ^ acc[3];
+}
+
+// `floor` and `floor_view`: one pass reading every byte a kernel over the layout may read (the
+// offsets and the strings' bytes; the views and their data buffers): the memory floor beside
+// which the kernels' figures are read.
+void RunFloor(benchmark::State& state, const ArrayPtr& array, int64_t rows, bool reads_bytes) {
+  const auto& s = static_cast<const StringArray&>(*array);
+  std::vector<std::pair<const uint8_t*, int64_t>> ranges;
+  if (s.layout() == StringLayout::kViews) {
+    ranges.emplace_back(s.raw_views(), rows * kViewBytes);
+    for (const BufferPtr& b : s.data_buffers()) {
+      if (b != nullptr && reads_bytes) ranges.emplace_back(b->data(), b->size() * rows / s.length());
+    }
+  } else {
+    const auto* offsets = reinterpret_cast<const int32_t*>(s.raw_offsets());
+    ranges.emplace_back(s.raw_offsets(), (rows + 1) * 4);
+    if (reads_bytes) ranges.emplace_back(s.data() + offsets[0], offsets[rows] - offsets[0]);
+  }
+  for (auto _ : state) {
+    uint64_t x = 0;
+    for (const auto& [p, n] : ranges) x ^= ReadAll(p, n);
+    benchmark::DoNotOptimize(x);
+  }
+}
+
+// Every string family at 65,536 rows (the inputs fit in the caches: the kernels' own cost) and
+// at 1M rows (they do not: 12 to 80 MB per pass, at this machine's memory bandwidth).
+constexpr int64_t kSizes[] = {65536, kRows};
+
+// `bytes_are_strings`: the counters count the strings' bytes. `reads_bytes`: kernels read them
+// (the floor does too), or only the offsets or views (length tests).
 void Register(const std::string& family, const std::string& expr, const Strings& (*data)(),
-              bool bytes_are_strings, bool (*pred)(std::string_view)) {
+              bool bytes_are_strings, bool (*pred)(std::string_view), bool reads_bytes = true) {
   const LazyExpr bound(expr, "s:utf8");
   auto counters = [data, bytes_are_strings](benchmark::State& state) {
-    state.SetItemsProcessed(state.iterations() * kRows);
-    if (bytes_are_strings) state.SetBytesProcessed(state.iterations() * data().bytes);
+    const int64_t rows = state.range(0);
+    state.SetItemsProcessed(state.iterations() * rows);
+    if (bytes_are_strings) state.SetBytesProcessed(state.iterations() * data().bytes * rows / kRows);
   };
-  benchmark::RegisterBenchmark((family + "/jit").c_str(), [=](benchmark::State& state) {
-    RunJit(state, bound.get(), {data().offsets}, kRows);
-    counters(state);
-  })->Args({kRows, 100})->ArgNames({"rows", "valid"});
-  benchmark::RegisterBenchmark((family + "/jit_view").c_str(), [=](benchmark::State& state) {
-    RunJit(state, bound.get(), {data().views}, kRows);
-    counters(state);
-  })->Args({kRows, 100})->ArgNames({"rows", "valid"});
-  if (pred != nullptr) {
-    benchmark::RegisterBenchmark((family + "/static").c_str(), [=](benchmark::State& state) {
-      RunStatic(state, data().offsets, pred);
+  auto reg = [&](const char* impl, auto run) {
+    auto* b = benchmark::RegisterBenchmark((family + "/" + impl).c_str(), [=](benchmark::State& state) {
+      run(state, state.range(0));
       counters(state);
-    })->Args({kRows, 100})->ArgNames({"rows", "valid"});
+    });
+    b->ArgNames({"rows", "valid"});
+    for (int64_t rows : kSizes) b->Args({rows, 100});
+  };
+  reg("jit", [=](benchmark::State& state, int64_t rows) { RunJit(state, bound.get(), {First(data().offsets, rows)}, rows); });
+  reg("jit_view", [=](benchmark::State& state, int64_t rows) { RunJit(state, bound.get(), {First(data().views, rows)}, rows); });
+  if (pred != nullptr) {
+    reg("static", [=](benchmark::State& state, int64_t rows) { RunStatic(state, data().offsets, rows, pred); });
   }
+  reg("floor", [=](benchmark::State& state, int64_t rows) { RunFloor(state, data().offsets, rows, reads_bytes); });
+  reg("floor_view", [=](benchmark::State& state, int64_t rows) { RunFloor(state, data().views, rows, reads_bytes); });
 }
 
 // `str_dict`: 1M rows through i32 codes into `values` distinct 16-byte strings (the benchmark
@@ -167,7 +216,7 @@ void RegisterDictionary() {
   Register("str_search/64B_like", "s like '%needle%'", Long64, true,
            [](std::string_view v) { return memmem(v.data(), v.size(), "needle", 6) != nullptr; });
   Register("str_length/gt100", "length(s) > 100", Lengths, false,
-           [](std::string_view v) { return v.size() > 100; });
+           [](std::string_view v) { return v.size() > 100; }, /*reads_bytes=*/false);
   return true;
 }();
 

@@ -79,24 +79,34 @@ bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) 
   if (m == 0) return true;
   if (m > n) return false;
   if (m == 1) return std::memchr(s, needle[0], n) != nullptr;
-  const size_t last = n - m;  // the last start position
+  const size_t starts = n - m + 1;  // the start positions
   size_t i = 0;
 #if defined(__SSE2__)
-  const __m128i first = _mm_set1_epi8(static_cast<char>(needle[0]));
-  const __m128i tail = _mm_set1_epi8(static_cast<char>(needle[m - 1]));
-  for (; i + 16 <= last + 1; i += 16) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + m - 1));
-    unsigned hits = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, tail))));
-    while (hits != 0) {
-      const size_t at = i + static_cast<size_t>(__builtin_ctz(hits));
-      if (std::memcmp(s + at + 1, needle + 1, m - 2) == 0) return true;
-      hits &= hits - 1;
+  if (starts >= 16) {
+    const __m128i first = _mm_set1_epi8(static_cast<char>(needle[0]));
+    const __m128i tail = _mm_set1_epi8(static_cast<char>(needle[m - 1]));
+    // The starts [at, at + 16) whose first and last bytes match, less those below `from`.
+    auto block = [&](size_t at, size_t from) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at + m - 1));
+      unsigned hits = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, tail))));
+      hits &= ~0u << (from - at);
+      while (hits != 0) {
+        const size_t k = at + static_cast<size_t>(__builtin_ctz(hits));
+        if (std::memcmp(s + k + 1, needle + 1, m - 2) == 0) return true;
+        hits &= hits - 1;
+      }
+      return false;
+    };
+    for (; i + 16 <= starts; i += 16) {
+      if (block(i, i)) return true;
     }
+    // The last starts in one block that overlaps the previous one (no byte-at-a-time tail).
+    return i < starts && block(starts - 16, i);
   }
 #endif
-  for (; i <= last; ++i) {
+  for (; i < starts; ++i) {
     if (s[i] == needle[0] && s[i + m - 1] == needle[m - 1] && std::memcmp(s + i + 1, needle + 1, m - 2) == 0) {
       return true;
     }
