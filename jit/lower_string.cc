@@ -86,7 +86,8 @@ llvm::Value* LoadEquals(LowerContext& c, llvm::Value* at, const std::string& lit
 
 // Where `when` holds, whether the bytes at `at` begin with `lit`; false elsewhere. No branch:
 // where `when` is false the bytes are read from the literal itself (always in bounds) and the
-// answer masked. Up to 16 bytes: at most two overlapping loads compared with constants; longer,
+// answer masked. Up to 16 bytes: one load of 1, 2, 4 or 8 bytes, or at most two overlapping
+// loads compared with constants; longer,
 // a constant-size memcmp (expanded into loads by the backend).
 llvm::Value* GuardedBytesEqual(LowerContext& c, llvm::Value* when, llvm::Value* at, const std::string& lit) {
   auto& b = c.b;
@@ -95,7 +96,9 @@ llvm::Value* GuardedBytesEqual(LowerContext& c, llvm::Value* when, llvm::Value* 
   llvm::Value* lit_ptr = b.CreateExtractValue(StringConstant(c.module(), lit), 0);
   llvm::Value* from = b.CreateSelect(when, at, lit_ptr);
   llvm::Value* eq = nullptr;
-  if (n < 4) {
+  if (n == 1 || n == 2 || n == 4 || n == 8) {  // one load of exactly the literal's size
+    eq = LoadEquals(c, from, lit, 0, static_cast<unsigned>(n));
+  } else if (n < 4) {
     for (size_t k = 0; k < n; ++k) {
       llvm::Value* e = LoadEquals(c, from, lit, k, 1);
       eq = eq ? b.CreateAnd(eq, e) : e;
