@@ -46,11 +46,23 @@ void GatherValues(const std::vector<T>& table, const C* codes, int64_t n, uint8_
   const uint64_t size = table.size();
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> bytes(table.begin(), table.end());
-    for (int64_t w = 0; w * 64 < n; ++w) {
+    // Eight rows' bytes (each 0 or 1) in one integer, then their low bits into a byte with one
+    // multiply: byte k's bit lands at bit 56 + k, and no two partial products overlap.
+    auto eight = [&](const C* c) {
+      uint64_t x = 0;
+      for (int k = 0; k < 8; ++k) x |= uint64_t{bytes[Index(c[k], size)]} << (8 * k);
+      return (x * 0x0102040810204080ULL) >> 56;
+    };
+    const int64_t full = n / 64;
+    for (int64_t w = 0; w < full; ++w) {
       uint64_t word = 0;
-      const int64_t rows = std::min<int64_t>(64, n - w * 64);
-      for (int64_t r = 0; r < rows; ++r) word |= uint64_t{bytes[Index(codes[w * 64 + r], size)]} << r;
+      for (int g = 0; g < 8; ++g) word |= eight(codes + w * 64 + g * 8) << (8 * g);
       std::memcpy(out + w * 8, &word, 8);
+    }
+    if (n % 64 != 0) {
+      uint64_t word = 0;
+      for (int64_t r = 0; r < n % 64; ++r) word |= uint64_t{bytes[Index(codes[full * 64 + r], size)]} << r;
+      std::memcpy(out + full * 8, &word, 8);
     }
   } else {
     T* values = reinterpret_cast<T*>(out);
