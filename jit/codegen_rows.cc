@@ -7,6 +7,7 @@
 
 #include "ir/projection.h"
 #include "jit/kernel_builder_internal.h"
+#include "jit/prefilter.h"
 
 namespace rowjit::jit::internal {
 
@@ -75,6 +76,7 @@ Status KernelBuilder::EmitWordLoop(llvm::Value* words) {
 // (its outputs stay zero).
 Status KernelBuilder::EmitWord(llvm::Value* w) {
   assert(shape_.loop == KernelLoop::kWords && "a word of lanes in a kernel planned as a row loop");
+  if (shape_.length_prefilter) return EmitPrefilteredWord(w);
   LoadWordState(w);
   llvm::Value* guard = nullptr;
   if (shape_.skip_empty_words && row_valid_word_ != nullptr) {
@@ -127,6 +129,53 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
     }
   }
   return Status::OK();
+}
+
+// A prefiltered word (KernelShape::length_prefilter): the lanes whose lengths pass, from a
+// vectorized lane loop over the offsets, then the whole expression for each of them in a loop
+// over the set bits. Lanes that fail the test are false, as the expression is there.
+Status KernelBuilder::EmitPrefilteredWord(llvm::Value* w) {
+  assert(outputs_.size() == 1 && evidence_.empty() && !shape_.writes_validity && "a dense bool kernel");
+  LoadWordState(w);
+  row_valid_ = nullptr;
+  const ir::Expr& e = *outputs_[0].expr;
+  llvm::Type* i64 = b.getInt64Ty();
+  LoopScaffold lanes = LoopScaffold::Open(b, "lanes", b.getInt64(0), std::vector<llvm::Value*>{b.getInt64(0)});
+  llvm::Value* lane = lanes.index();
+  ROWJIT_ASSIGN_OR_RETURN(llvm::Value* pass, EmitLengthPrefilter(e, b.CreateAdd(b.CreateShl(w, 6), lane), lane));
+  if (pass == nullptr) return MakeError(ErrorCode::kInternal, "{} has no length prefilter", e.ToString());
+  llvm::Value* bits = b.CreateOr(lanes.carried()[0], b.CreateShl(b.CreateZExt(pass, i64), lane));
+  llvm::Value* next = b.CreateAdd(lane, b.getInt64(1));
+  llvm::Value* candidates =
+      lanes.Close(next, std::vector<llvm::Value*>{bits}, b.CreateICmpULT(next, b.getInt64(64)), "candidates")[0];
+  // The remaining candidates are the loop's index, tested at the head.
+  LoopScaffold matches = LoopScaffold::Open(b, "matches", candidates, std::vector<llvm::Value*>{b.getInt64(0)});
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "match", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "word.done", fn_);
+  llvm::Value* rest = matches.index();
+  b.CreateCondBr(b.CreateICmpNE(rest, b.getInt64(0)), body, done);
+  b.SetInsertPoint(body);
+  llvm::Value* at = b.CreateIntrinsic(llvm::Intrinsic::cttz, {i64}, {rest, b.getTrue()});
+  ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(e, b.CreateAdd(b.CreateShl(w, 6), at), at));
+  llvm::Value* result = b.CreateOr(matches.carried()[0], b.CreateShl(b.CreateZExt(v.v, i64), at));
+  const std::vector<llvm::Value*> at_head =
+      matches.Close(b.CreateAnd(rest, b.CreateSub(rest, b.getInt64(1))), std::vector<llvm::Value*>{result}, nullptr);
+  b.SetInsertPoint(done);
+  Scoped(b.CreateStore(at_head[0], b.CreateGEP(i64, outputs_[0].values, w)), out_values_scope_);
+  return Status::OK();
+}
+
+// The length prefilter of `e` in this lane (jit/prefilter.h), or nullptr where it has none.
+Result<llvm::Value*> KernelBuilder::EmitLengthPrefilter(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
+  if (std::optional<LengthTest> t = EqualityLengthTest(e)) {
+    ROWJIT_ASSIGN_OR_RETURN(Val s, EmitNode(*t->column, row, lane));
+    return b.CreateICmpEQ(b.CreateExtractValue(s.v, 1), b.getInt64(t->length));
+  }
+  if (!e.is_call() || e.args().size() != 2 || (e.name() != "and" && e.name() != "or")) return nullptr;
+  ROWJIT_ASSIGN_OR_RETURN(llvm::Value* x, EmitLengthPrefilter(*e.args()[0], row, lane));
+  ROWJIT_ASSIGN_OR_RETURN(llvm::Value* y, EmitLengthPrefilter(*e.args()[1], row, lane));
+  if (e.name() == "and") return x == nullptr ? y : y == nullptr ? x : b.CreateAnd(x, y);
+  return x == nullptr || y == nullptr ? nullptr : b.CreateOr(x, y);
 }
 
 // Per output, the word's AND of the validity of the inputs it reads (the rows whose errors it

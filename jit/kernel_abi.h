@@ -50,6 +50,10 @@ struct KernelShape {
   // output must be 64-byte aligned (the kernel assumes it), and the kernel ends with a store
   // fence. x86-64 hosts only.
   bool stream_output = false;
+  // A dense bool row kernel over 64-row words whose result implies a string length test
+  // (jit/prefilter.h): each word tests the lengths in a vectorized lane loop, then runs the
+  // whole expression only for the lanes that passed.
+  bool length_prefilter = false;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };

@@ -134,6 +134,8 @@ class KernelBuilder final : public LowerContext {
   // --- row kernels (jit/codegen_rows.cc)
   Status EmitWordLoop(llvm::Value* words);
   Status EmitWord(llvm::Value* w);
+  Status EmitPrefilteredWord(llvm::Value* w);
+  Result<llvm::Value*> EmitLengthPrefilter(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status EmitRowLoop(llvm::Value* words);
   Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any);
   Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,

@@ -3,6 +3,7 @@
 
 #include "ir/projection.h"
 #include "jit/executor_internal.h"
+#include "jit/prefilter.h"
 
 namespace rowjit::jit {
 namespace {
@@ -71,6 +72,10 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
     // One loop over rows unless a lane needs a bit of a bool word.
     const BatchFacts described{.inputs = specs};
     if (!AnyReferenced(expr->facts(), described, IsFlatBool)) shape.loop = KernelLoop::kRows;
+    if (!ir::IsProjection(*expr) && internal::UsesLengthPrefilter(*expr, specs)) {
+      shape.loop = KernelLoop::kWords;
+      shape.length_prefilter = true;
+    }
     // Streaming stores for a large output of one flat value a row (bools are packed from bytes
     // the executor reads back at once; a projection's outputs are left as they are).
     shape.stream_output = stream_output && shape.loop == KernelLoop::kRows && (s == Strategy::kDense ||

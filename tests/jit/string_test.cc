@@ -268,6 +268,35 @@ TEST(Strings, TheCacheKeyCarriesTheLiteral) {
   EXPECT_NE(ra.kernel->ToString(), rb.kernel->ToString());
 }
 
+// A dense predicate that implies a length test over offsets runs in two phases per word: the
+// lengths in a vector loop, the bytes only for the lanes that pass (KernelShape::length_prefilter).
+// Over views a short literal is compared in registers, without one; so is a predicate that does
+// not imply a length.
+TEST(Strings, EqualityOverOffsetsTestsLengthsFirst) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  std::mt19937_64 rng(11);
+  for (StringLayout layout : kLayouts) {
+    const Column s = RandomColumn(DataType(TypeId::kUtf8, false), layout, 1000, 1.0, rng);
+    const Schema schema{{{"s", s.array->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array};
+    const std::string lit = Quoted(Near(s, rng)), longer = Quoted(std::string(20, 'a'));
+    for (const auto& [text, prefiltered] : std::vector<std::pair<std::string, bool>>{
+             {"s = " + lit, layout != StringLayout::kViews}, {"s = " + longer, true},
+             {"s like 'ab' and length(s) > 1", layout != StringLayout::kViews},
+             {"s = " + lit + " or s = " + longer, layout != StringLayout::kViews},
+             {"s = " + longer + " or length(s) > 3", false}, {"not (s = " + lit + ")", false}}) {
+      SCOPED_TRACE(fmt::format("{}: {}", StringLayoutName(layout), text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      EvalReport report;
+      ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, 1000, {}, &report));
+      ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, 1000));
+      EXPECT_EQ(FirstDifference(*got, *want), -1);
+      ASSERT_TRUE(report.kernel.has_value());
+      EXPECT_EQ(report.kernel->shape.length_prefilter, prefiltered) << report.kernel->ToString();
+    }
+  }
+}
+
 // Functions returning strings: computed outside kernels into exactly sized string arrays
 // (Strategy::kStrings), returned as results or read by the kernel of the rest; against the
 // reference over every layout, nulls and multibyte characters.

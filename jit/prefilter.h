@@ -1,0 +1,32 @@
+// Length prefilters of string predicates (jit layer, internal). `s = 'literal'` over offsets
+// reads every row's bytes at a row-dependent address, which no vector unit loads well; but a row
+// whose length differs cannot match. A dense bool kernel of such a predicate runs each 64-row word
+// in two phases: a vectorized lane loop tests the lengths (the offsets only), then the whole
+// predicate runs for the lanes that passed, one set bit at a time.
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "ir/expr.h"
+#include "ir/spec_key.h"
+
+namespace rowjit::jit::internal {
+
+// `length(column) = length` holds wherever the call is true.
+struct LengthTest {
+  const ir::Expr* column;
+  int64_t length;
+};
+
+// The length test of a string equality with a non-null literal (`s = 'x'`, `'x' = s`, a LIKE
+// pattern without wildcards or escapes), or nullopt.
+std::optional<LengthTest> EqualityLengthTest(const ir::Expr& call);
+
+// Whether `e`, a dense kernel's bool result, is prefiltered: it cannot fail, and it is an
+// equality of a string column whose layout reads bytes at a row-dependent address (offsets, or
+// views for a literal longer than their 12 inline bytes), or `and` of anything with one, or `or`
+// of two (the prefilter of `and` is either side's, of `or` both sides').
+bool UsesLengthPrefilter(const ir::Expr& e, std::span<const ir::InputSpec> specs);
+
+}  // namespace rowjit::jit::internal
