@@ -24,9 +24,10 @@ static int checks = 0;
 static int array_releases = 0, schema_releases = 0, arrays_made = 0, schemas_made = 0;
 
 typedef struct {
-  const void* buffers[2];
+  const void* buffers[3];
   void* values;
   void* validity;
+  void* bytes;  /* a string column's data */
   struct ArrowArray** children;
 } array_data;
 
@@ -40,6 +41,7 @@ static void release_array(struct ArrowArray* a) {
   if (d != NULL) {
     free(d->values);
     free(d->validity);
+    free(d->bytes);
     free(d->children);
     free(d);
   }
@@ -86,6 +88,31 @@ static struct ArrowArray* column(const void* values, int width, const uint8_t* v
 
 static struct ArrowArray* i32_array(const int32_t* values, const uint8_t* valid, int64_t n) {
   return column(values, 4, valid, n);
+}
+
+/* A utf8 column (32-bit offsets) of n rows; rows[i] == NULL makes row i null. */
+static struct ArrowArray* utf8_column(const char* const* rows, int64_t n) {
+  int32_t* offsets = (int32_t*)malloc((size_t)(n + 1) * 4);
+  uint8_t* valid = (uint8_t*)calloc((size_t)n + 1, 1);
+  offsets[0] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    offsets[i + 1] = offsets[i] + (int32_t)(rows[i] ? strlen(rows[i]) : 0);
+    valid[i] = rows[i] != NULL;
+  }
+  struct ArrowArray* a = column(offsets, 4, valid, n + 1);  /* n + 1 offsets, then fixed below */
+  array_data* d = (array_data*)a->private_data;
+  d->bytes = malloc((size_t)offsets[n] + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (rows[i]) memcpy((char*)d->bytes + offsets[i], rows[i], strlen(rows[i]));
+  }
+  d->buffers[2] = d->bytes;
+  a->length = n;
+  a->null_count = 0;
+  for (int64_t i = 0; i < n; ++i) a->null_count += !valid[i];
+  a->n_buffers = 3;
+  free(offsets);
+  free(valid);
+  return a;
 }
 
 static char* dup_string(const char* text) {  /* strdup is POSIX, not C99 */
@@ -311,6 +338,56 @@ static void test_batches(rowjit_engine* e, const struct ArrowSchema* schema) {
   CHECK(rowjit_batch_length(NULL) == 0);
 }
 
+/* Strings in and out: a utf8 column imported zero-copy, a predicate over it, a string-valued
+ * result exported as an Arrow utf8 array, and a parse error naming its row. */
+static void s_batch(struct ArrowArray* out, struct ArrowSchema* out_schema) {
+  const char* const rows[] = {"ab", "x", NULL, "abc"};
+  struct ArrowArray* cols[] = {utf8_column(rows, 4)};
+  struct ArrowSchema* fields[] = {field("u", "s", 1)};
+  make_batch(cols, fields, 1, 4, out, out_schema);
+}
+
+static void test_strings(rowjit_engine* e) {
+  struct ArrowArray arr, tmp, out;
+  struct ArrowSchema sch, kept, out_schema;
+  rowjit_error err;
+  s_batch(&arr, &sch);
+  s_batch(&tmp, &kept);
+  tmp.release(&tmp);
+  rowjit_batch* b = NULL;
+  CHECK(rowjit_batch_import(&arr, &sch, &b, &err) == ROWJIT_OK && rowjit_batch_length(b) == 4);
+  rowjit_expr* x = NULL;
+  CHECK(rowjit_expr_parse(e, "s = 'ab' or s like '%c'", &kept, &x, &err) == ROWJIT_OK);
+  CHECK(rowjit_evaluate(e, x, b, &out, &out_schema, &err) == ROWJIT_OK);
+  CHECK(strcmp(out_schema.format, "b") == 0 && out.length == 4);
+  const uint8_t bits = ((const uint8_t*)out.buffers[1])[0];
+  CHECK((bits & 1) == 1 && (bits & 2) == 0 && (bits & 8) == 8);
+  CHECK(valid_at(&out, 0) && valid_at(&out, 1) && !valid_at(&out, 2) && valid_at(&out, 3));
+  out.release(&out);
+  out_schema.release(&out_schema);
+  rowjit_expr_free(x);
+  CHECK(rowjit_expr_parse(e, "upper(s) || '!'", &kept, &x, &err) == ROWJIT_OK);
+  CHECK(rowjit_evaluate(e, x, b, &out, &out_schema, &err) == ROWJIT_OK);
+  CHECK(out.length == 4 && !valid_at(&out, 2));
+  if (strcmp(out_schema.format, "u") == 0 && out.n_buffers == 3) {
+    const int32_t* off = (const int32_t*)out.buffers[1] + out.offset;
+    const char* data = (const char*)out.buffers[2];
+    CHECK(off[1] - off[0] == 3 && memcmp(data + off[0], "AB!", 3) == 0);
+    CHECK(off[4] - off[3] == 4 && memcmp(data + off[3], "ABC!", 4) == 0);
+  } else {
+    CHECK(strcmp(out_schema.format, "u") == 0);  /* results are 32-bit-offset utf8 */
+  }
+  out.release(&out);
+  out_schema.release(&out_schema);
+  rowjit_expr_free(x);
+  CHECK(rowjit_expr_parse(e, "cast(s, i32)", &kept, &x, &err) == ROWJIT_OK);
+  CHECK(rowjit_evaluate(e, x, b, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT && err.row == 0);
+  CHECK(strstr(err.message, "not a valid i32") != NULL);
+  rowjit_expr_free(x);
+  rowjit_batch_free(b);
+  kept.release(&kept);
+}
+
 int main(void) {
   test_version_and_engines();
   rowjit_engine* e = new_engine();
@@ -328,6 +405,7 @@ int main(void) {
   test_parse(e, &kept);
   test_evaluate_filter_project_aggregate(e, batch, &kept);
   test_batches(e, &kept);
+  test_strings(e);
   rowjit_batch_free(batch);
   rowjit_engine_free(e);
   kept.release(&kept);
