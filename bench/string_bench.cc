@@ -167,9 +167,10 @@ void Register(const std::string& family, const std::string& expr, const Strings&
 }
 
 // `str_dict`: 1M rows through i32 codes into `values` distinct 16-byte strings (the benchmark
-// argument): `jit` (the engine evaluates once per dictionary value and gathers through the codes,
-// up to one value per kDictionaryRowsPerValue rows) against `jit_flat` (the same rows as a flat
-// utf8 array): the crossover of Strategy::kOverDictionary.
+// argument, random codes): `jit` (the engine evaluates once per dictionary value and gathers
+// through the codes, up to one value per kDictionaryRowsPerValue rows; beyond, it decodes the
+// column) against `jit_flat` (the same rows as a flat utf8 array): the crossover of
+// Strategy::kOverDictionary.
 struct Dictionary {
   ArrayPtr dict, flat;
 };
@@ -202,7 +203,7 @@ void RegisterDictionary() {
       const Dictionary& d = DictionaryData(state.range(0));
       RunJit(state, bound.get(), {flat ? d.flat : d.dict}, kRows);
       state.SetItemsProcessed(state.iterations() * kRows);
-    })->ArgNames({"values"})->Arg(1000)->Arg(65536)->Arg(262144)->Arg(524288);
+    })->ArgNames({"values"})->Arg(1000)->Arg(65536)->Arg(262144)->Arg(524288)->Arg(kRows)->Arg(2 * kRows);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "ir/reference.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
+#include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
 namespace {
@@ -32,8 +33,26 @@ Result<const uint64_t*> WordBits(const BufferPtr& buf, int64_t bit_offset, int64
 }
 
 // Row by row through GetScalar: for the rare inputs the kernels do not read directly
-// (dictionaries of bools or of values with nulls).
+// (dictionaries of bools or of values with nulls). Dictionaries of strings (larger than the
+// over-dictionary strategy takes) become a flat array in their values' layout, sized exactly
+// before it is copied (no Scalar a row).
 Result<ArrayPtr> DecodeToFlat(const Array& a) {
+  if (a.encoding() == Encoding::kDictionary && IsString(a.type().id)) {
+    const Array& values = *static_cast<const DictionaryArray&>(a).values();
+    const bool views = values.encoding() == Encoding::kString &&
+                       static_cast<const StringArray&>(values).layout() == StringLayout::kViews;
+    std::vector<std::optional<std::string_view>> rows(static_cast<size_t>(a.length()));
+    int64_t bytes = 0;
+    for (int64_t i = 0; i < a.length(); ++i) {
+      rows[static_cast<size_t>(i)] = StringAt(a, i);
+      bytes += rows[static_cast<size_t>(i)] ? static_cast<int64_t>(rows[static_cast<size_t>(i)]->size()) : 0;
+    }
+    const StringLayout layout = views ? StringLayout::kViews
+                                : bytes <= std::numeric_limits<int32_t>::max() ? StringLayout::kOffsets32
+                                                                               : StringLayout::kOffsets64;
+    ROWJIT_ASSIGN_OR_RETURN(auto flat, MakeStringArray(a.type(), layout, rows));
+    return ArrayPtr(std::move(flat));
+  }
   std::vector<Scalar> rows;
   rows.reserve(static_cast<size_t>(a.length()));
   for (int64_t i = 0; i < a.length(); ++i) rows.push_back(a.GetScalar(i));

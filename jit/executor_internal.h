@@ -124,9 +124,12 @@ ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);
 // Strategy::kOverDictionary (jit/dictionary.cc): an expression that reads one column, cannot
 // fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded string
 // column of at most one value per kDictionaryRowsPerValue rows runs once per dictionary value;
-// returns that column. The crossover, bench `str_dict` on Zen 3 (1M rows, like '%x%' over
-// 16-byte values): 262,144 values 12.3 ms against 19.5 flat, 524,288 values 21.4 against 19.1.
-inline constexpr int64_t kDictionaryRowsPerValue = 3;
+// returns that column. The alternative is not a flat column but decoding this one, which reads
+// the values at the codes' (random) rows: bench `str_dict` on Zen 3 (1M rows of random codes,
+// like '%x%' over 16-byte values), 524,288 values: decoded 250 ms (a cache miss or two a row),
+// over the dictionary about 21 ms, a flat column 17-19 ms. Up to one value a row, the values
+// cost no more than the rows would.
+inline constexpr int64_t kDictionaryRowsPerValue = 1;
 std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 // The rows of a dictionary-encoded batch from `over_values` (the expression over the dictionary's
 // values) through the codes; rows with a null code take `null_row`.
