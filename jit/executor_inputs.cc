@@ -44,8 +44,9 @@ Result<ArrayPtr> DecodeToFlat(const Array& a) {
     std::vector<std::optional<std::string_view>> rows(static_cast<size_t>(a.length()));
     int64_t bytes = 0;
     for (int64_t i = 0; i < a.length(); ++i) {
-      rows[static_cast<size_t>(i)] = StringAt(a, i);
-      bytes += rows[static_cast<size_t>(i)] ? static_cast<int64_t>(rows[static_cast<size_t>(i)]->size()) : 0;
+      std::optional<std::string_view>& row = rows[static_cast<size_t>(i)];
+      row = StringAt(a, i);
+      bytes += row ? static_cast<int64_t>(row->size()) : 0;
     }
     const StringLayout layout = views ? StringLayout::kViews
                                 : bytes <= std::numeric_limits<int32_t>::max() ? StringLayout::kOffsets32
@@ -221,9 +222,11 @@ void RepeatOffsets(KernelInput& in, int64_t base, int64_t tail, uint8_t* dst, st
   const auto first = static_cast<int64_t>(off[0]), last = static_cast<int64_t>(off[tail - 1]),
              end = static_cast<int64_t>(off[tail]);
   const int64_t len = end - last, total = end - first + (64 - tail) * len;
-  if (total > std::numeric_limits<O>::max()) {  // cannot be addressed: empty padding (a parse of
+  if (total > std::numeric_limits<O>::max()) {
+    // More bytes than offsets of this width address: empty padding rows, where a parse of ''
+    // fails (a clear internal error, never a wrong answer).
     in.values = PadStrings(in, sizeof(O) == 4 ? StringLayout::kOffsets32 : StringLayout::kOffsets64, base, tail, dst);
-    return;                                        // '' fails: a clear internal error, not a wrong answer)
+    return;
   }
   const auto* data = static_cast<const uint8_t*>(in.codes);
   bytes.resize(static_cast<size_t>(std::max<int64_t>(total, 1)));
