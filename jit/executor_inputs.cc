@@ -202,7 +202,8 @@ namespace {
 
 // The rows of a string input from `base` on, `tail` of them, as 64 rows in `dst`: offsets end
 // with empty strings (the last offset repeated), views with empty inline views. Padding rows
-// read no bytes; no string function can fail, so they cannot raise an error either.
+// read no bytes. Only for kernels where no call that can fail reads a string (an empty string
+// fails a parse): those repeat the last row instead (RepeatLastString).
 const void* PadStrings(const KernelInput& in, StringLayout layout, int64_t base, int64_t tail, uint8_t* dst) {
   if (layout == StringLayout::kViews) {
     std::memset(dst, 0, 64 * kViewBytes);
