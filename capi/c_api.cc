@@ -258,7 +258,7 @@ rowjit_status rowjit_aggregate(rowjit_engine* engine, const rowjit_expr* aggrega
     ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::AggregateResult r, engine->engine->Aggregate(agg, b.columns, b.length));
     std::vector<rowjit::Scalar> rows = {r.value};
     if (agg.kind == rowjit::ir::AggKind::kMinMax) rows.push_back(r.max);
-    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr values, rowjit::MakeArray(rowjit::DataType(agg.result.id, true), rows));
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr values, rowjit::MakeArray(agg.result.WithNullable(true), rows));
     return rowjit::ExportArray(values, out, out_schema);
   });
 }

@@ -80,6 +80,45 @@ std::string AggregateResult::ToString(AggKind kind) const {
   return text(value);
 }
 
+Result<Scalar> IntegerSumResult(__int128 total, DataType result) {
+  if (result.logical == LogicalKind::kDecimal) {
+    static constexpr __int128 kMax = (static_cast<__int128>(10'000'000'000'000'000'000ULL) * 10'000'000'000'000'000'000ULL) - 1;
+    if (total > kMax || total < -kMax) {
+      return Error(ErrorCode::kOverflow, fmt::format("sum: the sum of the non-null rows does not fit {}", result.WithNullable(false).ToString()));
+    }
+    return Scalar::Int128(total, result);
+  }
+  if (IsSignedInt(result.id)) {
+    if (total > std::numeric_limits<int64_t>::max() || total < std::numeric_limits<int64_t>::min()) {
+      return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
+    }
+    return Scalar::Of<int64_t>(static_cast<int64_t>(total));
+  }
+  if (total < 0 || total > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
+    return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
+  }
+  return Scalar::Of<uint64_t>(static_cast<uint64_t>(total));
+}
+
+namespace {
+
+// Folds over logical types: sum over decimals of i32 or i64 storage; min and max over decimals
+// of that storage, dates, times, timestamps and durations; count over anything.
+Status CheckLogicalFold(AggKind kind, const DataType& arg, std::string_view name) {
+  const std::string type = arg.WithNullable(false).ToString();
+  if (arg.id == TypeId::kI128) {
+    return MakeError(ErrorCode::kUnsupported, "{}({}): folds over 16-byte decimal128 storage are not supported yet "
+                     "(count is; decimal32 and decimal64 fold)", name, type);
+  }
+  const bool ordered = arg.logical != LogicalKind::kInterval;
+  const bool ok = kind == AggKind::kSum ? arg.logical == LogicalKind::kDecimal
+                                        : (kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax) && ordered;
+  if (!ok) return MakeError(ErrorCode::kTypeError, "{} does not take {}", name, type);
+  return Status::OK();
+}
+
+}  // namespace
+
 bool IsAggregateText(std::string_view text) {
   auto e = Parse(text);
   return e.ok() && (*e)->is_call() && (*e)->args().size() == 1 && FindAgg((*e)->name()) != nullptr;
@@ -99,21 +138,29 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   agg.kind = a->kind;
   agg.keep_nan = a->keep_nan;
   ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema, limits));
-  const TypeId t = agg.arg->type().id;
+  const DataType arg = agg.arg->type();
+  const TypeId t = arg.id;
   auto type_error = [&](std::string_view want) {
-    return MakeError(ErrorCode::kTypeError, "{}({}): {}", a->name, TypeIdName(t), want);
+    return MakeError(ErrorCode::kTypeError, "{}({}): {}", a->name, arg.WithNullable(false).ToString(), want);
   };
+  if (arg.is_logical() && agg.kind != AggKind::kCount) {
+    ROWJIT_RETURN_NOT_OK(CheckLogicalFold(agg.kind, arg, a->name));
+  }
   switch (agg.kind) {
     case AggKind::kSum:
       if (!IsNumeric(t)) return type_error("expects a numeric argument");
       agg.result = DataType(IsFloat(t) ? TypeId::kF64 : IsSignedInt(t) ? TypeId::kI64 : TypeId::kU64, true);
+      // Exact wide sums: 64-bit integers and decimals sum to decimal(38, scale).
+      if (BitWidth(t) == 64 || arg.logical == LogicalKind::kDecimal) {
+        if (!IsFloat(t)) agg.result = DataType::Decimal(38, arg.scale)->WithNullable(true);
+      }
       break;
     case AggKind::kMin:
     case AggKind::kMax:
     case AggKind::kMinMax:
       if (!IsNumeric(t) && !(IsString(t) && !agg.keep_nan)) return type_error("expects a numeric or string argument");
       if (agg.keep_nan && !IsFloat(t)) return type_error("keeps NaN: expects f32 or f64");
-      agg.result = DataType(t, true);
+      agg.result = arg.WithNullable(true);
       break;
     case AggKind::kCount:
       agg.result = DataType(TypeId::kI64, false);
@@ -191,7 +238,7 @@ void FoldRow(ReferenceFold& fold, const Aggregate& agg, const Scalar& s, int64_t
 // The sum of at least one row: floats reduce their lanes pairwise in the fixed order of
 // kernels/fold.h (which every fold reproduces bit for bit); an integer sum that does not fit
 // the result type is an error, never wrapped.
-Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t) {
+Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t, DataType result) {
   if (IsFloat(t)) {
     std::array<double, 16> lanes = fold.lanes;
     for (int h = 8; h >= 1; h /= 2) {
@@ -200,24 +247,14 @@ Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t) {
     return std::isnan(lanes[0]) ? Scalar::FromBits(TypeId::kF64, 0x7ff8000000000000ULL)
                                 : Scalar::Of<double>(lanes[0]);
   }
-  if (IsSignedInt(t)) {
-    if (fold.int_sum > std::numeric_limits<int64_t>::max() ||
-        fold.int_sum < std::numeric_limits<int64_t>::min()) {
-      return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
-    }
-    return Scalar::Of<int64_t>(static_cast<int64_t>(fold.int_sum));
-  }
-  if (fold.int_sum > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
-    return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
-  }
-  return Scalar::Of<uint64_t>(static_cast<uint64_t>(fold.int_sum));
+  return IntegerSumResult(fold.int_sum, result);
 }
 
 // The aggregate's result: counts are never null, every other fold of no rows is.
 Result<AggregateResult> Finish(const ReferenceFold& fold, const Aggregate& agg) {
   AggregateResult out;
-  out.value = Scalar::Null(agg.result.id);
-  out.max = Scalar::Null(agg.result.id);
+  out.value = Scalar::Null(agg.result.id).As(agg.result);
+  out.max = out.value;
   if (agg.kind == AggKind::kCount) out.value = Scalar::Of<int64_t>(fold.count);
   if (agg.kind == AggKind::kNanCount) out.value = Scalar::Of<int64_t>(fold.nan_count);
   if (fold.count == 0) return out;
@@ -225,14 +262,14 @@ Result<AggregateResult> Finish(const ReferenceFold& fold, const Aggregate& agg) 
     case AggKind::kCount:
     case AggKind::kNanCount: break;
     case AggKind::kSum: {
-      ROWJIT_ASSIGN_OR_RETURN(out.value, FinishSum(fold, agg.arg->type().id));
+      ROWJIT_ASSIGN_OR_RETURN(out.value, FinishSum(fold, agg.arg->type().id, agg.result));
       break;
     }
-    case AggKind::kMin: out.value = fold.lo; break;
-    case AggKind::kMax: out.value = fold.hi; break;
+    case AggKind::kMin: out.value = fold.lo.As(agg.result); break;
+    case AggKind::kMax: out.value = fold.hi.As(agg.result); break;
     case AggKind::kMinMax:
-      out.value = fold.lo;
-      out.max = fold.hi;
+      out.value = fold.lo.As(agg.result);
+      out.max = fold.hi.As(agg.result);
       break;
     case AggKind::kAny: out.value = Scalar::Of(fold.any); break;
     case AggKind::kAll: out.value = Scalar::Of(fold.all); break;

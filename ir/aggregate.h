@@ -1,7 +1,9 @@
 // Aggregates: a fold over the non-null rows of a bound expression — sum, min, max, min_max,
 // count, nan_count, any, all — and their reference evaluation (ir layer).
-//   sum(a * b)      i64 for signed, u64 for unsigned, f64 for float arguments; exact or an
-//                   overflow error, never wrapped; float sums in the fixed order of kernels/fold.h
+//   sum(a * b)      i64 for signed integers of up to 32 bits, u64 for unsigned ones, f64 for
+//                   floats; decimal(38,0) for i64 and u64 (exact wide sums) and decimal(38,S) for
+//                   a decimal of scale S; exact or an overflow error, never wrapped; float sums in
+//                   the fixed order of kernels/fold.h
 //   min(x) max(x) min_max(x)            NaN rows skipped; strings in bytewise order
 //   min_nan(x) max_nan(x) min_max_nan(x) NaN kept in the IEEE totalOrder reduction
 //   count(x)        non-null rows (i64); nan_count(x): non-null NaN rows (i64, float x)
@@ -39,6 +41,10 @@ struct AggregateResult {
   std::string ToString(AggKind kind) const;
   bool operator==(const AggregateResult&) const = default;
 };
+
+// An exact integer sum as `result` (i64, u64 or decimal(38,S)), or an overflow error when it does
+// not fit: shared by the reference and the kernels' executor.
+Result<Scalar> IntegerSumResult(__int128 total, DataType result);
 
 // Whether `text` is an aggregate call (sum(x), min(x) with one argument, ...).
 bool IsAggregateText(std::string_view text);

@@ -46,6 +46,46 @@ Result<TypeId> DefaultLiteralType(const std::string& text) {
   return MakeError(ErrorCode::kTypeError, "integer literal {} does not fit any integer type", text);
 }
 
+// Timestamps compare across zones (Arrow stores instants in UTC) but not with zoneless ones
+// (local times); every other logical type only with itself.
+bool Comparable(const DataType& x, const DataType& y, LogicalArgs rule) {
+  if (x.SameType(y)) return true;
+  return rule == LogicalArgs::kCompare && x.logical == LogicalKind::kTimestamp && y.logical == LogicalKind::kTimestamp &&
+         x.unit == y.unit && x.tz != 0 && y.tz != 0;
+}
+
+// The binder's rule for arguments of logical types (ir/function.h LogicalArgs): the logical type
+// the unified arguments share, nullopt when the call has none (or reads only nullness).
+Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const DataType> types) {
+  const DataType* first = nullptr;
+  for (const DataType& t : types) {
+    if (t.is_logical() && first == nullptr) first = &t;
+  }
+  if (first == nullptr || f.logical == LogicalArgs::kAny) return std::optional<DataType>();
+  const std::string type = first->WithNullable(false).ToString();
+  if (f.logical == LogicalArgs::kRefused) {
+    return MakeError(ErrorCode::kTypeError, "{} does not take {} (a logical type over {}; no rule of {} covers it yet)",
+                     f.name, type, TypeIdName(first->id), f.name);
+  }
+  if (first->id == TypeId::kI128 || first->logical == LogicalKind::kInterval) {
+    return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported yet ({})", f.name, type,
+                     first->id == TypeId::kI128 ? "16-byte decimal128 storage: comparisons are compiled over i32 "
+                                                  "and i64 storage (decimal32, decimal64)"
+                                                : "intervals have no total order");
+  }
+  const size_t unify = f.unify_from < 0 ? types.size() : static_cast<size_t>(f.unify_from);
+  for (size_t i = 0; i < types.size(); ++i) {
+    const bool ok = i < unify ? !types[i].is_logical() : Comparable(*first, types[i], f.logical);
+    if (!ok) {
+      return MakeError(ErrorCode::kTypeError,
+                       "{} of {} and {}: {}'s arguments must share one logical type (a literal of a logical type "
+                       "cannot be written yet; compare with a column)",
+                       f.name, type, types[i].WithNullable(false).ToString(), f.name);
+    }
+  }
+  return std::optional<DataType>(first->WithNullable(false));
+}
+
 class Binder {
  public:
   explicit Binder(const Schema& schema) : schema_(schema) {}
@@ -130,7 +170,11 @@ class Binder {
     }
     std::vector<DataType> types;
     for (const auto& b : bound) types.push_back(b->type());
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(*f, types));
     ROWJIT_ASSIGN_OR_RETURN(DataType type, f->type_rule(f->name, types, e.type_arg()));
+    if (f->logical == LogicalArgs::kPassThrough && logical && type.id == logical->id) {
+      type = logical->WithNullable(type.nullable);
+    }
     if (f->strict()) type.nullable = internal_AnyNullable(types);
     ExprPtr call = Expr::BoundCall(f, std::move(bound), e.type_arg(), type);
     return Fold(call);

@@ -18,6 +18,17 @@ enum class NullBehavior : uint8_t {
   kAware,   // sees null arguments and decides (is_null, coalesce, if, Kleene and/or, between)
 };
 
+// What a function does with arguments of logical types (decimal, date, time, timestamp,
+// duration, interval: runtime/types.h), whose kernels compute on the storage integers. The
+// binder refuses a logical argument unless the function says how it treats one.
+enum class LogicalArgs : uint8_t {
+  kRefused,      // numbers only: arithmetic on a date's storage would be a wrong answer
+  kCompare,      // the unified arguments share one logical type (timestamps: one unit, and each
+                 // with a zone or none) and compare as their storage does; not intervals
+  kPassThrough,  // as kCompare, and a result of the arguments' storage takes their logical type
+  kAny,          // any type: reads only nullness (is_null)
+};
+
 enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString };
 
 // Result type from argument types (nullability included), or a type error naming the function.
@@ -50,6 +61,7 @@ struct Function {
                                 // literals inside take the type the caller expects: `a:u8 + (1 + 2)`)
   TypeRule type_rule = nullptr;
   ScalarFn eval = nullptr;
+  LogicalArgs logical = LogicalArgs::kRefused;
 
   bool strict() const { return null_behavior == NullBehavior::kStrict; }
   // Whether some argument types make the function fail (checked arithmetic, division, casts).

@@ -31,17 +31,17 @@ Result<Scalar> Compare(std::span<const Scalar> a, DataType, std::optional<TypeId
 
 const Function kFunctions[] = {
     {.name = "eq", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kEq>},
+     .type_rule = internal::CompareRule, .eval = Compare<kEq>, .logical = LogicalArgs::kCompare},
     {.name = "ne", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kNe>},
+     .type_rule = internal::CompareRule, .eval = Compare<kNe>, .logical = LogicalArgs::kCompare},
     {.name = "lt", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kLt>},
+     .type_rule = internal::CompareRule, .eval = Compare<kLt>, .logical = LogicalArgs::kCompare},
     {.name = "le", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kLe>},
+     .type_rule = internal::CompareRule, .eval = Compare<kLe>, .logical = LogicalArgs::kCompare},
     {.name = "gt", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kGt>},
+     .type_rule = internal::CompareRule, .eval = Compare<kGt>, .logical = LogicalArgs::kCompare},
     {.name = "ge", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kGe>},
+     .type_rule = internal::CompareRule, .eval = Compare<kGe>, .logical = LogicalArgs::kCompare},
 };
 
 }  // namespace

@@ -71,18 +71,18 @@ Result<DataType> BetweenRule(std::string_view n, std::span<const DataType> a,
 const Function kFunctions[] = {
     {.name = "is_null", .arg_names = {"x"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
-     .eval = IsNull},
+     .eval = IsNull, .logical = LogicalArgs::kAny},
     {.name = "is_not_null", .arg_names = {"x"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
-     .eval = IsNotNull},
+     .eval = IsNotNull, .logical = LogicalArgs::kAny},
     {.name = "coalesce", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
-     .eval = Coalesce},
+     .eval = Coalesce, .logical = LogicalArgs::kPassThrough},
     {.name = "if", .arg_names = {"cond", "then", "else"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = 1, .propagates_type = true,
-     .type_rule = IfRule, .eval = If},
+     .type_rule = IfRule, .eval = If, .logical = LogicalArgs::kPassThrough},
     {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
-     .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between},
+     .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare},
 };
 
 }  // namespace

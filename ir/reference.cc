@@ -20,7 +20,7 @@ Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t 
       return MakeError(ErrorCode::kInvalidInput, "column '{}' (index {}) is missing", e->name(), i);
     }
     const Array& c = *columns[i];
-    if (c.type().id != e->type().id) {
+    if (!c.type().SameType(e->type())) {
       return MakeError(ErrorCode::kTypeError, "column '{}' is {}, the expression was bound to {}",
                        e->name(), c.type().ToString(), e->type().ToString());
     }

@@ -61,7 +61,7 @@ Scalar FinishFloatSum(const FoldState& s) {
 // Integer sums, exact: narrow values in one 64-bit sum that cannot overflow below 2^31 rows;
 // 64-bit values as the sums of their low and high 32-bit halves, combined here. A total outside
 // the result type is an overflow error.
-Result<Scalar> FinishIntegerSum(const FoldState& s, TypeId t) {
+Result<Scalar> FinishIntegerSum(const FoldState& s, TypeId t, DataType result) {
   __int128 total;
   if (BitWidth(t) == 64) {
     const __int128 high = IsSignedInt(t) ? static_cast<__int128>(int64_t(s.b[0]))
@@ -70,23 +70,15 @@ Result<Scalar> FinishIntegerSum(const FoldState& s, TypeId t) {
   } else {
     total = IsSignedInt(t) ? static_cast<__int128>(int64_t(s.a[0])) : static_cast<__int128>(s.a[0]);
   }
-  if (IsSignedInt(t)) {
-    if (total > INT64_MAX || total < INT64_MIN) {
-      return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
-    }
-    return Scalar::Of<int64_t>(static_cast<int64_t>(total));
-  }
-  if (total < 0 || total > static_cast<__int128>(UINT64_MAX)) {
-    return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
-  }
-  return Scalar::Of<uint64_t>(static_cast<uint64_t>(total));
+  return ir::IntegerSumResult(total, result);
 }
 
 // The fold's result from its lane-0 slots (the kernel reduced its lanes into them).
 Result<ir::AggregateResult> Finish(const FoldState& s, const ir::Aggregate& agg) {
   const TypeId t = agg.arg->type().id;
   const int64_t count = static_cast<int64_t>(s.count[0]);
-  ir::AggregateResult r{.value = Scalar::Null(agg.result.id), .max = Scalar::Null(agg.result.id)};
+  const Scalar none = Scalar::Null(agg.result.id).As(agg.result);
+  ir::AggregateResult r{.value = none, .max = none};
   if (agg.kind == AggKind::kCount) r.value = Scalar::Of<int64_t>(count);
   if (agg.kind == AggKind::kNanCount) r.value = Scalar::Of<int64_t>(static_cast<int64_t>(s.a[0]));
   if (count == 0 || agg.kind == AggKind::kCount || agg.kind == AggKind::kNanCount) return r;
@@ -95,14 +87,14 @@ Result<ir::AggregateResult> Finish(const FoldState& s, const ir::Aggregate& agg)
       if (IsFloat(t)) {
         r.value = FinishFloatSum(s);
       } else {
-        ROWJIT_ASSIGN_OR_RETURN(r.value, FinishIntegerSum(s, t));
+        ROWJIT_ASSIGN_OR_RETURN(r.value, FinishIntegerSum(s, t, agg.result));
       }
       break;
-    case AggKind::kMin: r.value = FromKeyOrValue(s.a[0], t); break;
-    case AggKind::kMax: r.value = FromKeyOrValue(s.b[0], t); break;
+    case AggKind::kMin: r.value = FromKeyOrValue(s.a[0], t).As(agg.result); break;
+    case AggKind::kMax: r.value = FromKeyOrValue(s.b[0], t).As(agg.result); break;
     case AggKind::kMinMax:
-      r.value = FromKeyOrValue(s.a[0], t);
-      r.max = FromKeyOrValue(s.b[0], t);
+      r.value = FromKeyOrValue(s.a[0], t).As(agg.result);
+      r.max = FromKeyOrValue(s.b[0], t).As(agg.result);
       break;
     case AggKind::kAny:
     case AggKind::kAll: r.value = Scalar::Of<bool>(s.a[0] & 1); break;

@@ -187,6 +187,13 @@ class PyEngine {
     const ir::AggregateResult result = Check(std::move(r));
     auto scalar = [](const Scalar& s) -> py::object {
       if (s.is_null()) return py::none();
+      // Exact wide sums are decimal(38, S): a Python int at scale 0, a decimal.Decimal otherwise.
+      if (s.type().logical == LogicalKind::kDecimal && s.type().scale > 0) {
+        return py::module_::import("decimal").attr("Decimal")(DecimalText(s.int128(), s.type().scale));
+      }
+      if (s.type().is_logical() || s.type_id() == TypeId::kI128) {
+        return py::module_::import("builtins").attr("int")(Int128Text(s.int128()));
+      }
       return VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> py::object { return py::cast(s.value<T>()); });
     };
     if (agg.kind == ir::AggKind::kMinMax) return py::make_tuple(scalar(result.value), scalar(result.max));
@@ -350,7 +357,7 @@ py::tuple TypeCall(bool aggregate, py::args args, py::kwargs kwargs) {
     return py::make_tuple(std::string(TypeIdName(t.id)), t.nullable, py::none());
   }
   const ir::Aggregate agg = Check(ir::ParseAndBindAggregate(text, cols.schema));
-  return py::make_tuple(std::string(TypeIdName(agg.result.id)), agg.result.nullable, agg.name());
+  return py::make_tuple(agg.result.WithNullable(false).ToString(), agg.result.nullable, agg.name());
 }
 
 void DefineEngine(py::module_& m) {

@@ -100,8 +100,8 @@ Result<std::shared_ptr<const PrimitiveArray>> PrimitiveArray::Make(DataType type
                                                                    BufferPtr values,
                                                                    Validity validity,
                                                                    int64_t offset) {
-  if (!IsNumeric(type.id)) {
-    return MakeError(ErrorCode::kTypeError, "a primitive array holds numbers, not {}",
+  if (!IsPrimitiveStorage(type.id)) {
+    return MakeError(ErrorCode::kTypeError, "a primitive array holds fixed-width values, not {}",
                      type.ToString());
   }
   ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
@@ -119,11 +119,17 @@ Result<std::shared_ptr<const PrimitiveArray>> PrimitiveArray::Make(DataType type
 }
 
 Scalar PrimitiveArray::GetScalar(int64_t i) const {
-  if (IsNull(i)) return Scalar::Null(type().id);
+  if (IsNull(i)) return Scalar::Null(type().id).As(type());
+  if (type().id == TypeId::kI128) {
+    __int128 v;
+    std::memcpy(&v, raw_values() + i * 16, 16);
+    return Scalar::Int128(v, type());
+  }
   const int width = ByteWidth(type().id);
   uint64_t bits = 0;
   std::memcpy(&bits, raw_values() + i * width, static_cast<size_t>(width));
-  return Scalar::FromBits(type().id, bits);
+  const Scalar s = Scalar::FromBits(type().id, bits);
+  return type().is_logical() ? s.As(type()) : s;
 }
 
 ArrayPtr PrimitiveArray::SliceUnchecked(int64_t offset, int64_t length) const {
@@ -197,7 +203,7 @@ Result<std::shared_ptr<const ConstantArray>> ConstantArray::Make(Scalar value, i
                                                                  bool nullable) {
   ROWJIT_RETURN_NOT_OK(CheckExtent(0, length));
   return std::shared_ptr<const ConstantArray>(new ConstantArray(
-      DataType(value.type_id(), nullable || value.is_null()), length, value));
+      value.type().WithNullable(nullable || value.is_null()), length, value));
 }
 
 Scalar ConstantArray::GetScalar(int64_t) const { return value_; }
@@ -347,6 +353,19 @@ bool IsIdentifier(std::string_view s) {
   }
   return true;
 }
+
+// The end of the schema item starting at `start`: the next comma outside parentheses
+// ("d:decimal(12,2), t:timestamp(us, UTC)").
+size_t ItemEnd(std::string_view text, size_t start) {
+  int depth = 0;
+  for (size_t i = start; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && depth > 0) --depth;
+    if (text[i] == ',' && depth == 0) return i;
+  }
+  return text.size();
+}
+
 }  // namespace
 
 Result<Schema> ParseSchema(std::string_view text) {
@@ -354,8 +373,7 @@ Result<Schema> ParseSchema(std::string_view text) {
   if (Trim(text).empty()) return schema;
   size_t start = 0;
   while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
+    const size_t comma = ItemEnd(text, start);
     std::string_view item = Trim(text.substr(start, comma - start));
     const size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
@@ -406,7 +424,7 @@ Result<RecordBatch> RecordBatch::Make(Schema schema, std::vector<ArrayPtr> colum
       return MakeError(ErrorCode::kInvalidInput, "column '{}' has {} rows, expected {}",
                        schema.fields[i].name, columns[i]->length(), length);
     }
-    if (columns[i]->type().id != schema.fields[i].type.id) {
+    if (!columns[i]->type().SameType(schema.fields[i].type)) {
       return MakeError(ErrorCode::kTypeError, "column '{}' is {}, the schema says {}",
                        schema.fields[i].name, columns[i]->type().ToString(),
                        schema.fields[i].type.ToString());
@@ -416,7 +434,7 @@ Result<RecordBatch> RecordBatch::Make(Schema schema, std::vector<ArrayPtr> colum
 }
 
 bool ArraysEqual(const Array& a, const Array& b) {
-  if (a.type().id != b.type().id || a.length() != b.length()) return false;
+  if (!a.type().SameType(b.type()) || a.length() != b.length()) return false;
   for (int64_t i = 0; i < a.length(); ++i) {
     if (!(a.GetScalar(i) == b.GetScalar(i))) return false;
   }

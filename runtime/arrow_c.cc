@@ -1,6 +1,7 @@
 // Arrow C Data Interface import (checked, zero-copy, release exactly once) and export (runtime).
 #include "runtime/arrow_c.h"
 
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -29,6 +30,47 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kF64: return "g";
     case TypeId::kUtf8: return "u";
     case TypeId::kBinary: return "z";
+    case TypeId::kI128: return "";
+  }
+  return "";
+}
+
+namespace {
+
+char UnitLetter(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kDay: return 'D';
+    case TimeUnit::kSecond: return 's';
+    case TimeUnit::kMilli: return 'm';
+    case TimeUnit::kMicro: return 'u';
+    case TimeUnit::kNano: return 'n';
+  }
+  return '?';
+}
+
+std::optional<TimeUnit> UnitOfLetter(char c) {
+  for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    if (UnitLetter(u) == c) return u;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string ArrowFormatOf(const DataType& t) {
+  switch (t.logical) {
+    case LogicalKind::kNone: return ArrowFormat(t.id);
+    case LogicalKind::kDecimal:
+      if (t.id == TypeId::kI128) return fmt::format("d:{},{}", t.precision, t.scale);
+      return fmt::format("d:{},{},{}", t.precision, t.scale, ByteWidth(t.id) * 8);
+    case LogicalKind::kDate: return t.time_unit() == TimeUnit::kDay ? "tdD" : "tdm";
+    case LogicalKind::kTime: return fmt::format("tt{}", UnitLetter(t.time_unit()));
+    case LogicalKind::kTimestamp: return fmt::format("ts{}:{}", UnitLetter(t.time_unit()), TimeZoneName(t.tz));
+    case LogicalKind::kDuration: return fmt::format("tD{}", UnitLetter(t.time_unit()));
+    case LogicalKind::kInterval: {
+      const auto u = static_cast<IntervalUnit>(t.unit);
+      return u == IntervalUnit::kMonths ? "tiM" : u == IntervalUnit::kDayTime ? "tiD" : "tin";
+    }
   }
   return "";
 }
@@ -57,12 +99,58 @@ std::optional<std::pair<TypeId, StringLayout>> StringFormat(const char* format) 
   return std::nullopt;
 }
 
-Result<TypeId> TypeFromFormat(const char* format) {
+// "d:P,S" (decimal128) or "d:P,S,BITS" (32, 64, 128).
+Result<DataType> DecimalFromFormat(std::string_view f) {
+  int fields[3] = {-1, -1, 128};  // precision, scale, bits
+  const char* p = f.data() + 2;
+  const char* end = f.data() + f.size();
+  int n = 0;
+  for (; n < 3; ++n) {
+    const auto r = std::from_chars(p, end, fields[n]);
+    if (r.ec != std::errc()) return MakeError(ErrorCode::kInvalidInput, "malformed decimal format '{}'", f);
+    p = r.ptr;
+    if (p == end || *p != ',') break;
+    ++p;
+  }
+  if (p != end || n == 0) return MakeError(ErrorCode::kInvalidInput, "malformed decimal format '{}'", f);
+  const int bits = fields[2];
+  if (bits != 32 && bits != 64 && bits != 128) {
+    return MakeError(ErrorCode::kUnsupported, "decimal of {} bits ('{}'; 32, 64 and 128 are supported)", bits, f);
+  }
+  return DataType::Decimal(fields[0], fields[1], bits == 32 ? TypeId::kI32 : bits == 64 ? TypeId::kI64 : TypeId::kI128);
+}
+
+// Dates, times, timestamps (with their zone), durations and intervals.
+std::optional<Result<DataType>> TemporalFromFormat(std::string_view f) {
+  if (f == "tdD") return DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay);
+  if (f == "tdm") return DataType::Temporal(LogicalKind::kDate, TimeUnit::kMilli);
+  if (f == "tiM") return DataType::Interval(IntervalUnit::kMonths);
+  if (f == "tiD") return DataType::Interval(IntervalUnit::kDayTime);
+  if (f == "tin") return DataType::Interval(IntervalUnit::kMonthDayNano);
+  if (f.size() == 3 && (f.starts_with("tt") || f.starts_with("tD"))) {
+    auto unit = UnitOfLetter(f[2]);
+    if (!unit) return std::nullopt;
+    return DataType::Temporal(f[1] == 't' ? LogicalKind::kTime : LogicalKind::kDuration, *unit);
+  }
+  if (f.size() >= 4 && f.starts_with("ts") && f[3] == ':') {
+    auto unit = UnitOfLetter(f[2]);
+    if (!unit) return std::nullopt;
+    auto tz = InternTimeZone(f.substr(4));
+    if (!tz.ok()) return Result<DataType>(tz.status());
+    return DataType::Temporal(LogicalKind::kTimestamp, *unit, *tz);
+  }
+  return std::nullopt;
+}
+
+Result<DataType> TypeFromFormat(const char* format) {
   if (format == nullptr) return MakeError(ErrorCode::kInvalidInput, "ArrowSchema.format is null");
   for (TypeId id : kAllTypeIds) {
-    if (std::strcmp(format, ArrowFormat(id)) == 0) return id;
+    if (std::strcmp(format, ArrowFormat(id)) == 0) return DataType(id);
   }
-  if (auto string = StringFormat(format)) return string->first;
+  if (auto string = StringFormat(format)) return DataType(string->first);
+  const std::string_view f(format);
+  if (f.starts_with("d:")) return DecimalFromFormat(f);
+  if (auto t = TemporalFromFormat(f)) return *t;
   return MakeError(ErrorCode::kUnsupported, "unsupported Arrow format string '{}'", format);
 }
 
@@ -171,10 +259,12 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
                             int depth);
 
 Result<ArrayPtr> ImportFlat(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
-                            TypeId id) {
-  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, ArrowFormat(id)));
+                            DataType type) {
+  const TypeId id = type.id;
+  const std::string format = ArrowFormatOf(type);
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, format.c_str()));
   const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
-  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportLeafValidity(a, s, owner, ArrowFormat(id)));
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportLeafValidity(a, s, owner, format.c_str()));
   if (id == TypeId::kBool) {
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits,
                             ImportValues(a, kernels::NumBytes(a.offset + a.length), owner));
@@ -184,7 +274,7 @@ Result<ArrayPtr> ImportFlat(const ArrowArray& a, const ArrowSchema& s, const Own
   }
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr values,
                           ImportValues(a, (a.offset + a.length) * ByteWidth(id), owner));
-  ROWJIT_ASSIGN_OR_RETURN(auto arr, PrimitiveArray::Make(DataType(id, nullable), a.length,
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, PrimitiveArray::Make(type.WithNullable(nullable), a.length,
                                                          std::move(values), std::move(validity),
                                                          a.offset));
   return ArrayPtr(std::move(arr));
@@ -281,8 +371,8 @@ Result<ArrayPtr> ImportDictionary(const ArrowArray& a, const ArrowSchema& s, con
                      "dictionary-encoded array has no dictionary values (ArrowArray.dictionary "
                      "is null)");
   }
-  ROWJIT_ASSIGN_OR_RETURN(TypeId code_type, TypeFromFormat(s.format));
-  if (!IsInteger(code_type)) {
+  ROWJIT_ASSIGN_OR_RETURN(DataType code_type, TypeFromFormat(s.format));
+  if (!IsInteger(code_type.id) || code_type.is_logical()) {
     return MakeError(ErrorCode::kInvalidInput, "dictionary index format '{}' is not an integer",
                      s.format);
   }
@@ -304,9 +394,9 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
     return MakeError(ErrorCode::kInvalidInput,
                      "array has a dictionary but its schema is not dictionary-encoded");
   }
-  ROWJIT_ASSIGN_OR_RETURN(TypeId id, TypeFromFormat(s.format));
-  if (IsString(id)) return ImportStrings(a, s, owner, id, StringFormat(s.format)->second);
-  return ImportFlat(a, s, owner, id);
+  ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeFromFormat(s.format));
+  if (IsString(type.id)) return ImportStrings(a, s, owner, type.id, StringFormat(s.format)->second);
+  return ImportFlat(a, s, owner, type);
 }
 
 // Moves both structs into guards (their release set to null) after checking they are live.
@@ -404,11 +494,11 @@ Result<Schema> ImportSchema(const ArrowSchema* schema) {
     const ArrowSchema* c = schema->children[i];
     if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "struct schema child {} is null", i);
     const ArrowSchema* values = c->dictionary != nullptr ? c->dictionary : c;
-    ROWJIT_ASSIGN_OR_RETURN(TypeId id, TypeFromFormat(values->format));
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeFromFormat(values->format));
     const bool nullable = ((c->flags | values->flags) & ARROW_FLAG_NULLABLE) != 0;
     std::string name = c->name ? c->name : "";
     if (name.empty()) name = fmt::format("c{}", i);
-    Field field{std::move(name), DataType(id, nullable)};
+    Field field{std::move(name), type.WithNullable(nullable)};
     if (auto string = StringFormat(values->format)) field.layout = string->second;
     out.fields.push_back(std::move(field));
   }
@@ -514,7 +604,7 @@ Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
   }
   const int width = ByteWidth(type.id);
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(n * width));
-  const uint64_t bits = c.value().is_null() ? 0 : c.value().bits();
+  const __int128 bits = c.value().is_null() ? 0 : c.value().int128();  // little-endian: low bytes first
   for (int64_t i = 0; i < n; ++i) {
     std::memcpy(values->mutable_data() + i * width, &bits, static_cast<size_t>(width));
   }
@@ -560,7 +650,7 @@ Status Publish(std::unique_ptr<ExportedArray> priv, std::unique_ptr<ExportedSche
 }
 
 Status ExportFlat(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name,
-                  const char* format) {
+                  const std::string& format) {
   auto priv = std::make_unique<ExportedArray>();
   auto spriv = std::make_unique<ExportedSchema>();
   const int64_t n = array->length();
@@ -577,7 +667,7 @@ Status ExportFlat(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
     ROWJIT_ASSIGN_OR_RETURN(values, ExportBitmap(b.bits_buffer(), b.offset(), n, *priv));
   }
   priv->buffers = {validity, values};
-  return Publish(std::move(priv), std::move(spriv), std::move(array), null_count, format, name,
+  return Publish(std::move(priv), std::move(spriv), std::move(array), null_count, format.c_str(), name,
                  out, out_schema);
 }
 
@@ -608,7 +698,7 @@ Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
   switch (array->encoding()) {
     case Encoding::kPrimitive:
     case Encoding::kBool:
-      return ExportFlat(array, out, out_schema, name, ArrowFormat(array->type().id));
+      return ExportFlat(array, out, out_schema, name, ArrowFormatOf(array->type()));
     case Encoding::kString: return ExportStrings(array, out, out_schema, name);
     case Encoding::kByteBool: {
       ROWJIT_ASSIGN_OR_RETURN(auto packed, static_cast<const ByteBoolArray&>(*array).ToBool());
@@ -618,7 +708,7 @@ Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr flat,
                               ExpandConstant(static_cast<const ConstantArray&>(*array)));
       if (IsString(flat->type().id)) return ExportStrings(flat, out, out_schema, name);
-      return ExportFlat(flat, out, out_schema, name, ArrowFormat(flat->type().id));
+      return ExportFlat(flat, out, out_schema, name, ArrowFormatOf(flat->type()));
     }
     case Encoding::kDictionary: {
       const auto& d = static_cast<const DictionaryArray&>(*array);

@@ -34,7 +34,9 @@ Status ExportArray(const ArrayPtr& array, ArrowArray* out, ArrowSchema* out_sche
 // Exports a record batch as a struct array with one child per column.
 Status ExportRecordBatch(const RecordBatch& batch, ArrowArray* out, ArrowSchema* out_schema);
 
-// The format string of a type ("i" for i32, "b" for bool).
+// The format string of a storage type ("i" for i32, "b" for bool; "" for i128, which has none).
 const char* ArrowFormat(TypeId id);
+// The format string of a type with its logical kind: "d:12,2", "tdD", "tsu:UTC", "tin", ...
+std::string ArrowFormatOf(const DataType& type);
 
 }  // namespace rowjit

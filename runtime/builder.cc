@@ -62,7 +62,7 @@ Result<ArrayPtr> MakeArray(DataType type, const std::vector<Scalar>& rows) {
   const int width = ByteWidth(type.id);
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(n * width));
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t bits = rows[i].is_null() ? 0 : rows[i].bits();
+    const __int128 bits = rows[i].is_null() ? 0 : rows[i].int128();  // little-endian: low bytes first
     std::memcpy(values->mutable_data() + i * width, &bits, static_cast<size_t>(width));
   }
   return PrimitiveArray::Make(type, n, std::move(values), validity);

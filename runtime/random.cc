@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -59,6 +60,76 @@ Scalar ModerateValue(TypeId id, std::mt19937_64& rng) {
       }
     }
   });
+}
+
+namespace {
+
+// A value in [-limit, limit], a quarter of them at -limit, 0 or limit.
+int64_t Within(int64_t limit, std::mt19937_64& rng) {
+  if (rng() % 4 == 0) return std::array<int64_t, 3>{-limit, 0, limit}[rng() % 3];
+  return static_cast<int64_t>(rng() % (2 * static_cast<uint64_t>(limit) + 1)) - limit;
+}
+
+// Units of a temporal type per day.
+int64_t PerDay(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kDay: return 1;
+    case TimeUnit::kSecond: return 86'400;
+    case TimeUnit::kMilli: return 86'400'000;
+    case TimeUnit::kMicro: return 86'400'000'000;
+    case TimeUnit::kNano: return 86'400'000'000'000;
+  }
+  return 1;
+}
+
+// An unscaled decimal of 1 to `precision` digits, either sign; a quarter at +-(10^p - 1) or 0.
+__int128 RandomDecimal(int precision, std::mt19937_64& rng) {
+  __int128 max = 1;
+  const int digits = rng() % 4 == 0 ? precision : 1 + static_cast<int>(rng() % static_cast<uint64_t>(precision));
+  for (int i = 0; i < digits; ++i) max *= 10;
+  max -= 1;
+  if (digits == precision && rng() % 2 == 0) return std::array<__int128, 3>{-max, 0, max}[rng() % 3];
+  const auto draw = (static_cast<unsigned __int128>(rng()) << 64) | rng();
+  const __int128 v = static_cast<__int128>(draw % static_cast<unsigned __int128>(max + 1));
+  return rng() % 2 == 0 ? v : -v;
+}
+
+}  // namespace
+
+Scalar RandomLogicalValue(const DataType& t, std::mt19937_64& rng) {
+  switch (t.logical) {
+    case LogicalKind::kNone: return RandomValue(t.id, rng);
+    case LogicalKind::kDecimal: {
+      const __int128 v = RandomDecimal(t.precision, rng);
+      if (t.id == TypeId::kI128) return Scalar::Int128(v, t);
+      return Scalar::FromBits(t.id, static_cast<uint64_t>(static_cast<int64_t>(v))).As(t);
+    }
+    case LogicalKind::kTime: {
+      const int64_t day = PerDay(t.time_unit());
+      const int64_t v = rng() % 4 == 0 ? std::array<int64_t, 2>{0, day - 1}[rng() % 2] : static_cast<int64_t>(rng() % static_cast<uint64_t>(day));
+      return Scalar::FromBits(t.id, static_cast<uint64_t>(v)).As(t);
+    }
+    case LogicalKind::kDate: case LogicalKind::kTimestamp: case LogicalKind::kDuration: {
+      // Within 10,000 years of 1970 (nanoseconds: the whole i64 range, about 292 years).
+      const int64_t day = PerDay(t.time_unit());
+      const int64_t limit = day >= 86'400'000'000 ? std::numeric_limits<int64_t>::max() : 3'652'425 * day;
+      const int64_t v = limit == std::numeric_limits<int64_t>::max() && rng() % 2 == 0 ? static_cast<int64_t>(rng()) : Within(std::min<int64_t>(limit, std::numeric_limits<int64_t>::max() - 1), rng);
+      return Scalar::FromBits(t.id, static_cast<uint64_t>(v)).As(t);
+    }
+    case LogicalKind::kInterval: {
+      const auto u = static_cast<IntervalUnit>(t.unit);
+      if (u == IntervalUnit::kMonths) return Scalar::FromBits(t.id, static_cast<uint64_t>(Within(120'000, rng))).As(t);
+      const auto days = static_cast<uint32_t>(Within(3'652'425, rng));
+      if (u == IntervalUnit::kDayTime) {
+        const auto ms = static_cast<uint32_t>(Within(86'400'000, rng));
+        return Scalar::FromBits(t.id, (uint64_t{ms} << 32) | days).As(t);
+      }
+      const auto months = static_cast<uint32_t>(Within(120'000, rng));
+      const auto nanos = static_cast<uint64_t>(Within(86'400'000'000'000, rng));
+      return Scalar::Int128(static_cast<__int128>((static_cast<unsigned __int128>(nanos) << 64) | (uint64_t{days} << 32) | months), t);
+    }
+  }
+  return RandomValue(t.id, rng);
 }
 
 std::vector<std::string> AlphabetCharacters(std::string_view alphabet) {
@@ -132,6 +203,8 @@ ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
     }
     if (!valid) {
       rows.push_back(Scalar::Null(spec.type.id));
+    } else if (spec.type.is_logical()) {
+      rows.push_back(RandomLogicalValue(spec.type, rng));
     } else {
       rows.push_back(spec.values == ValueMode::kMixed ? RandomValue(spec.type.id, rng)
                                                       : ModerateValue(spec.type.id, rng));
@@ -167,7 +240,7 @@ ArrayPtr AsDictionary(const ArrayPtr& flat, std::mt19937_64& rng) {
     codes.push_back(k < 0 ? Scalar::Null(code_type)
                           : Scalar::FromBits(code_type, static_cast<uint64_t>(k)));
   }
-  auto value_array = MakeArray(DataType(flat->type().id, false), values);
+  auto value_array = MakeArray(flat->type().WithNullable(false), values);
   auto code_array = MakeArray(DataType(code_type, flat->type().nullable), codes);
   if (!value_array.ok() || !code_array.ok()) return flat;
   auto dict = DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(*code_array),
@@ -214,6 +287,7 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
                                 [&](const auto& kv) { return kv.first == f.name; });
     if (c != constants.end()) {
       ROWJIT_ASSIGN_OR_RETURN(Scalar value, ParseScalar(f.type.id, c->second));
+      if (f.type.is_logical()) value = value.As(f.type);  // the storage's integer
       if (value.is_null() && !f.type.nullable) {
         return MakeError(ErrorCode::kInvalidInput, "column '{}' is not nullable; it cannot be null",
                          f.name);

@@ -18,6 +18,10 @@ Scalar RandomValue(TypeId id, std::mt19937_64& rng);
 // Moderate values: integers within ±2^(width/2 - 2) (unsigned: 0 .. 2^(width/2 - 1)) and floats
 // within ±1000, so that a * b + c rarely overflows.
 Scalar ModerateValue(TypeId id, std::mt19937_64& rng);
+// A value of a logical type within its range (decimals below 10^precision, dates, timestamps
+// and durations within 10,000 years of 1970 — nanoseconds: all of i64 — times within a day),
+// a quarter of them at the edges of that range.
+Scalar RandomLogicalValue(const DataType& type, std::mt19937_64& rng);
 
 enum class NullLayout { kScattered, kClustered };
 enum class ValueMode { kMixed, kModerate };  // RandomValue or ModerateValue

@@ -1,7 +1,11 @@
 // Type names, type parsing and scalar printing (runtime layer).
 #include "runtime/types.h"
 
+#include <charconv>
 #include <cmath>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 namespace rowjit {
 
@@ -20,8 +24,113 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kF64: return "f64";
     case TypeId::kUtf8: return "utf8";
     case TypeId::kBinary: return "binary";
+    case TypeId::kI128: return "i128";
   }
   return "?";
+}
+
+std::string_view TimeUnitName(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kDay: return "day";
+    case TimeUnit::kSecond: return "s";
+    case TimeUnit::kMilli: return "ms";
+    case TimeUnit::kMicro: return "us";
+    case TimeUnit::kNano: return "ns";
+  }
+  return "?";
+}
+
+namespace {
+
+// The interned zone names: index + 1 is the zone's number. Never shrinks, so views stay valid.
+struct ZoneTable {
+  std::mutex mu;
+  std::vector<std::unique_ptr<const std::string>> names;
+};
+ZoneTable& Zones() {
+  static ZoneTable* table = new ZoneTable;  // never destroyed: names outlive every DataType
+  return *table;
+}
+
+}  // namespace
+
+Result<uint16_t> InternTimeZone(std::string_view name) {
+  if (name.empty()) return uint16_t{0};
+  if (name.size() > 64) {
+    return MakeError(ErrorCode::kInvalidInput, "time zone name of {} bytes (at most 64)", name.size());
+  }
+  for (char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f || c == ',' || c == ')') {
+      return MakeError(ErrorCode::kInvalidInput, "time zone name '{}' has a byte a zone name cannot have",
+                       QuoteString(name));
+    }
+  }
+  ZoneTable& t = Zones();
+  std::lock_guard lock(t.mu);
+  for (size_t i = 0; i < t.names.size(); ++i) {
+    if (*t.names[i] == name) return static_cast<uint16_t>(i + 1);
+  }
+  if (t.names.size() >= 65535) {
+    return MakeError(ErrorCode::kInvalidInput, "more than 65,535 distinct time zone names");
+  }
+  t.names.push_back(std::make_unique<const std::string>(name));
+  return static_cast<uint16_t>(t.names.size());
+}
+
+std::string_view TimeZoneName(uint16_t tz) {
+  if (tz == 0) return {};
+  ZoneTable& t = Zones();
+  std::lock_guard lock(t.mu);
+  return tz <= t.names.size() ? std::string_view(*t.names[tz - 1]) : std::string_view();
+}
+
+Result<DataType> DataType::Decimal(int precision, int scale, TypeId storage) {
+  const int max = storage == TypeId::kI32 ? 9 : storage == TypeId::kI64 ? 18 : storage == TypeId::kI128 ? 38 : 0;
+  if (max == 0) return MakeError(ErrorCode::kTypeError, "a decimal is stored in i32, i64 or i128, not {}", TypeIdName(storage));
+  if (precision < 1 || precision > max) {
+    return MakeError(ErrorCode::kUnsupported, "decimal precision {} (a {}-bit decimal has 1 to {} digits)",
+                     precision, ByteWidth(storage) * 8, max);
+  }
+  if (scale < 0 || scale > precision) {
+    return MakeError(ErrorCode::kUnsupported, "decimal scale {} (0 to the precision, {}, is supported)", scale, precision);
+  }
+  DataType t(storage);
+  t.logical = LogicalKind::kDecimal;
+  t.precision = static_cast<uint8_t>(precision);
+  t.scale = static_cast<uint8_t>(scale);
+  return t;
+}
+
+Result<DataType> DataType::Temporal(LogicalKind kind, TimeUnit unit, uint16_t tz) {
+  TypeId storage = TypeId::kI64;
+  bool ok = true;
+  switch (kind) {
+    case LogicalKind::kDate:
+      ok = unit == TimeUnit::kDay || unit == TimeUnit::kMilli;
+      storage = unit == TimeUnit::kDay ? TypeId::kI32 : TypeId::kI64;
+      break;
+    case LogicalKind::kTime:
+      ok = unit != TimeUnit::kDay;
+      storage = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli ? TypeId::kI32 : TypeId::kI64;
+      break;
+    case LogicalKind::kTimestamp: case LogicalKind::kDuration: ok = unit != TimeUnit::kDay; break;
+    default: ok = false;
+  }
+  if (!ok || (tz != 0 && kind != LogicalKind::kTimestamp)) {
+    return MakeError(ErrorCode::kTypeError, "no temporal type of that kind in unit {}", TimeUnitName(unit));
+  }
+  DataType t(storage);
+  t.logical = kind;
+  t.unit = static_cast<uint8_t>(unit);
+  t.tz = tz;
+  return t;
+}
+
+DataType DataType::Interval(IntervalUnit unit) {
+  DataType t(unit == IntervalUnit::kMonths ? TypeId::kI32 : unit == IntervalUnit::kDayTime ? TypeId::kI64 : TypeId::kI128);
+  t.logical = LogicalKind::kInterval;
+  t.unit = static_cast<uint8_t>(unit);
+  return t;
 }
 
 std::string_view StringLayoutName(StringLayout layout) {
@@ -43,8 +152,87 @@ std::string StringTypeName(TypeId id, StringLayout layout) {
   return base;
 }
 
+namespace {
+
+std::string LogicalName(const DataType& t) {
+  switch (t.logical) {
+    case LogicalKind::kNone: break;
+    case LogicalKind::kDecimal: {
+      const char* prefix = t.id == TypeId::kI32 ? "decimal32" : t.id == TypeId::kI64 ? "decimal64" : "decimal";
+      return fmt::format("{}({},{})", prefix, t.precision, t.scale);
+    }
+    case LogicalKind::kDate: return t.time_unit() == TimeUnit::kDay ? "date32" : "date64";
+    case LogicalKind::kTime:
+      return fmt::format("time{}({})", t.id == TypeId::kI32 ? 32 : 64, TimeUnitName(t.time_unit()));
+    case LogicalKind::kTimestamp:
+      if (t.tz != 0) return fmt::format("timestamp({}, {})", TimeUnitName(t.time_unit()), TimeZoneName(t.tz));
+      return fmt::format("timestamp({})", TimeUnitName(t.time_unit()));
+    case LogicalKind::kDuration: return fmt::format("duration({})", TimeUnitName(t.time_unit()));
+    case LogicalKind::kInterval:
+      switch (static_cast<IntervalUnit>(t.unit)) {
+        case IntervalUnit::kMonths: return "interval_months";
+        case IntervalUnit::kDayTime: return "interval_day_time";
+        case IntervalUnit::kMonthDayNano: return "interval_month_day_nano";
+      }
+  }
+  return std::string(TypeIdName(t.id));
+}
+
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+std::optional<TimeUnit> ParseUnit(std::string_view s) {
+  for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    if (s == TimeUnitName(u)) return u;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> ParseSmallInt(std::string_view s) {
+  int v = 0;
+  s = TrimSpaces(s);
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// "decimal(12,2)", "timestamp(us, UTC)", "time64(ns)", ...: a name with arguments.
+Result<DataType> ParseLogical(std::string_view name, std::string_view args, std::string_view text) {
+  auto bad = [&] {
+    return MakeError(ErrorCode::kTypeError, "unknown type '{}' (decimal(P,S), decimal64(P,S), decimal32(P,S), "
+                     "time32(s|ms), time64(us|ns), timestamp(UNIT[, ZONE]), duration(UNIT))", text);
+  };
+  const size_t comma = args.find(',');
+  const std::string_view first = TrimSpaces(args.substr(0, comma));
+  const std::string_view rest = comma == std::string_view::npos ? std::string_view() : TrimSpaces(args.substr(comma + 1));
+  if (name == "decimal" || name == "decimal64" || name == "decimal32") {
+    auto p = ParseSmallInt(first);
+    auto sc = comma == std::string_view::npos ? std::optional<int>(0) : ParseSmallInt(rest);
+    if (!p || !sc) return bad();
+    return DataType::Decimal(*p, *sc, name == "decimal" ? TypeId::kI128 : name == "decimal64" ? TypeId::kI64 : TypeId::kI32);
+  }
+  const auto unit = ParseUnit(first);
+  if (!unit) return bad();
+  if (name == "timestamp") {
+    ROWJIT_ASSIGN_OR_RETURN(uint16_t tz, InternTimeZone(rest));
+    return DataType::Temporal(LogicalKind::kTimestamp, *unit, tz);
+  }
+  if (comma != std::string_view::npos) return bad();
+  if (name == "duration") return DataType::Temporal(LogicalKind::kDuration, *unit);
+  const bool short_unit = *unit == TimeUnit::kSecond || *unit == TimeUnit::kMilli;
+  if ((name == "time32" && short_unit) || (name == "time64" && !short_unit)) {
+    return DataType::Temporal(LogicalKind::kTime, *unit);
+  }
+  return bad();
+}
+
+}  // namespace
+
 std::string DataType::ToString() const {
-  std::string s(TypeIdName(id));
+  std::string s = LogicalName(*this);
   if (nullable) s += '?';
   return s;
 }
@@ -60,9 +248,22 @@ Result<DataType> ParseDataType(std::string_view text) {
   }
   if (text == "utf8" || text == "string") return DataType(TypeId::kUtf8, nullable);
   if (text == "binary") return DataType(TypeId::kBinary, nullable);
+  if (text == "date32") return DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay)->WithNullable(nullable);
+  if (text == "date64") return DataType::Temporal(LogicalKind::kDate, TimeUnit::kMilli)->WithNullable(nullable);
+  for (IntervalUnit u : {IntervalUnit::kMonths, IntervalUnit::kDayTime, IntervalUnit::kMonthDayNano}) {
+    const DataType t = DataType::Interval(u);
+    if (text == t.ToString()) return t.WithNullable(nullable);
+  }
+  const size_t open = text.find('(');
+  if (open != std::string_view::npos && text.back() == ')') {
+    ROWJIT_ASSIGN_OR_RETURN(DataType t, ParseLogical(text.substr(0, open), text.substr(open + 1, text.size() - open - 2), text));
+    return t.WithNullable(nullable);
+  }
   return MakeError(ErrorCode::kTypeError,
-                   "unknown type '{}' (expected bool, i8..i64, u8..u64, f32, f64, utf8 or "
-                   "binary, with '?' for nullable)",
+                   "unknown type '{}' (expected bool, i8..i64, u8..u64, f32, f64, utf8, binary, "
+                   "decimal(P,S), date32, date64, time32(U), time64(U), timestamp(U[, ZONE]), "
+                   "duration(U), interval_months, interval_day_time or interval_month_day_nano, "
+                   "with '?' for nullable)",
                    text);
 }
 
@@ -81,6 +282,38 @@ std::string QuoteString(std::string_view bytes) {
     if (c == '\'') out += '\'';
   }
   return out + "'";
+}
+
+Scalar Scalar::Int128(__int128 value, DataType type) {
+  Scalar s;
+  s.type_ = type.WithNullable(false);
+  s.is_null_ = false;
+  const auto u = static_cast<unsigned __int128>(value);
+  s.bits_ = static_cast<uint64_t>(u);
+  s.hi_ = static_cast<uint64_t>(u >> 64);
+  return s;
+}
+
+std::string Int128Text(__int128 v) {
+  const bool negative = v < 0;
+  auto u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  do {
+    digits += static_cast<char>('0' + static_cast<int>(u % 10));
+    u /= 10;
+  } while (u != 0);
+  if (negative) digits += '-';
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+std::string DecimalText(__int128 unscaled, int scale) {
+  std::string s = Int128Text(unscaled);
+  if (scale == 0) return s;
+  const bool negative = s.front() == '-';
+  std::string digits = negative ? s.substr(1) : s;
+  if (digits.size() <= static_cast<size_t>(scale)) digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
+  digits.insert(digits.size() - static_cast<size_t>(scale), ".");
+  return negative ? "-" + digits : digits;
 }
 
 Scalar Scalar::FromBits(TypeId id, uint64_t bits) {
@@ -105,7 +338,14 @@ std::string FloatText(F v) {
 }  // namespace
 
 std::string Scalar::ToString() const {
+  if (type_.is_logical()) {
+    const std::string type = type_.WithNullable(false).ToString();
+    if (is_null_) return fmt::format("null:{}", type);
+    if (type_.logical == LogicalKind::kDecimal) return fmt::format("{}:{}", DecimalText(int128(), type_.scale), type);
+    return fmt::format("{}:{}", Int128Text(int128()), type);
+  }
   if (is_null_) return fmt::format("null:{}", TypeIdName(type_.id));
+  if (type_.id == TypeId::kI128) return fmt::format("{}:i128", Int128Text(int128()));
   if (type_.id == TypeId::kUtf8) return QuoteString(str());
   if (type_.id == TypeId::kBinary) return QuoteString(str()) + ":binary";
   return VisitType(type_.id, [&]<typename T>(std::type_identity<T>) -> std::string {

@@ -15,7 +15,9 @@ namespace rowjit {
 // Fixed-width types, then the variable-width byte strings: utf8 (text) and binary (any bytes).
 // A string type is logical: the Arrow layout a string array uses (32- or 64-bit offsets, or
 // 16-byte views) is the array's, not the type's (runtime/string_array.h).
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary };
+// kI128 is storage only: 16-byte two's complement values (decimal128, interval_month_day_nano,
+// exact wide sums); no row function computes on it.
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128 };
 
 // The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
@@ -31,6 +33,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kI32: case TypeId::kU32: case TypeId::kF32: return 4;
     case TypeId::kI64: case TypeId::kU64: case TypeId::kF64: return 8;
     case TypeId::kUtf8: case TypeId::kBinary: return 0;
+    case TypeId::kI128: return 16;
   }
   return 0;
 }
@@ -45,6 +48,8 @@ constexpr bool IsInteger(TypeId id) { return IsSignedInt(id) || IsUnsignedInt(id
 constexpr bool IsFloat(TypeId id) { return id == TypeId::kF32 || id == TypeId::kF64; }
 constexpr bool IsNumeric(TypeId id) { return IsInteger(id) || IsFloat(id); }
 constexpr bool IsString(TypeId id) { return id == TypeId::kUtf8 || id == TypeId::kBinary; }
+// Fixed-width storage a primitive array may hold: the numbers and the 16-byte kI128.
+constexpr bool IsPrimitiveStorage(TypeId id) { return IsNumeric(id) || id == TypeId::kI128; }
 
 std::string_view TypeIdName(TypeId id);
 
@@ -57,20 +62,64 @@ std::string StringTypeName(TypeId id, StringLayout layout);
 // `bytes` in SQL single quotes, each quote doubled: 'it''s'.
 std::string QuoteString(std::string_view bytes);
 
-// A type and whether values of it may be null. Text: "i32" or "i32?".
+// What a column's fixed-width values mean beyond their storage: Arrow's decimal and temporal
+// types. Kernels compute on the storage (DataType::id); the binder owns the rules of each kind.
+enum class LogicalKind : uint8_t { kNone, kDecimal, kDate, kTime, kTimestamp, kDuration, kInterval };
+// Date: kDay (date32, i32) or kMilli (date64, i64). Time: kSecond/kMilli (time32, i32),
+// kMicro/kNano (time64, i64). Timestamp and duration: any but kDay (i64).
+enum class TimeUnit : uint8_t { kDay, kSecond, kMilli, kMicro, kNano };
+// Interval storage: months (i32), days and milliseconds (two i32 in an i64: days low), months,
+// days and nanoseconds (i32, i32, i64 in 16 bytes: kI128).
+enum class IntervalUnit : uint8_t { kMonths, kDayTime, kMonthDayNano };
+
+std::string_view TimeUnitName(TimeUnit unit);  // "day", "s", "ms", "us", "ns"
+
+// A time zone name as a small number (0: none). Names are interned for the process's life;
+// at most 65,535 distinct names (an error beyond), each at most 64 bytes.
+Result<uint16_t> InternTimeZone(std::string_view name);
+std::string_view TimeZoneName(uint16_t tz);
+
+// A type and whether values of it may be null. Text: "i32" or "i32?"; logical types
+// "decimal(12,2)", "date32", "timestamp(us, UTC)", ... (ParseDataType lists them).
 struct DataType {
-  TypeId id = TypeId::kI32;
+  TypeId id = TypeId::kI32;  // the storage
   bool nullable = false;
+  LogicalKind logical = LogicalKind::kNone;
+  uint8_t unit = 0;        // TimeUnit (date, time, timestamp, duration) or IntervalUnit
+  uint8_t precision = 0;   // decimal: 1..38 digits
+  uint8_t scale = 0;       // decimal: 0..precision digits after the point
+  uint16_t tz = 0;         // timestamp: InternTimeZone's number, 0 without a zone
 
   DataType() = default;
   constexpr DataType(TypeId type_id, bool is_nullable = false) : id(type_id), nullable(is_nullable) {}  // NOLINT
 
-  DataType WithNullable(bool n) const { return DataType(id, n); }
+  // decimal(precision, scale) over i32 (precision <= 9), i64 (<= 18) or kI128 (<= 38) storage.
+  static Result<DataType> Decimal(int precision, int scale, TypeId storage = TypeId::kI128);
+  // The temporal types; the storage follows from the kind and unit.
+  static Result<DataType> Temporal(LogicalKind kind, TimeUnit unit, uint16_t tz = 0);
+  static DataType Interval(IntervalUnit unit);
+
+  bool is_logical() const { return logical != LogicalKind::kNone; }
+  TimeUnit time_unit() const { return static_cast<TimeUnit>(unit); }
+  // The storage alone (what kernels see), keeping the nullability.
+  DataType Storage() const { return DataType(id, nullable); }
+  DataType WithNullable(bool n) const {
+    DataType t = *this;
+    t.nullable = n;
+    return t;
+  }
+  // Same type ignoring nullability.
+  bool SameType(const DataType& o) const { return WithNullable(false) == o.WithNullable(false); }
   std::string ToString() const;
   bool operator==(const DataType&) const = default;
 };
 
 Result<DataType> ParseDataType(std::string_view text);
+
+// A 128-bit integer in decimal, and an unscaled decimal value with `scale` digits after the point
+// ("-0.05" for -5 at scale 2).
+std::string Int128Text(__int128 v);
+std::string DecimalText(__int128 unscaled, int scale);
 
 // C++ type of each TypeId (bool arrays are bit-packed; the scalar type is bool).
 template <TypeId kId> struct CTypeOf;
@@ -101,7 +150,7 @@ template <> constexpr TypeId TypeIdOf<float>() { return TypeId::kF32; }
 template <> constexpr TypeId TypeIdOf<double>() { return TypeId::kF64; }
 
 // Calls fn(std::type_identity<T>{}) with the C++ type of `id`: the one type switch of the runtime.
-// Fixed-width types only: callers test IsString first (a string type reaches the bool case).
+// Fixed-width types only: callers test IsString and kI128 first (they reach the bool case).
 template <typename Fn>
 decltype(auto) VisitType(TypeId id, Fn&& fn) {
   switch (id) {
@@ -116,9 +165,9 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
-    case TypeId::kUtf8: case TypeId::kBinary: break;
+    case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: break;
   }
-  return fn(std::type_identity<bool>{});  // unreachable: every TypeId is listed above
+  return fn(std::type_identity<bool>{});  // unreachable for the types callers may pass
 }
 
 // A typed value or a typed null. A fixed-width payload is kept as the value's bits,
@@ -149,11 +198,28 @@ class Scalar {
   static Scalar FromBits(TypeId id, uint64_t bits);
   // A utf8 or binary value.
   static Scalar String(std::string_view bytes, TypeId id = TypeId::kUtf8);
+  // A 16-byte value of a kI128-stored type (decimal128, interval_month_day_nano).
+  static Scalar Int128(__int128 value, DataType type);
+  // This value (or null) as `type`, a logical type over the same storage.
+  Scalar As(DataType type) const {
+    Scalar s = *this;
+    s.type_ = type.WithNullable(is_null_);
+    return s;
+  }
 
   DataType type() const { return type_; }
   TypeId type_id() const { return type_.id; }
   bool is_null() const { return is_null_; }
   uint64_t bits() const { return bits_; }
+  // The value of a kI128-stored type; of another integer type, its value sign- or zero-extended.
+  __int128 int128() const {
+    if (type_.id == TypeId::kI128) return static_cast<__int128>((static_cast<unsigned __int128>(hi_) << 64) | bits_);
+    if (IsSignedInt(type_.id)) {
+      const int shift = 64 - BitWidth(type_.id);
+      return static_cast<int64_t>(bits_ << shift) >> shift;
+    }
+    return static_cast<__int128>(bits_);
+  }
   // A string value's bytes (empty for other types).
   std::string_view str() const { return str_ ? std::string_view(*str_) : std::string_view(); }
 
@@ -168,6 +234,8 @@ class Scalar {
     }
   }
 
+  // A value of a logical type prints its storage's integer with the type, a decimal its digits:
+  // "12.34:decimal(12,2)", "19000:date32".
   // "42:i32", "-1.5:f64", "true", "'it''s'", "'ab':binary", "null:i32". Parsed back by the
   // expression parser.
   std::string ToString() const;
@@ -175,13 +243,14 @@ class Scalar {
   // Same type, same null state, same bits (so NaN payloads and -0.0 are distinguished).
   bool operator==(const Scalar& other) const {
     return type_.id == other.type_.id && is_null_ == other.is_null_ &&
-           (is_null_ || (bits_ == other.bits_ && str() == other.str()));
+           (is_null_ || (bits_ == other.bits_ && hi_ == other.hi_ && str() == other.str()));
   }
 
  private:
   DataType type_{TypeId::kI32, true};
   bool is_null_ = true;
   uint64_t bits_ = 0;
+  uint64_t hi_ = 0;  // the high half of a kI128 value
   std::shared_ptr<const std::string> str_;
 };
 

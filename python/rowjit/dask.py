@@ -178,6 +178,15 @@ def _fold(name, partials, dtype):
 def _combine(partials, name, type_name):
     """The partials of `name` combined by rowjit itself, so that overflow, NaN and null rules are
     the single-process ones (a sum of partial sums that overflows is an overflow error)."""
+    if type_name.startswith("decimal("):  # exact wide sums: Python ints (or Decimals) add exactly
+        kept = [p for p in partials if p is not None]
+        if not kept:
+            return None
+        total = sum(kept)
+        if abs(total) >= 10 ** 38:
+            raise rowjit.Error(f"overflow: sum: the sum of the non-null rows does not fit {type_name}", "overflow",
+                               None, "sum")
+        return total
     dtype = _DTYPES[type_name]
     if name in ("min_max", "min_max_nan"):
         inner = name.replace("min_max", "min"), name.replace("min_max", "max")
