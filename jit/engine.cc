@@ -100,6 +100,9 @@ Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
 
 Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler) {
   if (compiler == nullptr) return MakeError(ErrorCode::kInvalidInput, "null compiler");
+  if (options.fold_slice_rows < 1 || options.fold_slice_rows > (int64_t{1} << 31)) {
+    return MakeError(ErrorCode::kInvalidInput, "fold_slice_rows {} is not in [1, 2^31]", options.fold_slice_rows);
+  }
   std::unique_ptr<DiskCache> disk;
   if (!options.cache_dir.empty()) {
     ROWJIT_ASSIGN_OR_RETURN(disk, DiskCache::Open(options.cache_dir, options.disk_cache_bytes));
@@ -370,6 +373,42 @@ Result<ir::AggregateResult> Engine::AggregateStaged(const ir::Aggregate& agg,
   return out;
 }
 
+// An integer sum over more rows than one kernel call keeps exact: slices of fold_slice_rows rows,
+// their sums added in 128 bits; a row error names its row in the whole batch.
+Result<ir::AggregateResult> Engine::AggregateSliced(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
+                                                    int64_t length, const EvalOptions& options, EvalReport& rep) {
+  const int64_t step = impl_->options.fold_slice_rows;
+  __int128 total = 0;
+  bool any = false;
+  for (int64_t start = 0; start < length; start += step) {
+    const int64_t n = std::min(step, length - start);
+    std::vector<ArrayPtr> slice;
+    for (const ArrayPtr& c : columns) {
+      if (c == nullptr) {
+        slice.push_back(nullptr);
+        continue;
+      }
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr s, c->Slice(start, n));
+      slice.push_back(std::move(s));
+    }
+    EvalReport part;
+    Result<ir::AggregateResult> r = Aggregate(agg, slice, n, options, &part);
+    rep.compiled = rep.compiled || part.compiled;
+    rep.strategy = part.strategy;
+    if (!r.ok()) {
+      Error e = r.error();
+      if (e.row()) return std::move(e).WithRow(e.function(), *e.row() + start);
+      return e;
+    }
+    if (r->value.is_null()) continue;
+    any = true;
+    total += r->value.int128();
+  }
+  if (!any) return ir::AggregateResult{.value = Scalar::Null(agg.result.id).As(agg.result), .max = Scalar::Null(agg.result.id).As(agg.result)};
+  ROWJIT_ASSIGN_OR_RETURN(Scalar sum, ir::IntegerSumResult(total, agg.result));
+  return ir::AggregateResult{.value = sum, .max = Scalar::Null(agg.result.id).As(agg.result)};
+}
+
 Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
                                               int64_t length, EvalReport* report) {
   return Aggregate(agg, columns, length, EvalOptions{}, report);
@@ -384,6 +423,9 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
     ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length, /*folded=*/true));
+    if (agg.kind == ir::AggKind::kSum && !IsFloat(agg.arg->type().id) && length > impl_->options.fold_slice_rows) {
+      return AggregateSliced(agg, columns, length, options, rep);
+    }
     if (IsString(agg.arg->type().id) && agg.kind != ir::AggKind::kCount) {  // min/max of strings
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, EvaluateAdmitted(agg.arg, columns, length, options, rep));
       return internal::FoldStrings(agg, *rows);

@@ -39,6 +39,10 @@ struct EngineOptions {
   // Nodes one kernel may hold: larger expressions run in stages of this size, each its own
   // kernel, so that compile time grows linearly with the expression (jit/staging.h).
   int64_t max_kernel_nodes = kDefaultMaxKernelNodes;
+  // Rows one integer sum kernel folds at a time: its 64-bit accumulators (and a 64-bit sum's
+  // 32-bit halves) are exact below 2^32 rows, so a longer batch is folded in slices of this many
+  // rows whose sums are added in 128 bits. Smaller values exist for tests.
+  int64_t fold_slice_rows = int64_t{1} << 31;
   // Dense row kernels whose inputs and output together pass this many bytes write the output
   // with streaming (non-temporal) stores, which skip reading each output line first: about a
   // quarter less memory traffic for a*b+c, and the output is not left in cache, where it would
@@ -219,6 +223,8 @@ class Engine {
   Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                     int64_t length, const EvalOptions& options, EvalReport& report,
                                     std::span<const OutputBuffers> into = {});
+  Result<ir::AggregateResult> AggregateSliced(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
+                                              int64_t length, const EvalOptions& options, EvalReport& report);
   Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,
                                               std::span<const ArrayPtr> columns, int64_t length,
                                               const EvalOptions& options, EvalReport& report);

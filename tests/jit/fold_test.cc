@@ -369,5 +369,35 @@ TEST(Fold, SumsOf64BitIntegersAreExactWideSums) {
   EXPECT_EQ(ir::IntegerSumResult(-limit, d38).error().code(), ErrorCode::kOverflow);
 }
 
+// Batches past one kernel call's exact range fold in slices added in 128 bits (a slice of 100 rows
+// stands for 2^31 here): the same sums, and a row error names its row in the whole batch.
+TEST(Fold, LongBatchesFoldInSlices) {
+  auto sliced = std::move(Engine::Make({.fold_slice_rows = 100, .compile = EngineOptions::Compile::kSynchronous})).value();
+  auto whole = NewEngine();
+  std::mt19937_64 rng(3);
+  for (const char* type : {"i64", "u64", "i32", "u8"}) {
+    const Schema schema = *ParseSchema(fmt::format("x:{}?", type));
+    for (int64_t length : {0, 99, 100, 101, 1000, 1234}) {
+      std::vector<ArrayPtr> cols = {RandomFlatArray({schema.fields[0].type, length, 0.7, 0, NullLayout::kScattered,
+                                                     ValueMode::kMixed}, rng)};
+      auto agg = *ir::ParseAndBindAggregate("sum(x)", schema);
+      auto a = sliced->Aggregate(agg, cols, length);
+      auto b = whole->Aggregate(agg, cols, length);
+      ASSERT_TRUE(a.ok() && b.ok()) << type << " " << length;
+      EXPECT_EQ(a->value.ToString(), b->value.ToString()) << type << " " << length;
+      EXPECT_EQ(a->value.ToString(), ir::EvaluateAggregateReference(agg, cols, length)->value.ToString());
+    }
+  }
+  const Schema schema = *ParseSchema("x:i32");
+  std::vector<Scalar> rows(450, Scalar::Of<int32_t>(3));
+  rows[321] = Scalar::Of<int32_t>(1 << 30);
+  std::vector<ArrayPtr> cols = {*MakeArray(DataType(TypeId::kI32), rows)};
+  auto bad = sliced->Aggregate(*ir::ParseAndBindAggregate("sum(x * 4)", schema), cols, 450);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().row(), 321);
+  EXPECT_EQ(bad.error().function(), "mul");
+  EXPECT_FALSE(Engine::Make({.fold_slice_rows = 0}).ok());
+}
+
 }  // namespace
 }  // namespace rowjit::jit
