@@ -6,6 +6,7 @@
 #include "ir/analysis.h"
 #include "ir/function.h"
 #include "ir/parser.h"
+#include "ir/temporal.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
 
@@ -136,7 +137,23 @@ class Binder {
     return Expr::BoundLiteral(*value);
   }
 
+  // date_part('year', t) and date_trunc('month', t): the part is a string literal naming the
+  // catalog function the call binds to (year(t), date_trunc_month(t)).
+  static Result<std::optional<ExprPtr>> RewriteTemporal(const Expr& e) {
+    if (e.name() != "date_part" && e.name() != "date_trunc") return std::optional<ExprPtr>();
+    const std::string& text = e.args().size() == 2 && e.args()[0]->is_literal() ? e.args()[0]->literal_text() : "";
+    if (text.size() < 2 || text.front() != '\'' || text.back() != '\'') {
+      return MakeError(ErrorCode::kInvalidInput, "{} takes a part as a string literal and a value: {}('month', t)",
+                       e.name(), e.name());
+    }
+    const std::optional<std::string> name = TemporalCallName(e.name(), text.substr(1, text.size() - 2));
+    if (!name) return MakeError(ErrorCode::kInvalidInput, "{}: unknown part {}", e.name(), text);
+    return std::optional<ExprPtr>(Expr::Call(*name, {e.args()[1]}));
+  }
+
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
+    if (rewritten) return BindNode(*rewritten, expected, "");
     const Function* f = FindFunction(e.name());
     if (f == nullptr) return MakeError(ErrorCode::kInvalidInput, "unknown function '{}'", e.name());
     const size_t n = e.args().size();

@@ -20,7 +20,7 @@ std::string ArgTypes(std::span<const DataType> args) {
   std::string out;
   for (size_t i = 0; i < args.size(); ++i) {
     if (i) out += ", ";
-    out += TypeIdName(args[i].id);
+    out += args[i].WithNullable(false).ToString();
   }
   return out;
 }
@@ -89,7 +89,7 @@ const std::vector<const Function*>& Registry() {
     std::vector<const Function*> all;
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
-                        FloatFunctions(), StringFunctions()}) {
+                        FloatFunctions(), StringFunctions(), TemporalFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;

@@ -26,10 +26,11 @@ enum class LogicalArgs : uint8_t {
   kCompare,      // the unified arguments share one logical type (timestamps: one unit, and each
                  // with a zone or none) and compare as their storage does; not intervals
   kPassThrough,  // as kCompare, and a result of the arguments' storage takes their logical type
-  kAny,          // any type: reads only nullness (is_null)
+  kAny,          // the type rule decides: is_null reads only nullness, temporal functions take
+                 // their kinds (ir/functions_temporal.cc)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -90,6 +91,7 @@ std::span<const Function> CastFunctions();
 std::span<const Function> NullAwareFunctions();
 std::span<const Function> FloatFunctions();
 std::span<const Function> StringFunctions();
+std::span<const Function> TemporalFunctions();
 
 // The float comparison rule shared by the catalog and the kernels: NaN equals NaN and is
 // greater than every number; -0.0 equals 0.0 (as in DuckDB and PostgreSQL).

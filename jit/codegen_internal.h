@@ -86,6 +86,7 @@ std::span<const Lowering> ArithmeticLowerings();  // arithmetic and bitwise
 std::span<const Lowering> LogicLowerings();       // comparison, boolean, null-aware
 std::span<const Lowering> CastFloatLowerings();   // casts and float functions
 std::span<const Lowering> StringLowerings();      // string functions (jit/lower_string.cc)
+std::span<const Lowering> TemporalLowerings();    // dates and timestamps (jit/lower_temporal.cc)
 // String comparisons, specialized on a literal operand (jit/lower_string.cc).
 Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op);
 // A cast from or to a string (jit/lower_string.cc): a parse, a UTF-8 check, or the same bytes.

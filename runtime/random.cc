@@ -70,18 +70,6 @@ int64_t Within(int64_t limit, std::mt19937_64& rng) {
   return static_cast<int64_t>(rng() % (2 * static_cast<uint64_t>(limit) + 1)) - limit;
 }
 
-// Units of a temporal type per day.
-int64_t PerDay(TimeUnit u) {
-  switch (u) {
-    case TimeUnit::kDay: return 1;
-    case TimeUnit::kSecond: return 86'400;
-    case TimeUnit::kMilli: return 86'400'000;
-    case TimeUnit::kMicro: return 86'400'000'000;
-    case TimeUnit::kNano: return 86'400'000'000'000;
-  }
-  return 1;
-}
-
 // An unscaled decimal of 1 to `precision` digits, either sign; a quarter at +-(10^p - 1) or 0.
 __int128 RandomDecimal(int precision, std::mt19937_64& rng) {
   __int128 max = 1;
@@ -105,13 +93,13 @@ Scalar RandomLogicalValue(const DataType& t, std::mt19937_64& rng) {
       return Scalar::FromBits(t.id, static_cast<uint64_t>(static_cast<int64_t>(v))).As(t);
     }
     case LogicalKind::kTime: {
-      const int64_t day = PerDay(t.time_unit());
+      const int64_t day = UnitsPerDay(t.time_unit());
       const int64_t v = rng() % 4 == 0 ? std::array<int64_t, 2>{0, day - 1}[rng() % 2] : static_cast<int64_t>(rng() % static_cast<uint64_t>(day));
       return Scalar::FromBits(t.id, static_cast<uint64_t>(v)).As(t);
     }
     case LogicalKind::kDate: case LogicalKind::kTimestamp: case LogicalKind::kDuration: {
       // Within 10,000 years of 1970 (nanoseconds: the whole i64 range, about 292 years).
-      const int64_t day = PerDay(t.time_unit());
+      const int64_t day = UnitsPerDay(t.time_unit());
       const int64_t limit = day >= 86'400'000'000 ? std::numeric_limits<int64_t>::max() : 3'652'425 * day;
       const int64_t v = limit == std::numeric_limits<int64_t>::max() && rng() % 2 == 0 ? static_cast<int64_t>(rng()) : Within(std::min<int64_t>(limit, std::numeric_limits<int64_t>::max() - 1), rng);
       return Scalar::FromBits(t.id, static_cast<uint64_t>(v)).As(t);

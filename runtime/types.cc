@@ -40,6 +40,17 @@ std::string_view TimeUnitName(TimeUnit unit) {
   return "?";
 }
 
+int64_t UnitsPerDay(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kDay: return 1;
+    case TimeUnit::kSecond: return 86'400;
+    case TimeUnit::kMilli: return 86'400'000;
+    case TimeUnit::kMicro: return 86'400'000'000;
+    case TimeUnit::kNano: return 86'400'000'000'000;
+  }
+  return 1;
+}
+
 namespace {
 
 // The interned zone names: index + 1 is the zone's number. Never shrinks, so views stay valid.

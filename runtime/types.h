@@ -73,6 +73,8 @@ enum class TimeUnit : uint8_t { kDay, kSecond, kMilli, kMicro, kNano };
 enum class IntervalUnit : uint8_t { kMonths, kDayTime, kMonthDayNano };
 
 std::string_view TimeUnitName(TimeUnit unit);  // "day", "s", "ms", "us", "ns"
+// Units in a day: 1 (kDay), 86,400 (kSecond), ... 86,400,000,000,000 (kNano).
+int64_t UnitsPerDay(TimeUnit unit);
 
 // A time zone name as a small number (0: none). Names are interned for the process's life;
 // at most 65,535 distinct names (an error beyond), each at most 64 bytes.

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "ir/binder.h"
 #include "ir/function.h"
 #include "jit/gates/gate_report.h"
 
@@ -138,6 +139,25 @@ void AddStringKernels(const std::string& target, std::vector<CatalogKernel>& out
   }
 }
 
+// Temporal functions take logical types, which the storage signatures above do not name: each
+// over the dates, timestamps and times it accepts, with and without nulls (the fallible
+// truncations also under branch-skip).
+void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kTypes[] = {"date32", "date64", "timestamp(s)", "timestamp(ms)", "timestamp(us, UTC)",
+                                    "timestamp(ns)", "time32(ms)", "time64(ns)"};
+  for (const ir::Function* f : ir::AllFunctions()) {
+    if (f->family != ir::Family::kTemporal) continue;
+    const std::string text = fmt::format("{}(a)", f->name);
+    for (const char* type : kTypes) {
+      auto schema = ParseSchema(fmt::format("a:{}", type));
+      if (!schema.ok() || !ir::ParseAndBind(text, *schema).ok()) continue;
+      out.push_back({std::string(f->name), KernelRequest{text, fmt::format("a:{}", type), {}, "dense", target}});
+      out.push_back({std::string(f->name), KernelRequest{text, fmt::format("a:{}?", type), {},
+                                                         f->fallible() ? "branch-skip" : "dense", target}});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -173,6 +193,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
   AddFoldKernels(target, out);
   AddGuardedKernels(target, out);
   AddStringKernels(target, out);
+  AddTemporalKernels(target, out);
   return out;
 }
 

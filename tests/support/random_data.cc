@@ -70,6 +70,7 @@ class Generator {
         return f.name == "coalesce" || f.name == "if" || is_bool;
       case ir::Family::kFloat: return f.name == "is_nan" ? is_bool : IsFloat(want);
       case ir::Family::kString: return false;  // tests/jit/string_test.cc generates its own
+      case ir::Family::kTemporal: return false;  // tests/jit/temporal_test.cc, over logical types
     }
     return false;
   }

@@ -1,0 +1,241 @@
+// Temporal row functions (ir layer): fields of dates, timestamps and times, and truncation.
+//   year month day quarter day_of_week (Sunday 0) day_of_year (January 1st is 1) hour minute
+//   second (whole seconds) epoch (whole seconds since 1970, rounded down) -> i64
+//   date_trunc_{year,quarter,month,week,day,hour,minute,second,millisecond,microsecond}(t) -> t's type
+// over date32/date64 and timestamps without a zone or in UTC (hour, minute, second also over
+// times); `date_part('year', t)` and `date_trunc('month', t)` bind to these (ir/binder.cc).
+// The proleptic Gregorian calendar at every value the storage holds; weeks start on Monday (ISO).
+// A truncation whose result falls below the storage's range is an overflow error.
+//
+// The reference computes through std::chrono (a different algorithm from the kernels' civil
+// arithmetic, jit/lower_temporal.cc), shifted by whole 400-year cycles into its range.
+#include "ir/temporal.h"
+
+#include <chrono>
+
+#include "ir/function_internal.h"
+
+namespace rowjit::ir {
+namespace {
+
+int64_t FloorDiv(int64_t x, int64_t d) { return x / d - (x % d < 0 ? 1 : 0); }
+int64_t FloorMod(int64_t x, int64_t d) { return x % d + (x % d < 0 ? d : 0); }
+
+constexpr int64_t kCycleDays = 146'097;  // 400 Gregorian years: the calendar and weekdays repeat
+
+struct Civil {
+  int64_t year;
+  int month;  // 1..12
+  int day;    // 1..31
+};
+
+Civil CivilOf(int64_t days) {
+  const int64_t cycles = FloorDiv(days, kCycleDays);
+  const std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{days - cycles * kCycleDays}}};
+  return {static_cast<int>(ymd.year()) + cycles * 400, static_cast<int>(static_cast<unsigned>(ymd.month())),
+          static_cast<int>(static_cast<unsigned>(ymd.day()))};
+}
+
+// Days since 1970-01-01 of a civil date (the day of month valid), in 128 bits: the years of
+// timestamp(s) reach 2.9e11.
+__int128 DaysOf(int64_t year, int month, int day) {
+  const int64_t cycles = FloorDiv(year - 1970, 400);
+  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(year - cycles * 400)},
+                                        std::chrono::month{static_cast<unsigned>(month)},
+                                        std::chrono::day{static_cast<unsigned>(day)}};
+  return static_cast<__int128>(std::chrono::sys_days{ymd}.time_since_epoch().count()) +
+         static_cast<__int128>(cycles) * kCycleDays;
+}
+
+// The value's days since 1970 and units within its day (timestamps, date64: floor).
+struct Split {
+  int64_t days;
+  int64_t within;  // units since midnight
+  int64_t per_day;
+};
+
+Split SplitOf(const Scalar& s) {
+  const DataType t = s.type();
+  const int64_t v = t.id == TypeId::kI32 ? s.value<int32_t>() : s.value<int64_t>();
+  const int64_t per_day = UnitsPerDay(t.time_unit());
+  if (t.logical == LogicalKind::kTime) return {0, FloorMod(v, per_day), per_day};
+  return {FloorDiv(v, per_day), FloorMod(v, per_day), per_day};
+}
+
+Result<Scalar> Field(std::span<const Scalar> a, TemporalField field) {
+  const Split s = SplitOf(a[0]);
+  const int64_t per_second = s.per_day / 86'400;
+  const Civil c = CivilOf(s.days);
+  switch (field) {
+    case TemporalField::kYear: return Scalar::Of<int64_t>(c.year);
+    case TemporalField::kQuarter: return Scalar::Of<int64_t>((c.month - 1) / 3 + 1);
+    case TemporalField::kMonth: return Scalar::Of<int64_t>(c.month);
+    case TemporalField::kDay: return Scalar::Of<int64_t>(c.day);
+    case TemporalField::kDayOfWeek: return Scalar::Of<int64_t>(FloorMod(s.days + 4, 7));  // 1970-01-01: Thursday
+    case TemporalField::kDayOfYear:
+      return Scalar::Of<int64_t>(static_cast<int64_t>(DaysOf(c.year, c.month, c.day) - DaysOf(c.year, 1, 1)) + 1);
+    // A date32 has no time of day (per_second is 0): midnight.
+    case TemporalField::kHour: return Scalar::Of<int64_t>(per_second == 0 ? 0 : s.within / (3600 * per_second));
+    case TemporalField::kMinute: return Scalar::Of<int64_t>(per_second == 0 ? 0 : s.within / (60 * per_second) % 60);
+    case TemporalField::kSecond: return Scalar::Of<int64_t>(per_second == 0 ? 0 : s.within / per_second % 60);
+    case TemporalField::kEpoch: {
+      const DataType t = a[0].type();
+      const int64_t v = t.id == TypeId::kI32 ? a[0].value<int32_t>() : a[0].value<int64_t>();
+      return Scalar::Of<int64_t>(per_second == 0 ? v * 86'400 : FloorDiv(v, per_second));
+    }
+  }
+  return Error(ErrorCode::kInternal, "unknown field");
+}
+
+// The first day of the unit's period holding `days`.
+__int128 TruncDays(int64_t days, TemporalUnit unit) {
+  const Civil c = CivilOf(days);
+  switch (unit) {
+    case TemporalUnit::kYear: return DaysOf(c.year, 1, 1);
+    case TemporalUnit::kQuarter: return DaysOf(c.year, (c.month - 1) / 3 * 3 + 1, 1);
+    case TemporalUnit::kMonth: return DaysOf(c.year, c.month, 1);
+    case TemporalUnit::kWeek: return days - FloorMod(days + 3, 7);  // Monday: 1970-01-05 is one
+    default: return days;
+  }
+}
+
+Result<Scalar> Trunc(std::span<const Scalar> a, DataType result, TemporalUnit unit) {
+  const DataType t = a[0].type();
+  const Split s = SplitOf(a[0]);
+  const int64_t v = t.id == TypeId::kI32 ? a[0].value<int32_t>() : a[0].value<int64_t>();
+  __int128 out = v;
+  if (unit <= TemporalUnit::kDay) {
+    out = TruncDays(s.days, unit) * s.per_day;
+  } else if (const int64_t len = UnitLength(unit, s.per_day); len > 1) {
+    out = static_cast<__int128>(v) - FloorMod(v, len);
+  }
+  const bool narrow = t.id == TypeId::kI32;
+  const __int128 lo = narrow ? INT32_MIN : INT64_MIN;
+  if (out < lo) {
+    return internal::Overflow(fmt::format("{} of {} does not fit {}", TemporalUnitName(unit), v,
+                                          result.WithNullable(false).ToString()));
+  }
+  const Scalar r = narrow ? Scalar::Of<int32_t>(static_cast<int32_t>(out)) : Scalar::Of<int64_t>(static_cast<int64_t>(out));
+  return r.As(result);
+}
+
+// The argument a field or truncation takes: a date, a timestamp in UTC or without a zone, or
+// (hour, minute, second) a time.
+Result<DataType> TemporalArg(std::string_view name, std::span<const DataType> args, bool times, bool dates) {
+  const DataType& t = args[0];
+  const bool ok = (dates && t.logical == LogicalKind::kDate) || t.logical == LogicalKind::kTimestamp ||
+                  (times && t.logical == LogicalKind::kTime);
+  if (!ok) {
+    return internal::TypeMismatch(name, args, times ? "a date, timestamp or time" : dates ? "a date or timestamp" : "a timestamp");
+  }
+  if (t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz))) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "{} of {}: time zones other than UTC are not supported yet (convert to UTC first)", name,
+                     t.WithNullable(false).ToString());
+  }
+  return t;
+}
+
+template <TemporalField kField>
+Result<DataType> FieldRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  constexpr bool kTimes = kField == TemporalField::kHour || kField == TemporalField::kMinute || kField == TemporalField::kSecond;
+  ROWJIT_RETURN_NOT_OK(TemporalArg(n, a, kTimes, true).status());
+  return DataType(TypeId::kI64, a[0].nullable);
+}
+
+template <TemporalField kField>
+Result<Scalar> FieldEval(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return Field(a, kField);
+}
+
+template <TemporalUnit kUnit>
+Result<DataType> TruncRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  // Dates truncate to a day or longer; timestamps to any unit (one finer than theirs is no change).
+  ROWJIT_ASSIGN_OR_RETURN(DataType t, TemporalArg(n, a, false, kUnit <= TemporalUnit::kDay));
+  return t;
+}
+
+template <TemporalUnit kUnit>
+Result<Scalar> TruncEval(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  return Trunc(a, result, kUnit);
+}
+
+// A truncation can fall below the storage's range (the year of INT64_MIN nanoseconds began
+// earlier); a field never fails.
+bool TruncCanFail(std::span<const DataType>, DataType) { return true; }
+
+#define ROWJIT_FIELD(fname, field)                                                                   \
+  {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .unify_from = -1,                 \
+   .type_rule = FieldRule<TemporalField::field>, .eval = FieldEval<TemporalField::field>,           \
+   .logical = LogicalArgs::kAny}
+#define ROWJIT_TRUNC(fname, unit)                                                                    \
+  {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .can_fail = TruncCanFail,         \
+   .unify_from = -1, .type_rule = TruncRule<TemporalUnit::unit>, .eval = TruncEval<TemporalUnit::unit>, \
+   .logical = LogicalArgs::kAny}
+
+const Function kFunctions[] = {
+    ROWJIT_FIELD("year", kYear),           ROWJIT_FIELD("quarter", kQuarter),
+    ROWJIT_FIELD("month", kMonth),         ROWJIT_FIELD("day", kDay),
+    ROWJIT_FIELD("day_of_week", kDayOfWeek), ROWJIT_FIELD("day_of_year", kDayOfYear),
+    ROWJIT_FIELD("hour", kHour),           ROWJIT_FIELD("minute", kMinute),
+    ROWJIT_FIELD("second", kSecond),       ROWJIT_FIELD("epoch", kEpoch),
+    ROWJIT_TRUNC("date_trunc_year", kYear), ROWJIT_TRUNC("date_trunc_quarter", kQuarter),
+    ROWJIT_TRUNC("date_trunc_month", kMonth), ROWJIT_TRUNC("date_trunc_week", kWeek),
+    ROWJIT_TRUNC("date_trunc_day", kDay),   ROWJIT_TRUNC("date_trunc_hour", kHour),
+    ROWJIT_TRUNC("date_trunc_minute", kMinute), ROWJIT_TRUNC("date_trunc_second", kSecond),
+    ROWJIT_TRUNC("date_trunc_millisecond", kMillisecond),
+    ROWJIT_TRUNC("date_trunc_microsecond", kMicrosecond),
+};
+
+#undef ROWJIT_FIELD
+#undef ROWJIT_TRUNC
+
+}  // namespace
+
+int64_t UnitLength(TemporalUnit unit, int64_t per_day) {
+  const int64_t per_second = per_day / 86'400;
+  switch (unit) {
+    case TemporalUnit::kHour: return 3600 * per_second;
+    case TemporalUnit::kMinute: return 60 * per_second;
+    case TemporalUnit::kSecond: return per_second;
+    case TemporalUnit::kMillisecond: return per_second / 1000;  // 0 below milliseconds: no change
+    case TemporalUnit::kMicrosecond: return per_second / 1'000'000;
+    default: return per_day;
+  }
+}
+
+std::string_view TemporalUnitName(TemporalUnit unit) {
+  constexpr std::string_view kNames[] = {"date_trunc_year", "date_trunc_quarter", "date_trunc_month",
+                                         "date_trunc_week", "date_trunc_day", "date_trunc_hour",
+                                         "date_trunc_minute", "date_trunc_second", "date_trunc_millisecond",
+                                         "date_trunc_microsecond"};
+  return kNames[static_cast<int>(unit)];
+}
+
+bool IsUtcZone(std::string_view zone) {
+  return zone == "UTC" || zone == "Etc/UTC" || zone == "Z" || zone == "+00:00" || zone == "GMT" || zone == "Etc/GMT" ||
+         zone == "utc";
+}
+
+std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part) {
+  std::string p(part);
+  for (char& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (function == "date_trunc") {
+    for (std::string_view u : {"year", "quarter", "month", "week", "day", "hour", "minute", "second", "millisecond",
+                               "microsecond"}) {
+      if (p == u) return "date_trunc_" + p;
+    }
+    return std::nullopt;
+  }
+  if (p == "dow") return "day_of_week";
+  if (p == "doy") return "day_of_year";
+  for (std::string_view f : {"year", "quarter", "month", "day", "day_of_week", "day_of_year", "hour", "minute",
+                             "second", "epoch"}) {
+    if (p == f) return p;
+  }
+  return std::nullopt;
+}
+
+std::span<const Function> TemporalFunctions() { return kFunctions; }
+
+}  // namespace rowjit::ir

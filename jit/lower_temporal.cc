@@ -1,0 +1,241 @@
+// Lowerings of the temporal functions (jit layer): fields and truncations of dates and
+// timestamps as branch-free civil arithmetic (H. Hinnant's days <-> civil algorithms): divisions
+// by constants, which the vectorizer turns into multiplies, and selects; no table, no branch.
+// Days since 1970 come from one floor division of the storage (i64); the 400-year era split
+// keeps everything after it in non-negative i32 lanes.
+#include "ir/temporal.h"
+#include "jit/codegen_internal.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+using ir::TemporalField;
+using ir::TemporalUnit;
+
+llvm::Value* K(llvm::Value* like, int64_t v) { return llvm::ConstantInt::get(like->getType(), v, true); }
+
+// Floor division of an i64 by a positive constant, with its remainder, for quotients below 2^50
+// in magnitude (every call below: days since 1970 of any timestamp are below 2^47). x86 before
+// AVX-512 has no 64-bit vector multiply-high, so an i64 division by a constant keeps a loop
+// scalar; this estimates the quotient in doubles (x split into an exact high half and a low half
+// turned exact through 2^52, one rounding), truncates it through 1.5 * 2^52, and corrects it by
+// one either way from the exact i64 remainder. The estimate is off by less than 0.05.
+struct DivMod {
+  llvm::Value* q;
+  llvm::Value* r;
+};
+
+llvm::Value* F64(llvm::IRBuilder<>& b, llvm::Value* like, double v) {
+  return llvm::ConstantFP::get(like->getType()->getWithNewType(b.getDoubleTy()), v);
+}
+
+DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  if (d == 1) return {x, K(x, 0)};
+  llvm::Type* f64 = x->getType()->getWithNewType(b.getDoubleTy());
+  llvm::Type* i32 = x->getType()->getWithNewType(b.getInt32Ty());
+  llvm::Value* hi = b.CreateSIToFP(b.CreateTrunc(b.CreateAShr(x, K(x, 32)), i32), f64);
+  llvm::Value* lo = b.CreateFSub(b.CreateBitCast(b.CreateOr(b.CreateAnd(x, K(x, 0xffffffff)), K(x, 0x4330000000000000)), f64),
+                                 F64(b, x, 0x1p52));
+  llvm::Value* xf = b.CreateFAdd(b.CreateFMul(hi, F64(b, x, 0x1p32)), lo);
+  llvm::Value* qf = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(xf, F64(b, x, 1.0 / static_cast<double>(d))));
+  llvm::Value* q = b.CreateSub(b.CreateBitCast(b.CreateFAdd(qf, F64(b, x, 0x1.8p52)), x->getType()), K(x, 0x4338000000000000));
+  llvm::Value* r = b.CreateSub(x, b.CreateMul(q, K(x, d)));
+  llvm::Value* low = b.CreateICmpSLT(r, K(x, 0));
+  llvm::Value* high = b.CreateICmpSGE(r, K(x, d));
+  q = b.CreateAdd(q, b.CreateSelect(low, K(x, -1), b.CreateSelect(high, K(x, 1), K(x, 0))));
+  r = b.CreateAdd(r, b.CreateSelect(low, K(x, d), b.CreateSelect(high, K(x, -d), K(x, 0))));
+  return {q, r};
+}
+
+// The argument's storage as i64, its days since 1970 (0 for a time) and units since midnight.
+struct Source {
+  llvm::Value* v;  // i64
+  int64_t per_day;
+  llvm::Value* days;
+  llvm::Value* within;
+};
+
+Source SourceOf(LowerContext& c, const Val& a) {
+  const DataType t = c.call.args()[0]->type();
+  llvm::Value* v = a.v;
+  if (t.id == TypeId::kI32) v = c.b.CreateSExt(v, c.b.getInt64Ty());
+  const int64_t per_day = UnitsPerDay(t.time_unit());
+  const DivMod split = FloorDivMod(c.b, v, per_day);
+  return {v, per_day, t.logical == LogicalKind::kTime ? K(v, 0) : split.q, split.r};
+}
+
+// A civil date from days since 1970-01-01 (i64).
+struct Civil {
+  llvm::Value* era;    // i64: 400-year cycles since 0000-03-01
+  llvm::Value* doe;    // i32: day of the era [0, 146096]
+  llvm::Value* yoe;    // i32: year of the era [0, 399] (years starting March 1st)
+  llvm::Value* doy;    // i32: day of that March-based year [0, 365]
+  llvm::Value* month;  // i32: 1..12
+  llvm::Value* day;    // i32: 1..31
+};
+
+Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days) {
+  Civil c{};
+  const DivMod era = FloorDivMod(b, b.CreateAdd(days, K(days, 719'468)), 146'097);
+  c.era = era.q;
+  c.doe = b.CreateTrunc(era.r, days->getType()->getWithNewType(b.getInt32Ty()));
+  llvm::Value* doe = c.doe;
+  llvm::Value* yoe = b.CreateUDiv(b.CreateSub(b.CreateAdd(b.CreateSub(doe, b.CreateUDiv(doe, K(doe, 1460))),
+                                                          b.CreateUDiv(doe, K(doe, 36'524))),
+                                              b.CreateUDiv(doe, K(doe, 146'096))),
+                                  K(doe, 365));
+  c.yoe = yoe;
+  c.doy = b.CreateSub(doe, b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), b.CreateUDiv(yoe, K(yoe, 4))),
+                                       b.CreateUDiv(yoe, K(yoe, 100))));
+  llvm::Value* mp = b.CreateUDiv(b.CreateAdd(b.CreateMul(c.doy, K(yoe, 5)), K(yoe, 2)), K(yoe, 153));
+  c.day = b.CreateAdd(b.CreateSub(c.doy, b.CreateUDiv(b.CreateAdd(b.CreateMul(mp, K(yoe, 153)), K(yoe, 2)), K(yoe, 5))),
+                      K(yoe, 1));
+  c.month = b.CreateSelect(b.CreateICmpULT(mp, K(mp, 10)), b.CreateAdd(mp, K(mp, 3)), b.CreateSub(mp, K(mp, 9)));
+  return c;
+}
+
+// The civil year (i64): January and February belong to the next March-based year.
+llvm::Value* YearOf(llvm::IRBuilder<>& b, const Civil& c) {
+  llvm::Value* y = b.CreateAdd(b.CreateMul(c.era, K(c.era, 400)), b.CreateZExt(c.yoe, b.getInt64Ty()));
+  return b.CreateAdd(y, b.CreateZExt(b.CreateICmpULE(c.month, K(c.month, 2)), b.getInt64Ty()));
+}
+
+// Days since 1970 of the first day of month `month` (1..12, i32) in the March-based year `yoe`
+// of `era`, for months March..December of that year and January/February of the next one.
+llvm::Value* DaysOfMonthStart(llvm::IRBuilder<>& b, llvm::Value* era, llvm::Value* yoe, llvm::Value* month) {
+  llvm::Value* mp = b.CreateSelect(b.CreateICmpUGT(month, K(month, 2)), b.CreateSub(month, K(month, 3)),
+                                   b.CreateAdd(month, K(month, 9)));
+  llvm::Value* doy = b.CreateUDiv(b.CreateAdd(b.CreateMul(mp, K(mp, 153)), K(mp, 2)), K(mp, 5));
+  llvm::Value* doe = b.CreateAdd(b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), b.CreateUDiv(yoe, K(yoe, 4))),
+                                             b.CreateUDiv(yoe, K(yoe, 100))),
+                                 doy);
+  llvm::Value* days = b.CreateAdd(b.CreateMul(era, K(era, 146'097)), b.CreateZExt(doe, b.getInt64Ty()));
+  return b.CreateSub(days, K(days, 719'468));
+}
+
+llvm::Value* Leap(llvm::IRBuilder<>& b, llvm::Value* year_of_era_civil) {
+  llvm::Value* y = year_of_era_civil;  // i32, the civil year modulo 400, in [0, 400]
+  llvm::Value* by4 = b.CreateICmpEQ(b.CreateURem(y, K(y, 4)), K(y, 0));
+  llvm::Value* by100 = b.CreateICmpEQ(b.CreateURem(y, K(y, 100)), K(y, 0));
+  llvm::Value* by400 = b.CreateICmpEQ(b.CreateURem(y, K(y, 400)), K(y, 0));
+  return b.CreateOr(b.CreateAnd(by4, b.CreateNot(by100)), by400);
+}
+
+template <TemporalField kField>
+Val Field(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const Source s = SourceOf(c, a[0]);
+  llvm::Type* i64 = b.getInt64Ty();
+  const int64_t per_second = s.per_day / 86'400;
+  if constexpr (kField == TemporalField::kEpoch) {
+    if (per_second == 0) return {b.CreateMul(s.v, K(s.v, 86'400))};  // date32: days
+    return {b.CreateAdd(b.CreateMul(s.days, K(s.v, 86'400)), FloorDivMod(b, s.within, per_second).q)};
+  }
+  if constexpr (kField == TemporalField::kHour || kField == TemporalField::kMinute || kField == TemporalField::kSecond) {
+    // Seconds of the day fit i32: the rest in i32 lanes.
+    llvm::Value* sec = per_second == 0 ? K(s.v, 0) : FloorDivMod(b, s.within, per_second).q;
+    sec = b.CreateTrunc(sec, b.getInt32Ty());
+    llvm::Value* r = kField == TemporalField::kHour     ? b.CreateUDiv(sec, K(sec, 3600))
+                     : kField == TemporalField::kMinute ? b.CreateURem(b.CreateUDiv(sec, K(sec, 60)), K(sec, 60))
+                                                        : b.CreateURem(sec, K(sec, 60));
+    return {b.CreateZExt(r, i64)};
+  }
+  llvm::Value* days = s.days;
+  const Civil civil = CivilOf(b, days);
+  switch (kField) {
+    case TemporalField::kYear: return {YearOf(b, civil)};
+    case TemporalField::kMonth: return {b.CreateZExt(civil.month, i64)};
+    case TemporalField::kDay: return {b.CreateZExt(civil.day, i64)};
+    case TemporalField::kQuarter:
+      return {b.CreateZExt(b.CreateAdd(b.CreateUDiv(b.CreateSub(civil.month, K(civil.month, 1)), K(civil.month, 3)),
+                                       K(civil.month, 1)),
+                           i64)};
+    case TemporalField::kDayOfWeek:  // days = era * 146097 + doe - 719468; 146097 = 7 * 20871; 719468 % 7 = 1
+      return {b.CreateZExt(b.CreateURem(b.CreateAdd(civil.doe, K(civil.doe, 3)), K(civil.doe, 7)), i64)};
+    case TemporalField::kDayOfYear: {
+      // March-based day of year to January-based: January and February close the March-based
+      // year; March 1st is day 60, or 61 in a leap year (the civil year is yoe within the era).
+      llvm::Value* doy = civil.doy;
+      llvm::Value* leap = b.CreateZExt(Leap(b, civil.yoe), doy->getType());
+      llvm::Value* early = b.CreateSub(doy, K(doy, 305));                      // January, February
+      llvm::Value* late = b.CreateAdd(b.CreateAdd(doy, K(doy, 60)), leap);      // March..December
+      return {b.CreateZExt(b.CreateSelect(b.CreateICmpUGE(doy, K(doy, 306)), early, late), i64)};
+    }
+    default: return {days};
+  }
+}
+
+// The first day of the unit's period holding `days` (i64), for units up to a day.
+llvm::Value* TruncDays(llvm::IRBuilder<>& b, llvm::Value* days, TemporalUnit unit) {
+  if (unit == TemporalUnit::kDay) return days;
+  if (unit == TemporalUnit::kWeek) return b.CreateSub(days, FloorDivMod(b, b.CreateAdd(days, K(days, 3)), 7).r);  // Mondays
+  const Civil c = CivilOf(b, days);
+  llvm::Value* month = c.month;
+  if (unit == TemporalUnit::kYear) month = K(month, 1);
+  if (unit == TemporalUnit::kQuarter) {
+    month = b.CreateAdd(b.CreateMul(b.CreateUDiv(b.CreateSub(month, K(month, 1)), K(month, 3)), K(month, 3)), K(month, 1));
+  }
+  // January and February of the civil year lie in the previous March-based year.
+  llvm::Value* date_early = b.CreateICmpULE(c.month, K(c.month, 2));  // the date is in Jan/Feb
+  llvm::Value* first_early = b.CreateICmpULE(month, K(month, 2));     // the first day is in Jan/Feb
+  // March-based year of the first day: the date's, minus one when the date is March..December
+  // and the first day January/February (a year or first-quarter start).
+  llvm::Value* back = b.CreateAnd(first_early, b.CreateNot(date_early));
+  llvm::Value* yoe = b.CreateSub(c.yoe, b.CreateZExt(back, c.yoe->getType()));
+  // yoe may become -1 (first year of an era): borrow one era.
+  llvm::Value* under = b.CreateICmpSLT(yoe, K(yoe, 0));
+  llvm::Value* era = b.CreateSub(c.era, b.CreateZExt(under, c.era->getType()));
+  yoe = b.CreateSelect(under, K(yoe, 399), yoe);
+  return DaysOfMonthStart(b, era, yoe, month);
+}
+
+template <TemporalUnit kUnit>
+Val Trunc(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const Source s = SourceOf(c, a[0]);
+  llvm::Value* out = s.v;
+  llvm::Value* below = b.getFalse();  // the result is below the storage's range
+  if (kUnit <= TemporalUnit::kDay) {
+    llvm::Value* td = TruncDays(b, s.days, kUnit);
+    out = b.CreateMul(td, K(td, s.per_day));  // wraps only where `below` holds
+    // td * per_day >= lo exactly when td >= ceil(lo / per_day), which C++'s division of a
+    // negative lo gives.
+    const int64_t lo = c.call.args()[0]->type().id == TypeId::kI32 ? INT32_MIN : INT64_MIN;
+    below = b.CreateICmpSLT(td, K(td, lo / s.per_day));
+  } else if (const int64_t len = ir::UnitLength(kUnit, s.per_day); len > 1) {
+    out = b.CreateSub(s.v, FloorDivMod(b, s.within, len).r);  // len divides a day
+    below = b.CreateICmpSGT(out, s.v);  // wrapped past INT64_MIN
+  }
+  llvm::Type* ty = a[0].v->getType();
+  c.Evidence(b.CreateZExt(below, ty));
+  return {ty == out->getType() ? out : b.CreateTrunc(out, ty)};
+}
+
+const Lowering kLowerings[] = {
+    {"year", Field<TemporalField::kYear>},
+    {"quarter", Field<TemporalField::kQuarter>},
+    {"month", Field<TemporalField::kMonth>},
+    {"day", Field<TemporalField::kDay>},
+    {"day_of_week", Field<TemporalField::kDayOfWeek>},
+    {"day_of_year", Field<TemporalField::kDayOfYear>},
+    {"hour", Field<TemporalField::kHour>},
+    {"minute", Field<TemporalField::kMinute>},
+    {"second", Field<TemporalField::kSecond>},
+    {"epoch", Field<TemporalField::kEpoch>},
+    {"date_trunc_year", Trunc<TemporalUnit::kYear>},
+    {"date_trunc_quarter", Trunc<TemporalUnit::kQuarter>},
+    {"date_trunc_month", Trunc<TemporalUnit::kMonth>},
+    {"date_trunc_week", Trunc<TemporalUnit::kWeek>},
+    {"date_trunc_day", Trunc<TemporalUnit::kDay>},
+    {"date_trunc_hour", Trunc<TemporalUnit::kHour>},
+    {"date_trunc_minute", Trunc<TemporalUnit::kMinute>},
+    {"date_trunc_second", Trunc<TemporalUnit::kSecond>},
+    {"date_trunc_millisecond", Trunc<TemporalUnit::kMillisecond>},
+    {"date_trunc_microsecond", Trunc<TemporalUnit::kMicrosecond>},
+};
+
+}  // namespace
+
+std::span<const Lowering> TemporalLowerings() { return kLowerings; }
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,174 @@
+// Temporal functions through the JIT against the reference (std::chrono, a different algorithm
+// from the kernels' civil arithmetic): every field and truncation over every date, timestamp and
+// time type, values across ±10,000 years and the storage's limits, nulls, slices, constants,
+// every policy and tier, truncation overflow errors by row; fused folds; the binder's rules
+// (jit).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ir/aggregate.h"
+#include "ir/binder.h"
+#include "ir/function.h"
+#include "ir/reference.h"
+#include "jit/engine.h"
+#include "runtime/builder.h"
+#include "runtime/random.h"
+#include "support/assert_ok.h"
+
+namespace rowjit::jit {
+namespace {
+
+constexpr const char* kTypes[] = {"date32",        "date64",        "timestamp(s)", "timestamp(ms)",
+                                  "timestamp(us)", "timestamp(ns)", "timestamp(us, UTC)", "time32(s)",
+                                  "time32(ms)",    "time64(us)",    "time64(ns)"};
+
+// Random values of `type`, one in eight at the storage's limits or around the epoch.
+ArrayPtr TemporalColumn(DataType type, int64_t length, double valid, std::mt19937_64& rng) {
+  const int64_t offset = std::vector<int64_t>{0, 5, 64}[rng() % 3];
+  const bool narrow = type.id == TypeId::kI32;
+  const int64_t edges[] = {narrow ? INT32_MIN : INT64_MIN, narrow ? INT32_MAX : INT64_MAX, -1, 0, 1,
+                           narrow ? INT32_MIN + 1 : INT64_MIN + 1};
+  std::vector<Scalar> rows;
+  for (int64_t i = 0; i < offset + length; ++i) {
+    if (std::uniform_real_distribution<double>(0, 1)(rng) >= valid) {
+      rows.push_back(Scalar::Null(type.id));
+    } else if (rng() % 8 == 0 && type.logical != LogicalKind::kTime) {
+      const int64_t v = edges[rng() % std::size(edges)];
+      rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(v)).As(type));
+    } else {
+      rows.push_back(RandomLogicalValue(type, rng));
+    }
+  }
+  auto full = MakeArray(type.WithNullable(true), rows);
+  EXPECT_TRUE(full.ok()) << full.error().ToString();
+  return *(*full)->Slice(offset, length);
+}
+
+std::vector<std::string> TemporalCalls() {
+  std::vector<std::string> out;
+  for (const ir::Function* f : ir::AllFunctions()) {
+    if (f->family == ir::Family::kTemporal) out.push_back(std::string(f->name) + "(t)");
+  }
+  return out;
+}
+
+TEST(Temporal, KernelsEqualTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
+  const std::vector<std::string> calls = TemporalCalls();
+  ASSERT_EQ(calls.size(), 20u);
+  int compared = 0, errors = 0;
+  for (uint64_t seed = 0; seed < 2 * std::size(kTypes); ++seed) {
+    std::mt19937_64 rng(seed);
+    const DataType type = *ParseDataType(kTypes[seed % std::size(kTypes)]);
+    const int64_t length = std::vector<int64_t>{1000, 1, 63, 64, 65, 0, 200}[seed % 7];
+    const double valid = std::vector<double>{0.9, 1.0, 0.5}[seed % 3];
+    ArrayPtr t = TemporalColumn(type, length, valid, rng);
+    if (seed % 6 == 5) t = *ConstantArray::Make(RandomLogicalValue(type, rng), length, true);
+    const Schema schema{{{"t", t->type().WithNullable(true)}}};
+    const std::vector<ArrayPtr> cols = {t};
+    for (const std::string& text : calls) {
+      auto e = ir::ParseAndBind(text, schema);
+      if (!e.ok()) {  // a field this type does not have (year of a time, hour truncation of a date)
+        EXPECT_EQ(e.error().code(), ErrorCode::kTypeError) << text << " " << type.ToString();
+        continue;
+      }
+      SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, type.ToString(), length, text));
+      auto want = ir::EvaluateReference(**e, cols, length);
+      const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
+      const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
+      auto got = engine->Evaluate(*e, cols, length, {.policy = policy, .tier = tier});
+      ASSERT_EQ(got.ok(), want.ok()) << "policy " << ir::PolicyName(policy) << ": "
+                                     << (got.ok() ? want.error().ToString() : got.error().ToString());
+      ++compared;
+      if (!want.ok()) {
+        EXPECT_EQ(got.error().ToString(), want.error().ToString());
+        ++errors;
+        continue;
+      }
+      ASSERT_EQ((*got)->type().ToString(), (*want)->type().ToString());
+      const int64_t diff = FirstDifference(**got, **want);
+      ASSERT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
+                          << (*got)->GetScalar(diff).ToString() << ", want " << (*want)->GetScalar(diff).ToString()
+                          << " (t = " << t->GetScalar(diff).ToString() << ")";
+    }
+  }
+  EXPECT_GT(compared, 250);
+  EXPECT_GT(errors, 5);  // truncations below the storage's range, by row
+}
+
+// Every value of a small window around each 400-year boundary and month end, against the
+// reference, dense: the civil arithmetic's corners (leap days, centuries, negative eras).
+TEST(Temporal, EveryDayAroundCalendarCorners) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  std::vector<Scalar> rows;
+  const DataType date = *ParseDataType("date32");
+  for (int64_t center : {-719'468, -146'097 - 719'468, 0, 10'957, 11'016, 47'482, -25'567, 2'932'896}) {
+    for (int64_t d = center - 400; d <= center + 400; ++d) rows.push_back(Scalar::Of<int32_t>(static_cast<int32_t>(d)).As(date));
+  }
+  const std::vector<ArrayPtr> cols = {*MakeArray(date, rows)};
+  const int64_t n = static_cast<int64_t>(rows.size());
+  const Schema schema{{{"t", date}}};
+  for (const std::string& text : TemporalCalls()) {
+    auto e = ir::ParseAndBind(text, schema);
+    if (!e.ok()) continue;
+    ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(**e, cols, n));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(*e, cols, n));
+    EXPECT_EQ(FirstDifference(*got, *want), -1) << text;
+  }
+}
+
+TEST(Temporal, FoldsOverFields) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  std::mt19937_64 rng(5);
+  const DataType type = *ParseDataType("timestamp(us)");
+  const ArrayPtr t = TemporalColumn(type, 5000, 0.7, rng);
+  const Schema schema{{{"t", type.WithNullable(true)}}};
+  const std::vector<ArrayPtr> cols = {t};
+  for (const char* text : {"sum(year(t))", "min_max(month(t))", "count(date_trunc_day(t))", "max(date_trunc('month', t))",
+                           "sum(if(day_of_week(t) = 0, 1, 0))"}) {
+    auto agg = ir::ParseAndBindAggregate(text, schema);
+    ASSERT_TRUE(agg.ok()) << text << ": " << agg.error().ToString();
+    auto want = ir::EvaluateAggregateReference(*agg, cols, 5000);
+    auto got = engine->Aggregate(*agg, cols, 5000);
+    ASSERT_EQ(got.ok(), want.ok()) << text;
+    if (want.ok()) {
+      EXPECT_EQ(got->ToString(agg->kind), want->ToString(agg->kind)) << text;
+    } else {
+      EXPECT_EQ(got.error().ToString(), want.error().ToString()) << text;
+    }
+  }
+}
+
+TEST(Temporal, BinderRules) {
+  const Schema schema = *ParseSchema("t:timestamp(us, Europe/Paris), u:timestamp(ns, +00:00), d:date32, h:time64(us), k:i64");
+  struct Case {
+    const char* text;
+    ErrorCode code;
+    const char* fragment;
+  };
+  const Case refused[] = {
+      {"year(t)", ErrorCode::kUnsupported, "time zones other than UTC"},
+      {"year(h)", ErrorCode::kTypeError, "a date or timestamp"},
+      {"year(k)", ErrorCode::kTypeError, "year(i64)"},
+      {"date_trunc('hour', d)", ErrorCode::kTypeError, "a timestamp"},
+      {"date_part('fortnight', d)", ErrorCode::kInvalidInput, "unknown part"},
+      {"date_part(d, d)", ErrorCode::kInvalidInput, "string literal"},
+      {"date_trunc('month')", ErrorCode::kInvalidInput, "string literal"},
+  };
+  for (const Case& c : refused) {
+    auto r = ir::ParseAndBind(c.text, schema);
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.error().code(), c.code) << c.text << ": " << r.error().ToString();
+    EXPECT_NE(r.error().message().find(c.fragment), std::string::npos) << c.text << ": " << r.error().ToString();
+  }
+  EXPECT_EQ((*ir::ParseAndBind("date_part('DOW', u)", schema))->ToString(), "day_of_week(u)");
+  EXPECT_EQ((*ir::ParseAndBind("date_trunc('week', d)", schema))->type().ToString(), "date32");
+  EXPECT_EQ((*ir::ParseAndBind("date_trunc('second', u)", schema))->type().ToString(), "timestamp(ns, +00:00)");
+  EXPECT_EQ((*ir::ParseAndBind("hour(h) + minute(h)", schema))->type().ToString(), "i64");
+}
+
+}  // namespace
+}  // namespace rowjit::jit
