@@ -14,6 +14,24 @@ using ir::TemporalUnit;
 
 llvm::Value* K(llvm::Value* like, int64_t v) { return llvm::ConstantInt::get(like->getType(), v, true); }
 
+// x / d for i32 lanes holding 0 <= x <= max: (x * m) >> s with m < 2^32 / (max + 1), exact for
+// every such x when (m * d - 2^s) * max < 2^s, is one 32-bit multiply and a shift where the
+// vectorizer's unsigned division by a constant is two widening multiplies and shuffles. The
+// calendar's operands are small (a day of a 400-year era is below 146,097), so one always exists.
+llvm::Value* UDiv(llvm::IRBuilder<>& b, llvm::Value* x, uint64_t d, uint64_t max) {
+  for (int s = 0; s < 32; ++s) {
+    const uint64_t m = ((uint64_t{1} << s) + d - 1) / d;
+    if (m * (max + 1) > (uint64_t{1} << 32)) break;
+    if ((m * d - (uint64_t{1} << s)) * max < (uint64_t{1} << s)) {
+      return b.CreateLShr(b.CreateMul(x, K(x, static_cast<int64_t>(m))), K(x, s));
+    }
+  }
+  return b.CreateUDiv(x, K(x, static_cast<int64_t>(d)));
+}
+llvm::Value* URem(llvm::IRBuilder<>& b, llvm::Value* x, uint64_t d, uint64_t max) {
+  return b.CreateSub(x, b.CreateMul(UDiv(b, x, d, max), K(x, static_cast<int64_t>(d))));
+}
+
 // Floor division of an i64 by a positive constant, with its remainder, for quotients below 2^50
 // in magnitude (every call below: days since 1970 of any timestamp are below 2^47). x86 before
 // AVX-512 has no 64-bit vector multiply-high, so an i64 division by a constant keeps a loop
@@ -29,8 +47,19 @@ llvm::Value* F64(llvm::IRBuilder<>& b, llvm::Value* like, double v) {
   return llvm::ConstantFP::get(like->getType()->getWithNewType(b.getDoubleTy()), v);
 }
 
-DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
-  if (d == 1) return {x, K(x, 0)};
+// x * d for a constant d = 2^k * odd with odd < 2^31, where x is i32 (sign-extended) or i64:
+// from i32, one signed 32 x 32 -> 64 multiply (vpmuldq) and a shift.
+llvm::Value* MulI64(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  llvm::Type* i64 = x->getType()->getWithNewType(b.getInt64Ty());
+  if (x->getType() == i64) return b.CreateMul(x, K(x, d));
+  const int shift = __builtin_ctzll(static_cast<uint64_t>(d));
+  llvm::Value* wide = b.CreateSExt(x, i64);
+  llvm::Value* p = b.CreateMul(wide, K(wide, d >> shift));
+  return shift == 0 ? p : b.CreateShl(p, K(p, shift));
+}
+
+// The quotient's estimate from doubles, truncated to an integer (i64 lanes).
+llvm::Value* QuotientEstimate(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   llvm::Type* f64 = x->getType()->getWithNewType(b.getDoubleTy());
   llvm::Type* i32 = x->getType()->getWithNewType(b.getInt32Ty());
   llvm::Value* hi = b.CreateSIToFP(b.CreateTrunc(b.CreateAShr(x, K(x, 32)), i32), f64);
@@ -38,7 +67,33 @@ DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
                                  F64(b, x, 0x1p52));
   llvm::Value* xf = b.CreateFAdd(b.CreateFMul(hi, F64(b, x, 0x1p32)), lo);
   llvm::Value* qf = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(xf, F64(b, x, 1.0 / static_cast<double>(d))));
-  llvm::Value* q = b.CreateSub(b.CreateBitCast(b.CreateFAdd(qf, F64(b, x, 0x1.8p52)), x->getType()), K(x, 0x4338000000000000));
+  return b.CreateSub(b.CreateBitCast(b.CreateFAdd(qf, F64(b, x, 0x1.8p52)), x->getType()), K(x, 0x4338000000000000));
+}
+
+// As FloorDivMod, for an i64 x whose quotient fits i32 (microsecond and nanosecond timestamps
+// by a day: below 1.1e8): the quotient in i32 lanes, the remainder's product one vpmuldq.
+DivMod FloorDivModToI32(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  llvm::Value* q = b.CreateTrunc(QuotientEstimate(b, x, d), x->getType()->getWithNewType(b.getInt32Ty()));
+  llvm::Value* r = b.CreateSub(x, MulI64(b, q, d));
+  llvm::Value* low = b.CreateICmpSLT(r, K(x, 0));
+  llvm::Value* high = b.CreateICmpSGE(r, K(x, d));
+  q = b.CreateAdd(q, b.CreateSelect(low, K(q, -1), b.CreateSelect(high, K(q, 1), K(q, 0))));
+  r = b.CreateAdd(r, b.CreateSelect(low, K(x, d), b.CreateSelect(high, K(x, -d), K(x, 0))));
+  return {q, r};
+}
+
+// Floor division of an i32 by a positive constant (the vectorizer's multiply-high form).
+DivMod FloorDivModI32(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  llvm::Value* q = b.CreateSDiv(x, K(x, d));
+  llvm::Value* r = b.CreateSRem(x, K(x, d));
+  llvm::Value* neg = b.CreateICmpSLT(r, K(x, 0));
+  return {b.CreateSub(q, b.CreateZExt(neg, x->getType())), b.CreateAdd(r, b.CreateSelect(neg, K(x, d), K(x, 0)))};
+}
+
+DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  if (d == 1) return {x, K(x, 0)};
+  if (x->getType()->getScalarSizeInBits() == 32) return FloorDivModI32(b, x, d);
+  llvm::Value* q = QuotientEstimate(b, x, d);
   llvm::Value* r = b.CreateSub(x, b.CreateMul(q, K(x, d)));
   llvm::Value* low = b.CreateICmpSLT(r, K(x, 0));
   llvm::Value* high = b.CreateICmpSGE(r, K(x, d));
@@ -60,13 +115,16 @@ Source SourceOf(LowerContext& c, const Val& a) {
   llvm::Value* v = a.v;
   if (t.id == TypeId::kI32) v = c.b.CreateSExt(v, c.b.getInt64Ty());
   const int64_t per_day = UnitsPerDay(t.time_unit());
-  const DivMod split = FloorDivMod(c.b, v, per_day);
-  return {v, per_day, t.logical == LogicalKind::kTime ? K(v, 0) : split.q, split.r};
+  // Microseconds and nanoseconds: every day number fits i32 (below 1.1e8), so the calendar runs
+  // in i32 lanes, twice as many a vector, with no 64-bit multiply.
+  const bool narrow = per_day >= 86'400'000'000;
+  const DivMod split = narrow ? FloorDivModToI32(c.b, v, per_day) : FloorDivMod(c.b, v, per_day);
+  return {v, per_day, t.logical == LogicalKind::kTime ? K(split.q, 0) : split.q, split.r};
 }
 
-// A civil date from days since 1970-01-01 (i64).
+// A civil date from days since 1970-01-01 (i64, or i32 below 1.1e8 in magnitude).
 struct Civil {
-  llvm::Value* era;    // i64: 400-year cycles since 0000-03-01
+  llvm::Value* era;    // the days' type: 400-year cycles since 0000-03-01
   llvm::Value* doe;    // i32: day of the era [0, 146096]
   llvm::Value* yoe;    // i32: year of the era [0, 399] (years starting March 1st)
   llvm::Value* doy;    // i32: day of that March-based year [0, 365]
@@ -78,17 +136,16 @@ Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days) {
   Civil c{};
   const DivMod era = FloorDivMod(b, b.CreateAdd(days, K(days, 719'468)), 146'097);
   c.era = era.q;
-  c.doe = b.CreateTrunc(era.r, days->getType()->getWithNewType(b.getInt32Ty()));
+  c.doe = b.CreateTruncOrBitCast(era.r, days->getType()->getWithNewType(b.getInt32Ty()));
   llvm::Value* doe = c.doe;
-  llvm::Value* yoe = b.CreateUDiv(b.CreateSub(b.CreateAdd(b.CreateSub(doe, b.CreateUDiv(doe, K(doe, 1460))),
-                                                          b.CreateUDiv(doe, K(doe, 36'524))),
-                                              b.CreateUDiv(doe, K(doe, 146'096))),
-                                  K(doe, 365));
+  llvm::Value* yoe = UDiv(b, b.CreateSub(b.CreateAdd(b.CreateSub(doe, UDiv(b, doe, 1460, 146'096)), UDiv(b, doe, 36'524, 146'096)),
+                                           UDiv(b, doe, 146'096, 146'096)),
+                             365, 146'096);
   c.yoe = yoe;
-  c.doy = b.CreateSub(doe, b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), b.CreateUDiv(yoe, K(yoe, 4))),
-                                       b.CreateUDiv(yoe, K(yoe, 100))));
-  llvm::Value* mp = b.CreateUDiv(b.CreateAdd(b.CreateMul(c.doy, K(yoe, 5)), K(yoe, 2)), K(yoe, 153));
-  c.day = b.CreateAdd(b.CreateSub(c.doy, b.CreateUDiv(b.CreateAdd(b.CreateMul(mp, K(yoe, 153)), K(yoe, 2)), K(yoe, 5))),
+  c.doy = b.CreateSub(doe, b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), UDiv(b, yoe, 4, 399)),
+                                       UDiv(b, yoe, 100, 399)));
+  llvm::Value* mp = UDiv(b, b.CreateAdd(b.CreateMul(c.doy, K(yoe, 5)), K(yoe, 2)), 153, 1827);
+  c.day = b.CreateAdd(b.CreateSub(c.doy, UDiv(b, b.CreateAdd(b.CreateMul(mp, K(yoe, 153)), K(yoe, 2)), 5, 1685)),
                       K(yoe, 1));
   c.month = b.CreateSelect(b.CreateICmpULT(mp, K(mp, 10)), b.CreateAdd(mp, K(mp, 3)), b.CreateSub(mp, K(mp, 9)));
   return c;
@@ -96,8 +153,10 @@ Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days) {
 
 // The civil year (i64): January and February belong to the next March-based year.
 llvm::Value* YearOf(llvm::IRBuilder<>& b, const Civil& c) {
-  llvm::Value* y = b.CreateAdd(b.CreateMul(c.era, K(c.era, 400)), b.CreateZExt(c.yoe, b.getInt64Ty()));
-  return b.CreateAdd(y, b.CreateZExt(b.CreateICmpULE(c.month, K(c.month, 2)), b.getInt64Ty()));
+  llvm::Type* t = c.era->getType();
+  llvm::Value* y = b.CreateAdd(b.CreateMul(c.era, K(c.era, 400)), b.CreateZExtOrBitCast(c.yoe, t));
+  y = b.CreateAdd(y, b.CreateZExt(b.CreateICmpULE(c.month, K(c.month, 2)), t));
+  return b.CreateSExtOrBitCast(y, b.getInt64Ty());
 }
 
 // Days since 1970 of the first day of month `month` (1..12, i32) in the March-based year `yoe`
@@ -105,19 +164,19 @@ llvm::Value* YearOf(llvm::IRBuilder<>& b, const Civil& c) {
 llvm::Value* DaysOfMonthStart(llvm::IRBuilder<>& b, llvm::Value* era, llvm::Value* yoe, llvm::Value* month) {
   llvm::Value* mp = b.CreateSelect(b.CreateICmpUGT(month, K(month, 2)), b.CreateSub(month, K(month, 3)),
                                    b.CreateAdd(month, K(month, 9)));
-  llvm::Value* doy = b.CreateUDiv(b.CreateAdd(b.CreateMul(mp, K(mp, 153)), K(mp, 2)), K(mp, 5));
-  llvm::Value* doe = b.CreateAdd(b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), b.CreateUDiv(yoe, K(yoe, 4))),
-                                             b.CreateUDiv(yoe, K(yoe, 100))),
+  llvm::Value* doy = UDiv(b, b.CreateAdd(b.CreateMul(mp, K(mp, 153)), K(mp, 2)), 5, 1685);
+  llvm::Value* doe = b.CreateAdd(b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), UDiv(b, yoe, 4, 399)),
+                                             UDiv(b, yoe, 100, 399)),
                                  doy);
-  llvm::Value* days = b.CreateAdd(b.CreateMul(era, K(era, 146'097)), b.CreateZExt(doe, b.getInt64Ty()));
+  llvm::Value* days = b.CreateAdd(b.CreateMul(era, K(era, 146'097)), b.CreateZExtOrBitCast(doe, era->getType()));
   return b.CreateSub(days, K(days, 719'468));
 }
 
 llvm::Value* Leap(llvm::IRBuilder<>& b, llvm::Value* year_of_era_civil) {
-  llvm::Value* y = year_of_era_civil;  // i32, the civil year modulo 400, in [0, 400]
-  llvm::Value* by4 = b.CreateICmpEQ(b.CreateURem(y, K(y, 4)), K(y, 0));
-  llvm::Value* by100 = b.CreateICmpEQ(b.CreateURem(y, K(y, 100)), K(y, 0));
-  llvm::Value* by400 = b.CreateICmpEQ(b.CreateURem(y, K(y, 400)), K(y, 0));
+  llvm::Value* y = year_of_era_civil;  // i32, the civil year modulo 400, in [0, 399]
+  llvm::Value* by4 = b.CreateICmpEQ(URem(b, y, 4, 399), K(y, 0));
+  llvm::Value* by100 = b.CreateICmpEQ(URem(b, y, 100, 399), K(y, 0));
+  llvm::Value* by400 = b.CreateICmpEQ(y, K(y, 0));
   return b.CreateOr(b.CreateAnd(by4, b.CreateNot(by100)), by400);
 }
 
@@ -129,15 +188,16 @@ Val Field(LowerContext& c, std::span<const Val> a) {
   const int64_t per_second = s.per_day / 86'400;
   if constexpr (kField == TemporalField::kEpoch) {
     if (per_second == 0) return {b.CreateMul(s.v, K(s.v, 86'400))};  // date32: days
-    return {b.CreateAdd(b.CreateMul(s.days, K(s.v, 86'400)), FloorDivMod(b, s.within, per_second).q)};
+    return {b.CreateAdd(MulI64(b, s.days, 86'400), b.CreateSExt(FloorDivModToI32(b, s.within, per_second).q, i64))};
   }
   if constexpr (kField == TemporalField::kHour || kField == TemporalField::kMinute || kField == TemporalField::kSecond) {
     // Seconds of the day fit i32: the rest in i32 lanes.
-    llvm::Value* sec = per_second == 0 ? K(s.v, 0) : FloorDivMod(b, s.within, per_second).q;
-    sec = b.CreateTrunc(sec, b.getInt32Ty());
-    llvm::Value* r = kField == TemporalField::kHour     ? b.CreateUDiv(sec, K(sec, 3600))
-                     : kField == TemporalField::kMinute ? b.CreateURem(b.CreateUDiv(sec, K(sec, 60)), K(sec, 60))
-                                                        : b.CreateURem(sec, K(sec, 60));
+    llvm::Value* sec = per_second == 0   ? b.getInt32(0)
+                       : per_second == 1 ? b.CreateTrunc(s.within, b.getInt32Ty())
+                                         : FloorDivModToI32(b, s.within, per_second).q;
+    llvm::Value* r = kField == TemporalField::kHour     ? UDiv(b, sec, 3600, 86'399)
+                     : kField == TemporalField::kMinute ? URem(b, UDiv(b, sec, 60, 86'399), 60, 1439)
+                                                        : URem(b, sec, 60, 86'399);
     return {b.CreateZExt(r, i64)};
   }
   llvm::Value* days = s.days;
@@ -147,11 +207,11 @@ Val Field(LowerContext& c, std::span<const Val> a) {
     case TemporalField::kMonth: return {b.CreateZExt(civil.month, i64)};
     case TemporalField::kDay: return {b.CreateZExt(civil.day, i64)};
     case TemporalField::kQuarter:
-      return {b.CreateZExt(b.CreateAdd(b.CreateUDiv(b.CreateSub(civil.month, K(civil.month, 1)), K(civil.month, 3)),
+      return {b.CreateZExt(b.CreateAdd(UDiv(b, b.CreateSub(civil.month, K(civil.month, 1)), 3, 11),
                                        K(civil.month, 1)),
                            i64)};
     case TemporalField::kDayOfWeek:  // days = era * 146097 + doe - 719468; 146097 = 7 * 20871; 719468 % 7 = 1
-      return {b.CreateZExt(b.CreateURem(b.CreateAdd(civil.doe, K(civil.doe, 3)), K(civil.doe, 7)), i64)};
+      return {b.CreateZExt(URem(b, b.CreateAdd(civil.doe, K(civil.doe, 3)), 7, 146'099), i64)};
     case TemporalField::kDayOfYear: {
       // March-based day of year to January-based: January and February close the March-based
       // year; March 1st is day 60, or 61 in a leap year (the civil year is yoe within the era).
@@ -161,7 +221,7 @@ Val Field(LowerContext& c, std::span<const Val> a) {
       llvm::Value* late = b.CreateAdd(b.CreateAdd(doy, K(doy, 60)), leap);      // March..December
       return {b.CreateZExt(b.CreateSelect(b.CreateICmpUGE(doy, K(doy, 306)), early, late), i64)};
     }
-    default: return {days};
+    default: return {b.CreateSExtOrBitCast(days, i64)};
   }
 }
 
@@ -173,7 +233,7 @@ llvm::Value* TruncDays(llvm::IRBuilder<>& b, llvm::Value* days, TemporalUnit uni
   llvm::Value* month = c.month;
   if (unit == TemporalUnit::kYear) month = K(month, 1);
   if (unit == TemporalUnit::kQuarter) {
-    month = b.CreateAdd(b.CreateMul(b.CreateUDiv(b.CreateSub(month, K(month, 1)), K(month, 3)), K(month, 3)), K(month, 1));
+    month = b.CreateAdd(b.CreateMul(UDiv(b, b.CreateSub(month, K(month, 1)), 3, 11), K(month, 3)), K(month, 1));
   }
   // January and February of the civil year lie in the previous March-based year.
   llvm::Value* date_early = b.CreateICmpULE(c.month, K(c.month, 2));  // the date is in Jan/Feb
@@ -197,13 +257,16 @@ Val Trunc(LowerContext& c, std::span<const Val> a) {
   llvm::Value* below = b.getFalse();  // the result is below the storage's range
   if (kUnit <= TemporalUnit::kDay) {
     llvm::Value* td = TruncDays(b, s.days, kUnit);
-    out = b.CreateMul(td, K(td, s.per_day));  // wraps only where `below` holds
+    out = MulI64(b, td, s.per_day);  // wraps only where `below` holds
     // td * per_day >= lo exactly when td >= ceil(lo / per_day), which C++'s division of a
     // negative lo gives.
     const int64_t lo = c.call.args()[0]->type().id == TypeId::kI32 ? INT32_MIN : INT64_MIN;
     below = b.CreateICmpSLT(td, K(td, lo / s.per_day));
   } else if (const int64_t len = ir::UnitLength(kUnit, s.per_day); len > 1) {
-    out = b.CreateSub(s.v, FloorDivMod(b, s.within, len).r);  // len divides a day
+    // len divides a day: the quotient is below per_day / len (i32 lanes unless nanoseconds by
+    // the microsecond, up to 8.64e10).
+    const DivMod m = s.per_day / len < (int64_t{1} << 31) ? FloorDivModToI32(b, s.within, len) : FloorDivMod(b, s.within, len);
+    out = b.CreateSub(s.v, m.r);
     below = b.CreateICmpSGT(out, s.v);  // wrapped past INT64_MIN
   }
   llvm::Type* ty = a[0].v->getType();

@@ -1,0 +1,134 @@
+// Temporal functions (bench). `temporal/<function>/<impl>` over 65,536 and 1M timestamp(us) rows
+// between 1900 and 2100 (all valid): `jit` (Engine::Evaluate of year(t), month(t),
+// day_of_week(t), date_trunc('month', t), date_trunc('hour', t)); `static`, the same civil
+// arithmetic (H. Hinnant's algorithm) as a C++ loop compiled -O3 for the build's target into a
+// preallocated output, with i64 floor divisions as the compiler emits them; and `floor`, the
+// memory floor of any of them: `t + 1` over the same column into a preallocated output (one
+// 8-byte read and one 8-byte write a row). Issue targets: year ≤ 1 ns/row, date_trunc month
+// ≤ 1.5 ns/row, at 1M rows.
+#include <benchmark/benchmark.h>
+
+#include "bench_support.h"
+
+namespace rowjit::bench {
+namespace {
+
+constexpr int64_t kRows = int64_t{1} << 20;  // the most rows a case uses
+constexpr int64_t kPerDay = 86'400'000'000;
+
+// Microseconds between 1900-01-01 and 2100-01-01 (the range hosts' timestamps live in).
+const std::vector<int64_t>& Micros() {
+  static const std::vector<int64_t> v = [] {
+    std::mt19937_64 rng(41);
+    std::vector<int64_t> out(kRows);
+    const int64_t lo = -2'208'988'800'000'000, hi = 4'102'444'800'000'000;
+    for (int64_t& x : out) x = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
+    return out;
+  }();
+  return v;
+}
+
+ArrayPtr Column() {
+  static const ArrayPtr a = [] {
+    BufferPtr b = *Buffer::Allocate(kRows * 8);
+    std::memcpy(b->mutable_data(), Micros().data(), kRows * 8);
+    return ArrayPtr(*PrimitiveArray::Make(*ParseDataType("timestamp(us)"), kRows, b, Validity::AllValid()));
+  }();
+  return a;
+}
+
+int64_t FloorDiv(int64_t x, int64_t d) { return x / d - (x % d < 0); }
+
+struct Ymd {
+  int64_t y;
+  int64_t m, d;
+};
+
+inline Ymd CivilFromDays(int64_t days) {
+  const int64_t z = days + 719'468;
+  const int64_t era = FloorDiv(z, 146'097);
+  const auto doe = static_cast<uint32_t>(z - era * 146'097);
+  const uint32_t yoe = (doe - doe / 1460 + doe / 36'524 - doe / 146'096) / 365;
+  const uint32_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const uint32_t mp = (5 * doy + 2) / 153;
+  const uint32_t d = doy - (153 * mp + 2) / 5 + 1;
+  const uint32_t m = mp < 10 ? mp + 3 : mp - 9;
+  return {era * 400 + yoe + (m <= 2), m, d};
+}
+
+inline int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = FloorDiv(y, 400);
+  const auto yoe = static_cast<uint32_t>(y - era * 400);
+  const uint32_t doy = static_cast<uint32_t>((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1);
+  const uint32_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146'097 + static_cast<int64_t>(doe) - 719'468;
+}
+
+enum class Fn : uint8_t { kYear, kMonth, kDayOfWeek, kTruncMonth, kTruncHour, kFloor };
+
+void RunStatic(benchmark::State& state, Fn fn) {
+  const std::vector<int64_t>& in = Micros();
+  const int64_t rows = state.range(0);
+  std::vector<int64_t> out(rows);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t t = in[i];
+      const int64_t days = FloorDiv(t, kPerDay);
+      switch (fn) {
+        case Fn::kYear: out[i] = CivilFromDays(days).y; break;
+        case Fn::kMonth: out[i] = CivilFromDays(days).m; break;
+        case Fn::kDayOfWeek: out[i] = (days + 4) % 7 + ((days + 4) % 7 < 0 ? 7 : 0); break;
+        case Fn::kTruncMonth: {
+          const Ymd c = CivilFromDays(days);
+          out[i] = DaysFromCivil(c.y, c.m, 1) * kPerDay;
+          break;
+        }
+        case Fn::kTruncHour: out[i] = t - (t - days * kPerDay) % 3'600'000'000; break;
+        case Fn::kFloor: out[i] = t + 1; break;
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, rows, 16 * 8);
+}
+
+void RunJit(benchmark::State& state, const ir::ExprPtr& expr) {
+  const int64_t rows = state.range(0);
+  const std::vector<ArrayPtr> cols = {*Column()->Slice(0, rows)};
+  jit::Engine& engine = SharedEngine();
+  jit::EvalReport report;
+  if (Status warm = engine.Evaluate(expr, cols, rows, {}, &report).status(); !warm.ok()) {
+    state.SkipWithError(warm.error().ToString().c_str());
+    return;
+  }
+  state.SetLabel(std::string(jit::StrategyName(report.strategy)));
+  for (auto _ : state) benchmark::DoNotOptimize(engine.Evaluate(expr, cols, rows));
+  SetCounters(state, rows, 16 * 8);
+}
+
+const bool kRegistered = [] {
+  const std::pair<Fn, const char*> fns[] = {{Fn::kYear, "year(t)"},
+                                            {Fn::kMonth, "month(t)"},
+                                            {Fn::kDayOfWeek, "day_of_week(t)"},
+                                            {Fn::kTruncMonth, "date_trunc('month', t)"},
+                                            {Fn::kTruncHour, "date_trunc('hour', t)"}};
+  const char* names[] = {"year", "month", "day_of_week", "date_trunc_month", "date_trunc_hour"};
+  for (size_t k = 0; k < std::size(fns); ++k) {
+    const auto [fn, text] = fns[k];
+    const LazyExpr expr(text, "t:timestamp(us)");
+    benchmark::RegisterBenchmark(fmt::format("temporal/{}/jit", names[k]).c_str(),
+                                 [expr](benchmark::State& state) { RunJit(state, expr.get()); })
+        ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(fmt::format("temporal/{}/static", names[k]).c_str(),
+                                 [fn](benchmark::State& state) { RunStatic(state, fn); })
+        ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("temporal/floor/static", [](benchmark::State& state) { RunStatic(state, Fn::kFloor); })
+      ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+  return true;
+}();
+
+}  // namespace
+}  // namespace rowjit::bench
