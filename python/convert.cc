@@ -210,7 +210,7 @@ void Append(Columns& cols, const std::string& name, ArrayPtr array) {
   if (array->encoding() == Encoding::kString) field.layout = static_cast<const StringArray&>(*array).layout();
   cols.key += name;
   cols.key += ':';
-  cols.key += IsString(type.id) ? StringTypeName(type.id, field.layout) : std::string(TypeIdName(type.id));
+  cols.key += IsString(type.id) ? StringTypeName(type.id, field.layout) : type.WithNullable(false).ToString();
   cols.schema.fields.push_back(std::move(field));
   cols.key += type.nullable ? "?," : ",";
   cols.arrays.push_back(std::move(array));
@@ -254,6 +254,22 @@ ArrayPtr NumpyStrings(const std::string& name, const py::array& arr, std::option
   return Check(MakeStringArray(DataType(id, nulls || validity.has_value()), StringLayout::kOffsets32, rows));
 }
 
+// numpy's NaT (the i64 minimum) is a null: a column holding one gets a validity without it.
+ArrayPtr TemporalColumn(DataType type, int64_t n, BufferPtr values, Validity validity, bool nullable) {
+  const auto* v = reinterpret_cast<const int64_t*>(values->data());
+  int64_t first_nat = -1;
+  for (int64_t i = 0; i < n && first_nat < 0; ++i) {
+    if (v[i] == INT64_MIN) first_nat = i;
+  }
+  if (first_nat >= 0) {
+    BufferPtr bits = Check(Buffer::Allocate(kernels::NumBytes(n)));
+    for (int64_t i = 0; i < n; ++i) kernels::SetBitTo(bits->mutable_data(), i, v[i] != INT64_MIN && validity.IsValid(i));
+    validity = Check(Validity::FromBitmap(std::move(bits), 0, n));
+    nullable = true;
+  }
+  return Check(PrimitiveArray::Make(type.WithNullable(nullable), n, std::move(values), std::move(validity)));
+}
+
 // `held`: the caller's own reference keeps `given` alive for the whole call (a keyword argument
 // or a batch dict's value), so that only a copy needs holding here.
 ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
@@ -262,7 +278,10 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
   if (const char kind = given.dtype().kind(); kind == 'U' || kind == 'S' || kind == 'O') {
     return NumpyStrings(name, given, std::move(validity));
   }
-  const TypeId id = TypeOfDtype(given.dtype());
+  const char kind = given.dtype().kind();
+  const bool temporal = kind == 'M' || kind == 'm';
+  const DataType logical = temporal ? TypeOfTemporalDtype(given.dtype()) : DataType(TypeOfDtype(given.dtype()));
+  const TypeId id = logical.id;
   const py::array arr = ReadableLayout(given);
   const int64_t n = arr.shape(0);
   const bool nullable = validity.has_value();
@@ -272,6 +291,7 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
   if (!cols.hold_inputs && (!held || arr.ptr() != given.ptr())) cols.keep.push_back(arr);
   Validity v = validity.value_or(Validity::AllValid());
   if (id == TypeId::kBool) return Check(ByteBoolArray::Make(n, std::move(buffer), std::move(v), 0, nullable));
+  if (temporal) return TemporalColumn(logical, n, std::move(buffer), std::move(v), nullable);
   return Check(PrimitiveArray::Make(DataType(id, nullable), n, std::move(buffer), std::move(v)));
 }
 
@@ -313,8 +333,24 @@ TypeId TypeOfDtype(const py::dtype& dt) {
   throw py::type_error("rowjit: unsupported dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>());
 }
 
-py::dtype DtypeOf(TypeId id) {
-  return VisitType(id, []<typename T>(std::type_identity<T>) { return py::dtype::of<T>(); });
+py::dtype DtypeOf(const DataType& type) {
+  const bool timestamp = type.logical == LogicalKind::kTimestamp, duration = type.logical == LogicalKind::kDuration;
+  if (timestamp || duration) {
+    return py::dtype(fmt::format("{}[{}]", timestamp ? "datetime64" : "timedelta64", TimeUnitName(type.time_unit())));
+  }
+  return VisitType(type.id, []<typename T>(std::type_identity<T>) { return py::dtype::of<T>(); });
+}
+
+DataType TypeOfTemporalDtype(const py::dtype& dt) {
+  // "<M8[us]": datetime64 -> timestamp(us) (no zone: numpy's are local), timedelta64 -> duration.
+  const std::string text = py::str(dt.attr("str")).cast<std::string>();
+  const size_t open = text.find('['), close = text.find(']');
+  const std::string unit = open == std::string::npos || close == std::string::npos ? "" : text.substr(open + 1, close - open - 1);
+  for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    if (unit == TimeUnitName(u)) return *DataType::Temporal(dt.kind() == 'M' ? LogicalKind::kTimestamp : LogicalKind::kDuration, u);
+  }
+  throw py::type_error("rowjit: " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>() +
+                       ": datetime64 and timedelta64 are taken in s, ms, us or ns");
 }
 
 void AddColumn(Columns& cols, const std::string& name, py::handle value, py::handle valid) {
@@ -380,7 +416,7 @@ namespace {
 py::array FlatView(const PrimitiveArray& flat, const ArrayPtr& owner, bool writable) {
   py::capsule base(new ArrayPtr(owner), [](void* p) { delete static_cast<ArrayPtr*>(p); });
   const py::ssize_t width = ByteWidth(flat.type().id);
-  py::array view(DtypeOf(flat.type().id), {static_cast<py::ssize_t>(flat.length())}, {width},
+  py::array view(DtypeOf(flat.type()), {static_cast<py::ssize_t>(flat.length())}, {width},
                  flat.raw_values(), base);
   if (!writable) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return view;
@@ -404,15 +440,16 @@ py::array RowByRow(const Array& a) {
     }
     return out;
   }
-  return VisitType(a.type().id, [&]<typename T>(std::type_identity<T>) -> py::array {
-    py::array_t<T> out(a.length());
-    T* o = out.mutable_data();
+  py::array out = VisitType(a.type().id, [&]<typename T>(std::type_identity<T>) -> py::array {
+    py::array_t<T> values(a.length());
+    T* o = values.mutable_data();
     for (int64_t i = 0; i < a.length(); ++i) {
       const Scalar s = a.GetScalar(i);
       o[i] = s.is_null() ? T{} : s.value<T>();
     }
-    return out;
+    return values;
   });
+  return a.type().is_logical() ? py::array(out.attr("view")(DtypeOf(a.type()))) : out;
 }
 
 }  // namespace

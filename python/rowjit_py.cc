@@ -56,7 +56,7 @@ struct ResultMemory {
       if (type.id != TypeId::kBool) m.values = static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(m.caller_out).mutable_data());
     }
     if (!arrow && type.id != TypeId::kBool && !m.values && n * ByteWidth(type.id) < kRowjitMemoryBytes) {
-      py::array a(DtypeOf(type.id), n);
+      py::array a(DtypeOf(type), n);
       m.values = static_cast<uint8_t*>(a.mutable_data());
       m.numpy = std::move(a);
     } else if (!arrow && type.id != TypeId::kBool && !m.values) {
@@ -65,7 +65,7 @@ struct ResultMemory {
       BufferPtr buffer = Check(Buffer::AllocateForOverwrite(n * ByteWidth(type.id), pool));
       m.values = buffer->mutable_data();
       py::capsule base(new BufferPtr(buffer), [](void* p) { delete static_cast<BufferPtr*>(p); });
-      m.numpy = py::array(DtypeOf(type.id), {static_cast<py::ssize_t>(n)}, {static_cast<py::ssize_t>(ByteWidth(type.id))},
+      m.numpy = py::array(DtypeOf(type), {static_cast<py::ssize_t>(n)}, {static_cast<py::ssize_t>(ByteWidth(type.id))},
                           m.values, base);
     } else if (!m.values) {
       const int64_t bytes = type.id == TypeId::kBool ? words * 8 : n * ByteWidth(type.id);
@@ -86,9 +86,9 @@ struct ResultMemory {
     auto a = py::reinterpret_borrow<py::array>(out);
     const bool layout = (a.flags() & py::array::c_style) && (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) &&
                         a.writeable() && a.dtype().byteorder() != '>';
-    if (a.ndim() != 1 || a.shape(0) != n || !a.dtype().is(DtypeOf(type.id)) || !layout) {
+    if (a.ndim() != 1 || a.shape(0) != n || !a.dtype().is(DtypeOf(type)) || !layout) {
       throw py::value_error("rowjit: out= must be a writable, contiguous 1-d " +
-                            py::str(static_cast<py::handle>(DtypeOf(type.id))).cast<std::string>() + " array of " +
+                            py::str(static_cast<py::handle>(DtypeOf(type))).cast<std::string>() + " array of " +
                             std::to_string(n) + " rows");
     }
     return a;
@@ -190,6 +190,10 @@ class PyEngine {
       // Exact wide sums are decimal(38, S): a Python int at scale 0, a decimal.Decimal otherwise.
       if (s.type().logical == LogicalKind::kDecimal && s.type().scale > 0) {
         return py::module_::import("decimal").attr("Decimal")(DecimalText(s.int128(), s.type().scale));
+      }
+      if (s.type().logical == LogicalKind::kTimestamp || s.type().logical == LogicalKind::kDuration) {
+        return py::module_::import("numpy").attr(s.type().logical == LogicalKind::kTimestamp ? "datetime64" : "timedelta64")(
+            s.value<int64_t>(), std::string(TimeUnitName(s.type().time_unit())));
       }
       if (s.type().is_logical() || s.type_id() == TypeId::kI128) {
         return py::module_::import("builtins").attr("int")(Int128Text(s.int128()));

@@ -1,0 +1,57 @@
+"""datetime64/timedelta64 columns, temporal functions and exact wide sums from Python, against
+numpy's own calendar."""
+import numpy as np
+import pytest
+
+import rowjit
+
+
+def _stamps(n, unit, seed):
+    r = np.random.default_rng(seed)
+    lo, hi = np.datetime64("1900-01-01", unit).astype(np.int64), np.datetime64("2100-01-01", unit).astype(np.int64)
+    return r.integers(lo, hi, n).astype(f"datetime64[{unit}]")
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_fields_and_truncations_match_numpy(unit):
+    t = _stamps(5000, unit, 3)
+    years = t.astype("datetime64[Y]").astype(np.int64) + 1970
+    months = t.astype("datetime64[M]").astype(np.int64) % 12 + 1
+    days = (t.astype("datetime64[D]") - t.astype("datetime64[M]")).astype(np.int64) + 1
+    np.testing.assert_array_equal(rowjit.evaluate("year(t)", t=t), years)
+    np.testing.assert_array_equal(rowjit.evaluate("month(t)", t=t), months)
+    np.testing.assert_array_equal(rowjit.evaluate("date_part('day', t)", t=t), days)
+    dow = (t.astype("datetime64[D]").astype(np.int64) + 4) % 7  # 1970-01-01 was a Thursday; Sunday is 0
+    np.testing.assert_array_equal(rowjit.evaluate("day_of_week(t)", t=t), dow)
+    month_start = rowjit.evaluate("date_trunc('month', t)", t=t)
+    assert month_start.dtype == np.dtype(f"datetime64[{unit}]")
+    np.testing.assert_array_equal(month_start, t.astype("datetime64[M]").astype(f"datetime64[{unit}]"))
+    np.testing.assert_array_equal(rowjit.evaluate("date_trunc('hour', t)", t=t), t.astype("datetime64[h]").astype(t.dtype))
+
+
+def test_nat_is_null_and_results_keep_the_type():
+    t = np.array(["2024-02-29T12:34:56", "NaT", "1969-12-31T23:59:59"], dtype="datetime64[s]")
+    y = rowjit.evaluate("year(t)", t=t)
+    assert list(y.mask) == [False, True, False] and y[0] == 2024 and y[2] == 1969
+    assert rowjit.aggregate("count(t)", t=t) == 2
+    assert rowjit.aggregate("max(t)", t=t) == np.datetime64("2024-02-29T12:34:56")
+    later = rowjit.evaluate("if(t > u, t, u)", t=t, u=t[::-1].copy())
+    assert later.dtype == np.dtype("datetime64[s]") and later[0] == t[0]
+
+
+def test_durations_and_refusals():
+    d = np.array([1, -5, 7], dtype="timedelta64[ms]")
+    assert rowjit.aggregate("min(d)", d=d) == np.timedelta64(-5, "ms")
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("t + t", t=_stamps(3, "us", 1))
+    assert e.value.kind == "type error" and "add does not take timestamp(us)" in str(e.value)
+    with pytest.raises(TypeError):
+        rowjit.evaluate("year(t)", t=np.array(["2024-01-01"], dtype="datetime64[D]"))
+
+
+def test_exact_wide_sums_are_python_ints():
+    x = np.full(1000, np.iinfo(np.int64).max, dtype=np.int64)
+    assert rowjit.aggregate("sum(x)", x=x) == 1000 * (2**63 - 1)
+    u = np.full(3, np.iinfo(np.uint64).max, dtype=np.uint64)
+    assert rowjit.aggregate("sum(u)", u=u) == 3 * (2**64 - 1)
+    assert rowjit.aggregate("sum(x)", x=np.array([1, 2], dtype=np.int32)) == 3
