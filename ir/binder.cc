@@ -55,6 +55,36 @@ bool Comparable(const DataType& x, const DataType& y, LogicalArgs rule) {
          x.unit == y.unit && x.tz != 0 && y.tz != 0;
 }
 
+// add and sub over temporal types (LogicalArgs::kTemporalArith): the SQL pairs whose storage
+// arithmetic is the answer, in one unit (a unit conversion is a cast, which does not exist yet):
+//   timestamp ± duration -> timestamp (its zone)   duration + timestamp -> timestamp
+//   timestamp - timestamp -> duration (both with a zone or both without)
+//   duration ± duration -> duration                date32 ± i32 days -> date32, i32 + date32 -> date32
+//   date32 - date32 -> i32 days (PostgreSQL's integer)
+// The storage's checked add or sub computes it: an overflow is an error in its row.
+Result<std::optional<DataType>> TemporalArith(const Function& f, std::span<const DataType> types) {
+  const DataType x = types[0].WithNullable(false), y = types[1].WithNullable(false);
+  const bool add = f.name == "add";
+  auto is = [](const DataType& t, LogicalKind k) { return t.logical == k; };
+  const bool same_unit = x.unit == y.unit;
+  using Out = std::optional<DataType>;
+  if (is(x, LogicalKind::kTimestamp) && is(y, LogicalKind::kDuration) && same_unit) return Out(x);
+  if (add && is(x, LogicalKind::kDuration) && is(y, LogicalKind::kTimestamp) && same_unit) return Out(y);
+  if (is(x, LogicalKind::kDuration) && is(y, LogicalKind::kDuration) && same_unit) return Out(x);
+  if (!add && is(x, LogicalKind::kTimestamp) && is(y, LogicalKind::kTimestamp) && same_unit && (x.tz != 0) == (y.tz != 0)) {
+    return Out(DataType::Temporal(LogicalKind::kDuration, x.time_unit()).value());
+  }
+  const DataType date32 = *DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay);
+  const DataType days(TypeId::kI32);
+  if (x == date32 && y == days) return Out(date32);
+  if (add && x == days && y == date32) return Out(date32);
+  if (!add && x == date32 && y == date32) return Out();  // i32 days
+  return MakeError(ErrorCode::kTypeError,
+                   "{} does not take {} and {} (timestamp ± duration, timestamp - timestamp, duration ± duration "
+                   "in one unit; date32 ± i32 days)",
+                   f.name, x.ToString(), y.ToString());
+}
+
 // The binder's rule for arguments of logical types (ir/function.h LogicalArgs): the logical type
 // the unified arguments share, nullopt when the call has none (or reads only nullness).
 Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const DataType> types) {
@@ -63,6 +93,7 @@ Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const 
     if (t.is_logical() && first == nullptr) first = &t;
   }
   if (first == nullptr || f.logical == LogicalArgs::kAny) return std::optional<DataType>();
+  if (f.logical == LogicalArgs::kTemporalArith && types.size() == 2) return TemporalArith(f, types);
   const std::string type = first->WithNullable(false).ToString();
   if (f.logical == LogicalArgs::kRefused) {
     return MakeError(ErrorCode::kTypeError, "{} does not take {} (a logical type over {}; no rule of {} covers it yet)",
@@ -189,7 +220,8 @@ class Binder {
     for (const auto& b : bound) types.push_back(b->type());
     ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(*f, types));
     ROWJIT_ASSIGN_OR_RETURN(DataType type, f->type_rule(f->name, types, e.type_arg()));
-    if (f->logical == LogicalArgs::kPassThrough && logical && type.id == logical->id) {
+    if ((f->logical == LogicalArgs::kPassThrough || f->logical == LogicalArgs::kTemporalArith) && logical &&
+        type.id == logical->id) {
       type = logical->WithNullable(type.nullable);
     }
     if (f->strict()) type.nullable = internal_AnyNullable(types);

@@ -26,6 +26,8 @@ enum class LogicalArgs : uint8_t {
   kCompare,      // the unified arguments share one logical type (timestamps: one unit, and each
                  // with a zone or none) and compare as their storage does; not intervals
   kPassThrough,  // as kCompare, and a result of the arguments' storage takes their logical type
+  kTemporalArith,  // add/sub: timestamp ± duration, timestamp - timestamp, duration ± duration
+                   // in one unit, date32 ± i32 days, date32 - date32 (ir/binder.cc)
   kAny,          // the type rule decides: is_null reads only nullness, temporal functions take
                  // their kinds (ir/functions_temporal.cc)
 };

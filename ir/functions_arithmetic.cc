@@ -143,10 +143,10 @@ Result<Scalar> Sign(std::span<const Scalar> a, DataType, std::optional<TypeId>) 
 const Function kFunctions[] = {
     {.name = "add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Checked<0>},
+     .eval = Checked<0>, .logical = LogicalArgs::kTemporalArith},
     {.name = "sub", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Checked<1>},
+     .eval = Checked<1>, .logical = LogicalArgs::kTemporalArith},
     {.name = "mul", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
      .eval = Checked<2>},

@@ -94,6 +94,9 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
     if (suppress_errors) return Scalar::Null(e.type().id);
     return std::move(r).TakeError().WithRow(std::string(f->name), row);
   }
+  // A call of a logical type computes on the storage (t - d is a checked i64 sub): its value
+  // takes the call's type, which its consumers read (year of a timestamp reads the unit).
+  if (e.type().is_logical()) return r->As(e.type());
   return r;
 }
 

@@ -151,6 +151,47 @@ TEST(Temporal, FoldsOverFields) {
   }
 }
 
+// Timestamp and date arithmetic through the storage's checked add and sub: values and overflow
+// rows against the reference, result types, and the pairs refused.
+TEST(Temporal, ArithmeticOverTheStorage) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const Schema schema = *ParseSchema("t:timestamp(ns)?, u:timestamp(ns), d:duration(ns)?, a:date32?, n:i32");
+  const std::pair<const char*, const char*> typed[] = {
+      {"t + d", "timestamp(ns)?"}, {"d + t", "timestamp(ns)?"}, {"t - d", "timestamp(ns)?"}, {"t - u", "duration(ns)?"},
+      {"d - d", "duration(ns)?"},  {"a + n", "date32?"},        {"n + a", "date32?"},        {"a - 7", "date32?"},
+      {"a - a", "i32?"},           {"year(t - d) + day(a + n)", "i64?"}};
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t length = std::vector<int64_t>{1000, 65, 64, 7}[seed % 4];
+    const bool edges = seed % 2 == 1;  // with the limits: overflow rows
+    std::vector<ArrayPtr> cols;
+    for (const Field& f : schema.fields) {
+      cols.push_back(f.type.is_logical() ? TemporalColumn(f.type, length, f.type.nullable ? 0.8 : 1.0, rng, edges)
+                                         : RandomFlatArray({f.type, length, 1.0, 0, NullLayout::kScattered, ValueMode::kModerate}, rng));
+    }
+    for (const auto& [text, type] : typed) {
+      SCOPED_TRACE(fmt::format("seed {}: {}", seed, text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      EXPECT_EQ(e->type().ToString(), type);
+      auto want = ir::EvaluateReference(*e, cols, length);
+      auto got = engine->Evaluate(e, cols, length, {.policy = seed % 3 == 0 ? ir::Policy::kBranchSkip : ir::Policy::kAuto});
+      ASSERT_EQ(got.ok(), want.ok());
+      if (!want.ok()) {
+        EXPECT_EQ(got.error().ToString(), want.error().ToString());
+        continue;
+      }
+      EXPECT_EQ((*got)->type(), (*want)->type());
+      EXPECT_EQ(FirstDifference(**got, **want), -1);
+    }
+  }
+  const Schema other = *ParseSchema("t:timestamp(ns), z:timestamp(ns, UTC), m:timestamp(ms), d:duration(ms), a:date32, k:i64");
+  for (const char* refused : {"t + t", "t - z", "t - m", "t + d", "d - t", "a + a", "a + k", "a * 2", "t + 1"}) {
+    auto r = ir::ParseAndBind(refused, other);
+    ASSERT_FALSE(r.ok()) << refused;
+    EXPECT_EQ(r.error().code(), ErrorCode::kTypeError) << refused << ": " << r.error().ToString();
+  }
+}
+
 TEST(Temporal, BinderRules) {
   const Schema schema = *ParseSchema("t:timestamp(us, Europe/Paris), u:timestamp(ns, +00:00), d:date32, h:time64(us), k:i64");
   struct Case {
