@@ -45,7 +45,10 @@ void ReleaseSchema(ArrowSchema* s) {
 }
 
 constexpr const char* kFormats[] = {"b", "c", "C", "s", "S", "i", "I", "l", "L", "f", "g",
-                                    "+s", "u", "z", "U", "Z", "vu", "vz", "tdD", "n", "", "+l", "e"};
+                                    "+s", "u", "z", "U", "Z", "vu", "vz", "tdD", "n", "", "+l", "e",
+                                    "d:12,2", "d:9,2,32", "d:18,4,64", "d:38,10", "d:40,2", "d:12,2,256",
+                                    "tdm", "tts", "ttn", "tsu:", "tsn:UTC", "tsm:Europe/Paris", "tDu",
+                                    "tiM", "tiD", "tin"};
 constexpr int64_t kHuge = int64_t{1} << 41;
 
 // Bytes per value of a format (read as the C string the importer sees, up to its first NUL), 0
@@ -57,6 +60,11 @@ int Width(const std::string& format) {
   if (f == "s" || f == "S") return 2;
   if (f == "i" || f == "I" || f == "f") return 4;
   if (f == "l" || f == "L" || f == "g") return 8;
+  // Logical types: the storage's width (an unsupported decimal or unit is refused unread).
+  if (f.starts_with("d:")) return f.ends_with(",32") ? 4 : f.ends_with(",64") ? 8 : 16;
+  if (f == "tdD" || f == "tts" || f == "ttm" || f == "tiM") return 4;
+  if (f == "tin") return 16;
+  if (f.starts_with("td") || f.starts_with("tt") || f.starts_with("ts") || f.starts_with("tD") || f == "tiD") return 8;
   return -1;
 }
 

@@ -72,7 +72,7 @@ Result<uint16_t> InternTimeZone(std::string_view name) {
   }
   for (char c : name) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f || c == ',' || c == ')') {
-      return MakeError(ErrorCode::kInvalidInput, "time zone name '{}' has a byte a zone name cannot have",
+      return MakeError(ErrorCode::kInvalidInput, "time zone name {} has a byte a zone name cannot have",
                        QuoteString(name));
     }
   }
