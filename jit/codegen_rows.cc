@@ -233,6 +233,33 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   return Status::OK();
 }
 
+// Whether the expression calls a temporal function over 64-bit storage, whose calendar runs in
+// i32 lanes after an i64 day split (jit/lower_temporal.cc).
+bool HasTemporalOnI64(const ir::Expr& e) {
+  if (!e.is_call()) return false;
+  if (e.function()->family == ir::Family::kTemporal && e.args()[0]->type().id == TypeId::kI64) return true;
+  for (const ir::ExprPtr& a : e.args()) {
+    if (HasTemporalOnI64(*a)) return true;
+  }
+  return false;
+}
+
+// Asks the loop vectorizer for `width` lanes on the loop whose latch this is. Its cost model sizes
+// a loop by its widest type: a temporal kernel's i64 day split would make it four lanes on AVX2,
+// leaving the i32 calendar after it at half a vector. Sixteen lanes (the i64 part in four
+// registers, the i32 part in two) measured year(t) 6.3 -> 2.7 ns/row and date_trunc('month', t)
+// 5.8 -> 3.7 on Zen 3 (eight: 3.5 and 3.5). x86 only: NEON keeps these loops scalar anyway (no
+// 64-bit lane multiply) and a forced width there only adds code.
+void AskVectorWidth(llvm::BasicBlock* latch, int width) {
+  llvm::LLVMContext& ctx = latch->getContext();
+  llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.width"),
+                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), width))};
+  llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx, hint)};
+  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, ops);
+  id->replaceOperandWith(0, id);
+  latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
 // Rows [start, end) in one loop (tested at its latch; `guard`, when given, at its entry): the
 // expression's values stored when `store`, its evidence accumulated (and its suspects, while a
 // rechecking loop's fast pass collects them). Returns the evidence after the loop.
@@ -253,7 +280,11 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
   std::vector<llvm::Value*> updated = EvidenceValues();
   if (suspect_ != nullptr) updated.push_back(suspect_);
   llvm::Value* next = b.CreateAdd(row, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::BasicBlock* latch = b.GetInsertBlock();
   std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, end), "rows.done");
+  if (HasTemporalOnI64(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
+    AskVectorWidth(latch, 16);
+  }
   if (suspect_ != nullptr) {
     suspect_ = out.back();
     out.pop_back();
