@@ -302,6 +302,15 @@ class Parser {
     return ParseCallArgs(std::string(CanonicalName(name)));
   }
   Result<ExprPtr> ParseCallArgs(std::string name) {
+    // SQL's extract(year from t): date_part('year', t), which binds to year(t).
+    if (name == "extract" && Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kIdent && t_[pos_ + 1].text == "from") {
+      const std::string field = Next().text;
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
+      if (Peek().kind != Tok::kRParen) return Expected("')'");
+      Next();
+      return Made(Expr::Call("date_part", {Expr::Literal("'" + field + "'"), std::move(arg)}));
+    }
     std::vector<ExprPtr> args;
     std::optional<TypeId> type_arg;
     if (Peek().kind != Tok::kRParen) {

@@ -215,6 +215,10 @@ TEST(Temporal, BinderRules) {
     EXPECT_NE(r.error().message().find(c.fragment), std::string::npos) << c.text << ": " << r.error().ToString();
   }
   EXPECT_EQ((*ir::ParseAndBind("date_part('DOW', u)", schema))->ToString(), "day_of_week(u)");
+  EXPECT_EQ((*ir::ParseAndBind("extract(year from u) + extract(DOY from d)", schema))->ToString(),
+            "year(u) + day_of_year(d)");
+  EXPECT_FALSE(ir::ParseAndBind("extract(year u)", schema).ok());
+  EXPECT_FALSE(ir::ParseAndBind("extract(eon from u)", schema).ok());
   EXPECT_EQ((*ir::ParseAndBind("date_trunc('week', d)", schema))->type().ToString(), "date32");
   EXPECT_EQ((*ir::ParseAndBind("date_trunc('second', u)", schema))->type().ToString(), "timestamp(ns, +00:00)");
   EXPECT_EQ((*ir::ParseAndBind("hour(h) + minute(h)", schema))->type().ToString(), "i64");
