@@ -67,7 +67,8 @@ namespace {
 // A value in [-limit, limit], a quarter of them at -limit, 0 or limit.
 int64_t Within(int64_t limit, std::mt19937_64& rng) {
   if (rng() % 4 == 0) return std::array<int64_t, 3>{-limit, 0, limit}[rng() % 3];
-  return static_cast<int64_t>(rng() % (2 * static_cast<uint64_t>(limit) + 1)) - limit;
+  // In unsigned arithmetic (limit may be near 2^63: the difference wraps, defined, into range).
+  return static_cast<int64_t>(rng() % (2 * static_cast<uint64_t>(limit) + 1) - static_cast<uint64_t>(limit));
 }
 
 // An unscaled decimal of 1 to `precision` digits, either sign; a quarter at +-(10^p - 1) or 0.
