@@ -86,8 +86,10 @@ Result<std::optional<DataType>> TemporalArith(const Function& f, std::span<const
 }
 
 // The binder's rule for arguments of logical types (ir/function.h LogicalArgs): the logical type
-// the unified arguments share, nullopt when the call has none (or reads only nullness).
-Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const DataType> types) {
+// the unified arguments share, nullopt when the call has none (or reads only nullness). A null
+// literal joins any group (`if(c, t, null)`: it took the storage type when it was bound).
+Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const DataType> types,
+                                             std::span<const ExprPtr> args) {
   const DataType* first = nullptr;
   for (const DataType& t : types) {
     if (t.is_logical() && first == nullptr) first = &t;
@@ -107,7 +109,8 @@ Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const 
   }
   const size_t unify = f.unify_from < 0 ? types.size() : static_cast<size_t>(f.unify_from);
   for (size_t i = 0; i < types.size(); ++i) {
-    const bool ok = i < unify ? !types[i].is_logical() : Comparable(*first, types[i], f.logical);
+    const bool null_literal = args[i]->is_literal() && args[i]->value().is_null();
+    const bool ok = i < unify ? !types[i].is_logical() : null_literal || Comparable(*first, types[i], f.logical);
     if (!ok) {
       return MakeError(ErrorCode::kTypeError,
                        "{} of {} and {}: {}'s arguments must share one logical type (a literal of a logical type "
@@ -218,7 +221,7 @@ class Binder {
     }
     std::vector<DataType> types;
     for (const auto& b : bound) types.push_back(b->type());
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(*f, types));
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(*f, types, bound));
     ROWJIT_ASSIGN_OR_RETURN(DataType type, f->type_rule(f->name, types, e.type_arg()));
     if ((f->logical == LogicalArgs::kPassThrough || f->logical == LogicalArgs::kTemporalArith) && logical &&
         type.id == logical->id) {

@@ -22,7 +22,8 @@ using ir::AggKind;
 void InitState(FoldState& s, AggKind kind, TypeId t) {
   std::memset(&s, 0, sizeof(s));
   const bool is_float = IsFloat(t);
-  const int w = IsString(t) ? 64 : BitWidth(t);  // count(s): string slots are never read
+  // count(s) and count over 16-byte storage: the slots are never read.
+  const int w = IsString(t) || t == TypeId::kI128 ? 64 : BitWidth(t);
   const bool signed_order = is_float || IsSignedInt(t);
   const uint64_t smax = w == 64 ? uint64_t(INT64_MAX) : (uint64_t{1} << (w - 1)) - 1;
   const uint64_t smin = ~smax;  // sign-extended

@@ -17,7 +17,8 @@ llvm::Value* K(llvm::Value* like, int64_t v) { return llvm::ConstantInt::get(lik
 // x / d for i32 lanes holding 0 <= x <= max: (x * m) >> s with m < 2^32 / (max + 1), exact for
 // every such x when (m * d - 2^s) * max < 2^s, is one 32-bit multiply and a shift where the
 // vectorizer's unsigned division by a constant is two widening multiplies and shuffles. The
-// calendar's operands are small (a day of a 400-year era is below 146,097), so one always exists.
+// calendar's operands are small (a day of a 400-year era is below 146,097), so most of its
+// divisions have one; the others stay divisions.
 llvm::Value* UDiv(llvm::IRBuilder<>& b, llvm::Value* x, uint64_t d, uint64_t max) {
   for (int s = 0; s < 32; ++s) {
     const uint64_t m = ((uint64_t{1} << s) + d - 1) / d;

@@ -49,7 +49,8 @@ TEST(Logical, KernelsEqualTheReference) {
                                   ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
   const char* const kExprs[] = {"x = y", "x != y", "x < y", "x <= y", "x > y", "x >= y", "between(x, y, z)",
                                 "if(x < y, x, y)", "coalesce(x, y, z)", "is_null(x)", "is_not_null(y)",
-                                "if(is_null(x), y, x) = z", "x = y and y < z or x > z"};
+                                "if(is_null(x), y, x) = z", "x = y and y < z or x > z", "if(x < y, null, z)",
+                                "coalesce(x, null, z)"};
   int compared = 0;
   for (uint64_t seed = 0; seed < 3 * std::size(kTypes); ++seed) {
     std::mt19937_64 rng(seed);
@@ -148,6 +149,8 @@ TEST(Logical, BinderRefusesWhatHasNoRuleYet) {
   }
   EXPECT_EQ((*ir::ParseAndBind("coalesce(d, e)", schema))->type().ToString(), "date32");
   EXPECT_EQ((*ir::ParseAndBind("if(d < e, d, e)", schema))->type().ToString(), "date32?");
+  EXPECT_EQ((*ir::ParseAndBind("if(d < e, d, null)", schema))->type().ToString(), "date32?");  // a null joins
+  EXPECT_EQ((*ir::ParseAndBind("coalesce(null, e)", schema))->type().ToString(), "date32");
   for (const char* agg : {"sum(d)", "sum(t)", "min(i)", "sum(w)", "max(w)"}) {
     EXPECT_FALSE(ir::ParseAndBindAggregate(agg, schema).ok()) << agg;
   }
