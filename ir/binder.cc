@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ir/analysis.h"
+#include "ir/decimal.h"
 #include "ir/function.h"
 #include "ir/parser.h"
 #include "ir/temporal.h"
@@ -185,9 +186,63 @@ class Binder {
     return std::optional<ExprPtr>(Expr::Call(*name, {e.args()[1]}));
   }
 
+  static bool IsUntypedLiteral(const Expr& e) { return e.is_literal() && IsUntyped(e); }
+
+  // cast(x, 'decimal64(12,2)') (the parser's form of a cast to a logical type) and round(x, n).
+  Result<std::optional<ExprPtr>> BindLogicalCastOrRound(const Expr& e) {
+    using Out = std::optional<ExprPtr>;
+    const bool cast = e.name() == "cast" && e.args().size() == 2;
+    if (!cast && !(e.name() == "round" && e.args().size() == 2)) return Out();
+    const Expr& second = *e.args()[1];
+    const std::string& text = second.is_literal() ? second.literal_text() : "";
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr x, BindNode(e.args()[0], std::nullopt, ""));
+    if (cast) {
+      ROWJIT_ASSIGN_OR_RETURN(const DataType to, ParseDataType(text.substr(1, text.size() - 2)));
+      if (to.logical != LogicalKind::kDecimal) {
+        return MakeError(ErrorCode::kUnsupported, "cast to {} is not supported yet", to.ToString());
+      }
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindDecimalCast(x, to, &Fold));
+      return Out(r);
+    }
+    auto digits = IsUntypedLiteral(second) ? ParseScalar(TypeId::kI32, text) : Result<Scalar>(MakeError(ErrorCode::kTypeError, ""));
+    if (!digits.ok() || digits->is_null()) {
+      return MakeError(ErrorCode::kTypeError, "round(x, digits) takes a decimal and an integer literal, not {}",
+                       second.ToString());
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindDecimalRound(x, digits->value<int32_t>(), &Fold));
+    return Out(r);
+  }
+
+  // A call of a function with decimal rules (ir/decimal.h) over a decimal: its untyped literals
+  // are decimal literals ("1.50"), or floats where written with an exponent.
+  Result<std::optional<ExprPtr>> BindDecimal(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
+    using Out = std::optional<ExprPtr>;
+    const ExprPtr* decimal = nullptr;
+    for (const ExprPtr& b : bound) {
+      if (b && b->type().logical == LogicalKind::kDecimal && decimal == nullptr) decimal = &b;
+    }
+    if (decimal == nullptr || !HasDecimalRule(f.name)) return Out();
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i]) continue;
+      const Expr& a = *e.args()[i];
+      if (IsUntypedLiteral(a) && a.literal_text() == "null") {
+        bound[i] = Expr::BoundLiteral(Scalar::Null(TypeId::kI64).As((*decimal)->type()));
+      } else if (auto literal = IsUntypedLiteral(a) ? DecimalLiteral(a.literal_text()) : Result<Scalar>(MakeError(ErrorCode::kTypeError, ""));
+                 literal.ok() || literal.error().code() == ErrorCode::kUnsupported) {
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar value, std::move(literal));  // more than 18 digits: an error
+        bound[i] = Expr::BoundLiteral(value);
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
+      }
+    }
+    return BindDecimalCall(f.name, bound, e.type_arg(), &Fold);
+  }
+
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
     if (rewritten) return BindNode(*rewritten, expected, "");
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));
+    if (special) return *special;
     const Function* f = FindFunction(e.name());
     if (f == nullptr) return MakeError(ErrorCode::kInvalidInput, "unknown function '{}'", e.name());
     const size_t n = e.args().size();
@@ -209,6 +264,8 @@ class Binder {
       ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
       if (i >= unify && !group) group = bound[i]->type().id;
     }
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> decimal, BindDecimal(e, *f, bound));
+    if (decimal) return *decimal;
     if (!group && f->propagates_type) group = expected;
     for (size_t i = unify; i < n; ++i) {
       if (bound[i]) continue;
@@ -250,7 +307,7 @@ class Binder {
     const Function* f = call->function();
     if (f->strict()) {
       for (const Scalar& s : args) {
-        if (s.is_null()) return Expr::BoundLiteral(Scalar::Null(call->type().id));
+        if (s.is_null()) return Expr::BoundLiteral(Scalar::Null(call->type().id).As(call->type()));
       }
     }
     auto r = f->eval(args, call->type(), call->type_arg());

@@ -84,7 +84,7 @@ ExprPtr Expr::BoundLiteral(Scalar value) {
   e->kind_ = ExprKind::kLiteral;
   e->bound_ = true;
   e->value_ = value;
-  e->type_ = DataType(value.type_id(), value.is_null());
+  e->type_ = value.type();  // its logical type too (a decimal literal)
   e->ComputeHash();
   return e;
 }

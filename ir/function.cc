@@ -89,7 +89,8 @@ const std::vector<const Function*>& Registry() {
     std::vector<const Function*> all;
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
-                        FloatFunctions(), StringFunctions(), TemporalFunctions()}) {
+                        FloatFunctions(), StringFunctions(), TemporalFunctions(),
+                        DecimalFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;

@@ -32,7 +32,7 @@ enum class LogicalArgs : uint8_t {
                  // their kinds (ir/functions_temporal.cc)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -94,6 +94,7 @@ std::span<const Function> NullAwareFunctions();
 std::span<const Function> FloatFunctions();
 std::span<const Function> StringFunctions();
 std::span<const Function> TemporalFunctions();
+std::span<const Function> DecimalFunctions();
 
 // The float comparison rule shared by the catalog and the kernels: NaN equals NaN and is
 // greater than every number; -0.0 equals 0.0 (as in DuckDB and PostgreSQL).

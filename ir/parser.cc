@@ -318,10 +318,22 @@ class Parser {
         // The last argument of a cast is a type name.
         if (IsCastName(name) && !args.empty()) {
           if (Peek().kind != Tok::kIdent) return Expected("a type name");
-          auto type = ParseDataType(Peek().text);
+          std::string text = Next().text;
+          // A parameterized type: decimal64(12, 2), timestamp(us, UTC).
+          if (Peek().kind == Tok::kLParen) {
+            while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) text += Next().text;
+            if (Peek().kind != Tok::kRParen) return Expected("')'");
+            text += Next().text;
+          }
+          auto type = ParseDataType(text);
           if (!type.ok() || type->nullable) return Expected("a type name");
-          Next();
-          type_arg = type->id;
+          if (!type->is_logical()) {
+            type_arg = type->id;
+            break;
+          }
+          // A cast to a logical type: its text as a second argument, which the binder reads.
+          if (name != "cast") return Expected("a storage type name (" + name + " of a logical type)");
+          args.push_back(Expr::Literal("'" + type->ToString() + "'"));
           break;
         }
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));

@@ -79,7 +79,7 @@ const Lowering* FindLowering(std::string_view name) {
   static const std::unordered_map<std::string_view, const Lowering*> index = [] {
     std::unordered_map<std::string_view, const Lowering*> m;
     for (auto family : {ArithmeticLowerings(), LogicLowerings(), CastFloatLowerings(), StringLowerings(),
-                        TemporalLowerings()}) {
+                        TemporalLowerings(), DecimalLowerings()}) {
       for (const Lowering& l : family) m.emplace(l.name, &l);
     }
     return m;

@@ -92,6 +92,22 @@ Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op);
 // A cast from or to a string (jit/lower_string.cc): a parse, a UTF-8 check, or the same bytes.
 Val LowerStringCast(LowerContext& c, std::span<const Val> a);
 
+std::span<const Lowering> DecimalLowerings();     // decimals (jit/lower_decimal.cc)
+
+// 64-bit arithmetic that vectorizes on x86 without AVX-512 (jit/lower_temporal.cc).
+// An i64 (or vector of i64) as double, correctly rounded, without a 64-bit integer conversion.
+llvm::Value* I64ToF64(llvm::IRBuilder<>& b, llvm::Value* x);
+// An integral double below 2^63 in magnitude as i64, without a 64-bit integer conversion.
+llvm::Value* IntegralF64ToI64(llvm::IRBuilder<>& b, llvm::Value* f);
+// Floor division by a positive constant, with its remainder in [0, d): FloorDivMod for
+// quotients below 2^50 in magnitude (or i32 x), FloorDivModWide for every i64.
+struct DivMod {
+  llvm::Value* q;
+  llvm::Value* r;
+};
+DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d);
+DivMod FloorDivModWide(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d);
+
 const Lowering* FindLowering(std::string_view name);
 
 // Emits the kernel `key` names into `module` as a function named `name`, with the signature

@@ -269,9 +269,9 @@ Result<ArrayPtr> Engine::EvaluateOverDictionary(const ir::ExprPtr& expr, std::sp
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr per_value, EvaluateAdmitted(expr, over, d.values()->length(), options, rep));
   rep.strategy = Strategy::kOverDictionary;
   // Rows with a null code: the expression with its column null (is_null, coalesce, ...).
-  Scalar null_row = Scalar::Null(expr->type().id);
+  Scalar null_row = Scalar::Null(expr->type().id).As(expr->type());
   if (d.codes()->NullCount() > 0) {
-    ROWJIT_ASSIGN_OR_RETURN(over[static_cast<size_t>(column)], ConstantArray::Make(Scalar::Null(d.type().id), 1, true));
+    ROWJIT_ASSIGN_OR_RETURN(over[static_cast<size_t>(column)], ConstantArray::Make(Scalar::Null(d.type().id).As(d.type()), 1, true));
     ROWJIT_ASSIGN_OR_RETURN(null_row, ir::EvaluateRow(*expr, over, 0));
   }
   return internal::GatherThroughCodes(*per_value, null_row, d, impl_->outputs);

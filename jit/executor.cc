@@ -114,7 +114,7 @@ Error ColdPass(const Execution& run) {
 }
 
 Result<ArrayPtr> RunNullConstant(const Execution& run) {
-  ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(Scalar::Null(run.expr.type().id),
+  ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(Scalar::Null(run.expr.type().id).As(run.expr.type()),
                                                       run.batch.facts.length, true));
   return ArrayPtr(std::move(c));
 }

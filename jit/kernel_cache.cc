@@ -34,6 +34,11 @@ std::string CacheKey::Serialize() const {
     for (const ir::Expr* c : spec.expr->facts().column_nodes) {
       out += fmt::format(" {}#{}:{}", c->name(), c->column_index(), c->type().ToString());
     }
+    // A call's logical type is not always implied by its arguments' (a cast to decimal(12,2)).
+    out += "\ncalls:";
+    for (const ir::Expr* c : spec.expr->facts().calls) {
+      if (c->type().is_logical()) out += fmt::format(" {}:{}", c->name(), c->type().ToString());
+    }
   }
   for (const ir::InputSpec& in : spec.inputs) {
     out += fmt::format("\ninput {} {} codes {} nulls {}", ir::InputShapeName(in.shape), TypeIdName(in.type),

@@ -39,11 +39,6 @@ llvm::Value* URem(llvm::IRBuilder<>& b, llvm::Value* x, uint64_t d, uint64_t max
 // scalar; this estimates the quotient in doubles (x split into an exact high half and a low half
 // turned exact through 2^52, one rounding), truncates it through 1.5 * 2^52, and corrects it by
 // one either way from the exact i64 remainder. The estimate is off by less than 0.05.
-struct DivMod {
-  llvm::Value* q;
-  llvm::Value* r;
-};
-
 llvm::Value* F64(llvm::IRBuilder<>& b, llvm::Value* like, double v) {
   return llvm::ConstantFP::get(like->getType()->getWithNewType(b.getDoubleTy()), v);
 }
@@ -59,14 +54,33 @@ llvm::Value* MulI64(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   return shift == 0 ? p : b.CreateShl(p, K(p, shift));
 }
 
-// The quotient's estimate from doubles, truncated to an integer (i64 lanes).
-llvm::Value* QuotientEstimate(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+}  // namespace
+
+llvm::Value* I64ToF64(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Type* f64 = x->getType()->getWithNewType(b.getDoubleTy());
   llvm::Type* i32 = x->getType()->getWithNewType(b.getInt32Ty());
   llvm::Value* hi = b.CreateSIToFP(b.CreateTrunc(b.CreateAShr(x, K(x, 32)), i32), f64);
   llvm::Value* lo = b.CreateFSub(b.CreateBitCast(b.CreateOr(b.CreateAnd(x, K(x, 0xffffffff)), K(x, 0x4330000000000000)), f64),
                                  F64(b, x, 0x1p52));
-  llvm::Value* xf = b.CreateFAdd(b.CreateFMul(hi, F64(b, x, 0x1p32)), lo);
+  return b.CreateFAdd(b.CreateFMul(hi, F64(b, x, 0x1p32)), lo);
+}
+
+llvm::Value* IntegralF64ToI64(llvm::IRBuilder<>& b, llvm::Value* f) {
+  llvm::Type* i64 = f->getType()->getWithNewType(b.getInt64Ty());
+  llvm::Value* high = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(f, F64(b, f, 0x1p-32)));
+  llvm::Value* low = b.CreateFSub(f, b.CreateFMul(high, F64(b, f, 0x1p32)));  // exact, in [0, 2^32)
+  auto to_int = [&](llvm::Value* g) {  // an integral double below 2^51 in magnitude
+    return b.CreateSub(b.CreateBitCast(b.CreateFAdd(g, F64(b, f, 0x1.8p52)), i64),
+                       llvm::ConstantInt::get(i64, 0x4338000000000000));
+  };
+  return b.CreateAdd(b.CreateShl(to_int(high), llvm::ConstantInt::get(i64, 32)), to_int(low));
+}
+
+namespace {
+
+// The quotient's estimate from doubles, truncated to an integer (i64 lanes).
+llvm::Value* QuotientEstimate(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  llvm::Value* xf = I64ToF64(b, x);
   llvm::Value* qf = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(xf, F64(b, x, 1.0 / static_cast<double>(d))));
   return b.CreateSub(b.CreateBitCast(b.CreateFAdd(qf, F64(b, x, 0x1.8p52)), x->getType()), K(x, 0x4338000000000000));
 }
@@ -91,6 +105,8 @@ DivMod FloorDivModI32(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   return {b.CreateSub(q, b.CreateZExt(neg, x->getType())), b.CreateAdd(r, b.CreateSelect(neg, K(x, d), K(x, 0)))};
 }
 
+}  // namespace
+
 DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   if (d == 1) return {x, K(x, 0)};
   if (x->getType()->getScalarSizeInBits() == 32) return FloorDivModI32(b, x, d);
@@ -102,6 +118,19 @@ DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   r = b.CreateAdd(r, b.CreateSelect(low, K(x, d), b.CreateSelect(high, K(x, -d), K(x, 0))));
   return {q, r};
 }
+
+DivMod FloorDivModWide(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
+  if (d == 1) return {x, K(x, 0)};
+  // The quotient's estimate (below 2^63) as two integral doubles below 2^32, each turned into an
+  // integer through 1.5 * 2^52. It is off by at most |x| * 2^-51 / d + 1, so x - q1 * d is small:
+  // exact in i64 (computed modulo 2^64), and its own quotient is within FloorDivMod's range.
+  llvm::Value* qf = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(I64ToF64(b, x), F64(b, x, 1.0 / static_cast<double>(d))));
+  llvm::Value* q1 = IntegralF64ToI64(b, qf);
+  const DivMod rest = FloorDivMod(b, b.CreateSub(x, b.CreateMul(q1, K(x, d))), d);
+  return {b.CreateAdd(q1, rest.q), rest.r};
+}
+
+namespace {
 
 // The argument's storage as i64, its days since 1970 (0 for a time) and units since midnight.
 struct Source {

@@ -158,6 +158,28 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
   }
 }
 
+// Decimal functions over decimal32/decimal64 operands of a few scale patterns, integers and
+// floats, each named by the bound call at its root (decimal_add, decimal_cast, ...).
+void AddDecimalKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kTexts[] = {"a + b", "a - b", "a * b", "a * b + c", "a + 1.25", "cast(a, decimal64(12,4))",
+                                    "round(a, 1)", "cast(b, decimal64(18,0))", "cast(a, f64)", "cast(f, decimal64(12,2))",
+                                    "a < b", "cast(a, i32)"};
+  constexpr const char* kSchemas[] = {"a:decimal64(12,2){0}, b:decimal64(12,2){0}, c:decimal64(12,2){0}, f:f64{0}",
+                                      "a:decimal64(15,2){0}, b:decimal64(10,4){0}, c:i64{0}, f:f32{0}",
+                                      "a:decimal32(9,2){0}, b:decimal32(7,3){0}, c:decimal32(9,0){0}, f:f64{0}"};
+  for (const char* text : kTexts) {
+    for (const char* schema_text : kSchemas) {
+      for (bool nullable : {false, true}) {
+        const std::string schema = fmt::format(fmt::runtime(schema_text), nullable ? "?" : "");
+        auto bound = ir::ParseAndBind(text, *ParseSchema(schema));
+        if (!bound.ok() || !(*bound)->is_call()) continue;
+        out.push_back({std::string((*bound)->name()),
+                       KernelRequest{text, schema, {}, nullable ? "branch-skip" : "dense", target}});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -194,6 +216,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
   AddGuardedKernels(target, out);
   AddStringKernels(target, out);
   AddTemporalKernels(target, out);
+  AddDecimalKernels(target, out);
   return out;
 }
 

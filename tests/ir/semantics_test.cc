@@ -530,6 +530,47 @@ const Case kTemporal[] = {
 
 TEST(Semantics, Temporal) { for (const Case& c : kTemporal) Check(c); }
 
+// Decimal values are written as their storage integers (1234 at scale 2 is 12.34); the expected
+// values were computed with Python's decimal module (ROUND_HALF_UP is half away from zero).
+const Case kDecimal[] = {
+    {"x + y", "x:decimal64(12,2), y:decimal64(10,3)", "1234; 5", "12.345:decimal64(14,3)"},
+    {"x - y", "x:decimal64(12,2), y:decimal64(10,3)", "1234; 5", "12.335:decimal64(14,3)"},
+    {"x * y", "x:decimal64(12,2), y:decimal64(10,3)", "1234; 5", "0.06170:decimal64(18,5)"},
+    {"x - k", "x:decimal64(6,2), k:i64", "100; 3", "-2.00:decimal64(18,2)"},
+    {"x + 1.5", "x:decimal32(5,2)", "100", "2.50:decimal64(6,2)"},
+    {"-x", "x:decimal64(6,2)", "100", "-1.00:decimal64(6,2)"},
+    {"abs(x)", "x:decimal32(6,2)", "-100", "1.00:decimal32(6,2)"},
+    // Precision: a carry past 18 digits, a product past 18, an operand rescaled past 18.
+    {"x + y", "x:decimal64(18,0), y:decimal64(18,0)", "999999999999999999; 1", "error:overflow"},
+    {"x * y", "x:decimal64(12,2), y:decimal64(12,2)", "999999999999; 999999999999", "error:overflow"},
+    {"x * y", "x:decimal64(18,0), y:decimal64(18,0)", "4294967296; 4294967296", "error:overflow"},
+    {"x + y", "x:decimal64(18,0), y:decimal64(18,2)", "100000000000000000; 1", "error:overflow"},
+    // Rescaling down rounds half away from zero.
+    {"cast(x, decimal64(5,1))", "x:decimal64(6,2)", "125", "1.3:decimal64(5,1)"},
+    {"cast(x, decimal64(5,1))", "x:decimal64(6,2)", "-125", "-1.3:decimal64(5,1)"},
+    {"cast(x, decimal64(5,1))", "x:decimal64(6,2)", "124", "1.2:decimal64(5,1)"},
+    {"cast(x, decimal64(5,1))", "x:decimal64(6,2)", "-124", "-1.2:decimal64(5,1)"},
+    {"round(x)", "x:decimal64(6,2)", "250", "3:decimal64(5,0)"},
+    {"round(x)", "x:decimal64(6,2)", "-250", "-3:decimal64(5,0)"},
+    {"round(x, 1)", "x:decimal64(6,2)", "249", "2.5:decimal64(6,1)"},
+    {"cast(x, i32)", "x:decimal64(6,2)", "-250", "-3:i32"},
+    {"cast(x, decimal64(4,2))", "x:decimal64(6,2)", "10000", "error:overflow"},
+    {"cast(x, decimal32(9,4))", "x:i32", "7", "7.0000:decimal32(9,4)"},
+    // Floats: the storage over 10^scale; x * 10^scale in double, rounded.
+    {"cast(x, f64)", "x:decimal64(6,2)", "1234", "12.34:f64"},
+    {"x / y", "x:decimal64(6,2), y:decimal64(6,2)", "100; 300", "0.3333333333333333:f64"},
+    {"cast(x, decimal64(6,2))", "x:f64", "1.005", "1.00:decimal64(6,2)"},  // 1.005 * 100 is 100.4999...
+    {"cast(x, decimal64(6,2))", "x:f64", "-2.5", "-2.50:decimal64(6,2)"},
+    {"cast(x, decimal64(6,0))", "x:f32", "-2.5", "-3:decimal64(6,0)"},
+    {"cast(x, decimal64(4,2))", "x:f64", "100.0", "error:overflow"},
+    {"cast(x, decimal64(4,2))", "x:f64", "nan", "error:overflow"},
+    // Comparisons across scales compare values.
+    {"x < y", "x:decimal64(12,2), y:decimal64(10,3)", "150; 1501", "true"},
+    {"x = y", "x:decimal64(12,2), y:decimal64(10,3)", "150; 1500", "true"},
+};
+
+TEST(Semantics, Decimal) { for (const Case& c : kDecimal) Check(c); }
+
 // Every function appears in some table above (the catalog test of the semantics).
 TEST(Semantics, EveryFunctionHasATableRow) {
   std::set<std::string> used;
@@ -537,7 +578,7 @@ TEST(Semantics, EveryFunctionHasATableRow) {
                      std::span<const Case>(kBoolean), std::span<const Case>(kBitwise),
                      std::span<const Case>(kCast), std::span<const Case>(kNullAware),
                      std::span<const Case>(kFloat), std::span<const Case>(kString),
-                     std::span<const Case>(kTemporal)}) {
+                     std::span<const Case>(kTemporal), std::span<const Case>(kDecimal)}) {
     for (const Case& c : table) {
       ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
       ASSERT_OK_AND_ASSIGN(ExprPtr bound, ParseAndBind(c.expr, schema));

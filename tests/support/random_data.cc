@@ -71,6 +71,7 @@ class Generator {
       case ir::Family::kFloat: return f.name == "is_nan" ? is_bool : IsFloat(want);
       case ir::Family::kString: return false;  // tests/jit/string_test.cc generates its own
       case ir::Family::kTemporal: return false;  // tests/jit/temporal_test.cc, over logical types
+      case ir::Family::kDecimal: return false;   // tests/jit/decimal_test.cc, over logical types
     }
     return false;
   }

@@ -1,0 +1,61 @@
+// Decimal arithmetic over 64-bit storage (ir layer): the operands' precision and scale, the SQL
+// result rules, decimal literals, and the binder's rewrite of a call over decimals into the
+// catalog's decimal functions (ir/functions_decimal.cc) and storage operations.
+//
+// Results are computed in 64 bits (decimal64): a result precision above 18 digits is capped at
+// 18, and a value that needs more is an overflow error in its row, like checked integers. Every
+// operand is first rescaled to the result's scale; an operand that then needs more than 18 digits
+// is an overflow too. 128-bit decimal arithmetic (precision 19 to 38) is not built yet.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ir/expr.h"
+#include "runtime/status.h"
+#include "runtime/types.h"
+
+namespace rowjit::ir {
+
+inline constexpr int kMaxDecimal64Digits = 18;
+
+// 10^k for 0 <= k <= 18.
+int64_t Pow10(int k);
+
+// Precision and scale of a decimal, or of an integer read as a decimal of scale 0 (i8 and u8: 3
+// digits, i16 and u16: 5, i32 and u32: 10, i64: 18 — its 19th digit is an overflow error when
+// it meets a decimal); nullopt for every other type (u64, floats, strings, temporal types) and
+// for decimal128 storage.
+struct DecimalSpec {
+  int precision;
+  int scale;
+};
+std::optional<DecimalSpec> DecimalOperand(const DataType& t);
+
+// decimal64(precision, scale); precision 1..18.
+DataType Decimal64(int precision, int scale);
+
+// The exact decimal64 literal of `text` ("1.50" is 150 at decimal64(3, 2); "7" is 7 at
+// decimal64(1, 0)), or a type error.
+Result<Scalar> DecimalLiteral(std::string_view text);
+
+// The call `name(args)` over bound arguments of which at least one is a decimal, written as the
+// decimal functions and storage operations that compute it, or nullopt when `name` has no
+// decimal rule (the binder then refuses it as it refuses other logical types). `fold` folds a
+// call of literals (the binder's).
+using FoldFn = ExprPtr (*)(const ExprPtr& call);
+Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vector<ExprPtr> args,
+                                               std::optional<TypeId> type_arg, FoldFn fold);
+// cast(x, T) to a decimal type T (`to` is decimal32/64; decimal(P,S) with P <= 18 is computed
+// as decimal64(P,S)).
+Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold);
+// round(x, digits) of a decimal: to `digits` after the point (half away from zero).
+Result<ExprPtr> BindDecimalRound(const ExprPtr& x, int digits, FoldFn fold);
+
+// Whether the function named `name` has a decimal rule (the binder types untyped literals among
+// its arguments as decimals when another argument is one).
+bool HasDecimalRule(std::string_view name);
+
+}  // namespace rowjit::ir

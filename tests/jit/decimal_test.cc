@@ -1,0 +1,302 @@
+// Decimal arithmetic through the JIT against the reference (exact 128-bit arithmetic, then the
+// precision test; the kernels compute in 64 bits and detect the same overflows): add, sub, mul,
+// casts up and down in scale (half away from zero), to and from integers and floats, round,
+// comparisons and if/coalesce across scales, literals, folds; every precision class (decimal32,
+// decimal64 up to 18 digits, integers read at scale 0), values small (no overflow) and at the
+// storage's limits (errors compared by row and message), nulls, slices, constants, every policy
+// and tier; the binder's result types and refusals (jit).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ir/aggregate.h"
+#include "ir/binder.h"
+#include "ir/decimal.h"
+#include "ir/reference.h"
+#include "jit/engine.h"
+#include "runtime/builder.h"
+#include "runtime/random.h"
+#include "support/assert_ok.h"
+
+namespace rowjit::jit {
+namespace {
+
+// Random values of `type` (a decimal, an integer or a float): with `edges`, RandomLogicalValue's
+// (a quarter with all their digits) and one in eight at the storage's limits, past the declared
+// precision (Arrow does not check it); without, at most `digits` digits, where little overflows.
+ArrayPtr DecimalColumn(DataType type, int64_t length, double valid, bool edges, int digits, std::mt19937_64& rng) {
+  const int64_t offset = std::vector<int64_t>{0, 3, 64}[rng() % 3];
+  const bool narrow = BitWidth(type.id) == 32;
+  // 2^32 squared wraps to 0 and 3037000500 squared just past 2^63: products that wrap into range.
+  const int64_t limits[] = {narrow ? INT32_MIN : INT64_MIN, narrow ? INT32_MAX : INT64_MAX, 0, -1, 1,
+                            narrow ? 999'999'999 : 999'999'999'999'999'999, narrow ? -1'000'000'000 : -1'000'000'000'000'000'000,
+                            narrow ? 65'536 : int64_t{1} << 32, narrow ? -46'341 : -3'037'000'500};
+  const double floats[] = {NAN, INFINITY, -INFINITY, 0.5, -0.5, 2.5, -2.5, 1e18, -1e17, 1e-20, 0.125, 99.995};
+  std::vector<Scalar> rows;
+  for (int64_t i = 0; i < offset + length; ++i) {
+    if (std::uniform_real_distribution<double>(0, 1)(rng) >= valid) {
+      rows.push_back(Scalar::Null(type.id).As(type));
+    } else if (IsFloat(type.id)) {
+      const double v = edges && rng() % 4 == 0 ? floats[rng() % std::size(floats)]
+                                               : std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), static_cast<int>(rng() % 40));
+      rows.push_back(type.id == TypeId::kF32 ? Scalar::Of(static_cast<float>(v)) : Scalar::Of(v));
+    } else if (edges && rng() % 8 == 0) {
+      rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(limits[rng() % std::size(limits)])).As(type));
+    } else if (edges || type.logical != LogicalKind::kDecimal) {
+      rows.push_back(RandomLogicalValue(type, rng));
+    } else {
+      int64_t v = static_cast<int64_t>(rng() % static_cast<uint64_t>(ir::Pow10(std::min<int>(digits, type.precision))));
+      if (rng() % 2) v = -v;
+      rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(v)).As(type));
+    }
+  }
+  auto full = MakeArray(type.WithNullable(true), rows);
+  EXPECT_TRUE(full.ok()) << full.error().ToString();
+  return *(*full)->Slice(offset, length);
+}
+
+struct Operands {
+  const char* x;
+  const char* y;
+  const char* z;
+};
+constexpr Operands kOperands[] = {
+    {"decimal64(12,2)", "decimal64(12,2)", "decimal64(12,2)"},  // one type: the perf case
+    {"decimal64(12,2)", "decimal64(10,3)", "decimal32(7,2)"},   // scales differ
+    {"decimal32(9,2)", "decimal32(5,5)", "decimal32(9,0)"},     // 32-bit storage
+    {"decimal64(18,4)", "decimal64(18,0)", "decimal64(18,9)"},  // 18 digits
+    {"decimal64(6,3)", "i32", "i64"},                           // integers at scale 0
+    {"decimal64(15,6)", "i16", "decimal64(3,1)"},
+    {"decimal64(10,2)", "f64", "f32"},                          // floats
+};
+
+constexpr const char* kExprs[] = {
+    "x + y", "x - y", "y - x", "x * y", "x * y + z", "x + y * z", "x + 1.25", "2 * x", "x - 0.001",
+    "-x", "abs(x)", "round(x)", "round(x, 1)", "cast(x, decimal64(18,6))", "cast(x, decimal64(6,1))",
+    "cast(x, decimal32(9,4))", "cast(x, decimal(10,0))", "cast(x, i64)", "cast(x, i16)", "cast(x, u32)",
+    "cast(x, f64)", "cast(x, f32)", "cast(y, decimal64(12,3))", "cast(z, decimal64(17,2))",
+    "x < y", "x = y", "x >= y", "y != z", "x > 0.5", "x = 7", "between(x, y, z)", "if(x < y, x, y)",
+    "coalesce(x, y, z)", "coalesce(x, 0)", "x / y", "x * y < z", "if(y > z, x * 2, x + y)",
+};
+
+TEST(Decimal, KernelsEqualTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
+  int compared = 0, errors = 0, values = 0, bound = 0;
+  for (uint64_t seed = 0; seed < 4 * std::size(kOperands); ++seed) {
+    std::mt19937_64 rng(seed);
+    const Operands& o = kOperands[seed % std::size(kOperands)];
+    const DataType tx = *ParseDataType(o.x), ty = *ParseDataType(o.y), tz = *ParseDataType(o.z);
+    const int64_t length = std::vector<int64_t>{1000, 1, 63, 64, 65, 0, 200}[seed % 7];
+    const double valid = std::vector<double>{0.9, 1.0, 0.5, 0.0}[seed % 4];
+    const bool edges = (seed / std::size(kOperands)) % 2 == 1;  // every operand set both ways
+    const ArrayPtr x = DecimalColumn(tx, length, valid, edges, 4, rng);
+    const ArrayPtr y = DecimalColumn(ty, length, 0.9, edges, 4, rng);
+    ArrayPtr z = DecimalColumn(tz, length, 1.0, edges, 5, rng);
+    if (seed % 5 == 4 && length > 0) z = *ConstantArray::Make(z->GetScalar(0), length, true);
+    const Schema schema{{{"x", tx.WithNullable(true)}, {"y", ty.WithNullable(true)}, {"z", z->type()}}};
+    const std::vector<ArrayPtr> cols = {x, y, z};
+    for (const char* text : kExprs) {
+      auto e = ir::ParseAndBind(text, schema);
+      if (!e.ok()) {  // a rule this operand set has not: a product's scale past 18, a float cast
+        EXPECT_TRUE(e.error().code() == ErrorCode::kUnsupported || e.error().code() == ErrorCode::kTypeError)
+            << text << " " << e.error().ToString();
+        continue;
+      }
+      ++bound;
+      SCOPED_TRACE(fmt::format("seed {} ({}, {}, {}) rows {}: {} = {}", seed, o.x, o.y, o.z, length, text,
+                               (*e)->ToString()));
+      auto want = ir::EvaluateReference(**e, cols, length);
+      const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
+      const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
+      auto got = engine->Evaluate(*e, cols, length, {.policy = policy, .tier = tier});
+      ASSERT_EQ(got.ok(), want.ok()) << "policy " << ir::PolicyName(policy) << ": "
+                                     << (got.ok() ? want.error().ToString() : got.error().ToString());
+      ++compared;
+      if (!want.ok()) {
+        EXPECT_EQ(got.error().ToString(), want.error().ToString());
+        ++errors;
+        continue;
+      }
+      ASSERT_EQ((*got)->type().ToString(), (*want)->type().ToString());
+      values += length > 1;
+      const int64_t diff = FirstDifference(**got, **want);
+      ASSERT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
+                          << (*got)->GetScalar(diff).ToString() << ", want " << (*want)->GetScalar(diff).ToString()
+                          << " (x = " << x->GetScalar(diff).ToString() << ", y = " << y->GetScalar(diff).ToString()
+                          << ", z = " << z->GetScalar(diff).ToString() << ")";
+    }
+    for (const char* text : {"sum(x * y)", "min(x + y)", "max(cast(x, decimal64(18,6)))", "sum(round(x))"}) {
+      auto agg = ir::ParseAndBindAggregate(text, schema);
+      if (!agg.ok()) continue;
+      SCOPED_TRACE(fmt::format("seed {} ({}, {}, {}) rows {}: {}", seed, o.x, o.y, o.z, length, text));
+      auto want = ir::EvaluateAggregateReference(*agg, cols, length);
+      auto got = engine->Aggregate(*agg, cols, length);
+      ASSERT_EQ(got.ok(), want.ok()) << (got.ok() ? want.error().ToString() : got.error().ToString());
+      if (want.ok()) {
+        EXPECT_EQ(got->ToString(agg->kind), want->ToString(agg->kind));
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(bound, 700);
+  EXPECT_GT(compared, 800);
+  EXPECT_GT(errors, 100);  // overflows by row: products past 18 digits, casts that lose digits
+  EXPECT_GT(values, 250);  // value arrays compared
+}
+
+// Every value of a window around each rounding half, both signs, and the largest values:
+// rescaling down by every power of ten, against the reference, dense.
+TEST(Decimal, RoundingAtEveryHalf) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("decimal64(18,9)");
+  std::vector<Scalar> rows;
+  for (int64_t center : {int64_t{0}, int64_t{5}, int64_t{500'000'000}, int64_t{2'500'000'000}, ir::Pow10(17) * 5,
+                         ir::Pow10(18) - 1, INT64_MAX - 301}) {
+    for (int64_t v = center - 300; v <= center + 300; ++v) {
+      rows.push_back(Scalar::Of<int64_t>(v).As(d));
+      rows.push_back(Scalar::Of<int64_t>(-v).As(d));
+    }
+  }
+  const std::vector<ArrayPtr> cols = {*MakeArray(d, rows)};
+  const Schema schema{{{"x", d}}};
+  for (int scale = 0; scale < 9; ++scale) {
+    for (int precision : {scale == 0 ? 1 : scale, 12, 18}) {
+      const std::string text = fmt::format("cast(x, decimal64({},{}))", precision, scale);
+      SCOPED_TRACE(text);
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      // Errors stop at the first row: compare 16-row slices, each its own error or values.
+      for (int64_t start = 0; start < static_cast<int64_t>(rows.size()); start += 16) {
+        const int64_t n = std::min<int64_t>(16, static_cast<int64_t>(rows.size()) - start);
+        const std::vector<ArrayPtr> part = {*cols[0]->Slice(start, n)};
+        auto want = ir::EvaluateReference(*e, part, n);
+        auto got = engine->Evaluate(e, part, n, {.policy = ir::Policy::kDense});
+        ASSERT_EQ(got.ok(), want.ok()) << "from row " << start;
+        if (want.ok()) {
+          ASSERT_EQ(FirstDifference(**got, **want), -1) << "from row " << start;
+        } else {
+          ASSERT_EQ(got.error().ToString(), want.error().ToString());
+        }
+      }
+    }
+  }
+}
+
+TEST(Decimal, BinderTypesAndRefusals) {
+  const Schema schema = *ParseSchema(
+      "a:decimal64(12,2), b:decimal64(10,3)?, c:decimal32(5,5), w:decimal(30,2), v:decimal(12,2), u:u64, "
+      "f:f64, k:i64, s:utf8, t:date32, e:decimal64(18,10)");
+  struct Typed {
+    const char* text;
+    const char* type;
+  };
+  const Typed typed[] = {
+      {"a + b", "decimal64(14,3)?"},           // scale 3, integer digits max(10, 7) + 1
+      {"a - c", "decimal64(16,5)"},
+      {"a * b", "decimal64(18,5)?"},           // 22 digits capped at 18
+      {"c * c", "decimal64(10,10)"},
+      {"a + k", "decimal64(18,2)"},            // i64 as decimal(18, 0)
+      {"a * 3", "decimal64(13,2)"},            // a literal's own digits
+      {"a + 1.5", "decimal64(13,2)"},
+      {"a / b", "f64?"},                       // DuckDB's decimal division
+      {"a + f", "f64"},
+      {"a < b", "bool?"},
+      {"-a", "decimal64(12,2)"},
+      {"abs(b)", "decimal64(10,3)?"},
+      {"round(a)", "decimal64(11,0)"},
+      {"round(a, 1)", "decimal64(12,1)"},
+      {"round(a, 5)", "decimal64(12,2)"},
+      {"cast(a, i32)", "i32"},
+      {"cast(a, f32)", "f32"},
+      {"cast(f, decimal64(9,3))", "decimal64(9,3)"},
+      {"cast(k, decimal32(9,0))", "decimal32(9,0)"},
+      {"cast(a, decimal(12,4))", "decimal64(12,4)"},  // computed, and exported, as decimal64
+      {"coalesce(b, 0)", "decimal64(10,3)"},
+      {"if(a > b, a, b)", "decimal64(13,3)?"},
+      {"coalesce(b, a)", "decimal64(13,3)?"},  // a rescale may fail: null where b is (ir/reference.h)
+  };
+  for (const Typed& t : typed) {
+    auto e = ir::ParseAndBind(t.text, schema);
+    ASSERT_TRUE(e.ok()) << t.text << ": " << e.error().ToString();
+    EXPECT_EQ((*e)->type().ToString(), t.type) << t.text << " = " << (*e)->ToString();
+  }
+  // Literal operands fold: the comparison's literal is rescaled once, at bind time.
+  EXPECT_EQ((*ir::ParseAndBind("a > 0.5", schema))->ToString(), "a > 0.50:decimal64(12,2)");
+  EXPECT_EQ((*ir::ParseAndBind("a = 7", schema))->ToString(), "a = 7.00:decimal64(12,2)");
+  struct Refused {
+    const char* text;
+    ErrorCode code;
+    const char* fragment;
+  };
+  const Refused refused[] = {
+      {"w + w", ErrorCode::kUnsupported, "decimal128 arithmetic is not built yet"},
+      {"e * e", ErrorCode::kUnsupported, "has scale 20"},
+      {"a + u", ErrorCode::kTypeError, "u64 is not a decimal operand"},
+      {"a + s", ErrorCode::kTypeError, "utf8 is not a decimal operand"},
+      {"a + t", ErrorCode::kTypeError, "date32 is not a decimal operand"},
+      {"a % b", ErrorCode::kTypeError, "mod does not take decimal64(12,2)"},
+      {"sqrt(a)", ErrorCode::kTypeError, "sqrt does not take decimal64(12,2)"},
+      {"cast(a, decimal(30,2))", ErrorCode::kUnsupported, "above 18 digits"},
+      {"cast(u, decimal64(10,0))", ErrorCode::kUnsupported, "cast to i64 first"},
+      {"cast(a, bool)", ErrorCode::kUnsupported, "decimals cast to integers, floats and decimals"},
+      {"cast(s, decimal64(10,0))", ErrorCode::kUnsupported, "cast from utf8"},
+      {"cast(v, decimal64(12,2))", ErrorCode::kUnsupported, "cast from decimal(12,2)"},  // 16-byte storage
+      {"cast(a, date32)", ErrorCode::kUnsupported, "cast to date32 is not supported yet"},
+      {"round(a, k)", ErrorCode::kTypeError, "integer literal"},
+      {"round(a, -1)", ErrorCode::kUnsupported, "digits before the point"},
+      {"round(f, 2)", ErrorCode::kTypeError, "rounds a decimal"},
+      {"a + 1.1234567890123456789", ErrorCode::kUnsupported, "18 are supported"},
+      {"decimal_cast(a)", ErrorCode::kInvalidInput, "cast(x, decimal64(P, S))"},
+  };
+  for (const Refused& r : refused) {
+    auto e = ir::ParseAndBind(r.text, schema);
+    ASSERT_FALSE(e.ok()) << r.text << " bound as " << (*e)->ToString();
+    EXPECT_EQ(e.error().code(), r.code) << r.text << ": " << e.error().ToString();
+    EXPECT_NE(e.error().message().find(r.fragment), std::string::npos) << r.text << ": " << e.error().ToString();
+  }
+}
+
+// Products whose 64-bit wrap lands in range are overflows all the same.
+TEST(Decimal, ProductsThatWrapAreOverflows) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("decimal64(18,0)");
+  const Schema schema{{{"x", d}, {"y", d}}};
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind("x * y", schema));
+  const std::pair<int64_t, int64_t> cases[] = {{int64_t{1} << 32, int64_t{1} << 32},     // 2^64: wraps to 0
+                                               {3'037'000'500, -3'037'000'500},          // just past -2^63
+                                               {int64_t{3} << 61, 2},                    // 3 * 2^62: wraps
+                                               {999'999'999, 1'000'000'001}};            // 10^18 - 1: fits
+  for (const auto& [a, b] : cases) {
+    const std::vector<ArrayPtr> cols = {*MakeArray(d, {Scalar::Of(a).As(d)}), *MakeArray(d, {Scalar::Of(b).As(d)})};
+    auto got = engine->Evaluate(e, cols, 1, {.policy = ir::Policy::kDense});
+    const __int128 product = static_cast<__int128>(a) * b;
+    if (product < ir::Pow10(18) && product > -ir::Pow10(18)) {
+      ASSERT_TRUE(got.ok()) << a << " * " << b << ": " << got.error().ToString();
+      EXPECT_EQ((*got)->GetScalar(0).ToString(), "999999999999999999:decimal64(18,0)");
+    } else {
+      ASSERT_FALSE(got.ok()) << a << " * " << b << " gave " << (*got)->GetScalar(0).ToString();
+      EXPECT_EQ(got.error().code(), ErrorCode::kOverflow);
+    }
+  }
+}
+
+// Kernels of different cast targets over the same column are different kernels (the target is
+// in the call's type, not its arguments): the in-memory cache and the disk key tell them apart.
+TEST(Decimal, CastTargetsAreDistinctKernels) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("decimal64(12,4)");
+  const Schema schema{{{"x", d}}};
+  const std::vector<ArrayPtr> cols = {*MakeArray(d, {Scalar::Of<int64_t>(123456).As(d)})};
+  std::vector<std::string> seen;
+  for (const char* text : {"cast(x, decimal64(12,2))", "cast(x, decimal64(12,1))", "cast(x, decimal64(14,6))"}) {
+    ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, 1));
+    seen.push_back(got->GetScalar(0).ToString());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"12.35:decimal64(12,2)", "12.3:decimal64(12,1)", "12.345600:decimal64(14,6)"}));
+}
+
+}  // namespace
+}  // namespace rowjit::jit
