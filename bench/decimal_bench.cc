@@ -2,6 +2,7 @@
 //   a*b+c/jit      Engine::Evaluate of a * b + c over decimal64(12,2) columns (values below 10^6
 //                  in storage: prices and quantities; the product is decimal64(18,4), the sum
 //                  decimal64(18,4); every overflow test runs)
+//   a*b+c/jit128   the same over 16-byte decimal(12,2) columns (DuckDB's export), narrowed by row
 //   a*b+c/i64      the same storage integers as i64 columns, checked i64 `a * b + c` (the issue's
 //                  yardstick: decimal at >= half its speed)
 //   a*b+c/static   the decimal semantics as a C++ loop compiled -O3 for the build's target
@@ -29,7 +30,15 @@ const std::vector<int64_t>& Values(uint64_t seed) {
 }
 
 ArrayPtr Column(uint64_t seed, const char* type) {
-  BufferPtr b = *Buffer::Allocate(kRows * 8);
+  const DataType t = *ParseDataType(type);
+  BufferPtr b = *Buffer::Allocate(kRows * ByteWidth(t.id));
+  if (t.id == TypeId::kI128) {  // 16-byte rows: the value and its sign
+    for (int64_t i = 0; i < kRows; ++i) {
+      const int64_t halves[2] = {Values(seed)[i], Values(seed)[i] < 0 ? -1 : 0};
+      std::memcpy(b->mutable_data() + 16 * i, halves, 16);
+    }
+    return ArrayPtr(*PrimitiveArray::Make(t, kRows, b, Validity::AllValid()));
+  }
   std::memcpy(b->mutable_data(), Values(seed).data(), kRows * 8);
   return ArrayPtr(*PrimitiveArray::Make(*ParseDataType(type), kRows, b, Validity::AllValid()));
 }
@@ -66,6 +75,7 @@ void RunStatic(benchmark::State& state) {
 const bool kRegistered = [] {
   const LazyExpr decimal("a * b + c", "a:decimal64(12,2), b:decimal64(12,2), c:decimal64(12,2)");
   const LazyExpr integer("a * b + c", "a:i64, b:i64, c:i64");
+  const LazyExpr wide("a * b + c", "a:decimal(12,2), b:decimal(12,2), c:decimal(12,2)");
   const LazyExpr round("round(a, 1)", "a:decimal64(12,2), b:decimal64(12,2), c:decimal64(12,2)");
   auto jit = [](const char* name, LazyExpr expr, const char* type) {
     benchmark::RegisterBenchmark(name, [expr, type](benchmark::State& state) {
@@ -76,6 +86,7 @@ const bool kRegistered = [] {
   };
   jit("decimal/a*b+c/jit", decimal, "decimal64(12,2)");
   jit("decimal/a*b+c/i64", integer, "i64");
+  jit("decimal/a*b+c/jit128", wide, "decimal(12,2)");
   benchmark::RegisterBenchmark("decimal/a*b+c/static", RunStatic)
       ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
   jit("decimal/round/jit", round, "decimal64(12,2)");

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/binder.h"
+#include "ir/decimal.h"
 #include "ir/parser.h"
 #include "ir/reference.h"
 
@@ -138,6 +139,8 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   agg.kind = a->kind;
   agg.keep_nan = a->keep_nan;
   ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema, limits));
+  // A decimal128 of at most 18 digits folds as decimal64 (narrowed by row; count reads nullness).
+  if (agg.kind != AggKind::kCount) agg.arg = NarrowDecimal128(agg.arg, [](const ExprPtr& call) { return call; });
   const DataType arg = agg.arg->type();
   const TypeId t = arg.id;
   auto type_error = [&](std::string_view want) {

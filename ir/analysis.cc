@@ -31,7 +31,8 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   facts.can_fail = true;
   const TypeId arg = call.args().empty() ? call.type().id : call.args()[0]->type().id;
   if (arg == TypeId::kBool) return;
-  facts.evidence_widths.push_back(IsString(arg) ? 8 : BitWidth(arg));  // a parse or UTF-8 check: a byte
+  // A parse or UTF-8 check: a byte; a 16-byte decimal's narrowing: its 64-bit halves.
+  facts.evidence_widths.push_back(IsString(arg) ? 8 : arg == TypeId::kI128 ? 64 : BitWidth(arg));
   facts.string_evidence = facts.string_evidence || IsString(arg);
   facts.narrow_integer_evidence = facts.narrow_integer_evidence || (IsInteger(arg) && BitWidth(arg) < 64);
 }

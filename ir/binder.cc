@@ -197,6 +197,9 @@ class Binder {
     const std::string& text = second.is_literal() ? second.literal_text() : "";
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr x, BindNode(e.args()[0], std::nullopt, ""));
     if (cast) {
+      if (text.size() < 2 || text.front() != '\'' || text.back() != '\'') {
+        return MakeError(ErrorCode::kInvalidInput, "cast takes a value and a type: cast(x, decimal64(12, 2))");
+      }
       ROWJIT_ASSIGN_OR_RETURN(const DataType to, ParseDataType(text.substr(1, text.size() - 2)));
       if (to.logical != LogicalKind::kDecimal) {
         return MakeError(ErrorCode::kUnsupported, "cast to {} is not supported yet", to.ToString());

@@ -2,7 +2,8 @@
 // result rules, decimal literals, and the binder's rewrite of a call over decimals into the
 // catalog's decimal functions (ir/functions_decimal.cc) and storage operations.
 //
-// Results are computed in 64 bits (decimal64): a result precision above 18 digits is capped at
+// decimal128 columns (16-byte storage, Arrow's default and DuckDB's export of every DECIMAL) of
+// at most 18 digits are narrowed to decimal64 by row. Results are computed in 64 bits (decimal64): a result precision above 18 digits is capped at
 // 18, and a value that needs more is an overflow error in its row, like checked integers. Every
 // operand is first rescaled to the result's scale; an operand that then needs more than 18 digits
 // is an overflow too. 128-bit decimal arithmetic (precision 19 to 38) is not built yet.
@@ -53,6 +54,10 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
 Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold);
 // round(x, digits) of a decimal: to `digits` after the point (half away from zero).
 Result<ExprPtr> BindDecimalRound(const ExprPtr& x, int digits, FoldFn fold);
+
+// A decimal128 (16-byte storage) of at most 18 digits as decimal64(P, S), through decimal_cast
+// (whose kernel reads both halves and fails a row whose value does not fit); x itself otherwise.
+ExprPtr NarrowDecimal128(const ExprPtr& x, FoldFn fold);
 
 // Whether the function named `name` has a decimal rule (the binder types untyped literals among
 // its arguments as decimals when another argument is one).

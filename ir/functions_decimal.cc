@@ -274,6 +274,12 @@ bool HasDecimalRule(std::string_view n) {
          n == "if" || n == "coalesce" || n == "cast" || IsCompare(n);
 }
 
+ExprPtr NarrowDecimal128(const ExprPtr& x, FoldFn fold) {
+  const DataType t = x->type();
+  if (!IsDecimal(t) || t.id != TypeId::kI128 || t.precision > kMaxDecimal64Digits) return x;
+  return Call("decimal_cast", {x}, Decimal64(t.precision, t.scale), fold);
+}
+
 Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   if (to.id == TypeId::kI128) {
     if (to.precision > kMaxDecimal64Digits) {
@@ -284,7 +290,8 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   }
   const DataType from = x->type();
   if (IsFloat(from.id) && !from.is_logical()) return Call("float_to_decimal", {x}, to, fold);
-  if (!DecimalOperand(from) && from.id != TypeId::kU64) {
+  const bool decimal128 = IsDecimal(from) && from.id == TypeId::kI128;  // narrowed by the cast's kernel
+  if (!DecimalOperand(from) && from.id != TypeId::kU64 && !decimal128) {
     return MakeError(ErrorCode::kUnsupported, "cast from {} to {} is not supported{}", TypeText(x), to.ToString(),
                      from.id == TypeId::kI128 ? " (16-byte decimal128 storage is not computed on yet)" : "");
   }
@@ -294,7 +301,8 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   return Rescale(x, to, fold);
 }
 
-Result<ExprPtr> BindDecimalRound(const ExprPtr& x, int digits, FoldFn fold) {
+Result<ExprPtr> BindDecimalRound(const ExprPtr& given, int digits, FoldFn fold) {
+  const ExprPtr x = NarrowDecimal128(given, fold);
   const DataType t = x->type();
   if (!IsDecimal(t) || !DecimalOperand(t)) {
     return MakeError(ErrorCode::kTypeError, "round(x, digits) rounds a decimal (decimal32 or decimal64), not {}",
@@ -311,6 +319,14 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
                                                std::optional<TypeId> type_arg, FoldFn fold) {
   using Out = std::optional<ExprPtr>;
   const Function* f = FindFunction(name);
+  // decimal128 of at most 18 digits computes as decimal64: narrowed first, by row (a value past
+  // its precision is an overflow there).
+  bool narrowed = false;
+  for (ExprPtr& a : args) {
+    ExprPtr n = NarrowDecimal128(a, fold);
+    narrowed = narrowed || n != a;
+    a = std::move(n);
+  }
   if (name == "cast") {
     if (!type_arg || (!IsInteger(*type_arg) && !IsFloat(*type_arg))) {
       return MakeError(ErrorCode::kUnsupported, "cast of {} to {}: decimals cast to integers, floats and decimals",
@@ -329,7 +345,7 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
   const size_t first = f->unify_from > 0 ? static_cast<size_t>(f->unify_from) : 0;
   std::vector<ExprPtr> values(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
   const bool compare = IsCompare(name) || name == "if" || name == "coalesce";
-  if (compare && AllSameType(values)) return Out();  // the storage comparison (LogicalArgs::kCompare)
+  if (compare && AllSameType(values) && !narrowed) return Out();  // the storage comparison (LogicalArgs::kCompare)
   ROWJIT_ASSIGN_OR_RETURN(const std::optional<TypeId> floats, CheckOperands(name, values));
   if (floats || name == "div") {
     // With a float, or divided: in floating point (DuckDB divides decimals as doubles).

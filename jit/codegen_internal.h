@@ -26,6 +26,8 @@ struct Val {
   // A string read from a 16-byte view (Arrow's view layout): the view's address, for lowerings
   // that compare its length and inline bytes or prefix in registers.
   llvm::Value* view = nullptr;
+  // A 16-byte input (decimal128): `v` holds its low 64 bits and this its high 64 bits (i64).
+  llvm::Value* high = nullptr;
 };
 
 llvm::Type* LlvmType(llvm::LLVMContext& ctx, TypeId id);

@@ -208,6 +208,7 @@ constexpr int64_t kRecheckBlock = 1024;
 bool HasCheckedMul64(const ir::Expr& e) {
   if (!e.is_call()) return false;
   if (e.name() == "mul" && IsInteger(e.type().id) && BitWidth(e.type().id) == 64) return true;
+  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) return true;
   for (const ir::ExprPtr& a : e.args()) {
     if (HasCheckedMul64(*a)) return true;
   }

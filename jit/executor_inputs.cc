@@ -123,6 +123,14 @@ Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<Buff
         in.values = value.str().data();
         in.scalar = value.str().size();
       }
+      if (value.type_id() == TypeId::kI128) {  // both halves, low first (jit/kernel_builder.cc)
+        ROWJIT_ASSIGN_OR_RETURN(BufferPtr halves, Buffer::Allocate(16));
+        const auto v = static_cast<unsigned __int128>(value.int128());
+        const uint64_t words[2] = {static_cast<uint64_t>(v), static_cast<uint64_t>(v >> 64)};
+        std::memcpy(halves->mutable_data(), words, 16);
+        in.values = halves->data();
+        keep.push_back(std::move(halves));
+      }
       break;
     }
     case Encoding::kDictionary: {
@@ -302,12 +310,16 @@ uint64_t PadWord(uint64_t word, int64_t tail) {
   return (word & keep) | (((word >> (tail - 1)) & 1) ? ~keep : 0);
 }
 
+struct Row16 {  // a decimal128 row
+  uint64_t low, high;
+};
+
 // All 64 rows of `dst` set to `value`: a fixed count of stores.
 template <typename U>
 void FillRows(uint8_t* dst, const uint8_t* value) {
   U v;
   std::memcpy(&v, value, sizeof(U));
-  U* rows = reinterpret_cast<U*>(dst);  // aligned to U: scratch rows are 512-byte blocks
+  U* rows = reinterpret_cast<U*>(dst);  // aligned to U: scratch rows are 1024-byte blocks
   for (int r = 0; r < 64; ++r) rows[r] = v;
 }
 
@@ -320,7 +332,8 @@ const void* PadRows(const void* src, int width, int64_t base, int64_t tail, uint
     case 1: FillRows<uint8_t>(dst, last); break;
     case 2: FillRows<uint16_t>(dst, last); break;
     case 4: FillRows<uint32_t>(dst, last); break;
-    default: assert(width == 8 && "element widths are 1, 2, 4 or 8 bytes"); FillRows<uint64_t>(dst, last);
+    case 8: FillRows<uint64_t>(dst, last); break;
+    default: assert(width == 16 && "element widths are 1, 2, 4, 8 or 16 bytes"); FillRows<Row16>(dst, last);
   }
   std::memcpy(dst, from, static_cast<size_t>((tail - 1) * width));
   return dst;
@@ -434,6 +447,11 @@ Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const st
         ROWJIT_ASSIGN_OR_RETURN(uint8_t* dst, Scratch(scratch[c], bits ? kernels::NumWords(kept) * 8 : kept * w));
         if (bits) {
           kernels::FilterBits({values, start, mask.length}, mask, dst);
+        } else if (w == 16) {  // decimal128: no filter kernel has 16-byte rows; kept rows copied in turn
+          int64_t k = 0;
+          for (int64_t i = 0; i < mask.length; ++i) {
+            if (kernels::GetBit(mask.data, mask.offset + i)) std::memcpy(dst + 16 * k++, values + (start + i) * 16, 16);
+          }
         } else {
           kernels::Filter(values + start * w, mask, w, dst);
         }

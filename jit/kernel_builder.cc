@@ -144,7 +144,8 @@ Status KernelBuilder::SetUpInputs(llvm::Value* inputs) {
       case ir::InputShape::kConstant:
       case ir::InputShape::kNullConstant:
         in.scalar = field(kInputScalar, b.getInt64Ty());
-        if (IsString(in.spec.type)) in.values = field(kInputValues, b.getPtrTy());  // its bytes
+        // A string's bytes; a 16-byte value's two halves.
+        if (IsString(in.spec.type) || in.spec.type == TypeId::kI128) in.values = field(kInputValues, b.getPtrTy());
         break;
       case ir::InputShape::kDictionary:
         in.values = field(kInputValues, b.getPtrTy());
@@ -222,6 +223,12 @@ Val KernelBuilder::LoadLane(Input& in, llvm::Value* row, llvm::Value* lane) {
     if (in.valid_word != nullptr) out.valid = LaneBit(b, in.valid_word, lane);
     return out;
   }
+  if (t == TypeId::kI128) {
+    out = LoadHalves(in, row);
+    if (in.valid_word != nullptr) out.valid = LaneBit(b, in.valid_word, lane);
+    if (in.spec.shape == ir::InputShape::kNullConstant) out.valid = b.getFalse();
+    return out;
+  }
   switch (in.spec.shape) {
     case ir::InputShape::kConstant:
       if (IsString(t)) return {MakeString(in.values, in.scalar), nullptr};
@@ -254,6 +261,32 @@ Val KernelBuilder::LoadLane(Input& in, llvm::Value* row, llvm::Value* lane) {
       break;
   }
   if (in.valid_word != nullptr) out.valid = LaneBit(b, in.valid_word, lane);
+  return out;
+}
+
+// Row `row` of a 16-byte input (decimal128) as its low and high 64 bits: two i64 loads a row,
+// which the vectorizer turns into one interleaved load, so no i128 value exists in the kernel.
+// A constant's halves are behind its values pointer; a dictionary's row is its code's.
+Val KernelBuilder::LoadHalves(Input& in, llvm::Value* row) {
+  if (in.spec.shape == ir::InputShape::kNullConstant) return {b.getInt64(0), nullptr, nullptr, nullptr, b.getInt64(0)};
+  llvm::Value* index = row;
+  llvm::MDNode* scope = in.values_scope;
+  if (in.spec.shape == ir::InputShape::kConstant) {
+    index = b.getInt64(0);
+  } else if (in.spec.shape == ir::InputShape::kDictionary) {
+    llvm::Type* code_ty = Ty(in.spec.code_type);
+    llvm::Value* code = Scoped(b.CreateLoad(code_ty, b.CreateGEP(code_ty, in.codes, row)), in.codes_scope);
+    code = IsSignedInt(in.spec.code_type) ? b.CreateSExt(code, b.getInt64Ty()) : b.CreateZExt(code, b.getInt64Ty());
+    index = b.CreateSelect(b.CreateICmpULT(code, in.scalar), code, b.getInt64(0));
+  }
+  auto half = [&](int h) {
+    llvm::Value* at = b.CreateAdd(b.CreateShl(index, 1), b.getInt64(h));
+    llvm::LoadInst* v = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), in.values, at));
+    return scope != nullptr ? Scoped(v, scope) : v;
+  };
+  Val out;
+  out.v = half(0);
+  out.high = half(1);
   return out;
 }
 

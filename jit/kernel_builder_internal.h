@@ -124,6 +124,7 @@ class KernelBuilder final : public LowerContext {
   Status SetUpInputs(llvm::Value* inputs);
   void LoadWordState(llvm::Value* w);
   Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
+  Val LoadHalves(Input& in, llvm::Value* row);
   Val LoadString(Input& in, llvm::Value* row);
   llvm::Value* MakeString(llvm::Value* ptr, llvm::Value* len);
   Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);

@@ -17,10 +17,11 @@ int ScaleOf(const DataType& t) { return t.logical == LogicalKind::kDecimal ? t.s
 llvm::Value* I64(B& b, int64_t v) { return b.getInt64(static_cast<uint64_t>(v)); }
 llvm::Value* F64(B& b, double v) { return llvm::ConstantFP::get(b.getDoubleTy(), v); }
 
-// Argument i's storage as i64 (integers extended by their signedness).
+// Argument i's storage as i64 (integers extended by their signedness; a decimal128's low half,
+// which only a cast reads, after testing the high half: NarrowedOut).
 llvm::Value* Wide(LowerContext& c, size_t i, const Val& a) {
   const TypeId t = c.arg_type(i);
-  if (BitWidth(t) == 64) return a.v;
+  if (BitWidth(t) >= 64) return a.v;
   return IsSignedInt(t) ? c.b.CreateSExt(a.v, c.b.getInt64Ty()) : c.b.CreateZExt(a.v, c.b.getInt64Ty());
 }
 
@@ -65,7 +66,13 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
   llvm::Value* y = Wide(c, 1, a[1]);
   llvm::Value* r = b.CreateMul(x, y);
   llvm::Value* bad = OutOf(b, r, ir::Pow10(c.call.type().precision));
-  if (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32) {
+  if (c.conservative_mul64 && (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32)) {
+    // A rechecking row loop (jit/codegen_rows.cc): operands within 32 bits cannot wrap, so the
+    // precision test is exact for them; a row with a wider operand is a suspect, its block rerun
+    // through the exact test below.
+    auto wide = [&](llvm::Value* v) { return b.CreateLShr(b.CreateAdd(v, I64(b, int64_t{1} << 31)), I64(b, 32)); };
+    c.Suspect(b.CreateOr(wide(x), wide(y)));
+  } else if (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32) {
     llvm::Value* f = b.CreateFMul(I64ToF64(b, x), I64ToF64(b, y));
     bad = b.CreateOr(bad, b.CreateFCmpOGE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, f), F64(b, 0x1p62)));
   }
@@ -74,14 +81,17 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
 
 // To the result's scale: up by a multiply (out of range when the operand has more than
 // precision - k digits), down by a division rounded half away from zero.
+// A decimal128 operand is narrowed to its low half here: out of range unless the high half is
+// the low half's sign (a value past 64 bits is past every decimal64 precision anyway).
 Val Cast(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   const DataType to = c.call.type();
   const int k = to.scale - ScaleOf(c.call.args()[0]->type());
   llvm::Value* x = Wide(c, 0, a[0]);
+  llvm::Value* wide = a[0].high != nullptr ? b.CreateICmpNE(a[0].high, b.CreateAShr(x, I64(b, 63))) : b.getFalse();
   if (k >= 0) {
     const int64_t limit = to.precision >= k ? ir::Pow10(to.precision - k) : 1;
-    return Result(c, k == 0 ? x : b.CreateMul(x, I64(b, ir::Pow10(k))), OutOf(b, x, limit));
+    return Result(c, k == 0 ? x : b.CreateMul(x, I64(b, ir::Pow10(k))), b.CreateOr(wide, OutOf(b, x, limit)));
   }
   const int64_t d = ir::Pow10(-k);
   DivMod m;
@@ -96,7 +106,7 @@ Val Cast(LowerContext& c, std::span<const Val> a) {
   llvm::Value* up = b.CreateSelect(b.CreateICmpSGE(x, I64(b, 0)), b.CreateICmpSGE(twice, I64(b, d)),
                                    b.CreateICmpSGT(twice, I64(b, d)));
   llvm::Value* q = b.CreateAdd(m.q, b.CreateZExt(up, b.getInt64Ty()));
-  return Result(c, q, OutOf(b, q, ir::Pow10(to.precision)));
+  return Result(c, q, b.CreateOr(wide, OutOf(b, q, ir::Pow10(to.precision))));
 }
 
 // The storage in double, divided by 10^scale (both correctly rounded).

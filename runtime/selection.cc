@@ -81,7 +81,12 @@ Result<Validity> TakeValidity(const Validity& v, const SelectionVector& s, const
 Result<ArrayPtr> TakePrimitive(const PrimitiveArray& a, const SelectionVector& s, const std::shared_ptr<MemoryPool>& pool) {
   const int width = ByteWidth(a.type().id);
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateForOverwrite(s.size() * width, pool));
-  kernels::Gather(a.raw_values(), s.data(), s.size(), width, values->mutable_data());
+  if (width == 16) {  // decimal128: no gather kernel has 16-byte rows
+    const auto* from = static_cast<const uint8_t*>(a.raw_values());
+    for (int64_t i = 0; i < s.size(); ++i) std::memcpy(values->mutable_data() + 16 * i, from + 16 * int64_t{s.data()[i]}, 16);
+  } else {
+    kernels::Gather(a.raw_values(), s.data(), s.size(), width, values->mutable_data());
+  }
   ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(a.validity(), s, pool));
   return PrimitiveArray::Make(a.type(), s.size(), std::move(values), std::move(validity));
 }

@@ -166,7 +166,8 @@ void AddDecimalKernels(const std::string& target, std::vector<CatalogKernel>& ou
                                     "a < b", "cast(a, i32)"};
   constexpr const char* kSchemas[] = {"a:decimal64(12,2){0}, b:decimal64(12,2){0}, c:decimal64(12,2){0}, f:f64{0}",
                                       "a:decimal64(15,2){0}, b:decimal64(10,4){0}, c:i64{0}, f:f32{0}",
-                                      "a:decimal32(9,2){0}, b:decimal32(7,3){0}, c:decimal32(9,0){0}, f:f64{0}"};
+                                      "a:decimal32(9,2){0}, b:decimal32(7,3){0}, c:decimal32(9,0){0}, f:f64{0}",
+                                      "a:decimal(12,2){0}, b:decimal(18,4){0}, c:decimal(9,0){0}, f:f64{0}"};
   for (const char* text : kTexts) {
     for (const char* schema_text : kSchemas) {
       for (bool nullable : {false, true}) {
