@@ -202,7 +202,11 @@ class Binder {
       }
       ROWJIT_ASSIGN_OR_RETURN(const DataType to, ParseDataType(text.substr(1, text.size() - 2)));
       if (to.logical != LogicalKind::kDecimal) {
-        return MakeError(ErrorCode::kUnsupported, "cast to {} is not supported yet", to.ToString());
+        if (to.logical == LogicalKind::kInterval) {
+          return MakeError(ErrorCode::kUnsupported, "cast to {} is not supported yet", to.ToString());
+        }
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindTemporalCast(x, to, &Fold));
+        return Out(r);
       }
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindDecimalCast(x, to, &Fold));
       return Out(r);

@@ -44,9 +44,7 @@ Result<Scalar> DecimalLiteral(std::string_view text);
 
 // The call `name(args)` over bound arguments of which at least one is a decimal, written as the
 // decimal functions and storage operations that compute it, or nullopt when `name` has no
-// decimal rule (the binder then refuses it as it refuses other logical types). `fold` folds a
-// call of literals (the binder's).
-using FoldFn = ExprPtr (*)(const ExprPtr& call);
+// decimal rule (the binder then refuses it as it refuses other logical types).
 Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vector<ExprPtr> args,
                                                std::optional<TypeId> type_arg, FoldFn fold);
 // cast(x, T) to a decimal type T (`to` is decimal32/64; decimal(P,S) with P <= 18 is computed

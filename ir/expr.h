@@ -18,6 +18,8 @@ struct Function;
 struct ExprFacts;
 class Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
+// Folds a bound call of literals to a literal (the binder's; rewrites that build calls use it).
+using FoldFn = ExprPtr (*)(const ExprPtr& call);
 
 enum class ExprKind : uint8_t { kColumn, kLiteral, kCall };
 

@@ -164,6 +164,27 @@ Result<Scalar> TruncEval(std::span<const Scalar> a, DataType result, std::option
 // earlier); a field never fails.
 bool TruncCanFail(std::span<const DataType>, DataType) { return true; }
 
+// cast(x, T) between temporal types (TemporalCastPlan): exact in 128 bits, every division
+// rounding down, then the target's storage.
+Result<Scalar> CastEval(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  ROWJIT_ASSIGN_OR_RETURN(const TemporalConversion plan, TemporalCastPlan(a[0].type(), result));
+  __int128 v = a[0].int128();
+  auto floor_div = [](__int128 x, __int128 d) { return x / d - (x % d < 0 ? 1 : 0); };
+  if (plan.to_date) v = floor_div(v, plan.day_units);
+  v = floor_div(v * plan.multiply, plan.divide);
+  const bool narrow = result.id == TypeId::kI32;
+  if (v > (narrow ? INT32_MAX : INT64_MAX) || v < (narrow ? INT32_MIN : INT64_MIN)) {
+    return internal::Overflow(fmt::format("{} does not fit {}", a[0].ToString(), result.WithNullable(false).ToString()));
+  }
+  return (narrow ? Scalar::Of(static_cast<int32_t>(v)) : Scalar::Of(static_cast<int64_t>(v))).As(result);
+}
+
+Result<DataType> CastRule(std::string_view n, std::span<const DataType>, std::optional<TypeId>) {
+  return MakeError(ErrorCode::kInvalidInput, "{} is written cast(x, timestamp(ms)) (its target is its type)", n);
+}
+
+bool CastCanFail(std::span<const DataType>, DataType) { return true; }
+
 #define ROWJIT_FIELD(fname, field)                                                                   \
   {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .unify_from = -1,                 \
    .type_rule = FieldRule<TemporalField::field>, .eval = FieldEval<TemporalField::field>,           \
@@ -185,6 +206,8 @@ const Function kFunctions[] = {
     ROWJIT_TRUNC("date_trunc_minute", kMinute), ROWJIT_TRUNC("date_trunc_second", kSecond),
     ROWJIT_TRUNC("date_trunc_millisecond", kMillisecond),
     ROWJIT_TRUNC("date_trunc_microsecond", kMicrosecond),
+    {.name = "temporal_cast", .arg_names = {"t"}, .family = Family::kTemporal, .can_fail = CastCanFail,
+     .unify_from = -1, .type_rule = CastRule, .eval = CastEval, .logical = LogicalArgs::kAny},
 };
 
 #undef ROWJIT_FIELD
@@ -234,6 +257,43 @@ std::optional<std::string> TemporalCallName(std::string_view function, std::stri
     if (p == f) return p;
   }
   return std::nullopt;
+}
+
+Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to) {
+  const LogicalKind f = from.logical, t = to.logical;
+  const bool dated = (f == LogicalKind::kDate || f == LogicalKind::kTimestamp) &&
+                     (t == LogicalKind::kDate || t == LogicalKind::kTimestamp);
+  const bool zones_agree = f != LogicalKind::kTimestamp || t != LogicalKind::kTimestamp || (from.tz != 0) == (to.tz != 0);
+  if (!(dated || (f == t && (f == LogicalKind::kTime || f == LogicalKind::kDuration))) || !zones_agree) {
+    return MakeError(ErrorCode::kTypeError,
+                     "cast from {} to {}: temporal casts convert dates and timestamps (a zone to a zone, or none to "
+                     "none), times to times and durations to durations",
+                     from.WithNullable(false).ToString(), to.WithNullable(false).ToString());
+  }
+  const int64_t a = UnitsPerDay(from.time_unit()), b = UnitsPerDay(to.time_unit());
+  TemporalConversion plan;
+  if (t == LogicalKind::kDate) {
+    plan.to_date = true;
+    plan.day_units = a;
+    plan.multiply = b;
+  } else if (b >= a) {
+    plan.multiply = b / a;
+  } else {
+    plan.divide = a / b;
+  }
+  return plan;
+}
+
+Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
+  const DataType from = x->type();
+  if (!from.is_logical() || from.logical == LogicalKind::kDecimal || from.logical == LogicalKind::kInterval) {
+    return MakeError(ErrorCode::kTypeError, "cast from {} to {}: temporal casts take dates, timestamps, times or durations",
+                     from.WithNullable(false).ToString(), to.ToString());
+  }
+  ROWJIT_RETURN_NOT_OK(TemporalCastPlan(from, to).status());
+  if (from.SameType(to)) return x;
+  const Function* f = FindFunction("temporal_cast");
+  return fold(Expr::BoundCall(f, {x}, std::nullopt, to.WithNullable(from.nullable)));
 }
 
 std::span<const Function> TemporalFunctions() { return kFunctions; }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "ir/expr.h"
 #include "runtime/types.h"
 
 namespace rowjit::ir {
@@ -26,5 +27,22 @@ bool IsUtcZone(std::string_view zone);
 // The catalog function `date_part(part, t)` (any other name: a field) or `date_trunc(part, t)`
 // binds to ("year", "day_of_week" for 'dow', "date_trunc_month"), or nullopt for an unknown part.
 std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part);
+
+// A cast between temporal types (jit/lower_temporal.cc, ir/functions_temporal.cc): the value
+// times `multiply` or floor-divided by `divide`; to a date, floor-divided to whole days first and
+// then times the target's units a day (`to_date`, 1 or 86,400,000). Units a day: date32 1,
+// date64 and ms 86,400,000, s 86,400, us 8.64e10, ns 8.64e13.
+struct TemporalConversion {
+  int64_t multiply = 1;
+  int64_t divide = 1;
+  bool to_date = false;
+  int64_t day_units = 1;  // to_date: the source's units a day, then `multiply` is the target's
+};
+// Between a date and a date or timestamp, a timestamp and a timestamp (both with a zone, any
+// zones: instants; or both without), a time and a time, a duration and a duration; a type error
+// naming both otherwise.
+Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to);
+// cast(x, T) to a temporal type T.
+Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold);
 
 }  // namespace rowjit::ir

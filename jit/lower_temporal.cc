@@ -304,7 +304,40 @@ Val Trunc(LowerContext& c, std::span<const Val> a) {
   return {ty == out->getType() ? out : b.CreateTrunc(out, ty)};
 }
 
+// cast(t, T) between temporal types (ir::TemporalCastPlan): floor divisions by constants
+// (FloorDivMod in i32 lanes for 32-bit storage, FloorDivModWide for i64) and a multiply by a
+// constant whose overflow is a range test of the operand; a 32-bit target's range tested last.
+Val Cast(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const ir::TemporalConversion plan = *ir::TemporalCastPlan(c.call.args()[0]->type(), c.call.type());
+  llvm::Type* i64 = b.getInt64Ty();
+  const bool narrow = c.arg_type(0) == TypeId::kI32;
+  llvm::Value* v = narrow ? b.CreateSExt(a[0].v, i64) : a[0].v;
+  auto floor_div = [&](llvm::Value* x, bool x_narrow, int64_t d) {
+    if (d == 1) return x;
+    if (x_narrow) return b.CreateSExt(FloorDivMod(b, b.CreateTrunc(x, b.getInt32Ty()), d).q, i64);
+    return FloorDivModWide(b, x, d).q;
+  };
+  if (plan.to_date) v = floor_div(v, narrow, plan.day_units);
+  llvm::Value* bad = b.getFalse();
+  if (plan.multiply > 1) {
+    const int64_t hi = INT64_MAX / plan.multiply;
+    const auto lo = static_cast<int64_t>(0 - (uint64_t{1} << 63) / static_cast<uint64_t>(plan.multiply));
+    bad = b.CreateOr(b.CreateICmpSGT(v, K(v, hi)), b.CreateICmpSLT(v, K(v, lo)));
+    v = b.CreateMul(v, K(v, plan.multiply));
+  }
+  v = floor_div(v, narrow && !plan.to_date, plan.divide);
+  if (c.result_type() == TypeId::kI32) {
+    bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpSGT(v, K(v, INT32_MAX)), b.CreateICmpSLT(v, K(v, INT32_MIN))));
+    c.Evidence(b.CreateZExt(bad, i64));
+    return {b.CreateTrunc(v, b.getInt32Ty())};
+  }
+  c.Evidence(b.CreateZExt(bad, i64));
+  return {v};
+}
+
 const Lowering kLowerings[] = {
+    {"temporal_cast", Cast},
     {"year", Field<TemporalField::kYear>},
     {"quarter", Field<TemporalField::kQuarter>},
     {"month", Field<TemporalField::kMonth>},

@@ -145,6 +145,16 @@ void AddStringKernels(const std::string& target, std::vector<CatalogKernel>& out
 void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& out) {
   constexpr const char* kTypes[] = {"date32", "date64", "timestamp(s)", "timestamp(ms)", "timestamp(us, UTC)",
                                     "timestamp(ns)", "time32(ms)", "time64(ns)"};
+  // Casts between units, dates and timestamps (temporal_cast: its target is its type).
+  const std::pair<const char*, const char*> casts[] = {
+      {"cast(a, timestamp(ms))", "timestamp(us)"}, {"cast(a, timestamp(ns))", "timestamp(s)"},
+      {"cast(a, date32)", "timestamp(us)"},        {"cast(a, date64)", "timestamp(ns)"},
+      {"cast(a, timestamp(us))", "date32"},        {"cast(a, time32(s))", "time32(ms)"},
+      {"cast(a, date32)", "date64"}};
+  for (const auto& [text, type] : casts) {
+    out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}", type), {}, "dense", target}});
+    out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}?", type), {}, "branch-skip", target}});
+  }
   for (const ir::Function* f : ir::AllFunctions()) {
     if (f->family != ir::Family::kTemporal) continue;
     const std::string text = fmt::format("{}(a)", f->name);

@@ -526,6 +526,18 @@ const Case kTemporal[] = {
     {"date_part('doy', x)", "x:date32", "19782", "60:i64"},
     {"date_part('YEAR', x)", "x:timestamp(ms, UTC)", "1709210096789", "2024:i64"},
     {"date_trunc('hour', x)", "x:timestamp(s, Etc/UTC)", "1709210096", "1709208000:timestamp(s, Etc/UTC)"},
+    // Casts: finer units multiply (an overflow is an error), coarser ones round down, dates are
+    // whole days.
+    {"cast(x, timestamp(ms))", "x:timestamp(s)", "1709210096", "1709210096000:timestamp(ms)"},
+    {"cast(x, timestamp(s))", "x:timestamp(ms)", "-1", "-1:timestamp(s)"},
+    {"cast(x, timestamp(ns))", "x:timestamp(s)", "9223372037", "error:overflow"},
+    {"cast(x, date32)", "x:timestamp(us)", "-1", "-1:date32"},
+    {"cast(x, date32)", "x:timestamp(us)", "1709210096789012", "19782:date32"},
+    {"cast(x, date64)", "x:timestamp(s)", "1709210096", "1709164800000:date64"},
+    {"cast(x, timestamp(us, UTC))", "x:date32", "19782", "1709164800000000:timestamp(us, UTC)"},
+    {"cast(x, date32)", "x:timestamp(s)", "9223372036854775807", "error:overflow"},
+    {"cast(x, time32(s))", "x:time64(us)", "45296999999", "45296:time32(s)"},
+    {"cast(x, duration(s))", "x:duration(ms)", "-1500", "-2:duration(s)"},
 };
 
 TEST(Semantics, Temporal) { for (const Case& c : kTemporal) Check(c); }
