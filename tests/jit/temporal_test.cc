@@ -15,6 +15,7 @@
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "support/assert_ok.h"
+#include "support/differential.h"
 
 namespace rowjit::jit {
 namespace {
@@ -60,8 +61,6 @@ std::vector<std::string> TemporalCalls() {
 
 TEST(Temporal, KernelsEqualTheReference) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
-  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
-                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
   const std::vector<std::string> calls = TemporalCalls();
   ASSERT_EQ(calls.size(), 20u);
   int compared = 0, errors = 0;
@@ -83,24 +82,11 @@ TEST(Temporal, KernelsEqualTheReference) {
         continue;
       }
       SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, type.ToString(), length, text));
-      auto want = ir::EvaluateReference(**e, cols, length);
-      const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
-      const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
-      auto got = engine->Evaluate(*e, cols, length, {.policy = policy, .tier = tier});
-      ASSERT_EQ(got.ok(), want.ok()) << "policy " << ir::PolicyName(policy) << ": "
-                                     << (got.ok() ? want.error().ToString() : got.error().ToString());
+      const test::Compared c = test::CompareWithReference(*engine, *e, cols, length, rng);
+      ASSERT_NE(c, test::Compared::kMismatch);
       ++compared;
-      if (!want.ok()) {
-        EXPECT_EQ(got.error().ToString(), want.error().ToString());
-        ++errors;
-        continue;
-      }
-      ASSERT_EQ((*got)->type().ToString(), (*want)->type().ToString());
-      values += length > 0;
-      const int64_t diff = FirstDifference(**got, **want);
-      ASSERT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
-                          << (*got)->GetScalar(diff).ToString() << ", want " << (*want)->GetScalar(diff).ToString()
-                          << " (t = " << t->GetScalar(diff).ToString() << ")";
+      errors += c == test::Compared::kError;
+      values += c == test::Compared::kValues && length > 0;
     }
   }
   EXPECT_GT(compared, 500);
@@ -113,8 +99,6 @@ TEST(Temporal, KernelsEqualTheReference) {
 // reference (exact 128-bit arithmetic), every policy and tier.
 TEST(Temporal, CastsEqualTheReference) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
-  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
-                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
   const char* const kTargets[] = {"date32", "date64", "timestamp(s)", "timestamp(ms)", "timestamp(us)", "timestamp(ns)",
                                   "timestamp(ms, UTC)", "timestamp(ns, Europe/Paris)", "time32(s)", "time32(ms)",
                                   "time64(us)", "time64(ns)", "duration(s)", "duration(ns)"};
@@ -143,22 +127,10 @@ TEST(Temporal, CastsEqualTheReference) {
       }
       SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, type.ToString(), length, text));
       EXPECT_EQ((*e)->type().WithNullable(false).ToString(), ParseDataType(target)->ToString());
-      auto want = ir::EvaluateReference(**e, cols, length);
-      const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
-      const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
-      auto got = engine->Evaluate(*e, cols, length, {.policy = policy, .tier = tier});
-      ASSERT_EQ(got.ok(), want.ok()) << "policy " << ir::PolicyName(policy) << ": "
-                                     << (got.ok() ? want.error().ToString() : got.error().ToString());
+      const test::Compared c = test::CompareWithReference(*engine, *e, cols, length, rng);
+      ASSERT_NE(c, test::Compared::kMismatch);
       ++compared;
-      if (!want.ok()) {
-        EXPECT_EQ(got.error().ToString(), want.error().ToString());
-        ++errors;
-        continue;
-      }
-      const int64_t diff = FirstDifference(**got, **want);
-      ASSERT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
-                          << (*got)->GetScalar(diff).ToString() << ", want " << (*want)->GetScalar(diff).ToString()
-                          << " (t = " << t->GetScalar(diff).ToString() << ")";
+      errors += c == test::Compared::kError;
     }
   }
   EXPECT_GT(compared, 100);

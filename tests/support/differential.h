@@ -1,0 +1,23 @@
+// Test support: one expression through the engine against the reference evaluator, under a
+// policy and tier drawn at random (tests).
+#pragma once
+
+#include <random>
+#include <span>
+
+#include "ir/expr.h"
+#include "jit/engine.h"
+#include "runtime/array.h"
+
+namespace rowjit::test {
+
+enum class Compared { kValues, kError, kMismatch };
+
+// Evaluates `e` under a policy and tier drawn from `rng` and compares it with the reference: the
+// same error (row and message), or the same type and values, null for null. A difference adds
+// a gtest failure naming the policy, tier, first differing row and the inputs there, and returns
+// kMismatch (callers ASSERT_NE on it to stop).
+Compared CompareWithReference(jit::Engine& engine, const ir::ExprPtr& e, std::span<const ArrayPtr> columns,
+                              int64_t length, std::mt19937_64& rng);
+
+}  // namespace rowjit::test
