@@ -245,6 +245,27 @@ class Binder {
     return BindDecimalCall(f.name, bound, e.type_arg(), &Fold);
   }
 
+  // A comparison, between, if or coalesce over a date, timestamp or time: its untyped string
+  // literals are values of that type ('2024-02-29', '2024-02-29 12:00:00.25'), as PostgreSQL
+  // reads an unknown-typed literal.
+  static Status BindTemporalLiterals(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
+    if (f.logical != LogicalArgs::kCompare && f.logical != LogicalArgs::kPassThrough) return Status::OK();
+    const ExprPtr* temporal = nullptr;
+    for (const ExprPtr& b : bound) {
+      const LogicalKind k = b ? b->type().logical : LogicalKind::kNone;
+      if (temporal == nullptr && (k == LogicalKind::kDate || k == LogicalKind::kTimestamp || k == LogicalKind::kTime)) temporal = &b;
+    }
+    if (temporal == nullptr) return Status::OK();
+    for (size_t i = 0; i < bound.size(); ++i) {
+      const Expr& a = *e.args()[i];
+      if (bound[i] || !IsUntypedLiteral(a) || a.literal_text().empty() || a.literal_text().front() != '\'') continue;
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar text, ParseScalar(TypeId::kUtf8, a.literal_text()));
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseTemporalLiteral(text.str(), (*temporal)->type()));
+      bound[i] = Expr::BoundLiteral(value);
+    }
+    return Status::OK();
+  }
+
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
     if (rewritten) return BindNode(*rewritten, expected, "");
@@ -273,6 +294,7 @@ class Binder {
     }
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> decimal, BindDecimal(e, *f, bound));
     if (decimal) return *decimal;
+    ROWJIT_RETURN_NOT_OK(BindTemporalLiterals(e, *f, bound));
     if (!group && f->propagates_type) group = expected;
     for (size_t i = unify; i < n; ++i) {
       if (bound[i]) continue;

@@ -259,6 +259,102 @@ std::optional<std::string> TemporalCallName(std::string_view function, std::stri
   return std::nullopt;
 }
 
+namespace {
+
+// Reads `n` decimal digits at `at`, advancing it.
+std::optional<int64_t> Digits(std::string_view s, size_t& at, size_t n) {
+  if (at + n > s.size()) return std::nullopt;
+  int64_t v = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const char c = s[at + i];
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  at += n;
+  return v;
+}
+
+// 'HH:MM[:SS[.fraction]]' from `at`: units since midnight, or nullopt.
+std::optional<int64_t> TimeOfDay(std::string_view s, size_t& at, int64_t per_day) {
+  const auto h = Digits(s, at, 2);
+  if (!h || at >= s.size() || s[at++] != ':') return std::nullopt;
+  const auto m = Digits(s, at, 2);
+  std::optional<int64_t> sec = 0;
+  if (at < s.size() && s[at] == ':') sec = Digits(s, ++at, 2);
+  if (!m || !sec || *h > 23 || *m > 59 || *sec > 59) return std::nullopt;
+  const int64_t per_second = per_day / 86'400;
+  int64_t fraction = 0;
+  if (at < s.size() && s[at] == '.') {
+    int64_t scale = per_second;
+    size_t digits = 0;
+    while (++at < s.size() && s[at] >= '0' && s[at] <= '9') {
+      if (scale < 10 && s[at] != '0') return std::nullopt;  // finer than the unit
+      scale /= 10;
+      fraction += (s[at] - '0') * scale;
+      ++digits;
+    }
+    if (digits == 0) return std::nullopt;
+  }
+  return ((*h * 60 + *m) * 60 + *sec) * per_second + fraction;
+}
+
+}  // namespace
+
+Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type) {
+  auto bad = [&] {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(),
+                     type.logical == LogicalKind::kDate ? "'YYYY-MM-DD'"
+                     : type.logical == LogicalKind::kTime ? "'HH:MM:SS.fraction'"
+                                                          : "'YYYY-MM-DD HH:MM:SS.fraction', with a zone an offset");
+  };
+  const int64_t per_day = UnitsPerDay(type.time_unit());
+  size_t at = 0;
+  __int128 v = 0;
+  if (type.logical == LogicalKind::kTime) {
+    const auto t = TimeOfDay(text, at, per_day);
+    if (!t || at != text.size()) return bad();
+    v = *t;
+  } else if (type.logical == LogicalKind::kDate || type.logical == LogicalKind::kTimestamp) {
+    const auto y = Digits(text, at, 4);
+    const bool dash1 = at < text.size() && text[at++] == '-';
+    const auto mo = Digits(text, at, 2);
+    const bool dash2 = at < text.size() && text[at++] == '-';
+    const auto d = Digits(text, at, 2);
+    if (!y || !dash1 || !mo || !dash2 || !d || *mo < 1 || *mo > 12 || *d < 1 ||
+        !std::chrono::year_month_day(std::chrono::year(static_cast<int>(*y)), std::chrono::month(static_cast<unsigned>(*mo)),
+                                     std::chrono::day(static_cast<unsigned>(*d))).ok()) {
+      return bad();
+    }
+    const __int128 days = DaysOf(*y, static_cast<int>(*mo), static_cast<int>(*d));
+    int64_t within = 0, offset = 0;
+    if (type.logical == LogicalKind::kTimestamp && at < text.size()) {
+      if (text[at] != ' ' && text[at] != 'T') return bad();
+      const auto t = TimeOfDay(text, ++at, per_day);
+      if (!t) return bad();
+      within = *t;
+      if (at < text.size() && type.tz != 0) {  // an offset: the instant in UTC
+        if (text[at] == 'Z') {
+          ++at;
+        } else if (text[at] == '+' || text[at] == '-') {
+          const int64_t sign = text[at] == '+' ? 1 : -1;
+          const auto oh = Digits(text, ++at, 2);
+          const bool colon = at < text.size() && text[at++] == ':';
+          const auto om = Digits(text, at, 2);
+          if (!oh || !colon || !om || *oh > 23 || *om > 59) return bad();
+          offset = sign * (*oh * 60 + *om) * 60 * (per_day / 86'400);
+        }
+      }
+    }
+    if (at != text.size()) return bad();
+    v = type.logical == LogicalKind::kDate && type.id == TypeId::kI32 ? days : days * per_day + within - offset;
+  } else {
+    return MakeError(ErrorCode::kTypeError, "{} has no literal text", type.WithNullable(false).ToString());
+  }
+  const bool narrow = type.id == TypeId::kI32;
+  if (v > (narrow ? INT32_MAX : INT64_MAX) || v < (narrow ? INT32_MIN : INT64_MIN)) return bad();
+  return (narrow ? Scalar::Of(static_cast<int32_t>(v)) : Scalar::Of(static_cast<int64_t>(v))).As(type.WithNullable(false));
+}
+
 Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to) {
   const LogicalKind f = from.logical, t = to.logical;
   const bool dated = (f == LogicalKind::kDate || f == LogicalKind::kTimestamp) &&
@@ -286,6 +382,14 @@ Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType
 
 Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   const DataType from = x->type();
+  if (IsString(from.id) && x->is_literal() && !x->value().is_null()) {  // cast('2024-02-29', date32)
+    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseTemporalLiteral(x->value().str(), to));
+    return Expr::BoundLiteral(value);
+  }
+  if (IsString(from.id)) {
+    return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: text becomes a temporal value only as a literal",
+                     from.WithNullable(false).ToString(), to.ToString());
+  }
   if (!from.is_logical() || from.logical == LogicalKind::kDecimal || from.logical == LogicalKind::kInterval) {
     return MakeError(ErrorCode::kTypeError, "cast from {} to {}: temporal casts take dates, timestamps, times or durations",
                      from.WithNullable(false).ToString(), to.ToString());

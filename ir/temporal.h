@@ -42,6 +42,13 @@ struct TemporalConversion {
 // zones: instants; or both without), a time and a time, a duration and a duration; a type error
 // naming both otherwise.
 Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to);
+// A date, timestamp or time written as text, as a value of `type` (the literal of a comparison
+// with such a column, or of cast('2024-02-29', date32)): 'YYYY-MM-DD' for dates; for timestamps
+// that, then ' ' or 'T', 'HH:MM[:SS[.fraction]]' and, for a timestamp with a zone, an optional
+// 'Z' or '+HH:MM'/'-HH:MM' offset (none: UTC); 'HH:MM[:SS[.fraction]]' for times. A fraction
+// finer than the unit, an invalid day or time, or a value out of the storage's range is a type
+// error.
+Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type);
 // cast(x, T) to a temporal type T.
 Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold);
 

@@ -538,6 +538,17 @@ const Case kTemporal[] = {
     {"cast(x, date32)", "x:timestamp(s)", "9223372036854775807", "error:overflow"},
     {"cast(x, time32(s))", "x:time64(us)", "45296999999", "45296:time32(s)"},
     {"cast(x, duration(s))", "x:duration(ms)", "-1500", "-2:duration(s)"},
+    // Literals: text next to a date, timestamp or time is a value of its type (an offset only
+    // with a zone; none means UTC).
+    {"x >= '2024-02-29'", "x:date32", "19782", "true"},
+    {"x > '2024-02-29'", "x:date32", "19782", "false"},
+    {"x < '2024-02-29 12:34:56.789012'", "x:timestamp(us)", "1709210096789011", "true"},
+    {"x = '2024-02-29T12:00:00+01:00'", "x:timestamp(ms, UTC)", "1709204400000", "true"},
+    {"x = '2024-02-29 11:00Z'", "x:timestamp(s, UTC)", "1709204400", "true"},
+    {"x = '12:34:56.5'", "x:time64(us)", "45296500000", "true"},
+    {"x = '1970-01-02'", "x:date64", "86400000", "true"},
+    {"x = cast('1969-12-31 23:59:59.999', timestamp(ms))", "x:timestamp(ms)", "-1", "true"},
+    {"coalesce(x, '2000-01-01')", "x:date32?", "null", "10957:date32"},
 };
 
 TEST(Semantics, Temporal) { for (const Case& c : kTemporal) Check(c); }

@@ -237,6 +237,15 @@ TEST(Temporal, BinderRules) {
       {"date_part('fortnight', d)", ErrorCode::kInvalidInput, "unknown part"},
       {"date_part(d, d)", ErrorCode::kInvalidInput, "string literal"},
       {"date_trunc('month')", ErrorCode::kInvalidInput, "string literal"},
+      {"d = '2024-02-30'", ErrorCode::kTypeError, "is not a date32 literal"},
+      {"d = '2024-2-3'", ErrorCode::kTypeError, "is not a date32 literal"},
+      {"u = '2024-02-29 12:00:00.1234567891'", ErrorCode::kTypeError, "is not a timestamp(ns, +00:00) literal"},
+      {"h = '25:00'", ErrorCode::kTypeError, "is not a time64(us) literal"},
+      {"h = '12:00+01:00'", ErrorCode::kTypeError, "is not a time64(us) literal"},
+      {"cast(k, date32)", ErrorCode::kTypeError, "temporal casts take"},
+      {"cast(h, timestamp(us))", ErrorCode::kTypeError, "temporal casts convert"},
+      {"cast(t, timestamp(us))", ErrorCode::kTypeError, "temporal casts convert"},  // a zone to none
+      {"cast('2024-02-29', interval_months)", ErrorCode::kUnsupported, "not supported yet"},
   };
   for (const Case& c : refused) {
     auto r = ir::ParseAndBind(c.text, schema);
@@ -252,6 +261,11 @@ TEST(Temporal, BinderRules) {
   EXPECT_EQ((*ir::ParseAndBind("date_trunc('week', d)", schema))->type().ToString(), "date32");
   EXPECT_EQ((*ir::ParseAndBind("date_trunc('second', u)", schema))->type().ToString(), "timestamp(ns, +00:00)");
   EXPECT_EQ((*ir::ParseAndBind("hour(h) + minute(h)", schema))->type().ToString(), "i64");
+  // Literals and casts bind to values of the column's type (folded).
+  EXPECT_EQ((*ir::ParseAndBind("d >= '2024-02-29'", schema))->ToString(), "d >= 19782:date32");
+  EXPECT_EQ((*ir::ParseAndBind("u < '1970-01-01 00:00:01.5Z'", schema))->ToString(), "u < 1500000000:timestamp(ns, +00:00)");
+  EXPECT_EQ((*ir::ParseAndBind("cast('2024-02-29 01:00', timestamp(s))", schema))->ToString(), "1709168400:timestamp(s)");
+  EXPECT_EQ((*ir::ParseAndBind("cast(d, timestamp(ms, UTC))", schema))->type().ToString(), "timestamp(ms, UTC)");
 }
 
 }  // namespace
