@@ -341,6 +341,9 @@ class Binder {
     }
     auto r = f->eval(args, call->type(), call->type_arg());
     if (!r.ok()) return call;
+    // A logical result computed on the storage (t - t: a duration) takes the call's type, as the
+    // reference evaluator's results do.
+    if (call->type().is_logical() && r->type_id() == call->type().id) return Expr::BoundLiteral(r->As(call->type()));
     return Expr::BoundLiteral(*r);
   }
 

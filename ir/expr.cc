@@ -196,6 +196,26 @@ void AppendOperand(const Expr& e, std::string& out) {
   out += ')';
 }
 
+// A value of a logical type as the cast that binds to it again: a decimal from its text
+// (cast('1.50', decimal64(3,2))), the others from their storage (cast(19782:i32, date32)).
+std::string LogicalLiteralText(const Scalar& v) {
+  const DataType t = v.type().WithNullable(false);
+  const std::string storage = v.is_null() ? fmt::format("null:{}", t.id == TypeId::kI128 ? "i64" : TypeIdName(t.id))
+                              : t.logical == LogicalKind::kDecimal ? fmt::format("'{}'", DecimalText(v.int128(), t.scale))
+                                                                   : fmt::format("{}:{}", Int128Text(v.int128()), TypeIdName(t.id));
+  return fmt::format("cast({}, {})", storage, t.ToString());
+}
+
+// The calls that stand for a cast print as one (their target is their type).
+bool PrintsAsCast(const Expr& e) {
+  if (!e.bound()) {  // the parser's form of a cast to a logical type: the type's text as a literal
+    return e.name() == "cast" && e.args().size() == 2 && e.args()[1]->is_literal() &&
+           e.args()[1]->literal_text().size() > 1 && e.args()[1]->literal_text().front() == '\'';
+  }
+  return e.name() == "decimal_cast" || e.name() == "temporal_cast" || e.name() == "float_to_decimal" ||
+         e.name() == "decimal_to_float";
+}
+
 // Canonical text, appended (linear in the text's length). Recursive: ToString runs it on a stack
 // that holds the expression's depth.
 void Append(const Expr& e, std::string& out) {
@@ -205,7 +225,7 @@ void Append(const Expr& e, std::string& out) {
       return;
     case ExprKind::kLiteral:
       if (e.bound()) {
-        out += e.value().ToString();
+        out += e.value().type().is_logical() ? LogicalLiteralText(e.value()) : e.value().ToString();
       } else {
         out += e.literal_text();
         if (e.literal_suffix()) out += ":" + std::string(TypeIdName(*e.literal_suffix()));
@@ -223,6 +243,13 @@ void Append(const Expr& e, std::string& out) {
   if (e.name() == "not" && e.args().size() == 1) {
     out += "not ";
     return AppendOperand(*e.args()[0], out);
+  }
+  if (PrintsAsCast(e)) {
+    out += "cast(";
+    Append(*e.args()[0], out);
+    const std::string& text = e.bound() ? "" : e.args()[1]->literal_text();
+    out += ", " + (e.bound() ? e.type().WithNullable(false).ToString() : text.substr(1, text.size() - 2)) + ")";
+    return;
   }
   out += e.name() + "(";
   for (size_t i = 0; i < e.args().size(); ++i) {

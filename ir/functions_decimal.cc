@@ -290,6 +290,10 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   }
   const DataType from = x->type();
   if (IsFloat(from.id) && !from.is_logical()) return Call("float_to_decimal", {x}, to, fold);
+  if (IsString(from.id) && x->is_literal() && !x->value().is_null()) {  // cast('1.50', decimal64(3,2)): exact
+    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, DecimalLiteral(x->value().str()));
+    return Rescale(Expr::BoundLiteral(value), to, fold);
+  }
   const bool decimal128 = IsDecimal(from) && from.id == TypeId::kI128;  // narrowed by the cast's kernel
   if (!DecimalOperand(from) && from.id != TypeId::kU64 && !decimal128) {
     return MakeError(ErrorCode::kUnsupported, "cast from {} to {} is not supported{}", TypeText(x), to.ToString(),

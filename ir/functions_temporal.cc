@@ -386,6 +386,12 @@ Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
     ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseTemporalLiteral(x->value().str(), to));
     return Expr::BoundLiteral(value);
   }
+  // A literal of the storage type is the value with that storage: cast(19782:i32, date32), the
+  // canonical text of a temporal literal (ir/expr.cc); a null literal is a null of the type.
+  if (x->is_literal() && !from.is_logical() && (x->value().is_null() || from.id == to.id)) {
+    if (x->value().is_null()) return Expr::BoundLiteral(Scalar::Null(to.id).As(to.WithNullable(false)));
+    return Expr::BoundLiteral(x->value().As(to.WithNullable(false)));
+  }
   if (IsString(from.id)) {
     return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: text becomes a temporal value only as a literal",
                      from.WithNullable(false).ToString(), to.ToString());
