@@ -203,7 +203,8 @@ class Binder {
       ROWJIT_ASSIGN_OR_RETURN(const DataType to, ParseDataType(text.substr(1, text.size() - 2)));
       if (to.logical != LogicalKind::kDecimal) {
         if (to.logical == LogicalKind::kInterval) {
-          return MakeError(ErrorCode::kUnsupported, "cast to {} is not supported yet", to.ToString());
+          ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindIntervalCast(x, to, &Fold));
+          return Out(r);
         }
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindTemporalCast(x, to, &Fold));
         return Out(r);
@@ -266,6 +267,24 @@ class Binder {
     return Status::OK();
   }
 
+  // date/timestamp ± interval (ir/temporal.h BindIntervalArith); an untyped string literal
+  // beside a date or timestamp in add or sub is an interval ('1 month 2 days'), as PostgreSQL
+  // reads it.
+  static Result<std::optional<ExprPtr>> BindInterval(const Expr& e, const Function& f, const std::vector<ExprPtr>& bound) {
+    using Out = std::optional<ExprPtr>;
+    if ((f.name != "add" && f.name != "sub") || bound.size() != 2) return Out();
+    std::optional<std::string> text;
+    for (size_t i = 0; i < 2; ++i) {
+      if (bound[i]) continue;
+      const Expr& a = *e.args()[i];
+      if (!bound[1 - i] || !IsUntypedLiteral(a) || a.literal_text().empty() || a.literal_text().front() != '\'') return Out();
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, a.literal_text()));
+      text = std::string(value.str());
+    }
+    return BindIntervalArith(f.name, bound[0], bound[1], text ? std::optional<std::string_view>(*text) : std::nullopt,
+                             &Fold);
+  }
+
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
     if (rewritten) return BindNode(*rewritten, expected, "");
@@ -294,6 +313,8 @@ class Binder {
     }
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> decimal, BindDecimal(e, *f, bound));
     if (decimal) return *decimal;
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> interval, BindInterval(e, *f, bound));
+    if (interval) return *interval;
     ROWJIT_RETURN_NOT_OK(BindTemporalLiterals(e, *f, bound));
     if (!group && f->propagates_type) group = expected;
     for (size_t i = unify; i < n; ++i) {

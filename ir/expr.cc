@@ -6,6 +6,7 @@
 
 #include "ir/analysis.h"
 #include "ir/function.h"
+#include "ir/temporal.h"
 #include "runtime/deep_stack.h"
 
 namespace rowjit::ir {
@@ -202,6 +203,7 @@ std::string LogicalLiteralText(const Scalar& v) {
   const DataType t = v.type().WithNullable(false);
   const std::string storage = v.is_null() ? fmt::format("null:{}", t.id == TypeId::kI128 ? "i64" : TypeIdName(t.id))
                               : t.logical == LogicalKind::kDecimal ? fmt::format("'{}'", DecimalText(v.int128(), t.scale))
+                              : t.logical == LogicalKind::kInterval ? fmt::format("'{}'", IntervalText(v))
                                                                    : fmt::format("{}:{}", Int128Text(v.int128()), TypeIdName(t.id));
   return fmt::format("cast({}, {})", storage, t.ToString());
 }

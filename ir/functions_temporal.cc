@@ -185,6 +185,68 @@ Result<DataType> CastRule(std::string_view n, std::span<const DataType>, std::op
 
 bool CastCanFail(std::span<const DataType>, DataType) { return true; }
 
+// The parts of an interval (interval_months, interval_days, interval_nanos): what
+// add_interval and sub_interval take.
+enum class Part { kMonths, kDays, kNanos };
+
+template <Part kPart>
+Result<DataType> PartRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  if (a[0].logical != LogicalKind::kInterval) return internal::TypeMismatch(n, a, "an interval");
+  return DataType(kPart == Part::kNanos ? TypeId::kI64 : TypeId::kI32, a[0].nullable);
+}
+
+template <Part kPart>
+Result<Scalar> PartEval(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  const IntervalParts p = PartsOf(a[0]);
+  if constexpr (kPart == Part::kNanos) return Scalar::Of<int64_t>(p.nanos);
+  return Scalar::Of<int32_t>(static_cast<int32_t>(kPart == Part::kMonths ? p.months : p.days));
+}
+
+// add_interval(t, months:i32, days:i32, nanos:i64) and sub_interval: t moved by the months
+// (the day of month kept, or the month's last day where it has fewer), then the days, then the
+// nanoseconds, the exact result rounded down to t's unit.
+Result<DataType> IntervalArithRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  ROWJIT_ASSIGN_OR_RETURN(DataType t, TemporalArg(n, a, false, true));
+  if (a[1].SameType(DataType(TypeId::kI32)) && a[2].SameType(DataType(TypeId::kI32)) &&
+      a[3].SameType(DataType(TypeId::kI64))) {
+    return t;
+  }
+  return internal::TypeMismatch(n, a, "a date or timestamp, months:i32, days:i32 and nanoseconds:i64");
+}
+
+template <bool kSub>
+Result<Scalar> IntervalArithEval(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  const Split s = SplitOf(a[0]);
+  const int64_t sign = kSub ? -1 : 1;
+  const int64_t months = sign * a[1].value<int32_t>(), days = sign * a[2].value<int32_t>();
+  const __int128 nanos = static_cast<__int128>(sign) * a[3].value<int64_t>();
+  __int128 day = s.days;
+  if (months != 0) {
+    const Civil c = CivilOf(s.days);
+    const int64_t total = c.year * 12 + (c.month - 1) + months;
+    const int64_t year = FloorDiv(total, 12);
+    const int month = static_cast<int>(FloorMod(total, 12)) + 1;
+    const int64_t cycles = FloorDiv(year - 1970, 400);
+    const std::chrono::year_month_day_last last{std::chrono::year{static_cast<int>(year - cycles * 400)},
+                                                std::chrono::month_day_last{std::chrono::month{static_cast<unsigned>(month)}}};
+    const int in_month = static_cast<int>(static_cast<unsigned>(last.day()));
+    day = DaysOf(year, month, std::min(c.day, in_month));
+  }
+  day += days;
+  const __int128 unit = 86'400'000'000'000 / s.per_day;  // nanoseconds a unit of t
+  const __int128 exact = (day * s.per_day + s.within) * unit + nanos;
+  const __int128 v = exact / unit - (exact % unit < 0 ? 1 : 0);
+  const bool narrow = result.id == TypeId::kI32;
+  if (v > (narrow ? INT32_MAX : INT64_MAX) || v < (narrow ? INT32_MIN : INT64_MIN)) {
+    return internal::Overflow(fmt::format("{} {} {} months {} days {} nanoseconds does not fit {}", a[0].ToString(),
+                                          kSub ? "-" : "+", a[1].value<int32_t>(), a[2].value<int32_t>(),
+                                          a[3].value<int64_t>(), result.WithNullable(false).ToString()));
+  }
+  return (narrow ? Scalar::Of(static_cast<int32_t>(v)) : Scalar::Of(static_cast<int64_t>(v))).As(result);
+}
+
+bool AlwaysCanFail(std::span<const DataType>, DataType) { return true; }
+
 #define ROWJIT_FIELD(fname, field)                                                                   \
   {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .unify_from = -1,                 \
    .type_rule = FieldRule<TemporalField::field>, .eval = FieldEval<TemporalField::field>,           \
@@ -208,6 +270,18 @@ const Function kFunctions[] = {
     ROWJIT_TRUNC("date_trunc_microsecond", kMicrosecond),
     {.name = "temporal_cast", .arg_names = {"t"}, .family = Family::kTemporal, .can_fail = CastCanFail,
      .unify_from = -1, .type_rule = CastRule, .eval = CastEval, .logical = LogicalArgs::kAny},
+    {.name = "interval_months", .arg_names = {"i"}, .family = Family::kTemporal, .unify_from = -1,
+     .type_rule = PartRule<Part::kMonths>, .eval = PartEval<Part::kMonths>, .logical = LogicalArgs::kAny},
+    {.name = "interval_days", .arg_names = {"i"}, .family = Family::kTemporal, .unify_from = -1,
+     .type_rule = PartRule<Part::kDays>, .eval = PartEval<Part::kDays>, .logical = LogicalArgs::kAny},
+    {.name = "interval_nanos", .arg_names = {"i"}, .family = Family::kTemporal, .unify_from = -1,
+     .type_rule = PartRule<Part::kNanos>, .eval = PartEval<Part::kNanos>, .logical = LogicalArgs::kAny},
+    {.name = "add_interval", .arg_names = {"t", "months", "days", "nanos"}, .family = Family::kTemporal,
+     .can_fail = AlwaysCanFail, .unify_from = -1, .type_rule = IntervalArithRule, .eval = IntervalArithEval<false>,
+     .logical = LogicalArgs::kAny},
+    {.name = "sub_interval", .arg_names = {"t", "months", "days", "nanos"}, .family = Family::kTemporal,
+     .can_fail = AlwaysCanFail, .unify_from = -1, .type_rule = IntervalArithRule, .eval = IntervalArithEval<true>,
+     .logical = LogicalArgs::kAny},
 };
 
 #undef ROWJIT_FIELD
@@ -404,6 +478,189 @@ Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   if (from.SameType(to)) return x;
   const Function* f = FindFunction("temporal_cast");
   return fold(Expr::BoundCall(f, {x}, std::nullopt, to.WithNullable(from.nullable)));
+}
+
+IntervalParts PartsOf(const Scalar& interval) {
+  const DataType t = interval.type();
+  const auto low = static_cast<uint64_t>(interval.int128());
+  switch (static_cast<IntervalUnit>(t.unit)) {
+    case IntervalUnit::kMonths: return {interval.value<int32_t>(), 0, 0};
+    case IntervalUnit::kDayTime:  // days in the low half, milliseconds in the high one
+      return {0, static_cast<int32_t>(low), int64_t{static_cast<int32_t>(low >> 32)} * 1'000'000};
+    case IntervalUnit::kMonthDayNano:
+      return {static_cast<int32_t>(low), static_cast<int32_t>(low >> 32), static_cast<int64_t>(interval.int128() >> 64)};
+  }
+  return {};
+}
+
+namespace {
+
+struct IntervalUnitText {
+  std::string_view names[4];
+  int64_t months = 0, days = 0, nanos = 0;  // one of the unit, in its part
+};
+constexpr IntervalUnitText kIntervalUnits[] = {
+    {{"year", "years", "y", "yr"}, 12, 0, 0},
+    {{"month", "months", "mon", "mons"}, 1, 0, 0},
+    {{"week", "weeks", "w", ""}, 0, 7, 0},
+    {{"day", "days", "d", ""}, 0, 1, 0},
+    {{"hour", "hours", "h", "hr"}, 0, 0, 3'600'000'000'000},
+    {{"minute", "minutes", "min", "mins"}, 0, 0, 60'000'000'000},
+    {{"second", "seconds", "s", "sec"}, 0, 0, 1'000'000'000},
+    {{"millisecond", "milliseconds", "ms", ""}, 0, 0, 1'000'000},
+    {{"microsecond", "microseconds", "us", ""}, 0, 0, 1'000},
+    {{"nanosecond", "nanoseconds", "ns", ""}, 0, 0, 1},
+};
+
+}  // namespace
+
+Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type) {
+  const IntervalUnit unit = static_cast<IntervalUnit>(type.unit);
+  auto bad = [&](std::string_view why) {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(), why);
+  };
+  __int128 months = 0, days = 0, nanos = 0;
+  size_t at = 0, parts = 0;
+  auto skip_spaces = [&] {
+    while (at < text.size() && text[at] == ' ') ++at;
+  };
+  for (skip_spaces(); at < text.size(); skip_spaces(), ++parts) {
+    const bool negative = text[at] == '-';
+    if (text[at] == '-' || text[at] == '+') ++at;
+    __int128 whole = 0, fraction = 0, scale = 1;  // fraction / scale, at most 9 digits
+    size_t digits = 0;
+    for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++digits) {
+      whole = whole * 10 + (text[at] - '0');
+      if (whole > INT64_MAX) return bad("a part past 64 bits");
+    }
+    if (at < text.size() && text[at] == '.') {
+      for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++digits) {
+        if (scale == 1'000'000'000) return bad("a fraction finer than a nanosecond");
+        fraction = fraction * 10 + (text[at] - '0');
+        scale *= 10;
+      }
+    }
+    if (digits == 0) return bad("a part is a number and a unit: '1 month 2 days'");
+    skip_spaces();
+    const size_t start = at;
+    while (at < text.size() && std::isalpha(static_cast<unsigned char>(text[at]))) ++at;
+    std::string name(text.substr(start, at - start));
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const IntervalUnitText* u = nullptr;
+    for (const IntervalUnitText& candidate : kIntervalUnits) {
+      for (std::string_view n : candidate.names) {
+        if (!n.empty() && n == name) u = &candidate;
+      }
+    }
+    if (u == nullptr) return bad(fmt::format("unknown unit '{}'", name));
+    if (fraction != 0 && u->nanos == 0) return bad("only times have fractions");
+    const __int128 sign = negative ? -1 : 1;
+    months += sign * whole * u->months;
+    days += sign * whole * u->days;
+    const __int128 fraction_nanos = fraction * u->nanos;
+    if (fraction_nanos % scale != 0) return bad("a fraction finer than a nanosecond");
+    nanos += sign * (whole * u->nanos + fraction_nanos / scale);
+    if (months > INT32_MAX || months < INT32_MIN || days > INT32_MAX || days < INT32_MIN || nanos > INT64_MAX ||
+        nanos < INT64_MIN) {
+      return bad("a part past its storage: months and days are 32-bit, nanoseconds 64-bit");
+    }
+  }
+  if (parts == 0) return bad("empty");
+  const auto m32 = static_cast<uint32_t>(static_cast<int32_t>(months));
+  const auto d32 = static_cast<uint32_t>(static_cast<int32_t>(days));
+  switch (unit) {
+    case IntervalUnit::kMonths:
+      if (days != 0 || nanos != 0) return bad("interval_months holds months only");
+      return Scalar::Of<int32_t>(static_cast<int32_t>(months)).As(type.WithNullable(false));
+    case IntervalUnit::kDayTime: {
+      const __int128 ms = nanos / 1'000'000;
+      if (months != 0 || nanos % 1'000'000 != 0 || ms > INT32_MAX || ms < INT32_MIN) {
+        return bad("interval_day_time holds days and 32-bit milliseconds");
+      }
+      const uint64_t bits = d32 | uint64_t{static_cast<uint32_t>(static_cast<int32_t>(ms))} << 32;
+      return Scalar::FromBits(TypeId::kI64, bits).As(type.WithNullable(false));
+    }
+    case IntervalUnit::kMonthDayNano: {
+      const auto high = static_cast<unsigned __int128>(static_cast<uint64_t>(static_cast<int64_t>(nanos)));
+      return Scalar::Int128(static_cast<__int128>(high << 64 | (m32 | uint64_t{d32} << 32)), type);
+    }
+  }
+  return bad("unknown interval type");
+}
+
+std::string IntervalText(const Scalar& interval) {
+  const IntervalParts p = PartsOf(interval);
+  std::string out;
+  auto part = [&](int64_t v, std::string_view unit) {
+    if (v != 0) out += fmt::format("{}{} {}", out.empty() ? "" : " ", v, unit);
+  };
+  part(p.months, "months");
+  part(p.days, "days");
+  part(p.nanos, "nanoseconds");
+  return out.empty() ? "0 days" : out;
+}
+
+Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn) {
+  const DataType from = x->type();
+  to = to.WithNullable(false);
+  if (x->is_literal() && x->value().is_null()) return Expr::BoundLiteral(Scalar::Null(to.id).As(to));
+  if (IsString(from.id) && x->is_literal()) {  // cast('1 month 2 days', interval_month_day_nano)
+    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseIntervalLiteral(x->value().str(), to));
+    return Expr::BoundLiteral(value);
+  }
+  if (x->is_literal() && !from.is_logical() && from.id == to.id) return Expr::BoundLiteral(x->value().As(to));
+  if (from.SameType(to)) return x;
+  return MakeError(ErrorCode::kUnsupported,
+                   "cast from {} to {}: an interval is written as a literal, cast('1 month 2 days', {})",
+                   from.WithNullable(false).ToString(), to.ToString(), to.ToString());
+}
+
+Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, const ExprPtr& x, const ExprPtr& y,
+                                                 std::optional<std::string_view> interval_text, FoldFn fold) {
+  using Out = std::optional<ExprPtr>;
+  if (function != "add" && function != "sub") return Out();
+  auto dated = [](const ExprPtr& e) {
+    return e != nullptr && (e->type().logical == LogicalKind::kDate || e->type().logical == LogicalKind::kTimestamp);
+  };
+  auto interval = [&](const ExprPtr& e) { return e == nullptr ? interval_text.has_value() : e->type().logical == LogicalKind::kInterval; };
+  const bool sub = function == "sub";
+  ExprPtr t, i;
+  if (dated(x) && interval(y)) {
+    t = x, i = y;
+  } else if (!sub && interval(x) && dated(y)) {
+    t = y, i = x;
+  } else if ((x != nullptr && x->type().logical == LogicalKind::kInterval) ||
+             (y != nullptr && y->type().logical == LogicalKind::kInterval)) {
+    return MakeError(ErrorCode::kTypeError,
+                     "{} of {} and {}: intervals are added to and subtracted from dates and timestamps (date + "
+                     "interval, timestamp - interval); interval arithmetic is not supported yet",
+                     function, x ? x->type().WithNullable(false).ToString() : "a literal",
+                     y ? y->type().WithNullable(false).ToString() : "a literal");
+  } else {
+    return Out();
+  }
+  if (i == nullptr) {
+    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseIntervalLiteral(*interval_text, DataType::Interval(IntervalUnit::kMonthDayNano)));
+    i = Expr::BoundLiteral(value);
+  }
+  const IntervalUnit unit = static_cast<IntervalUnit>(i->type().unit);
+  if (t->type().logical == LogicalKind::kDate && unit != IntervalUnit::kMonths) {
+    const TimeUnit to = unit == IntervalUnit::kDayTime ? TimeUnit::kMilli : TimeUnit::kMicro;
+    ROWJIT_ASSIGN_OR_RETURN(t, BindTemporalCast(t, *DataType::Temporal(LogicalKind::kTimestamp, to), fold));
+  }
+  auto part = [&](std::string_view name, bool present) {
+    const bool nanos = name == "interval_nanos";
+    if (!present) return Expr::BoundLiteral(nanos ? Scalar::Of<int64_t>(0) : Scalar::Of<int32_t>(0));
+    return fold(Expr::BoundCall(FindFunction(name), {i}, std::nullopt,
+                                DataType(nanos ? TypeId::kI64 : TypeId::kI32, i->type().nullable)));
+  };
+  std::vector<ExprPtr> args = {t, part("interval_months", unit != IntervalUnit::kDayTime),
+                               part("interval_days", unit != IntervalUnit::kMonths),
+                               part("interval_nanos", unit != IntervalUnit::kMonths)};
+  const Function* f = FindFunction(sub ? "sub_interval" : "add_interval");
+  ROWJIT_RETURN_NOT_OK(TemporalArg(f->name, std::vector<DataType>{t->type()}, false, true).status());
+  const DataType type = t->type().WithNullable(t->type().nullable || i->type().nullable);
+  return Out(fold(Expr::BoundCall(f, std::move(args), std::nullopt, type)));
 }
 
 std::span<const Function> TemporalFunctions() { return kFunctions; }

@@ -52,4 +52,30 @@ Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type)
 // cast(x, T) to a temporal type T.
 Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold);
 
+// An interval's three parts (each interval type holds some: interval_months only months,
+// interval_day_time days and milliseconds, interval_month_day_nano all three).
+struct IntervalParts {
+  int64_t months = 0;
+  int64_t days = 0;
+  int64_t nanos = 0;
+};
+IntervalParts PartsOf(const Scalar& interval);
+// An interval written as text, as a value of the interval type `type`: a sequence of
+// `[+-]N unit`, units year(s) month(s) week(s) day(s) hour(s) minute(s) second(s)
+// millisecond(s) microsecond(s) nanosecond(s) (and the short forms y mon w d h min s ms us ns);
+// seconds and their fractions may have a fraction ('1.5 seconds'). A part the type does not
+// hold, a fraction finer than a nanosecond or a part past its storage is a type error.
+Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type);
+// The canonical text of an interval value ("14 months 3 days 5000 nanoseconds"; "0 days").
+std::string IntervalText(const Scalar& interval);
+// cast(x, T) to an interval type T: literals only (text, or the storage's integer).
+Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold);
+// `t + i`, `i + t`, `t - i` for a date or timestamp t and an interval i (a bound interval, or
+// `interval_text`, the text of an untyped string literal): add_interval/sub_interval(t, months,
+// days, nanos). A date with an interval that has days and times becomes a timestamp first:
+// timestamp(ms) with interval_day_time, timestamp(us) with interval_month_day_nano (PostgreSQL
+// and DuckDB return a timestamp). nullopt when the call is not one of these.
+Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, const ExprPtr& x, const ExprPtr& y,
+                                                 std::optional<std::string_view> interval_text, FoldFn fold);
+
 }  // namespace rowjit::ir

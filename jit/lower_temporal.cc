@@ -336,7 +336,151 @@ Val Cast(LowerContext& c, std::span<const Val> a) {
   return {v};
 }
 
+// The parts of an interval (ir/functions_temporal.cc PartsOf): interval_months holds months
+// (i32); interval_day_time days (low 32 bits) and milliseconds (high); interval_month_day_nano
+// months, days (the low half's two i32) and nanoseconds (the high half).
+template <int64_t ir::IntervalParts::*kPart>
+Val IntervalPart(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const auto unit = static_cast<IntervalUnit>(c.call.args()[0]->type().unit);
+  llvm::Value* x = a[0].v;
+  llvm::Type* i32 = b.getInt32Ty();
+  if constexpr (kPart == &ir::IntervalParts::nanos) {
+    if (unit == IntervalUnit::kMonthDayNano) return {a[0].high};
+    if (unit == IntervalUnit::kMonths) return {b.getInt64(0)};
+    return {b.CreateMul(b.CreateAShr(x, K(x, 32)), K(x, 1'000'000))};  // milliseconds
+  } else if constexpr (kPart == &ir::IntervalParts::days) {
+    if (unit == IntervalUnit::kMonths) return {b.getInt32(0)};
+    return {b.CreateTrunc(unit == IntervalUnit::kMonthDayNano ? b.CreateLShr(x, K(x, 32)) : x, i32)};
+  } else {
+    if (unit == IntervalUnit::kDayTime) return {b.getInt32(0)};
+    return {unit == IntervalUnit::kMonths ? x : b.CreateTrunc(x, i32)};
+  }
+}
+
+bool IsZero(llvm::Value* v) {
+  auto* k = llvm::dyn_cast<llvm::Constant>(v);
+  return k != nullptr && k->isNullValue();
+}
+
+// Whether a + b (or a - b) wrapped: the operands' signs against the result's.
+llvm::Value* AddWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* r) {
+  return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, r), b.CreateXor(y, r)), K(r, 0));
+}
+llvm::Value* SubWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* r) {
+  return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, r)), K(r, 0));
+}
+
+// Days since 1970 (i64) after moving the civil date of `days` by `months` (i64, |months| below
+// 2^40), its day of month kept or clamped to the new month's last: the March-based month count
+// era * 4800 + yoe * 12 + mp, moved, split again, and Hinnant's days-from-civil; no table, no
+// branch.
+llvm::Value* AddMonths(llvm::IRBuilder<>& b, llvm::Value* days, llvm::Value* months) {
+  llvm::Type* i64 = b.getInt64Ty();
+  const Civil c = CivilOf(b, days);
+  llvm::Value* mp = b.CreateSelect(b.CreateICmpUGT(c.month, K(c.month, 2)), b.CreateSub(c.month, K(c.month, 3)),
+                                   b.CreateAdd(c.month, K(c.month, 9)));
+  llvm::Value* count = b.CreateAdd(b.CreateMul(b.CreateSExt(c.era, i64), b.getInt64(4800)),
+                                   b.CreateZExt(b.CreateAdd(b.CreateMul(c.yoe, K(c.yoe, 12)), mp), i64));
+  const DivMod moved = FloorDivMod(b, b.CreateAdd(count, months), 4800);
+  llvm::Value* r = b.CreateTrunc(moved.r, b.getInt32Ty());  // [0, 4799]
+  llvm::Value* yoe = UDiv(b, r, 12, 4799);
+  mp = b.CreateSub(r, b.CreateMul(yoe, K(yoe, 12)));
+  llvm::Value* start = UDiv(b, b.CreateAdd(b.CreateMul(mp, K(mp, 153)), K(mp, 2)), 5, 1685);
+  llvm::Value* next = UDiv(b, b.CreateAdd(b.CreateMul(mp, K(mp, 153)), K(mp, 155)), 5, 1838);
+  // February closes the March-based year: its civil year is yoe + 1 within the era.
+  llvm::Value* civil_year = b.CreateSelect(b.CreateICmpEQ(yoe, K(yoe, 399)), K(yoe, 0), b.CreateAdd(yoe, K(yoe, 1)));
+  llvm::Value* february = b.CreateAdd(K(yoe, 28), b.CreateZExt(Leap(b, civil_year), yoe->getType()));
+  llvm::Value* length = b.CreateSelect(b.CreateICmpEQ(mp, K(mp, 11)), february, b.CreateSub(next, start));
+  llvm::Value* day = b.CreateSelect(b.CreateICmpULT(c.day, length), c.day, length);
+  llvm::Value* doe = b.CreateAdd(b.CreateSub(b.CreateAdd(b.CreateMul(yoe, K(yoe, 365)), UDiv(b, yoe, 4, 399)),
+                                             UDiv(b, yoe, 100, 399)),
+                                 b.CreateSub(b.CreateAdd(start, day), K(day, 1)));
+  llvm::Value* out = b.CreateAdd(b.CreateMul(moved.q, b.getInt64(146'097)), b.CreateZExt(doe, i64));
+  return b.CreateSub(out, b.getInt64(719'468));
+}
+
+// add_interval(t, months, days, nanos) and sub_interval (ir/functions_temporal.cc): without
+// months (a literal 0) storage arithmetic, t ± days * units a day ± the nanoseconds in t's unit
+// (rounded down: exact, then floored), each step's wrap an overflow; with months t is split into
+// days and units within the day, the months and days move the day, the nanoseconds split into
+// whole days and a remainder carried into the units, and the result's range is tested on the
+// day and units before they are joined (no multiply can wrap unseen).
+template <bool kSub>
+Val AddInterval(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Type* i64 = b.getInt64Ty();
+  const DataType type = c.call.args()[0]->type();
+  const bool narrow = type.id == TypeId::kI32;
+  const int64_t per_day = UnitsPerDay(type.time_unit());
+  constexpr int64_t kDayNanos = 86'400'000'000'000;
+  const int64_t unit = kDayNanos / per_day;  // nanoseconds a unit
+  llvm::Value* v = narrow ? b.CreateSExt(a[0].v, i64) : a[0].v;
+  llvm::Value* days = b.CreateSExt(a[2].v, i64);
+  llvm::Value* nanos = a[3].v;
+  llvm::Value* bad = b.getFalse();
+  if (IsZero(a[1].v)) {
+    if (!IsZero(a[2].v)) {
+      if (const int64_t limit = INT64_MAX / per_day; limit < INT32_MAX) {
+        bad = b.CreateOr(b.CreateICmpSGT(days, K(days, limit)), b.CreateICmpSLT(days, K(days, -limit)));
+      }
+      llvm::Value* step = b.CreateMul(days, K(days, per_day));
+      llvm::Value* r = kSub ? b.CreateSub(v, step) : b.CreateAdd(v, step);
+      bad = b.CreateOr(bad, kSub ? SubWrapped(b, v, step, r) : AddWrapped(b, v, step, r));
+      v = r;
+    }
+    if (!IsZero(nanos)) {
+      const DivMod q = FloorDivModWide(b, nanos, unit);  // floor(n / unit); sub: ceil, as -floor(-n / unit)
+      llvm::Value* step = kSub ? b.CreateAdd(q.q, b.CreateZExt(b.CreateICmpNE(q.r, K(q.r, 0)), i64)) : q.q;
+      llvm::Value* r = kSub ? b.CreateSub(v, step) : b.CreateAdd(v, step);
+      bad = b.CreateOr(bad, kSub ? SubWrapped(b, v, step, r) : AddWrapped(b, v, step, r));
+      v = r;
+    }
+    if (narrow) bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpSGT(v, K(v, INT32_MAX)), b.CreateICmpSLT(v, K(v, INT32_MIN))));
+  } else {
+    const Source s = SourceOf(c, a[0]);
+    llvm::Value* months = b.CreateSExt(a[1].v, i64);
+    llvm::Value* day = AddMonths(b, s.days, kSub ? b.CreateNeg(months) : months);
+    day = kSub ? b.CreateSub(day, days) : b.CreateAdd(day, days);
+    llvm::Value* within = s.within;
+    if (!IsZero(nanos)) {
+      // n = whole days * kDayNanos + rest; -n the same with the rest taken from the next day.
+      DivMod split = FloorDivMod(b, nanos, kDayNanos);
+      if (kSub) {
+        llvm::Value* exact = b.CreateICmpEQ(split.r, K(split.r, 0));
+        split = {b.CreateSelect(exact, b.CreateNeg(split.q), b.CreateSub(K(split.q, -1), split.q)),
+                 b.CreateSelect(exact, split.r, b.CreateSub(K(split.r, kDayNanos), split.r))};
+      }
+      llvm::Value* units = unit == 1 ? split.r : FloorDivMod(b, split.r, unit).q;  // [0, per_day)
+      within = b.CreateAdd(within, units);
+      llvm::Value* carry = b.CreateICmpSGE(within, K(within, per_day));
+      day = b.CreateAdd(day, b.CreateAdd(split.q, b.CreateZExt(carry, i64)));
+      within = b.CreateSub(within, b.CreateSelect(carry, K(within, per_day), K(within, 0)));
+    }
+    // day * per_day + within within [lo, hi]: by the day, and at the end days by the units.
+    const __int128 lo = narrow ? INT32_MIN : INT64_MIN, hi = narrow ? INT32_MAX : INT64_MAX;
+    auto floor_div = [](__int128 x, __int128 d) { return x / d - (x % d < 0 ? 1 : 0); };
+    const auto lo_day = static_cast<int64_t>(floor_div(lo, per_day)), hi_day = static_cast<int64_t>(floor_div(hi, per_day));
+    const auto lo_units = static_cast<int64_t>(lo - lo_day * static_cast<__int128>(per_day));
+    const auto hi_units = static_cast<int64_t>(hi - hi_day * static_cast<__int128>(per_day));
+    llvm::Value* below = b.CreateOr(b.CreateICmpSLT(day, K(day, lo_day)),
+                                    b.CreateAnd(b.CreateICmpEQ(day, K(day, lo_day)), b.CreateICmpSLT(within, K(within, lo_units))));
+    llvm::Value* above = b.CreateOr(b.CreateICmpSGT(day, K(day, hi_day)),
+                                    b.CreateAnd(b.CreateICmpEQ(day, K(day, hi_day)), b.CreateICmpSGT(within, K(within, hi_units))));
+    bad = b.CreateOr(below, above);
+    v = per_day == 1 ? day : b.CreateAdd(b.CreateMul(day, K(day, per_day)), within);
+  }
+  llvm::Type* ty = a[0].v->getType();
+  c.Evidence(b.CreateZExt(bad, ty));
+  return {narrow ? b.CreateTrunc(v, ty) : v};
+}
+
 const Lowering kLowerings[] = {
+    {"interval_months", IntervalPart<&ir::IntervalParts::months>},
+    {"interval_days", IntervalPart<&ir::IntervalParts::days>},
+    {"interval_nanos", IntervalPart<&ir::IntervalParts::nanos>},
+    {"add_interval", AddInterval<false>},
+    {"sub_interval", AddInterval<true>},
     {"temporal_cast", Cast},
     {"year", Field<TemporalField::kYear>},
     {"quarter", Field<TemporalField::kQuarter>},

@@ -125,6 +125,20 @@ Result<Scalar> ParseScalar(TypeId id, std::string_view text) {
     }
     return Scalar::String(bytes, id);
   }
+  if (id == TypeId::kI128) {  // a 128-bit integer in decimal
+    const bool negative = !text.empty() && text.front() == '-';
+    const std::string_view digits = text.substr(negative ? 1 : 0);
+    const unsigned __int128 limit = (static_cast<unsigned __int128>(1) << 127) - (negative ? 0 : 1);
+    unsigned __int128 v = 0;
+    for (const char c : digits) {
+      if (c < '0' || c > '9' || v > (limit - static_cast<unsigned>(c - '0')) / 10) {
+        return MakeError(ErrorCode::kInvalidInput, "'{}' is not a 128-bit integer", text);
+      }
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (digits.empty()) return MakeError(ErrorCode::kInvalidInput, "'{}' is not a 128-bit integer", text);
+    return Scalar::Int128(static_cast<__int128>(negative ? 0 - v : v), DataType(TypeId::kI128));
+  }
   return VisitType(id, [&]<typename T>(std::type_identity<T>) -> Result<Scalar> {
     if constexpr (std::is_same_v<T, bool>) {
       if (text == "true") return Scalar::Of(true);

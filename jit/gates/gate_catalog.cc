@@ -144,7 +144,8 @@ void AddStringKernels(const std::string& target, std::vector<CatalogKernel>& out
 // truncations also under branch-skip).
 void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& out) {
   constexpr const char* kTypes[] = {"date32", "date64", "timestamp(s)", "timestamp(ms)", "timestamp(us, UTC)",
-                                    "timestamp(ns)", "time32(ms)", "time64(ns)"};
+                                    "timestamp(ns)", "time32(ms)", "time64(ns)", "interval_months",
+                                    "interval_day_time", "interval_month_day_nano"};
   // Casts between units, dates and timestamps (temporal_cast: its target is its type).
   const std::pair<const char*, const char*> casts[] = {
       {"cast(a, timestamp(ms))", "timestamp(us)"}, {"cast(a, timestamp(ns))", "timestamp(s)"},
@@ -154,6 +155,24 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
   for (const auto& [text, type] : casts) {
     out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}", type), {}, "dense", target}});
     out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}?", type), {}, "branch-skip", target}});
+  }
+  // Dates and timestamps ± intervals: interval columns of each type, and literals with months
+  // (the civil form) and without (the storage form).
+  const std::pair<const char*, const char*> intervals[] = {
+      {"a + i", "date32"}, {"a - i", "timestamp(s)"}, {"a + i", "timestamp(us, UTC)"}, {"a + i", "timestamp(ns)"},
+      {"a + '1 month'", "timestamp(ms)"}, {"a - '2 days 3 hours'", "timestamp(us)"}, {"a + '1 month 1 ms'", "date64"}};
+  for (const auto& [text, type] : intervals) {
+    for (const char* interval : {"interval_months", "interval_day_time", "interval_month_day_nano"}) {
+      const std::string schema = fmt::format("a:{}{{0}}, i:{}{{0}}", type, interval);
+      for (bool nullable : {false, true}) {
+        const std::string filled = fmt::format(fmt::runtime(schema), nullable ? "?" : "");
+        auto bound = ir::ParseAndBind(text, *ParseSchema(filled));
+        if (!bound.ok()) continue;
+        out.push_back({std::string((*bound)->name()),
+                       KernelRequest{text, filled, {}, nullable ? "branch-skip" : "dense", target}});
+      }
+      if (!std::string_view(text).ends_with(" i")) break;  // a literal: one interval type
+    }
   }
   for (const ir::Function* f : ir::AllFunctions()) {
     if (f->family != ir::Family::kTemporal) continue;

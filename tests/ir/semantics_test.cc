@@ -549,6 +549,33 @@ const Case kTemporal[] = {
     {"x = '1970-01-02'", "x:date64", "86400000", "true"},
     {"x = cast('1969-12-31 23:59:59.999', timestamp(ms))", "x:timestamp(ms)", "-1", "true"},
     {"coalesce(x, '2000-01-01')", "x:date32?", "null", "10957:date32"},
+    // Intervals (expected values from Python's datetime, months clamped with calendar.monthrange):
+    // months first, the day kept or clamped to the month's last, then days, then time; the exact
+    // result rounded down to the unit; a date with days or times becomes timestamp(us).
+    {"x + '1 month'", "x:date32", "19753", "1709164800000000:timestamp(us)"},
+    {"x + cast('1 month', interval_months)", "x:date32", "19753", "19782:date32"},
+    {"x - '1 month'", "x:timestamp(s)", "1711886400", "1709208000:timestamp(s)"},
+    {"x + '1 year'", "x:timestamp(ms)", "1709164800000", "1740700800000:timestamp(ms)"},
+    {"x + '1 month 1 day'", "x:timestamp(us)", "1706659200000000", "1709251200000000:timestamp(us)"},
+    {"x + '1 day 2 hours'", "x:timestamp(s)", "1709161200", "1709254800:timestamp(s)"},
+    {"x + '-1 month'", "x:date32", "19782", "1706486400000000:timestamp(us)"},
+    {"x - '1.5 seconds'", "x:timestamp(s)", "1709210096", "1709210094:timestamp(s)"},
+    {"x + '1.5 seconds'", "x:timestamp(s)", "1709210096", "1709210097:timestamp(s)"},
+    {"x + '999 ms'", "x:timestamp(s)", "-1", "-1:timestamp(s)"},
+    {"x - '1 ns'", "x:timestamp(us)", "0", "-1:timestamp(us)"},
+    {"x + '1 month'", "x:timestamp(s, UTC)", "1711886400", "1714478400:timestamp(s, UTC)"},
+    {"x + '1 month'", "x:timestamp(ns)", "9223372036854775807", "error:overflow"},
+    {"x - cast('1 month', interval_months)", "x:date32", "-2147483648", "error:overflow"},
+    {"x + '1 day'", "x:timestamp(ns)", "9223285636854775807", "9223372036854775807:timestamp(ns)"},
+    {"x + '1 day'", "x:timestamp(ns)", "9223285636854775808", "error:overflow"},
+    // An interval's parts (Arrow's layouts: day_time days low and milliseconds high;
+    // month_day_nano months, days, nanoseconds from the low bytes).
+    {"interval_months(x)", "x:interval_months", "-14", "-14:i32"},
+    {"interval_days(x)", "x:interval_day_time", "6442450944003", "3:i32"},
+    {"interval_nanos(x)", "x:interval_day_time", "6442450944003", "1500000000:i64"},
+    {"interval_months(x)", "x:interval_month_day_nano", "55340232229718589441", "1:i32"},
+    {"interval_days(x)", "x:interval_month_day_nano", "55340232229718589441", "2:i32"},
+    {"interval_nanos(x)", "x:interval_month_day_nano", "55340232229718589441", "3:i64"},
 };
 
 TEST(Semantics, Temporal) { for (const Case& c : kTemporal) Check(c); }

@@ -242,7 +242,7 @@ TEST(Decimal, BinderTypesAndRefusals) {
       {"cast(a, bool)", ErrorCode::kUnsupported, "decimals cast to integers, floats and decimals"},
       {"cast(s, decimal64(10,0))", ErrorCode::kUnsupported, "cast from utf8"},
       {"cast(a, date32)", ErrorCode::kTypeError, "temporal casts take dates, timestamps, times or durations"},
-      {"cast(a, interval_months)", ErrorCode::kUnsupported, "cast to interval_months is not supported yet"},
+      {"cast(a, interval_months)", ErrorCode::kUnsupported, "an interval is written as a literal"},
       {"round(a, k)", ErrorCode::kTypeError, "integer literal"},
       {"round(a, -1)", ErrorCode::kUnsupported, "digits before the point"},
       {"round(f, 2)", ErrorCode::kTypeError, "rounds a decimal"},
