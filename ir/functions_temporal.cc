@@ -14,6 +14,7 @@
 #include <chrono>
 
 #include "ir/function_internal.h"
+#include "runtime/timezone.h"
 
 namespace rowjit::ir {
 namespace {
@@ -54,11 +55,32 @@ struct Split {
   int64_t per_day;
 };
 
+// The zone rules of a timestamp type whose local time differs from UTC somewhere (nullptr for
+// dates, times, zoneless and UTC timestamps). The binder loaded them (TemporalArg).
+const ZoneRules* ZoneOf(const DataType& t) {
+  if (t.logical != LogicalKind::kTimestamp || t.tz == 0 || IsUtcZone(TimeZoneName(t.tz))) return nullptr;
+  auto rules = LoadZoneRules(TimeZoneName(t.tz));
+  return rules.ok() ? rules->get() : nullptr;  // kept for the process's life
+}
+
+// A zoned timestamp's value in local time (units; 128 bits: a local time may pass the storage).
+__int128 LocalOf(const Scalar& s, const ZoneRules& zone) {
+  const int64_t v = s.value<int64_t>();
+  const int64_t per_second = UnitsPerDay(s.type().time_unit()) / 86'400;
+  return static_cast<__int128>(v) + static_cast<__int128>(zone.OffsetAt(FloorDiv(v, per_second))) * per_second;
+}
+
+// The days and units within the day of the value, in local time for a zoned timestamp.
 Split SplitOf(const Scalar& s) {
   const DataType t = s.type();
   const int64_t v = t.id == TypeId::kI32 ? s.value<int32_t>() : s.value<int64_t>();
   const int64_t per_day = UnitsPerDay(t.time_unit());
   if (t.logical == LogicalKind::kTime) return {0, FloorMod(v, per_day), per_day};
+  if (const ZoneRules* zone = ZoneOf(t)) {
+    const __int128 local = LocalOf(s, *zone);
+    const __int128 days = local / per_day - (local % per_day < 0 ? 1 : 0);
+    return {static_cast<int64_t>(days), static_cast<int64_t>(local - days * per_day), per_day};
+  }
   return {FloorDiv(v, per_day), FloorMod(v, per_day), per_day};
 }
 
@@ -104,13 +126,23 @@ Result<Scalar> Trunc(std::span<const Scalar> a, DataType result, TemporalUnit un
   const Split s = SplitOf(a[0]);
   const int64_t v = t.id == TypeId::kI32 ? a[0].value<int32_t>() : a[0].value<int64_t>();
   __int128 out = v;
+  const bool narrow = t.id == TypeId::kI32;
+  const __int128 lo = narrow ? INT32_MIN : INT64_MIN, hi = narrow ? INT32_MAX : INT64_MAX;
   if (unit <= TemporalUnit::kDay) {
     out = TruncDays(s.days, unit) * s.per_day;
+    if (const ZoneRules* zone = ZoneOf(t)) {
+      // The period's local start, then the first instant at or after it; a local start outside
+      // the storage is an overflow too (the kernels compute it in the storage).
+      if (out < lo || out > hi) {
+        return internal::Overflow(fmt::format("{} of {} in {}: the local start does not fit {}", TemporalUnitName(unit), v,
+                                              TimeZoneName(t.tz), result.WithNullable(false).ToString()));
+      }
+      const int64_t per_second = s.per_day / 86'400;
+      out = zone->FirstInstantAtOrAfter(out / per_second) * per_second;
+    }
   } else if (const int64_t len = UnitLength(unit, s.per_day); len > 1) {
-    out = static_cast<__int128>(v) - FloorMod(v, len);
+    out = static_cast<__int128>(v) - s.within % len;  // the local time's units within the unit
   }
-  const bool narrow = t.id == TypeId::kI32;
-  const __int128 lo = narrow ? INT32_MIN : INT64_MIN;
   if (out < lo) {
     return internal::Overflow(fmt::format("{} of {} does not fit {}", TemporalUnitName(unit), v,
                                           result.WithNullable(false).ToString()));
@@ -121,7 +153,8 @@ Result<Scalar> Trunc(std::span<const Scalar> a, DataType result, TemporalUnit un
 
 // The argument a field or truncation takes: a date, a timestamp in UTC or without a zone, or
 // (hour, minute, second) a time.
-Result<DataType> TemporalArg(std::string_view name, std::span<const DataType> args, bool times, bool dates) {
+Result<DataType> TemporalArg(std::string_view name, std::span<const DataType> args, bool times, bool dates,
+                             bool zones = true) {
   const DataType& t = args[0];
   const bool ok = (dates && t.logical == LogicalKind::kDate) || t.logical == LogicalKind::kTimestamp ||
                   (times && t.logical == LogicalKind::kTime);
@@ -129,9 +162,15 @@ Result<DataType> TemporalArg(std::string_view name, std::span<const DataType> ar
     return internal::TypeMismatch(name, args, times ? "a date, timestamp or time" : dates ? "a date or timestamp" : "a timestamp");
   }
   if (t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz))) {
-    return MakeError(ErrorCode::kUnsupported,
-                     "{} of {}: time zones other than UTC are not supported yet (convert to UTC first)", name,
-                     t.WithNullable(false).ToString());
+    if (!zones) {
+      return MakeError(ErrorCode::kUnsupported,
+                       "{} of {}: time zones other than UTC are not supported yet (convert to UTC first)", name,
+                       t.WithNullable(false).ToString());
+    }
+    auto rules = LoadZoneRules(TimeZoneName(t.tz));
+    if (!rules.ok()) {
+      return MakeError(ErrorCode::kUnsupported, "{} of {}: {}", name, t.WithNullable(false).ToString(), rules.error().message());
+    }
   }
   return t;
 }
@@ -206,7 +245,7 @@ Result<Scalar> PartEval(std::span<const Scalar> a, DataType, std::optional<TypeI
 // (the day of month kept, or the month's last day where it has fewer), then the days, then the
 // nanoseconds, the exact result rounded down to t's unit.
 Result<DataType> IntervalArithRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
-  ROWJIT_ASSIGN_OR_RETURN(DataType t, TemporalArg(n, a, false, true));
+  ROWJIT_ASSIGN_OR_RETURN(DataType t, TemporalArg(n, a, false, true, false));
   if (a[1].SameType(DataType(TypeId::kI32)) && a[2].SameType(DataType(TypeId::kI32)) &&
       a[3].SameType(DataType(TypeId::kI64))) {
     return t;
@@ -312,6 +351,15 @@ std::string_view TemporalUnitName(TemporalUnit unit) {
 bool IsUtcZone(std::string_view zone) {
   return zone == "UTC" || zone == "Etc/UTC" || zone == "Z" || zone == "+00:00" || zone == "GMT" || zone == "Etc/GMT" ||
          zone == "utc";
+}
+
+bool ReadsZoneTables(const Expr& call) {
+  if (!call.is_call() || call.function()->family != Family::kTemporal || call.args().empty() || call.name() == "epoch" ||
+      call.name() == "temporal_cast") {
+    return false;
+  }
+  const DataType t = call.args()[0]->type();
+  return t.logical == LogicalKind::kTimestamp && t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz));
 }
 
 std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part) {
@@ -658,7 +706,7 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
                                part("interval_days", unit != IntervalUnit::kMonths),
                                part("interval_nanos", unit != IntervalUnit::kMonths)};
   const Function* f = FindFunction(sub ? "sub_interval" : "add_interval");
-  ROWJIT_RETURN_NOT_OK(TemporalArg(f->name, std::vector<DataType>{t->type()}, false, true).status());
+  ROWJIT_RETURN_NOT_OK(TemporalArg(f->name, std::vector<DataType>{t->type()}, false, true, false).status());
   const DataType type = t->type().WithNullable(t->type().nullable || i->type().nullable);
   return Out(fold(Expr::BoundCall(f, std::move(args), std::nullopt, type)));
 }

@@ -24,6 +24,9 @@ int64_t UnitLength(TemporalUnit unit, int64_t per_day);
 std::string_view TemporalUnitName(TemporalUnit unit);  // "date_trunc_month"
 // Zone names the kernels read as UTC: "UTC", "Etc/UTC", "Z", "+00:00", "GMT", "Etc/GMT".
 bool IsUtcZone(std::string_view zone);
+// Whether a call computes in the local time of its timestamp argument's zone, a zone other than
+// UTC (a field but epoch, a truncation): its kernel reads the zone's offset tables.
+bool ReadsZoneTables(const Expr& call);
 // The catalog function `date_part(part, t)` (any other name: a field) or `date_trunc(part, t)`
 // binds to ("year", "day_of_week" for 'dow', "date_trunc_month"), or nullopt for an unknown part.
 std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part);

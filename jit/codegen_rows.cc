@@ -6,10 +6,14 @@
 #include <cassert>
 
 #include "ir/projection.h"
+#include "ir/temporal.h"
 #include "jit/kernel_builder_internal.h"
 #include "jit/prefilter.h"
 
 namespace rowjit::jit::internal {
+
+bool ReadsZoneTablesAnywhere(const ir::Expr& e);
+void AskVectorWidth(llvm::BasicBlock* latch, int width);
 
 Status KernelBuilder::Build(const std::string& name) {
   assert(!shape_.fold && "fold kernels are built by BuildFold");
@@ -116,8 +120,14 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
   const std::vector<llvm::Value*> evidence = EvidenceValues();
   updated.insert(updated.begin(), evidence.begin(), evidence.end());
   llvm::Value* next = b.CreateAdd(lane, b.getInt64(1));
+  llvm::BasicBlock* latch = b.GetInsertBlock();
   const std::vector<llvm::Value*> out =
       lanes.Close(next, updated, b.CreateICmpULT(next, b.getInt64(64)), "word.done");
+  // A zone's table lookups are loads the cost model prices as scalar on x86 without fast gathers:
+  // asked, the lane loop vectorizes around them as the row loop does.
+  if (ReadsZoneTablesAnywhere(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
+    AskVectorWidth(latch, 16);
+  }
   SetEvidence(std::span(out).first(bits_at));
   for (size_t k = 0; k < outputs_.size(); ++k) {
     if (outputs_[k].expr->type().id == TypeId::kBool) {
@@ -232,6 +242,15 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(b.getInt64(0), n, true, any));
   SetEvidence(ev);
   return Status::OK();
+}
+
+bool ReadsZoneTablesAnywhere(const ir::Expr& e) {
+  if (!e.is_call()) return false;
+  if (ir::ReadsZoneTables(e)) return true;
+  for (const ir::ExprPtr& a : e.args()) {
+    if (ReadsZoneTablesAnywhere(*a)) return true;
+  }
+  return false;
 }
 
 // Whether the expression calls a temporal function over 64-bit storage, whose calendar runs in

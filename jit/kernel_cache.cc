@@ -2,7 +2,10 @@
 // eviction (jit layer).
 #include "jit/kernel_cache.h"
 
+#include <algorithm>
+
 #include "ir/analysis.h"
+#include "runtime/timezone.h"
 
 namespace rowjit::jit {
 
@@ -36,8 +39,18 @@ std::string CacheKey::Serialize() const {
     }
     // A call's logical type is not always implied by its arguments' (a cast to decimal(12,2)).
     out += "\ncalls:";
+    std::vector<uint16_t> zones;
     for (const ir::Expr* c : spec.expr->facts().calls) {
       if (c->type().is_logical()) out += fmt::format(" {}:{}", c->name(), c->type().ToString());
+      for (const ir::ExprPtr& a : c->args()) {
+        if (a->type().tz != 0 && std::find(zones.begin(), zones.end(), a->type().tz) == zones.end()) zones.push_back(a->type().tz);
+      }
+    }
+    // A kernel over a zone holds the zone's offsets: the data it was built from is part of its
+    // key (a tzdata update changes the fingerprint, and a disk-cached kernel is not reused).
+    for (uint16_t tz : zones) {
+      auto rules = LoadZoneRules(TimeZoneName(tz));
+      out += fmt::format("\nzone {} {:016x}", TimeZoneName(tz), rules.ok() ? (*rules)->fingerprint : 0);
     }
   }
   for (const ir::InputSpec& in : spec.inputs) {

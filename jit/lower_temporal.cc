@@ -6,6 +6,10 @@
 #include "ir/temporal.h"
 #include "jit/codegen_internal.h"
 
+#include <optional>
+
+#include "runtime/timezone.h"
+
 namespace rowjit::jit::internal {
 namespace {
 
@@ -132,6 +136,144 @@ DivMod FloorDivModWide(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
 
 namespace {
 
+// A zone's offsets as constant tables of the kernel (runtime/timezone.h ZoneRules), in the
+// timestamp's units: transitions that the storage cannot hold are left out (no value reaches
+// them), and every table is padded to a power of two so that a branch-free binary search of
+// `steps` halvings counts the entries at or below a value. Row-dependent loads from the tables
+// (gathers where the target has them) replace any branch.
+struct ZoneTables {
+  int steps = 0;
+  llvm::GlobalVariable* utc = nullptr;      // transition instants (search: 2^steps - 1, padded with INT64_MAX)
+  llvm::GlobalVariable* offset = nullptr;   // offsets[j] after j transitions (2^steps)
+  llvm::GlobalVariable* local = nullptr;    // transition i's first local time, min of both offsets (search)
+  llvm::GlobalVariable* settled = nullptr;  // j: the local time from which the offset after j-1 holds alone
+  llvm::GlobalVariable* before = nullptr;   // j: the offset before transition j-1
+  llvm::GlobalVariable* instant = nullptr;  // j: transition j-1's instant
+  bool fold = false;                        // later values fold by 400-year cycles
+  int64_t fold_from = 0, cycle_start = 0, cycle = 0;
+};
+
+llvm::GlobalVariable* TableGlobal(llvm::Module& m, const std::string& name, const std::vector<int64_t>& values) {
+  if (llvm::GlobalVariable* g = m.getNamedGlobal(name)) return g;
+  llvm::Constant* init = llvm::ConstantDataArray::get(m.getContext(), llvm::ArrayRef<int64_t>(values));
+  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage, init, name);
+}
+
+std::optional<int64_t> Scaled(int64_t seconds, int64_t per_second) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(seconds, per_second, &out)) return std::nullopt;
+  return out;
+}
+
+int64_t SaturatingAdd(int64_t x, int64_t y) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(x, y, &out)) return y > 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+
+// The tables of a zoned timestamp argument whose local time differs from UTC, or nullopt.
+std::optional<ZoneTables> ZoneTablesOf(LowerContext& c, const DataType& t) {
+  if (t.logical != LogicalKind::kTimestamp || t.tz == 0 || ir::IsUtcZone(TimeZoneName(t.tz))) return std::nullopt;
+  auto loaded = LoadZoneRules(TimeZoneName(t.tz));
+  if (!loaded.ok()) return std::nullopt;  // the binder refused it
+  const ZoneRules& z = **loaded;
+  const int64_t ps = UnitsPerDay(t.time_unit()) / 86'400;
+  // The transitions within the storage's reach, and the offset before the first of them.
+  std::vector<int64_t> at;
+  std::vector<int64_t> off = {z.offsets[0] * ps};
+  std::vector<int64_t> raw_at;
+  std::vector<int32_t> raw_off = {z.offsets[0]};
+  for (size_t i = 0; i < z.transitions.size(); ++i) {
+    const auto scaled = Scaled(z.transitions[i], ps);
+    if (!scaled && z.transitions[i] > 0) break;
+    if (!scaled) {  // before the storage's range: its offset holds from the range's start
+      off = {z.offsets[i + 1] * ps};
+      raw_off = {z.offsets[i + 1]};
+      continue;
+    }
+    at.push_back(*scaled);
+    off.push_back(z.offsets[i + 1] * ps);
+    raw_at.push_back(z.transitions[i]);
+    raw_off.push_back(z.offsets[i + 1]);
+  }
+  ZoneTables out;
+  while ((size_t{1} << out.steps) < at.size() + 1) ++out.steps;
+  const size_t size = size_t{1} << out.steps;
+  std::vector<int64_t> utc(size - 1, INT64_MAX), offset(size), local(size - 1, INT64_MAX), settled(size), before(size),
+      instant(size);
+  for (size_t j = 0; j < size; ++j) {
+    const size_t k = std::min(j, at.size());  // padding repeats the last
+    offset[j] = off[k];
+    if (j < at.size()) {
+      utc[j] = at[j];
+      local[j] = SaturatingAdd(at[j], std::min(off[j], off[j + 1]));
+    }
+    settled[j] = k == 0 ? INT64_MIN : SaturatingAdd(at[k - 1], std::max(off[k - 1], off[k]));
+    before[j] = off[k == 0 ? 0 : k - 1];
+    instant[j] = k == 0 ? 0 : at[k - 1];
+  }
+  llvm::Module& m = *c.b.GetInsertBlock()->getModule();
+  const std::string prefix = fmt::format("zone.{}.{}.", TimeZoneName(t.tz), ps);
+  out.utc = TableGlobal(m, prefix + "utc", utc);
+  out.offset = TableGlobal(m, prefix + "offset", offset);
+  out.local = TableGlobal(m, prefix + "local", local);
+  out.settled = TableGlobal(m, prefix + "settled", settled);
+  out.before = TableGlobal(m, prefix + "before", before);
+  out.instant = TableGlobal(m, prefix + "instant", instant);
+  if (z.cyclic) {
+    const auto start = Scaled(z.cycle_start, ps), cycle = Scaled(ZoneRules::kCycleSeconds, ps);
+    int64_t end = 0;
+    if (start && cycle && !__builtin_add_overflow(*start, *cycle, &end)) {
+      out.fold = true;
+      out.cycle_start = *start, out.cycle = *cycle, out.fold_from = end;
+    }
+  }
+  return out;
+}
+
+llvm::Value* TableAt(llvm::IRBuilder<>& b, llvm::GlobalVariable* table, llvm::Value* index) {
+  llvm::Value* at = b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt64(0), index});
+  return b.CreateLoad(b.getInt64Ty(), at);
+}
+
+// How many entries of a search table (2^steps - 1, ascending) are at or below x: a fixed number
+// of halvings, each one load and a select.
+llvm::Value* CountAtOrBelow(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::GlobalVariable* table, llvm::Value* x) {
+  llvm::Value* base = b.getInt64(0);
+  for (int s = z.steps - 1; s >= 0; --s) {
+    const int64_t half = int64_t{1} << s;
+    llvm::Value* e = TableAt(b, table, b.CreateAdd(base, b.getInt64(half - 1)));
+    base = b.CreateAdd(base, b.CreateSelect(b.CreateICmpSLE(e, x), b.getInt64(half), b.getInt64(0)));
+  }
+  return base;
+}
+
+// x folded into the generated cycle where it lies past it (the offsets repeat every 400 years),
+// and what was taken off.
+std::pair<llvm::Value*, llvm::Value*> Fold(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* x) {
+  if (!z.fold) return {x, b.getInt64(0)};
+  const DivMod cycles = FloorDivModWide(b, b.CreateSub(x, b.getInt64(z.cycle_start)), z.cycle);
+  llvm::Value* past = b.CreateICmpSGE(x, b.getInt64(z.fold_from));
+  llvm::Value* folded = b.CreateAdd(cycles.r, b.getInt64(z.cycle_start));
+  return {b.CreateSelect(past, folded, x), b.CreateSelect(past, b.CreateSub(x, folded), b.getInt64(0))};
+}
+
+// The offset (units) in effect at the instant v.
+llvm::Value* OffsetAt(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* v) {
+  return TableAt(b, z.offset, CountAtOrBelow(b, z, z.utc, Fold(b, z, v).first));
+}
+
+// The first instant whose local time is at or after `local` (runtime ZoneRules::FirstInstantAtOrAfter).
+llvm::Value* FirstInstantAtOrAfter(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* local) {
+  const auto [x, shift] = Fold(b, z, local);
+  llvm::Value* j = CountAtOrBelow(b, z, z.local, x);
+  llvm::Value* after = TableAt(b, z.offset, j);
+  llvm::Value* before = TableAt(b, z.before, j);
+  llvm::Value* inside = b.CreateSelect(b.CreateICmpSGT(after, before), TableAt(b, z.instant, j), b.CreateSub(x, before));
+  llvm::Value* r = b.CreateSelect(b.CreateICmpSGE(x, TableAt(b, z.settled, j)), b.CreateSub(x, after), inside);
+  return b.CreateAdd(r, shift);
+}
+
 // The argument's storage as i64, its days since 1970 (0 for a time) and units since midnight.
 struct Source {
   llvm::Value* v;  // i64
@@ -140,16 +282,27 @@ struct Source {
   llvm::Value* within;
 };
 
-Source SourceOf(LowerContext& c, const Val& a) {
+// `local`: a zoned timestamp's day and units are its local time's (the offset added to the
+// units, a day carried either way).
+Source SourceOf(LowerContext& c, const Val& a, bool local = true) {
+  auto& b = c.b;
   const DataType t = c.call.args()[0]->type();
   llvm::Value* v = a.v;
-  if (t.id == TypeId::kI32) v = c.b.CreateSExt(v, c.b.getInt64Ty());
+  if (t.id == TypeId::kI32) v = b.CreateSExt(v, b.getInt64Ty());
   const int64_t per_day = UnitsPerDay(t.time_unit());
   // Microseconds and nanoseconds: every day number fits i32 (below 1.1e8), so the calendar runs
   // in i32 lanes, twice as many a vector, with no 64-bit multiply.
   const bool narrow = per_day >= 86'400'000'000;
-  const DivMod split = narrow ? FloorDivModToI32(c.b, v, per_day) : FloorDivMod(c.b, v, per_day);
-  return {v, per_day, t.logical == LogicalKind::kTime ? K(split.q, 0) : split.q, split.r};
+  DivMod split = narrow ? FloorDivModToI32(b, v, per_day) : FloorDivMod(b, v, per_day);
+  if (t.logical == LogicalKind::kTime) return {v, per_day, K(split.q, 0), split.r};
+  if (const auto zone = local ? ZoneTablesOf(c, t) : std::nullopt) {
+    llvm::Value* within = b.CreateAdd(split.r, OffsetAt(b, *zone, v));
+    llvm::Value* up = b.CreateICmpSGE(within, K(within, per_day));
+    llvm::Value* down = b.CreateICmpSLT(within, K(within, 0));
+    split.q = b.CreateSub(b.CreateAdd(split.q, b.CreateZExt(up, split.q->getType())), b.CreateZExt(down, split.q->getType()));
+    split.r = b.CreateAdd(within, b.CreateSelect(up, K(within, -per_day), b.CreateSelect(down, K(within, per_day), K(within, 0))));
+  }
+  return {v, per_day, split.q, split.r};
 }
 
 // A civil date from days since 1970-01-01 (i64, or i32 below 1.1e8 in magnitude).
@@ -213,7 +366,7 @@ llvm::Value* Leap(llvm::IRBuilder<>& b, llvm::Value* year_of_era_civil) {
 template <TemporalField kField>
 Val Field(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
-  const Source s = SourceOf(c, a[0]);
+  const Source s = SourceOf(c, a[0], kField != TemporalField::kEpoch);  // epoch: seconds since 1970 UTC
   llvm::Type* i64 = b.getInt64Ty();
   const int64_t per_second = s.per_day / 86'400;
   if constexpr (kField == TemporalField::kEpoch) {
@@ -292,9 +445,16 @@ Val Trunc(LowerContext& c, std::span<const Val> a) {
     // negative lo gives.
     const int64_t lo = c.call.args()[0]->type().id == TypeId::kI32 ? INT32_MIN : INT64_MIN;
     below = b.CreateICmpSLT(td, K(td, lo / s.per_day));
+    if (const auto zone = ZoneTablesOf(c, c.call.args()[0]->type())) {
+      // The local start (which must fit the storage), then its first instant, never after v
+      // (a result past INT64_MIN wraps above v).
+      below = b.CreateOr(below, b.CreateICmpSGT(td, K(td, INT64_MAX / s.per_day)));
+      out = FirstInstantAtOrAfter(b, *zone, out);
+      below = b.CreateOr(below, b.CreateICmpSGT(out, s.v));
+    }
   } else if (const int64_t len = ir::UnitLength(kUnit, s.per_day); len > 1) {
     // len divides a day: the quotient is below per_day / len (i32 lanes unless nanoseconds by
-    // the microsecond, up to 8.64e10).
+    // the microsecond, up to 8.64e10). `within` is local: the local time's units in the unit.
     const DivMod m = s.per_day / len < (int64_t{1} << 31) ? FloorDivModToI32(b, s.within, len) : FloorDivMod(b, s.within, len);
     out = b.CreateSub(s.v, m.r);
     below = b.CreateICmpSGT(out, s.v);  // wrapped past INT64_MIN

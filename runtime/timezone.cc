@@ -371,8 +371,17 @@ Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
   std::lock_guard lock(mu);
   if (auto it = loaded.find(name); it != loaded.end()) return it->second;
   ROWJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ZoneRules> rules, Load(name));
-  loaded.emplace(std::string(name), rules);
-  return rules;
+  auto stamped = std::make_shared<ZoneRules>(*rules);
+  uint64_t h = 0xcbf29ce484222325;
+  auto mix = [&](int64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ ((static_cast<uint64_t>(v) >> (8 * i)) & 0xff)) * 0x100000001b3;
+  };
+  for (int64_t t : stamped->transitions) mix(t);
+  for (int32_t o : stamped->offsets) mix(o);
+  mix(stamped->cyclic ? stamped->cycle_start : -1);
+  stamped->fingerprint = h;
+  loaded.emplace(std::string(name), stamped);
+  return std::shared_ptr<const ZoneRules>(std::move(stamped));
 }
 
 }  // namespace rowjit

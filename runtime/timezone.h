@@ -27,6 +27,8 @@ struct ZoneRules {
   std::vector<int32_t> offsets;
   bool cyclic = false;
   int64_t cycle_start = 0;
+  // A hash of the above (FNV-1a): kernels built from these rules carry it in their cache key.
+  uint64_t fingerprint = 0;
 
   // The offset in effect at `utc` (seconds; 128 bits, so that callers near the storage's limits
   // need no care).

@@ -144,7 +144,8 @@ void AddStringKernels(const std::string& target, std::vector<CatalogKernel>& out
 // truncations also under branch-skip).
 void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& out) {
   constexpr const char* kTypes[] = {"date32", "date64", "timestamp(s)", "timestamp(ms)", "timestamp(us, UTC)",
-                                    "timestamp(ns)", "time32(ms)", "time64(ns)", "interval_months",
+                                    "timestamp(ns)", "time32(ms)", "time64(ns)", "timestamp(s, Europe/Paris)",
+                                    "timestamp(us, Australia/Sydney)", "interval_months",
                                     "interval_day_time", "interval_month_day_nano"};
   // Casts between units, dates and timestamps (temporal_cast: its target is its type).
   const std::pair<const char*, const char*> casts[] = {

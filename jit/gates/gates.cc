@@ -8,6 +8,7 @@
 
 #include "ir/analysis.h"
 #include "ir/function.h"
+#include "ir/temporal.h"
 
 namespace rowjit::jit {
 
@@ -169,6 +170,8 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   for (const ir::Expr* call : facts.calls) {
     std::string tag = Tag(*call);
     if (std::find(c.tags.begin(), c.tags.end(), tag) == c.tags.end()) c.tags.push_back(std::move(tag));
+    // A temporal function in a zone's local time also reads the zone's tables: "zoned:year".
+    if (!call->args().empty() && ir::ReadsZoneTables(*call)) c.tags.push_back(fmt::format("zoned:{}", call->name()));
   }
   // The widths of the kernel's evidence accumulators; the evidence rule applies to narrow
   // integer evidence only.

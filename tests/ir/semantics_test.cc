@@ -568,6 +568,22 @@ const Case kTemporal[] = {
     {"x - cast('1 month', interval_months)", "x:date32", "-2147483648", "error:overflow"},
     {"x + '1 day'", "x:timestamp(ns)", "9223285636854775807", "9223372036854775807:timestamp(ns)"},
     {"x + '1 day'", "x:timestamp(ns)", "9223285636854775808", "error:overflow"},
+    // Zoned timestamps in their local time (expected values from Python's zoneinfo over the same
+    // tzdata): the hour after Paris's spring change, the first instant of a day whose midnight
+    // was skipped (Sao Paulo 2018), a summer past the listed transitions (2050, 2038 in
+    // Chatham), half-hour and 45-minute offsets; epoch stays UTC.
+    {"hour(x)", "x:timestamp(s, Europe/Paris)", "1711846799", "1:i64"},
+    {"hour(x)", "x:timestamp(s, Europe/Paris)", "1711846800", "3:i64"},
+    {"date_trunc('day', x)", "x:timestamp(s, Europe/Paris)", "1711900800", "1711839600:timestamp(s, Europe/Paris)"},
+    {"date_trunc('day', x)", "x:timestamp(s, America/Sao_Paulo)", "1541340000", "1541300400:timestamp(s, America/Sao_Paulo)"},
+    {"month(x)", "x:timestamp(s, Australia/Sydney)", "1719756000", "7:i64"},
+    {"year(x)", "x:timestamp(s, Pacific/Kiritimati)", "1704016800", "2024:i64"},
+    {"hour(x)", "x:timestamp(s, Europe/Paris)", "2540282400", "12:i64"},
+    {"minute(x)", "x:timestamp(s, Pacific/Chatham)", "2154470400", "45:i64"},
+    {"date_trunc('month', x)", "x:timestamp(ms, America/New_York)", "1731672000000", "1730433600000:timestamp(ms, America/New_York)"},
+    {"date_trunc('hour', x)", "x:timestamp(us, Asia/Kolkata)", "1704104100000000", "1704101400000000:timestamp(us, Asia/Kolkata)"},
+    {"day_of_year(x)", "x:timestamp(s, Europe/Paris)", "1729992600", "301:i64"},
+    {"epoch(x)", "x:timestamp(s, Europe/Paris)", "1729992600", "1729992600:i64"},
     // An interval's parts (Arrow's layouts: day_time days low and milliseconds high;
     // month_day_nano months, days, nanoseconds from the low bytes).
     {"interval_months(x)", "x:interval_months", "-14", "-14:i32"},

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "support/assert_ok.h"
+#include "support/tzif.h"
 
 namespace rowjit {
 namespace {
@@ -98,6 +99,27 @@ TEST(TimeZone, FirstInstantOfALocalTime) {
       ASSERT_LT(first - 1 + rules->OffsetAt(first - 1), local) << zone << " " << u;
     }
   }
+}
+
+// A synthetic zone whose clock changes across midnight both ways (UTC 23:30, an hour forward
+// then back), as no real zone does: local midnight strictly inside a skipped hour and inside a
+// repeated one.
+TEST(TimeZone, MidnightInsideASkippedOrRepeatedHour) {
+  const std::vector<int64_t> at = test::InstallMidnightZone();
+  ASSERT_OK_AND_ASSIGN(auto z, LoadZoneRules("Test/Midnight"));
+  EXPECT_FALSE(z->cyclic);
+  EXPECT_EQ(z->OffsetAt(at[0] - 1), 0);
+  EXPECT_EQ(z->OffsetAt(at[0]), 3600);
+  EXPECT_EQ(z->OffsetAt(at[1]), 0);
+  EXPECT_EQ(z->OffsetAt(int64_t{1} << 40), 0);
+  // Day 1's local midnight (86,400) was skipped: its first instant is the change at 23:30 UTC.
+  EXPECT_EQ(z->FirstInstantAtOrAfter(86'400), at[0]);
+  EXPECT_EQ(z->FirstInstantAtOrAfter(86'400 + 1800), at[0]);  // 00:30: the change too
+  EXPECT_EQ(z->FirstInstantAtOrAfter(86'400 + 1801), at[0] + 1);
+  // Day 92's local midnight came twice (23:30 UTC less 30 minutes, and 30 minutes after): the first.
+  const int64_t day92 = int64_t{92} * 86'400;
+  EXPECT_EQ(z->FirstInstantAtOrAfter(day92), day92 - 3600);
+  EXPECT_EQ(z->FirstInstantAtOrAfter(day92 + 1800), day92 + 1800);  // 00:30 once more: after the change
 }
 
 TEST(TimeZone, NamesAndRefusals) {
