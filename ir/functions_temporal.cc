@@ -209,10 +209,22 @@ Result<Scalar> CastEval(std::span<const Scalar> a, DataType result, std::optiona
   ROWJIT_ASSIGN_OR_RETURN(const TemporalConversion plan, TemporalCastPlan(a[0].type(), result));
   __int128 v = a[0].int128();
   auto floor_div = [](__int128 x, __int128 d) { return x / d - (x % d < 0 ? 1 : 0); };
+  const bool narrow = result.id == TypeId::kI32;
+  auto past = [&](__int128 x) { return x > (narrow ? INT32_MAX : INT64_MAX) || x < (narrow ? INT32_MIN : INT64_MIN); };
+  if (plan.local_from) {
+    v = LocalOf(a[0], *ZoneOf(a[0].type()));
+    // The local time must fit the source's storage (the kernels compute it there).
+    if (v > INT64_MAX || v < INT64_MIN) {
+      return internal::Overflow(fmt::format("{}: its local time does not fit {}", a[0].ToString(), a[0].type().ToString()));
+    }
+  }
   if (plan.to_date) v = floor_div(v, plan.day_units);
   v = floor_div(v * plan.multiply, plan.divide);
-  const bool narrow = result.id == TypeId::kI32;
-  if (v > (narrow ? INT32_MAX : INT64_MAX) || v < (narrow ? INT32_MIN : INT64_MIN)) {
+  if (plan.local_to && !past(v)) {
+    const int64_t per_second = UnitsPerDay(result.time_unit()) / 86'400;
+    v -= static_cast<__int128>(ZoneOf(result)->OffsetOfLocal(floor_div(v, per_second))) * per_second;
+  }
+  if (past(v)) {
     return internal::Overflow(fmt::format("{} does not fit {}", a[0].ToString(), result.WithNullable(false).ToString()));
   }
   return (narrow ? Scalar::Of(static_cast<int32_t>(v)) : Scalar::Of(static_cast<int64_t>(v))).As(result);
@@ -449,12 +461,14 @@ Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type)
     }
     const __int128 days = DaysOf(*y, static_cast<int>(*mo), static_cast<int>(*d));
     int64_t within = 0, offset = 0;
+    bool explicit_offset = false;
     if (type.logical == LogicalKind::kTimestamp && at < text.size()) {
       if (text[at] != ' ' && text[at] != 'T') return bad();
       const auto t = TimeOfDay(text, ++at, per_day);
       if (!t) return bad();
       within = *t;
       if (at < text.size() && type.tz != 0) {  // an offset: the instant in UTC
+        explicit_offset = true;
         if (text[at] == 'Z') {
           ++at;
         } else if (text[at] == '+' || text[at] == '-') {
@@ -469,6 +483,11 @@ Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type)
     }
     if (at != text.size()) return bad();
     v = type.logical == LogicalKind::kDate && type.id == TypeId::kI32 ? days : days * per_day + within - offset;
+    // No offset written: the zone's local time.
+    if (const ZoneRules* zone = ZoneOf(type); zone != nullptr && !explicit_offset) {
+      const int64_t per_second = per_day / 86'400;
+      v -= static_cast<__int128>(zone->OffsetOfLocal(v / per_second - (v % per_second < 0 ? 1 : 0))) * per_second;
+    }
   } else {
     return MakeError(ErrorCode::kTypeError, "{} has no literal text", type.WithNullable(false).ToString());
   }
@@ -481,15 +500,26 @@ Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType
   const LogicalKind f = from.logical, t = to.logical;
   const bool dated = (f == LogicalKind::kDate || f == LogicalKind::kTimestamp) &&
                      (t == LogicalKind::kDate || t == LogicalKind::kTimestamp);
-  const bool zones_agree = f != LogicalKind::kTimestamp || t != LogicalKind::kTimestamp || (from.tz != 0) == (to.tz != 0);
-  if (!(dated || (f == t && (f == LogicalKind::kTime || f == LogicalKind::kDuration))) || !zones_agree) {
+  if (!(dated || (f == t && (f == LogicalKind::kTime || f == LogicalKind::kDuration)))) {
     return MakeError(ErrorCode::kTypeError,
-                     "cast from {} to {}: temporal casts convert dates and timestamps (a zone to a zone, or none to "
-                     "none), times to times and durations to durations",
+                     "cast from {} to {}: temporal casts convert dates and timestamps, times to times and durations "
+                     "to durations",
                      from.WithNullable(false).ToString(), to.WithNullable(false).ToString());
   }
   const int64_t a = UnitsPerDay(from.time_unit()), b = UnitsPerDay(to.time_unit());
   TemporalConversion plan;
+  // A zone meets a zoneless timestamp or a date: through the zone's local time (a zone to a zone
+  // is an instant to an instant).
+  plan.local_from = from.tz != 0 && to.tz == 0 && !IsUtcZone(TimeZoneName(from.tz));
+  plan.local_to = to.tz != 0 && from.tz == 0 && !IsUtcZone(TimeZoneName(to.tz));
+  for (const DataType* zoned : {&from, &to}) {
+    if ((zoned == &from ? plan.local_from : plan.local_to)) {
+      if (auto rules = LoadZoneRules(TimeZoneName(zoned->tz)); !rules.ok()) {
+        return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: {}", from.WithNullable(false).ToString(),
+                         to.WithNullable(false).ToString(), rules.error().message());
+      }
+    }
+  }
   if (t == LogicalKind::kDate) {
     plan.to_date = true;
     plan.day_units = a;

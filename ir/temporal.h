@@ -35,15 +35,21 @@ std::optional<std::string> TemporalCallName(std::string_view function, std::stri
 // times `multiply` or floor-divided by `divide`; to a date, floor-divided to whole days first and
 // then times the target's units a day (`to_date`, 1 or 86,400,000). Units a day: date32 1,
 // date64 and ms 86,400,000, s 86,400, us 8.64e10, ns 8.64e13.
+// Between a zoned timestamp and a zoneless one or a date, the zone's local time: `local_from`,
+// the source's instant becomes its local time first (its offset added); `local_to`, the result
+// is a local time that becomes an instant of the target's zone last (ZoneRules::OffsetOfLocal).
 struct TemporalConversion {
   int64_t multiply = 1;
   int64_t divide = 1;
   bool to_date = false;
   int64_t day_units = 1;  // to_date: the source's units a day, then `multiply` is the target's
+  bool local_from = false;
+  bool local_to = false;
 };
 // Between a date and a date or timestamp, a timestamp and a timestamp (both with a zone, any
-// zones: instants; or both without), a time and a time, a duration and a duration; a type error
-// naming both otherwise.
+// zones: instants; one with a zone and one without: the zone's local time), a time and a time, a
+// duration and a duration; a type error naming both otherwise, an error naming the zone where
+// its rules cannot be read.
 Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to);
 // A date, timestamp or time written as text, as a value of `type` (the literal of a comparison
 // with such a column, or of cast('2024-02-29', date32)): 'YYYY-MM-DD' for dates; for timestamps

@@ -136,6 +136,19 @@ DivMod FloorDivModWide(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
 
 namespace {
 
+bool IsZero(llvm::Value* v) {
+  auto* k = llvm::dyn_cast<llvm::Constant>(v);
+  return k != nullptr && k->isNullValue();
+}
+
+// Whether a + b (or a - b) wrapped: the operands' signs against the result's.
+llvm::Value* AddWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* r) {
+  return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, r), b.CreateXor(y, r)), K(r, 0));
+}
+llvm::Value* SubWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* r) {
+  return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, r)), K(r, 0));
+}
+
 // A zone's offsets as constant tables of the kernel (runtime/timezone.h ZoneRules), in the
 // timestamp's units: transitions that the storage cannot hold are left out (no value reaches
 // them), and every table is padded to a power of two so that a branch-free binary search of
@@ -272,6 +285,14 @@ llvm::Value* FirstInstantAtOrAfter(llvm::IRBuilder<>& b, const ZoneTables& z, ll
   llvm::Value* inside = b.CreateSelect(b.CreateICmpSGT(after, before), TableAt(b, z.instant, j), b.CreateSub(x, before));
   llvm::Value* r = b.CreateSelect(b.CreateICmpSGE(x, TableAt(b, z.settled, j)), b.CreateSub(x, after), inside);
   return b.CreateAdd(r, shift);
+}
+
+// The offset that makes a local time an instant (runtime ZoneRules::OffsetOfLocal): the
+// earlier where it occurs twice, the one before a skipped range inside it.
+llvm::Value* OffsetOfLocal(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* local) {
+  llvm::Value* x = Fold(b, z, local).first;
+  llvm::Value* j = CountAtOrBelow(b, z, z.local, x);
+  return b.CreateSelect(b.CreateICmpSGE(x, TableAt(b, z.settled, j)), TableAt(b, z.offset, j), TableAt(b, z.before, j));
 }
 
 // The argument's storage as i64, its days since 1970 (0 for a time) and units since midnight.
@@ -473,20 +494,35 @@ Val Cast(LowerContext& c, std::span<const Val> a) {
   llvm::Type* i64 = b.getInt64Ty();
   const bool narrow = c.arg_type(0) == TypeId::kI32;
   llvm::Value* v = narrow ? b.CreateSExt(a[0].v, i64) : a[0].v;
+  llvm::Value* bad = b.getFalse();
+  if (plan.local_from) {  // the instant's local time, which must fit the storage
+    const auto zone = ZoneTablesOf(c, c.call.args()[0]->type());
+    llvm::Value* off = zone ? OffsetAt(b, *zone, v) : b.getInt64(0);
+    llvm::Value* local = b.CreateAdd(v, off);
+    bad = AddWrapped(b, v, off, local);
+    v = local;
+  }
   auto floor_div = [&](llvm::Value* x, bool x_narrow, int64_t d) {
     if (d == 1) return x;
     if (x_narrow) return b.CreateSExt(FloorDivMod(b, b.CreateTrunc(x, b.getInt32Ty()), d).q, i64);
     return FloorDivModWide(b, x, d).q;
   };
   if (plan.to_date) v = floor_div(v, narrow, plan.day_units);
-  llvm::Value* bad = b.getFalse();
   if (plan.multiply > 1) {
     const int64_t hi = INT64_MAX / plan.multiply;
     const auto lo = static_cast<int64_t>(0 - (uint64_t{1} << 63) / static_cast<uint64_t>(plan.multiply));
-    bad = b.CreateOr(b.CreateICmpSGT(v, K(v, hi)), b.CreateICmpSLT(v, K(v, lo)));
+    bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpSGT(v, K(v, hi)), b.CreateICmpSLT(v, K(v, lo))));
     v = b.CreateMul(v, K(v, plan.multiply));
   }
   v = floor_div(v, narrow && !plan.to_date, plan.divide);
+  if (plan.local_to) {  // a local time of the target's zone, as an instant
+    if (const auto zone = ZoneTablesOf(c, c.call.type())) {
+      llvm::Value* off = OffsetOfLocal(b, *zone, v);
+      llvm::Value* instant = b.CreateSub(v, off);
+      bad = b.CreateOr(bad, SubWrapped(b, v, off, instant));
+      v = instant;
+    }
+  }
   if (c.result_type() == TypeId::kI32) {
     bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpSGT(v, K(v, INT32_MAX)), b.CreateICmpSLT(v, K(v, INT32_MIN))));
     c.Evidence(b.CreateZExt(bad, i64));
@@ -516,19 +552,6 @@ Val IntervalPart(LowerContext& c, std::span<const Val> a) {
     if (unit == IntervalUnit::kDayTime) return {b.getInt32(0)};
     return {unit == IntervalUnit::kMonths ? x : b.CreateTrunc(x, i32)};
   }
-}
-
-bool IsZero(llvm::Value* v) {
-  auto* k = llvm::dyn_cast<llvm::Constant>(v);
-  return k != nullptr && k->isNullValue();
-}
-
-// Whether a + b (or a - b) wrapped: the operands' signs against the result's.
-llvm::Value* AddWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* r) {
-  return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, r), b.CreateXor(y, r)), K(r, 0));
-}
-llvm::Value* SubWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* r) {
-  return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, r)), K(r, 0));
 }
 
 // Days since 1970 (i64) after moving the civil date of `days` by `months` (i64, |months| below

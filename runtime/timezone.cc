@@ -216,7 +216,9 @@ std::optional<Counts> Header(Reader& r, char& version) {
   return c;
 }
 
-Result<std::shared_ptr<const ZoneRules>> ParseTzif(std::string_view zone, std::string_view data) {
+}  // namespace
+
+Result<std::shared_ptr<const ZoneRules>> ParseZoneRules(std::string_view zone, std::string_view data) {
   Reader r(data);
   char version = 0;
   auto counts = Header(r, version);
@@ -265,11 +267,14 @@ Result<std::shared_ptr<const ZoneRules>> ParseTzif(std::string_view zone, std::s
   }
   const int64_t last = times.empty() ? INT64_MIN : times.back();
   if (!rule->dst) {
-    if (rule->std_offset != rules->offsets.back()) {
+    if (rule->std_offset != rules->offsets.back() && last != INT64_MAX) {
       rules->transitions.push_back(last == INT64_MIN ? INT64_MIN + 1 : last + 1);
       rules->offsets.push_back(rule->std_offset);
     }
     return std::shared_ptr<const ZoneRules>(std::move(rules));
+  }
+  if (last != INT64_MIN && (last > (int64_t{1} << 39) || last < -(int64_t{1} << 39))) {
+    return Bad(zone, "a rule after transitions past 17,000 years from 1970");
   }
   // Recurring transitions from the year of the last listed one (which may be a marker that
   // changes nothing, as 2038-01-19 in older files), 401 years of them; the rule agrees with the
@@ -304,6 +309,8 @@ Result<std::shared_ptr<const ZoneRules>> ParseTzif(std::string_view zone, std::s
   return std::shared_ptr<const ZoneRules>(std::move(rules));
 }
 
+namespace {
+
 Result<std::shared_ptr<const ZoneRules>> Load(std::string_view name) {
   auto rules = std::make_shared<ZoneRules>();
   rules->name = std::string(name);
@@ -327,7 +334,7 @@ Result<std::shared_ptr<const ZoneRules>> Load(std::string_view name) {
   bytes << in.rdbuf();
   const std::string data = bytes.str();
   if (data.size() > (1 << 20)) return Bad(name, "a TZif file over 1 MiB");
-  return ParseTzif(name, data);
+  return ParseZoneRules(name, data);
 }
 
 }  // namespace
@@ -338,8 +345,8 @@ int32_t ZoneRules::OffsetAt(__int128 utc) const {
   return offsets[static_cast<size_t>(at)];
 }
 
-__int128 ZoneRules::FirstInstantAtOrAfter(__int128 local) const {
-  __int128 shift = 0;
+ZoneRules::LocalRange ZoneRules::RangeOf(__int128 local) const {
+  __int128 shift = 0;  // whole cycles folded away, given back to the change's instant
   if (cyclic && local >= cycle_start + kCycleSeconds) {
     shift = (local - cycle_start) / kCycleSeconds * kCycleSeconds;
     local -= shift;
@@ -358,11 +365,22 @@ __int128 ZoneRules::FirstInstantAtOrAfter(__int128 local) const {
       hi = mid;
     }
   }
-  if (lo == 0) return local - offsets[0] + shift;  // before every transition
+  if (lo == 0) return {false, offsets[0], offsets[0], 0};  // before every transition
   const size_t i = lo - 1;
   const int32_t before = offsets[i], after = offsets[i + 1];
-  if (local >= static_cast<__int128>(transitions[i]) + std::max(before, after)) return local - after + shift;
-  return (after > before ? static_cast<__int128>(transitions[i]) : local - before) + shift;  // skipped, repeated
+  const bool settled = local >= static_cast<__int128>(transitions[i]) + std::max(before, after);
+  return {!settled, before, after, transitions[i] + shift};
+}
+
+__int128 ZoneRules::FirstInstantAtOrAfter(__int128 local) const {
+  const LocalRange r = RangeOf(local);
+  if (!r.changing) return local - r.after;
+  return r.after > r.before ? r.at : local - r.before;  // skipped: the change; repeated: the first
+}
+
+int32_t ZoneRules::OffsetOfLocal(__int128 local) const {
+  const LocalRange r = RangeOf(local);
+  return r.changing ? r.before : r.after;
 }
 
 Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {

@@ -38,8 +38,24 @@ struct ZoneRules {
   // turned back repeats it; the transition where a clock turned forward skipped it. What the
   // start of a local day, month or year is.
   __int128 FirstInstantAtOrAfter(__int128 local) const;
+  // The offset that makes `local` (seconds) an instant, local - offset: its one offset where it
+  // occurs once, the earlier offset where it occurs twice (the first occurrence), and the offset
+  // before a skipped range for a local time inside it (the instant as far after the change as
+  // the local time is after the range's start: 02:30 on a night of 02:00 -> 03:00 is 03:30).
+  // PostgreSQL's and java.time's reading of a local time.
+  int32_t OffsetOfLocal(__int128 local) const;
   // Whether the zone has one offset at every instant (a fixed offset or UTC).
   bool fixed() const { return transitions.empty(); }
+
+ private:
+  // Where a local time falls: inside a skipped or repeated range (`changing`) of the change at
+  // instant `at` from offset `before` to `after`, or after it with `after` alone.
+  struct LocalRange {
+    bool changing;
+    int32_t before, after;
+    __int128 at;
+  };
+  LocalRange RangeOf(__int128 local) const;
 };
 
 // The rules of a zone name: "UTC" and its aliases, a fixed offset ("+05:30", "-08:00"), or a
@@ -47,5 +63,8 @@ struct ZoneRules {
 // a name and kept for the process's life. An unknown name, a malformed file or a zone with leap
 // seconds ("right/...") is an error naming the zone.
 Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name);
+// The rules in a TZif file's bytes (what LoadZoneRules reads; public for the fuzz target): any
+// bytes give rules or an error naming `name`, never a crash.
+Result<std::shared_ptr<const ZoneRules>> ParseZoneRules(std::string_view name, std::string_view tzif);
 
 }  // namespace rowjit

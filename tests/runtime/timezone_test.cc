@@ -84,6 +84,11 @@ TEST(TimeZone, FirstInstantOfALocalTime) {
   EXPECT_EQ(paris->FirstInstantAtOrAfter(spring + 7200), spring);                 // 03:00 CEST
   EXPECT_EQ(paris->FirstInstantAtOrAfter(autumn + 3600 + 1800), autumn - 1800);   // 02:30, the first
   EXPECT_EQ(paris->FirstInstantAtOrAfter(autumn + 3600 * 2), autumn + 3600);      // 03:00 CET
+  // A local time as an instant: 02:30 of the spring night is read with the offset before (03:30
+  // CEST, 01:30 UTC), 02:30 of the autumn night with the earlier offset (00:30 UTC).
+  EXPECT_EQ(paris->OffsetOfLocal(spring + 3600 + 1800), 3600);
+  EXPECT_EQ(paris->OffsetOfLocal(autumn + 3600 + 1800), 7200);
+  EXPECT_EQ(paris->OffsetOfLocal(autumn + 3 * 3600), 3600);
   // 2050 (past the listed transitions): summer time still, 2050-07-01 12:00 CEST is 10:00 UTC.
   EXPECT_EQ(paris->FirstInstantAtOrAfter(2'540'203'200 + 12 * 3600), 2'540'203'200 + 10 * 3600);
   EXPECT_EQ(paris->OffsetAt(2'540'203'200), 7200);
