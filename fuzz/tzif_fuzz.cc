@@ -29,10 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int32_t o : z.offsets) {
     if (o < -26 * 3600 || o > 26 * 3600) Fail("an offset past a day");
   }
-  volatile int64_t sink = 0;
+  volatile uint64_t sink = 0;
   for (int64_t t : {INT64_MIN, int64_t{-1} << 40, int64_t{0}, int64_t{2'000'000'000}, int64_t{1} << 40, INT64_MAX}) {
     const int32_t off = z.OffsetAt(t);
-    sink = sink + off + static_cast<int64_t>(z.FirstInstantAtOrAfter(static_cast<__int128>(t) + off));
+    sink = sink + static_cast<uint64_t>(off) + static_cast<uint64_t>(z.FirstInstantAtOrAfter(static_cast<__int128>(t) + off)) +
+           static_cast<uint64_t>(z.OffsetOfLocal(t));
   }
   return 0;
 }
