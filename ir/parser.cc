@@ -174,10 +174,12 @@ class Parser {
     }
     return left;
   }
-  // Whether tokens from `i` are a parenthesized list of several arguments: `not(a, b)` is then
-  // the call form (as the printer writes a call of that name), not `not` over a parenthesis.
+  // Whether tokens from `i` are a parenthesized list of no or several arguments: `not()` and
+  // `not(a, b)` are then the call form (as the printer writes a call of that name), not `not`
+  // over a parenthesis.
   bool SeveralArguments(size_t i) const {
     if (t_[i].kind != Tok::kLParen) return false;
+    if (t_[i + 1].kind == Tok::kRParen) return true;
     int depth = 0;
     for (; t_[i].kind != Tok::kEnd; ++i) {
       depth += t_[i].kind == Tok::kLParen ? 1 : t_[i].kind == Tok::kRParen ? -1 : 0;
