@@ -7,7 +7,8 @@
 // 8-byte read and one 8-byte write a row). Issue targets: year ≤ 1 ns/row, date_trunc month
 // ≤ 1.5 ns/row, at 1M rows. Interval arithmetic beside them: `t + '1 month'` (the civil form:
 // split, move the month count, clamp the day, join) and `t + '1 day'` (one checked add of a
-// constant), `static` the same with the overflow test.
+// constant), `static` the same with the overflow test; `jit_paris`, the fields and truncation in
+// Europe/Paris's local time.
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
@@ -30,13 +31,14 @@ const std::vector<int64_t>& Micros() {
   return v;
 }
 
-ArrayPtr Column() {
-  static const ArrayPtr a = [] {
-    BufferPtr b = *Buffer::Allocate(kRows * 8);
-    std::memcpy(b->mutable_data(), Micros().data(), kRows * 8);
-    return ArrayPtr(*PrimitiveArray::Make(*ParseDataType("timestamp(us)"), kRows, b, Validity::AllValid()));
+// The same values as timestamp(us), or in `zone` (Europe/Paris: its local time).
+ArrayPtr Column(const char* type = "timestamp(us)") {
+  static BufferPtr b = [] {
+    BufferPtr out = *Buffer::Allocate(kRows * 8);
+    std::memcpy(out->mutable_data(), Micros().data(), kRows * 8);
+    return out;
   }();
-  return a;
+  return ArrayPtr(*PrimitiveArray::Make(*ParseDataType(type), kRows, b, Validity::AllValid()));
 }
 
 int64_t FloorDiv(int64_t x, int64_t d) { return x / d - (x % d < 0); }
@@ -111,9 +113,9 @@ void RunStatic(benchmark::State& state, Fn fn) {
   SetCounters(state, rows, 16 * 8);
 }
 
-void RunJit(benchmark::State& state, const ir::ExprPtr& expr) {
+void RunJit(benchmark::State& state, const ir::ExprPtr& expr, const char* type) {
   const int64_t rows = state.range(0);
-  const std::vector<ArrayPtr> cols = {*Column()->Slice(0, rows)};
+  const std::vector<ArrayPtr> cols = {*Column(type)->Slice(0, rows)};
   jit::Engine& engine = SharedEngine();
   jit::EvalReport report;
   if (Status warm = engine.Evaluate(expr, cols, rows, {}, &report).status(); !warm.ok()) {
@@ -138,8 +140,14 @@ const bool kRegistered = [] {
     const auto [fn, text] = fns[k];
     const LazyExpr expr(text, "t:timestamp(us)");
     benchmark::RegisterBenchmark(fmt::format("temporal/{}/jit", names[k]).c_str(),
-                                 [expr](benchmark::State& state) { RunJit(state, expr.get()); })
+                                 [expr](benchmark::State& state) { RunJit(state, expr.get(), "timestamp(us)"); })
         ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+    if (k < 4) {  // in a zone's local time: its offset looked up in the kernel's tables each row
+      const LazyExpr zoned(text, "t:timestamp(us, Europe/Paris)");
+      benchmark::RegisterBenchmark(fmt::format("temporal/{}/jit_paris", names[k]).c_str(), [zoned](benchmark::State& state) {
+        RunJit(state, zoned.get(), "timestamp(us, Europe/Paris)");
+      })->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+    }
     benchmark::RegisterBenchmark(fmt::format("temporal/{}/static", names[k]).c_str(),
                                  [fn](benchmark::State& state) { RunStatic(state, fn); })
         ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "jit/target.h"
 #include "runtime/timezone.h"
 
 namespace rowjit::jit::internal {
@@ -149,19 +150,31 @@ llvm::Value* SubWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, ll
   return b.CreateICmpSLT(b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, r)), K(r, 0));
 }
 
+// A search table of a zone (ascending keys in the timestamp's units) and, for each bucket of
+// 2^shift units from the first key, how many keys lie below the bucket's start: a value's count
+// of keys at or below it is its bucket's start plus a branch-free search of `steps` halvings
+// over the few keys inside the bucket (3 loads a value for a zone with two changes a year,
+// where a search of the whole table took 11).
+struct SearchTable {
+  llvm::GlobalVariable* keys = nullptr;    // padded with 2^steps INT64_MAX
+  llvm::GlobalVariable* starts = nullptr;  // per bucket; nullptr: no keys
+  int64_t first = 0;
+  int shift = 0;
+  int64_t last_bucket = 0;
+  int steps = 0;
+};
+
 // A zone's offsets as constant tables of the kernel (runtime/timezone.h ZoneRules), in the
 // timestamp's units: transitions that the storage cannot hold are left out (no value reaches
-// them), and every table is padded to a power of two so that a branch-free binary search of
-// `steps` halvings counts the entries at or below a value. Row-dependent loads from the tables
-// (gathers where the target has them) replace any branch.
+// them). Row-dependent loads from the tables (gathers where the target has them) replace any
+// branch; the tables indexed by a count j (0..n changes) repeat their last entry past n.
 struct ZoneTables {
-  int steps = 0;
-  llvm::GlobalVariable* utc = nullptr;      // transition instants (search: 2^steps - 1, padded with INT64_MAX)
-  llvm::GlobalVariable* offset = nullptr;   // offsets[j] after j transitions (2^steps)
-  llvm::GlobalVariable* local = nullptr;    // transition i's first local time, min of both offsets (search)
+  SearchTable utc;                          // transition instants
+  SearchTable local;                        // transition i's first local time, min of both offsets
+  llvm::GlobalVariable* offset = nullptr;   // j: the offset after j changes
   llvm::GlobalVariable* settled = nullptr;  // j: the local time from which the offset after j-1 holds alone
-  llvm::GlobalVariable* before = nullptr;   // j: the offset before transition j-1
-  llvm::GlobalVariable* instant = nullptr;  // j: transition j-1's instant
+  llvm::GlobalVariable* before = nullptr;   // j: the offset before change j-1
+  llvm::GlobalVariable* instant = nullptr;  // j: change j-1's instant
   bool fold = false;                        // later values fold by 400-year cycles
   int64_t fold_from = 0, cycle_start = 0, cycle = 0;
 };
@@ -184,6 +197,29 @@ int64_t SaturatingAdd(int64_t x, int64_t y) {
   return out;
 }
 
+// At most 4,096 buckets (32 KiB), as few keys in each as the span allows.
+SearchTable MakeSearch(llvm::Module& m, const std::string& name, std::vector<int64_t> keys) {
+  SearchTable s;
+  if (keys.empty()) return s;
+  s.first = keys.front();
+  const uint64_t span = static_cast<uint64_t>(keys.back()) - static_cast<uint64_t>(keys.front());
+  while ((span >> s.shift) >= 4096) ++s.shift;
+  s.last_bucket = static_cast<int64_t>(span >> s.shift);
+  std::vector<int64_t> starts(static_cast<size_t>(s.last_bucket) + 1);
+  int64_t most = 0;
+  for (size_t b = 0; b < starts.size(); ++b) {
+    const auto start = static_cast<int64_t>(static_cast<uint64_t>(s.first) + (uint64_t{b} << s.shift));
+    starts[b] = std::lower_bound(keys.begin(), keys.end(), start) - keys.begin();
+    if (b > 0) most = std::max(most, starts[b] - starts[b - 1]);
+  }
+  most = std::max(most, static_cast<int64_t>(keys.size()) - starts.back());
+  while ((int64_t{1} << s.steps) - 1 < most) ++s.steps;
+  keys.resize(keys.size() + (size_t{1} << s.steps), INT64_MAX);
+  s.keys = TableGlobal(m, name + ".keys", keys);
+  s.starts = TableGlobal(m, name + ".starts", starts);
+  return s;
+}
+
 // The tables of a zoned timestamp argument whose local time differs from UTC, or nullopt.
 std::optional<ZoneTables> ZoneTablesOf(LowerContext& c, const DataType& t) {
   if (t.logical != LogicalKind::kTimestamp || t.tz == 0 || ir::IsUtcZone(TimeZoneName(t.tz))) return std::nullopt;
@@ -194,42 +230,36 @@ std::optional<ZoneTables> ZoneTablesOf(LowerContext& c, const DataType& t) {
   // The transitions within the storage's reach, and the offset before the first of them.
   std::vector<int64_t> at;
   std::vector<int64_t> off = {z.offsets[0] * ps};
-  std::vector<int64_t> raw_at;
-  std::vector<int32_t> raw_off = {z.offsets[0]};
   for (size_t i = 0; i < z.transitions.size(); ++i) {
     const auto scaled = Scaled(z.transitions[i], ps);
     if (!scaled && z.transitions[i] > 0) break;
     if (!scaled) {  // before the storage's range: its offset holds from the range's start
       off = {z.offsets[i + 1] * ps};
-      raw_off = {z.offsets[i + 1]};
       continue;
     }
     at.push_back(*scaled);
     off.push_back(z.offsets[i + 1] * ps);
-    raw_at.push_back(z.transitions[i]);
-    raw_off.push_back(z.offsets[i + 1]);
   }
+  const size_t n = at.size();
+  std::vector<int64_t> local(n);
+  for (size_t i = 0; i < n; ++i) local[i] = SaturatingAdd(at[i], std::min(off[i], off[i + 1]));
+  llvm::Module& m = *c.b.GetInsertBlock()->getModule();
+  c.b.GetInsertBlock()->getParent()->addFnAttr(kTableGathersAttribute);
+  const std::string prefix = fmt::format("zone.{}.{}.", TimeZoneName(t.tz), ps);
   ZoneTables out;
-  while ((size_t{1} << out.steps) < at.size() + 1) ++out.steps;
-  const size_t size = size_t{1} << out.steps;
-  std::vector<int64_t> utc(size - 1, INT64_MAX), offset(size), local(size - 1, INT64_MAX), settled(size), before(size),
-      instant(size);
+  out.utc = MakeSearch(m, prefix + "utc", at);
+  out.local = MakeSearch(m, prefix + "local", local);
+  // Counts reach n plus a search's padding at INT64_MAX: the last entry repeats.
+  const size_t size = n + 1 + (size_t{1} << std::max(out.utc.steps, out.local.steps));
+  std::vector<int64_t> offset(size), settled(size), before(size), instant(size);
   for (size_t j = 0; j < size; ++j) {
-    const size_t k = std::min(j, at.size());  // padding repeats the last
+    const size_t k = std::min(j, n);
     offset[j] = off[k];
-    if (j < at.size()) {
-      utc[j] = at[j];
-      local[j] = SaturatingAdd(at[j], std::min(off[j], off[j + 1]));
-    }
     settled[j] = k == 0 ? INT64_MIN : SaturatingAdd(at[k - 1], std::max(off[k - 1], off[k]));
     before[j] = off[k == 0 ? 0 : k - 1];
     instant[j] = k == 0 ? 0 : at[k - 1];
   }
-  llvm::Module& m = *c.b.GetInsertBlock()->getModule();
-  const std::string prefix = fmt::format("zone.{}.{}.", TimeZoneName(t.tz), ps);
-  out.utc = TableGlobal(m, prefix + "utc", utc);
   out.offset = TableGlobal(m, prefix + "offset", offset);
-  out.local = TableGlobal(m, prefix + "local", local);
   out.settled = TableGlobal(m, prefix + "settled", settled);
   out.before = TableGlobal(m, prefix + "before", before);
   out.instant = TableGlobal(m, prefix + "instant", instant);
@@ -249,13 +279,17 @@ llvm::Value* TableAt(llvm::IRBuilder<>& b, llvm::GlobalVariable* table, llvm::Va
   return b.CreateLoad(b.getInt64Ty(), at);
 }
 
-// How many entries of a search table (2^steps - 1, ascending) are at or below x: a fixed number
-// of halvings, each one load and a select.
-llvm::Value* CountAtOrBelow(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::GlobalVariable* table, llvm::Value* x) {
-  llvm::Value* base = b.getInt64(0);
-  for (int s = z.steps - 1; s >= 0; --s) {
+// How many keys of a search table are at or below x: the bucket's start (x below the first key
+// reads bucket 0, past the last the last bucket), then `steps` halvings, each a load and a select.
+llvm::Value* CountAtOrBelow(llvm::IRBuilder<>& b, const SearchTable& t, llvm::Value* x) {
+  if (t.starts == nullptr) return b.getInt64(0);
+  llvm::Value* from = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, b.getInt64(t.first));
+  llvm::Value* bucket = b.CreateLShr(b.CreateSub(from, b.getInt64(t.first)), b.getInt64(t.shift));  // unsigned distance
+  bucket = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, bucket, b.getInt64(t.last_bucket));
+  llvm::Value* base = TableAt(b, t.starts, bucket);
+  for (int s = t.steps - 1; s >= 0; --s) {
     const int64_t half = int64_t{1} << s;
-    llvm::Value* e = TableAt(b, table, b.CreateAdd(base, b.getInt64(half - 1)));
+    llvm::Value* e = TableAt(b, t.keys, b.CreateAdd(base, b.getInt64(half - 1)));
     base = b.CreateAdd(base, b.CreateSelect(b.CreateICmpSLE(e, x), b.getInt64(half), b.getInt64(0)));
   }
   return base;
@@ -273,13 +307,13 @@ std::pair<llvm::Value*, llvm::Value*> Fold(llvm::IRBuilder<>& b, const ZoneTable
 
 // The offset (units) in effect at the instant v.
 llvm::Value* OffsetAt(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* v) {
-  return TableAt(b, z.offset, CountAtOrBelow(b, z, z.utc, Fold(b, z, v).first));
+  return TableAt(b, z.offset, CountAtOrBelow(b, z.utc, Fold(b, z, v).first));
 }
 
 // The first instant whose local time is at or after `local` (runtime ZoneRules::FirstInstantAtOrAfter).
 llvm::Value* FirstInstantAtOrAfter(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* local) {
   const auto [x, shift] = Fold(b, z, local);
-  llvm::Value* j = CountAtOrBelow(b, z, z.local, x);
+  llvm::Value* j = CountAtOrBelow(b, z.local, x);
   llvm::Value* after = TableAt(b, z.offset, j);
   llvm::Value* before = TableAt(b, z.before, j);
   llvm::Value* inside = b.CreateSelect(b.CreateICmpSGT(after, before), TableAt(b, z.instant, j), b.CreateSub(x, before));
@@ -291,7 +325,7 @@ llvm::Value* FirstInstantAtOrAfter(llvm::IRBuilder<>& b, const ZoneTables& z, ll
 // earlier where it occurs twice, the one before a skipped range inside it.
 llvm::Value* OffsetOfLocal(llvm::IRBuilder<>& b, const ZoneTables& z, llvm::Value* local) {
   llvm::Value* x = Fold(b, z, local).first;
-  llvm::Value* j = CountAtOrBelow(b, z, z.local, x);
+  llvm::Value* j = CountAtOrBelow(b, z.local, x);
   return b.CreateSelect(b.CreateICmpSGE(x, TableAt(b, z.settled, j)), TableAt(b, z.offset, j), TableAt(b, z.before, j));
 }
 

@@ -114,7 +114,12 @@ std::string PrintModule(const llvm::Module& m) {
 
 void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
   fn.addFnAttr("target-cpu", t.cpu);
-  if (!t.features.empty()) fn.addFnAttr("target-features", t.features);
+  std::string features = t.features;
+  if (fn.hasFnAttribute(kTableGathersAttribute) && llvm::Triple(t.triple).isX86() &&
+      llvm::StringRef(features).contains("+avx2")) {
+    features += ",+fast-gather";
+  }
+  if (!features.empty()) fn.addFnAttr("target-features", features);
   const llvm::StringRef fold = fn.getFnAttribute(kFoldKindAttribute).getValueAsString();
   const bool sum_fold = fold == "sum-int" || fold == "column";
   const std::string width = std::to_string(sum_fold ? t.sum_fold_vector_width : t.prefer_vector_width);

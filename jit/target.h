@@ -29,6 +29,11 @@ struct TargetSpec {
 // column fold ("column"), both at sum_fold_vector_width; read when the
 // target's attributes are set, so that the IR gates see the width that runs.
 inline constexpr const char* kFoldKindAttribute = "rowjit-fold";
+// Marks a kernel whose rows load from constant tables at row-dependent indices (a time zone's
+// offsets): on x86 with AVX2 its loads become gathers (the "fast-gather" tuning LLVM gives only
+// Intel cores and AVX-512; on Zen 3 gathers ran zoned year(t) 3x faster than the lane-by-lane
+// loads the cost model picks without it).
+inline constexpr const char* kTableGathersAttribute = "rowjit-table-gathers";
 
 Result<TargetSpec> ResolveTarget(const std::string& name);
 const std::vector<std::string>& KnownTargets();
