@@ -2,8 +2,12 @@
 // layer).
 #include "jit/compiler.h"
 
+#include <elf.h>
+#include <link.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstring>
 
 #include "ir/version.h"
 #include "jit/codegen_internal.h"
@@ -22,6 +26,50 @@ double MsSince(Clock::time_point start) {
 }
 
 std::atomic<uint64_t> g_kernel_counter{0};
+
+// The GNU build ID of the binary this code is linked into (the shared library, or the program
+// rowjit is linked into statically), in hex; "none" without one. A rebuilt rowjit whose code
+// generation changed under the same version has another, so kernels it cached on disk are not
+// loaded by the new one.
+std::string BuildId() {
+  struct Search {
+    uintptr_t address;
+    std::string id;
+  } search{reinterpret_cast<uintptr_t>(&BuildId), "none"};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        bool mine = false;
+        for (int i = 0; i < info->dlpi_phnum && !mine; ++i) {
+          const ElfW(Phdr)& p = info->dlpi_phdr[i];
+          const uintptr_t start = info->dlpi_addr + p.p_vaddr;
+          mine = p.p_type == PT_LOAD && s->address >= start && s->address < start + p.p_memsz;
+        }
+        if (!mine) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& p = info->dlpi_phdr[i];
+          if (p.p_type != PT_NOTE) continue;
+          const auto* at = reinterpret_cast<const unsigned char*>(info->dlpi_addr + p.p_vaddr);
+          const unsigned char* end = at + p.p_memsz;
+          while (at + sizeof(ElfW(Nhdr)) <= end) {
+            ElfW(Nhdr) note;
+            std::memcpy(&note, at, sizeof(note));
+            const unsigned char* name = at + sizeof(note);
+            const unsigned char* desc = name + ((note.n_namesz + 3) & ~3u);
+            if (desc + note.n_descsz > end) break;
+            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+              s->id.clear();
+              for (uint32_t k = 0; k < note.n_descsz; ++k) s->id += fmt::format("{:02x}", desc[k]);
+              return 1;
+            }
+            at = desc + ((note.n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.id;
+}
 
 // Emits the kernel into `m` as `name`, with the target's attributes.
 Status EmitInto(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& tm, llvm::Module& m,
@@ -139,9 +187,10 @@ class OrcCompiler final : public JitCompiler {
   }
 
   std::string ObjectEnvironment() const override {
-    return fmt::format("rowjit {}; LLVM {}; triple {}; cpu {}; features {}; vector width {} (integer sum "
+    static const std::string build = BuildId();
+    return fmt::format("rowjit {} (build {}); LLVM {}; triple {}; cpu {}; features {}; vector width {} (integer sum "
                        "folds {}); {}",
-                       Version(), LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
+                       Version(), build, LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
                        target_.prefer_vector_width, target_.sum_fold_vector_width, internal::CodegenOptions());
   }
 

@@ -324,6 +324,18 @@ TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {
   for (const char* part : {"rowjit ", "LLVM ", "triple ", "cpu ", "features ", "vector width "}) {
     EXPECT_NE(env.find(part), std::string::npos) << part << " missing from " << env;
   }
+  // And the build of the code that generated it (its GNU build ID): a rebuilt rowjit under the
+  // same version does not load another build's kernels.
+  const size_t build = env.find("(build ");
+  ASSERT_NE(build, std::string::npos) << env;
+  const std::string id = env.substr(build + 7, env.find(')', build) - build - 7);
+  EXPECT_GE(id.size(), 16u) << env;
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << env;
+  // Also the zone data an expression's kernel was built from.
+  const Schema zoned = *ParseSchema("t:timestamp(us, Europe/Paris)");
+  const std::vector<ir::InputSpec> spec = {ir::InputSpec{.type = TypeId::kI64}};
+  const CacheKey key = *PlanKernel(*ir::ParseAndBind("year(t)", zoned), spec, ir::Policy::kDense);
+  EXPECT_NE(key.Serialize().find("zone Europe/Paris "), std::string::npos) << key.Serialize();
 }
 
 TEST(DiskCache, KeysNameColumnIndexesAndEveryShapeFlag) {
