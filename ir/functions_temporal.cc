@@ -255,9 +255,11 @@ Result<Scalar> PartEval(std::span<const Scalar> a, DataType, std::optional<TypeI
 
 // add_interval(t, months:i32, days:i32, nanos:i64) and sub_interval: t moved by the months
 // (the day of month kept, or the month's last day where it has fewer), then the days, then the
-// nanoseconds, the exact result rounded down to t's unit.
+// nanoseconds, the exact result rounded down to t's unit. A timestamp in a zone other than UTC
+// moves its local date (wall-clock time kept), read back as an instant as casts read a local
+// time, unless months and days are both 0; the nanoseconds then move the instant.
 Result<DataType> IntervalArithRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
-  ROWJIT_ASSIGN_OR_RETURN(DataType t, TemporalArg(n, a, false, true, false));
+  ROWJIT_ASSIGN_OR_RETURN(DataType t, TemporalArg(n, a, false, true));
   if (a[1].SameType(DataType(TypeId::kI32)) && a[2].SameType(DataType(TypeId::kI32)) &&
       a[3].SameType(DataType(TypeId::kI64))) {
     return t;
@@ -285,10 +287,25 @@ Result<Scalar> IntervalArithEval(std::span<const Scalar> a, DataType result, std
   }
   day += days;
   const __int128 unit = 86'400'000'000'000 / s.per_day;  // nanoseconds a unit of t
-  const __int128 exact = (day * s.per_day + s.within) * unit + nanos;
-  const __int128 v = exact / unit - (exact % unit < 0 ? 1 : 0);
   const bool narrow = result.id == TypeId::kI32;
-  if (v > (narrow ? INT32_MAX : INT64_MAX) || v < (narrow ? INT32_MIN : INT64_MIN)) {
+  auto past = [&](__int128 x) { return x > (narrow ? INT32_MAX : INT64_MAX) || x < (narrow ? INT32_MIN : INT64_MIN); };
+  __int128 start = day * s.per_day + s.within;
+  // In a zone other than UTC the months and days moved the local date: that local time (which
+  // must fit the storage) as an instant (which must too), then the time part.
+  bool fits = true;
+  if (const ZoneRules* zone = ZoneOf(a[0].type()); zone != nullptr && months == 0 && days == 0) {
+    start = a[0].value<int64_t>();  // a time part alone moves the instant
+  } else if (zone != nullptr) {
+    const int64_t per_second = s.per_day / 86'400;
+    fits = !past(start);
+    if (fits) {
+      start -= static_cast<__int128>(zone->OffsetOfLocal(start / per_second - (start % per_second < 0 ? 1 : 0))) * per_second;
+      fits = !past(start);
+    }
+  }
+  const __int128 exact = start * unit + nanos;
+  const __int128 v = exact / unit - (exact % unit < 0 ? 1 : 0);
+  if (!fits || past(v)) {
     return internal::Overflow(fmt::format("{} {} {} months {} days {} nanoseconds does not fit {}", a[0].ToString(),
                                           kSub ? "-" : "+", a[1].value<int32_t>(), a[2].value<int32_t>(),
                                           a[3].value<int64_t>(), result.WithNullable(false).ToString()));
@@ -366,12 +383,15 @@ bool IsUtcZone(std::string_view zone) {
 }
 
 bool ReadsZoneTables(const Expr& call) {
-  if (!call.is_call() || call.function()->family != Family::kTemporal || call.args().empty() || call.name() == "epoch" ||
-      call.name() == "temporal_cast") {
+  if (!call.is_call() || call.function()->family != Family::kTemporal || call.args().empty() || call.name() == "epoch") {
     return false;
   }
+  auto zoned = [](const DataType& t) { return t.logical == LogicalKind::kTimestamp && t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz)); };
   const DataType t = call.args()[0]->type();
-  return t.logical == LogicalKind::kTimestamp && t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz));
+  if (call.name() == "temporal_cast") {  // through a local time: a zone meets no zone
+    return (zoned(t) && call.type().tz == 0) || (zoned(call.type()) && t.tz == 0);
+  }
+  return zoned(t);
 }
 
 std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part) {
@@ -736,7 +756,7 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
                                part("interval_days", unit != IntervalUnit::kMonths),
                                part("interval_nanos", unit != IntervalUnit::kMonths)};
   const Function* f = FindFunction(sub ? "sub_interval" : "add_interval");
-  ROWJIT_RETURN_NOT_OK(TemporalArg(f->name, std::vector<DataType>{t->type()}, false, true, false).status());
+  ROWJIT_RETURN_NOT_OK(TemporalArg(f->name, std::vector<DataType>{t->type()}, false, true).status());
   const DataType type = t->type().WithNullable(t->type().nullable || i->type().nullable);
   return Out(fold(Expr::BoundCall(f, std::move(args), std::nullopt, type)));
 }

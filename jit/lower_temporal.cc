@@ -617,12 +617,29 @@ llvm::Value* AddMonths(llvm::IRBuilder<>& b, llvm::Value* days, llvm::Value* mon
   return b.CreateSub(out, b.getInt64(719'468));
 }
 
+// Whether day * per_day + within (units in [0, per_day)) falls outside the storage's range: by
+// the day, and at the range's end days by the units (so that no multiply can wrap unseen).
+llvm::Value* OutsideStorage(llvm::IRBuilder<>& b, llvm::Value* day, llvm::Value* within, int64_t per_day, bool narrow) {
+  const __int128 lo = narrow ? INT32_MIN : INT64_MIN, hi = narrow ? INT32_MAX : INT64_MAX;
+  auto floor_div = [](__int128 x, __int128 d) { return x / d - (x % d < 0 ? 1 : 0); };
+  const auto lo_day = static_cast<int64_t>(floor_div(lo, per_day)), hi_day = static_cast<int64_t>(floor_div(hi, per_day));
+  const auto lo_units = static_cast<int64_t>(lo - lo_day * static_cast<__int128>(per_day));
+  const auto hi_units = static_cast<int64_t>(hi - hi_day * static_cast<__int128>(per_day));
+  llvm::Value* below = b.CreateOr(b.CreateICmpSLT(day, K(day, lo_day)),
+                                  b.CreateAnd(b.CreateICmpEQ(day, K(day, lo_day)), b.CreateICmpSLT(within, K(within, lo_units))));
+  llvm::Value* above = b.CreateOr(b.CreateICmpSGT(day, K(day, hi_day)),
+                                  b.CreateAnd(b.CreateICmpEQ(day, K(day, hi_day)), b.CreateICmpSGT(within, K(within, hi_units))));
+  return b.CreateOr(below, above);
+}
+
 // add_interval(t, months, days, nanos) and sub_interval (ir/functions_temporal.cc): without
 // months (a literal 0) storage arithmetic, t ± days * units a day ± the nanoseconds in t's unit
 // (rounded down: exact, then floored), each step's wrap an overflow; with months t is split into
 // days and units within the day, the months and days move the day, the nanoseconds split into
 // whole days and a remainder carried into the units, and the result's range is tested on the
-// day and units before they are joined (no multiply can wrap unseen).
+// day and units before they are joined (no multiply can wrap unseen). In a zone other than UTC
+// the day and units are local, the local result becomes an instant (OffsetOfLocal) unless no
+// date moved, and the nanoseconds are added to the instant as in the storage form.
 template <bool kSub>
 Val AddInterval(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
@@ -636,7 +653,19 @@ Val AddInterval(LowerContext& c, std::span<const Val> a) {
   llvm::Value* days = b.CreateSExt(a[2].v, i64);
   llvm::Value* nanos = a[3].v;
   llvm::Value* bad = b.getFalse();
-  if (IsZero(a[1].v)) {
+  // v ± the nanoseconds in units (rounded down: exact, then floored), a wrap an overflow.
+  auto add_nanos = [&] {
+    if (IsZero(nanos)) return;
+    const DivMod q = FloorDivModWide(b, nanos, unit);  // floor(n / unit); sub: ceil, as -floor(-n / unit)
+    llvm::Value* step = kSub ? b.CreateAdd(q.q, b.CreateZExt(b.CreateICmpNE(q.r, K(q.r, 0)), i64)) : q.q;
+    llvm::Value* r = kSub ? b.CreateSub(v, step) : b.CreateAdd(v, step);
+    bad = b.CreateOr(bad, kSub ? SubWrapped(b, v, step, r) : AddWrapped(b, v, step, r));
+    v = r;
+  };
+  // In a zone other than UTC months and days move the local date (its wall-clock time kept) and
+  // the time part is added to the instant after, PostgreSQL's order for timestamptz.
+  const auto zone = ZoneTablesOf(c, type);
+  if (IsZero(a[1].v) && (!zone || IsZero(a[2].v))) {
     if (!IsZero(a[2].v)) {
       if (const int64_t limit = INT64_MAX / per_day; limit < INT32_MAX) {
         bad = b.CreateOr(b.CreateICmpSGT(days, K(days, limit)), b.CreateICmpSLT(days, K(days, -limit)));
@@ -646,21 +675,15 @@ Val AddInterval(LowerContext& c, std::span<const Val> a) {
       bad = b.CreateOr(bad, kSub ? SubWrapped(b, v, step, r) : AddWrapped(b, v, step, r));
       v = r;
     }
-    if (!IsZero(nanos)) {
-      const DivMod q = FloorDivModWide(b, nanos, unit);  // floor(n / unit); sub: ceil, as -floor(-n / unit)
-      llvm::Value* step = kSub ? b.CreateAdd(q.q, b.CreateZExt(b.CreateICmpNE(q.r, K(q.r, 0)), i64)) : q.q;
-      llvm::Value* r = kSub ? b.CreateSub(v, step) : b.CreateAdd(v, step);
-      bad = b.CreateOr(bad, kSub ? SubWrapped(b, v, step, r) : AddWrapped(b, v, step, r));
-      v = r;
-    }
+    add_nanos();
     if (narrow) bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpSGT(v, K(v, INT32_MAX)), b.CreateICmpSLT(v, K(v, INT32_MIN))));
   } else {
-    const Source s = SourceOf(c, a[0]);
+    const Source s = SourceOf(c, a[0]);  // a zone's local day and units
     llvm::Value* months = b.CreateSExt(a[1].v, i64);
-    llvm::Value* day = AddMonths(b, s.days, kSub ? b.CreateNeg(months) : months);
+    llvm::Value* day = IsZero(a[1].v) ? b.CreateSExt(s.days, i64) : AddMonths(b, s.days, kSub ? b.CreateNeg(months) : months);
     day = kSub ? b.CreateSub(day, days) : b.CreateAdd(day, days);
     llvm::Value* within = s.within;
-    if (!IsZero(nanos)) {
+    if (!IsZero(nanos) && !zone) {
       // n = whole days * kDayNanos + rest; -n the same with the rest taken from the next day.
       DivMod split = FloorDivMod(b, nanos, kDayNanos);
       if (kSub) {
@@ -674,18 +697,16 @@ Val AddInterval(LowerContext& c, std::span<const Val> a) {
       day = b.CreateAdd(day, b.CreateAdd(split.q, b.CreateZExt(carry, i64)));
       within = b.CreateSub(within, b.CreateSelect(carry, K(within, per_day), K(within, 0)));
     }
-    // day * per_day + within within [lo, hi]: by the day, and at the end days by the units.
-    const __int128 lo = narrow ? INT32_MIN : INT64_MIN, hi = narrow ? INT32_MAX : INT64_MAX;
-    auto floor_div = [](__int128 x, __int128 d) { return x / d - (x % d < 0 ? 1 : 0); };
-    const auto lo_day = static_cast<int64_t>(floor_div(lo, per_day)), hi_day = static_cast<int64_t>(floor_div(hi, per_day));
-    const auto lo_units = static_cast<int64_t>(lo - lo_day * static_cast<__int128>(per_day));
-    const auto hi_units = static_cast<int64_t>(hi - hi_day * static_cast<__int128>(per_day));
-    llvm::Value* below = b.CreateOr(b.CreateICmpSLT(day, K(day, lo_day)),
-                                    b.CreateAnd(b.CreateICmpEQ(day, K(day, lo_day)), b.CreateICmpSLT(within, K(within, lo_units))));
-    llvm::Value* above = b.CreateOr(b.CreateICmpSGT(day, K(day, hi_day)),
-                                    b.CreateAnd(b.CreateICmpEQ(day, K(day, hi_day)), b.CreateICmpSGT(within, K(within, hi_units))));
-    bad = b.CreateOr(below, above);
+    bad = OutsideStorage(b, day, within, per_day, narrow);
     v = per_day == 1 ? day : b.CreateAdd(b.CreateMul(day, K(day, per_day)), within);
+    if (zone) {  // the local result as an instant (the same instant where no date moved), then the time part
+      llvm::Value* off = OffsetOfLocal(b, *zone, v);
+      llvm::Value* instant = b.CreateSub(v, off);
+      llvm::Value* moved = b.CreateOr(b.CreateICmpNE(a[1].v, K(a[1].v, 0)), b.CreateICmpNE(a[2].v, K(a[2].v, 0)));
+      bad = b.CreateAnd(b.CreateOr(bad, SubWrapped(b, v, off, instant)), moved);
+      v = b.CreateSelect(moved, instant, narrow ? b.CreateSExt(a[0].v, i64) : a[0].v);
+      add_nanos();
+    }
   }
   llvm::Type* ty = a[0].v->getType();
   c.Evidence(b.CreateZExt(bad, ty));

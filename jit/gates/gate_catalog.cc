@@ -152,7 +152,8 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
       {"cast(a, timestamp(ms))", "timestamp(us)"}, {"cast(a, timestamp(ns))", "timestamp(s)"},
       {"cast(a, date32)", "timestamp(us)"},        {"cast(a, date64)", "timestamp(ns)"},
       {"cast(a, timestamp(us))", "date32"},        {"cast(a, time32(s))", "time32(ms)"},
-      {"cast(a, date32)", "date64"}};
+      {"cast(a, date32)", "date64"},                {"cast(a, timestamp(us))", "timestamp(us, Europe/Paris)"},
+      {"cast(a, timestamp(ms, Europe/Paris))", "timestamp(ms)"}};
   for (const auto& [text, type] : casts) {
     out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}", type), {}, "dense", target}});
     out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}?", type), {}, "branch-skip", target}});
@@ -161,7 +162,8 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
   // (the civil form) and without (the storage form).
   const std::pair<const char*, const char*> intervals[] = {
       {"a + i", "date32"}, {"a - i", "timestamp(s)"}, {"a + i", "timestamp(us, UTC)"}, {"a + i", "timestamp(ns)"},
-      {"a + '1 month'", "timestamp(ms)"}, {"a - '2 days 3 hours'", "timestamp(us)"}, {"a + '1 month 1 ms'", "date64"}};
+      {"a + '1 month'", "timestamp(ms)"}, {"a - '2 days 3 hours'", "timestamp(us)"}, {"a + '1 month 1 ms'", "date64"},
+      {"a + i", "timestamp(s, Europe/Paris)"}, {"a - '1 day'", "timestamp(us, America/New_York)"}};
   for (const auto& [text, type] : intervals) {
     for (const char* interval : {"interval_months", "interval_day_time", "interval_month_day_nano"}) {
       const std::string schema = fmt::format("a:{}{{0}}, i:{}{{0}}", type, interval);
