@@ -58,7 +58,7 @@ struct Split {
 // The zone rules of a timestamp type whose local time differs from UTC somewhere (nullptr for
 // dates, times, zoneless and UTC timestamps). The binder loaded them (TemporalArg).
 const ZoneRules* ZoneOf(const DataType& t) {
-  if (t.logical != LogicalKind::kTimestamp || t.tz == 0 || IsUtcZone(TimeZoneName(t.tz))) return nullptr;
+  if (!InLocalZone(t)) return nullptr;
   auto rules = LoadZoneRules(TimeZoneName(t.tz));
   return rules.ok() ? rules->get() : nullptr;  // kept for the process's life
 }
@@ -161,7 +161,7 @@ Result<DataType> TemporalArg(std::string_view name, std::span<const DataType> ar
   if (!ok) {
     return internal::TypeMismatch(name, args, times ? "a date, timestamp or time" : dates ? "a date or timestamp" : "a timestamp");
   }
-  if (t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz))) {
+  if (InLocalZone(t)) {
     if (!zones) {
       return MakeError(ErrorCode::kUnsupported,
                        "{} of {}: time zones other than UTC are not supported yet (convert to UTC first)", name,
@@ -377,21 +377,15 @@ std::string_view TemporalUnitName(TemporalUnit unit) {
   return kNames[static_cast<int>(unit)];
 }
 
-bool IsUtcZone(std::string_view zone) {
-  return zone == "UTC" || zone == "Etc/UTC" || zone == "Z" || zone == "+00:00" || zone == "GMT" || zone == "Etc/GMT" ||
-         zone == "utc";
-}
-
 bool ReadsZoneTables(const Expr& call) {
   if (!call.is_call() || call.function()->family != Family::kTemporal || call.args().empty() || call.name() == "epoch") {
     return false;
   }
-  auto zoned = [](const DataType& t) { return t.logical == LogicalKind::kTimestamp && t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz)); };
   const DataType t = call.args()[0]->type();
   if (call.name() == "temporal_cast") {  // through a local time: a zone meets no zone
-    return (zoned(t) && call.type().tz == 0) || (zoned(call.type()) && t.tz == 0);
+    return (InLocalZone(t) && call.type().tz == 0) || (InLocalZone(call.type()) && t.tz == 0);
   }
-  return zoned(t);
+  return InLocalZone(t);
 }
 
 std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part) {
@@ -530,8 +524,8 @@ Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType
   TemporalConversion plan;
   // A zone meets a zoneless timestamp or a date: through the zone's local time (a zone to a zone
   // is an instant to an instant).
-  plan.local_from = from.tz != 0 && to.tz == 0 && !IsUtcZone(TimeZoneName(from.tz));
-  plan.local_to = to.tz != 0 && from.tz == 0 && !IsUtcZone(TimeZoneName(to.tz));
+  plan.local_from = InLocalZone(from) && to.tz == 0;
+  plan.local_to = InLocalZone(to) && from.tz == 0;
   for (const DataType* zoned : {&from, &to}) {
     if ((zoned == &from ? plan.local_from : plan.local_to)) {
       if (auto rules = LoadZoneRules(TimeZoneName(zoned->tz)); !rules.ok()) {

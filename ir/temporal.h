@@ -22,8 +22,6 @@ enum class TemporalUnit : uint8_t {
 // Storage units in one `unit` shorter than a day (0 or 1: finer than the storage, no change).
 int64_t UnitLength(TemporalUnit unit, int64_t per_day);
 std::string_view TemporalUnitName(TemporalUnit unit);  // "date_trunc_month"
-// Zone names the kernels read as UTC: "UTC", "Etc/UTC", "Z", "+00:00", "GMT", "Etc/GMT".
-bool IsUtcZone(std::string_view zone);
 // Whether a call computes in the local time of its timestamp argument's zone, a zone other than
 // UTC (a field but epoch, a truncation): its kernel reads the zone's offset tables.
 bool ReadsZoneTables(const Expr& call);

@@ -222,7 +222,7 @@ SearchTable MakeSearch(llvm::Module& m, const std::string& name, std::vector<int
 
 // The tables of a zoned timestamp argument whose local time differs from UTC, or nullopt.
 std::optional<ZoneTables> ZoneTablesOf(LowerContext& c, const DataType& t) {
-  if (t.logical != LogicalKind::kTimestamp || t.tz == 0 || ir::IsUtcZone(TimeZoneName(t.tz))) return std::nullopt;
+  if (!InLocalZone(t)) return std::nullopt;
   auto loaded = LoadZoneRules(TimeZoneName(t.tz));
   if (!loaded.ok()) return std::nullopt;  // the binder refused it
   const ZoneRules& z = **loaded;

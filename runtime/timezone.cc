@@ -314,7 +314,7 @@ namespace {
 Result<std::shared_ptr<const ZoneRules>> Load(std::string_view name) {
   auto rules = std::make_shared<ZoneRules>();
   rules->name = std::string(name);
-  if (name == "UTC" || name == "Etc/UTC" || name == "Z" || name == "GMT" || name == "Etc/GMT" || name == "utc") {
+  if (IsUtcZone(name)) {
     rules->offsets = {0};
     return std::shared_ptr<const ZoneRules>(std::move(rules));
   }
@@ -338,6 +338,15 @@ Result<std::shared_ptr<const ZoneRules>> Load(std::string_view name) {
 }
 
 }  // namespace
+
+bool IsUtcZone(std::string_view name) {
+  return name == "UTC" || name == "Etc/UTC" || name == "Z" || name == "+00:00" || name == "GMT" || name == "Etc/GMT" ||
+         name == "utc";
+}
+
+bool InLocalZone(const DataType& t) {
+  return t.logical == LogicalKind::kTimestamp && t.tz != 0 && !IsUtcZone(TimeZoneName(t.tz));
+}
 
 int32_t ZoneRules::OffsetAt(__int128 utc) const {
   if (cyclic && utc >= cycle_start + kCycleSeconds) utc = cycle_start + (utc - cycle_start) % kCycleSeconds;

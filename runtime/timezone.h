@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/status.h"
+#include "runtime/types.h"
 
 namespace rowjit {
 
@@ -57,6 +58,12 @@ struct ZoneRules {
   };
   LocalRange RangeOf(__int128 local) const;
 };
+
+// Zone names that mean UTC: "UTC", "Etc/UTC", "Z", "+00:00", "GMT", "Etc/GMT", "utc".
+bool IsUtcZone(std::string_view name);
+// Whether `t` is a timestamp whose local time differs from UTC somewhere: a zone other than UTC,
+// whose fields, truncations and casts to zoneless types go through its rules.
+bool InLocalZone(const DataType& t);
 
 // The rules of a zone name: "UTC" and its aliases, a fixed offset ("+05:30", "-08:00"), or a
 // name in the tz database ("Europe/Paris") read from $TZDIR or /usr/share/zoneinfo. Loaded once

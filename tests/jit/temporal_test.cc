@@ -18,6 +18,7 @@
 #include "runtime/random.h"
 #include "support/assert_ok.h"
 #include "support/differential.h"
+#include "support/refusals.h"
 #include "support/tzif.h"
 
 namespace rowjit::jit {
@@ -354,22 +355,6 @@ TEST(Temporal, ZonedCastsEqualTheReference) {
   EXPECT_GT(values, 150);
 }
 
-// An expression the binder refuses: its error code and a fragment of its message.
-struct Refusal {
-  const char* text;
-  ErrorCode code;
-  const char* fragment;
-};
-
-void ExpectRefused(const Schema& schema, std::span<const Refusal> refused) {
-  for (const Refusal& c : refused) {
-    auto r = ir::ParseAndBind(c.text, schema);
-    ASSERT_FALSE(r.ok()) << c.text;
-    EXPECT_EQ(r.error().code(), c.code) << c.text << ": " << r.error().ToString();
-    EXPECT_NE(r.error().message().find(c.fragment), std::string::npos) << c.text << ": " << r.error().ToString();
-  }
-}
-
 // An interval column: RandomLogicalValue's values, and one row in six with parts at or next to
 // their storage's limits (where the month arithmetic and the nanoseconds' carry overflow).
 ArrayPtr IntervalColumn(DataType type, int64_t length, double valid, std::mt19937_64& rng) {
@@ -534,7 +519,7 @@ TEST(Temporal, IntervalBinderRules) {
   EXPECT_EQ((*ir::ParseAndBind("cast('1 mon -2 d 3 us', interval_month_day_nano)", schema))->ToString(),
             "cast('1 months -2 days 3000 nanoseconds', interval_month_day_nano)");
   EXPECT_EQ((*ir::ParseAndBind("is_null(cast('1 day 1 ms', interval_day_time))", schema))->ToString(), "false");
-  const Refusal refused[] = {
+  const test::Refusal refused[] = {
       {"im - t", ErrorCode::kTypeError, "interval arithmetic is not supported"},
       {"im + im", ErrorCode::kTypeError, "interval arithmetic is not supported"},
       {"h + im", ErrorCode::kTypeError, "interval arithmetic is not supported"},
@@ -553,13 +538,13 @@ TEST(Temporal, IntervalBinderRules) {
       {"add_interval(t, 1, 2, 3)", ErrorCode::kTypeError, "nanoseconds:i64"},
       {"add_interval(h, 1:i32, 2:i32, 3:i64)", ErrorCode::kTypeError, "a date or timestamp"},
   };
-  ExpectRefused(schema, refused);
+  test::ExpectRefused(schema, refused);
 }
 
 TEST(Temporal, BinderRules) {
   const Schema schema = *ParseSchema(
       "t:timestamp(us, Europe/Paris), u:timestamp(ns, +00:00), d:date32, h:time64(us), k:i64, m:timestamp(s, Mars/Olympus)");
-  const Refusal refused[] = {
+  const test::Refusal refused[] = {
       {"year(m)", ErrorCode::kUnsupported, "time zone Mars/Olympus: unknown"},
       {"year(h)", ErrorCode::kTypeError, "a date or timestamp"},
       {"year(k)", ErrorCode::kTypeError, "year(i64)"},
@@ -577,7 +562,7 @@ TEST(Temporal, BinderRules) {
       {"cast(m, timestamp(us))", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
       {"cast('2024-02-29', interval_months)", ErrorCode::kTypeError, "is not a interval_months literal"},
   };
-  ExpectRefused(schema, refused);
+  test::ExpectRefused(schema, refused);
   EXPECT_EQ((*ir::ParseAndBind("date_trunc('day', t)", schema))->type().ToString(), "timestamp(us, Europe/Paris)");
   EXPECT_EQ((*ir::ParseAndBind("date_part('DOW', u)", schema))->ToString(), "day_of_week(u)");
   EXPECT_EQ((*ir::ParseAndBind("extract(year from u) + extract(DOY from d)", schema))->ToString(),
