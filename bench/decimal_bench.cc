@@ -8,7 +8,10 @@
 //   a*b+c/static   the decimal semantics as a C++ loop compiled -O3 for the build's target
 //                  (rescale, __builtin_mul_overflow, range tests) into a preallocated output
 //   round/jit      round(a, 1): a rescale down by 10, half away from zero
-// decimal(38,10) arithmetic is not built (128-bit decimals), so its multiply is not measured.
+//   mul38/jit      a * b over decimal(38,10) columns (16-byte rows, storage values below 10^17:
+//                  the product, decimal(38,20), needs 128 bits): the 128-bit kernel
+//   mul38/static   the same semantics as a scalar C++ loop over __int128 compiled -O3
+//                  (__builtin_mul_overflow and the 38-digit range test) into a preallocated output
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
@@ -29,12 +32,24 @@ const std::vector<int64_t>& Values(uint64_t seed) {
   return it->second;
 }
 
+const std::vector<int64_t>& WideValues(uint64_t seed) {
+  static std::map<uint64_t, std::vector<int64_t>> cache;
+  auto [it, fresh] = cache.try_emplace(seed);
+  if (fresh) {
+    std::mt19937_64 rng(seed);
+    it->second.resize(kRows);
+    for (int64_t& x : it->second) x = static_cast<int64_t>(rng() % 200'000'000'000'000'000) - 100'000'000'000'000'000;
+  }
+  return it->second;
+}
+
 ArrayPtr Column(uint64_t seed, const char* type) {
   const DataType t = *ParseDataType(type);
+  const std::vector<int64_t>& values = t.id == TypeId::kI128 && t.precision > 18 ? WideValues(seed) : Values(seed);
   BufferPtr b = *Buffer::Allocate(kRows * ByteWidth(t.id));
   if (t.id == TypeId::kI128) {  // 16-byte rows: the value and its sign
     for (int64_t i = 0; i < kRows; ++i) {
-      const int64_t halves[2] = {Values(seed)[i], Values(seed)[i] < 0 ? -1 : 0};
+      const int64_t halves[2] = {values[i], values[i] < 0 ? -1 : 0};
       std::memcpy(b->mutable_data() + 16 * i, halves, 16);
     }
     return ArrayPtr(*PrimitiveArray::Make(t, kRows, b, Validity::AllValid()));
@@ -72,6 +87,29 @@ void RunStatic(benchmark::State& state) {
   SetCounters(state, rows, 32 * 8);
 }
 
+// a * b of decimal(38,10) storage in __int128, checked against 38 digits.
+void RunStatic128(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  std::vector<__int128> a(rows), b(rows), out(rows);
+  for (int64_t i = 0; i < rows; ++i) {
+    a[i] = WideValues(1)[i];
+    b[i] = WideValues(2)[i];
+  }
+  const __int128 limit = static_cast<__int128>(10'000'000'000'000'000'000u) * 10'000'000'000'000'000'000u;
+  for (auto _ : state) {
+    bool bad = false;
+    for (int64_t i = 0; i < rows; ++i) {
+      __int128 p;
+      bad |= __builtin_mul_overflow(a[i], b[i], &p) || p >= limit || p <= -limit;
+      out[i] = p;
+    }
+    benchmark::DoNotOptimize(bad);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, rows, 48 * 8);
+}
+
 const bool kRegistered = [] {
   const LazyExpr decimal("a * b + c", "a:decimal64(12,2), b:decimal64(12,2), c:decimal64(12,2)");
   const LazyExpr integer("a * b + c", "a:i64, b:i64, c:i64");
@@ -90,6 +128,10 @@ const bool kRegistered = [] {
   benchmark::RegisterBenchmark("decimal/a*b+c/static", RunStatic)
       ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
   jit("decimal/round/jit", round, "decimal64(12,2)");
+  const LazyExpr mul38("a * b", "a:decimal(38,10), b:decimal(38,10), c:decimal(38,10)");
+  jit("decimal/mul38/jit", mul38, "decimal(38,10)");
+  benchmark::RegisterBenchmark("decimal/mul38/static", RunStatic128)
+      ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
   return true;
 }();
 

@@ -102,11 +102,9 @@ Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const 
     return MakeError(ErrorCode::kTypeError, "{} does not take {} (a logical type over {}; no rule of {} covers it yet)",
                      f.name, type, TypeIdName(first->id), f.name);
   }
-  if (first->id == TypeId::kI128 || first->logical == LogicalKind::kInterval) {
-    return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported yet ({})", f.name, type,
-                     first->id == TypeId::kI128 ? "16-byte decimal128 storage: comparisons are compiled over i32 "
-                                                  "and i64 storage (decimal32, decimal64)"
-                                                : "intervals have no total order");
+  if (first->logical == LogicalKind::kInterval) {
+    return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported yet (intervals have no total order)", f.name,
+                     type);
   }
   const size_t unify = f.unify_from < 0 ? types.size() : static_cast<size_t>(f.unify_from);
   for (size_t i = 0; i < types.size(); ++i) {

@@ -86,7 +86,18 @@ Result<Scalar> Mod(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   });
 }
 
+// A decimal128's storage: every value but the 16-byte minimum negates (no declared precision
+// reaches it; Arrow does not check precisions).
+Result<Scalar> Neg128(const Scalar& x, bool abs) {
+  const __int128 v = x.int128();
+  if (v == static_cast<__int128>(static_cast<unsigned __int128>(1) << 127)) {
+    return Overflow(fmt::format("{} overflows i128", abs ? "abs" : "neg"));
+  }
+  return Scalar::Int128(abs && v >= 0 ? v : -v, x.type());
+}
+
 Result<Scalar> Neg(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  if (a[0].type_id() == TypeId::kI128) return Neg128(a[0], false);
   return VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
     if constexpr (!kIsNumber<T>) {
       return Error(ErrorCode::kInternal, "neg on bool");
@@ -103,6 +114,7 @@ Result<Scalar> Neg(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
 }
 
 Result<Scalar> Abs(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  if (a[0].type_id() == TypeId::kI128) return Neg128(a[0], true);
   return VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
     if constexpr (!kIsNumber<T>) {
       return Error(ErrorCode::kInternal, "abs on bool");

@@ -14,6 +14,11 @@ Result<Scalar> Compare(std::span<const Scalar> a, DataType, std::optional<TypeId
     return Scalar::Of(kOp == kEq ? c == 0 : kOp == kNe ? c != 0 : kOp == kLt ? c < 0
                       : kOp == kLe ? c <= 0 : kOp == kGt ? c > 0 : c >= 0);
   }
+  if (a[0].type_id() == TypeId::kI128) {  // decimal128: the 16-byte integers
+    const __int128 x = a[0].int128(), y = a[1].int128();
+    return Scalar::Of(kOp == kEq ? x == y : kOp == kNe ? x != y : kOp == kLt ? x < y
+                      : kOp == kLe ? x <= y : kOp == kGt ? x > y : x >= y);
+  }
   return internal::VisitBinary(a, []<typename T>(T x, T y) -> Result<Scalar> {
     const int c = CompareTotalSql(x, y);
     bool r = false;

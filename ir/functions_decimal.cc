@@ -12,69 +12,93 @@ namespace rowjit::ir {
 namespace {
 
 using I128 = __int128;
+using U128 = unsigned __int128;
 
-I128 Pow10Wide(int k) {
-  I128 p = 1;
-  for (int i = 0; i < k; ++i) p *= 10;
-  return p;
-}
-I128 Abs(I128 v) { return v < 0 ? -v : v; }
+// |v| without overflow (a 16-byte column may hold any value: Arrow does not check precisions).
+U128 Magnitude(I128 v) { return v < 0 ? U128(0) - static_cast<U128>(v) : static_cast<U128>(v); }
 
 int ScaleOf(const DataType& t) { return t.logical == LogicalKind::kDecimal ? t.scale : 0; }
 
 bool IsDecimal(const DataType& t) { return t.logical == LogicalKind::kDecimal; }
 
+// The digits a result of this storage class holds: 38 in 16 bytes, 18 in 64 bits.
+int ClassDigits(const DataType& t) { return t.id == TypeId::kI128 ? kMaxDecimalDigits : kMaxDecimal64Digits; }
+
 Error DoesNotFit(std::string_view what, DataType result) {
   return internal::Overflow(fmt::format("{} does not fit {}", what, result.WithNullable(false).ToString()));
 }
 
-// The storage value of a result checked against its precision.
+// The storage value of a result checked against its precision (a plain integer result, the
+// decimal128-to-integer step, against its storage).
 Result<Scalar> Stored(I128 v, DataType result, std::string_view what) {
-  if (Abs(v) >= Pow10Wide(result.precision)) return DoesNotFit(what, result);
+  if (!IsDecimal(result)) {
+    const bool fits = result.id == TypeId::kU64 ? v >= 0 && v <= static_cast<I128>(UINT64_MAX)
+                                                : v >= INT64_MIN && v <= INT64_MAX;
+    if (!fits) return DoesNotFit(what, result);
+    return Scalar::FromBits(result.id, static_cast<uint64_t>(v));
+  }
+  if (Magnitude(v) >= static_cast<U128>(Pow10Wide(result.precision))) return DoesNotFit(what, result);
+  if (result.id == TypeId::kI128) return Scalar::Int128(v, result);
   if (result.id == TypeId::kI32) return Scalar::Of(static_cast<int32_t>(v)).As(result);
   return Scalar::Of(static_cast<int64_t>(v)).As(result);
 }
 
-// An operand at the result's scale, which must stay within 18 digits.
+// x * 10^k when that has at most `digits` digits.
+std::optional<I128> ScaledUp(I128 x, int k, int digits) {
+  if (k > digits) return x == 0 ? std::optional<I128>(0) : std::nullopt;
+  if (Magnitude(x) >= static_cast<U128>(Pow10Wide(digits - k))) return std::nullopt;
+  return x * Pow10Wide(k);
+}
+
+// An operand at the result's scale, which must stay within the result's storage class.
 Result<I128> Rescaled(const Scalar& x, DataType result) {
-  const I128 v = x.int128() * Pow10Wide(result.scale - ScaleOf(x.type()));
-  if (Abs(v) >= Pow10Wide(kMaxDecimal64Digits)) {
-    return internal::Overflow(fmt::format("{} at scale {} needs more than 18 digits", x.ToString(), result.scale));
+  const std::optional<I128> v = ScaledUp(x.int128(), result.scale - ScaleOf(x.type()), ClassDigits(result));
+  if (!v) {
+    return internal::Overflow(fmt::format("{} at scale {} needs more than {} digits", x.ToString(), result.scale,
+                                          ClassDigits(result)));
   }
-  return v;
+  return *v;
 }
 
 template <int kOp>
 Result<Scalar> AddSub(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
   ROWJIT_ASSIGN_OR_RETURN(const I128 x, Rescaled(a[0], result));
   ROWJIT_ASSIGN_OR_RETURN(const I128 y, Rescaled(a[1], result));
-  return Stored(kOp == 0 ? x + y : x - y, result, kOp == 0 ? "the sum" : "the difference");
+  const std::string_view what = kOp == 0 ? "the sum" : "the difference";
+  I128 r;
+  if (kOp == 0 ? __builtin_add_overflow(x, y, &r) : __builtin_sub_overflow(x, y, &r)) return DoesNotFit(what, result);
+  return Stored(r, result, what);
 }
 
 Result<Scalar> Mul(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
-  return Stored(a[0].int128() * a[1].int128(), result, "the product");
+  I128 r;
+  if (__builtin_mul_overflow(a[0].int128(), a[1].int128(), &r)) return DoesNotFit("the product", result);
+  return Stored(r, result, "the product");
 }
 
-// x / 10^k rounded half away from zero.
+// x / 10^k rounded half away from zero (k <= 38).
 I128 RoundDiv(I128 x, int k) {
   const I128 d = Pow10Wide(k);
   I128 q = x / d;
-  const I128 r = x % d;
-  if (2 * Abs(r) >= d) q += x < 0 ? -1 : 1;
+  const U128 r = Magnitude(x % d);
+  if (r >= static_cast<U128>(d) - r) q += x < 0 ? -1 : 1;
   return q;
 }
 
 Result<Scalar> Cast(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
-  const int k = result.scale - ScaleOf(a[0].type());
-  const I128 v = k >= 0 ? a[0].int128() * Pow10Wide(k) : RoundDiv(a[0].int128(), -k);
-  return Stored(v, result, a[0].ToString());
+  const I128 x = a[0].int128();
+  const int k = ScaleOf(result) - ScaleOf(a[0].type());
+  if (k < 0) return Stored(RoundDiv(x, -k), result, a[0].ToString());
+  if (!IsDecimal(result)) return Stored(x, result, a[0].ToString());
+  const std::optional<I128> v = ScaledUp(x, k, result.precision);
+  if (!v) return DoesNotFit(a[0].ToString(), result);
+  return Stored(*v, result, a[0].ToString());
 }
 
-// The storage in double (correctly rounded), divided by 10^scale (correctly rounded): exact
-// decimals up to 2^53 in storage give the nearest double. f32 results round that double.
+// The storage in double (correctly rounded), divided by 10^scale in double (correctly rounded):
+// exact decimals up to 2^53 in storage give the nearest double. f32 results round that double.
 Result<Scalar> ToFloat(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
-  const double v = static_cast<double>(static_cast<int64_t>(a[0].int128())) /
-                   static_cast<double>(Pow10(ScaleOf(a[0].type())));
+  const double v = static_cast<double>(a[0].int128()) / static_cast<double>(Pow10Wide(ScaleOf(a[0].type())));
   if (result.id == TypeId::kF32) return Scalar::Of(static_cast<float>(v));
   return Scalar::Of(v);
 }
@@ -83,9 +107,9 @@ Result<Scalar> ToFloat(std::span<const Scalar> a, DataType result, std::optional
 // beyond the precision are overflow errors.
 Result<Scalar> FromFloat(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
   const double x = a[0].type_id() == TypeId::kF32 ? static_cast<double>(a[0].value<float>()) : a[0].value<double>();
-  const double v = std::round(x * static_cast<double>(Pow10(result.scale)));
-  if (!(std::fabs(v) < static_cast<double>(Pow10(result.precision)))) return DoesNotFit(a[0].ToString(), result);
-  return Stored(static_cast<int64_t>(v), result, a[0].ToString());
+  const double v = std::round(x * static_cast<double>(Pow10Wide(result.scale)));
+  if (!(std::fabs(v) < 0x1p127)) return DoesNotFit(a[0].ToString(), result);
+  return Stored(static_cast<I128>(v), result, a[0].ToString());
 }
 
 bool MayFail(std::span<const DataType>, DataType) { return true; }
@@ -95,32 +119,49 @@ bool MayFail(std::span<const DataType>, DataType) { return true; }
 Result<std::pair<DecimalSpec, DecimalSpec>> Operands(std::string_view name, std::span<const DataType> args) {
   const auto x = DecimalOperand(args[0]), y = DecimalOperand(args[1]);
   if (!x || !y || !(IsDecimal(args[0]) || IsDecimal(args[1]))) {
-    return internal::TypeMismatch(name, args, "a decimal (decimal32 or decimal64) and a decimal or integer");
+    return internal::TypeMismatch(name, args, "a decimal and a decimal or integer");
   }
   return std::pair{*x, *y};
 }
 
-// add, sub: the larger scale, the larger integer part plus a carry digit (PostgreSQL, DuckDB),
-// capped at 18 digits.
+// The result's storage class: 16 bytes when an operand has it (more than 18 digits), else 64
+// bits.
+bool WideResult(std::span<const DataType> args) {
+  for (const DataType& a : args) {
+    if (IsDecimal128(a)) return true;
+  }
+  return false;
+}
+
+// decimal(precision, scale) of the class, its precision capped at what the class holds (scale
+// at most that).
+DataType ResultType(std::span<const DataType> args, int precision, int scale) {
+  const DataType t = WideResult(args) ? DataType::Decimal(std::min(kMaxDecimalDigits, precision), scale).value()
+                                      : Decimal64(std::min(kMaxDecimal64Digits, precision), scale);
+  return t.WithNullable(internal::AnyNullable(args));
+}
+
+// add, sub: the larger scale, the larger integer part plus a carry digit (PostgreSQL, DuckDB).
 Result<DataType> AddSubRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
   ROWJIT_ASSIGN_OR_RETURN(auto xy, Operands(name, args));
   const auto [x, y] = xy;
   const int s = std::max(x.scale, y.scale);
-  const int p = std::min(kMaxDecimal64Digits, std::max(x.precision - x.scale, y.precision - y.scale) + s + 1);
-  return Decimal64(p, s).WithNullable(internal::AnyNullable(args));
+  return ResultType(args, std::max(x.precision - x.scale, y.precision - y.scale) + s + 1, s);
 }
 
-// mul: the sum of the scales and of the precisions, capped at 18 digits.
+// mul: the sum of the scales and of the precisions.
 Result<DataType> MulRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
   ROWJIT_ASSIGN_OR_RETURN(auto xy, Operands(name, args));
   const auto [x, y] = xy;
   const int s = x.scale + y.scale;
-  if (s > kMaxDecimal64Digits) {
-    return MakeError(ErrorCode::kUnsupported,
-                     "{}: the product of {} and {} has scale {}; more than 18 needs 128-bit decimals, not built yet",
-                     name, args[0].WithNullable(false).ToString(), args[1].WithNullable(false).ToString(), s);
+  const bool wide = WideResult(args);
+  if (s > (wide ? kMaxDecimalDigits : kMaxDecimal64Digits)) {
+    return MakeError(ErrorCode::kUnsupported, "{}: the product of {} and {} has scale {}, more than {} holds{}", name,
+                     args[0].WithNullable(false).ToString(), args[1].WithNullable(false).ToString(), s,
+                     wide ? "decimal(38,S)" : "decimal64",
+                     wide ? "" : " (cast an operand to decimal(38,S) for 128-bit arithmetic)");
   }
-  return Decimal64(std::min(kMaxDecimal64Digits, x.precision + y.precision), s).WithNullable(internal::AnyNullable(args));
+  return ResultType(args, x.precision + y.precision, s);
 }
 
 // The target of a cast is not in the arguments: the binder writes these calls with their type
@@ -130,7 +171,7 @@ Result<DataType> TargetRule(std::string_view name, std::span<const DataType>, st
 }
 
 Result<DataType> ToFloatRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
-  if (!IsDecimal(args[0]) || !DecimalOperand(args[0])) return internal::TypeMismatch(name, args, "a decimal");
+  if (!IsDecimal(args[0])) return internal::TypeMismatch(name, args, "a decimal");
   return DataType(TypeId::kF64, args[0].nullable);
 }
 
@@ -187,10 +228,9 @@ Result<std::optional<TypeId>> CheckOperands(std::string_view name, std::span<con
     } else if (!DecimalOperand(a->type())) {
       std::string types;
       for (const ExprPtr& b : args) types += (types.empty() ? "" : ", ") + TypeText(b);
-      return MakeError(a->type().id == TypeId::kI128 ? ErrorCode::kUnsupported : ErrorCode::kTypeError,
-                       "{}({}): {} is not a decimal operand (decimals over i32 or i64 storage, integers other "
-                       "than u64, floats; decimal128 arithmetic is not built yet)",
-                       name, types, TypeText(a));
+      return MakeError(ErrorCode::kTypeError,
+                       "{}({}): {} is not a decimal operand (decimals, integers other than u64, floats)", name,
+                       types, TypeText(a));
     }
   }
   return floats;
@@ -199,12 +239,14 @@ Result<std::optional<TypeId>> CheckOperands(std::string_view name, std::span<con
 // The one decimal type that holds every operand exactly: the largest scale and integer part.
 DataType CommonType(std::span<const ExprPtr> args) {
   int scale = 0, integer = 1;
+  std::vector<DataType> types;
   for (const ExprPtr& a : args) {
     const DecimalSpec d = *DecimalOperand(a->type());
     scale = std::max(scale, d.scale);
     integer = std::max(integer, d.precision - d.scale);
+    types.push_back(a->type().WithNullable(false));
   }
-  return Decimal64(std::min(kMaxDecimal64Digits, integer + scale), scale);
+  return ResultType(types, integer + scale, scale);
 }
 
 bool AllSameType(std::span<const ExprPtr> args) {
@@ -228,11 +270,16 @@ int64_t Pow10(int k) {
   return p;
 }
 
+I128 Pow10Wide(int k) {
+  I128 p = 1;
+  for (int i = 0; i < k; ++i) p *= 10;
+  return p;
+}
+
+bool IsDecimal128(const DataType& t) { return IsDecimal(t) && t.id == TypeId::kI128; }
+
 std::optional<DecimalSpec> DecimalOperand(const DataType& t) {
-  if (IsDecimal(t)) {
-    if (t.id == TypeId::kI128) return std::nullopt;
-    return DecimalSpec{t.precision, t.scale};
-  }
+  if (IsDecimal(t)) return DecimalSpec{t.precision, t.scale};
   if (t.is_logical()) return std::nullopt;
   switch (t.id) {
     case TypeId::kI8: case TypeId::kU8: return DecimalSpec{3, 0};
@@ -260,13 +307,16 @@ Result<Scalar> DecimalLiteral(std::string_view text) {
   }
   const std::string_view integer = whole.substr(std::min(whole.find_first_not_of('0'), whole.size()));
   const int precision = std::max<int>(1, static_cast<int>(integer.size() + fraction.size()));
-  if (precision > kMaxDecimal64Digits) {
-    return MakeError(ErrorCode::kUnsupported, "decimal literal {} has {} digits; 18 are supported", text, precision);
+  if (precision > kMaxDecimalDigits) {
+    return MakeError(ErrorCode::kUnsupported, "decimal literal {} has {} digits; 38 are supported", text, precision);
   }
-  int64_t v = 0;
+  I128 v = 0;
   for (char c : integer) v = v * 10 + (c - '0');
   for (char c : fraction) v = v * 10 + (c - '0');
-  return Scalar::Of(negative ? -v : v).As(Decimal64(precision, static_cast<int>(fraction.size())));
+  if (negative) v = -v;
+  const int scale = static_cast<int>(fraction.size());
+  if (precision <= kMaxDecimal64Digits) return Scalar::Of(static_cast<int64_t>(v)).As(Decimal64(precision, scale));
+  return Scalar::Int128(v, DataType::Decimal(precision, scale).value());
 }
 
 bool HasDecimalRule(std::string_view n) {
@@ -281,11 +331,7 @@ ExprPtr NarrowDecimal128(const ExprPtr& x, FoldFn fold) {
 }
 
 Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
-  if (to.id == TypeId::kI128) {
-    if (to.precision > kMaxDecimal64Digits) {
-      return MakeError(ErrorCode::kUnsupported, "cast to {}: decimals above 18 digits are not computed yet",
-                       to.ToString());
-    }
+  if (to.id == TypeId::kI128 && to.precision <= kMaxDecimal64Digits) {
     to = Decimal64(to.precision, to.scale);  // computed, and exported, as decimal64
   }
   const DataType from = x->type();
@@ -294,10 +340,8 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
     ROWJIT_ASSIGN_OR_RETURN(const Scalar value, DecimalLiteral(x->value().str()));
     return Rescale(Expr::BoundLiteral(value), to, fold);
   }
-  const bool decimal128 = IsDecimal(from) && from.id == TypeId::kI128;  // narrowed by the cast's kernel
-  if (!DecimalOperand(from) && from.id != TypeId::kU64 && !decimal128) {
-    return MakeError(ErrorCode::kUnsupported, "cast from {} to {} is not supported{}", TypeText(x), to.ToString(),
-                     from.id == TypeId::kI128 ? " (16-byte decimal128 storage is not computed on yet)" : "");
+  if (!DecimalOperand(from) && from.id != TypeId::kU64) {
+    return MakeError(ErrorCode::kUnsupported, "cast from {} to {} is not supported", TypeText(x), to.ToString());
   }
   if (from.id == TypeId::kU64) {
     return MakeError(ErrorCode::kUnsupported, "cast from u64 to {}: cast to i64 first", to.ToString());
@@ -308,15 +352,15 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
 Result<ExprPtr> BindDecimalRound(const ExprPtr& given, int digits, FoldFn fold) {
   const ExprPtr x = NarrowDecimal128(given, fold);
   const DataType t = x->type();
-  if (!IsDecimal(t) || !DecimalOperand(t)) {
-    return MakeError(ErrorCode::kTypeError, "round(x, digits) rounds a decimal (decimal32 or decimal64), not {}",
-                     TypeText(x));
+  if (!IsDecimal(t)) {
+    return MakeError(ErrorCode::kTypeError, "round(x, digits) rounds a decimal, not {}", TypeText(x));
   }
   if (digits < 0 || digits >= t.scale) {
     if (digits >= 0) return x;
     return MakeError(ErrorCode::kUnsupported, "round(x, {}): digits before the point are not supported", digits);
   }
-  return Rescale(x, Decimal64(std::min(kMaxDecimal64Digits, t.precision - t.scale + digits + 1), digits), fold);
+  const DataType operand[] = {t};
+  return Rescale(x, ResultType(operand, t.precision - t.scale + digits + 1, digits).WithNullable(false), fold);
 }
 
 Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vector<ExprPtr> args,
@@ -337,8 +381,14 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
                        TypeText(args[0]), type_arg ? TypeIdName(*type_arg) : "?");
     }
     if (IsFloat(*type_arg)) return Out(ToFloat(args[0], *type_arg, fold));
-    // To an integer: rounded half away from zero (PostgreSQL, DuckDB), then the checked cast.
+    // To an integer: rounded half away from zero (PostgreSQL, DuckDB), then the checked cast; a
+    // 16-byte whole number first to i64 (or u64) by decimal_cast, which checks the storage.
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr whole, BindDecimalRound(args[0], 0, fold));
+    if (IsDecimal128(whole->type())) {
+      const TypeId storage = *type_arg == TypeId::kU64 ? TypeId::kU64 : TypeId::kI64;
+      whole = Call("decimal_cast", {whole}, DataType(storage), fold);
+      if (storage == *type_arg) return Out(whole);
+    }
     return Out(Call("cast", {whole}, DataType(*type_arg), fold, *type_arg));
   }
   if (name == "neg" || name == "abs") return Out(Call(name, args, args[0]->type(), fold));

@@ -51,6 +51,7 @@ Result<Scalar> Between(std::span<const Scalar> a, DataType, std::optional<TypeId
       const int c = x.str().compare(y.str());
       return Scalar::Of(ge ? c >= 0 : c <= 0);
     }
+    if (x.type_id() == TypeId::kI128) return Scalar::Of(ge ? x.int128() >= y.int128() : x.int128() <= y.int128());
     return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) {
       const int c = CompareTotalSql(x.value<T>(), y.value<T>());
       return Scalar::Of(ge ? c >= 0 : c <= 0);

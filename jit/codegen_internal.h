@@ -110,6 +110,37 @@ struct DivMod {
 DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d);
 DivMod FloorDivModWide(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d);
 
+// 128-bit two's complement integers as their i64 halves (jit/int128.cc): decimal128 values.
+// `<N x i128>` is split into scalar code, so kernels never hold an i128: every operation here
+// is on 64-bit lanes, multiplies on 32-bit limbs (one vpmuludq each on x86).
+struct Int128 {
+  llvm::Value* lo;
+  llvm::Value* hi;
+};
+// A value of storage `t` (an integer, or 16 bytes: v and high) as 128 bits.
+Int128 Widen128(llvm::IRBuilder<>& b, const Val& v, TypeId t);
+Int128 Const128(llvm::IRBuilder<>& b, __int128 v);
+Int128 Add128(llvm::IRBuilder<>& b, Int128 x, Int128 y);
+Int128 Sub128(llvm::IRBuilder<>& b, Int128 x, Int128 y);
+Int128 Neg128(llvm::IRBuilder<>& b, Int128 x);
+Int128 Select128(llvm::IRBuilder<>& b, llvm::Value* c, Int128 x, Int128 y);
+// Whether x + y (x - y) wrapped past the signed range, given the wrapped result r.
+llvm::Value* AddWrapped128(llvm::IRBuilder<>& b, Int128 x, Int128 y, Int128 r);
+llvm::Value* SubWrapped128(llvm::IRBuilder<>& b, Int128 x, Int128 y, Int128 r);
+llvm::Value* Less128(llvm::IRBuilder<>& b, Int128 x, Int128 y);  // signed
+llvm::Value* Equal128(llvm::IRBuilder<>& b, Int128 x, Int128 y);
+// |x| >= limit, for 0 < limit < 2^127.
+llvm::Value* OutOf128(llvm::IRBuilder<>& b, Int128 x, __int128 limit);
+// x * k modulo 2^128 (signed or not: the same bits).
+Int128 MulLow128(llvm::IRBuilder<>& b, Int128 x, __int128 k);
+// The unsigned product of two i64 as 128 bits.
+Int128 MulWide64(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y);
+// x / 10^k rounded half away from zero, for 0 < k <= 38 (long division by 32-bit limbs).
+Int128 RoundDivPow10(llvm::IRBuilder<>& b, Int128 x, int k);
+// x as a double, correctly rounded; an integral double below 2^127 in magnitude as 128 bits.
+llvm::Value* I128ToF64(llvm::IRBuilder<>& b, Int128 x);
+Int128 IntegralF64ToI128(llvm::IRBuilder<>& b, llvm::Value* f);
+
 const Lowering* FindLowering(std::string_view name);
 
 // Emits the kernel `key` names into `module` as a function named `name`, with the signature

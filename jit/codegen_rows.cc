@@ -48,9 +48,24 @@ void KernelBuilder::SetUpOutputs() {
 
 // Stores one row's value: bits are collected by the word loop, other values stored by row (bool
 // results a byte a row in a row loop).
-void KernelBuilder::StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte) {
+void KernelBuilder::StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte,
+                                  llvm::Value* word, llvm::Value* lane) {
   llvm::Value* x = v.v;
   llvm::Type* ty = Ty(o.expr->type().id);
+  if (o.expr->type().id == TypeId::kI128) {  // decimal128: its halves, low first
+    // In bounds and without wrap, so that the vectorizer needs no pointer-wrap check.
+    llvm::Type* pair = llvm::ArrayType::get(b.getInt64Ty(), 2);
+    llvm::Value* base = o.values;
+    if (word != nullptr) {
+      base = b.CreateInBoundsGEP(pair, o.values, b.CreateShl(word, 6, "", true, true));
+      row = lane;
+    }
+    for (int h = 0; h < 2; ++h) {
+      llvm::Value* at = b.CreateInBoundsGEP(pair, base, {row, b.getInt32(static_cast<uint32_t>(h))});
+      Scoped(b.CreateStore(h == 0 ? v.v : v.high, at), out_values_scope_);
+    }
+    return;
+  }
   if (bool_as_byte) {
     x = b.CreateZExt(x, b.getInt8Ty());
     ty = b.getInt8Ty();
@@ -97,7 +112,7 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
   std::vector<llvm::Value*> in = lanes.carried();
   SetEvidence(std::span(in).first(bits_at));
   llvm::Value* lane = lanes.index();
-  llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), lane, "row");
+  llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6, "", true, true), lane, "row", true, true);  // no wrap: rows fit i64
   std::vector<llvm::Value*> updated;
   for (size_t k = 0; k < outputs_.size(); ++k) {
     row_valid_ = nullptr;
@@ -107,7 +122,7 @@ Status KernelBuilder::EmitWord(llvm::Value* w) {
     if (outputs_[k].expr->type().id == TypeId::kBool) {
       bits = b.CreateOr(bits, b.CreateShl(b.CreateZExt(v.v, b.getInt64Ty()), lane));
     } else {
-      StoreRowValue(outputs_[k], v, row, false);
+      StoreRowValue(outputs_[k], v, row, false, w, lane);
     }
     llvm::Value* valid = in[bits_at + 2 * k + 1];
     if (shape_.writes_validity) {

@@ -203,6 +203,12 @@ Result<ArrayPtr> RunFilterScatter(const Execution& run) {
   }
   if (w == 0) {
     kernels::ScatterBits({r.values->data(), 0, kept}, mask, values->mutable_data());
+  } else if (w == 16) {  // decimal128: no scatter kernel has 16-byte rows; each kept row copied
+    std::vector<uint32_t> rows(static_cast<size_t>(kept + kernels::kIndexSlack));
+    kernels::SetBitIndices(mask, 0, rows.data());
+    for (int64_t i = 0; i < kept; ++i) {
+      std::memcpy(values->mutable_data() + 16 * int64_t{rows[static_cast<size_t>(i)]}, r.values->data() + 16 * i, 16);
+    }
   } else {
     kernels::Scatter(r.values->data(), mask, w, values->mutable_data());
   }

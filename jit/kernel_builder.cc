@@ -280,8 +280,8 @@ Val KernelBuilder::LoadHalves(Input& in, llvm::Value* row) {
     index = b.CreateSelect(b.CreateICmpULT(code, in.scalar), code, b.getInt64(0));
   }
   auto half = [&](int h) {
-    llvm::Value* at = b.CreateAdd(b.CreateShl(index, 1), b.getInt64(h));
-    llvm::LoadInst* v = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), in.values, at));
+    llvm::Value* at = b.CreateAdd(b.CreateShl(index, 1, "", true, true), b.getInt64(h), "", true, true);
+    llvm::LoadInst* v = b.CreateLoad(b.getInt64Ty(), b.CreateInBoundsGEP(b.getInt64Ty(), in.values, at));
     return scope != nullptr ? Scoped(v, scope) : v;
   };
   Val out;
@@ -342,6 +342,12 @@ Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::V
     case ir::ExprKind::kLiteral: {
       const Scalar& s = e.value();
       if (IsString(s.type_id()) && !s.is_null()) return Val{StringConstant(m_, s.str()), nullptr};
+      if (s.type_id() == TypeId::kI128) {  // decimal128: its halves
+        const Int128 v = Const128(b, s.is_null() ? 0 : s.int128());
+        Val out{v.lo, s.is_null() ? b.getFalse() : nullptr};
+        out.high = v.hi;
+        return out;
+      }
       llvm::Value* v = s.is_null() ? llvm::Constant::getNullValue(Ty(s.type_id()))
                                    : FromBits(b.getInt64(s.bits()), s.type_id());
       return Val{v, s.is_null() ? b.getFalse() : nullptr};

@@ -143,7 +143,11 @@ class KernelBuilder final : public LowerContext {
                                                  llvm::Value* guard);
   void SetUpOutputs();
   std::vector<llvm::Value*> OutputRowValidWords();
-  void StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte);
+  // `word`: in a word's lane loop, the word (row = word * 64 + lane), so that 16-byte rows are
+  // addressed from the word's first row by the lane alone (no pointer-wrap check for the
+  // vectorizer's stride-2 stores).
+  void StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte,
+                     llvm::Value* word = nullptr, llvm::Value* lane = nullptr);
 
   // --- fold kernels (jit/codegen_fold.cc)
   std::vector<llvm::Value*> FoldCarried(const FoldAccs& accs) const;  // accumulators + evidence

@@ -192,10 +192,25 @@ Val Mod(LowerContext& c, std::span<const Val> a) {
   return {b.CreateSub(x, b.CreateMul(q, safe))};
 }
 
+// A decimal128's negation or magnitude: every value but the 16-byte minimum (past any precision).
+Val Neg128Value(LowerContext& c, const Val& a, bool abs) {
+  auto& b = c.b;
+  const Int128 x = Widen128(b, a, TypeId::kI128);
+  c.Evidence(b.CreateZExt(Equal128(b, x, Const128(b, static_cast<__int128>(static_cast<unsigned __int128>(1) << 127))),
+                          b.getInt64Ty()));
+  Int128 r = Neg128(b, x);
+  if (abs) r = Select128(b, b.CreateICmpSLT(x.hi, b.getInt64(0)), r, x);
+  Val out;
+  out.v = r.lo;
+  out.high = r.hi;
+  return out;
+}
+
 Val Neg(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   llvm::Value* x = a[0].v;
   const TypeId t = c.arg_type(0);
+  if (t == TypeId::kI128) return Neg128Value(c, a[0], false);
   if (IsFloat(t)) return {b.CreateFNeg(x)};
   c.Evidence(IsSignedInt(t) ? Ext1(b, b.CreateICmpEQ(x, MinSigned(x)), x) : x);
   return {b.CreateSub(Const(x, 0), x)};
@@ -205,6 +220,7 @@ Val Abs(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   llvm::Value* x = a[0].v;
   const TypeId t = c.arg_type(0);
+  if (t == TypeId::kI128) return Neg128Value(c, a[0], true);
   if (IsFloat(t)) return {b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)};
   if (!IsSignedInt(t)) return {x};
   c.Evidence(Ext1(b, b.CreateICmpEQ(x, MinSigned(x)), x));

@@ -3,7 +3,8 @@
 // the semantics (ir/functions_decimal.cc) define. Nothing here divides by a variable or uses a
 // 64-bit float conversion: x86 before AVX-512 has neither in vectors, so the quotients by powers
 // of ten come from double estimates corrected exactly (FloorDivModWide), the multiply's overflow
-// test from the product in doubles, and float-to-decimal through two 32-bit halves.
+// test from the product in doubles, and float-to-decimal through two 32-bit halves. Calls over
+// 16-byte decimals compute on i64 halves (jit/int128.cc), the same semantics in 128 bits.
 #include "ir/decimal.h"
 #include "jit/codegen_internal.h"
 
@@ -130,13 +131,125 @@ Val FromFloat(LowerContext& c, std::span<const Val> a) {
   return Result(c, IntegralF64ToI64(b, b.CreateSelect(ok, v, F64(b, 0.0))), b.CreateNot(ok));
 }
 
+// --- 128 bits: a 16-byte result, or an operand of more than 18 digits ------------------------
+
+// 64-bit calls read a 16-byte operand only to narrow it: decimal_cast up in scale to a decimal64
+// (Cast tests the high half). Every other call with a 16-byte operand or result is wide.
+bool Wide(LowerContext& c) {
+  if (c.result_type() == TypeId::kI128) return true;
+  const DataType& to = c.call.type();
+  const bool narrowing = c.call.name() == "decimal_cast" && to.logical == LogicalKind::kDecimal &&
+                         to.scale >= ScaleOf(c.call.args()[0]->type());
+  for (const ir::ExprPtr& a : c.call.args()) {
+    if (a->type().id == TypeId::kI128 && !narrowing) return true;
+  }
+  return false;
+}
+
+// The row's result in the call's storage (both halves, or the low one: a 64-bit result was
+// checked against its precision or storage), and its overflow as evidence.
+Val Result128(LowerContext& c, Int128 r, llvm::Value* bad) {
+  c.Evidence(c.b.CreateZExt(bad, c.b.getInt64Ty()));
+  Val out;
+  out.v = c.result_type() == TypeId::kI32 ? c.b.CreateTrunc(r.lo, c.b.getInt32Ty()) : r.lo;
+  if (c.result_type() == TypeId::kI128) out.high = r.hi;
+  return out;
+}
+
+llvm::Value* OrBad(B& b, llvm::Value* bad, llvm::Value* more) { return bad == nullptr ? more : b.CreateOr(bad, more); }
+
+// An operand at the result's scale: x * 10^k, out of range when that needs more than 38 digits.
+Int128 AtScale128(LowerContext& c, size_t i, const Val& a, llvm::Value*& bad) {
+  const int k = c.call.type().scale - ScaleOf(c.call.args()[i]->type());
+  const Int128 x = Widen128(c.b, a, c.arg_type(i));
+  bad = OrBad(c.b, bad, OutOf128(c.b, x, ir::Pow10Wide(ir::kMaxDecimalDigits - k)));
+  return k == 0 ? x : MulLow128(c.b, x, ir::Pow10Wide(k));
+}
+
+template <bool kSub>
+Val AddSub128(LowerContext& c, std::span<const Val> a) {
+  llvm::Value* bad = nullptr;
+  const Int128 x = AtScale128(c, 0, a[0], bad);
+  const Int128 y = AtScale128(c, 1, a[1], bad);
+  const Int128 r = kSub ? Sub128(c.b, x, y) : Add128(c.b, x, y);
+  bad = OrBad(c.b, bad, kSub ? SubWrapped128(c.b, x, y, r) : AddWrapped128(c.b, x, y, r));
+  return Result128(c, r, c.b.CreateOr(bad, OutOf128(c.b, r, ir::Pow10Wide(c.call.type().precision))));
+}
+
+// The magnitudes' product: past 128 bits when both have a high half, else the larger times the
+// other's low half (two 64 x 64 -> 128 products); then the sign.
+Val Mul128(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const Int128 x = Widen128(b, a[0], c.arg_type(0)), y = Widen128(b, a[1], c.arg_type(1));
+  auto magnitude = [&](Int128 v) { return Select128(b, b.CreateICmpSLT(v.hi, I64(b, 0)), Neg128(b, v), v); };
+  const Int128 mx = magnitude(x), my = magnitude(y);
+  llvm::Value* x_big = b.CreateICmpNE(mx.hi, I64(b, 0));
+  llvm::Value* bad = b.CreateAnd(x_big, b.CreateICmpNE(my.hi, I64(b, 0)));
+  const Int128 big = Select128(b, x_big, mx, my);
+  llvm::Value* small = b.CreateSelect(x_big, my.lo, mx.lo);
+  const Int128 p0 = MulWide64(b, big.lo, small), p1 = MulWide64(b, big.hi, small);
+  const Int128 m{p0.lo, b.CreateAdd(p0.hi, p1.lo)};
+  bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpNE(p1.hi, I64(b, 0)), b.CreateICmpULT(m.hi, p0.hi)));
+  // m below 2^127 (its top bit clear) and below 10^precision.
+  bad = b.CreateOr(bad, b.CreateOr(b.CreateICmpSLT(m.hi, I64(b, 0)), OutOf128(b, m, ir::Pow10Wide(c.call.type().precision))));
+  llvm::Value* negative = b.CreateICmpSLT(b.CreateXor(x.hi, y.hi), I64(b, 0));
+  return Result128(c, Select128(b, negative, Neg128(b, m), m), bad);
+}
+
+// Up in scale by a multiply (out of range when the operand has more than precision - k digits),
+// down by RoundDivPow10; to a plain i64 or u64 (the integer cast's first step), the storage's
+// range.
+Val Cast128(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const DataType to = c.call.type();
+  const int k = ScaleOf(to) - ScaleOf(c.call.args()[0]->type());
+  const Int128 x = Widen128(b, a[0], c.arg_type(0));
+  const Int128 v = k == 0 ? x : k > 0 ? MulLow128(b, x, ir::Pow10Wide(k)) : RoundDivPow10(b, x, -k);
+  llvm::Value* bad;
+  if (to.logical != LogicalKind::kDecimal) {
+    bad = b.CreateICmpNE(v.hi, to.id == TypeId::kU64 ? I64(b, 0) : b.CreateAShr(v.lo, I64(b, 63)));
+  } else if (k > 0) {
+    bad = to.precision < k ? b.CreateNot(Equal128(b, x, Const128(b, 0))) : OutOf128(b, x, ir::Pow10Wide(to.precision - k));
+  } else {
+    bad = OutOf128(b, v, ir::Pow10Wide(to.precision));
+  }
+  return Result128(c, v, bad);
+}
+
+Val ToFloat128(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Value* v = I128ToF64(b, Widen128(b, a[0], c.arg_type(0)));
+  const int s = ScaleOf(c.call.args()[0]->type());
+  if (s > 0) v = b.CreateFDiv(v, F64(b, static_cast<double>(ir::Pow10Wide(s))));
+  if (c.result_type() == TypeId::kF32) v = b.CreateFPTrunc(v, b.getFloatTy());
+  return {v};
+}
+
+// x * 10^scale rounded (llvm.round); below 2^127 it converts, and is checked against the
+// precision exactly; NaN and the rest fail with 0 in their place.
+Val FromFloat128(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const DataType to = c.call.type();
+  llvm::Value* x = c.arg_type(0) == TypeId::kF32 ? b.CreateFPExt(a[0].v, b.getDoubleTy()) : a[0].v;
+  llvm::Value* v = b.CreateUnaryIntrinsic(llvm::Intrinsic::round, b.CreateFMul(x, F64(b, static_cast<double>(ir::Pow10Wide(to.scale)))));
+  llvm::Value* ok = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), F64(b, 0x1p127));
+  const Int128 r = IntegralF64ToI128(b, b.CreateSelect(ok, v, F64(b, 0.0)));
+  return Result128(c, r, b.CreateOr(b.CreateNot(ok), OutOf128(b, r, ir::Pow10Wide(to.precision))));
+}
+
+// Each function: 64 bits unless the call is wide.
+template <LowerFn kNarrow, LowerFn kWide>
+Val Either(LowerContext& c, std::span<const Val> a) {
+  return Wide(c) ? kWide(c, a) : kNarrow(c, a);
+}
+
 const Lowering kLowerings[] = {
-    {"decimal_add", AddSub<false>},
-    {"decimal_sub", AddSub<true>},
-    {"decimal_mul", Mul},
-    {"decimal_cast", Cast},
-    {"decimal_to_float", ToFloat},
-    {"float_to_decimal", FromFloat},
+    {"decimal_add", Either<AddSub<false>, AddSub128<false>>},
+    {"decimal_sub", Either<AddSub<true>, AddSub128<true>>},
+    {"decimal_mul", Either<Mul, Mul128>},
+    {"decimal_cast", Either<Cast, Cast128>},
+    {"decimal_to_float", Either<ToFloat, ToFloat128>},
+    {"float_to_decimal", Either<FromFloat, FromFloat128>},
 };
 
 }  // namespace

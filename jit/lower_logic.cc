@@ -13,6 +13,17 @@ Val Compare(LowerContext& c, std::span<const Val> a) {
   const TypeId t = c.arg_type(0);
   if (IsString(t)) return LowerStringCompare(c, a, kOp);
   auto& b = c.b;
+  if (t == TypeId::kI128) {  // decimal128: on the halves
+    const Int128 p = Widen128(b, a[0], t), q = Widen128(b, a[1], t);
+    switch (kOp) {
+      case kEq: return {Equal128(b, p, q)};
+      case kNe: return {b.CreateNot(Equal128(b, p, q))};
+      case kLt: return {Less128(b, p, q)};
+      case kLe: return {b.CreateNot(Less128(b, q, p))};
+      case kGt: return {Less128(b, q, p)};
+      case kGe: return {b.CreateNot(Less128(b, p, q))};
+    }
+  }
   switch (kOp) {
     case kEq: return {c.Equal(x, y, t)};
     case kNe: return {b.CreateNot(c.Equal(x, y, t))};
@@ -44,6 +55,7 @@ Val Coalesce(LowerContext& c, std::span<const Val> a) {
       continue;
     }
     out.v = c.b.CreateSelect(a[i].valid, a[i].v, out.v);
+    if (out.high != nullptr) out.high = c.b.CreateSelect(a[i].valid, a[i].high, out.high);  // decimal128
     out.valid = c.Or(a[i].valid, out.valid);
   }
   return out;
@@ -54,6 +66,7 @@ Val If(LowerContext& c, std::span<const Val> a) {
   llvm::Value* take = a[0].valid ? b.CreateAnd(a[0].valid, a[0].v) : a[0].v;  // null → else
   Val out;
   out.v = b.CreateSelect(take, a[1].v, a[2].v);
+  if (a[1].high != nullptr) out.high = b.CreateSelect(take, a[1].high, a[2].high);  // decimal128
   if (a[1].valid != nullptr || a[2].valid != nullptr) {
     out.valid = b.CreateSelect(take, a[1].valid ? a[1].valid : b.getTrue(),
                                a[2].valid ? a[2].valid : b.getTrue());
@@ -63,8 +76,12 @@ Val If(LowerContext& c, std::span<const Val> a) {
 
 Val Between(LowerContext& c, std::span<const Val> a) {
   const TypeId t = c.arg_type(0);
-  Val ge{c.b.CreateNot(c.Less(a[0].v, a[1].v, t)), c.And(a[0].valid, a[1].valid)};
-  Val le{c.b.CreateNot(c.Less(a[2].v, a[0].v, t)), c.And(a[0].valid, a[2].valid)};
+  auto less = [&](const Val& x, const Val& y) {
+    if (t == TypeId::kI128) return Less128(c.b, Widen128(c.b, x, t), Widen128(c.b, y, t));  // decimal128
+    return c.Less(x.v, y.v, t);
+  };
+  Val ge{c.b.CreateNot(less(a[0], a[1])), c.And(a[0].valid, a[1].valid)};
+  Val le{c.b.CreateNot(less(a[2], a[0])), c.And(a[0].valid, a[2].valid)};
   return c.KleeneAnd(ge, le);
 }
 

@@ -190,16 +190,20 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
   }
 }
 
-// Decimal functions over decimal32/decimal64 operands of a few scale patterns, integers and
-// floats, each named by the bound call at its root (decimal_add, decimal_cast, ...).
+// Decimal functions over decimal32/decimal64/decimal128 operands of a few scale patterns,
+// integers and floats, each named by the bound call at its root (decimal_add, decimal_cast, ...).
 void AddDecimalKernels(const std::string& target, std::vector<CatalogKernel>& out) {
   constexpr const char* kTexts[] = {"a + b", "a - b", "a * b", "a * b + c", "a + 1.25", "cast(a, decimal64(12,4))",
                                     "round(a, 1)", "cast(b, decimal64(18,0))", "cast(a, f64)", "cast(f, decimal64(12,2))",
-                                    "a < b", "cast(a, i32)"};
+                                    "a < b", "cast(a, i32)", "cast(a, decimal(38,12))", "cast(a, decimal(38,1))", "-a",
+                                    "abs(a)", "if(a < b, a, b)"};
   constexpr const char* kSchemas[] = {"a:decimal64(12,2){0}, b:decimal64(12,2){0}, c:decimal64(12,2){0}, f:f64{0}",
                                       "a:decimal64(15,2){0}, b:decimal64(10,4){0}, c:i64{0}, f:f32{0}",
                                       "a:decimal32(9,2){0}, b:decimal32(7,3){0}, c:decimal32(9,0){0}, f:f64{0}",
-                                      "a:decimal(12,2){0}, b:decimal(18,4){0}, c:decimal(9,0){0}, f:f64{0}"};
+                                      "a:decimal(12,2){0}, b:decimal(18,4){0}, c:decimal(9,0){0}, f:f64{0}",
+                                      // 128 bits: 16-byte operands of more than 18 digits, with 64-bit ones
+                                      "a:decimal(38,10){0}, b:decimal(38,10){0}, c:decimal(20,2){0}, f:f64{0}",
+                                      "a:decimal(30,4){0}, b:decimal64(12,2){0}, c:i64{0}, f:f32{0}"};
   for (const char* text : kTexts) {
     for (const char* schema_text : kSchemas) {
       for (bool nullable : {false, true}) {

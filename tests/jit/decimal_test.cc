@@ -1,10 +1,11 @@
 // Decimal arithmetic through the JIT against the reference (exact 128-bit arithmetic, then the
-// precision test; the kernels compute in 64 bits and detect the same overflows): add, sub, mul,
-// casts up and down in scale (half away from zero), to and from integers and floats, round,
-// comparisons and if/coalesce across scales, literals, folds; every precision class (decimal32,
-// decimal64 up to 18 digits, integers read at scale 0), values small (no overflow) and at the
-// storage's limits (errors compared by row and message), nulls, slices, constants, every policy
-// and tier; the binder's result types and refusals (jit).
+// precision test; the kernels compute in 64 bits, or on 128-bit halves, and detect the same
+// overflows): add, sub, mul, casts up and down in scale (half away from zero), to and from
+// integers and floats, round, comparisons and if/coalesce across scales, literals, folds; every
+// precision class (decimal32, decimal64 up to 18 digits, 16-byte decimals of up to 18 digits
+// narrowed and of 19 to 38 computed in 128 bits, integers read at scale 0), values small (no
+// overflow) and at the storage's limits (errors compared by row and message), nulls, slices,
+// constants, every policy and tier; the binder's result types and refusals (jit).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,19 +46,27 @@ ArrayPtr DecimalColumn(DataType type, int64_t length, double valid, bool edges, 
                                                : std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), static_cast<int>(rng() % 40));
       rows.push_back(type.id == TypeId::kF32 ? Scalar::Of(static_cast<float>(v)) : Scalar::Of(v));
     } else if (edges && rng() % 8 == 0 && type.id == TypeId::kI128) {  // past 64 bits, and around them
-      const __int128 big[] = {static_cast<__int128>(1) << 64, -(static_cast<__int128>(1) << 64) + 5,
-                              static_cast<__int128>(INT64_MAX) + 1, static_cast<__int128>(INT64_MIN) - 1,
-                              static_cast<__int128>(ir::Pow10(18)) * ir::Pow10(12), INT64_MIN, INT64_MAX, ir::Pow10(18)};
+      const __int128 one = 1, ten38 = ir::Pow10Wide(38);
+      const __int128 big[] = {one << 64, -(one << 64) + 5, static_cast<__int128>(INT64_MAX) + 1,
+                              static_cast<__int128>(INT64_MIN) - 1, static_cast<__int128>(ir::Pow10(18)) * ir::Pow10(12),
+                              INT64_MIN, INT64_MAX, ir::Pow10(18),
+                              // 38 digits and past them, the 16-byte limits, halves of a double's rounding
+                              ten38 - 1, -(ten38 - 1), ten38, ir::Pow10Wide(37) * 5, ~(one << 127), one << 127,
+                              (one << 64) + 2048, (one << 64) + 2049, ((one << 53) + 1) << 70, -(((one << 53) + 3) << 40)};
       rows.push_back(Scalar::Int128(big[rng() % std::size(big)], type));
     } else if (edges && rng() % 8 == 0) {
       rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(limits[rng() % std::size(limits)])).As(type));
     } else if (edges || type.logical != LogicalKind::kDecimal) {
       rows.push_back(RandomLogicalValue(type, rng));
+    } else if (type.id == TypeId::kI128) {  // 16 bytes: up to `digits` + 14 digits, products near 38
+      const int d = std::min<int>(type.precision, digits + static_cast<int>(rng() % 15));
+      __int128 v = static_cast<__int128>(((static_cast<unsigned __int128>(rng()) << 64) | rng()) %
+                                         static_cast<unsigned __int128>(ir::Pow10Wide(d)));
+      rows.push_back(Scalar::Int128(rng() % 2 ? -v : v, type));
     } else {
       int64_t v = static_cast<int64_t>(rng() % static_cast<uint64_t>(ir::Pow10(std::min<int>(digits, type.precision))));
       if (rng() % 2) v = -v;
-      rows.push_back(type.id == TypeId::kI128 ? Scalar::Int128(v, type)
-                                              : Scalar::FromBits(type.id, static_cast<uint64_t>(v)).As(type));
+      rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(v)).As(type));
     }
   }
   auto full = MakeArray(type.WithNullable(true), rows);
@@ -80,6 +89,10 @@ constexpr Operands kOperands[] = {
     {"decimal64(10,2)", "f64", "f32"},                          // floats
     {"decimal(12,2)", "decimal(12,2)", "decimal(12,2)"},        // 16-byte storage (DuckDB's export), narrowed
     {"decimal(18,4)", "decimal64(10,3)", "decimal(9,0)"},
+    {"decimal(38,10)", "decimal(38,10)", "decimal(38,10)"},     // 128-bit arithmetic
+    {"decimal(30,4)", "decimal64(12,2)", "i64"},                // with 64-bit operands
+    {"decimal(20,2)", "decimal(25,12)", "decimal32(9,4)"},
+    {"decimal(38,0)", "f64", "decimal(19,19)"},
 };
 
 constexpr const char* kExprs[] = {
@@ -89,6 +102,8 @@ constexpr const char* kExprs[] = {
     "cast(x, f64)", "cast(x, f32)", "cast(y, decimal64(12,3))", "cast(z, decimal64(17,2))",
     "x < y", "x = y", "x >= y", "y != z", "x > 0.5", "x = 7", "between(x, y, z)", "if(x < y, x, y)",
     "coalesce(x, y, z)", "coalesce(x, 0)", "x / y", "x * y < z", "if(y > z, x * 2, x + y)",
+    "cast(x, decimal(38,20))", "cast(x, decimal(30,0))", "cast(y, decimal(20,6))", "cast(x, decimal(38,2)) * y",
+    "x + 12345678901234567890.5", "cast(x, u64)", "round(x, 7)", "between(x, 1, 123456789012345678901)",
 };
 
 TEST(Decimal, KernelsEqualTheReference) {
@@ -142,6 +157,26 @@ TEST(Decimal, KernelsEqualTheReference) {
   EXPECT_GT(values, 250);  // value arrays compared
 }
 
+// Errors stop at the first row: `e` over 16-row slices of `x`, each its own error or values,
+// against the reference; the number of slices.
+int ExpectSlicesEqualTheReference(Engine& engine, const ir::ExprPtr& e, const ArrayPtr& x) {
+  int slices = 0;
+  for (int64_t start = 0; start < x->length(); start += 16, ++slices) {
+    const int64_t n = std::min<int64_t>(16, x->length() - start);
+    const std::vector<ArrayPtr> part = {*x->Slice(start, n)};
+    auto want = ir::EvaluateReference(*e, part, n);
+    auto got = engine.Evaluate(e, part, n, {.policy = ir::Policy::kDense});
+    EXPECT_EQ(got.ok(), want.ok()) << "from row " << start;
+    if (got.ok() != want.ok()) break;
+    if (want.ok()) {
+      EXPECT_EQ(FirstDifference(**got, **want), -1) << "from row " << start;
+    } else {
+      EXPECT_EQ(got.error().ToString(), want.error().ToString());
+    }
+  }
+  return slices;
+}
+
 // Every value of a window around each rounding half, both signs, and the largest values:
 // rescaling down by every power of ten, against the reference, dense.
 TEST(Decimal, RoundingAtEveryHalf) {
@@ -162,21 +197,53 @@ TEST(Decimal, RoundingAtEveryHalf) {
       const std::string text = fmt::format("cast(x, decimal64({},{}))", precision, scale);
       SCOPED_TRACE(text);
       ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
-      // Errors stop at the first row: compare 16-row slices, each its own error or values.
-      for (int64_t start = 0; start < static_cast<int64_t>(rows.size()); start += 16) {
-        const int64_t n = std::min<int64_t>(16, static_cast<int64_t>(rows.size()) - start);
-        const std::vector<ArrayPtr> part = {*cols[0]->Slice(start, n)};
-        auto want = ir::EvaluateReference(*e, part, n);
-        auto got = engine->Evaluate(e, part, n, {.policy = ir::Policy::kDense});
-        ASSERT_EQ(got.ok(), want.ok()) << "from row " << start;
-        if (want.ok()) {
-          ASSERT_EQ(FirstDifference(**got, **want), -1) << "from row " << start;
-        } else {
-          ASSERT_EQ(got.error().ToString(), want.error().ToString());
-        }
-      }
+      ExpectSlicesEqualTheReference(*engine, e, cols[0]);
     }
   }
+}
+
+// The same over 16 bytes: windows around halves at every digit position a stage of the long
+// division ends on (10^9, 10^18, 10^27) and the 38-digit limit, rescaled down by every power of
+// ten to 16-byte and 64-bit targets.
+TEST(Decimal, WideRoundingAtEveryHalf) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("decimal(38,20)");
+  std::vector<Scalar> rows;
+  std::vector<__int128> centers = {0, ir::Pow10Wide(38) - 1 - 40};
+  for (int k : {1, 8, 9, 10, 17, 18, 19, 20, 26, 27, 28, 36, 37}) centers.push_back(ir::Pow10Wide(k) * 5 / 10 * 10);
+  for (int k : {9, 18, 27}) centers.push_back(ir::Pow10Wide(k) * 123);
+  for (__int128 center : centers) {
+    for (__int128 v = center - 40; v <= center + 40; ++v) {
+      rows.push_back(Scalar::Int128(v, d));
+      rows.push_back(Scalar::Int128(-v, d));
+    }
+  }
+  const std::vector<ArrayPtr> cols = {*MakeArray(d, rows)};
+  const Schema schema{{{"x", d}}};
+  int compared = 0;
+  for (int scale = 0; scale < 20; ++scale) {
+    for (const std::string& type : {fmt::format("decimal(38,{})", scale), fmt::format("decimal({},{})", 20 + scale / 2, scale),
+                                    fmt::format("decimal64(18,{})", std::min(scale, 18))}) {
+      const std::string text = fmt::format("cast(x, {})", type);
+      SCOPED_TRACE(text);
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      compared += ExpectSlicesEqualTheReference(*engine, e, cols[0]);
+    }
+  }
+  EXPECT_GT(compared, 5000);
+  // Known answers: half away from zero at the 38-digit limit and across a stage's boundary.
+  const Schema one{{{"x", d}}};
+  auto answer = [&](__int128 v, const char* type) {
+    const std::vector<ArrayPtr> c = {*MakeArray(d, {Scalar::Int128(v, d)})};
+    auto e = ir::ParseAndBind(fmt::format("cast(x, {})", type), one);
+    auto got = engine->Evaluate(*e, c, 1);
+    return got.ok() ? (*got)->GetScalar(0).ToString() : got.error().ToString();
+  };
+  EXPECT_EQ(answer(ir::Pow10Wide(38) - 1, "decimal(38,0)"), "1000000000000000000:decimal(38,0)");
+  EXPECT_EQ(answer(-(ir::Pow10Wide(20) * 5), "decimal(38,0)"), "-5:decimal(38,0)");
+  EXPECT_EQ(answer(-(ir::Pow10Wide(19) * 5), "decimal(38,0)"), "-1:decimal(38,0)");
+  EXPECT_EQ(answer(ir::Pow10Wide(19) * 5 - 1, "decimal(38,0)"), "0:decimal(38,0)");
+  EXPECT_EQ(answer(ir::Pow10Wide(10) * 25, "decimal(38,9)"), "0.000000003:decimal(38,9)");
 }
 
 TEST(Decimal, BinderTypesAndRefusals) {
@@ -216,6 +283,26 @@ TEST(Decimal, BinderTypesAndRefusals) {
       {"v + a", "decimal64(13,2)"},
       {"v = v", "bool"},
       {"round(v, 1)", "decimal64(12,1)"},
+      // 128 bits: an operand of more than 18 digits; precision capped at 38
+      {"w + w", "decimal(31,2)"},
+      {"w * a", "decimal(38,4)"},
+      {"w * c", "decimal(35,7)"},
+      {"w + 1.5", "decimal(31,2)"},
+      {"a + 1.1234567890123456789", "decimal(30,19)"},  // a literal of 20 digits is 16 bytes
+      {"cast(a, decimal(30,2))", "decimal(30,2)"},
+      {"cast(a, decimal(38,2)) * a", "decimal(38,4)"},    // 128-bit arithmetic asked for
+      {"w < a", "bool"},
+      {"-w", "decimal(30,2)"},
+      {"abs(w)", "decimal(30,2)"},
+      {"round(w)", "decimal(29,0)"},
+      {"round(w, 1)", "decimal(30,1)"},
+      {"cast(w, i32)", "i32"},
+      {"cast(w, u64)", "u64"},
+      {"cast(w, f64)", "f64"},
+      {"cast(f, decimal(38,10))", "decimal(38,10)"},
+      {"if(a > 0, w, a)", "decimal(30,2)"},
+      {"coalesce(w, 0)", "decimal(30,2)"},
+      {"w / a", "f64"},
   };
   for (const Typed& t : typed) {
     auto e = ir::ParseAndBind(t.text, schema);
@@ -226,14 +313,13 @@ TEST(Decimal, BinderTypesAndRefusals) {
   EXPECT_EQ((*ir::ParseAndBind("a > 0.5", schema))->ToString(), "a > cast('0.50', decimal64(12,2))");
   EXPECT_EQ((*ir::ParseAndBind("a = 7", schema))->ToString(), "a = cast('7.00', decimal64(12,2))");
   const test::Refusal refused[] = {
-      {"w + w", ErrorCode::kUnsupported, "decimal128 arithmetic is not built yet"},
-      {"e * e", ErrorCode::kUnsupported, "has scale 20"},
+      {"e * e", ErrorCode::kUnsupported, "has scale 20, more than decimal64 holds (cast an operand to decimal(38,S)"},
+      {"cast(e, decimal(38,30)) * e", ErrorCode::kUnsupported, "has scale 40, more than decimal(38,S) holds"},
       {"a + u", ErrorCode::kTypeError, "u64 is not a decimal operand"},
       {"a + s", ErrorCode::kTypeError, "utf8 is not a decimal operand"},
       {"a + t", ErrorCode::kTypeError, "date32 is not a decimal operand"},
       {"a % b", ErrorCode::kTypeError, "mod does not take decimal64(12,2)"},
       {"sqrt(a)", ErrorCode::kTypeError, "sqrt does not take decimal64(12,2)"},
-      {"cast(a, decimal(30,2))", ErrorCode::kUnsupported, "above 18 digits"},
       {"cast(u, decimal64(10,0))", ErrorCode::kUnsupported, "cast to i64 first"},
       {"cast(a, bool)", ErrorCode::kUnsupported, "decimals cast to integers, floats and decimals"},
       {"cast(s, decimal64(10,0))", ErrorCode::kUnsupported, "cast from utf8"},
@@ -242,7 +328,7 @@ TEST(Decimal, BinderTypesAndRefusals) {
       {"round(a, k)", ErrorCode::kTypeError, "integer literal"},
       {"round(a, -1)", ErrorCode::kUnsupported, "digits before the point"},
       {"round(f, 2)", ErrorCode::kTypeError, "rounds a decimal"},
-      {"a + 1.1234567890123456789", ErrorCode::kUnsupported, "18 are supported"},
+      {"a + 1.123456789012345678901234567890123456789", ErrorCode::kUnsupported, "38 are supported"},
       {"decimal_cast(a)", ErrorCode::kInvalidInput, "cast(x, decimal64(P, S))"},
   };
   // Built through the API rather than parsed: a cast whose second argument is no type text.
@@ -260,7 +346,7 @@ TEST(Decimal, BinderTypesAndRefusals) {
 // casts print with their target, literals as casts of their text or storage.
 TEST(Decimal, PrintedExpressionsBindAgain) {
   const Schema schema = *ParseSchema(
-      "a:decimal64(12,2)?, b:decimal64(10,3), c:decimal32(5,2), v:decimal(12,2), f:f64, k:i64, d:date32?, "
+      "a:decimal64(12,2)?, b:decimal64(10,3), c:decimal32(5,2), v:decimal(12,2), w:decimal(30,2)?, f:f64, k:i64, d:date32?, "
       "t:timestamp(us, UTC), s:timestamp(s), h:time64(us), u:duration(ms)");
   const char* const kTexts[] = {
       "a * b + c", "a + 1.5", "a - cast('0.001', decimal64(4,3)) * k", "round(a, 1) + round(b)", "cast(a, i32) + 1", "cast(a, f32) * 2",
@@ -269,7 +355,9 @@ TEST(Decimal, PrintedExpressionsBindAgain) {
       "cast('12.345', decimal64(6,2))", "d >= '2024-02-29'", "cast(t, date32) = d", "cast(d, timestamp(us, UTC)) < t",
       "t < '2024-02-29 12:34:56.789012Z'", "between(h, '08:00', '17:00')", "cast(s, timestamp(ms)) - cast(s, timestamp(ms))",
       "cast('2024-01-01', timestamp(s)) - s", "s - cast('2024-01-01', timestamp(s)) > cast(cast(u, duration(s)), duration(s))",
-      "coalesce(d, '2000-01-01')", "year(cast(s, date32))", "cast(null:i64, decimal64(3,1))", "cast(null:i32, date32)"};
+      "coalesce(d, '2000-01-01')", "year(cast(s, date32))", "cast(null:i64, decimal64(3,1))", "cast(null:i32, date32)",
+      "w * a + 1.5", "cast(w, decimal(38,10)) > 12345678901234567890.5", "round(w, 1)", "cast(w, i64)", "-w < abs(w)",
+      "cast(w, f32)", "cast(f, decimal(38,4))", "coalesce(w, a)", "cast(null:i64, decimal(30,1))"};
   for (const char* text : kTexts) {
     auto first = ir::ParseAndBind(text, schema);
     ASSERT_TRUE(first.ok()) << text << ": " << first.error().ToString();
@@ -301,6 +389,35 @@ TEST(Decimal, ProductsThatWrapAreOverflows) {
     } else {
       ASSERT_FALSE(got.ok()) << a << " * " << b << " gave " << (*got)->GetScalar(0).ToString();
       EXPECT_EQ(got.error().code(), ErrorCode::kOverflow);
+    }
+  }
+}
+
+// 128-bit products that escape a careless overflow test: a carry out of the high word whose
+// wrapped value is small (2^65 - 11 times 2^63 + 5), both high halves set, the 16-byte minimum,
+// and the 38-digit boundary from both sides.
+TEST(Decimal, WideProductsAtTheirLimits) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("decimal(38,0)");
+  const Schema schema{{{"x", d}, {"y", d}}};
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind("x * y", schema));
+  const __int128 one = 1, ten19 = ir::Pow10Wide(19);
+  const std::pair<__int128, __int128> cases[] = {
+      {(one << 65) - 11, (one << 63) + 5}, {(one << 63) + 5, (one << 65) - 11}, {one << 64, one << 64},
+      {-((one << 65) - 11), (one << 63) + 5}, {one << 127, 1}, {1, one << 127}, {~(one << 127), -1},
+      {ten19, ten19}, {ten19, ten19 - 1}, {-(ten19 - 1), ten19}, {ir::Pow10Wide(38) - 1, -1}, {(one << 64) - 1, (one << 64) - 1}};
+  for (const auto& [a, b] : cases) {
+    const std::vector<ArrayPtr> cols = {*MakeArray(d, {Scalar::Int128(a, d)}), *MakeArray(d, {Scalar::Int128(b, d)})};
+    __int128 product;
+    const bool fits = !__builtin_mul_overflow(a, b, &product) && product < ir::Pow10Wide(38) && product > -ir::Pow10Wide(38);
+    for (const auto& got : {engine->Evaluate(e, cols, 1, {.policy = ir::Policy::kDense}), ir::EvaluateReference(*e, cols, 1)}) {
+      SCOPED_TRACE(Int128Text(a) + " * " + Int128Text(b));
+      ASSERT_EQ(got.ok(), fits) << (got.ok() ? (*got)->GetScalar(0).ToString() : got.error().ToString());
+      if (fits) {
+        EXPECT_EQ((*got)->GetScalar(0).int128(), product);
+      } else {
+        EXPECT_EQ(got.error().code(), ErrorCode::kOverflow);
+      }
     }
   }
 }
