@@ -275,23 +275,24 @@ uint64_t RunProjectionTail(RowKernelFn fn, const PreparedInputs& p, const ir::Ex
   const int64_t full = n / 64, tail = n % 64;
   const size_t k = o.values.size();
   TailInputs last(p, root.facts().columns, n);
-  std::vector<uint64_t> scratch(k * 64 + k, 0);  // 64 rows of 8 bytes per output, then its validity word
+  constexpr size_t kRowWords = 2;  // the widest row: 16 bytes (decimal128)
+  std::vector<uint64_t> scratch(k * 64 * kRowWords + k, 0);  // 64 rows per output, then its validity word
   std::vector<void*> values(k), valid(k);
   for (size_t i = 0; i < k; ++i) {
-    values[i] = &scratch[i * 64];
-    valid[i] = o.validity.empty() ? nullptr : &scratch[k * 64 + i];
+    values[i] = &scratch[i * 64 * kRowWords];
+    valid[i] = o.validity.empty() ? nullptr : &scratch[k * 64 * kRowWords + i];
   }
   const uint64_t evidence = fn(last.data(), values.data(), reinterpret_cast<uint64_t*>(valid.data()), 1, 0);
   for (size_t i = 0; i < k; ++i) {
     uint8_t* out = o.values[i]->mutable_data();
     if (o.row_bytes[i] == 0) {
-      const uint64_t bits = scratch[i * 64] & kernels::LowBits(tail);
+      const uint64_t bits = scratch[i * 64 * kRowWords] & kernels::LowBits(tail);
       std::memcpy(out + full * 8, &bits, 8);
     } else {
       std::memcpy(out + full * 64 * o.row_bytes[i], values[i], static_cast<size_t>(tail * o.row_bytes[i]));
     }
     if (!o.validity.empty()) {
-      reinterpret_cast<uint64_t*>(o.validity[i]->mutable_data())[full] = scratch[k * 64 + i] & kernels::LowBits(tail);
+      reinterpret_cast<uint64_t*>(o.validity[i]->mutable_data())[full] = scratch[k * 64 * kRowWords + i] & kernels::LowBits(tail);
     }
   }
   return evidence;

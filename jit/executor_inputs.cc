@@ -533,7 +533,7 @@ uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>
   uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full, 0) : 0;
   if (tail == 0) return evidence;
   TailInputs last(p, refs, n);
-  alignas(64) uint8_t values[64 * 8];
+  alignas(64) uint8_t values[64 * 16];  // the widest row: 16 bytes (decimal128)
   uint64_t valid = 0;
   evidence |= fn(last.data(), values, out_valid ? &valid : nullptr, 1, 0);
   if (row_bytes == 0) {

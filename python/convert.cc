@@ -422,8 +422,26 @@ py::array FlatView(const PrimitiveArray& flat, const ArrayPtr& owner, bool writa
   return view;
 }
 
+// 16-byte values (decimal128; numpy has no such integer): an object array of Python ints at
+// scale 0 and decimal.Decimal values otherwise, as exact wide sums are returned; None where null.
+py::array SixteenByteObjects(const Array& a) {
+  py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(a.length())});
+  auto* o = static_cast<PyObject**>(out.mutable_data());
+  const bool decimal = a.type().logical == LogicalKind::kDecimal && a.type().scale > 0;
+  py::object make = decimal ? py::module_::import("decimal").attr("Decimal") : py::module_::import("builtins").attr("int");
+  for (int64_t i = 0; i < a.length(); ++i) {
+    const Scalar s = a.GetScalar(i);
+    py::object item = s.is_null() ? py::object(py::none())
+                                  : make(decimal ? DecimalText(s.int128(), s.type().scale) : Int128Text(s.int128()));
+    Py_XDECREF(o[i]);
+    o[i] = item.release().ptr();
+  }
+  return out;
+}
+
 // Any other encoding (constant, dictionary, byte bools), row by row: a copy.
 py::array RowByRow(const Array& a) {
+  if (a.type().id == TypeId::kI128) return SixteenByteObjects(a);
   if (IsString(a.type().id)) {  // an object array: str for utf8, bytes for binary, None for null
     py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(a.length())});
     auto* o = static_cast<PyObject**>(out.mutable_data());
@@ -475,7 +493,7 @@ py::object Masked(py::object values, const Validity& validity, int64_t n) {
 py::object ToNumpy(const ArrayPtr& array, bool writable) {
   const Array& a = *array;
   py::object values;
-  if (a.encoding() == Encoding::kPrimitive) {
+  if (a.encoding() == Encoding::kPrimitive && a.type().id != TypeId::kI128) {
     values = FlatView(static_cast<const PrimitiveArray&>(a), array, writable);
   } else if (a.encoding() == Encoding::kBool) {
     values = BoolsOfBits(static_cast<const BoolArray&>(a).bits(), false);

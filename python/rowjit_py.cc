@@ -51,15 +51,20 @@ struct ResultMemory {
     m.length = n;
     m.arrow = arrow;
     const int64_t words = kernels::NumWords(n);
+    // 16-byte results (decimal128) have no numpy dtype: rowjit's memory, objects at the end.
+    const bool own = arrow || type.id == TypeId::kI128;
+    if (!out.is_none() && type.id == TypeId::kI128) {
+      throw py::type_error("rowjit: out= takes no 16-byte (decimal128) results: numpy has no such integer");
+    }
     if (!out.is_none()) {
       m.caller_out = CheckedOut(out, type, n, arrow);
       if (type.id != TypeId::kBool) m.values = static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(m.caller_out).mutable_data());
     }
-    if (!arrow && type.id != TypeId::kBool && !m.values && n * ByteWidth(type.id) < kRowjitMemoryBytes) {
+    if (!own && type.id != TypeId::kBool && !m.values && n * ByteWidth(type.id) < kRowjitMemoryBytes) {
       py::array a(DtypeOf(type), n);
       m.values = static_cast<uint8_t*>(a.mutable_data());
       m.numpy = std::move(a);
-    } else if (!arrow && type.id != TypeId::kBool && !m.values) {
+    } else if (!own && type.id != TypeId::kBool && !m.values) {
       // Large: rowjit's 64-byte aligned memory (huge pages advised), which the kernels may
       // write with streaming stores; numpy gets a view whose base keeps the buffer.
       BufferPtr buffer = Check(Buffer::AllocateForOverwrite(n * ByteWidth(type.id), pool));
@@ -111,6 +116,7 @@ struct ResultMemory {
   py::object Finish(bool any_null) const {
     Validity v = Validity::AllValid();
     if (any_null) v = Check(Validity::FromBitmap(validity_buffer, 0, length));
+    if (!arrow && type.id == TypeId::kI128) return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
     if (!arrow) {
       py::object out = numpy ? numpy : caller_out;
       if (type.id == TypeId::kBool) out = UnpackInto(kernels::BitSpan{values, 0, length});

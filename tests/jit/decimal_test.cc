@@ -422,6 +422,27 @@ TEST(Decimal, WideProductsAtTheirLimits) {
   }
 }
 
+// A projection with 16-byte outputs beside 8-byte ones, over lengths around a word (the partial
+// last word goes through scratch rows as wide as the widest output).
+TEST(Decimal, ProjectionsWithSixteenByteOutputs) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType w = *ParseDataType("decimal(38,10)");
+  const DataType d = *ParseDataType("decimal64(12,2)");
+  const Schema schema{{{"x", w.WithNullable(true)}, {"k", d.WithNullable(true)}}};
+  std::vector<ir::ExprPtr> exprs;
+  for (const char* text : {"k + 1", "x * 3", "cast(k, decimal(30,4)) - x", "x > 0"}) exprs.push_back(*ir::ParseAndBind(text, schema));
+  std::mt19937_64 rng(11);
+  for (int64_t length : {1, 63, 64, 65, 130}) {
+    const std::vector<ArrayPtr> cols = {DecimalColumn(w, length, 0.8, false, 12, rng),
+                                        DecimalColumn(d, length, 0.9, false, 12, rng)};
+    ASSERT_OK_AND_ASSIGN(std::vector<ArrayPtr> got, engine->Project(exprs, cols, length));
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*exprs[i], cols, length));
+      EXPECT_EQ(FirstDifference(*got[i], *want), -1) << exprs[i]->ToString() << " rows " << length;
+    }
+  }
+}
+
 // decimal128 columns under every input shape the executor hands a kernel: flat with a partial
 // last word (padding rows repeat a real row's 16 bytes), compacted valid rows (filter-scatter),
 // a selection (taken rows, or a view through indices), a dictionary and a batch constant.

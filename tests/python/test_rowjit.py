@@ -174,3 +174,25 @@ def test_out_receives_the_result_and_bad_outs_are_refused():
         rowjit.evaluate("a + b", engine=ENGINE, out=a, a=a, b=b)
     assert e.value.kind == "invalid input"
     np.testing.assert_array_equal(a, before)
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 130])
+def test_sixteen_byte_decimal_results_are_exact_objects(n):
+    # 128-bit decimal results (more than 18 digits) have no numpy dtype: object arrays of
+    # decimal.Decimal (Python ints at scale 0), exact where int64 would wrap; out= is refused.
+    import decimal
+    a = rng(n).integers(-10**15, 10**15, n).astype(np.int64)
+    valid = np.arange(n) % 5 != 1
+    got = rowjit.evaluate("cast(a, decimal(38,2)) * 12345678901.25", engine=ENGINE, a=a, valid={"a": valid})
+    want = [decimal.Decimal(int(x)) * decimal.Decimal("12345678901.25") for x in a]
+    assert got.dtype == np.dtype("O")
+    for i in range(n):
+        if valid[i]:
+            assert got[i] == want[i]
+        else:
+            assert got.mask[i]
+    whole, plus = rowjit.project(["cast(a, decimal(30,0)) * 100000000000", "a + 1"], engine=ENGINE, a=a)
+    assert list(whole) == [int(x) * 100000000000 for x in a]
+    assert list(plus) == list(a + 1)
+    with pytest.raises(TypeError, match="16-byte"):
+        rowjit.evaluate("cast(a, decimal(38,2))", engine=ENGINE, a=a, out=np.zeros(n, np.int64))
