@@ -53,6 +53,7 @@ bool IsNan(const Scalar& s) {
 bool Less(const Scalar& x, const Scalar& y) {
   if (IsString(x.type_id())) return x.str() < y.str();
   if (IsFloat(x.type_id())) return Key(x) < Key(y);
+  if (x.type_id() == TypeId::kI128) return x.int128() < y.int128();
   return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return x.value<T>() < y.value<T>(); });
 }
 
@@ -103,14 +104,10 @@ Result<Scalar> IntegerSumResult(__int128 total, DataType result) {
 
 namespace {
 
-// Folds over logical types: sum over decimals of i32 or i64 storage; min and max over decimals
-// of that storage, dates, times, timestamps and durations; count over anything.
+// Folds over logical types: sum over decimals; min and max over decimals, dates, times,
+// timestamps and durations; count over anything.
 Status CheckLogicalFold(AggKind kind, const DataType& arg, std::string_view name) {
   const std::string type = arg.WithNullable(false).ToString();
-  if (arg.id == TypeId::kI128) {
-    return MakeError(ErrorCode::kUnsupported, "{}({}): folds over 16-byte decimal128 storage are not supported yet "
-                     "(count is; decimal32 and decimal64 fold)", name, type);
-  }
   const bool ordered = arg.logical != LogicalKind::kInterval;
   const bool ok = kind == AggKind::kSum ? arg.logical == LogicalKind::kDecimal
                                         : (kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax) && ordered;
@@ -151,7 +148,7 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   }
   switch (agg.kind) {
     case AggKind::kSum:
-      if (!IsNumeric(t)) return type_error("expects a numeric argument");
+      if (!IsNumeric(t) && !IsDecimal128(arg)) return type_error("expects a numeric argument");
       agg.result = DataType(IsFloat(t) ? TypeId::kF64 : IsSignedInt(t) ? TypeId::kI64 : TypeId::kU64, true);
       // Exact wide sums: 64-bit integers and decimals sum to decimal(38, scale).
       if (BitWidth(t) == 64 || arg.logical == LogicalKind::kDecimal) {
@@ -161,7 +158,9 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
     case AggKind::kMin:
     case AggKind::kMax:
     case AggKind::kMinMax:
-      if (!IsNumeric(t) && !(IsString(t) && !agg.keep_nan)) return type_error("expects a numeric or string argument");
+      if (!IsNumeric(t) && !IsDecimal128(arg) && !(IsString(t) && !agg.keep_nan)) {
+        return type_error("expects a numeric or string argument");
+      }
       if (agg.keep_nan && !IsFloat(t)) return type_error("keeps NaN: expects f32 or f64");
       agg.result = arg.WithNullable(true);
       break;
@@ -189,6 +188,7 @@ struct ReferenceFold {
   int64_t count = 0;  // non-null rows folded (NaNs that min/max skip are not)
   int64_t nan_count = 0;
   __int128 int_sum = 0;  // wide enough that no i64/u64 sum overflows before the final check
+  int64_t sum_carry = 0;  // decimal128 sums: the total is sum_carry * 2^128 + int_sum
   std::array<double, 16> lanes = {};  // float sums: row i adds to lane i % 16 (kernels/fold.h)
   bool any = false, all = true;
   Scalar lo, hi;
@@ -202,7 +202,11 @@ Scalar CanonicalNan(TypeId t) {
 }
 
 void AddToSum(ReferenceFold& fold, const Scalar& s, TypeId t, int64_t row) {
-  if (IsFloat(t)) {
+  if (t == TypeId::kI128) {  // 16-byte decimals: carries past 128 bits counted apart
+    __int128 sum;
+    if (__builtin_add_overflow(fold.int_sum, s.int128(), &sum)) fold.sum_carry += s.int128() < 0 ? -1 : 1;
+    fold.int_sum = sum;
+  } else if (IsFloat(t)) {
     fold.lanes[row % 16] +=
         t == TypeId::kF32 ? static_cast<double>(s.value<float>()) : s.value<double>();
   } else if (IsSignedInt(t)) {
@@ -250,6 +254,7 @@ Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t, DataType result) {
     return std::isnan(lanes[0]) ? Scalar::FromBits(TypeId::kF64, 0x7ff8000000000000ULL)
                                 : Scalar::Of<double>(lanes[0]);
   }
+  if (fold.sum_carry != 0) return IntegerSumResult(fold.sum_carry < 0 ? -Pow10Wide(38) : Pow10Wide(38), result);
   return IntegerSumResult(fold.int_sum, result);
 }
 

@@ -121,6 +121,10 @@ Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<cons
 // min, max or min_max of a string-valued aggregate argument over its rows (bytewise order).
 ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);
 
+// sum, min, max or min_max of a 16-byte decimal argument (more than 18 digits) over its rows
+// (jit/executor_fold.cc): a static loop, not a kernel; the sum exact (an error past 38 digits).
+Result<ir::AggregateResult> FoldSixteenByte(const ir::Aggregate& agg, const Array& rows);
+
 // Strategy::kOverDictionary (jit/dictionary.cc): an expression that reads one column, cannot
 // fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded string
 // column of at most one value per kDictionaryRowsPerValue rows runs once per dictionary value;

@@ -138,7 +138,8 @@ TEST(Decimal, KernelsEqualTheReference) {
       errors += c == test::Compared::kError;
       values += c == test::Compared::kValues && length > 1;
     }
-    for (const char* text : {"sum(x * y)", "min(x + y)", "max(cast(x, decimal64(18,6)))", "sum(round(x))"}) {
+    for (const char* text : {"sum(x * y)", "min(x + y)", "max(cast(x, decimal64(18,6)))", "sum(round(x))", "sum(x)",
+                             "min_max(x)", "max(x - y)", "sum(z)"}) {
       auto agg = ir::ParseAndBindAggregate(text, schema);
       if (!agg.ok()) continue;
       SCOPED_TRACE(fmt::format("seed {} ({}, {}, {}) rows {}: {}", seed, o.x, o.y, o.z, length, text));
@@ -439,6 +440,59 @@ TEST(Decimal, ProjectionsWithSixteenByteOutputs) {
     for (size_t i = 0; i < exprs.size(); ++i) {
       ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*exprs[i], cols, length));
       EXPECT_EQ(FirstDifference(*got[i], *want), -1) << exprs[i]->ToString() << " rows " << length;
+    }
+  }
+}
+
+// Sums of 16-byte decimals are exact whatever their running total does: past 128 bits and back
+// (a value, then its negation), across the 2^16-row blocks of the static fold, and an error only
+// when the final sum needs more than 38 digits; min and max over the same rows.
+TEST(Decimal, WideSumsAreExact) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("decimal(38,4)");
+  const Schema schema{{{"x", d.WithNullable(true)}}};
+  const __int128 big = ir::Pow10Wide(38) - 1, one = 1;
+  struct Case {
+    std::vector<__int128> values;
+    int64_t repeat;
+    std::optional<__int128> sum;  // nullopt: past 38 digits
+  };
+  const Case cases[] = {
+      {{big, big, -big, -big, 7}, 1, 7},                   // 2 * (10^38 - 1) on the way: past 2^127
+      {{big, 1}, 1, std::nullopt},                         // 10^38: one digit too many
+      {{-big, -1}, 1, std::nullopt},
+      {{~(one << 127), ~(one << 127), one << 127, one << 127}, 1, -2},  // the storage's limits (past 38 digits each)
+      {{ir::Pow10Wide(33), -ir::Pow10Wide(33), 3}, 70'000, 210'000},   // across blocks of 2^16 rows
+      {{ir::Pow10Wide(33)}, 100'001, std::nullopt},        // 1.00001 * 10^38
+      {{ir::Pow10Wide(33)}, 99'999, ir::Pow10Wide(33) * 99'999},
+      {{-ir::Pow10Wide(37), (one << 64) + 3, -5}, 9, -ir::Pow10Wide(37) * 9 + ((one << 64) - 2) * 9},
+  };
+  for (const Case& c : cases) {
+    std::vector<Scalar> rows;
+    for (int64_t r = 0; r < c.repeat; ++r) {
+      for (__int128 v : c.values) rows.push_back(Scalar::Int128(v, d));
+    }
+    rows.push_back(Scalar::Null(d.id).As(d));
+    const std::vector<ArrayPtr> cols = {*MakeArray(d.WithNullable(true), rows)};
+    const int64_t n = static_cast<int64_t>(rows.size());
+    for (const char* text : {"sum(x)", "min_max(x)"}) {
+      ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
+      auto got = engine->Aggregate(agg, cols, n);
+      auto reference = ir::EvaluateAggregateReference(agg, cols, n);
+      SCOPED_TRACE(fmt::format("{} over {} rows starting {}", text, n, Int128Text(c.values[0])));
+      ASSERT_EQ(got.ok(), reference.ok());
+      if (agg.kind == ir::AggKind::kSum) {
+        ASSERT_EQ(got.ok(), c.sum.has_value()) << (got.ok() ? got->value.ToString() : got.error().ToString());
+        if (c.sum) {
+          EXPECT_EQ(got->value.int128(), *c.sum);
+        } else {
+          EXPECT_EQ(got.error().code(), ErrorCode::kOverflow);
+          EXPECT_EQ(got.error().ToString(), reference.error().ToString());
+        }
+      }
+      if (reference.ok()) {
+        EXPECT_EQ(got->ToString(agg.kind), reference->ToString(agg.kind));
+      }
     }
   }
 }
