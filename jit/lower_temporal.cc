@@ -393,7 +393,8 @@ Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days) {
 llvm::Value* YearOf(llvm::IRBuilder<>& b, const Civil& c) {
   llvm::Type* t = c.era->getType();
   llvm::Value* y = b.CreateAdd(b.CreateMul(c.era, K(c.era, 400)), b.CreateZExtOrBitCast(c.yoe, t));
-  y = b.CreateAdd(y, b.CreateZExt(b.CreateICmpULE(c.month, K(c.month, 2)), t));
+  // January and February: March-based days 306 and on (no month needed, so none is computed).
+  y = b.CreateAdd(y, b.CreateZExt(b.CreateICmpUGE(c.doy, K(c.doy, 306)), t));
   return b.CreateSExtOrBitCast(y, b.getInt64Ty());
 }
 
@@ -468,6 +469,8 @@ llvm::Value* TruncDays(llvm::IRBuilder<>& b, llvm::Value* days, TemporalUnit uni
   if (unit == TemporalUnit::kDay) return days;
   if (unit == TemporalUnit::kWeek) return b.CreateSub(days, FloorDivMod(b, b.CreateAdd(days, K(days, 3)), 7).r);  // Mondays
   const Civil c = CivilOf(b, days);
+  // A month's first day is the day-of-month's distance back (the same day number, fewer steps).
+  if (unit == TemporalUnit::kMonth) return b.CreateSub(days, b.CreateSExtOrBitCast(b.CreateSub(c.day, K(c.day, 1)), days->getType()));
   llvm::Value* month = c.month;
   if (unit == TemporalUnit::kYear) month = K(month, 1);
   if (unit == TemporalUnit::kQuarter) {
