@@ -31,8 +31,10 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   facts.can_fail = true;
   const TypeId arg = call.args().empty() ? call.type().id : call.args()[0]->type().id;
   if (arg == TypeId::kBool) return;
-  // A parse or UTF-8 check: a byte; a 16-byte decimal's narrowing: its 64-bit halves.
-  facts.evidence_widths.push_back(IsString(arg) ? 8 : arg == TypeId::kI128 ? 64 : BitWidth(arg));
+  // A parse or UTF-8 check: a byte; a 16-byte decimal's narrowing: its 64-bit halves; an 8-bit
+  // multiply: its 16-bit product's high byte (x86 multiplies no bytes; narrowing it costs more).
+  const bool byte_product = call.name() == "mul" && BitWidth(arg) == 8 && IsInteger(arg);
+  facts.evidence_widths.push_back(IsString(arg) ? 8 : arg == TypeId::kI128 ? 64 : byte_product ? 16 : BitWidth(arg));
   facts.string_evidence = facts.string_evidence || IsString(arg);
   facts.narrow_integer_evidence = facts.narrow_integer_evidence || (IsInteger(arg) && BitWidth(arg) < 64);
 }

@@ -94,11 +94,13 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
       c.Evidence(Ext1(b, b.CreateNot(fits), x));
       return {r, nullptr, p};
     }
-    if (!is_signed) {
+    if (w == 8) {
+      // The i16 product's high byte (unsigned), or of p + 128 (signed: p in [-128, 127]), as i16
+      // evidence (ir/analysis.cc): an AND where narrowing to bytes costs a shift and a pack.
+      llvm::Value* biased = is_signed ? b.CreateAdd(p, b.getInt16(128)) : p;
+      c.Evidence(b.CreateAnd(biased, b.getInt16(0xff00)));
+    } else if (!is_signed) {
       c.Evidence(b.CreateTrunc(b.CreateLShr(p, w), x->getType()));
-    } else if (w == 8) {
-      // Bits 7..15 of the i16 product all equal: shifts stay in i16 (x86 has no byte shift).
-      c.Evidence(b.CreateTrunc(b.CreateXor(b.CreateAShr(p, 7), b.CreateAShr(p, 15)), x->getType()));
     } else if (w == 32 && !llvm::Triple(c.module().getTargetTriple()).isX86()) {
       // NEON widens with smull; the high-half form defeats its cost model next to a constant.
       c.Evidence(Ext1(b, b.CreateICmpNE(b.CreateSExt(r, wide), p), x));

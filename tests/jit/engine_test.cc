@@ -14,6 +14,7 @@
 #include "runtime/arrow_c.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
+#include "runtime/selection.h"
 
 namespace rowjit::jit {
 namespace {
@@ -291,6 +292,60 @@ std::vector<ArrayPtr> Mul64Columns(TypeId t, int64_t n, uint64_t a, uint64_t b, 
     bs.push_back(Scalar::FromBits(t, b));
   }
   return {*MakeArray(DataType(t), as), *MakeArray(DataType(t), bs)};
+}
+
+// Every pair of 8-bit operands, signed and unsigned (the 16-bit product's high byte, or that of
+// the product plus 128, is the evidence): the pairs whose product fits, through a selection, give
+// the reference's values without an error; the pairs just past the range and a spread of the
+// others each fail alone; the whole table fails at its first overflowing row.
+TEST(CheckedMul8, EveryPairOfOperands) {
+  auto engine = NewEngine();
+  for (TypeId t : {TypeId::kI8, TypeId::kU8}) {
+    std::vector<Scalar> xs, ys;
+    for (int x = 0; x < 256; ++x) {
+      for (int y = 0; y < 256; ++y) {
+        xs.push_back(Scalar::FromBits(t, static_cast<uint64_t>(x)));
+        ys.push_back(Scalar::FromBits(t, static_cast<uint64_t>(y)));
+      }
+    }
+    const std::vector<ArrayPtr> cols = {*MakeArray(DataType(t), xs), *MakeArray(DataType(t), ys)};
+    const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}}};
+    const bool is_signed = t == TypeId::kI8;
+    // The products that fit, by the reference; then the checked product over exactly those rows
+    // (a selection), which must not fail, and over each row that does not fit alone, which must.
+    std::vector<uint32_t> fit;
+    std::vector<uint32_t> past, edge;
+    for (uint32_t i = 0; i < 65536; ++i) {
+      const int x = is_signed ? static_cast<int8_t>(i >> 8) : static_cast<int>(i >> 8);
+      const int y = is_signed ? static_cast<int8_t>(i & 255) : static_cast<int>(i & 255);
+      const int p = x * y;
+      ((is_signed ? p >= -128 && p <= 127 : p <= 255) ? fit : past).push_back(i);
+      if (is_signed ? p == 128 || p == -129 : p == 256) edge.push_back(i);  // just past the range
+    }
+    auto expr = *ir::ParseAndBind("a * b", schema);
+    const SelectionVector kept = *SelectionVector::FromIndices(fit, 65536);
+    auto out = engine->Evaluate(expr, cols, 65536, kept);
+    ASSERT_TRUE(out.ok()) << TypeIdName(t) << ": " << out.error().ToString();
+    const std::vector<ArrayPtr> taken = {*Take(*cols[0], kept), *Take(*cols[1], kept)};
+    auto want = ir::EvaluateReference(*expr, taken, kept.size());
+    ASSERT_TRUE(want.ok());
+    EXPECT_EQ(FirstDifference(**out, **want), -1) << TypeIdName(t);
+    int failed = 0;
+    std::vector<uint32_t> probes = edge;  // the edges, and a spread of the other overflowing pairs
+    for (size_t k = 0; k < past.size(); k += 97) probes.push_back(past[k]);
+    for (uint32_t row : probes) {
+      const std::vector<ArrayPtr> one = {*cols[0]->Slice(row, 1), *cols[1]->Slice(row, 1)};
+      auto r = engine->Evaluate(expr, one, 1);
+      EXPECT_FALSE(r.ok()) << TypeIdName(t) << " pair " << row;
+      failed += !r.ok();
+    }
+    EXPECT_GT(edge.size(), 3u);
+    EXPECT_GT(failed, 100);
+    // The whole table at once fails, at the first overflowing row.
+    auto all = engine->Evaluate(expr, cols, 65536);
+    ASSERT_FALSE(all.ok());
+    EXPECT_EQ(all.error().row(), std::optional<int64_t>(past[0])) << TypeIdName(t);
+  }
 }
 
 TEST(CheckedMul64, SuspectRowsThatFitAreNotErrorsInAnyBlock) {
