@@ -21,27 +21,20 @@ namespace {
 
 constexpr int64_t kRows = int64_t{1} << 20;
 
-const std::vector<int64_t>& Values(uint64_t seed) {
-  static std::map<uint64_t, std::vector<int64_t>> cache;
-  auto [it, fresh] = cache.try_emplace(seed);
+// Storage values in [-half, half) by seed (cached): 10^6 for decimal(12,2) prices and
+// quantities, 10^17 for decimal(38,10), whose products need 128 bits.
+const std::vector<int64_t>& Values(uint64_t seed, int64_t half = 1'000'000) {
+  static std::map<std::pair<uint64_t, int64_t>, std::vector<int64_t>> cache;
+  auto [it, fresh] = cache.try_emplace({seed, half});
   if (fresh) {
     std::mt19937_64 rng(seed);
     it->second.resize(kRows);
-    for (int64_t& x : it->second) x = static_cast<int64_t>(rng() % 2'000'000) - 1'000'000;
+    for (int64_t& x : it->second) x = static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * half)) - half;
   }
   return it->second;
 }
 
-const std::vector<int64_t>& WideValues(uint64_t seed) {
-  static std::map<uint64_t, std::vector<int64_t>> cache;
-  auto [it, fresh] = cache.try_emplace(seed);
-  if (fresh) {
-    std::mt19937_64 rng(seed);
-    it->second.resize(kRows);
-    for (int64_t& x : it->second) x = static_cast<int64_t>(rng() % 200'000'000'000'000'000) - 100'000'000'000'000'000;
-  }
-  return it->second;
-}
+const std::vector<int64_t>& WideValues(uint64_t seed) { return Values(seed, 100'000'000'000'000'000); }
 
 ArrayPtr Column(uint64_t seed, const char* type) {
   const DataType t = *ParseDataType(type);

@@ -123,6 +123,8 @@ Int128 Const128(llvm::IRBuilder<>& b, __int128 v);
 Int128 Add128(llvm::IRBuilder<>& b, Int128 x, Int128 y);
 Int128 Sub128(llvm::IRBuilder<>& b, Int128 x, Int128 y);
 Int128 Neg128(llvm::IRBuilder<>& b, Int128 x);
+// |x| as an unsigned 128-bit value (the 16-byte minimum's is 2^127).
+Int128 Magnitude128(llvm::IRBuilder<>& b, Int128 x);
 Int128 Select128(llvm::IRBuilder<>& b, llvm::Value* c, Int128 x, Int128 y);
 // Whether x + y (x - y) wrapped past the signed range, given the wrapped result r.
 llvm::Value* AddWrapped128(llvm::IRBuilder<>& b, Int128 x, Int128 y, Int128 r);

@@ -45,6 +45,8 @@ Int128 Sub128(B& b, Int128 x, Int128 y) {
 
 Int128 Neg128(B& b, Int128 x) { return Sub128(b, Const128(b, 0), x); }
 
+Int128 Magnitude128(B& b, Int128 x) { return Select128(b, b.CreateICmpSLT(x.hi, I64(b, 0)), Neg128(b, x), x); }
+
 Int128 Select128(B& b, llvm::Value* c, Int128 x, Int128 y) {
   return {b.CreateSelect(c, x.lo, y.lo), b.CreateSelect(c, x.hi, y.hi)};
 }
@@ -108,7 +110,7 @@ Int128 MulLow128(B& b, Int128 x, __int128 k) {
 // then x's sign is restored.
 Int128 RoundDivPow10(B& b, Int128 x, int k) {
   llvm::Value* negative = b.CreateICmpSLT(x.hi, I64(b, 0));
-  Int128 m = Select128(b, negative, Neg128(b, x), x);
+  Int128 m = Magnitude128(b, x);
   llvm::Value* up = nullptr;
   for (int left = k; left > 0;) {
     const int step = std::min(left, 9);
@@ -135,7 +137,7 @@ Int128 RoundDivPow10(B& b, Int128 x, int k) {
 // the rounding), converted, and scaled by the power of two the shift removed.
 llvm::Value* I128ToF64(B& b, Int128 x) {
   llvm::Value* negative = b.CreateICmpSLT(x.hi, I64(b, 0));
-  const Int128 m = Select128(b, negative, Neg128(b, x), x);
+  const Int128 m = Magnitude128(b, x);
   // An unsigned 64-bit value as a double: halved with its lost bit kept, converted, doubled.
   auto u64 = [&](llvm::Value* v) {
     llvm::Value* half = b.CreateOr(b.CreateLShr(v, I64(b, 1)), b.CreateAnd(v, I64(b, 1)));

@@ -200,8 +200,7 @@ Val Neg128Value(LowerContext& c, const Val& a, bool abs) {
   const Int128 x = Widen128(b, a, TypeId::kI128);
   c.Evidence(b.CreateZExt(Equal128(b, x, Const128(b, static_cast<__int128>(static_cast<unsigned __int128>(1) << 127))),
                           b.getInt64Ty()));
-  Int128 r = Neg128(b, x);
-  if (abs) r = Select128(b, b.CreateICmpSLT(x.hi, b.getInt64(0)), r, x);
+  const Int128 r = abs ? Magnitude128(b, x) : Neg128(b, x);
   Val out;
   out.v = r.lo;
   out.high = r.hi;

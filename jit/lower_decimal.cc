@@ -110,12 +110,16 @@ Val Cast(LowerContext& c, std::span<const Val> a) {
   return Result(c, q, b.CreateOr(wide, OutOf(b, q, ir::Pow10(to.precision))));
 }
 
-// The storage in double, divided by 10^scale (both correctly rounded).
+// The storage in double, divided by 10^scale (both correctly rounded; 16-byte storage through
+// I128ToF64).
 Val ToFloat(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   const int s = ScaleOf(c.call.args()[0]->type());
-  llvm::Value* v = BitWidth(c.arg_type(0)) <= 32 ? b.CreateSIToFP(a[0].v, b.getDoubleTy()) : I64ToF64(b, a[0].v);
-  if (s > 0) v = b.CreateFDiv(v, F64(b, static_cast<double>(ir::Pow10(s))));
+  const TypeId t = c.arg_type(0);
+  llvm::Value* v = t == TypeId::kI128     ? I128ToF64(b, Widen128(b, a[0], t))
+                   : BitWidth(t) <= 32 ? b.CreateSIToFP(a[0].v, b.getDoubleTy())
+                                       : I64ToF64(b, a[0].v);
+  if (s > 0) v = b.CreateFDiv(v, F64(b, static_cast<double>(ir::Pow10Wide(s))));
   if (c.result_type() == TypeId::kF32) v = b.CreateFPTrunc(v, b.getFloatTy());
   return {v};
 }
@@ -181,8 +185,7 @@ Val AddSub128(LowerContext& c, std::span<const Val> a) {
 Val Mul128(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   const Int128 x = Widen128(b, a[0], c.arg_type(0)), y = Widen128(b, a[1], c.arg_type(1));
-  auto magnitude = [&](Int128 v) { return Select128(b, b.CreateICmpSLT(v.hi, I64(b, 0)), Neg128(b, v), v); };
-  const Int128 mx = magnitude(x), my = magnitude(y);
+  const Int128 mx = Magnitude128(b, x), my = Magnitude128(b, y);
   llvm::Value* x_big = b.CreateICmpNE(mx.hi, I64(b, 0));
   llvm::Value* bad = b.CreateAnd(x_big, b.CreateICmpNE(my.hi, I64(b, 0)));
   const Int128 big = Select128(b, x_big, mx, my);
@@ -216,15 +219,6 @@ Val Cast128(LowerContext& c, std::span<const Val> a) {
   return Result128(c, v, bad);
 }
 
-Val ToFloat128(LowerContext& c, std::span<const Val> a) {
-  auto& b = c.b;
-  llvm::Value* v = I128ToF64(b, Widen128(b, a[0], c.arg_type(0)));
-  const int s = ScaleOf(c.call.args()[0]->type());
-  if (s > 0) v = b.CreateFDiv(v, F64(b, static_cast<double>(ir::Pow10Wide(s))));
-  if (c.result_type() == TypeId::kF32) v = b.CreateFPTrunc(v, b.getFloatTy());
-  return {v};
-}
-
 // x * 10^scale rounded (llvm.round); below 2^127 it converts, and is checked against the
 // precision exactly; NaN and the rest fail with 0 in their place.
 Val FromFloat128(LowerContext& c, std::span<const Val> a) {
@@ -248,7 +242,7 @@ const Lowering kLowerings[] = {
     {"decimal_sub", Either<AddSub<true>, AddSub128<true>>},
     {"decimal_mul", Either<Mul, Mul128>},
     {"decimal_cast", Either<Cast, Cast128>},
-    {"decimal_to_float", Either<ToFloat, ToFloat128>},
+    {"decimal_to_float", ToFloat},
     {"float_to_decimal", Either<FromFloat, FromFloat128>},
 };
 
