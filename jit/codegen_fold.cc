@@ -8,6 +8,7 @@
 // static folds. Row folds (KernelLoop::kRows) are one loop over rows with a byte mask a row; the
 // loop vectorizer keeps their accumulators vectors for the whole call.
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 #include "ir/aggregate.h"
@@ -206,7 +207,26 @@ int Bytes(llvm::Type* t) { return t == nullptr ? 0 : static_cast<int>(t->getPrim
 
 // Rows a group: one 512-bit vector of accumulator lanes (8 of 64-bit accumulators: a group's mask
 // is then one byte of the bitmap, a `kmovb` from memory), at most 16.
-int GroupLanes(const FoldLayout& l) { return Bytes(l.a_ty ? l.a_ty : l.b_ty) == 8 ? 8 : 16; }
+// Narrow integer sums (8-, 16- and 32-bit columns) add in 32-bit lanes, 16 rows a vector, where
+// 64-bit lanes would take a sign extension every 8 rows (on AVX-512 the extensions and the group
+// masks' shifts share one port): a 32-bit value as its low 16 bits (unsigned, accumulator A) and
+// its high 16 bits (signed as the column, accumulator B), a narrower one as itself. A lane takes
+// at most 4 values a word, so a chunk of kNarrowChunkWords words adds at most 2^16 values of at
+// most 16 bits to a lane, which cannot overflow 32 bits; each chunk's lanes are then widened into
+// the 64-bit sum.
+bool NarrowSum(const FoldLayout& l) { return l.kind == AggKind::kSum && !l.is_float && BitWidth(l.type) <= 32; }
+constexpr int64_t kNarrowChunkWords = int64_t{1} << 14;
+
+int GroupLanes(const FoldLayout& l) {
+  if (NarrowSum(l)) return 16;
+  return Bytes(l.a_ty ? l.a_ty : l.b_ty) == 8 ? 8 : 16;
+}
+
+// Bytes of one lane's accumulators.
+int LaneBytes(const FoldLayout& l) {
+  if (NarrowSum(l)) return BitWidth(l.type) == 32 ? 8 : 4;
+  return Bytes(l.a_ty) + Bytes(l.b_ty) + (CountsByPopcount(l) ? 0 : 8);
+}
 
 // Sets of vector accumulators: as many as keep the groups of a word independent within a budget
 // of accumulator bytes that fits the registers of an AVX2 host (sixteen 32-byte registers, half of
@@ -216,7 +236,7 @@ int AccumulatorSets(const FoldLayout& l) {
   constexpr int kBudgetBytes = 256;
   const int lanes = GroupLanes(l);
   if (l.float_sum) return 16 / lanes;
-  const int per_set = lanes * (Bytes(l.a_ty) + Bytes(l.b_ty) + (CountsByPopcount(l) ? 0 : 8));
+  const int per_set = lanes * LaneBytes(l);
   return std::clamp(kBudgetBytes / std::max(per_set, 1), 1, 64 / lanes);
 }
 
@@ -287,6 +307,35 @@ void GatherAccs(llvm::IRBuilder<>& b, const FoldLayout& l, FoldAccs& accs, const
   if (!accs.b.empty()) accs.b[0] = add(&FoldAccs::b);
 }
 
+// A narrow sum's accumulators for one chunk: `sets` sets of zero 32-bit lanes (B only for
+// 32-bit columns).
+std::vector<FoldAccs> NarrowSets(llvm::IRBuilder<>& b, const FoldLayout& l, int sets) {
+  llvm::Constant* zero = llvm::Constant::getNullValue(llvm::FixedVectorType::get(b.getInt32Ty(), 16));
+  std::vector<FoldAccs> out(static_cast<size_t>(sets));
+  for (FoldAccs& s : out) {
+    s.a.push_back(zero);
+    if (BitWidth(l.type) == 32) s.b.push_back(zero);
+  }
+  return out;
+}
+
+// A chunk's narrow accumulators as one 64-bit sum: A's lanes (unsigned low halves of 32-bit
+// values; narrower values signed as the column) plus B's (high halves) times 2^16.
+llvm::Value* WidenNarrow(llvm::IRBuilder<>& b, const FoldLayout& l, const std::vector<FoldAccs>& sets) {
+  llvm::Type* wide = llvm::FixedVectorType::get(b.getInt64Ty(), 16);
+  const bool is_signed = IsSignedInt(l.type);
+  auto total = [&](auto member, bool sign) {
+    llvm::Value* v = nullptr;
+    for (const FoldAccs& s : sets) {
+      llvm::Value* e = sign ? b.CreateSExt((s.*member)[0], wide) : b.CreateZExt((s.*member)[0], wide);
+      v = v == nullptr ? e : b.CreateAdd(v, e);
+    }
+    return b.CreateAddReduce(v);
+  };
+  if (BitWidth(l.type) < 32) return total(&FoldAccs::a, is_signed);
+  return b.CreateAdd(total(&FoldAccs::a, false), b.CreateShl(total(&FoldAccs::b, is_signed), 16));
+}
+
 // Group `g`'s lanes of a 64-row fold mask, `lanes` lanes a group, on targets without 64-bit mask
 // registers: each lane tests a constant bit of the word broadcast to every lane (`vpand` +
 // `vpcmpeqq` on AVX2), where a bitcast of the word to <64 x i1> would extract it bit by bit.
@@ -344,6 +393,18 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
   llvm::Value* x = Scoped(b.CreateAlignedLoad(llvm::FixedVectorType::get(ty, lanes), b.CreateGEP(ty, in.values, row),
                                               llvm::Align(ty->getPrimitiveSizeInBits() / 8)),
                           in.values_scope);
+  if (NarrowSum(l)) {
+    llvm::Value* kept = b.CreateSelect(m, x, Zero(x));
+    const bool is_signed = IsSignedInt(l.type);
+    if (BitWidth(l.type) == 32) {
+      set.a[0] = b.CreateAdd(set.a[0], b.CreateAnd(kept, llvm::ConstantInt::get(kept->getType(), 0xffff)));
+      set.b[0] = b.CreateAdd(set.b[0], is_signed ? b.CreateAShr(kept, 16) : b.CreateLShr(kept, 16));
+    } else {
+      llvm::Type* i32 = Like(kept, b.getInt32Ty());
+      set.a[0] = b.CreateAdd(set.a[0], is_signed ? b.CreateSExt(kept, i32) : b.CreateZExt(kept, i32));
+    }
+    return;
+  }
   llvm::Value* fv = m;
   if (l.is_float && !l.keep_nan && IsMinMax(l.kind)) fv = b.CreateAnd(fv, b.CreateFCmpORD(x, x));
   if (!set.count.empty()) set.count[0] = b.CreateAdd(set.count[0], b.CreateZExt(fv, set.count[0]->getType()));
@@ -366,12 +427,39 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
 Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, llvm::Value* words,
                                            llvm::Value* last_mask) {
   assert(evidence_.empty() && "a plain column cannot fail");
-  const int lanes = GroupLanes(l), set_count = AccumulatorSets(l);
-  std::vector<FoldAccs> sets = SpreadAccs(b, l, accs, set_count, lanes);
-  LoopScaffold loop = LoopScaffold::Open(b, "words", b.getInt64(0), Flatten(sets, accs.count[0]),
-                                         b.CreateICmpSGT(words, b.getInt64(0)));
+  const int set_count = AccumulatorSets(l);
+  if (!NarrowSum(l)) {
+    std::vector<FoldAccs> sets = SpreadAccs(b, l, accs, set_count, GroupLanes(l));
+    accs.count[0] = EmitColumnWords(sets, l, accs.count[0], b.getInt64(0), words, last_mask);
+    GatherAccs(b, l, accs, sets);
+    return Status::OK();
+  }
+  // Narrow sums: chunks of at most kNarrowChunkWords words, each widened into the 64-bit sum.
+  const std::array<llvm::Value*, 2> initial{accs.a[0], accs.count[0]};
+  LoopScaffold chunks = LoopScaffold::Open(b, "chunks", b.getInt64(0), initial, b.CreateICmpSGT(words, b.getInt64(0)));
+  const std::vector<llvm::Value*> before = chunks.carried();
+  llvm::Value* first = chunks.index();
+  // The index steps by whole chunks (an affine induction: a chunk loop left empty by unswitching
+  // on the last word's mask is deleted); the last chunk ends at `words`.
+  llvm::Value* next = b.CreateNSWAdd(first, b.getInt64(kNarrowChunkWords));
+  llvm::Value* end = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, next, words);
+  std::vector<FoldAccs> sets = NarrowSets(b, l, set_count);
+  llvm::Value* count = EmitColumnWords(sets, l, before[1], first, end, last_mask);
+  const std::array<llvm::Value*, 2> after{b.CreateAdd(before[0], WidenNarrow(b, l, sets)), count};
+  const std::vector<llvm::Value*> out = chunks.Close(next, after, b.CreateICmpSLT(next, words), "chunks.exit");
+  accs.a[0] = out[0];
+  accs.count[0] = out[1];
+  return Status::OK();
+}
+
+// Words [first, end) of the vector form, folded into `sets` group by group; returns the row count
+// after them.
+llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
+                                            llvm::Value* first, llvm::Value* end, llvm::Value* last_mask) {
+  const int lanes = GroupLanes(l), set_count = static_cast<int>(sets.size());
+  LoopScaffold loop = LoopScaffold::Open(b, "words", first, Flatten(sets, count), b.CreateICmpSLT(first, end));
   const std::vector<llvm::Value*> before = loop.carried();
-  llvm::Value* count = Unflatten(sets, before);
+  count = Unflatten(sets, before);
   llvm::Value* w = loop.index();
   LoadWordState(w);
   llvm::Value* word = row_valid_word_ ? b.CreateAnd(row_valid_word_, last_mask) : last_mask;
@@ -395,9 +483,7 @@ Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, 
   b.SetInsertPoint(join);
   const std::vector<llvm::Value*> merged = JoinPaths(b, before, head, after, work_end);
   llvm::Value* next = b.CreateAdd(w, b.getInt64(1));
-  accs.count[0] = Unflatten(sets, loop.Close(next, merged, b.CreateICmpSLT(next, words)));
-  GatherAccs(b, l, accs, sets);
-  return Status::OK();
+  return Unflatten(sets, loop.Close(next, merged, b.CreateICmpSLT(next, end)));
 }
 
 std::vector<llvm::Value*> KernelBuilder::FoldCarried(const FoldAccs& accs) const {

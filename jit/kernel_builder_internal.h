@@ -162,6 +162,8 @@ class KernelBuilder final : public LowerContext {
   bool FoldsColumnVectors(const FoldLayout& layout) const;
   Status EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* words,
                               llvm::Value* last_mask);
+  llvm::Value* EmitColumnWords(std::vector<FoldAccs>& sets, const FoldLayout& layout, llvm::Value* count,
+                               llvm::Value* first, llvm::Value* end, llvm::Value* last_mask);
   void FoldGroup(FoldAccs& set, const FoldLayout& layout, llvm::Value* row, llvm::Value* m);
 
   const bool mask_registers_;  // TargetSpec::mask_registers

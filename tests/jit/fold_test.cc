@@ -2,8 +2,12 @@
 // static masked folds over plain columns, bit for bit (jit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "ir/aggregate.h"
 #include "jit/engine.h"
+#include "kernels/bitmap.h"
 #include "kernels/fold.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
@@ -367,6 +371,57 @@ TEST(Fold, SumsOf64BitIntegersAreExactWideSums) {
   EXPECT_TRUE(ir::IntegerSumResult(limit - 1, d38).ok());
   EXPECT_EQ(ir::IntegerSumResult(limit, d38).error().code(), ErrorCode::kOverflow);
   EXPECT_EQ(ir::IntegerSumResult(-limit, d38).error().code(), ErrorCode::kOverflow);
+}
+
+// Sums of 8-, 16- and 32-bit columns add in 32-bit lanes, widened every 2^20 rows
+// (jit/codegen_fold.cc, NarrowSum): every row at the type's minimum, maximum or -1 (each lane at
+// the limit of its range) over batches that end inside, at and past a chunk, with and without
+// nulls and with a bit offset, equals count x value, in both tiers.
+template <typename T>
+void CheckNarrowSumAtLimits(Engine& engine, TypeId t) {
+  const Schema schema{{Field{"x", DataType(t, true)}}};
+  const ir::Aggregate agg = *ir::ParseAndBindAggregate("sum(x)", schema);
+  constexpr int64_t kChunkRows = int64_t{1} << 20;
+  for (T value : {std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), static_cast<T>(-1)}) {
+    for (int64_t length : {kChunkRows - 1, kChunkRows, 2 * kChunkRows + 65}) {
+      for (int every : {0, 3}) {  // 0: no nulls; 3: every third row null
+        const int64_t offset = every == 0 ? 0 : 5;
+        BufferPtr values = *Buffer::Allocate(static_cast<int64_t>(sizeof(T)) * (length + offset));
+        std::fill_n(reinterpret_cast<T*>(values->mutable_data()), length + offset, value);
+        BufferPtr bits;
+        int64_t valid = length;
+        if (every != 0) {
+          bits = *Buffer::Allocate(kernels::NumBytes(length + offset));
+          valid = 0;
+          for (int64_t i = 0; i < length; ++i) {
+            if (i % every == 0) continue;
+            kernels::SetBitTo(bits->mutable_data(), offset + i, true);
+            ++valid;
+          }
+        }
+        const Validity validity = every == 0 ? Validity::AllValid() : *Validity::FromBitmap(bits, offset, length);
+        std::vector<ArrayPtr> cols = {*PrimitiveArray::Make(DataType(t, true), length, values, validity, offset)};
+        const __int128 want = static_cast<__int128>(value) * valid;
+        for (Tier tier : {Tier::kFast, Tier::kOptimized}) {
+          auto r = engine.Aggregate(agg, cols, length, EvalOptions{.tier = tier}, nullptr);
+          ASSERT_TRUE(r.ok()) << r.error().ToString();
+          EXPECT_TRUE(r->value.int128() == want)
+              << TypeIdName(t) << " value " << +value << " length " << length << " every " << every << ": "
+              << r->value.ToString();
+        }
+      }
+    }
+  }
+}
+
+TEST(Fold, NarrowSumsAtTheirLaneLimits) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  CheckNarrowSumAtLimits<int8_t>(*engine, TypeId::kI8);
+  CheckNarrowSumAtLimits<uint8_t>(*engine, TypeId::kU8);
+  CheckNarrowSumAtLimits<int16_t>(*engine, TypeId::kI16);
+  CheckNarrowSumAtLimits<uint16_t>(*engine, TypeId::kU16);
+  CheckNarrowSumAtLimits<int32_t>(*engine, TypeId::kI32);
+  CheckNarrowSumAtLimits<uint32_t>(*engine, TypeId::kU32);
 }
 
 // Batches past one kernel call's exact range fold in slices added in 128 bits (a slice of 100 rows
