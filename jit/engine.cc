@@ -443,7 +443,8 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
     if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) {
       return AggregateStaged(agg, columns, length, options, rep);
     }
-    ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*agg.arg, columns, length));
+    ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch,
+                            internal::ReadBatch(*agg.arg, columns, length, nullptr, /*defer_rows=*/true));
     Plan plan = PlanAggregate(agg, batch.facts);
     rep.strategy = plan.strategy;
     ROWJIT_ASSIGN_OR_RETURN(auto kernel, impl_->KernelOf(plan, impl_->WantOf(options), rep));

@@ -107,7 +107,8 @@ Result<ir::AggregateResult> Finish(const FoldState& s, const ir::Aggregate& agg)
 
 // A flat fold kernel over the batch: one call when no input has nulls; otherwise blocks of
 // kFoldBlock rows, each with the AND of the inputs' validity unpacked to a byte a row (in L1),
-// blocks with no row to fold skipped.
+// blocks with no row to fold skipped. Two or more bitmaps are ANDed here a block at a time
+// (Batch::row_parts), not into a bitmap of the whole batch first.
 constexpr int64_t kFoldBlock = 4096;
 
 Result<uint64_t> RunRowFold(const Execution& run, const PreparedInputs& p, FoldState* state) {
@@ -123,14 +124,20 @@ Result<uint64_t> RunRowFold(const Execution& run, const PreparedInputs& p, FoldS
     return fn(p.inputs.data(), state, nullptr, length, 0);
   }
   const Validity& rows = run.batch.rows;
-  if (rows.all_null()) return uint64_t{0};
+  const std::vector<Validity>& parts = run.batch.row_parts;
+  if (parts.empty() && rows.all_null()) return uint64_t{0};
   alignas(64) uint8_t mask[kFoldBlock];
+  alignas(64) uint8_t both[kFoldBlock / 8];
   std::vector<KernelInput> block = p.inputs;
   uint64_t evidence = 0;
   for (int64_t start = 0; start < length; start += kFoldBlock) {
     const int64_t n = std::min(kFoldBlock, length - start);
     int64_t kept = n;
-    if (rows.all_valid()) {
+    if (!parts.empty()) {
+      kernels::BitmapAnd(parts[0].Slice(start).Span(n), parts[1].Slice(start).Span(n), both);
+      for (size_t i = 2; i < parts.size(); ++i) kernels::BitmapAndInPlace(both, parts[i].Slice(start).Span(n));
+      kept = kernels::UnpackBits(kernels::BitSpan{both, 0, n}, mask);
+    } else if (rows.all_valid()) {
       std::memset(mask, 0xff, static_cast<size_t>(n));
     } else {
       kept = kernels::UnpackBits(rows.Slice(start).Span(n), mask);

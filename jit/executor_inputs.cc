@@ -168,7 +168,7 @@ Status PointAtValidity(const Array& a, int64_t length, KernelInput& in, std::vec
 }  // namespace
 
 Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                        void* rows_into) {
+                        void* rows_into, bool defer_rows) {
   const ir::ExprFacts& f = expr.facts();
   Batch batch;
   ROWJIT_RETURN_NOT_OK(Normalize(columns, f.columns, batch));
@@ -179,15 +179,24 @@ Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns,
     batch.facts.inputs[c] = ir::DescribeInput(*batch.columns[c]);
     any_nulls = any_nulls || batch.facts.inputs[c].has_nulls;
   }
-  ROWJIT_RETURN_NOT_OK(ReadRows(expr, any_nulls, batch, rows_into));
+  ROWJIT_RETURN_NOT_OK(ReadRows(expr, any_nulls, batch, rows_into, defer_rows));
   return batch;
 }
 
-Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into) {
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into, bool defer_rows) {
   const ir::ExprFacts& f = expr.facts();
   if (!f.StrictRows() || !any_nulls) return Status::OK();
   std::vector<Validity> vs;
   for (int c : f.columns) vs.push_back(ValidityOf(*batch.columns[c]));
+  const auto bitmaps = std::count_if(vs.begin(), vs.end(), [](const Validity& v) { return v.has_bitmap(); });
+  const bool any_all_null = std::any_of(vs.begin(), vs.end(), [](const Validity& v) { return v.all_null(); });
+  if (defer_rows && bitmaps >= 2 && !any_all_null) {
+    for (const Validity& v : vs) {
+      if (v.has_bitmap()) batch.row_parts.push_back(v);
+    }
+    batch.facts.rows = BatchFacts::Rows::kSomeNull;
+    return Status::OK();
+  }
   BufferPtr into = rows_into ? Buffer::Lend(rows_into, kernels::NumWords(batch.facts.length) * 8) : nullptr;
   ROWJIT_ASSIGN_OR_RETURN(batch.rows, AndValidity(vs, batch.facts.length, std::move(into)));
   if (batch.rows.all_null()) {

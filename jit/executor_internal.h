@@ -33,6 +33,10 @@ struct Batch {
   std::vector<ArrayPtr> normalized = {};
   Validity rows = Validity::AllValid();   // AND of the referenced inputs' validity (strict-row
                                           // expressions; all valid for the others)
+  // Set instead of `rows` when ReadBatch was asked to defer the AND (a row fold takes it block
+  // by block, in L1): the referenced inputs' validity bitmaps, two or more; `rows` is then
+  // meaningless and facts.rows says kSomeNull.
+  std::vector<Validity> row_parts = {};
   BatchFacts facts;
 };
 
@@ -41,11 +45,14 @@ struct Batch {
 // input is described, and for strict-row expressions the AND of the inputs' validity is taken.
 // `rows_into`: caller memory of kernels::NumWords(length) words (the validity buffer it lent for
 // the output) where that AND is computed when it needs a bitmap of its own; null: a fresh one.
+// `defer_rows`: two or more bitmaps go to batch.row_parts instead of being ANDed (Aggregate: a
+// row fold ANDs them a block at a time; a word fold reads the inputs' validity itself).
 Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                        void* rows_into = nullptr);
+                        void* rows_into = nullptr, bool defer_rows = false);
 // ReadBatch's last step: for a strict-row expression over inputs with nulls (`any_nulls`), the
 // AND of the referenced columns' validity into batch.rows and batch.facts.rows.
-Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into = nullptr);
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into = nullptr,
+                bool defer_rows = false);
 // Whether kernels cannot read `array` as it is: a dictionary of bools or of values with nulls,
 // or values not aligned to their width. ReadBatch decodes such columns to flat ones.
 bool NeedsDecoding(const Array& array);

@@ -285,6 +285,44 @@ TEST(Fold, SumOfNarrowProductsAtTheBoundaries) {
 // A null batch constant or a null literal makes every row null with no validity bitmap saying
 // so: nothing is folded (count 0, other folds null) and nothing fails, with and without nulls
 // in the other input, as the reference says.
+// A row fold over two or more nullable inputs ANDs their bitmaps a block at a time (no bitmap of
+// the whole batch): inputs at different bit offsets across several 4096-row blocks equal the
+// reference, and inputs whose valid rows never meet fold nothing (null, count 0) and raise no
+// error from the rows they hide.
+TEST(Fold, RowFoldsAndTheirInputsBitmapsBlockByBlock) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i64?");
+  std::mt19937_64 rng(17);
+  for (const char* text : {"sum(cast(a * b, i64) + c)", "min_max(cast(a, i64) - c)", "count(a + b)", "sum(b * 3)"}) {
+    const ir::Aggregate agg = *ir::ParseAndBindAggregate(text, schema);
+    for (int64_t length : {4095, 4096, 4097, 12345}) {
+      std::vector<ArrayPtr> cols;
+      for (int c = 0; c < 3; ++c) {
+        cols.push_back(RandomFlatArray({schema.fields[static_cast<size_t>(c)].type, length, 0.8, 7 * c + 1,
+                                        NullLayout::kScattered, ValueMode::kModerate}, rng));
+      }
+      EXPECT_EQ(Text(engine->Aggregate(agg, cols, length), agg.kind),
+                Text(ir::EvaluateAggregateReference(agg, cols, length), agg.kind)) << text << " " << length;
+    }
+  }
+  // a valid on even rows, b on odd rows, b's values overflowing a * b everywhere.
+  const int64_t n = 9000;
+  std::vector<Scalar> a(n), b(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[static_cast<size_t>(i)] = i % 2 == 0 ? Scalar::Of<int32_t>(1 << 20) : Scalar::Null(TypeId::kI32);
+    b[static_cast<size_t>(i)] = i % 2 == 1 ? Scalar::Of<int32_t>(1 << 20) : Scalar::Null(TypeId::kI32);
+  }
+  std::vector<ArrayPtr> cols = {*MakeArray(DataType(TypeId::kI32, true), a), *MakeArray(DataType(TypeId::kI32, true), b),
+                                *MakeArray(DataType(TypeId::kI64, true), std::vector<Scalar>(n, Scalar::Of<int64_t>(1)))};
+  for (const char* text : {"sum(a * b)", "count(cast(a * b, i64) + c)"}) {
+    const ir::Aggregate agg = *ir::ParseAndBindAggregate(text, schema);
+    auto r = engine->Aggregate(agg, cols, n);
+    ASSERT_TRUE(r.ok()) << text << ": " << r.error().ToString();
+    EXPECT_EQ(Text(r, agg.kind), Text(ir::EvaluateAggregateReference(agg, cols, n), agg.kind)) << text;
+    EXPECT_EQ(r->value.ToString(), agg.kind == ir::AggKind::kCount ? "0:i64" : "null:i64") << text;
+  }
+}
+
 TEST(Fold, NullConstantsAndNullLiteralsFoldNothing) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32?");
