@@ -353,6 +353,24 @@ llvm::Value* LaneTest(llvm::IRBuilder<>& b, llvm::Value* word, int g, int lanes)
   return b.CreateICmpNE(tested, llvm::Constant::getNullValue(tested->getType()));
 }
 
+// A 64-row word as 64 mask bytes, 0xff where its bit is set: a bitcast to <64 x i1> where there
+// are 64-bit mask registers (one `vpmovm2b`); elsewhere byte k of the word repeated over lanes
+// 8k..8k+7, each tested against its own bit (a shuffle, an AND and a compare on AVX2 and NEON,
+// where the bitcast would extract bit by bit).
+llvm::Value* MaskBytes(llvm::IRBuilder<>& b, llvm::Value* word, bool mask_registers) {
+  llvm::Type* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 64);
+  if (mask_registers) return b.CreateSExt(b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt1Ty(), 64)), bytes);
+  llvm::SmallVector<int, 64> spread;
+  llvm::SmallVector<llvm::Constant*, 64> lane_bits;
+  for (int i = 0; i < 64; ++i) {
+    spread.push_back(i / 8);
+    lane_bits.push_back(b.getInt8(static_cast<uint8_t>(1u << (i % 8))));
+  }
+  llvm::Value* repeated = b.CreateShuffleVector(b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt8Ty(), 8)), spread);
+  llvm::Value* tested = b.CreateAnd(repeated, llvm::ConstantVector::get(lane_bits));
+  return b.CreateSExt(b.CreateICmpNE(tested, llvm::Constant::getNullValue(bytes)), bytes);
+}
+
 std::vector<llvm::Value*> Flatten(const std::vector<FoldAccs>& sets, llvm::Value* count) {
   std::vector<llvm::Value*> v;
   for (const FoldAccs& s : sets) {
@@ -551,7 +569,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
     wide_call_ = key_.expr.get();
   }
   if (shape_.loop == KernelLoop::kRows) {
-    ROWJIT_RETURN_NOT_OK(EmitRowFold(accs, layout, fn_->getArg(3), fn_->getArg(2)));
+    ROWJIT_RETURN_NOT_OK(EmitRowFold(accs, layout, fn_->getArg(3), fn_->getArg(4)));
   } else if (FoldsColumnVectors(layout)) {
     ROWJIT_RETURN_NOT_OK(EmitColumnVectorFold(accs, layout, fn_->getArg(3), fn_->getArg(4)));
   } else {
@@ -561,29 +579,73 @@ Status KernelBuilder::BuildFold(const std::string& name) {
   return FinishKernel();  // the evidence (of this call), then verification
 }
 
-// One loop over `rows` rows. A row is folded when its mask byte is nonzero (no mask when no
-// input has nulls); a strict expression's failing row raises its error (its evidence is masked
-// by the same byte), so no per-call validity is computed.
+// One loop over `rows` rows when no input has nulls. Otherwise `rows` is whole words and the
+// kernel reads the inputs' validity words itself, kRowFoldBlock rows at a time: the block's words
+// ANDed (and with `last_mask`, which keeps a padded last word's padding out), counted and spread
+// to a byte a row (0xff: fold) in a stack buffer (one `vpmovm2b` a word on AVX-512), which the
+// block's vectorized row loop reads as its mask. A strict expression's failing row raises its
+// error (its evidence is masked by the same byte), so no per-call validity is computed.
 Status KernelBuilder::EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows,
-                                  llvm::Value* mask) {
+                                  llvm::Value* last_mask) {
   assert(!shape_.writes_validity && "a row fold folds by its mask; it computes no validity");
   assert(facts_.StrictRows() && "a row fold's mask decides which rows fold: strict rows only");
   bool masked = false;
   for (const Input& in : inputs_) masked = masked || in.valid != nullptr;
-  llvm::MDNode* mask_scope = masked ? NewScope("fold mask") : nullptr;
+  if (!masked) return EmitRowLoop(accs, layout, b.getInt64(0), rows, nullptr);
+  llvm::Type* block_ty = llvm::ArrayType::get(b.getInt8Ty(), kRowFoldBlock);
+  llvm::AllocaInst* mask = [&] {
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::AllocaInst* a = entry.CreateAlloca(block_ty, nullptr, "fold.mask");
+    a->setAlignment(llvm::Align(64));
+    return a;
+  }();
+  LoopScaffold blocks = LoopScaffold::Open(b, "blocks", b.getInt64(0), FoldCarried(accs),
+                                           b.CreateICmpSGT(rows, b.getInt64(0)));
+  SetFoldCarried(accs, blocks.carried());
+  llvm::Value* start = blocks.index();
+  llvm::Value* n = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateSub(rows, start), b.getInt64(kRowFoldBlock));
+  // The block's words (n / 64 of them; n is whole words): each spread to 64 mask bytes.
+  llvm::Value* first_word = b.CreateLShr(start, 6);
+  const std::array<llvm::Value*, 1> counted{accs.count[0]};
+  LoopScaffold words = LoopScaffold::Open(b, "mask.words", b.getInt64(0), counted);
+  llvm::Value* w = words.index();
+  llvm::Value* word = last_mask;
+  for (const Input& in : inputs_) {
+    if (in.valid == nullptr) continue;
+    llvm::Value* at = b.CreateGEP(b.getInt64Ty(), in.valid, b.CreateAdd(first_word, w));
+    word = b.CreateAnd(word, Scoped(b.CreateAlignedLoad(b.getInt64Ty(), at, llvm::Align(1)), in.valid_scope));
+  }
+  llvm::Value* count = words.carried()[0];
+  if (!layout.counts_rows) count = b.CreateAdd(count, b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, word));
+  b.CreateAlignedStore(MaskBytes(b, word, mask_registers_), b.CreateGEP(b.getInt8Ty(), mask, b.CreateShl(w, 6)),
+                       llvm::Align(64));
+  llvm::Value* next_word = b.CreateAdd(w, b.getInt64(1));
+  const std::array<llvm::Value*, 1> updated{count};
+  accs.count[0] = words.Close(next_word, updated, b.CreateICmpSLT(b.CreateShl(next_word, 6), n), "mask.done")[0];
+  ROWJIT_RETURN_NOT_OK(EmitRowLoop(accs, layout, start, n, mask));
+  llvm::Value* next = b.CreateAdd(start, b.getInt64(kRowFoldBlock));
+  SetFoldCarried(accs, blocks.Close(next, FoldCarried(accs), b.CreateICmpSLT(next, rows)));
+  return Status::OK();
+}
+
+// Rows [first, first + n) folded in one loop; with `mask`, row first + i only where its byte i is
+// 0xff.
+Status KernelBuilder::EmitRowLoop(FoldAccs& accs, const FoldLayout& layout, llvm::Value* first, llvm::Value* n,
+                                  llvm::Value* mask) {
   LoopScaffold loop = LoopScaffold::Open(b, "rows", b.getInt64(0), FoldCarried(accs),
-                                         b.CreateICmpSGT(rows, b.getInt64(0)));
+                                         b.CreateICmpSGT(n, b.getInt64(0)));
   SetFoldCarried(accs, loop.carried());
-  llvm::Value* row = loop.index();
+  llvm::Value* i = loop.index();
   llvm::Value* fold_row = b.getTrue();
   llvm::Value* byte = nullptr;
-  if (masked) {
-    byte = Scoped(b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), mask, row)), mask_scope);
+  if (mask != nullptr) {
+    byte = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), mask, i));
     fold_row = b.CreateICmpSLT(byte, b.getInt8(0));  // 0xff: the sign bit is the lane mask
   }
-  ROWJIT_RETURN_NOT_OK(FoldLane(accs, layout, row, nullptr, fold_row, 0, masked ? fold_row : nullptr, byte));
-  llvm::Value* next = b.CreateAdd(row, b.getInt64(1));
-  SetFoldCarried(accs, loop.Close(next, FoldCarried(accs), b.CreateICmpSLT(next, rows)));
+  llvm::Value* row = mask != nullptr ? b.CreateAdd(first, i) : i;
+  ROWJIT_RETURN_NOT_OK(FoldLane(accs, layout, row, nullptr, fold_row, 0, mask ? fold_row : nullptr, byte));
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
+  SetFoldCarried(accs, loop.Close(next, FoldCarried(accs), b.CreateICmpSLT(next, n)));
   return Status::OK();
 }
 

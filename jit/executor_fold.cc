@@ -11,7 +11,6 @@
 #include "ir/reference.h"
 #include "jit/executor_internal.h"
 #include "kernels/total_order.h"
-#include "kernels/bytebool.h"
 #include "runtime/builder.h"
 
 namespace rowjit::jit::internal {
@@ -105,47 +104,24 @@ Result<ir::AggregateResult> Finish(const FoldState& s, const ir::Aggregate& agg)
   return r;
 }
 
-// A flat fold kernel over the batch: one call when no input has nulls; otherwise blocks of
-// kFoldBlock rows, each with the AND of the inputs' validity unpacked to a byte a row (in L1),
-// blocks with no row to fold skipped. Two or more bitmaps are ANDed here a block at a time
-// (Batch::row_parts), not into a bitmap of the whole batch first.
-constexpr int64_t kFoldBlock = 4096;
-
-Result<uint64_t> RunRowFold(const Execution& run, const PreparedInputs& p, FoldState* state) {
+// A flat fold kernel over the batch: one call when no input has nulls (the rows counted here);
+// otherwise whole words in place, then the last partial word through padded scratch copies with
+// its padding masked out: the kernel reads the inputs' validity words and counts what it folds.
+uint64_t RunRowFold(const Execution& run, const PreparedInputs& p, FoldState* state) {
   const RowFoldFn fn = run.kernel->row_fold_fn();
   const std::vector<int>& refs = run.expr.facts().columns;
   const int64_t length = run.batch.facts.length;
-  const bool counts = run.kernel->shape().fold_counts_rows;
-  // The kernel reads a mask when it was specialized for inputs with nulls.
   bool masked = false;
   for (int c : refs) masked = masked || p.specs[c].has_nulls;
   if (!masked) {
-    if (!counts) state->count[0] += static_cast<uint64_t>(length);
+    if (!run.kernel->shape().fold_counts_rows) state->count[0] += static_cast<uint64_t>(length);
     return fn(p.inputs.data(), state, nullptr, length, 0);
   }
-  const Validity& rows = run.batch.rows;
-  const std::vector<Validity>& parts = run.batch.row_parts;
-  if (parts.empty() && rows.all_null()) return uint64_t{0};
-  alignas(64) uint8_t mask[kFoldBlock];
-  alignas(64) uint8_t both[kFoldBlock / 8];
-  std::vector<KernelInput> block = p.inputs;
-  uint64_t evidence = 0;
-  for (int64_t start = 0; start < length; start += kFoldBlock) {
-    const int64_t n = std::min(kFoldBlock, length - start);
-    int64_t kept = n;
-    if (!parts.empty()) {
-      kernels::BitmapAnd(parts[0].Slice(start).Span(n), parts[1].Slice(start).Span(n), both);
-      for (size_t i = 2; i < parts.size(); ++i) kernels::BitmapAndInPlace(both, parts[i].Slice(start).Span(n));
-      kept = kernels::UnpackBits(kernels::BitSpan{both, 0, n}, mask);
-    } else if (rows.all_valid()) {
-      std::memset(mask, 0xff, static_cast<size_t>(n));
-    } else {
-      kept = kernels::UnpackBits(rows.Slice(start).Span(n), mask);
-    }
-    if (kept == 0) continue;
-    if (!counts) state->count[0] += static_cast<uint64_t>(kept);
-    for (int c : refs) block[c] = OffsetInput(p.inputs[c], p.specs[c], start);
-    evidence |= fn(block.data(), state, mask, n, 0);
+  const int64_t whole = length / 64 * 64, tail = length % 64;
+  uint64_t evidence = whole > 0 ? fn(p.inputs.data(), state, nullptr, whole, ~uint64_t{0}) : 0;
+  if (tail > 0) {
+    TailInputs last(p, refs, length);
+    evidence |= fn(last.data(), state, nullptr, 64, kernels::LowBits(tail));
   }
   return evidence;
 }
@@ -173,7 +149,7 @@ Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& agg, const Executio
   InitState(state, agg.kind, run.expr.type().id);
   uint64_t evidence = 0;
   if (run.kernel->shape().loop == KernelLoop::kRows) {
-    ROWJIT_ASSIGN_OR_RETURN(evidence, RunRowFold(run, p, &state));
+    evidence = RunRowFold(run, p, &state);
   } else {
     evidence = RunWordFold(run, p, &state);
   }

@@ -188,13 +188,9 @@ Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_i
   if (!f.StrictRows() || !any_nulls) return Status::OK();
   std::vector<Validity> vs;
   for (int c : f.columns) vs.push_back(ValidityOf(*batch.columns[c]));
-  const auto bitmaps = std::count_if(vs.begin(), vs.end(), [](const Validity& v) { return v.has_bitmap(); });
-  const bool any_all_null = std::any_of(vs.begin(), vs.end(), [](const Validity& v) { return v.all_null(); });
-  if (defer_rows && bitmaps >= 2 && !any_all_null) {
-    for (const Validity& v : vs) {
-      if (v.has_bitmap()) batch.row_parts.push_back(v);
-    }
-    batch.facts.rows = BatchFacts::Rows::kSomeNull;
+  if (defer_rows) {
+    const bool all_null = std::any_of(vs.begin(), vs.end(), [](const Validity& v) { return v.all_null(); });
+    batch.facts.rows = all_null ? BatchFacts::Rows::kAllNull : BatchFacts::Rows::kSomeNull;
     return Status::OK();
   }
   BufferPtr into = rows_into ? Buffer::Lend(rows_into, kernels::NumWords(batch.facts.length) * 8) : nullptr;
@@ -285,8 +281,9 @@ Status CompactStrings(const KernelInput& in, StringLayout layout, int64_t start,
 
 Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
                                      int64_t length, const CacheKey& key) {
+  // Word loops and folds (row folds over inputs with nulls read validity words too).
   const bool reads_validity =
-      key.shape.loop == KernelLoop::kWords && key.shape.reads_lane_validity();
+      (key.shape.loop == KernelLoop::kWords || key.shape.fold) && key.shape.reads_lane_validity();
   PreparedInputs p;
   p.inputs.resize(columns.size());
   p.specs = key.spec.inputs;

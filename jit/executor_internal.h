@@ -32,11 +32,8 @@ struct Batch {
   std::span<const ArrayPtr> columns;
   std::vector<ArrayPtr> normalized = {};
   Validity rows = Validity::AllValid();   // AND of the referenced inputs' validity (strict-row
-                                          // expressions; all valid for the others)
-  // Set instead of `rows` when ReadBatch was asked to defer the AND (a row fold takes it block
-  // by block, in L1): the referenced inputs' validity bitmaps, two or more; `rows` is then
-  // meaningless and facts.rows says kSomeNull.
-  std::vector<Validity> row_parts = {};
+                                          // expressions; all valid for the others; not taken
+                                          // when ReadBatch deferred it: then only facts.rows)
   BatchFacts facts;
 };
 
@@ -45,8 +42,8 @@ struct Batch {
 // input is described, and for strict-row expressions the AND of the inputs' validity is taken.
 // `rows_into`: caller memory of kernels::NumWords(length) words (the validity buffer it lent for
 // the output) where that AND is computed when it needs a bitmap of its own; null: a fresh one.
-// `defer_rows`: two or more bitmaps go to batch.row_parts instead of being ANDed (Aggregate: a
-// row fold ANDs them a block at a time; a word fold reads the inputs' validity itself).
+// `defer_rows`: no AND is taken, only facts.rows set (Aggregate: fold kernels read the inputs'
+// validity words themselves).
 Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
                         void* rows_into = nullptr, bool defer_rows = false);
 // ReadBatch's last step: for a strict-row expression over inputs with nulls (`any_nulls`), the

@@ -86,10 +86,14 @@ using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, ui
 // of the fold.
 using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
                                 int64_t words, uint64_t last_word_mask);
-// Row folds (KernelLoop::kRows): `rows` rows, any count; `row_mask` one byte a row (0xff: fold,
-// 0: skip), or null when no input has nulls.
-using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state,
-                               const uint8_t* row_mask, int64_t rows, uint64_t unused);
+// Row folds (KernelLoop::kRows): `rows` rows, any count when no input has nulls. A kernel for
+// inputs with nulls reads their validity words and takes whole words (`rows` a multiple of 64):
+// `last_word_mask` is ANDed into every word (all ones, or the rows of a padded last word), and the
+// kernel counts the rows it folds.
+using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
+                               int64_t rows, uint64_t last_word_mask);
+// Rows a masked row fold spreads to a byte mask at a time (on its stack) before folding them.
+inline constexpr int kRowFoldBlock = 1024;
 
 // What one compiled kernel is: its specialization and its shape. The kernel cache's key.
 struct CacheKey {

@@ -154,7 +154,9 @@ class KernelBuilder final : public LowerContext {
   void SetFoldCarried(FoldAccs& accs, std::span<llvm::Value* const> values);
   Status FoldLane(FoldAccs& accs, const FoldLayout& layout, llvm::Value* row, llvm::Value* lane,
                   llvm::Value* fold_it, int acc_lane, llvm::Value* row_valid, llvm::Value* byte_mask);
-  Status EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows, llvm::Value* mask);
+  Status EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows, llvm::Value* last_mask);
+  Status EmitRowLoop(FoldAccs& accs, const FoldLayout& layout, llvm::Value* first, llvm::Value* n,
+                     llvm::Value* mask);
   Status EmitWordFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* words,
                       llvm::Value* last_mask);
   Status EmitFoldHalf(FoldAccs& accs, const FoldLayout& layout, llvm::Value* w, llvm::Value* fold_word,

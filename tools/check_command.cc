@@ -21,8 +21,8 @@ Runs the IR gates on the optimized IR of the kernel EXPR would run (codegen only
   no-overflow-intrinsic         no *.with.overflow intrinsic inside a loop
   no-i128                       no i128 or <N x i128> operation inside a loop
   reduction-vector-accumulator  reduction templates keep a vector accumulator in the main loop
-  fold-mask-from-bitmap         folds of a nullable plain column read no byte mask: their lanes'
-                                mask comes from the validity words
+  fold-mask-from-bitmap         folds over inputs with nulls read no byte mask: their lanes'
+                                mask comes from the inputs' validity words
 Exceptions, by rule, kernel and target, with reasons, are listed in jit/gates/gate_exceptions.txt.
 
 Prints per loop whether it is vectorized, its widths, interleave and reductions, then each

@@ -50,7 +50,7 @@ std::string RuleStatus(const KernelCheck& check, std::string_view rule) {
   if (excepted > 0) return "excepted";
   if (rule == kRuleEvidenceVectorOr && check.context.evidence_widths.empty()) return "n/a";
   if (rule == kRuleVectorAccumulator && !check.context.reduction_template) return "n/a";
-  if (rule == kRuleFoldMaskFromBitmap && !check.context.masked_column_fold) return "n/a";
+  if (rule == kRuleFoldMaskFromBitmap && !check.context.masked_fold) return "n/a";
   return "ok";
 }
 

@@ -118,10 +118,10 @@ void CheckAccumulators(const KernelReport& report, const GateContext& c, GateRes
 }
 
 void CheckFoldMask(const KernelReport& report, const GateContext& c, GateResult& out) {
-  if (!c.masked_column_fold || !report.reads_row_mask) return;
+  if (!c.masked_fold || !report.reads_row_mask) return;
   out.violations.push_back({std::string(kRuleFoldMaskFromBitmap),
-                            "the fold of a plain column reads a byte mask a row; its lanes' mask "
-                            "should come from the validity words",
+                            "the fold reads a byte mask a row; its lanes' mask should come from the "
+                            "inputs' validity words",
                             {}});
 }
 
@@ -178,11 +178,11 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   if (facts.narrow_integer_evidence) c.evidence_widths = facts.evidence_widths;
   c.reduction_template = kernel.key.shape.fold.has_value();
   if (c.reduction_template) c.tags.push_back("fold:" + kernel.fold);
-  if (c.reduction_template && kernel.expr->is_column()) {
-    const ir::InputSpec& in = kernel.key.spec.inputs[static_cast<size_t>(kernel.expr->column_index())];
-    const ir::AggKind kind = *kernel.key.shape.fold;
-    c.masked_column_fold = in.shape == ir::InputShape::kFlat && in.has_nulls && in.type != TypeId::kBool &&
-                           kind != ir::AggKind::kCount && kind != ir::AggKind::kAny && kind != ir::AggKind::kAll;
+  if (c.reduction_template) {
+    for (int col : facts.columns) {
+      const ir::InputSpec& in = kernel.key.spec.inputs[static_cast<size_t>(col)];
+      c.masked_fold = c.masked_fold || (in.has_nulls && in.shape != ir::InputShape::kNullConstant);
+    }
   }
   return c;
 }

@@ -33,9 +33,9 @@ struct GateContext {
   // Reduction templates (fused expression + fold) must keep vector accumulators across the
   // loop; set by the template compiler.
   bool reduction_template = false;
-  // A fold over a plain flat numeric column with nulls: its lanes' mask must come from the
-  // validity words (mask registers or lane bit tests), never from a byte mask a row unpacked first.
-  bool masked_column_fold = false;
+  // A fold over inputs with nulls: its lanes' mask must come from the inputs' validity words
+  // (mask registers or lane bit tests), never from a byte mask a row the caller unpacked first.
+  bool masked_fold = false;
 };
 
 GateContext ContextFor(const PlannedKernel& kernel);

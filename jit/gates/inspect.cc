@@ -377,10 +377,14 @@ Result<std::vector<std::string>> ShapeLines(std::string_view optimized_ir,
 }
 
 const LoopReport* KernelReport::MainLoop() const {
+  const LoopReport* main = nullptr;
   for (const LoopReport& l : loops) {
-    if (l.vectorized) return &l;
+    if (!l.vectorized) continue;
+    const bool better = main == nullptr || l.depth > main->depth ||
+                        (l.depth == main->depth && l.vector_ops > main->vector_ops);
+    if (better) main = &l;
   }
-  return nullptr;
+  return main;
 }
 
 Result<KernelReport> InspectIr(std::string_view optimized_ir, std::string_view function_name) {

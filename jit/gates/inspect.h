@@ -67,7 +67,9 @@ struct KernelReport {
   std::string return_line;
   std::vector<Remark> remarks;    // loop-vectorize: passed, missed, analysis
 
-  // The first vectorized loop (the full-word lane work), or nullptr.
+  // The innermost vectorized loop (the row or lane work; among the deepest, the one with the
+  // most vector operations: a masked row fold spreads its mask bytes in a loop beside it), or
+  // nullptr.
   const LoopReport* MainLoop() const;
 };
 

@@ -204,7 +204,7 @@ TEST(Fold, ExpressionsMatchReference) {
 
 // sum(a * b) over narrow integers folds the exact widened product: identical values and
 // first-failing-row errors to the reference, with overflowing rows in valid rows, behind nulls
-// and nowhere (moderate values), at every narrow width, lengths across the 4096-row blocks.
+// and nowhere (moderate values), at every narrow width, lengths across 1024-row blocks and words.
 TEST(Fold, SumOfNarrowProductsMatchesReference) {
   auto engine = NewEngine();
   int compared = 0, errors = 0;
@@ -285,17 +285,17 @@ TEST(Fold, SumOfNarrowProductsAtTheBoundaries) {
 // A null batch constant or a null literal makes every row null with no validity bitmap saying
 // so: nothing is folded (count 0, other folds null) and nothing fails, with and without nulls
 // in the other input, as the reference says.
-// A row fold over two or more nullable inputs ANDs their bitmaps a block at a time (no bitmap of
-// the whole batch): inputs at different bit offsets across several 4096-row blocks equal the
-// reference, and inputs whose valid rows never meet fold nothing (null, count 0) and raise no
-// error from the rows they hide.
-TEST(Fold, RowFoldsAndTheirInputsBitmapsBlockByBlock) {
+// A row fold over inputs with nulls reads their validity words itself, kRowFoldBlock rows a block,
+// then the padded last word: inputs at different bit offsets, lengths inside, at and across
+// blocks and words, equal the reference; inputs whose valid rows never meet fold nothing (null,
+// count 0) and raise no error from the rows they hide.
+TEST(Fold, RowFoldsReadTheirInputsValidityWords) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i64?");
   std::mt19937_64 rng(17);
   for (const char* text : {"sum(cast(a * b, i64) + c)", "min_max(cast(a, i64) - c)", "count(a + b)", "sum(b * 3)"}) {
     const ir::Aggregate agg = *ir::ParseAndBindAggregate(text, schema);
-    for (int64_t length : {4095, 4096, 4097, 12345}) {
+    for (int64_t length : {63, 64, 1023, 1024, 1025, 1088, 2047, 4097, 12345}) {
       std::vector<ArrayPtr> cols;
       for (int c = 0; c < 3; ++c) {
         cols.push_back(RandomFlatArray({schema.fields[static_cast<size_t>(c)].type, length, 0.8, 7 * c + 1,

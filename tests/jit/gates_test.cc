@@ -343,28 +343,31 @@ TEST(Gates, ProjectionKernelsAreVectorized) {
   }
 }
 
-// Folds of a nullable plain column take their lanes' mask from the validity words on every gated
-// target (mask registers on x86-64-v4, lane bit tests elsewhere): the kernel reads no byte mask.
-// A fold of an expression reads one, and the rule catches it when asked to apply.
-TEST(Gates, PlainColumnFoldsReadNoByteMask) {
+// Folds over inputs with nulls take their lanes' mask from the validity words on every gated
+// target (mask registers on x86-64-v4, lane bit tests elsewhere), plain columns and fused
+// expressions alike: no kernel reads a byte mask (its third argument). The rule catches one that
+// would.
+TEST(Gates, FoldsReadNoByteMask) {
   for (const char* target : {"native", "x86-64-v3", "x86-64-v4", "aarch64", "aarch64-sve"}) {
-    for (const char* fold : {"sum(a)", "min_max(a)", "max(a)", "nan_count(a)"}) {
-      for (const char* schema : {"a:i32?", "a:i64?", "a:f64?", "a:u8?", "a:f32?"}) {
+    for (const char* fold : {"sum(a)", "min_max(a)", "max(a)", "nan_count(a)", "count(a)", "sum(a * b)",
+                             "min_max(a - b)", "count(a + b)"}) {
+      for (const char* schema : {"a:i32?, b:i32", "a:i64?, b:i64?", "a:f64?, b:f64", "a:u8?, b:u8?", "a:f32?, b:f32?"}) {
         if (std::string_view(fold) == "nan_count(a)" && std::string_view(schema).find('f') == std::string_view::npos) {
           continue;
         }
         ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({fold, schema, {}, "auto", target}));
-        EXPECT_TRUE(check.context.masked_column_fold) << fold << " " << schema << " " << target;
+        EXPECT_TRUE(check.context.masked_fold) << fold << " " << schema << " " << target;
         EXPECT_FALSE(check.report.reads_row_mask) << fold << " " << schema << " " << target;
         EXPECT_EQ(Find(check.result, kRuleFoldMaskFromBitmap), nullptr) << Explain(check);
+        EXPECT_TRUE(check.result.passed()) << Explain(check);
       }
     }
+    ASSERT_OK_AND_ASSIGN(KernelCheck plain, CheckRequest({"sum(a * b)", "a:i32, b:i32", {}, "auto", target}));
+    EXPECT_FALSE(plain.context.masked_fold) << target;
     ASSERT_OK_AND_ASSIGN(KernelCheck fused, CheckRequest({"sum(a * b)", "a:i32?, b:i32?", {}, "auto", target}));
-    EXPECT_FALSE(fused.context.masked_column_fold);
-    EXPECT_TRUE(fused.report.reads_row_mask) << target;
-    GateContext strict = fused.context;
-    strict.masked_column_fold = true;
-    const GateResult result = CheckKernel(fused.report, strict);
+    KernelReport reading = fused.report;
+    reading.reads_row_mask = true;
+    const GateResult result = CheckKernel(reading, fused.context);
     const Violation* v = Find(result, kRuleFoldMaskFromBitmap);
     ASSERT_NE(v, nullptr) << target;
     EXPECT_EQ(v->exception, nullptr);
