@@ -216,6 +216,9 @@ int Bytes(llvm::Type* t) { return t == nullptr ? 0 : static_cast<int>(t->getPrim
 // the 64-bit sum.
 bool NarrowSum(const FoldLayout& l) { return l.kind == AggKind::kSum && !l.is_float && BitWidth(l.type) <= 32; }
 constexpr int64_t kNarrowChunkWords = int64_t{1} << 14;
+// At most 64 / 16 = 4 values a lane a word, each below 2^16 in magnitude.
+static_assert(kNarrowChunkWords * (64 / 16) * (int64_t{1} << 16) <= int64_t{1} << 32,
+              "a narrow sum's 32-bit lane overflows within a chunk");
 
 int GroupLanes(const FoldLayout& l) {
   if (NarrowSum(l)) return 16;
@@ -452,7 +455,9 @@ Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, 
     GatherAccs(b, l, accs, sets);
     return Status::OK();
   }
-  // Narrow sums: chunks of at most kNarrowChunkWords words, each widened into the 64-bit sum.
+  // Narrow sums: chunks of at most kNarrowChunkWords words, each widened into the 64-bit sum. Their
+  // rows are counted by popcounts (no count lanes).
+  assert(CountsByPopcount(l) && "a narrow sum's sets carry no count");
   const std::array<llvm::Value*, 2> initial{accs.a[0], accs.count[0]};
   LoopScaffold chunks = LoopScaffold::Open(b, "chunks", b.getInt64(0), initial, b.CreateICmpSGT(words, b.getInt64(0)));
   const std::vector<llvm::Value*> before = chunks.carried();
@@ -642,7 +647,7 @@ Status KernelBuilder::EmitRowLoop(FoldAccs& accs, const FoldLayout& layout, llvm
     byte = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), mask, i));
     fold_row = b.CreateICmpSLT(byte, b.getInt8(0));  // 0xff: the sign bit is the lane mask
   }
-  llvm::Value* row = mask != nullptr ? b.CreateAdd(first, i) : i;
+  llvm::Value* row = b.CreateAdd(first, i);
   ROWJIT_RETURN_NOT_OK(FoldLane(accs, layout, row, nullptr, fold_row, 0, mask ? fold_row : nullptr, byte));
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
   SetFoldCarried(accs, loop.Close(next, FoldCarried(accs), b.CreateICmpSLT(next, n)));

@@ -1,6 +1,6 @@
 // Reduction templates on the executor side (jit layer): run the fold kernel over the batch (row
-// folds a block of rows at a time with a byte mask, word folds over whole words and the padded
-// last word), then finish the fold from its accumulators.
+// folds in one call without nulls; row folds with nulls and word folds over whole words, then the
+// padded last word), then finish the fold from its accumulators.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -143,10 +143,12 @@ uint64_t RunWordFold(const Execution& run, const PreparedInputs& p, FoldState* s
 }  // namespace
 
 Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& agg, const Execution& run) {
-  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, run.expr.facts().columns,
-                                                          run.batch.facts.length, *run.key));
   FoldState state;
   InitState(state, agg.kind, run.expr.type().id);
+  // A strict expression over an input whose every row is null folds nothing and fails nowhere.
+  if (run.batch.facts.rows == BatchFacts::Rows::kAllNull) return Finish(state, agg);
+  ROWJIT_ASSIGN_OR_RETURN(PreparedInputs p, PrepareInputs(run.batch.columns, run.expr.facts().columns,
+                                                          run.batch.facts.length, *run.key));
   uint64_t evidence = 0;
   if (run.kernel->shape().loop == KernelLoop::kRows) {
     evidence = RunRowFold(run, p, &state);

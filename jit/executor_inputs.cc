@@ -397,29 +397,6 @@ TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, in
   }
 }
 
-KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start) {
-  KernelInput out = in;
-  switch (spec.shape) {
-    case ir::InputShape::kFlat: {
-      const int64_t width = !IsString(spec.type) ? ByteWidth(spec.type)
-                            : spec.layout == StringLayout::kViews ? kViewBytes
-                            : spec.layout == StringLayout::kOffsets32 ? 4 : 8;
-      out.values = static_cast<const uint8_t*>(in.values) + start * width;
-      break;
-    }
-    case ir::InputShape::kByteBool:
-      out.values = static_cast<const uint8_t*>(in.values) + start;
-      break;
-    case ir::InputShape::kDictionary:
-      out.codes = static_cast<const uint8_t*>(in.codes) + start * ByteWidth(spec.code_type);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
-
-
 namespace {
 
 // A scratch buffer of at least `bytes`, reused when the one it holds is large enough.

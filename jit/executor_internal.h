@@ -90,10 +90,6 @@ struct TailInputs {
   std::vector<std::vector<uint8_t>> bytes_;    // string inputs' tail bytes, when repeated
 };
 
-// The input as seen from row `start` on (flat values, dictionary codes, byte bools; constants are
-// unchanged). Not for flat bool inputs, which kernels read as whole words.
-KernelInput OffsetInput(const KernelInput& in, const ir::InputSpec& spec, int64_t start);
-
 // The rows [start, start + mask.length) whose mask bit is set, of every referenced input of a
 // dense kernel, compacted into `scratch` (one buffer per input, grown here and reused): inputs
 // for running the same kernel over the `kept` rows only.

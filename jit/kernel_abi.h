@@ -28,7 +28,8 @@ enum class KernelLoop : uint8_t {
   // 32-lane halves and skip halves with no row to fold.
   kWords,
   // One loop over rows: no lane needs a bit of a word. Row kernels write bool results one byte
-  // a row (the executor packs them); folds read a byte mask a row in place of validity.
+  // a row (the executor packs them); folds over inputs with nulls spread the validity words of a
+  // block of rows to a byte mask on their stack and fold by it.
   kRows,
 };
 
@@ -42,8 +43,9 @@ struct KernelShape {
   bool skip_empty_words = false;  // branch-and-skip: 64-row words with no valid row are skipped
   std::optional<ir::AggKind> fold = std::nullopt;  // a reduction template: what it folds
   bool fold_keep_nan = false;     // float min/max keep NaN in the totalOrder reduction
-  bool fold_counts_rows = false;  // the fold kernel counts the rows it folds; otherwise the
-                                  // executor adds the rows its mask keeps (flat folds, except
+  bool fold_counts_rows = false;  // the fold kernel counts the rows it folds row by row;
+                                  // otherwise by a popcount of each word's mask (and the
+                                  // executor counts a call without nulls: flat folds, except
                                   // NaN-skipping float min/max, where a value drops a row)
   // Row loops over outputs larger than the last-level cache: the values are written with
   // non-temporal (streaming) stores, which skip reading each output line before writing it. The

@@ -98,7 +98,8 @@ bool PlainFlatColumn(const ir::Aggregate& agg, const BatchFacts& b) {
   return s.shape == InputShape::kFlat && s.type != TypeId::kBool;
 }
 
-// Flat folds (a byte mask a row, vector accumulators for the whole call) serve strict-row
+// Flat folds (one row loop, folding by a byte mask a row spread from the validity words where
+// inputs have nulls; vector accumulators for the whole call) serve strict-row
 // expressions other than plain columns, except float sums, whose fixed 16-lane order the word form keeps, and inputs a
 // mask cannot describe: flat bool columns (read as words) and null constants (every row null
 // without a mask saying so).
@@ -177,7 +178,7 @@ Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std:
                     .mask_evidence = true,
                     .fold = agg.kind,
                     .fold_keep_nan = agg.keep_nan,
-                    // Flat folds count nothing where the mask alone decides which rows fold.
+                    // Flat folds count by popcounts where the mask alone decides which rows fold.
                     .fold_counts_rows = !flat || (min_max && !agg.keep_nan && IsFloat(t))};
   return {Strategy::kFold,
           CacheKey{ir::SpecializationKey{agg.arg, batch.inputs, ir::Policy::kDense, target}, shape}};
@@ -211,7 +212,8 @@ CacheKey PlanFold(const ir::Aggregate& agg, std::vector<ir::InputSpec> specs,
 
 Result<CacheKey> PlanFold(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
                           int64_t length, const std::string& target) {
-  ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*agg.arg, columns, length));
+  ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch,
+                          internal::ReadBatch(*agg.arg, columns, length, nullptr, /*defer_rows=*/true));
   return *PlanAggregate(agg, batch.facts, target).kernel;
 }
 

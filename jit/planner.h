@@ -75,7 +75,7 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
                     const std::string& target = "native",
                     int64_t max_kernel_nodes = kDefaultMaxKernelNodes);
 
-// The plan of a reduction template: its fold kernel, flat (a byte mask a row) or over words.
+// The plan of a reduction template: its fold kernel, flat (one row loop) or over words.
 Plan PlanAggregate(const ir::Aggregate& aggregate, const BatchFacts& batch,
                    const std::string& target = "native");
 

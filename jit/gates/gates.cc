@@ -177,12 +177,9 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   // integer evidence only.
   if (facts.narrow_integer_evidence) c.evidence_widths = facts.evidence_widths;
   c.reduction_template = kernel.key.shape.fold.has_value();
-  if (c.reduction_template) c.tags.push_back("fold:" + kernel.fold);
   if (c.reduction_template) {
-    for (int col : facts.columns) {
-      const ir::InputSpec& in = kernel.key.spec.inputs[static_cast<size_t>(col)];
-      c.masked_fold = c.masked_fold || (in.has_nulls && in.shape != ir::InputShape::kNullConstant);
-    }
+    c.tags.push_back("fold:" + kernel.fold);
+    for (int col : facts.columns) c.masked_fold = c.masked_fold || kernel.key.spec.inputs[static_cast<size_t>(col)].has_nulls;
   }
   return c;
 }

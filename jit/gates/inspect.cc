@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "jit/pipeline_internal.h"
 
@@ -380,9 +381,9 @@ const LoopReport* KernelReport::MainLoop() const {
   const LoopReport* main = nullptr;
   for (const LoopReport& l : loops) {
     if (!l.vectorized) continue;
-    const bool better = main == nullptr || l.depth > main->depth ||
-                        (l.depth == main->depth && l.vector_ops > main->vector_ops);
-    if (better) main = &l;
+    // Deeper first, then a loop that carries vectors (accumulators), then more vector operations.
+    auto rank = [](const LoopReport& r) { return std::tuple(r.depth, r.vector_phis > 0, r.vector_ops); };
+    if (main == nullptr || rank(l) > rank(*main)) main = &l;
   }
   return main;
 }

@@ -67,9 +67,9 @@ struct KernelReport {
   std::string return_line;
   std::vector<Remark> remarks;    // loop-vectorize: passed, missed, analysis
 
-  // The innermost vectorized loop (the row or lane work; among the deepest, the one with the
-  // most vector operations: a masked row fold spreads its mask bytes in a loop beside it), or
-  // nullptr.
+  // The vectorized loop that does the row or lane work, or nullptr: of the deepest vectorized
+  // loops, one that carries vectors (accumulators), then the one with the most vector operations
+  // (a masked row fold spreads its mask bytes in a loop beside its row loop).
   const LoopReport* MainLoop() const;
 };
 

@@ -282,9 +282,6 @@ TEST(Fold, SumOfNarrowProductsAtTheBoundaries) {
   }
 }
 
-// A null batch constant or a null literal makes every row null with no validity bitmap saying
-// so: nothing is folded (count 0, other folds null) and nothing fails, with and without nulls
-// in the other input, as the reference says.
 // A row fold over inputs with nulls reads their validity words itself, kRowFoldBlock rows a block,
 // then the padded last word: inputs at different bit offsets, lengths inside, at and across
 // blocks and words, equal the reference; inputs whose valid rows never meet fold nothing (null,
@@ -323,6 +320,9 @@ TEST(Fold, RowFoldsReadTheirInputsValidityWords) {
   }
 }
 
+// A null batch constant or a null literal makes every row null with no validity bitmap saying
+// so: nothing is folded (count 0, other folds null) and nothing fails, with and without nulls
+// in the other input, as the reference says.
 TEST(Fold, NullConstantsAndNullLiteralsFoldNothing) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32?");
@@ -412,9 +412,10 @@ TEST(Fold, SumsOf64BitIntegersAreExactWideSums) {
 }
 
 // Sums of 8-, 16- and 32-bit columns add in 32-bit lanes, widened every 2^20 rows
-// (jit/codegen_fold.cc, NarrowSum): every row at the type's minimum, maximum or -1 (each lane at
-// the limit of its range) over batches that end inside, at and past a chunk, with and without
-// nulls and with a bit offset, equals count x value, in both tiers.
+// (jit/codegen_fold.cc, NarrowSum; a static_assert there holds the chunk to its bound): every row
+// at the type's minimum, maximum or -1 (the extremes of each lane's halves) over batches that end
+// inside, at and past a chunk, with and without nulls and with a bit offset, equals count x value,
+// in both tiers. (A chunk of 2^18 words makes the i32 cases fail.)
 template <typename T>
 void CheckNarrowSumAtLimits(Engine& engine, TypeId t) {
   const Schema schema{{Field{"x", DataType(t, true)}}};
