@@ -5,8 +5,10 @@
 // without a row to fold are skipped, null lanes read the fold's identity, and each lane keeps its
 // own accumulator across words, so the accumulators stay vectors. Float sums use 16 accumulators,
 // row i into i % 16, the fixed order of kernels/fold.h, so results are bit-identical to the
-// static folds. Row folds (KernelLoop::kRows) are one loop over rows with a byte mask a row; the
-// loop vectorizer keeps their accumulators vectors for the whole call.
+// static folds. Row folds (KernelLoop::kRows) are one loop over rows; over inputs with nulls, one
+// a block of kRowFoldBlock rows, folding by a byte mask a row the kernel spreads from the inputs'
+// validity words. The loop vectorizer keeps their accumulators vectors for the whole call (for a
+// block, with nulls).
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -205,8 +207,6 @@ bool CountsByPopcount(const FoldLayout& l) {
 
 int Bytes(llvm::Type* t) { return t == nullptr ? 0 : static_cast<int>(t->getPrimitiveSizeInBits() / 8); }
 
-// Rows a group: one 512-bit vector of accumulator lanes (8 of 64-bit accumulators: a group's mask
-// is then one byte of the bitmap, a `kmovb` from memory), at most 16.
 // Narrow integer sums (8-, 16- and 32-bit columns) add in 32-bit lanes, 16 rows a vector, where
 // 64-bit lanes would take a sign extension every 8 rows (on AVX-512 the extensions and the group
 // masks' shifts share one port): a 32-bit value as its low 16 bits (unsigned, accumulator A) and
@@ -220,6 +220,8 @@ constexpr int64_t kNarrowChunkWords = int64_t{1} << 14;
 static_assert(kNarrowChunkWords * (64 / 16) * (int64_t{1} << 16) <= int64_t{1} << 32,
               "a narrow sum's 32-bit lane overflows within a chunk");
 
+// Rows a group: one 512-bit vector of accumulator lanes (8 of 64-bit accumulators: a group's mask
+// is then one byte of the bitmap, a `kmovb` from memory), at most 16.
 int GroupLanes(const FoldLayout& l) {
   if (NarrowSum(l)) return 16;
   return Bytes(l.a_ty ? l.a_ty : l.b_ty) == 8 ? 8 : 16;
