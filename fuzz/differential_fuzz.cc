@@ -3,13 +3,16 @@
 // encodings, constants, extreme values) and a policy; the JIT's result must equal the
 // reference's: values, nulls, and the error with its row. A mismatch aborts with the case.
 // A quarter of the cases are decimal expressions (64- and 128-bit: +, -, *, casts up and down,
-// round, neg, abs, comparisons, if, coalesce, literals) over decimal columns.
+// round, neg, abs, comparisons, if, coalesce, literals) over decimal columns. One case in three
+// also folds its expression (a fold its type takes: sum, min, max, min_max, count, nan_count,
+// min_max_nan, any, all) against the reference fold: value, count, or the error with its row.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include "ir/aggregate.h"
 #include "ir/analysis.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
@@ -104,6 +107,26 @@ std::string DecimalExpression(FuzzedDataProvider& in, int depth) {
   std::abort();
 }
 
+// The expression `text` folded by a fold the fuzzer picks, when its type takes that fold: the
+// JIT's fold against the reference's, compared as text (value bits, or the error with its row).
+void CheckFold(FuzzedDataProvider& in, jit::Engine& engine, const std::string& text, const Schema& s,
+               std::span<const ArrayPtr> columns, int64_t length, jit::Tier tier, const std::string& layout) {
+  static constexpr const char* kFolds[] = {"sum", "min", "max", "min_max", "count", "nan_count", "min_max_nan", "any", "all"};
+  auto agg = ir::ParseAndBindAggregate(std::string(in.PickValueInArray(kFolds)) + "(" + text + ")", s);
+  if (!agg.ok()) return;  // a fold this type does not take
+  if (std::getenv("ROWJIT_FUZZ_VERBOSE") != nullptr) std::fprintf(stderr, "fold: %s\n", agg->ToString().c_str());
+  auto text_of = [&](const Result<ir::AggregateResult>& r) {
+    return r.ok() ? r->ToString(agg->kind) : "error " + r.error().ToString();
+  };
+  const std::string jit = text_of(engine.Aggregate(*agg, columns, length, jit::EvalOptions{.tier = tier}, nullptr));
+  const std::string ref = text_of(ir::EvaluateAggregateReference(*agg, columns, length));
+  if (jit != ref) {
+    std::fprintf(stderr, "differential fuzz: fold %s\n  length %lld inputs%s\n  jit %s\n  reference %s\n",
+                 agg->ToString().c_str(), static_cast<long long>(length), layout.c_str(), jit.c_str(), ref.c_str());
+    std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -135,7 +158,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  expr.error().ToString().c_str());
     std::abort();
   }
-  const int64_t length = in.PickValueInArray<int64_t>({0, 1, 7, 63, 64, 65, 127, 200, 1000});
+  const int64_t length = in.PickValueInArray<int64_t>({0, 1, 7, 63, 64, 65, 127, 200, 1000, 2100});
   const ir::Policy policy = in.PickValueInArray(kPolicies);
   const jit::Tier tier = in.ConsumeBool() ? jit::Tier::kFast : jit::Tier::kOptimized;
   std::vector<ArrayPtr> columns(s.fields.size());
@@ -152,6 +175,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "case: %s length %lld policy %s inputs%s\n", (*expr)->ToString().c_str(),
                  static_cast<long long>(length), std::string(ir::PolicyName(policy)).c_str(), layout.c_str());
   }
+  if (in.ConsumeIntegralInRange(0, 2) == 0) CheckFold(in, *engine, text, s, columns, length, tier, layout);
   auto jit = engine->Evaluate(*expr, columns, length, jit::EvalOptions{.policy = policy, .tier = tier});
   auto ref = ir::EvaluateReference(**expr, columns, length);
   if (jit.ok() != ref.ok()) {
