@@ -57,10 +57,11 @@ class LowerContext {
   // fails. It is OR-reduced in a loop-local accumulator of that width, never stored per row.
   virtual void Evidence(llvm::Value* evidence) = 0;
 
-  // Row loops that recheck (jit/codegen_rows.cc) let a 64-bit checked multiply report cheap,
-  // conservative evidence: `Suspect` takes a value nonzero where the row *may* fail, and the
-  // kernel reruns the rows of any block with a suspect row through the exact lowering.
-  bool conservative_mul64 = false;
+  // Row loops that recheck (jit/codegen_rows.cc) let a costly checked multiply (64-bit, unsigned
+  // 8-bit) report cheap, conservative evidence: `Suspect` takes a value whose high half is
+  // nonzero where the row *may* fail (OR-accumulated a block, so an OR of operands will do), and
+  // the kernel reruns the rows of any block with a suspect row through the exact lowering.
+  bool conservative_mul = false;
   virtual void Suspect(llvm::Value* suspect) { Evidence(suspect); }
 
   // The SQL order of floats (NaN greatest, NaN = NaN, -0.0 = 0.0) and of integers and bools.

@@ -227,17 +227,20 @@ namespace {
 // a rare wide operand costs one block, not the call.
 constexpr int64_t kRecheckBlock = 1024;
 
-// Whether the expression holds a checked 64-bit integer multiply, whose exact evidence costs
-// about twice the wrapping multiply: its row loop takes the cheap operand-range test and
-// rechecks suspect blocks (EmitRecheckedRowLoop).
-bool HasCheckedMul64(const ir::Expr& e) {
-  if (!e.is_call()) return false;
-  if (e.name() == "mul" && IsInteger(e.type().id) && BitWidth(e.type().id) == 64) return true;
-  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) return true;
-  for (const ir::ExprPtr& a : e.args()) {
-    if (HasCheckedMul64(*a)) return true;
+// The widths of the checked integer multiplies whose exact evidence costs well over the wrapping
+// multiply: 64 bits (about twice: limbs) and unsigned 8 bits (x86 has no byte multiply; the
+// wrapping form is two pmaddubsw and a byte permute, the exact one widens every lane to 16
+// bits). Their row loop takes a cheap operand-range test and rechecks suspect blocks
+// (EmitRecheckedRowLoop).
+void RecheckedMulWidths(const ir::Expr& e, std::set<unsigned>& widths) {
+  if (!e.is_call()) return;
+  const TypeId t = e.type().id;
+  if (e.name() == "mul" && IsInteger(t) && BitWidth(t) == 64) widths.insert(64);
+  if (e.name() == "mul" && IsInteger(t) && !IsSignedInt(t) && BitWidth(t) == 8) widths.insert(8);
+  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
+    widths.insert(64);
   }
-  return false;
+  for (const ir::ExprPtr& a : e.args()) RecheckedMulWidths(*a, widths);
 }
 
 }  // namespace
@@ -253,7 +256,9 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   llvm::Value* product = b.CreateShl(at_least_one, 6, "", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::Value* n = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, product, b.getInt64(64), nullptr, "rows.count");
   llvm::Value* any = b.CreateICmpSGT(words, b.getInt64(0));
-  if (HasCheckedMul64(*key_.expr) && !evidence_.empty()) return EmitRecheckedRowLoop(n, any);
+  std::set<unsigned> suspect_widths;
+  RecheckedMulWidths(*key_.expr, suspect_widths);
+  if (!suspect_widths.empty() && !evidence_.empty()) return EmitRecheckedRowLoop(n, any, suspect_widths);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(b.getInt64(0), n, true, any));
   SetEvidence(ev);
   return Status::OK();
@@ -301,11 +306,11 @@ void AskVectorWidth(llvm::BasicBlock* latch, int width) {
 Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
                                                               llvm::Value* guard) {
   std::vector<llvm::Value*> carried = EvidenceValues();
-  if (suspect_ != nullptr) carried.push_back(suspect_);
+  for (const auto& [width, value] : suspects_) carried.push_back(value);
   LoopScaffold rows = LoopScaffold::Open(b, "rows", start, carried, guard);
   std::vector<llvm::Value*> in = rows.carried();
   SetEvidence(std::span(in).first(evidence_.size()));
-  if (suspect_ != nullptr) suspect_ = in.back();
+  SetSuspects(std::span(in).subspan(evidence_.size()));
   llvm::Value* row = rows.index();
   row_valid_ = nullptr;
   for (const Output& o : outputs_) {
@@ -313,37 +318,39 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
     if (store) StoreRowValue(o, v, row, o.expr->type().id == TypeId::kBool);
   }
   std::vector<llvm::Value*> updated = EvidenceValues();
-  if (suspect_ != nullptr) updated.push_back(suspect_);
+  for (const auto& [width, value] : suspects_) updated.push_back(value);
   llvm::Value* next = b.CreateAdd(row, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::BasicBlock* latch = b.GetInsertBlock();
   std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, end), "rows.done");
   if (HasTemporalOnI64(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
     AskVectorWidth(latch, 16);
   }
-  if (suspect_ != nullptr) {
-    suspect_ = out.back();
-    out.pop_back();
-  }
+  SetSuspects(std::span(out).subspan(evidence_.size()));
+  out.resize(evidence_.size());
   return out;
 }
 
-// The row loop of an expression with a checked 64-bit multiply, in blocks of kRecheckBlock
-// rows: a fast pass stores the values (the same x * y mod 2^64 either way) with every other
-// call's exact evidence and the multiplies' operand-range suspects; a block with a suspect row
+// The row loop of an expression with a costly checked multiply (RecheckedMulWidths), in blocks
+// of kRecheckBlock rows: a fast pass stores the values (the same wrapped product either way)
+// with every other call's exact evidence and the multiplies' operand-range suspects, one OR
+// accumulator a width whose high half is nonzero when a row may fail; a block with a suspect row
 // is run again for exact evidence only. Values of moderate operands never pay the exact form.
-Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any) {
+Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, const std::set<unsigned>& widths) {
   LoopScaffold blocks = LoopScaffold::Open(b, "blocks", b.getInt64(0), EvidenceValues(), any);
   SetEvidence(blocks.carried());
   llvm::Value* start = blocks.index();
   llvm::Value* end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, b.getInt64(kRecheckBlock)), n);
-  suspect_ = b.getInt64(0);
+  for (unsigned w : widths) suspects_[w] = b.getIntN(w, 0);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> fast, EmitRowRange(start, end, true, nullptr));
-  llvm::Value* suspect = suspect_;
-  suspect_ = nullptr;
+  llvm::Value* suspect = b.getFalse();
+  for (const auto& [width, value] : suspects_) {
+    suspect = b.CreateOr(suspect, b.CreateICmpUGE(value, b.getIntN(width, uint64_t{1} << (width / 2))));
+  }
+  suspects_.clear();
   llvm::BasicBlock* after_fast = b.GetInsertBlock();
   llvm::BasicBlock* recheck = llvm::BasicBlock::Create(ctx_, "recheck", fn_);
   llvm::BasicBlock* joined = llvm::BasicBlock::Create(ctx_, "block.done", fn_);
-  b.CreateCondBr(b.CreateICmpNE(suspect, b.getInt64(0)), recheck, joined);
+  b.CreateCondBr(suspect, recheck, joined);
   b.SetInsertPoint(recheck);
   SetEvidence(fast);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> exact, EmitRowRange(start, end, false, nullptr));

@@ -78,10 +78,17 @@ void KernelBuilder::SetEvidence(std::span<llvm::Value* const> values) {
 }
 
 void KernelBuilder::Suspect(llvm::Value* ev) {
-  assert(suspect_ != nullptr && "conservative evidence outside a rechecking row loop");
+  auto it = suspects_.find(ev->getType()->getIntegerBitWidth());
+  assert(it != suspects_.end() && "conservative evidence outside a rechecking row loop, or of a width it has not");
   assert(!shape_.writes_validity && !shape_.mask_evidence && "suspects are for dense row loops");
   if (guard_ != nullptr) ev = b.CreateSelect(guard_, ev, Zero(ev));
-  suspect_ = b.CreateOr(suspect_, ev);
+  it->second = b.CreateOr(it->second, ev);
+}
+
+void KernelBuilder::SetSuspects(std::span<llvm::Value* const> values) {
+  assert(values.size() == suspects_.size() && "one value per suspect width");
+  size_t i = 0;
+  for (auto& [width, value] : suspects_) value = values[i++];
 }
 
 void KernelBuilder::Evidence(llvm::Value* ev) {
@@ -410,7 +417,7 @@ Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::V
     KernelBuilder& k;
   } ctx(*this, e);
   ctx.wide_wanted = &e == wide_call_;
-  ctx.conservative_mul64 = suspect_ != nullptr;
+  ctx.conservative_mul = !suspects_.empty();
   call_fail_ = nullptr;
   call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
   Val out = lowering->lower(ctx, args);

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -104,6 +105,7 @@ class KernelBuilder final : public LowerContext {
   // The evidence accumulators' current values, one per width (ascending), and setting them.
   std::vector<llvm::Value*> EvidenceValues() const;
   void SetEvidence(std::span<llvm::Value* const> values);
+  void SetSuspects(std::span<llvm::Value* const> values);
 
   // Loads and stores carry scoped no-alias metadata so the vectorizer needs no runtime checks.
   template <typename Inst>
@@ -138,7 +140,7 @@ class KernelBuilder final : public LowerContext {
   Status EmitPrefilteredWord(llvm::Value* w);
   Result<llvm::Value*> EmitLengthPrefilter(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status EmitRowLoop(llvm::Value* words);
-  Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any);
+  Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, const std::set<unsigned>& widths);
   Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
                                                  llvm::Value* guard);
   void SetUpOutputs();
@@ -189,7 +191,8 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* guard_ = nullptr;            // lanes where the node being emitted is taken (i1;
                                             // nullptr: every lane), for guarded arguments
   const ir::Expr* wide_call_ = nullptr;     // the call whose exact widened value a fold sums
-  llvm::Value* suspect_ = nullptr;          // a rechecking row loop's fast pass: its suspects (i64)
+  std::map<unsigned, llvm::Value*> suspects_;  // a rechecking row loop's fast pass: its suspects'
+                                               // OR accumulators, by width (empty elsewhere)
   std::unique_ptr<llvm::MDBuilder> mdb_;
   llvm::MDNode* domain_ = nullptr;
   std::vector<llvm::MDNode*> scopes_;

@@ -80,6 +80,13 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
   if (IsFloat(t)) return {b.CreateFMul(x, y)};
   const unsigned w = Width(x);
   const bool is_signed = IsSignedInt(t);
+  if (w == 8 && !is_signed && c.conservative_mul && !c.wide_wanted) {
+    // Operands below 16 cannot overflow a byte; a row with a wider one is a suspect, its block
+    // rechecked exactly. The value is the wrapped product: LLVM's pmaddubsw form, with no lane
+    // widened to 16 bits.
+    c.Suspect(b.CreateOr(x, y));
+    return {b.CreateMul(x, y)};
+  }
   if (w < 64) {
     llvm::Type* wide = b.getIntNTy(2 * w);
     llvm::Value* p = is_signed ? b.CreateMul(b.CreateSExt(x, wide), b.CreateSExt(y, wide))
@@ -109,15 +116,12 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
     }
     return {r};
   }
-  if (c.conservative_mul64) {
-    // Operands within 32 bits (signed: [-2^31, 2^31)) cannot overflow the 64-bit product; rows
-    // with a wider operand are suspects, rechecked exactly by the kernel. The value is the same
-    // x * y mod 2^64 either way: one multiply (vpmullq where AVX-512DQ has it).
-    auto wide = [&](llvm::Value* v) {
-      if (is_signed) v = b.CreateAdd(v, b.getInt64(int64_t{1} << 31));
-      return b.CreateLShr(v, 32);
-    };
-    c.Suspect(b.CreateOr(wide(x), wide(y)));
+  if (c.conservative_mul) {
+    // Operands within 32 bits (signed: [-2^31, 2^31), biased to [0, 2^32)) cannot overflow the
+    // 64-bit product; rows with a wider operand are suspects, rechecked exactly by the kernel.
+    // The value is the same x * y mod 2^64 either way: one multiply (vpmullq where AVX-512DQ has it).
+    auto biased = [&](llvm::Value* v) { return is_signed ? b.CreateAdd(v, b.getInt64(int64_t{1} << 31)) : v; };
+    c.Suspect(b.CreateOr(biased(x), biased(y)));
     return {b.CreateMul(x, y)};
   }
   if (!is_signed) {

@@ -67,12 +67,12 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
   llvm::Value* y = Wide(c, 1, a[1]);
   llvm::Value* r = b.CreateMul(x, y);
   llvm::Value* bad = OutOf(b, r, ir::Pow10(c.call.type().precision));
-  if (c.conservative_mul64 && (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32)) {
+  if (c.conservative_mul && (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32)) {
     // A rechecking row loop (jit/codegen_rows.cc): operands within 32 bits cannot wrap, so the
     // precision test is exact for them; a row with a wider operand is a suspect, its block rerun
     // through the exact test below.
-    auto wide = [&](llvm::Value* v) { return b.CreateLShr(b.CreateAdd(v, I64(b, int64_t{1} << 31)), I64(b, 32)); };
-    c.Suspect(b.CreateOr(wide(x), wide(y)));
+    auto biased = [&](llvm::Value* v) { return b.CreateAdd(v, I64(b, int64_t{1} << 31)); };
+    c.Suspect(b.CreateOr(biased(x), biased(y)));
   } else if (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32) {
     llvm::Value* f = b.CreateFMul(I64ToF64(b, x), I64ToF64(b, y));
     bad = b.CreateOr(bad, b.CreateFCmpOGE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, f), F64(b, 0x1p62)));

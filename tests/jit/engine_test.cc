@@ -281,7 +281,7 @@ TEST(Engine, StrictCallsOverNullArgumentsDoNotFail) {
   EXPECT_EQ(*got, *want);
 }
 
-// --- checked 64-bit multiply: operand-range suspects, exact recheck per block ----------------
+// --- checked 64-bit and unsigned 8-bit multiply: operand-range suspects, exact recheck per block
 
 // Columns of `n` rows: a[i] = `a`, b[i] = `b`, except row `at` (when >= 0), which holds `a_at`.
 std::vector<ArrayPtr> Mul64Columns(TypeId t, int64_t n, uint64_t a, uint64_t b, int64_t at = -1,
@@ -350,12 +350,15 @@ TEST(CheckedMul8, EveryPairOfOperands) {
 
 TEST(CheckedMul64, SuspectRowsThatFitAreNotErrorsInAnyBlock) {
   auto engine = NewEngine();
-  for (TypeId t : {TypeId::kI64, TypeId::kU64}) {
+  // Every operand wider than half the width (32 bits; u8: 4 bits), so every row a suspect, and
+  // every product in range: 5,000 rows, five blocks rechecked, no error.
+  for (auto [t, a, b] : {std::tuple{TypeId::kI64, uint64_t{1} << 40, uint64_t{2}},
+                         std::tuple{TypeId::kU64, uint64_t{1} << 40, uint64_t{2}},
+                         std::tuple{TypeId::kU8, uint64_t{255}, uint64_t{1}},
+                         std::tuple{TypeId::kU8, uint64_t{16}, uint64_t{15}}}) {
     const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}}};
     auto expr = *ir::ParseAndBind("a * b", schema);
-    // Every operand wider than 32 bits (every row a suspect), every product in range: 5,000
-    // rows, five blocks rechecked, no error.
-    const auto cols = Mul64Columns(t, 5000, uint64_t{1} << 40, 2);
+    const auto cols = Mul64Columns(t, 5000, a, b);
     auto out = engine->Evaluate(expr, cols, 5000);
     ASSERT_TRUE(out.ok()) << TypeIdName(t) << ": " << out.error().ToString();
     auto ref = ir::EvaluateReference(*expr, cols, 5000);
@@ -369,9 +372,11 @@ TEST(CheckedMul64, AnOverflowInALaterBlockIsReportedWithItsRow) {
   struct Case {
     TypeId t;
     uint64_t fits_a, b, overflows_a;
+    uint64_t moderate_a, moderate_b;  // below half the width: no suspect
   };
-  for (const Case& c : {Case{TypeId::kI64, uint64_t{1} << 40, 2, uint64_t{1} << 62},
-                        Case{TypeId::kU64, uint64_t{1} << 33, uint64_t{1} << 30, uint64_t{1} << 34}}) {
+  for (const Case& c : {Case{TypeId::kI64, uint64_t{1} << 40, 2, uint64_t{1} << 62, 123456, 789},
+                        Case{TypeId::kU64, uint64_t{1} << 33, uint64_t{1} << 30, uint64_t{1} << 34, 123456, 789},
+                        Case{TypeId::kU8, 100, 2, 128, 15, 15}}) {
     const Schema schema{{{"a", DataType(c.t)}, {"b", DataType(c.t)}}};
     auto expr = *ir::ParseAndBind("a * b + b", schema);
     for (int64_t at : {int64_t{0}, int64_t{1023}, int64_t{1024}, int64_t{3100}, int64_t{4999}}) {
@@ -382,7 +387,7 @@ TEST(CheckedMul64, AnOverflowInALaterBlockIsReportedWithItsRow) {
       EXPECT_EQ(out.error().row(), at) << TypeIdName(c.t) << ": " << out.error().ToString();
     }
     // Moderate operands everywhere (no suspect at all): values as the reference's.
-    const auto cols = Mul64Columns(c.t, 5000, 123456, 789);
+    const auto cols = Mul64Columns(c.t, 5000, c.moderate_a, c.moderate_b);
     auto out = engine->Evaluate(expr, cols, 5000);
     ASSERT_TRUE(out.ok());
     EXPECT_EQ(FirstDifference(**out, **ir::EvaluateReference(*expr, cols, 5000)), -1);
