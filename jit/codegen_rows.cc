@@ -227,16 +227,13 @@ namespace {
 // a rare wide operand costs one block, not the call.
 constexpr int64_t kRecheckBlock = 1024;
 
-// The widths of the checked integer multiplies whose exact evidence costs well over the wrapping
-// multiply: 64 bits (about twice: limbs) and unsigned 8 bits (x86 has no byte multiply; the
-// wrapping form is two pmaddubsw and a byte permute, the exact one widens every lane to 16
-// bits). Their row loop takes a cheap operand-range test and rechecks suspect blocks
-// (EmitRecheckedRowLoop).
+// The widths of the checked multiplies whose exact evidence costs well over the wrapping
+// multiply (RechecksMul): their row loop takes a cheap operand-range test and rechecks suspect
+// blocks (EmitRecheckedRowLoop).
 void RecheckedMulWidths(const ir::Expr& e, std::set<unsigned>& widths) {
   if (!e.is_call()) return;
   const TypeId t = e.type().id;
-  if (e.name() == "mul" && IsInteger(t) && BitWidth(t) == 64) widths.insert(64);
-  if (e.name() == "mul" && IsInteger(t) && !IsSignedInt(t) && BitWidth(t) == 8) widths.insert(8);
+  if (e.name() == "mul" && RechecksMul(t)) widths.insert(BitWidth(t));
   if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
     widths.insert(64);
   }
@@ -334,12 +331,26 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
 // of kRecheckBlock rows: a fast pass stores the values (the same wrapped product either way)
 // with every other call's exact evidence and the multiplies' operand-range suspects, one OR
 // accumulator a width whose high half is nonzero when a row may fail; a block with a suspect row
-// is run again for exact evidence only. Values of moderate operands never pay the exact form.
+// is run again exactly, and so is every later block of the call without a fast pass first
+// (operands that are wide once tend to stay wide). Moderate operands never pay the exact form;
+// wide ones pay it plus one fast block a call.
 Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, const std::set<unsigned>& widths) {
-  LoopScaffold blocks = LoopScaffold::Open(b, "blocks", b.getInt64(0), EvidenceValues(), any);
-  SetEvidence(blocks.carried());
+  std::vector<llvm::Value*> carried = EvidenceValues();
+  carried.push_back(b.getFalse());  // exact: a block of this call was suspect
+  LoopScaffold blocks = LoopScaffold::Open(b, "blocks", b.getInt64(0), carried, any);
+  std::vector<llvm::Value*> in = blocks.carried();
+  llvm::Value* exact_mode = in.back();
+  in.pop_back();
   llvm::Value* start = blocks.index();
   llvm::Value* end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, b.getInt64(kRecheckBlock)), n);
+  llvm::BasicBlock* entry = b.GetInsertBlock();
+  llvm::BasicBlock* fast_pass = llvm::BasicBlock::Create(ctx_, "fast", fn_);
+  llvm::BasicBlock* exact_pass = llvm::BasicBlock::Create(ctx_, "exact", fn_);
+  llvm::BasicBlock* joined = llvm::BasicBlock::Create(ctx_, "block.done", fn_);
+  b.CreateCondBr(exact_mode, exact_pass, fast_pass);
+
+  b.SetInsertPoint(fast_pass);
+  SetEvidence(in);
   for (unsigned w : widths) suspects_[w] = b.getIntN(w, 0);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> fast, EmitRowRange(start, end, true, nullptr));
   llvm::Value* suspect = b.getFalse();
@@ -348,18 +359,22 @@ Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, con
   }
   suspects_.clear();
   llvm::BasicBlock* after_fast = b.GetInsertBlock();
-  llvm::BasicBlock* recheck = llvm::BasicBlock::Create(ctx_, "recheck", fn_);
-  llvm::BasicBlock* joined = llvm::BasicBlock::Create(ctx_, "block.done", fn_);
-  b.CreateCondBr(suspect, recheck, joined);
-  b.SetInsertPoint(recheck);
-  SetEvidence(fast);
-  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> exact, EmitRowRange(start, end, false, nullptr));
+  b.CreateCondBr(suspect, exact_pass, joined);
+
+  b.SetInsertPoint(exact_pass);
+  SetEvidence(JoinPaths(b, in, entry, fast, after_fast));
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> exact, EmitRowRange(start, end, true, nullptr));
   llvm::BasicBlock* after_exact = b.GetInsertBlock();
   b.CreateBr(joined);
+
   b.SetInsertPoint(joined);
+  fast.push_back(b.getFalse());
+  exact.push_back(b.getTrue());
   const std::vector<llvm::Value*> merged = JoinPaths(b, fast, after_fast, exact, after_exact);
   llvm::Value* next = b.CreateAdd(start, b.getInt64(kRecheckBlock), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  SetEvidence(blocks.Close(next, merged, b.CreateICmpULT(next, n), "blocks.done"));
+  std::vector<llvm::Value*> out = blocks.Close(next, merged, b.CreateICmpULT(next, n), "blocks.done");
+  out.pop_back();
+  SetEvidence(out);
   return Status::OK();
 }
 

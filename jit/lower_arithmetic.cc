@@ -80,11 +80,13 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
   if (IsFloat(t)) return {b.CreateFMul(x, y)};
   const unsigned w = Width(x);
   const bool is_signed = IsSignedInt(t);
-  if (w == 8 && !is_signed && c.conservative_mul && !c.wide_wanted) {
-    // Operands below 16 cannot overflow a byte; a row with a wider one is a suspect, its block
-    // rechecked exactly. The value is the wrapped product: LLVM's pmaddubsw form, with no lane
-    // widened to 16 bits.
-    c.Suspect(b.CreateOr(x, y));
+  if (c.conservative_mul && !c.wide_wanted && RechecksMul(t)) {
+    // Operands within half the width (signed: biased from [-2^(w/2-1), 2^(w/2-1)) to [0, 2^(w/2)))
+    // cannot overflow; a row with a wider one is a suspect, its block rechecked exactly by the
+    // kernel. The value is the wrapped product either way: one multiply (bytes: LLVM's
+    // pmaddubsw form, no lane widened; 64 bits: vpmullq where AVX-512DQ has it).
+    auto biased = [&](llvm::Value* v) { return is_signed ? b.CreateAdd(v, Const(v, uint64_t{1} << (w / 2 - 1))) : v; };
+    c.Suspect(b.CreateOr(biased(x), biased(y)));
     return {b.CreateMul(x, y)};
   }
   if (w < 64) {
@@ -115,14 +117,6 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
       c.Evidence(b.CreateXor(b.CreateTrunc(b.CreateLShr(p, w), x->getType()), b.CreateAShr(r, w - 1)));
     }
     return {r};
-  }
-  if (c.conservative_mul) {
-    // Operands within 32 bits (signed: [-2^31, 2^31), biased to [0, 2^32)) cannot overflow the
-    // 64-bit product; rows with a wider operand are suspects, rechecked exactly by the kernel.
-    // The value is the same x * y mod 2^64 either way: one multiply (vpmullq where AVX-512DQ has it).
-    auto biased = [&](llvm::Value* v) { return is_signed ? b.CreateAdd(v, b.getInt64(int64_t{1} << 31)) : v; };
-    c.Suspect(b.CreateOr(biased(x), biased(y)));
-    return {b.CreateMul(x, y)};
   }
   if (!is_signed) {
     const Product64 p = MulLimbs(b, x, y);

@@ -281,14 +281,16 @@ TEST(Engine, StrictCallsOverNullArgumentsDoNotFail) {
   EXPECT_EQ(*got, *want);
 }
 
-// --- checked 64-bit and unsigned 8-bit multiply: operand-range suspects, exact recheck per block
+// --- checked multiply (64-, 32-bit, unsigned 8-bit): operand-range suspects, exact recheck ---
 
-// Columns of `n` rows: a[i] = `a`, b[i] = `b`, except row `at` (when >= 0), which holds `a_at`.
-std::vector<ArrayPtr> Mul64Columns(TypeId t, int64_t n, uint64_t a, uint64_t b, int64_t at = -1,
-                                   uint64_t a_at = 0) {
+// Columns of `n` rows: a[i] = `a`, b[i] = `b`, except the rows named in `a_at` (row, value).
+std::vector<ArrayPtr> MulColumns(TypeId t, int64_t n, uint64_t a, uint64_t b,
+                                 const std::vector<std::pair<int64_t, uint64_t>>& a_at = {}) {
   std::vector<Scalar> as, bs;
   for (int64_t i = 0; i < n; ++i) {
-    as.push_back(Scalar::FromBits(t, i == at ? a_at : a));
+    uint64_t v = a;
+    for (const auto& [row, value] : a_at) v = row == i ? value : v;
+    as.push_back(Scalar::FromBits(t, v));
     bs.push_back(Scalar::FromBits(t, b));
   }
   return {*MakeArray(DataType(t), as), *MakeArray(DataType(t), bs)};
@@ -348,17 +350,20 @@ TEST(CheckedMul8, EveryPairOfOperands) {
   }
 }
 
-TEST(CheckedMul64, SuspectRowsThatFitAreNotErrorsInAnyBlock) {
+TEST(CheckedMulRecheck, SuspectRowsThatFitAreNotErrorsInAnyBlock) {
   auto engine = NewEngine();
-  // Every operand wider than half the width (32 bits; u8: 4 bits), so every row a suspect, and
-  // every product in range: 5,000 rows, five blocks rechecked, no error.
+  // Every operand wider than half the width (signed: outside [-2^(w/2-1), 2^(w/2-1))), so every
+  // row a suspect, and every product in range: 5,000 rows, five blocks rechecked, no error.
   for (auto [t, a, b] : {std::tuple{TypeId::kI64, uint64_t{1} << 40, uint64_t{2}},
                          std::tuple{TypeId::kU64, uint64_t{1} << 40, uint64_t{2}},
+                         std::tuple{TypeId::kI32, uint64_t{1} << 15, ~uint64_t{0}},  // 2^15 * -1
+                         std::tuple{TypeId::kI32, uint64_t{0xffff7fff}, uint64_t{2}},  // (-2^15 - 1) * 2
+                         std::tuple{TypeId::kU32, uint64_t{1} << 16, uint64_t{65535}},
                          std::tuple{TypeId::kU8, uint64_t{255}, uint64_t{1}},
                          std::tuple{TypeId::kU8, uint64_t{16}, uint64_t{15}}}) {
     const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}}};
     auto expr = *ir::ParseAndBind("a * b", schema);
-    const auto cols = Mul64Columns(t, 5000, a, b);
+    const auto cols = MulColumns(t, 5000, a, b);
     auto out = engine->Evaluate(expr, cols, 5000);
     ASSERT_TRUE(out.ok()) << TypeIdName(t) << ": " << out.error().ToString();
     auto ref = ir::EvaluateReference(*expr, cols, 5000);
@@ -367,30 +372,68 @@ TEST(CheckedMul64, SuspectRowsThatFitAreNotErrorsInAnyBlock) {
   }
 }
 
-TEST(CheckedMul64, AnOverflowInALaterBlockIsReportedWithItsRow) {
+// An overflow anywhere is reported with its row: every row a suspect (the first block switches the
+// call to exact blocks), or moderate rows with one suspect that fits in an earlier block (fast
+// blocks, then exact ones), or the overflow alone among moderate rows.
+TEST(CheckedMulRecheck, AnOverflowInAnyBlockIsReportedWithItsRow) {
   auto engine = NewEngine();
   struct Case {
     TypeId t;
     uint64_t fits_a, b, overflows_a;
-    uint64_t moderate_a, moderate_b;  // below half the width: no suspect
+    uint64_t moderate_a;  // below half the width: no suspect (times b)
   };
-  for (const Case& c : {Case{TypeId::kI64, uint64_t{1} << 40, 2, uint64_t{1} << 62, 123456, 789},
-                        Case{TypeId::kU64, uint64_t{1} << 33, uint64_t{1} << 30, uint64_t{1} << 34, 123456, 789},
-                        Case{TypeId::kU8, 100, 2, 128, 15, 15}}) {
+  for (const Case& c : {Case{TypeId::kI64, uint64_t{1} << 40, 2, uint64_t{1} << 62, 123456},
+                        Case{TypeId::kU64, uint64_t{1} << 33, uint64_t{1} << 30, uint64_t{1} << 34, 789},
+                        Case{TypeId::kI32, uint64_t{1} << 20, 2, uint64_t{1} << 30, 12345},
+                        Case{TypeId::kU32, uint64_t{1} << 20, 4095, uint64_t{1} << 21, 12345},
+                        Case{TypeId::kU8, 100, 2, 128, 15}}) {
     const Schema schema{{{"a", DataType(c.t)}, {"b", DataType(c.t)}}};
     auto expr = *ir::ParseAndBind("a * b + b", schema);
     for (int64_t at : {int64_t{0}, int64_t{1023}, int64_t{1024}, int64_t{3100}, int64_t{4999}}) {
-      const auto cols = Mul64Columns(c.t, 5000, c.fits_a, c.b, at, c.overflows_a);
-      auto out = engine->Evaluate(expr, cols, 5000);
-      ASSERT_FALSE(out.ok()) << TypeIdName(c.t) << " row " << at;
-      EXPECT_EQ(out.error().code(), ErrorCode::kOverflow);
-      EXPECT_EQ(out.error().row(), at) << TypeIdName(c.t) << ": " << out.error().ToString();
+      const std::vector<std::vector<ArrayPtr>> layouts = {
+          MulColumns(c.t, 5000, c.fits_a, c.b, {{at, c.overflows_a}}),
+          MulColumns(c.t, 5000, c.moderate_a, c.b, {{at / 2, c.fits_a}, {at, c.overflows_a}}),
+          MulColumns(c.t, 5000, c.moderate_a, c.b, {{at, c.overflows_a}})};
+      for (size_t l = 0; l < layouts.size(); ++l) {
+        auto out = engine->Evaluate(expr, layouts[l], 5000);
+        ASSERT_FALSE(out.ok()) << TypeIdName(c.t) << " row " << at << " layout " << l;
+        EXPECT_EQ(out.error().code(), ErrorCode::kOverflow);
+        EXPECT_EQ(out.error().row(), at) << TypeIdName(c.t) << " layout " << l << ": " << out.error().ToString();
+      }
     }
-    // Moderate operands everywhere (no suspect at all): values as the reference's.
-    const auto cols = Mul64Columns(c.t, 5000, c.moderate_a, c.moderate_b);
-    auto out = engine->Evaluate(expr, cols, 5000);
-    ASSERT_TRUE(out.ok());
-    EXPECT_EQ(FirstDifference(**out, **ir::EvaluateReference(*expr, cols, 5000)), -1);
+    // Moderate operands everywhere (no suspect at all), and moderate blocks after a suspect one:
+    // values as the reference's.
+    for (const auto& cols : {MulColumns(c.t, 5000, c.moderate_a, c.b),
+                             MulColumns(c.t, 5000, c.moderate_a, c.b, {{10, c.fits_a}, {2500, c.fits_a}})}) {
+      auto out = engine->Evaluate(expr, cols, 5000);
+      ASSERT_TRUE(out.ok()) << TypeIdName(c.t) << ": " << out.error().ToString();
+      EXPECT_EQ(FirstDifference(**out, **ir::EvaluateReference(*expr, cols, 5000)), -1) << TypeIdName(c.t);
+    }
+  }
+}
+
+// The overflows nearest the operand range that passes without suspicion: both operands 2^(w/2)
+// (signed: also -2^(w/2)), just past half the width, alone in a batch of moderate rows. A looser
+// range lets them through unrechecked.
+TEST(CheckedMulRecheck, TheSmallestOverflowsPastTheRangeAreCaught) {
+  auto engine = NewEngine();
+  for (auto [t, edge] : {std::pair{TypeId::kI64, ~uint64_t{0} << 32}, std::pair{TypeId::kI64, uint64_t{1} << 32},
+                         std::pair{TypeId::kU64, uint64_t{1} << 32}, std::pair{TypeId::kI32, ~uint64_t{0} << 16},
+                         std::pair{TypeId::kI32, uint64_t{1} << 16}, std::pair{TypeId::kU32, uint64_t{1} << 16},
+                         std::pair{TypeId::kU8, uint64_t{16}}}) {
+    const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}}};
+    auto expr = *ir::ParseAndBind("a * b", schema);
+    for (int64_t at : {int64_t{5}, int64_t{2047}}) {
+      std::vector<Scalar> as, bs;
+      for (int64_t i = 0; i < 3000; ++i) {
+        as.push_back(Scalar::FromBits(t, i == at ? edge : 3));
+        bs.push_back(Scalar::FromBits(t, i == at ? edge : 5));
+      }
+      const std::vector<ArrayPtr> cols = {*MakeArray(DataType(t), as), *MakeArray(DataType(t), bs)};
+      auto out = engine->Evaluate(expr, cols, 3000);
+      ASSERT_FALSE(out.ok()) << TypeIdName(t) << " row " << at;
+      EXPECT_EQ(out.error().row(), at) << TypeIdName(t);
+    }
   }
 }
 
