@@ -256,7 +256,7 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   std::set<unsigned> suspect_widths;
   RecheckedMulWidths(*key_.expr, suspect_widths);
   if (!suspect_widths.empty() && !evidence_.empty()) return EmitRecheckedRowLoop(n, any, suspect_widths);
-  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(b.getInt64(0), n, true, any));
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(nullptr, n, true, any));
   SetEvidence(ev);
   return Status::OK();
 }
@@ -297,18 +297,21 @@ void AskVectorWidth(llvm::BasicBlock* latch, int width) {
   latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
-// Rows [start, end) in one loop (tested at its latch; `guard`, when given, at its entry): the
-// expression's values stored when `store`, its evidence accumulated (and its suspects, while a
-// rechecking loop's fast pass collects them). Returns the evidence after the loop.
-Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
+// Rows [start, start + count) in one loop (`start` nullptr: 0), tested at its latch (`guard`,
+// when given, at its entry): the expression's values stored when `store`, its evidence
+// accumulated (and its suspects, while a rechecking loop's fast pass collects them). The loop
+// counts from 0 to `count`, so that the vectorizer sees the trip count as `count` itself (a
+// multiple of 64 in every caller). Returns the evidence after the loop.
+Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start, llvm::Value* count, bool store,
                                                               llvm::Value* guard) {
   std::vector<llvm::Value*> carried = EvidenceValues();
   for (const auto& [width, value] : suspects_) carried.push_back(value);
-  LoopScaffold rows = LoopScaffold::Open(b, "rows", start, carried, guard);
+  LoopScaffold rows = LoopScaffold::Open(b, "rows", b.getInt64(0), carried, guard);
   std::vector<llvm::Value*> in = rows.carried();
   SetEvidence(std::span(in).first(evidence_.size()));
   SetSuspects(std::span(in).subspan(evidence_.size()));
-  llvm::Value* row = rows.index();
+  llvm::Value* i = rows.index();
+  llvm::Value* row = start == nullptr ? i : b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
   row_valid_ = nullptr;
   for (const Output& o : outputs_) {
     ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(*o.expr, row, nullptr));
@@ -316,9 +319,9 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
   }
   std::vector<llvm::Value*> updated = EvidenceValues();
   for (const auto& [width, value] : suspects_) updated.push_back(value);
-  llvm::Value* next = b.CreateAdd(row, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::BasicBlock* latch = b.GetInsertBlock();
-  std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, end), "rows.done");
+  std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, count), "rows.done");
   if (HasTemporalOnI64(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
     AskVectorWidth(latch, 16);
   }
@@ -342,7 +345,13 @@ Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, con
   llvm::Value* exact_mode = in.back();
   in.pop_back();
   llvm::Value* start = blocks.index();
-  llvm::Value* end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(start, b.getInt64(kRecheckBlock)), n);
+  // The block's rows as 64 times a word count of at least one (n and start are multiples of 64):
+  // the vectorizer then proves a trip count of at least 64 and a multiple of every vector step,
+  // and emits no remainder, epilogue or minimum-count check for either pass.
+  llvm::Value* words_left = b.CreateLShr(b.CreateSub(n, start), 6);
+  llvm::Value* words = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, words_left, b.getInt64(kRecheckBlock / 64));
+  words = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, words, b.getInt64(1));
+  llvm::Value* count = b.CreateShl(words, 6, "block.rows", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::BasicBlock* entry = b.GetInsertBlock();
   llvm::BasicBlock* fast_pass = llvm::BasicBlock::Create(ctx_, "fast", fn_);
   llvm::BasicBlock* exact_pass = llvm::BasicBlock::Create(ctx_, "exact", fn_);
@@ -352,7 +361,7 @@ Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, con
   b.SetInsertPoint(fast_pass);
   SetEvidence(in);
   for (unsigned w : widths) suspects_[w] = b.getIntN(w, 0);
-  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> fast, EmitRowRange(start, end, true, nullptr));
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> fast, EmitRowRange(start, count, true, nullptr));
   llvm::Value* suspect = b.getFalse();
   for (const auto& [width, value] : suspects_) {
     suspect = b.CreateOr(suspect, b.CreateICmpUGE(value, b.getIntN(width, uint64_t{1} << (width / 2))));
@@ -363,7 +372,7 @@ Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, con
 
   b.SetInsertPoint(exact_pass);
   SetEvidence(JoinPaths(b, in, entry, fast, after_fast));
-  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> exact, EmitRowRange(start, end, true, nullptr));
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> exact, EmitRowRange(start, count, true, nullptr));
   llvm::BasicBlock* after_exact = b.GetInsertBlock();
   b.CreateBr(joined);
 

@@ -141,7 +141,7 @@ class KernelBuilder final : public LowerContext {
   Result<llvm::Value*> EmitLengthPrefilter(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status EmitRowLoop(llvm::Value* words);
   Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, const std::set<unsigned>& widths);
-  Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* end, bool store,
+  Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* count, bool store,
                                                  llvm::Value* guard);
   void SetUpOutputs();
   std::vector<llvm::Value*> OutputRowValidWords();
