@@ -216,8 +216,8 @@ const bool kRegistered = [] {
     for (auto _ : state) benchmark::DoNotOptimize(SynchronousEngine().KernelFor(key));
   })->Unit(benchmark::kMicrosecond);
   // Per-call cost on a warm kernel, through Engine::Evaluate and through a prepared expression,
-  // at 64 rows (one whole word) and at 8 (a partial word: padded tail copies).
-  for (const int64_t rows : {int64_t{64}, int64_t{8}}) {
+  // at 64 rows (one whole word) and under 64 (a short batch: its own tail-folded loop, in place).
+  for (const int64_t rows : {int64_t{64}, int64_t{8}, int64_t{16}, int64_t{48}, int64_t{49}, int64_t{63}}) {
     benchmark::RegisterBenchmark(Name("compile", "ops3", fmt::format("evaluate_{}_rows", rows)).c_str(),
                                  [rows](benchmark::State& state) {
       const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);

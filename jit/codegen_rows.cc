@@ -21,7 +21,10 @@ Status KernelBuilder::Build(const std::string& name) {
   ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
   SetUpOutputs();
   llvm::Value* words = fn_->getArg(3);
-  if (shape_.loop == KernelLoop::kRows) {
+  if (shape_.short_batch) {
+    assert(shape_.loop == KernelLoop::kRows && "short batches are dense row loops");
+    ROWJIT_RETURN_NOT_OK(EmitShortBatch(fn_->getArg(4)));
+  } else if (shape_.loop == KernelLoop::kRows) {
     ROWJIT_RETURN_NOT_OK(EmitRowLoop(words));
   } else {
     ROWJIT_RETURN_NOT_OK(EmitWordLoop(words));
@@ -297,13 +300,46 @@ void AskVectorWidth(llvm::BasicBlock* latch, int width) {
   latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
+// A short batch's kernel (KernelShape::short_batch): its `rows` rows (fewer than 64) in place, in
+// one loop that the vectorizer folds its tail into (masked loads, stores and reductions where the
+// target has them: AVX-512, SVE; a scalar loop elsewhere), so that a short batch costs about one
+// vector word and no padded copies of its inputs. The loop carries kShortBatchLoop.
+Status KernelBuilder::EmitShortBatch(llvm::Value* rows) {
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev,
+                          EmitRowRange(nullptr, rows, true, b.CreateICmpSGT(rows, b.getInt64(0)), /*short_batch=*/true));
+  SetEvidence(ev);
+  return Status::OK();
+}
+
+// Marks the loop whose latch this is as a short batch's loop (EmitShortBatch): vectorized with its
+// tail folded into masks, one vector at a time (no interleave, no unroll: it runs fewer than 64
+// rows).
+void AskTailFolding(llvm::BasicBlock* latch) {
+  llvm::LLVMContext& ctx = latch->getContext();
+  auto flag = [&](const char* name, llvm::Metadata* value) -> llvm::Metadata* {
+    if (value == nullptr) return llvm::MDNode::get(ctx, llvm::MDString::get(ctx, name));
+    llvm::Metadata* ops[] = {llvm::MDString::get(ctx, name), value};
+    return llvm::MDNode::get(ctx, ops);
+  };
+  llvm::Metadata* ops[] = {
+      nullptr,
+      flag("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx))),
+      flag("llvm.loop.vectorize.predicate.enable", llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx))),
+      flag("llvm.loop.interleave.count", llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))),
+      flag("llvm.loop.unroll.disable", nullptr),
+      flag(kShortBatchLoop, nullptr)};
+  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, ops);
+  id->replaceOperandWith(0, id);
+  latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
 // Rows [start, start + count) in one loop (`start` nullptr: 0), tested at its latch (`guard`,
 // when given, at its entry): the expression's values stored when `store`, its evidence
 // accumulated (and its suspects, while a rechecking loop's fast pass collects them). The loop
 // counts from 0 to `count`, so that the vectorizer sees the trip count as `count` itself (a
-// multiple of 64 in every caller). Returns the evidence after the loop.
+// multiple of 64 in every vectorized caller). Returns the evidence after the loop.
 Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start, llvm::Value* count, bool store,
-                                                              llvm::Value* guard) {
+                                                              llvm::Value* guard, bool short_batch) {
   std::vector<llvm::Value*> carried = EvidenceValues();
   for (const auto& [width, value] : suspects_) carried.push_back(value);
   LoopScaffold rows = LoopScaffold::Open(b, "rows", b.getInt64(0), carried, guard);
@@ -322,7 +358,9 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::BasicBlock* latch = b.GetInsertBlock();
   std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, count), "rows.done");
-  if (HasTemporalOnI64(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
+  if (short_batch) {
+    AskTailFolding(latch);
+  } else if (HasTemporalOnI64(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
     AskVectorWidth(latch, 16);
   }
   SetSuspects(std::span(out).subspan(evidence_.size()));

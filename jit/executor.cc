@@ -79,7 +79,7 @@ Result<KernelRun> RunKernel(const Execution& run, const PreparedInputs& p, int64
     }
     valid_words = reinterpret_cast<uint64_t*>(out.validity->mutable_data());
   }
-  out.evidence = RunRows(run.kernel->row_fn(), p, run.expr.facts().columns, n, row_bytes,
+  out.evidence = RunRows(run.kernel->row_fn(), shape, p, run.expr.facts().columns, n, row_bytes,
                          out.values->mutable_data(), valid_words) != 0;
   if (PackedLater(run.expr, row_bytes)) {
     if (direct) {
@@ -160,7 +160,8 @@ Result<bool> EvidenceInValidRows(const Execution& run) {
     const int64_t kept = kernels::CountSetBits(mask);
     if (kept == 0) continue;
     ROWJIT_ASSIGN_OR_RETURN(block.inputs, CompactInputs(p, refs, start, mask, kept, scratch));
-    if (RunRows(run.kernel->row_fn(), block, refs, kept, row_bytes, out->mutable_data(), nullptr) != 0) {
+    if (RunRows(run.kernel->row_fn(), run.kernel->shape(), block, refs, kept, row_bytes, out->mutable_data(),
+                nullptr) != 0) {
       return true;
     }
   }
@@ -315,10 +316,13 @@ Result<std::optional<std::vector<ArrayPtr>>> ExecuteProjection(const Execution& 
   ROWJIT_ASSIGN_OR_RETURN(ProjectionOutputs o, AllocateProjection(run, n));
   const RowKernelFn fn = run.kernel->row_fn();
   const int64_t full = n / 64;
-  uint64_t evidence = full > 0 ? fn(p.inputs.data(), o.value_ptrs.data(), reinterpret_cast<uint64_t*>(o.valid_ptrs.data()),
-                                    full, 0)
-                               : 0;
-  if (n % 64 != 0) evidence |= RunProjectionTail(fn, p, root, n, o);
+  // Like RunRows: a short batch's kernel runs every row in place.
+  const int64_t tail = run.kernel->shape().short_batch ? n : 0;
+  uint64_t evidence = full > 0 || tail > 0
+                          ? fn(p.inputs.data(), o.value_ptrs.data(), reinterpret_cast<uint64_t*>(o.valid_ptrs.data()),
+                               full, tail)
+                          : 0;
+  if (n % 64 != 0 && tail == 0) evidence |= RunProjectionTail(fn, p, root, n, o);
   if (evidence != 0 && !validity.empty()) return std::nullopt;  // rows behind nulls may have raised it
   if (evidence != 0) {
     run.report.cold_pass = true;

@@ -510,8 +510,12 @@ Status CompactStrings(const KernelInput& in, StringLayout layout, int64_t start,
 
 }  // namespace
 
-uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
-                 int row_bytes, uint8_t* out_values, uint64_t* out_valid) {
+uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const PreparedInputs& p, const std::vector<int>& refs,
+                 int64_t n, int row_bytes, uint8_t* out_values, uint64_t* out_valid) {
+  if (shape.short_batch) {
+    assert(n < 64 && "a short batch's kernel runs fewer than 64 rows");
+    return fn(p.inputs.data(), out_values, out_valid, 0, n);
+  }
   const int64_t full = n / 64, tail = n % 64;
   uint64_t evidence = full > 0 ? fn(p.inputs.data(), out_values, out_valid, full, 0) : 0;
   if (tail == 0) return evidence;

@@ -98,10 +98,11 @@ Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const st
                                                std::vector<BufferPtr>& scratch);
 
 // Runs a row kernel over `n` rows: whole words in place, then the last partial word through
-// padded scratch copies. `row_bytes`: bytes a row of output takes, or 0 for bits packed in
-// 64-bit words. Returns the OR of the evidence.
-uint64_t RunRows(RowKernelFn fn, const PreparedInputs& p, const std::vector<int>& refs, int64_t n,
-                 int row_bytes, uint8_t* out_values, uint64_t* out_valid);
+// padded scratch copies; a short batch's kernel (`shape.short_batch`, n < 64) all rows in place.
+// `row_bytes`: bytes a row of output takes, or 0 for bits packed in 64-bit words. Returns the OR
+// of the evidence.
+uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const PreparedInputs& p, const std::vector<int>& refs,
+                 int64_t n, int row_bytes, uint8_t* out_values, uint64_t* out_valid);
 
 // The first failing row, by a scalar pass with the reference semantics.
 Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);

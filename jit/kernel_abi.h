@@ -56,6 +56,11 @@ struct KernelShape {
   // (jit/prefilter.h): each word tests the lengths in a vectorized lane loop, then runs the
   // whole expression only for the lanes that passed.
   bool length_prefilter = false;
+  // A dense row loop (KernelLoop::kRows) for a batch of fewer than 64 rows: one loop over the rows
+  // in place, its tail folded into masked vector operations where the target has them (a scalar
+  // loop elsewhere), so that a short batch costs about one vector word and no padded copies of
+  // its inputs (the whole-word kernel would run one padded word).
+  bool short_batch = false;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };
@@ -78,12 +83,18 @@ struct FoldState {
 // Row kernels over whole 64-row words only (a single inner loop of constant trip count, which
 // keeps kernels small and fully vectorized): the executor runs a last partial word through 64-row
 // scratch copies whose padding repeats the last row, so padding can neither fail nor read out of
-// bounds. `out_values`: values (bool: words of bits, or a byte a row for KernelLoop::kRows);
-// `out_valid`: validity words when the kernel writes validity. A projection's kernel
-// (ir/projection.h) has one output per expression: `out_values` and `out_valid` are then arrays
-// of those pointers, one per output in order.
+// bounds. A kernel for a short batch (KernelShape::short_batch) is the other way round: one loop
+// over `tail_rows` rows (fewer than 64; `words` is 0) in place, its tail folded into masked vector
+// operations where the target has them. Other kernels ignore
+// `tail_rows` (0). `out_values`: values (bool: words of bits, or a byte a row for
+// KernelLoop::kRows); `out_valid`: validity words when the kernel writes validity. A projection's
+// kernel (ir/projection.h) has one output per expression: `out_values` and `out_valid` are then
+// arrays of those pointers, one per output in order.
 using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
-                                 int64_t words, uint64_t unused);
+                                 int64_t words, int64_t tail_rows);
+// The metadata name that marks a short batch's loop (for the gates: left scalar where the target
+// cannot mask, and that is by design).
+inline constexpr const char* kShortBatchLoop = "rowjit.short_batch";
 // Word folds: whole words, and `last_word_mask` keeps the padding rows of a padded last word out
 // of the fold.
 using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,

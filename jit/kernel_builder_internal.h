@@ -142,7 +142,8 @@ class KernelBuilder final : public LowerContext {
   Status EmitRowLoop(llvm::Value* words);
   Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, const std::set<unsigned>& widths);
   Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* count, bool store,
-                                                 llvm::Value* guard);
+                                                 llvm::Value* guard, bool short_batch = false);
+  Status EmitShortBatch(llvm::Value* rows);
   void SetUpOutputs();
   std::vector<llvm::Value*> OutputRowValidWords();
   // `word`: in a word's lane loop, the word (row = word * 64 + lane), so that 16-byte rows are

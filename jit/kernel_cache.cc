@@ -15,7 +15,8 @@ size_t CacheKeyHash::operator()(const CacheKey& k) const {
       static_cast<uint64_t>(s.loop) | uint64_t{s.writes_validity} << 2 |
       uint64_t{s.mask_evidence} << 3 | uint64_t{s.skip_empty_words} << 4 |
       (s.fold ? static_cast<uint64_t>(*s.fold) + 1 : 0) << 5 | uint64_t{s.fold_keep_nan} << 10 |
-      uint64_t{s.fold_counts_rows} << 11 | uint64_t{s.stream_output} << 12 | uint64_t{s.length_prefilter} << 13;
+      uint64_t{s.fold_counts_rows} << 11 | uint64_t{s.stream_output} << 12 | uint64_t{s.length_prefilter} << 13 |
+      uint64_t{s.short_batch} << 14;
   return k.spec.hash() ^ (shape_bits + 1) * 0x9e3779b97f4a7c15ULL;
 }
 
@@ -27,6 +28,7 @@ std::string CacheKey::ToString() const {
   if (shape.loop == KernelLoop::kRows) out += " loop=rows";
   if (shape.stream_output) out += " stream-output";
   if (shape.length_prefilter) out += " length-prefilter";
+  if (shape.short_batch) out += " short-batch";
   return out;
 }
 
@@ -57,10 +59,11 @@ std::string CacheKey::Serialize() const {
     out += fmt::format("\ninput {} {} codes {} nulls {}", ir::InputShapeName(in.shape), TypeIdName(in.type),
                        TypeIdName(in.code_type), in.has_nulls);
   }
-  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {} stream {} prefilter {}",
+  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {} stream {} prefilter {} short {}",
                      static_cast<int>(shape.loop), shape.writes_validity, shape.mask_evidence,
                      shape.skip_empty_words, shape.fold ? static_cast<int>(*shape.fold) : -1,
-                     shape.fold_keep_nan, shape.fold_counts_rows, shape.stream_output, shape.length_prefilter);
+                     shape.fold_keep_nan, shape.fold_counts_rows, shape.stream_output, shape.length_prefilter,
+                     shape.short_batch);
   return out;
 }
 

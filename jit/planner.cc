@@ -57,7 +57,7 @@ Strategy ChooseNullStrategy(const ir::ExprFacts& f, const BatchFacts& b, ir::Pol
 // The row kernel a strategy runs. Dense kernels leave validity to the executor, so whether an
 // input has nulls does not enter their key (a null constant still does: it is a value).
 CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, Strategy s,
-                   const std::string& target, bool stream_output = false) {
+                   const std::string& target, bool stream_output = false, bool short_batch = false) {
   KernelShape shape;
   ir::Policy tag = ir::Policy::kDense;
   if (s == Strategy::kValidity) {
@@ -80,6 +80,7 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
     // the executor reads back at once; a projection's outputs are left as they are).
     shape.stream_output = stream_output && shape.loop == KernelLoop::kRows && (s == Strategy::kDense ||
                           s == Strategy::kDenseRetry) && expr->type().id != TypeId::kBool && !ir::IsProjection(*expr);
+    shape.short_batch = short_batch && shape.loop == KernelLoop::kRows && !shape.stream_output;
   }
   return CacheKey{ir::SpecializationKey{expr, std::move(specs), tag, target}, shape};
 }
@@ -165,7 +166,7 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
   }
   if (batch.rows == Rows::kAllNull) return {Strategy::kNullConstant, std::nullopt};
   const Strategy s = ChooseNullStrategy(f, batch, policy);
-  return {s, RowKernel(expr, batch.inputs, s, target, batch.stream_output)};
+  return {s, RowKernel(expr, batch.inputs, s, target, batch.stream_output, IsShortBatch(batch.length))};
 }
 
 Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std::string& target) {

@@ -57,6 +57,9 @@ struct BatchFacts {
   bool stream_output = false;
 };
 
+// Whether a batch of `length` rows takes a short batch's kernel (KernelShape::short_batch).
+inline bool IsShortBatch(int64_t length) { return length > 0 && length < 64; }
+
 // A batch described by input specs: rows with nulls are assumed to hold some valid rows.
 BatchFacts DescribeSpecs(const ir::ExprFacts& facts, std::vector<ir::InputSpec> specs,
                          int64_t length = 64 * 1024);

@@ -38,6 +38,7 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
   auto layout = std::make_unique<PreparedLayout>();
   layout->rows = batch.facts.rows;
   layout->stream_output = batch.facts.stream_output;
+  layout->short_batch = IsShortBatch(length);
   layout->strategy = plan.strategy;
   for (int c : expr->facts().columns) layout->inputs.push_back(batch.facts.inputs[c]);
   const bool needs_kernel = plan.kernel.has_value();  // RunPlan moves the key into the report
@@ -84,7 +85,7 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
   int64_t input_row_bytes = 0;
   for (size_t k = 0; k < f.columns.size(); ++k) input_row_bytes += std::max(ByteWidth(inputs[k].type), 1);
   const bool stream = impl.StreamsOutput(*expr, length, input_row_bytes, into);
-  const PreparedLayout* layout = layouts.Find(inputs, f.columns.size(), batch.facts.rows, stream);
+  const PreparedLayout* layout = layouts.Find(inputs, f.columns.size(), batch.facts.rows, stream, IsShortBatch(length));
   if (layout == nullptr) return PlanAndRun(columns, length, rep, into);
   rep.strategy = layout->strategy;
   if (layout->kernel) rep.tier = layout->kernel->tier();

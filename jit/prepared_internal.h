@@ -23,6 +23,7 @@ struct PreparedLayout {
   // columns' validity.
   bool output_validity = false;
   bool stream_output = false;  // planned for a batch past the streaming threshold
+  bool short_batch = false;    // planned for a batch of fewer than 64 rows (KernelShape::short_batch)
 };
 
 // Whether the kernel that ran is the one to hold: the tier the options ask for (the fast one
@@ -61,11 +62,11 @@ class LayoutTable {
 
   // The layout of a batch whose `refs` referenced columns are `inputs`, or null when unseen.
   const PreparedLayout* Find(const BatchInputs& inputs, size_t refs, BatchFacts::Rows rows,
-                             bool stream_output = false) const {
+                             bool stream_output = false, bool short_batch = false) const {
     const size_t n = published_.load(std::memory_order_acquire);
     for (size_t i = 0; i < n; ++i) {
       const PreparedLayout* layout = slots_[i].load(std::memory_order_acquire);
-      bool same = layout->rows == rows && layout->stream_output == stream_output;
+      bool same = layout->rows == rows && layout->stream_output == stream_output && layout->short_batch == short_batch;
       for (size_t k = 0; k < refs && same; ++k) same = layout->inputs[k] == inputs[k];
       if (same) return layout;
     }
@@ -75,7 +76,7 @@ class LayoutTable {
     std::lock_guard lock(mu_);
     for (const auto& held : owned_) {  // another thread planned it meanwhile
       if (held->rows == layout->rows && held->inputs == layout->inputs &&
-          held->stream_output == layout->stream_output) {
+          held->stream_output == layout->stream_output && held->short_batch == layout->short_batch) {
         return;
       }
     }

@@ -34,6 +34,7 @@ std::string LoopSummary(const LoopReport& l) {
                        fmt::join(l.widths.begin(), l.widths.end(), "/"), l.interleave,
                        fmt::join(l.element_types.begin(), l.element_types.end(), " "));
   }
+  if (l.short_batch) return "scalar loop of a short batch (KernelShape::short_batch)";
   if (l.remainder) return "scalar remainder of a vector loop";
   if (l.bulk_memory) return "bulk memory (llvm.memcpy/memset): the row work is a copy or a fill";
   if (l.encloses_vectorized) return "not vectorized (encloses a vectorized loop)";

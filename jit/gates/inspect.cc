@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "jit/kernel_abi.h"
 #include "jit/pipeline_internal.h"
 
 namespace rowjit::jit {
@@ -108,17 +109,19 @@ std::optional<ReductionInfo> AsReduction(const llvm::Instruction& inst) {
   return r;
 }
 
-bool HasIsVectorizedMetadata(const llvm::Loop& loop) {
+bool HasLoopMetadata(const llvm::Loop& loop, std::string_view wanted) {
   llvm::MDNode* id = loop.getLoopID();
   if (id == nullptr) return false;
   for (unsigned i = 1; i < id->getNumOperands(); ++i) {
     auto* node = llvm::dyn_cast<llvm::MDNode>(id->getOperand(i));
     if (node == nullptr || node->getNumOperands() == 0) continue;
     auto* name = llvm::dyn_cast<llvm::MDString>(node->getOperand(0));
-    if (name && name->getString() == "llvm.loop.isvectorized") return true;
+    if (name && std::string_view(name->getString()) == wanted) return true;
   }
   return false;
 }
+
+bool HasIsVectorizedMetadata(const llvm::Loop& loop) { return HasLoopMetadata(loop, "llvm.loop.isvectorized"); }
 
 struct LoopWork {
   LoopReport report;
@@ -300,7 +303,8 @@ Result<KernelReport> Inspect(const llvm::Function& fn) {
     for (const llvm::Loop* sub : llvm::depth_first(loops[i])) {
       if (sub != loops[i] && vectorized[sub]) reports[i].encloses_vectorized = true;
     }
-    reports[i].remainder = !reports[i].vectorized && IsRemainder(*loops[i], li, vectorized);
+    reports[i].short_batch = !reports[i].vectorized && HasLoopMetadata(*loops[i], kShortBatchLoop);
+    reports[i].remainder = !reports[i].vectorized && (reports[i].short_batch || IsRemainder(*loops[i], li, vectorized));
   }
   std::map<const llvm::Loop*, bool> remainder;
   for (size_t i = 0; i < loops.size(); ++i) remainder[loops[i]] = reports[i].remainder;

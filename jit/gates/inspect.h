@@ -32,6 +32,9 @@ struct LoopReport {
   // A scalar loop the vectorizer left for the iterations a vector loop did not cover (marked
   // llvm.loop.isvectorized and entered from a vectorized loop).
   bool remainder = false;
+  // A short batch's loop left scalar (KernelShape::short_batch, marked kShortBatchLoop, on a
+  // target without masked operations); counted as a remainder.
+  bool short_batch = false;
   bool encloses_vectorized = false;  // a subloop is vectorized (the word loop around lane loops)
   // The row work became llvm.memcpy / memset / memmove of whole words (an identity or a
   // constant): as good as vector code.

@@ -337,6 +337,9 @@ TEST(Differential, EngineRunsTheKernelThePlannerNames) {
       for (int col : refs) specs[col] = ir::DescribeInput(*columns[col]);
       auto described = PlanKernel(*expr, specs, c.policy);
       ASSERT_TRUE(described.ok()) << where << "\n  " << described.error().ToString();
+      // Descriptions plan a full-size batch; a batch under 64 rows runs the same kernel but for
+      // its short-batch loop (KernelShape::short_batch).
+      if (IsShortBatch(c.length) && described->shape.loop == KernelLoop::kRows) described->shape.short_batch = true;
       EXPECT_EQ(*report.kernel, *described) << where << "\n  ran " << report.kernel->ToString()
                                             << "\n  described " << described->ToString();
       ++from_specs;
