@@ -430,6 +430,64 @@ TEST(CheckedMulRecheck, TheSmallestOverflowsPastTheRangeAreCaught) {
   }
 }
 
+// Batches under 64 rows run a short batch's kernel (in place, no padded word): at every length
+// 1..63, through Evaluate and a prepared expression, values as the reference's, and an overflow in
+// the last row (or the first) reported with its row.
+TEST(ShortBatch, EveryLengthUnder64MatchesTheReferenceInPlace) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
+  auto expr = *ir::ParseAndBind("a * b + c", schema);
+  auto made = engine->PrepareExpression(expr);
+  ASSERT_TRUE(made.ok());
+  PreparedExpression& prepared = **made;
+  std::mt19937_64 rng(7);
+  for (int64_t n = 1; n < 64; ++n) {
+    std::vector<Scalar> as, bs, cs;
+    for (int64_t i = 0; i < n; ++i) {
+      as.push_back(Scalar::Of<int32_t>(static_cast<int32_t>(rng() % 20001) - 10000));
+      bs.push_back(Scalar::Of<int32_t>(static_cast<int32_t>(rng() % 20001) - 10000));
+      cs.push_back(Scalar::Of<int32_t>(static_cast<int32_t>(rng() % 2001) - 1000));
+    }
+    const std::vector<ArrayPtr> cols = {*MakeArray(DataType(TypeId::kI32), as), *MakeArray(DataType(TypeId::kI32), bs),
+                                        *MakeArray(DataType(TypeId::kI32), cs)};
+    auto want = ir::EvaluateReference(*expr, cols, n);
+    ASSERT_TRUE(want.ok());
+    EvalReport report;
+    auto got = engine->Evaluate(expr, cols, n, {}, &report);
+    ASSERT_TRUE(got.ok()) << n << ": " << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **want), -1) << "length " << n;
+    ASSERT_TRUE(report.kernel.has_value());
+    EXPECT_TRUE(report.kernel->shape.short_batch) << report.kernel->ToString();
+    auto again = prepared.Evaluate(cols, n);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(FirstDifference(**again, **want), -1) << "prepared, length " << n;
+    for (int64_t at : {int64_t{0}, n - 1}) {
+      std::vector<Scalar> wide = as;
+      wide[static_cast<size_t>(at)] = Scalar::Of<int32_t>(std::numeric_limits<int32_t>::max());
+      std::vector<Scalar> two = bs;
+      two[static_cast<size_t>(at)] = Scalar::Of<int32_t>(2);
+      const std::vector<ArrayPtr> bad = {*MakeArray(DataType(TypeId::kI32), wide), *MakeArray(DataType(TypeId::kI32), two),
+                                         cols[2]};
+      for (bool through_prepared : {false, true}) {
+        auto r = through_prepared ? prepared.Evaluate(bad, n) : engine->Evaluate(expr, bad, n);
+        ASSERT_FALSE(r.ok()) << "length " << n << " row " << at;
+        EXPECT_EQ(r.error().row(), std::optional<int64_t>(at)) << "length " << n << ": " << r.error().ToString();
+      }
+    }
+  }
+  // 64 rows and more run the whole-word kernel.
+  for (int64_t n : {int64_t{64}, int64_t{65}, int64_t{127}}) {
+    auto batch = RandomBatch(schema, n, 1.0, 11);
+    ASSERT_TRUE(batch.ok());
+    EvalReport report;
+    auto got = engine->Evaluate(expr, batch->columns, n, {}, &report);
+    ASSERT_TRUE(got.ok()) << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*expr, batch->columns, n)), -1);
+    ASSERT_TRUE(report.kernel.has_value());
+    EXPECT_FALSE(report.kernel->shape.short_batch) << n;
+  }
+}
+
 // --- Prepared expressions ------------------------------------------------------------------
 
 TEST(PreparedExpression, AnswersAsEvaluateAndRunsAHeldLayoutWithoutTheCache) {

@@ -375,6 +375,32 @@ TEST(Gates, FoldsReadNoByteMask) {
   }
 }
 
+// A short batch's kernel (KernelShape::short_batch): its one loop passes the gates on every target,
+// and where the target masks (AVX-512, SVE) it is vectorized with its tail folded into masks:
+// masked loads and stores, no scalar loop left.
+TEST(Gates, ShortBatchKernelsFoldTheirTailIntoMasks) {
+  for (const char* target : {"x86-64-v3", "x86-64-v4", "aarch64", "aarch64-sve"}) {
+    for (auto [expr, schema] : {std::pair{"a * b + c", "a:i32, b:i32, c:i32"}, std::pair{"a / b", "a:i64, b:i64"},
+                                std::pair{"a < b", "a:f64, b:f64"}, std::pair{"a * b - 1.5", "a:f32, b:f32"}}) {
+      ASSERT_OK_AND_ASSIGN(PlannedKernel planned, PlanRequest({expr, schema, {}, "dense", target}));
+      ASSERT_EQ(planned.key.shape.loop, KernelLoop::kRows) << expr;
+      planned.key.shape.short_batch = true;
+      ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckPlanned(planned));
+      EXPECT_TRUE(check.result.passed()) << Explain(check);
+      const std::string_view t(target);
+      if (t != "x86-64-v4" && t != "aarch64-sve") continue;
+      bool vectorized = false, scalar = false;
+      for (const LoopReport& l : check.report.loops) {
+        vectorized = vectorized || l.vectorized;
+        scalar = scalar || !l.vectorized;
+      }
+      EXPECT_TRUE(vectorized && !scalar) << expr << " " << target << "\n" << check.code.optimized_ir;
+      EXPECT_NE(check.code.optimized_ir.find("@llvm.masked.load"), std::string::npos) << expr << " " << target;
+      EXPECT_NE(check.code.optimized_ir.find("@llvm.masked.store"), std::string::npos) << expr << " " << target;
+    }
+  }
+}
+
 // The vector widths chosen per kernel family (README, "Vector width"): integer sum folds and the
 // vector form of plain-column folds take the target's sum-fold width (512 bits on hosts with
 // 512-bit vectors, and on x86-64-v4), every other kernel the row width; the optimized IR carries
