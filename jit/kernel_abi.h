@@ -85,11 +85,11 @@ struct FoldState {
 // scratch copies whose padding repeats the last row, so padding can neither fail nor read out of
 // bounds. A kernel for a short batch (KernelShape::short_batch) is the other way round: one loop
 // over `tail_rows` rows (fewer than 64; `words` is 0) in place, its tail folded into masked vector
-// operations where the target has them. Other kernels ignore
-// `tail_rows` (0). `out_values`: values (bool: words of bits, or a byte a row for
-// KernelLoop::kRows); `out_valid`: validity words when the kernel writes validity. A projection's
-// kernel (ir/projection.h) has one output per expression: `out_values` and `out_valid` are then
-// arrays of those pointers, one per output in order.
+// operations where the target has them. Other kernels ignore `tail_rows` (0). `out_values`:
+// values (bool: words of bits, or a byte a row for KernelLoop::kRows); `out_valid`: validity
+// words when the kernel writes validity. A projection's kernel (ir/projection.h) has one output
+// per expression: `out_values` and `out_valid` are then arrays of those pointers, one per output
+// in order.
 using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
                                  int64_t words, int64_t tail_rows);
 // The metadata name that marks a short batch's loop (for the gates: left scalar where the target
