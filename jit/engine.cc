@@ -189,18 +189,20 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
                      columns.size(), options.limits.max_columns);
   }
   ROWJIT_RETURN_NOT_OK(ir::CheckInputs(expr, columns, length));
-  std::vector<const ir::Expr*> outputs = {&expr};
+  // No string results (an aggregate's argument is folded: count(s)). Checked without building a
+  // list of the outputs: this runs on every call.
+  auto string_result = [](const ir::Expr& out) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "{} returns {}: string results are not built yet (string functions return "
+                     "bools and integers)",
+                     out.ToString(), out.type().ToString());
+  };
   if (ir::IsProjection(expr)) {
-    outputs.clear();
-    for (const ir::ExprPtr& out : expr.args()) outputs.push_back(out.get());
-  }
-  for (const ir::Expr* out : outputs) {
-    if (IsString(out->type().id) && !folded) {  // an aggregate's argument is folded (count(s))
-      return MakeError(ErrorCode::kUnsupported,
-                       "{} returns {}: string results are not built yet (string functions return "
-                       "bools and integers)",
-                       out->ToString(), out->type().ToString());
+    for (const ir::ExprPtr& out : expr.args()) {
+      if (IsString(out->type().id) && !folded) return string_result(*out);
     }
+  } else if (IsString(expr.type().id) && !folded) {
+    return string_result(expr);
   }
   if (options.max_evaluation_bytes <= 0) return Status::OK();
   // The output and its validity (every output of a projection), and at worst a decoded or

@@ -26,7 +26,7 @@ namespace rowjit::jit {
 
 struct EngineOptions {
   size_t cache_capacity = 1024;  // compiled kernels kept; older ones are evicted and freed
-  // Freed output buffers of at least 1 MiB are kept (up to this many bytes) and reused by later
+  // Freed output buffers of at least 64 KiB are kept (up to this many bytes) and reused by later
   // evaluations of the same size, so that a batch loop does not fault in fresh pages for every
   // output. 0: outputs come straight from the system allocator (always so under ASan, which
   // could not see a use after free of recycled memory).

@@ -57,6 +57,13 @@ constexpr bool kRecycleOutputs = true;
 constexpr bool kRecycleOutputs = true;
 #endif
 
+// The smallest output block the engine's pool recycles. Below 64 KiB glibc's malloc serves from
+// its bins cheaply; above it, every fresh block costs a large-chunk search (and a consolidation
+// of the fast bins the per-call objects leave). Measured on Sapphire Rapids, `a * b + c` over
+// 65,536 i32 rows (a 256 KiB output): prepared Evaluate / kernel alone 1.030 -> 1.022 (means of
+// four interleaved runs) against the pool's default of 1 MiB.
+constexpr int64_t kRecycledOutputMin = int64_t{64} << 10;
+
 struct Engine::Impl {
   EngineOptions options;
   std::unique_ptr<JitCompiler> compiler;
@@ -75,7 +82,7 @@ struct Engine::Impl {
         object_environment(compiler->ObjectEnvironment()),
         cache(o.cache_capacity, o.optimize_after_uses, Makers()) {
     if (kRecycleOutputs && o.retained_output_bytes > 0) {
-      outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes);
+      outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes, kRecycledOutputMin);
     }
     if (o.compile == EngineOptions::Compile::kTiered) pool = std::make_unique<CompilePool>(o.compile_threads);
     stream_bytes = StreamThreshold(o.stream_output_bytes);
