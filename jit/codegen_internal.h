@@ -57,11 +57,14 @@ class LowerContext {
   // fails. It is OR-reduced in a loop-local accumulator of that width, never stored per row.
   virtual void Evidence(llvm::Value* evidence) = 0;
 
-  // Row loops that recheck (jit/codegen_rows.cc) let a costly checked multiply (64-bit, unsigned
-  // 8-bit) report cheap, conservative evidence: `Suspect` takes a value whose high half is
-  // nonzero where the row *may* fail (OR-accumulated a block, so an OR of operands will do), and
-  // the kernel reruns the rows of any block with a suspect row through the exact lowering.
-  bool conservative_mul = false;
+  // Row loops that recheck or speculate (jit/codegen_rows.cc) let a costly checked multiply
+  // (64-bit and unsigned 8-bit: RechecksMul; 32-bit: SpeculatesMul) report cheap, conservative
+  // evidence: `Suspect` takes a value whose high half is nonzero where the row *may* fail
+  // (OR-accumulated, so an OR of operands will do). A rechecking loop reruns the rows of any
+  // block with a suspect row through the exact lowering; a speculative kernel reports them as
+  // evidence, which the executor answers with the exact twin. `TakesSuspects(w)`: whether the loop
+  // being emitted accumulates suspects of width w.
+  virtual bool TakesSuspects(unsigned /*width*/) const { return false; }
   virtual void Suspect(llvm::Value* suspect) { Evidence(suspect); }
 
   // The SQL order of floats (NaN greatest, NaN = NaN, -0.0 = 0.0) and of integers and bools.
@@ -73,20 +76,6 @@ class LowerContext {
   llvm::Value* And(llvm::Value* a, llvm::Value* b);  // of validities (nullptr = true)
   llvm::Value* Or(llvm::Value* a, llvm::Value* b);
 };
-
-// Whether a checked integer multiply of type `t` takes operand-range suspects in a rechecking row
-// loop: where its exact evidence costs well over the wrapping multiply. 64 bits: 32-bit limbs;
-// unsigned 8: the 16-bit product of every lane (x86 has no byte multiply; the wrapping form is
-// two pmaddubsw and a permute). Operands within half the width (signed: [-2^(w/2-1), 2^(w/2-1)))
-// cannot overflow. 32 bits keep their exact form (two pmuldq and shuffles beside the pmulld):
-// suspects measured 14 % faster on i32 `a*b+c` at 65,536 rows, but the second vectorized pass
-// doubled the cold compile of the commonest kernels (3 operators 5.6 -> 11.7 ms). 16 bits: a
-// pmulhw beside the pmullw.
-inline bool RechecksMul(TypeId t) {
-  if (!IsInteger(t)) return false;
-  const int w = BitWidth(t);
-  return w == 64 || (w == 8 && !IsSignedInt(t));
-}
 
 // The order of strings (bytewise, unsigned; a prefix first), through the compare helper.
 llvm::Value* StringLess(LowerContext& c, llvm::Value* x, llvm::Value* y);

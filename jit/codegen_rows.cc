@@ -258,6 +258,10 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   llvm::Value* any = b.CreateICmpSGT(words, b.getInt64(0));
   std::set<unsigned> suspect_widths;
   RecheckedMulWidths(*key_.expr, suspect_widths);
+  if (shape_.speculative_mul && !evidence_.empty()) {
+    assert(suspect_widths.empty() && "the planner speculates only without rechecked multiplies");
+    return EmitSpeculativeRowLoop(n, any);
+  }
   if (!suspect_widths.empty() && !evidence_.empty()) return EmitRecheckedRowLoop(n, any, suspect_widths);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(nullptr, n, true, any));
   SetEvidence(ev);
@@ -422,6 +426,24 @@ Status KernelBuilder::EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, con
   std::vector<llvm::Value*> out = blocks.Close(next, merged, b.CreateICmpULT(next, n), "blocks.done");
   out.pop_back();
   SetEvidence(out);
+  return Status::OK();
+}
+
+// The row loop of a speculative kernel (KernelShape::speculative_mul): one pass, its checked
+// 32-bit multiplies wrapped and their operands ORed into one suspect accumulator, whose high half
+// becomes evidence after the loop. A batch with a wide operand thus reports evidence whether or
+// not a row fails, and the executor reruns it through the exact twin.
+Status KernelBuilder::EmitSpeculativeRowLoop(llvm::Value* n, llvm::Value* any) {
+  suspects_[32] = b.getInt32(0);
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(nullptr, n, true, any));
+  SetEvidence(ev);
+  llvm::Value* wide = b.CreateICmpUGE(suspects_[32], b.getInt32(1u << 16), "wide.operands");
+  suspects_.clear();
+  // Into any evidence accumulator (the kernel returns their OR): the 32-bit one the multiply's
+  // own evidence would have used, when there is one.
+  auto it = evidence_.find(32);
+  if (it == evidence_.end()) it = evidence_.begin();
+  it->second = b.CreateOr(it->second, b.CreateZExt(wide, it->second->getType()));
   return Status::OK();
 }
 

@@ -3,6 +3,7 @@
 // inspection for any target (jit layer, public, LLVM-free).
 #pragma once
 
+#include <atomic>
 #include <cassert>
 #include <memory>
 #include <string>
@@ -93,12 +94,19 @@ class CompiledKernel {
   // disk cache: its link only, plus the read in link_ms).
   const CompilePhases& phases() const { return phases_; }
   double compile_ms() const { return phases_.total_ms(); }
+  // A speculative kernel (KernelShape::speculative_mul) whose evidence once sent a batch to the
+  // exact twin: the data of this expression has wide operands, so later batches go straight to
+  // the twin. Held by the kernel, so that it is per expression and specialization (no table to
+  // collide in) and goes with the kernel when the cache evicts it.
+  bool wide_operands_seen() const { return wide_operands_seen_.load(std::memory_order_relaxed); }
+  void MarkWideOperands() const { wide_operands_seen_.store(true, std::memory_order_relaxed); }
 
  protected:
   void* entry_ = nullptr;
   KernelShape shape_;
   Tier tier_ = Tier::kOptimized;
   CompilePhases phases_;
+  mutable std::atomic<bool> wide_operands_seen_{false};
 };
 
 // One ORC LLJIT for the host; thread-safe. Compiling is two steps, so that an object can be

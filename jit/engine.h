@@ -84,6 +84,9 @@ struct EvalReport {
   KernelSource source = KernelSource::kMemory;  // where that kernel came from (staged: the last stage's)
   bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence
   bool cold_pass = false;   // evidence: a scalar pass located the first failing row
+  // A speculative kernel (KernelShape::speculative_mul) met a wide operand: the batch ran again
+  // through the exact kernel, which `kernel` names.
+  bool rechecked = false;
   // Caller outputs (EvaluateInto, ProjectInto): some result's values were copied into the
   // caller's memory rather than written there by the kernel.
   bool output_copied = false;

@@ -136,10 +136,33 @@ Result<ArrayPtr> RunValidity(const Execution& run) {
   return MakeResult(run.expr, n, r.values, v);
 }
 
+Result<ArrayPtr> RunDense(const Execution& run);
+
+// A speculative kernel's evidence: an operand was wide, and a row may or may not fail. The batch
+// runs again through the exact twin, whose evidence is exact; so do later batches, without the
+// speculative pass (the kernel remembers).
+Result<ArrayPtr> RunExactTwin(const Execution& run) {
+  run.kernel->MarkWideOperands();
+  if (run.exact_twin == nullptr || !*run.exact_twin) {
+    return MakeError(ErrorCode::kInternal, "a speculative kernel ran without its exact twin");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ExactTwin twin, (*run.exact_twin)());
+  if (twin.kernel->shape().speculative_mul) {
+    return MakeError(ErrorCode::kInternal, "the exact twin of a speculative kernel speculates");
+  }
+  return RunDense(Execution{run.expr, run.batch, twin.key, twin.kernel, run.pool, run.report, run.targets});
+}
+
 // Every row computed; validity is the AND of the inputs'. Also branch-and-skip, whose kernel
 // skips words without a valid row and takes evidence from valid rows only.
 Result<ArrayPtr> RunDense(const Execution& run) {
+  const bool speculates = run.kernel->shape().speculative_mul;
+  if (speculates && run.kernel->wide_operands_seen()) return RunExactTwin(run);
   ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernelOverBatch(run));
+  if (r.evidence && speculates) {
+    run.report.rechecked = true;
+    return RunExactTwin(run);
+  }
   if (r.evidence) return ColdPass(run);
   return MakeResult(run.expr, run.batch.facts.length, r.values, run.batch.rows);
 }

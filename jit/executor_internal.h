@@ -3,6 +3,7 @@
 // templates jit/executor_fold.cc; the Engine (jit/engine.cc) plans and calls them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -141,6 +142,15 @@ std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const Ar
 Result<ArrayPtr> GatherThroughCodes(const Array& over_values, const Scalar& null_row, const DictionaryArray& d,
                                     const std::shared_ptr<MemoryPool>& pool);
 
+// A speculative kernel's exact twin (KernelShape::speculative_mul): the kernel and its key, found
+// (compiled if need be) when the speculative kernel's evidence asks for it. The caller that
+// provides it keeps both alive for the run.
+struct ExactTwin {
+  const CompiledKernel* kernel;
+  const CacheKey* key;
+};
+using FindExactTwin = std::function<Result<ExactTwin>()>;
+
 // What a strategy runs with: the expression, the batch, the plan's compiled kernel (null when
 // the plan has none), where outputs come from, and the report it fills.
 struct Execution {
@@ -153,6 +163,8 @@ struct Execution {
   // Caller memory for the outputs (one per output; checked by CheckOutputs), which kernels run
   // over the whole batch write directly. Empty: outputs come from `pool`.
   std::span<const OutputBuffers> targets = {};
+  // The exact twin of a speculative kernel (null when `kernel` does not speculate).
+  const FindExactTwin* exact_twin = nullptr;
 };
 
 // Runs the planned strategy (jit/executor.cc).

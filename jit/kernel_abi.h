@@ -61,9 +61,35 @@ struct KernelShape {
   // loop elsewhere), so that a short batch costs about one vector word and no padded copies of
   // its inputs (the whole-word kernel would run one padded word).
   bool short_batch = false;
+  // A dense row loop whose checked 32-bit multiplies (SpeculatesMul) speculate: each is computed
+  // wrapped and tested by its operands' range only (signed: both in [-2^15, 2^15); unsigned:
+  // below 2^16), an OR of them a row, so that the kernel runs at the speed of the wrapping
+  // multiply. Evidence then means "some operand was out of that range", not "a row failed": the
+  // executor reruns the batch through the exact twin (the same key without this flag), compiled
+  // when first needed, and sends later batches straight to the twin (the speculative kernel
+  // remembers: CompiledKernel::wide_operands_seen).
+  bool speculative_mul = false;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };
+
+// Whether a checked integer multiply of type `t` takes operand-range suspects in a rechecking row
+// loop: where its exact evidence costs well over the wrapping multiply. 64 bits: 32-bit limbs;
+// unsigned 8: the 16-bit product of every lane (x86 has no byte multiply; the wrapping form is
+// two pmaddubsw and a permute). Operands within half the width (signed: [-2^(w/2-1), 2^(w/2-1)))
+// cannot overflow. 32 bits do not recheck in the kernel (the second vectorized pass doubled the
+// cold compile of the commonest kernels, 3 operators 5.6 -> 11.7 ms): they speculate instead
+// (SpeculatesMul). 16 bits: a pmulhw beside the pmullw.
+inline bool RechecksMul(TypeId t) {
+  if (!IsInteger(t)) return false;
+  const int w = BitWidth(t);
+  return w == 64 || (w == 8 && !IsSignedInt(t));
+}
+
+// Whether a checked integer multiply of type `t` speculates in a speculative kernel
+// (KernelShape::speculative_mul): 32 bits, whose exact evidence is two pmuldq and shuffles beside
+// the pmulld.
+inline bool SpeculatesMul(TypeId t) { return IsInteger(t) && BitWidth(t) == 32; }
 
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
 // kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers

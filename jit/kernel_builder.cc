@@ -413,11 +413,11 @@ Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::V
   struct CallContext final : LowerContext {
     CallContext(KernelBuilder& k, const ir::Expr& call) : LowerContext(k.b, call), k(k) {}
     void Evidence(llvm::Value* ev) override { k.Evidence(ev); }
+    bool TakesSuspects(unsigned width) const override { return k.suspects_.contains(width); }
     void Suspect(llvm::Value* ev) override { k.Suspect(ev); }
     KernelBuilder& k;
   } ctx(*this, e);
   ctx.wide_wanted = &e == wide_call_;
-  ctx.conservative_mul = !suspects_.empty();
   call_fail_ = nullptr;
   call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
   Val out = lowering->lower(ctx, args);

@@ -141,6 +141,7 @@ class KernelBuilder final : public LowerContext {
   Result<llvm::Value*> EmitLengthPrefilter(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status EmitRowLoop(llvm::Value* words);
   Status EmitRecheckedRowLoop(llvm::Value* n, llvm::Value* any, const std::set<unsigned>& widths);
+  Status EmitSpeculativeRowLoop(llvm::Value* n, llvm::Value* any);
   Result<std::vector<llvm::Value*>> EmitRowRange(llvm::Value* start, llvm::Value* count, bool store,
                                                  llvm::Value* guard, bool short_batch = false);
   Status EmitShortBatch(llvm::Value* rows);
@@ -192,8 +193,9 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* guard_ = nullptr;            // lanes where the node being emitted is taken (i1;
                                             // nullptr: every lane), for guarded arguments
   const ir::Expr* wide_call_ = nullptr;     // the call whose exact widened value a fold sums
-  std::map<unsigned, llvm::Value*> suspects_;  // a rechecking row loop's fast pass: its suspects'
-                                               // OR accumulators, by width (empty elsewhere)
+  std::map<unsigned, llvm::Value*> suspects_;  // a rechecking row loop's fast pass or a speculative
+                                               // loop: its suspects' OR accumulators, by width
+                                               // (empty elsewhere)
   std::unique_ptr<llvm::MDBuilder> mdb_;
   llvm::MDNode* domain_ = nullptr;
   std::vector<llvm::MDNode*> scopes_;

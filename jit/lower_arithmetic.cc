@@ -80,11 +80,12 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
   if (IsFloat(t)) return {b.CreateFMul(x, y)};
   const unsigned w = Width(x);
   const bool is_signed = IsSignedInt(t);
-  if (c.conservative_mul && !c.wide_wanted && RechecksMul(t)) {
+  if (!c.wide_wanted && (RechecksMul(t) || SpeculatesMul(t)) && c.TakesSuspects(w)) {
     // Operands within half the width (signed: biased from [-2^(w/2-1), 2^(w/2-1)) to [0, 2^(w/2)))
     // cannot overflow; a row with a wider one is a suspect, its block rechecked exactly by the
-    // kernel. The value is the wrapped product either way: one multiply (bytes: LLVM's
-    // pmaddubsw form, no lane widened; 64 bits: vpmullq where AVX-512DQ has it).
+    // kernel (or, in a speculative kernel, the batch rerun by its exact twin). The value is the
+    // wrapped product either way: one multiply (bytes: LLVM's pmaddubsw form, no lane widened;
+    // 64 bits: vpmullq where AVX-512DQ has it; 32 bits: one pmulld).
     auto biased = [&](llvm::Value* v) { return is_signed ? b.CreateAdd(v, Const(v, uint64_t{1} << (w / 2 - 1))) : v; };
     c.Suspect(b.CreateOr(biased(x), biased(y)));
     return {b.CreateMul(x, y)};

@@ -67,7 +67,7 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
   llvm::Value* y = Wide(c, 1, a[1]);
   llvm::Value* r = b.CreateMul(x, y);
   llvm::Value* bad = OutOf(b, r, ir::Pow10(c.call.type().precision));
-  if (c.conservative_mul && (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32)) {
+  if (c.TakesSuspects(64) && (BitWidth(c.arg_type(0)) > 32 || BitWidth(c.arg_type(1)) > 32)) {
     // A rechecking row loop (jit/codegen_rows.cc): operands within 32 bits cannot wrap, so the
     // precision test is exact for them; a row with a wider operand is a suspect, its block rerun
     // through the exact test below.

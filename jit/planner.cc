@@ -54,6 +54,26 @@ Strategy ChooseNullStrategy(const ir::ExprFacts& f, const BatchFacts& b, ir::Pol
                                                           : Strategy::kFilterScatter;
 }
 
+// Whether `e` has a checked multiply that speculates (SpeculatesMul) and none that rechecks in
+// its kernel (RechecksMul, wide decimal products): a kernel takes one of the two loops.
+void ScanMuls(const ir::Expr& e, bool& speculates, bool& rechecks) {
+  if (!e.is_call()) return;
+  if (e.name() == "mul") {
+    speculates = speculates || SpeculatesMul(e.type().id);
+    rechecks = rechecks || RechecksMul(e.type().id);
+  }
+  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
+    rechecks = true;
+  }
+  for (const ir::ExprPtr& a : e.args()) ScanMuls(*a, speculates, rechecks);
+}
+
+bool SpeculatesMuls(const ir::Expr& e) {
+  bool speculates = false, rechecks = false;
+  ScanMuls(e, speculates, rechecks);
+  return speculates && !rechecks;
+}
+
 // The row kernel a strategy runs. Dense kernels leave validity to the executor, so whether an
 // input has nulls does not enter their key (a null constant still does: it is a value).
 CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, Strategy s,
@@ -81,6 +101,11 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
     shape.stream_output = stream_output && shape.loop == KernelLoop::kRows && (s == Strategy::kDense ||
                           s == Strategy::kDenseRetry) && expr->type().id != TypeId::kBool && !ir::IsProjection(*expr);
     shape.short_batch = short_batch && shape.loop == KernelLoop::kRows && !shape.stream_output;
+    // Speculative multiplies in the whole-word dense loop over valid rows (kDense of a fallible
+    // expression: a batch without nulls), whose evidence the executor can answer with the exact
+    // twin.
+    shape.speculative_mul = s == Strategy::kDense && shape.loop == KernelLoop::kRows && !shape.short_batch &&
+                            !ir::IsProjection(*expr) && SpeculatesMuls(*expr);
   }
   return CacheKey{ir::SpecializationKey{expr, std::move(specs), tag, target}, shape};
 }

@@ -23,7 +23,27 @@ struct PreparedExpression::State {
                        std::span<const OutputBuffers> into);
   Result<ArrayPtr> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                               std::span<const OutputBuffers> into);
+  // The exact twin of a layout's speculative kernel, compiled (in the tier the layout holds) the
+  // first time a batch needs it and held by the layout from then on.
+  Result<internal::ExactTwin> TwinOf(const PreparedLayout& layout, EvalReport& rep);
 };
+
+Result<internal::ExactTwin> PreparedExpression::State::TwinOf(const PreparedLayout& layout, EvalReport& rep) {
+  Engine::Impl& impl = *engine->impl_;
+  std::lock_guard lock(layout.twin_mu);
+  if (!layout.has_twin.load(std::memory_order_relaxed)) {
+    Plan exact{layout.strategy, *layout.key};
+    exact.kernel->shape.speculative_mul = false;
+    const TierWant want = options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;
+    ROWJIT_ASSIGN_OR_RETURN(layout.twin_kernel, impl.KernelOf(exact, want, rep));
+    layout.twin_key = rep.kernel;
+    layout.has_twin.store(true, std::memory_order_release);
+  } else {
+    rep.kernel = layout.twin_key;
+  }
+  rep.tier = layout.twin_kernel->tier();
+  return internal::ExactTwin{layout.twin_kernel.get(), &*layout.twin_key};
+}
 
 // A layout seen for the first time: read, planned and run as Engine::Evaluate does it, and kept
 // when the run succeeded with one plain kernel (or none) that may be held.
@@ -88,10 +108,20 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
   const PreparedLayout* layout = layouts.Find(inputs, f.columns.size(), batch.facts.rows, stream, IsShortBatch(length));
   if (layout == nullptr) return PlanAndRun(columns, length, rep, into);
   rep.strategy = layout->strategy;
-  if (layout->kernel) rep.tier = layout->kernel->tier();
-  if (full_report) rep.kernel = layout->key;
+  const CompiledKernel* kernel = layout->kernel.get();
   const CacheKey* key = layout->key ? &*layout->key : nullptr;
-  const internal::Execution run{*expr, batch, key, layout->kernel.get(), impl.outputs, rep, into};
+  if (layout->has_twin.load(std::memory_order_acquire)) {  // wide operands seen: the exact kernel
+    kernel = layout->twin_kernel.get();
+    key = &*layout->twin_key;
+  }
+  if (kernel != nullptr) rep.tier = kernel->tier();
+  if (full_report && key != nullptr) rep.kernel = *key;
+  const internal::FindExactTwin exact_twin = [&]() -> Result<internal::ExactTwin> {
+    return TwinOf(*layout, rep);
+  };
+  const bool speculates = kernel != nullptr && kernel->shape().speculative_mul;
+  const internal::Execution run{*expr, batch, key, kernel, impl.outputs, rep, into,
+                                speculates ? &exact_twin : nullptr};
   Result<ArrayPtr> out = internal::ExecuteRows(layout->strategy, run);
   if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) impl.retry_pressure.Retried(*expr);
   return out;

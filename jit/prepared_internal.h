@@ -24,6 +24,12 @@ struct PreparedLayout {
   bool output_validity = false;
   bool stream_output = false;  // planned for a batch past the streaming threshold
   bool short_batch = false;    // planned for a batch of fewer than 64 rows (KernelShape::short_batch)
+  // A speculative kernel's exact twin (KernelShape::speculative_mul), once a batch of this layout
+  // needed it: later calls run the twin directly. Set once, under `twin_mu`, before `has_twin`.
+  mutable std::mutex twin_mu;
+  mutable std::shared_ptr<const CompiledKernel> twin_kernel;
+  mutable std::optional<CacheKey> twin_key;
+  mutable std::atomic<bool> has_twin{false};
 };
 
 // Whether the kernel that ran is the one to hold: the tier the options ask for (the fast one

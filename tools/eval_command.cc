@@ -343,8 +343,9 @@ int Eval(const Args& args) {
   auto again = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
   const double second = Seconds(start);
   PrintSummary("jit", out);
-  fmt::print("strategy  {}{}{}\n", jit::StrategyName(report.strategy), report.retried ? " (retried over valid rows)" : "",
-             report.cold_pass ? " (cold pass located the row)" : "");
+  fmt::print("strategy  {}{}{}{}\n", jit::StrategyName(report.strategy), report.retried ? " (retried over valid rows)" : "",
+             report.cold_pass ? " (cold pass located the row)" : "",
+             first_report.rechecked ? " (wide operands: the exact kernel reran the speculative one's batch)" : "");
   PrintKernel(first_report);
   fmt::print("time      compile {:.2f} ms, first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n",
              compile_ms, first * 1e3, second * 1e3,

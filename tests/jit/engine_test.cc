@@ -430,6 +430,154 @@ TEST(CheckedMulRecheck, TheSmallestOverflowsPastTheRangeAreCaught) {
   }
 }
 
+// Checked 32-bit multiplies speculate (KernelShape::speculative_mul): a batch without nulls runs
+// the wrapped product with an operand-range test; operands within it give the reference's values
+// from the speculative kernel itself.
+TEST(SpeculativeMul, ModerateOperandsRunTheSpeculativeKernel) {
+  auto engine = NewEngine();
+  for (auto [t, lo, hi] : {std::tuple{TypeId::kI32, -32768, 32767}, std::tuple{TypeId::kU32, 0, 65535}}) {
+    const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}, {"c", DataType(t)}}};
+    auto expr = *ir::ParseAndBind("a * b + c", schema);
+    std::mt19937_64 rng(11);
+    std::vector<Scalar> as, bs, cs;
+    for (int64_t i = 0; i < 5000; ++i) {
+      // The range's ends in the first rows, then random operands within it.
+      const int64_t x = i == 0 ? lo : i == 1 ? hi : lo + static_cast<int64_t>(rng() % (hi - lo + 1));
+      const int64_t y = i < 2 ? lo + (hi - lo) / 2 : lo + static_cast<int64_t>(rng() % (hi - lo + 1));
+      as.push_back(Scalar::FromBits(t, static_cast<uint64_t>(x)));
+      bs.push_back(Scalar::FromBits(t, static_cast<uint64_t>(y)));
+      cs.push_back(Scalar::FromBits(t, static_cast<uint64_t>(i % 7)));
+    }
+    const std::vector<ArrayPtr> cols = {*MakeArray(DataType(t), as), *MakeArray(DataType(t), bs),
+                                        *MakeArray(DataType(t), cs)};
+    auto want = ir::EvaluateReference(*expr, cols, 5000);
+    ASSERT_TRUE(want.ok()) << want.error().ToString();
+    EvalReport report;
+    auto got = engine->Evaluate(expr, cols, 5000, {}, &report);
+    ASSERT_TRUE(got.ok()) << TypeIdName(t) << ": " << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **want), -1) << TypeIdName(t);
+    ASSERT_TRUE(report.kernel.has_value());
+    EXPECT_TRUE(report.kernel->shape.speculative_mul) << report.kernel->ToString();
+    EXPECT_FALSE(report.rechecked) << TypeIdName(t);
+  }
+}
+
+// A wide operand whose product fits: the speculative kernel's evidence is no error, the batch
+// reruns through the exact twin (values as the reference's), and the expression runs the exact
+// kernel from then on, through Evaluate (the engine remembers) and through a prepared expression
+// (its layout holds the twin). A batch with nulls never speculates (its dense kernel retries).
+TEST(SpeculativeMul, WideOperandsThatFitRerunExactlyAndStayExact) {
+  const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
+  auto expr = *ir::ParseAndBind("a * b + c", schema);
+  auto columns = [](uint64_t a, uint64_t b, std::vector<std::pair<int64_t, uint64_t>> a_at) {
+    std::vector<ArrayPtr> cols = MulColumns(TypeId::kI32, 3000, a, b, a_at);
+    cols.push_back(cols[1]);
+    return cols;
+  };
+  const std::vector<ArrayPtr> moderate = columns(1234, 5678, {});
+  const std::vector<ArrayPtr> wide = columns(1234, 5678, {{2999, 300000}});  // 300000 * 5678 fits
+  for (const auto* cols : {&moderate, &wide}) {
+    ASSERT_TRUE(ir::EvaluateReference(*expr, *cols, 3000).ok());
+  }
+  {
+    auto engine = NewEngine();
+    EvalReport report;
+    auto first = engine->Evaluate(expr, moderate, 3000, {}, &report);
+    ASSERT_TRUE(first.ok());
+    EXPECT_TRUE(report.kernel->shape.speculative_mul);
+    auto got = engine->Evaluate(expr, wide, 3000, {}, &report);
+    ASSERT_TRUE(got.ok()) << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*expr, wide, 3000)), -1);
+    EXPECT_TRUE(report.rechecked);
+    EXPECT_FALSE(report.cold_pass);
+    EXPECT_FALSE(report.kernel->shape.speculative_mul) << report.kernel->ToString();
+    auto after = engine->Evaluate(expr, moderate, 3000, {}, &report);
+    ASSERT_TRUE(after.ok());
+    EXPECT_EQ(FirstDifference(**after, **first), -1);
+    EXPECT_FALSE(report.rechecked);
+    EXPECT_FALSE(report.kernel->shape.speculative_mul) << "the engine forgot the wide operands";
+  }
+  {
+    auto engine = NewEngine();
+    auto made = engine->PrepareExpression(expr);
+    ASSERT_TRUE(made.ok());
+    PreparedExpression& prepared = **made;
+    EvalReport report;
+    ASSERT_TRUE(prepared.Evaluate(moderate, 3000, &report).ok());
+    EXPECT_TRUE(report.kernel->shape.speculative_mul);
+    auto got = prepared.Evaluate(wide, 3000, &report);
+    ASSERT_TRUE(got.ok()) << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*expr, wide, 3000)), -1);
+    EXPECT_TRUE(report.rechecked);
+    EXPECT_FALSE(report.kernel->shape.speculative_mul);
+    auto after = prepared.Evaluate(moderate, 3000, &report);
+    ASSERT_TRUE(after.ok());
+    EXPECT_EQ(FirstDifference(**after, **ir::EvaluateReference(*expr, moderate, 3000)), -1);
+    EXPECT_FALSE(report.rechecked);
+    EXPECT_FALSE(report.kernel->shape.speculative_mul) << "the layout does not hold the exact twin";
+    EXPECT_EQ(prepared.layouts(), 1u);
+  }
+  {
+    auto engine = NewEngine();
+    const Schema nullable = *ParseSchema("a:i32?, b:i32, c:i32");
+    auto over_nulls = *ir::ParseAndBind("a * b + c", nullable);
+    std::vector<std::optional<int32_t>> a;
+    for (int64_t i = 0; i < 3000; ++i) a.push_back(i % 3 == 0 ? std::nullopt : std::optional<int32_t>(1234));
+    std::vector<ArrayPtr> cols = {*MakeArray(a), moderate[1], moderate[2]};
+    EvalReport report;
+    auto got = engine->Evaluate(over_nulls, cols, 3000, {}, &report);
+    ASSERT_TRUE(got.ok()) << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*over_nulls, cols, 3000)), -1);
+    EXPECT_FALSE(report.kernel->shape.speculative_mul) << report.kernel->ToString();
+  }
+}
+
+// The overflows nearest the speculated range, alone among moderate rows in any position: the
+// speculative kernel's evidence sends the batch to the exact twin, whose error names the row,
+// through Evaluate and a prepared expression. Products at the type's very ends fit: -2^15 * 2^16
+// = -2^31 (signed), 65535 * 65537 = 2^32 - 1 (unsigned). A looser range lets the overflows
+// through as wrapped values.
+TEST(SpeculativeMul, TheSmallestOverflowsAreReportedWithTheirRow) {
+  struct Case {
+    TypeId t;
+    uint64_t a, b;
+    bool overflows;
+  };
+  const uint64_t m46341 = static_cast<uint32_t>(-46341);
+  for (const Case& c : {Case{TypeId::kI32, 46341, 46341, true}, Case{TypeId::kI32, m46341, 46341, true},
+                        Case{TypeId::kI32, 65536, 32768, true}, Case{TypeId::kI32, 0xffff8000u, 65536, false},
+                        Case{TypeId::kU32, 65536, 65536, true}, Case{TypeId::kU32, 65535, 65537, false},
+                        Case{TypeId::kU32, 131072, 32768, true}}) {
+    const Schema schema{{{"a", DataType(c.t)}, {"b", DataType(c.t)}}};
+    auto expr = *ir::ParseAndBind("a * b", schema);
+    for (int64_t at : {int64_t{0}, int64_t{1023}, int64_t{4999}}) {
+      std::vector<Scalar> as, bs;
+      for (int64_t i = 0; i < 5000; ++i) {
+        as.push_back(Scalar::FromBits(c.t, i == at ? c.a : 300));
+        bs.push_back(Scalar::FromBits(c.t, i == at ? c.b : 7));
+      }
+      const std::vector<ArrayPtr> cols = {*MakeArray(DataType(c.t), as), *MakeArray(DataType(c.t), bs)};
+      const std::string what = fmt::format("{} {} * {} at row {}", TypeIdName(c.t), c.a, c.b, at);
+      for (int pass = 0; pass < 2; ++pass) {
+        auto engine = NewEngine();  // no memory of wide operands: the speculative kernel runs first
+        auto made = engine->PrepareExpression(expr);
+        ASSERT_TRUE(made.ok());
+        EvalReport report;
+        auto out = pass == 0 ? engine->Evaluate(expr, cols, 5000, {}, &report) : (*made)->Evaluate(cols, 5000, &report);
+        EXPECT_TRUE(report.rechecked) << what;
+        if (c.overflows) {
+          ASSERT_FALSE(out.ok()) << what;
+          EXPECT_EQ(out.error().code(), ErrorCode::kOverflow) << what;
+          EXPECT_EQ(out.error().row(), std::optional<int64_t>(at)) << what << ": " << out.error().ToString();
+        } else {
+          ASSERT_TRUE(out.ok()) << what << ": " << out.error().ToString();
+          EXPECT_EQ(FirstDifference(**out, **ir::EvaluateReference(*expr, cols, 5000)), -1) << what;
+        }
+      }
+    }
+  }
+}
+
 // Batches under 64 rows run a short batch's kernel (in place, no padded word): at every length
 // 1..63, through Evaluate and a prepared expression, values as the reference's, and an overflow in
 // the last row (or the first) reported with its row.

@@ -401,6 +401,32 @@ TEST(Gates, ShortBatchKernelsFoldTheirTailIntoMasks) {
   }
 }
 
+// Checked 32-bit multiplies of a dense kernel over valid rows speculate (KernelShape::
+// speculative_mul): the kernel passes the gates on every target with the wrapped 32-bit product
+// alone (no 64-bit lane in its loop), where its exact twin computes the 64-bit product.
+TEST(Gates, SpeculativeMultipliesKeepTheirLanesNarrow) {
+  for (const char* target : {"x86-64-v3", "x86-64-v4", "aarch64", "aarch64-sve"}) {
+    for (auto [expr, schema] : {std::pair{"a * b + c", "a:i32, b:i32, c:i32"}, std::pair{"a * b < c", "a:u32, b:u32, c:u32"},
+                                std::pair{"a * 3 - b", "a:i32, b:i32"}}) {
+      ASSERT_OK_AND_ASSIGN(PlannedKernel planned, PlanRequest({expr, schema, {}, "auto", target}));
+      ASSERT_TRUE(planned.key.shape.speculative_mul) << expr << " " << planned.key.ToString();
+      ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckPlanned(planned));
+      EXPECT_TRUE(check.result.passed()) << Explain(check);
+      EXPECT_EQ(check.code.optimized_ir.find(" x i64>"), std::string::npos) << expr << " " << target << "\n"
+                                                                          << check.code.optimized_ir;
+      planned.key.shape.speculative_mul = false;  // the exact twin
+      ASSERT_OK_AND_ASSIGN(KernelCheck exact, CheckPlanned(planned));
+      EXPECT_TRUE(exact.result.passed()) << Explain(exact);
+      EXPECT_NE(exact.code.optimized_ir.find(" x i64>"), std::string::npos) << expr << " " << target;
+    }
+  }
+  // Not where the kernel rechecks (64-bit multiplies), nor over inputs with nulls.
+  for (auto [expr, schema] : {std::pair{"a * b + c", "a:i32?, b:i32, c:i32"}, std::pair{"cast(a * b, i64) + c * d", "a:i32, b:i32, c:i64, d:i64"}}) {
+    ASSERT_OK_AND_ASSIGN(PlannedKernel planned, PlanRequest({expr, schema, {}, "auto", "x86-64-v4"}));
+    EXPECT_FALSE(planned.key.shape.speculative_mul) << expr;
+  }
+}
+
 // The vector widths chosen per kernel family (README, "Vector width"): integer sum folds and the
 // vector form of plain-column folds take the target's sum-fold width (512 bits on hosts with
 // 512-bit vectors, and on x86-64-v4), every other kernel the row width; the optimized IR carries
