@@ -578,6 +578,63 @@ TEST(SpeculativeMul, TheSmallestOverflowsAreReportedWithTheirRow) {
   }
 }
 
+// Speculative multiplies against the reference over random batches: operands moderate (within
+// the speculated range), moderate with a few wide rows (products that may or may not fit), or
+// mixed with the type's edge values; lengths around 64; through Evaluate and a prepared
+// expression on fresh engines, value for value, error for error at the same row.
+TEST(SpeculativeMul, RandomBatchesMatchTheReference) {
+  int speculated = 0, rechecked = 0, failed = 0;
+  for (TypeId t : {TypeId::kI32, TypeId::kU32}) {
+    const Schema schema{{{"a", DataType(t)}, {"b", DataType(t)}, {"c", DataType(t)}}};
+    for (const char* text : {"a * b + c", "a * b * c", "(a - b) * c < a", "a * 7 - b * c"}) {
+      auto expr = *ir::ParseAndBind(text, schema);
+      for (uint64_t seed = 0; seed < 18; ++seed) {
+        std::mt19937_64 rng(seed * 7919 + static_cast<uint64_t>(t));
+        const int64_t n = std::array<int64_t, 6>{64, 65, 127, 128, 1000, 3000}[seed % 6];
+        const int mode = static_cast<int>(seed / 6);  // 0 moderate, 1 a few wide rows, 2 mixed
+        std::vector<ArrayPtr> cols;
+        for (int k = 0; k < 3; ++k) {
+          std::vector<Scalar> v;
+          for (int64_t i = 0; i < n; ++i) {
+            if (mode == 2) {
+              v.push_back(RandomValue(t, rng));
+            } else if (mode == 1 && rng() % 50 == 0) {
+              v.push_back(Scalar::FromBits(t, (uint64_t{1} << 15) + rng() % (uint64_t{1} << 17)));
+            } else {
+              v.push_back(ModerateValue(t, rng));
+            }
+          }
+          cols.push_back(*MakeArray(DataType(t), v));
+        }
+        const std::string where = fmt::format("{} over {} rows of {}, seed {}", text, n, TypeIdName(t), seed);
+        auto want = ir::EvaluateReference(*expr, cols, n);
+        for (int pass = 0; pass < 2; ++pass) {
+          auto engine = NewEngine();
+          auto made = engine->PrepareExpression(expr);
+          ASSERT_TRUE(made.ok());
+          EvalReport report;
+          auto got = pass == 0 ? engine->Evaluate(expr, cols, n, {}, &report) : (*made)->Evaluate(cols, n, &report);
+          ASSERT_EQ(got.ok(), want.ok()) << where << " pass " << pass << ": "
+                                         << (got.ok() ? want.error().ToString() : got.error().ToString());
+          if (want.ok()) {
+            EXPECT_EQ(FirstDifference(**got, **want), -1) << where << " pass " << pass;
+          } else {
+            EXPECT_EQ(got.error().code(), want.error().code()) << where;
+            EXPECT_EQ(got.error().row(), want.error().row()) << where << ": " << got.error().ToString();
+          }
+          speculated += report.kernel.has_value() && (report.kernel->shape.speculative_mul || report.rechecked);
+          rechecked += report.rechecked;
+          failed += !want.ok();
+        }
+      }
+    }
+  }
+  // Every kind of case was met: speculative runs, reruns by the twin, errors.
+  EXPECT_GT(speculated, 200);
+  EXPECT_GT(rechecked, 50);
+  EXPECT_GT(failed, 20);
+}
+
 // Batches under 64 rows run a short batch's kernel (in place, no padded word): at every length
 // 1..63, through Evaluate and a prepared expression, values as the reference's, and an overflow in
 // the last row (or the first) reported with its row.
