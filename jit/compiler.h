@@ -94,19 +94,29 @@ class CompiledKernel {
   // disk cache: its link only, plus the read in link_ms).
   const CompilePhases& phases() const { return phases_; }
   double compile_ms() const { return phases_.total_ms(); }
-  // A speculative kernel (KernelShape::speculative_mul) whose evidence once sent a batch to the
-  // exact twin: the data of this expression has wide operands, so later batches go straight to
-  // the twin. Held by the kernel, so that it is per expression and specialization (no table to
-  // collide in) and goes with the kernel when the cache evicts it.
-  bool wide_operands_seen() const { return wide_operands_seen_.load(std::memory_order_relaxed); }
-  void MarkWideOperands() const { wide_operands_seen_.store(true, std::memory_order_relaxed); }
+  // A speculative kernel (KernelShape::speculative_mul) whose evidence sent a batch to the exact
+  // twin: this expression's data has wide operands, so the next kExactBatchesAfterWide batches go
+  // straight to the twin, and then the kernel speculates again (data that stays wide pays one
+  // wasted speculative pass in that many batches; data that turns moderate gets its speed back).
+  // Held by the kernel: per expression and specialization, no table to collide in, gone with the
+  // kernel when the cache evicts it.
+  static constexpr int kExactBatchesAfterWide = 64;
+  void MarkWideOperands() const { exact_batches_owed_.store(kExactBatchesAfterWide, std::memory_order_relaxed); }
+  // Whether this batch goes straight to the twin (spends one owed batch).
+  bool TakeExactBatch() const {
+    int owed = exact_batches_owed_.load(std::memory_order_relaxed);
+    while (owed > 0) {
+      if (exact_batches_owed_.compare_exchange_weak(owed, owed - 1, std::memory_order_relaxed)) return true;
+    }
+    return false;
+  }
 
  protected:
   void* entry_ = nullptr;
   KernelShape shape_;
   Tier tier_ = Tier::kOptimized;
   CompilePhases phases_;
-  mutable std::atomic<bool> wide_operands_seen_{false};
+  mutable std::atomic<int> exact_batches_owed_{0};
 };
 
 // One ORC LLJIT for the host; thread-safe. Compiling is two steps, so that an object can be

@@ -317,12 +317,13 @@ Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Bat
   // A speculative kernel's exact twin, when its evidence asks for it: then it is the kernel that
   // ran (a prepared layout holds it) and the one the report names.
   std::shared_ptr<const CompiledKernel> twin;
-  const internal::FindExactTwin exact_twin = [&]() -> Result<internal::ExactTwin> {
+  auto find_twin = [&]() -> Result<internal::ExactTwin> {
     Plan exact{plan.strategy, *rep.kernel};
     exact.kernel->shape.speculative_mul = false;
     ROWJIT_ASSIGN_OR_RETURN(twin, KernelOf(exact, want, rep));
     return internal::ExactTwin{twin.get(), &*rep.kernel};
   };
+  const internal::FindExactTwin exact_twin(find_twin);
   const bool speculates = kernel != nullptr && kernel->shape().speculative_mul;
   const internal::Execution run{expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(), outputs, rep, into,
                                 speculates ? &exact_twin : nullptr};

@@ -139,11 +139,10 @@ Result<ArrayPtr> RunValidity(const Execution& run) {
 Result<ArrayPtr> RunDense(const Execution& run);
 
 // A speculative kernel's evidence: an operand was wide, and a row may or may not fail. The batch
-// runs again through the exact twin, whose evidence is exact; so do later batches, without the
-// speculative pass (the kernel remembers).
+// runs again through the exact twin, whose evidence is exact; so do the next batches, without
+// the speculative pass, for a while (CompiledKernel::MarkWideOperands).
 Result<ArrayPtr> RunExactTwin(const Execution& run) {
-  run.kernel->MarkWideOperands();
-  if (run.exact_twin == nullptr || !*run.exact_twin) {
+  if (run.exact_twin == nullptr) {
     return MakeError(ErrorCode::kInternal, "a speculative kernel ran without its exact twin");
   }
   ROWJIT_ASSIGN_OR_RETURN(ExactTwin twin, (*run.exact_twin)());
@@ -157,10 +156,11 @@ Result<ArrayPtr> RunExactTwin(const Execution& run) {
 // skips words without a valid row and takes evidence from valid rows only.
 Result<ArrayPtr> RunDense(const Execution& run) {
   const bool speculates = run.kernel->shape().speculative_mul;
-  if (speculates && run.kernel->wide_operands_seen()) return RunExactTwin(run);
+  if (speculates && run.kernel->TakeExactBatch()) return RunExactTwin(run);
   ROWJIT_ASSIGN_OR_RETURN(KernelRun r, RunKernelOverBatch(run));
   if (r.evidence && speculates) {
     run.report.rechecked = true;
+    run.kernel->MarkWideOperands();
     return RunExactTwin(run);
   }
   if (r.evidence) return ColdPass(run);

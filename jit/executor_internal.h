@@ -3,7 +3,6 @@
 // templates jit/executor_fold.cc; the Engine (jit/engine.cc) plans and calls them.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -149,7 +148,19 @@ struct ExactTwin {
   const CompiledKernel* kernel;
   const CacheKey* key;
 };
-using FindExactTwin = std::function<Result<ExactTwin>()>;
+// Finds the twin: a reference to the caller's callable (no allocation on the per-call path; the
+// callable outlives the run).
+class FindExactTwin {
+ public:
+  template <typename F>
+  explicit FindExactTwin(F& find)
+      : find_(&find), call_([](void* f) -> Result<ExactTwin> { return (*static_cast<F*>(f))(); }) {}
+  Result<ExactTwin> operator()() const { return call_(find_); }
+
+ private:
+  void* find_;
+  Result<ExactTwin> (*call_)(void*);
+};
 
 // What a strategy runs with: the expression, the batch, the plan's compiled kernel (null when
 // the plan has none), where outputs come from, and the report it fills.

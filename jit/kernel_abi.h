@@ -66,8 +66,8 @@ struct KernelShape {
   // below 2^16), an OR of them a row, so that the kernel runs at the speed of the wrapping
   // multiply. Evidence then means "some operand was out of that range", not "a row failed": the
   // executor reruns the batch through the exact twin (the same key without this flag), compiled
-  // when first needed, and sends later batches straight to the twin (the speculative kernel
-  // remembers: CompiledKernel::wide_operands_seen).
+  // when first needed, and sends the next batches straight to the twin for a while
+  // (CompiledKernel::MarkWideOperands).
   bool speculative_mul = false;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }

@@ -24,12 +24,18 @@ struct PreparedExpression::State {
   Result<ArrayPtr> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                               std::span<const OutputBuffers> into);
   // The exact twin of a layout's speculative kernel, compiled (in the tier the layout holds) the
-  // first time a batch needs it and held by the layout from then on.
+  // first time a batch needs it and held by the layout from then on (no cache lookup when the
+  // kernel sends it later batches).
   Result<internal::ExactTwin> TwinOf(const PreparedLayout& layout, EvalReport& rep);
 };
 
 Result<internal::ExactTwin> PreparedExpression::State::TwinOf(const PreparedLayout& layout, EvalReport& rep) {
   Engine::Impl& impl = *engine->impl_;
+  if (layout.has_twin.load(std::memory_order_acquire)) {  // set once, never changed after
+    rep.kernel = layout.twin_key;
+    rep.tier = layout.twin_kernel->tier();
+    return internal::ExactTwin{layout.twin_kernel.get(), &*layout.twin_key};
+  }
   std::lock_guard lock(layout.twin_mu);
   if (!layout.has_twin.load(std::memory_order_relaxed)) {
     Plan exact{layout.strategy, *layout.key};
@@ -110,15 +116,10 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
   rep.strategy = layout->strategy;
   const CompiledKernel* kernel = layout->kernel.get();
   const CacheKey* key = layout->key ? &*layout->key : nullptr;
-  if (layout->has_twin.load(std::memory_order_acquire)) {  // wide operands seen: the exact kernel
-    kernel = layout->twin_kernel.get();
-    key = &*layout->twin_key;
-  }
   if (kernel != nullptr) rep.tier = kernel->tier();
   if (full_report && key != nullptr) rep.kernel = *key;
-  const internal::FindExactTwin exact_twin = [&]() -> Result<internal::ExactTwin> {
-    return TwinOf(*layout, rep);
-  };
+  auto find_twin = [&] { return TwinOf(*layout, rep); };
+  const internal::FindExactTwin exact_twin(find_twin);
   const bool speculates = kernel != nullptr && kernel->shape().speculative_mul;
   const internal::Execution run{*expr, batch, key, kernel, impl.outputs, rep, into,
                                 speculates ? &exact_twin : nullptr};

@@ -25,7 +25,8 @@ struct PreparedLayout {
   bool stream_output = false;  // planned for a batch past the streaming threshold
   bool short_batch = false;    // planned for a batch of fewer than 64 rows (KernelShape::short_batch)
   // A speculative kernel's exact twin (KernelShape::speculative_mul), once a batch of this layout
-  // needed it: later calls run the twin directly. Set once, under `twin_mu`, before `has_twin`.
+  // needed it: held for the batches the kernel sends it. Set once, under `twin_mu`, before
+  // `has_twin`.
   mutable std::mutex twin_mu;
   mutable std::shared_ptr<const CompiledKernel> twin_kernel;
   mutable std::optional<CacheKey> twin_key;

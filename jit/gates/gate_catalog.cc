@@ -243,6 +243,10 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
                                          target}});
           };
           add(false, "dense");
+          if (f->name == "mul" && SpeculatesMul(s.args[0])) {  // and its exact twin
+            out.push_back(out.back());
+            out.back().request.exact_twin = true;
+          }
           if (f->strict() && f->fallible()) add(true, "branch-skip");
           if (!f->strict()) add(true, "auto");  // the validity kernel over nullable inputs
         }

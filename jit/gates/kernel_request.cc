@@ -15,6 +15,7 @@ std::string PlannedKernel::Name() const {
   std::string name = key.spec.ToString();
   if (!fold.empty()) return name + " fold=" + fold;
   if (key.shape.writes_validity) name += " kernel=validity";
+  if (key.shape.speculative_mul) name += " speculative-mul";
   return name;
 }
 
@@ -54,6 +55,12 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr expr, ir::ParseAndBind(request.expr, schema));
   out.expr = expr;
   ROWJIT_ASSIGN_OR_RETURN(out.key, PlanKernel(expr, std::move(specs), policy, target.name));
+  if (request.exact_twin) {
+    if (!out.key.shape.speculative_mul) {
+      return MakeError(ErrorCode::kInvalidInput, "{} does not speculate: it has no exact twin", out.key.ToString());
+    }
+    out.key.shape.speculative_mul = false;
+  }
   out.target = std::move(target);
   return out;
 }

@@ -20,6 +20,9 @@ struct KernelRequest {
   std::vector<std::pair<std::string, std::string>> constants;  // column → batch-constant value
   std::string policy = "auto";  // auto | dense | dense-retry | branch-skip | filter-scatter
   std::string target = "native";
+  // A speculative kernel's exact twin (KernelShape::speculative_mul cleared): what the executor
+  // runs for a batch with wide operands, so the catalog gates it too.
+  bool exact_twin = false;
 };
 
 struct PlannedKernel {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "ir/aggregate.h"
+#include "jit/compiler.h"
 #include "ir/binder.h"
 #include "ir/parser.h"
 #include "ir/reference.h"
@@ -463,10 +464,11 @@ TEST(SpeculativeMul, ModerateOperandsRunTheSpeculativeKernel) {
 }
 
 // A wide operand whose product fits: the speculative kernel's evidence is no error, the batch
-// reruns through the exact twin (values as the reference's), and the expression runs the exact
-// kernel from then on, through Evaluate (the engine remembers) and through a prepared expression
-// (its layout holds the twin). A batch with nulls never speculates (its dense kernel retries).
-TEST(SpeculativeMul, WideOperandsThatFitRerunExactlyAndStayExact) {
+// reruns through the exact twin (values as the reference's), the next kExactBatchesAfterWide
+// batches run the twin directly, and then the kernel speculates again; through Evaluate and a
+// prepared expression (whose layout holds the twin). A batch with nulls never speculates (its
+// dense kernel retries).
+TEST(SpeculativeMul, WideOperandsRerunExactlyForAWhileThenSpeculateAgain) {
   const Schema schema = *ParseSchema("a:i32, b:i32, c:i32");
   auto expr = *ir::ParseAndBind("a * b + c", schema);
   auto columns = [](uint64_t a, uint64_t b, std::vector<std::pair<int64_t, uint64_t>> a_at) {
@@ -476,60 +478,49 @@ TEST(SpeculativeMul, WideOperandsThatFitRerunExactlyAndStayExact) {
   };
   const std::vector<ArrayPtr> moderate = columns(1234, 5678, {});
   const std::vector<ArrayPtr> wide = columns(1234, 5678, {{2999, 300000}});  // 300000 * 5678 fits
-  for (const auto* cols : {&moderate, &wide}) {
-    ASSERT_TRUE(ir::EvaluateReference(*expr, *cols, 3000).ok());
-  }
-  {
-    auto engine = NewEngine();
-    EvalReport report;
-    auto first = engine->Evaluate(expr, moderate, 3000, {}, &report);
-    ASSERT_TRUE(first.ok());
-    EXPECT_TRUE(report.kernel->shape.speculative_mul);
-    auto got = engine->Evaluate(expr, wide, 3000, {}, &report);
-    ASSERT_TRUE(got.ok()) << got.error().ToString();
-    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*expr, wide, 3000)), -1);
-    EXPECT_TRUE(report.rechecked);
-    EXPECT_FALSE(report.cold_pass);
-    EXPECT_FALSE(report.kernel->shape.speculative_mul) << report.kernel->ToString();
-    auto after = engine->Evaluate(expr, moderate, 3000, {}, &report);
-    ASSERT_TRUE(after.ok());
-    EXPECT_EQ(FirstDifference(**after, **first), -1);
-    EXPECT_FALSE(report.rechecked);
-    EXPECT_FALSE(report.kernel->shape.speculative_mul) << "the engine forgot the wide operands";
-  }
-  {
+  auto moderate_want = ir::EvaluateReference(*expr, moderate, 3000);
+  auto wide_want = ir::EvaluateReference(*expr, wide, 3000);
+  ASSERT_TRUE(moderate_want.ok() && wide_want.ok());
+  for (int pass = 0; pass < 2; ++pass) {
     auto engine = NewEngine();
     auto made = engine->PrepareExpression(expr);
     ASSERT_TRUE(made.ok());
-    PreparedExpression& prepared = **made;
+    auto run = [&](const std::vector<ArrayPtr>& cols, EvalReport& report) {
+      return pass == 0 ? engine->Evaluate(expr, cols, 3000, {}, &report) : (*made)->Evaluate(cols, 3000, &report);
+    };
+    const std::string how = pass == 0 ? "Evaluate" : "prepared";
     EvalReport report;
-    ASSERT_TRUE(prepared.Evaluate(moderate, 3000, &report).ok());
-    EXPECT_TRUE(report.kernel->shape.speculative_mul);
-    auto got = prepared.Evaluate(wide, 3000, &report);
-    ASSERT_TRUE(got.ok()) << got.error().ToString();
-    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*expr, wide, 3000)), -1);
-    EXPECT_TRUE(report.rechecked);
-    EXPECT_FALSE(report.kernel->shape.speculative_mul);
-    auto after = prepared.Evaluate(moderate, 3000, &report);
-    ASSERT_TRUE(after.ok());
-    EXPECT_EQ(FirstDifference(**after, **ir::EvaluateReference(*expr, moderate, 3000)), -1);
-    EXPECT_FALSE(report.rechecked);
-    EXPECT_FALSE(report.kernel->shape.speculative_mul) << "the layout does not hold the exact twin";
-    EXPECT_EQ(prepared.layouts(), 1u);
+    ASSERT_TRUE(run(moderate, report).ok());
+    EXPECT_TRUE(report.kernel->shape.speculative_mul) << how;
+    auto got = run(wide, report);
+    ASSERT_TRUE(got.ok()) << how << ": " << got.error().ToString();
+    EXPECT_EQ(FirstDifference(**got, **wide_want), -1) << how;
+    EXPECT_TRUE(report.rechecked) << how;
+    EXPECT_FALSE(report.cold_pass) << how;
+    EXPECT_FALSE(report.kernel->shape.speculative_mul) << how << ": " << report.kernel->ToString();
+    for (int k = 1; k <= CompiledKernel::kExactBatchesAfterWide + 1; ++k) {
+      auto after = run(moderate, report);
+      ASSERT_TRUE(after.ok()) << how;
+      EXPECT_EQ(FirstDifference(**after, **moderate_want), -1) << how << " batch " << k;
+      EXPECT_FALSE(report.rechecked) << how << " batch " << k;
+      const bool exact = k <= CompiledKernel::kExactBatchesAfterWide;
+      EXPECT_EQ(report.kernel->shape.speculative_mul, !exact) << how << " batch " << k;
+    }
+    if (pass == 1) {
+      EXPECT_EQ((*made)->layouts(), 1u);
+    }
   }
-  {
-    auto engine = NewEngine();
-    const Schema nullable = *ParseSchema("a:i32?, b:i32, c:i32");
-    auto over_nulls = *ir::ParseAndBind("a * b + c", nullable);
-    std::vector<std::optional<int32_t>> a;
-    for (int64_t i = 0; i < 3000; ++i) a.push_back(i % 3 == 0 ? std::nullopt : std::optional<int32_t>(1234));
-    std::vector<ArrayPtr> cols = {*MakeArray(a), moderate[1], moderate[2]};
-    EvalReport report;
-    auto got = engine->Evaluate(over_nulls, cols, 3000, {}, &report);
-    ASSERT_TRUE(got.ok()) << got.error().ToString();
-    EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*over_nulls, cols, 3000)), -1);
-    EXPECT_FALSE(report.kernel->shape.speculative_mul) << report.kernel->ToString();
-  }
+  auto engine = NewEngine();
+  const Schema nullable = *ParseSchema("a:i32?, b:i32, c:i32");
+  auto over_nulls = *ir::ParseAndBind("a * b + c", nullable);
+  std::vector<std::optional<int32_t>> a;
+  for (int64_t i = 0; i < 3000; ++i) a.push_back(i % 3 == 0 ? std::nullopt : std::optional<int32_t>(1234));
+  std::vector<ArrayPtr> cols = {*MakeArray(a), moderate[1], moderate[2]};
+  EvalReport report;
+  auto got = engine->Evaluate(over_nulls, cols, 3000, {}, &report);
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  EXPECT_EQ(FirstDifference(**got, **ir::EvaluateReference(*over_nulls, cols, 3000)), -1);
+  EXPECT_FALSE(report.kernel->shape.speculative_mul) << report.kernel->ToString();
 }
 
 // The overflows nearest the speculated range, alone among moderate rows in any position: the
