@@ -56,8 +56,13 @@ void* RecyclingPool::Allocate(int64_t bytes) {
   }
   if (bytes >= min_block_) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = free_.find(bytes);
-    if (it != free_.end()) {
+    // The block of this size freed last (equal keys keep their insertion order): the one most
+    // likely still in cache. Taking the oldest instead rotated a batch loop's outputs through
+    // every retained block of the size, each cold: at 65,536 i32 rows (256 KiB) that cost 15 %
+    // of a prepared Evaluate in a benchmark process that had retained several.
+    auto [first, end] = free_.equal_range(bytes);
+    if (first != end) {
+      auto it = std::prev(end);
       void* block = it->second;
       free_.erase(it);
       retained_ -= bytes;

@@ -40,6 +40,35 @@ TEST(RecyclingPool, ReusesFreedLargeBlocksOfTheSameSize) {
   EXPECT_EQ(pool->retained_bytes(), 5 * kMiB);
 }
 
+// Of several retained blocks of one size, an allocation takes the one freed last (the one most
+// likely still in cache), so a loop that frees its output before the next allocation keeps
+// writing the same block instead of rotating through every retained one.
+TEST(RecyclingPool, ServesTheBlockFreedLast) {
+  auto pool = std::make_shared<RecyclingPool>(16 * kMiB, kMiB);
+  std::vector<const uint8_t*> blocks;
+  {
+    std::vector<BufferPtr> held;
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateForOverwrite(kMiB, pool));
+      blocks.push_back(b->data());
+      held.push_back(std::move(b));
+    }
+    while (!held.empty()) held.pop_back();  // freed in reverse: blocks[0] last
+  }
+  EXPECT_EQ(pool->retained_bytes(), 4 * kMiB);
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateForOverwrite(kMiB, pool));
+    EXPECT_EQ(b->data(), blocks[0]) << "round " << round;
+  }
+  {
+    // Two at once: the last freed, then the one freed before it.
+    ASSERT_OK_AND_ASSIGN(BufferPtr x, Buffer::AllocateForOverwrite(kMiB, pool));
+    ASSERT_OK_AND_ASSIGN(BufferPtr y, Buffer::AllocateForOverwrite(kMiB, pool));
+    EXPECT_EQ(x->data(), blocks[0]);
+    EXPECT_EQ(y->data(), blocks[1]);
+  }
+}
+
 TEST(RecyclingPool, MidSizedBlocksAreNotRetainedAndTheCapHolds) {
   auto pool = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
   {
