@@ -314,8 +314,8 @@ Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Bat
     }
   }
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, KernelOf(plan, want, rep, std::move(ready)));
-  // A speculative kernel's exact twin, when its evidence asks for it: then it is the kernel that
-  // ran (a prepared layout holds it) and the one the report names.
+  // A speculative kernel's exact twin, when its evidence asks for it: then the report names it,
+  // while `ran` stays the planned kernel (whose memory sends it later batches).
   std::shared_ptr<const CompiledKernel> twin;
   auto find_twin = [&]() -> Result<internal::ExactTwin> {
     Plan exact{plan.strategy, *rep.kernel};
@@ -329,7 +329,7 @@ Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Bat
                                 speculates ? &exact_twin : nullptr};
   Result<ArrayPtr> out = internal::ExecuteRows(rep.strategy, run);
   if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) retry_pressure.Retried(expr);
-  if (ran != nullptr) *ran = twin ? std::move(twin) : std::move(kernel);
+  if (ran != nullptr) *ran = std::move(kernel);
   return out;
 }
 

@@ -68,6 +68,10 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
   layout->strategy = plan.strategy;
   for (int c : expr->facts().columns) layout->inputs.push_back(batch.facts.inputs[c]);
   const bool needs_kernel = plan.kernel.has_value();  // RunPlan moves the key into the report
+  // The planned key (the report names the exact twin when a speculative kernel handed it the
+  // batch; the layout holds the planned kernel, whose own memory sends batches to the twin).
+  const bool speculates = needs_kernel && plan.kernel->shape.speculative_mul;
+  std::optional<CacheKey> planned = speculates ? plan.kernel : std::nullopt;
   Result<ArrayPtr> out = impl.RunPlan(*expr, batch, plan, options, rep, &layout->kernel, into);
   // Not kept: a failed run (its compile may succeed next time), a length-0 batch (planned by its
   // length, not its layout), and a kernel of a tier the options do not want held.
@@ -76,7 +80,7 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
                                         internal::Holdable(*layout->kernel, options)
                                   : layout->kernel == nullptr);
   if (keep) {
-    layout->key = rep.kernel;
+    layout->key = speculates ? std::move(planned) : rep.kernel;
     layouts.Keep(std::move(layout));
   }
   return out;
