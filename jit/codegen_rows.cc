@@ -230,19 +230,6 @@ namespace {
 // a rare wide operand costs one block, not the call.
 constexpr int64_t kRecheckBlock = 1024;
 
-// The widths of the checked multiplies whose exact evidence costs well over the wrapping
-// multiply (RechecksMul): their row loop takes a cheap operand-range test and rechecks suspect
-// blocks (EmitRecheckedRowLoop).
-void RecheckedMulWidths(const ir::Expr& e, std::set<unsigned>& widths) {
-  if (!e.is_call()) return;
-  const TypeId t = e.type().id;
-  if (e.name() == "mul" && RechecksMul(t)) widths.insert(BitWidth(t));
-  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
-    widths.insert(64);
-  }
-  for (const ir::ExprPtr& a : e.args()) RecheckedMulWidths(*a, widths);
-}
-
 }  // namespace
 
 // One flat loop over the 64 * words rows of the call, entered when there is a row.
@@ -256,13 +243,15 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
   llvm::Value* product = b.CreateShl(at_least_one, 6, "", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::Value* n = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, product, b.getInt64(64), nullptr, "rows.count");
   llvm::Value* any = b.CreateICmpSGT(words, b.getInt64(0));
-  std::set<unsigned> suspect_widths;
-  RecheckedMulWidths(*key_.expr, suspect_widths);
+  // The checked multiplies whose exact evidence costs well over the wrapping multiply: a
+  // speculative loop (the planner's choice) or blocks rechecked in the kernel.
+  CostlyMuls muls;
+  ScanCostlyMuls(*key_.expr, muls);
   if (shape_.speculative_mul && !evidence_.empty()) {
-    assert(suspect_widths.empty() && "the planner speculates only without rechecked multiplies");
+    assert(muls.rechecked.empty() && "the planner speculates only without rechecked multiplies");
     return EmitSpeculativeRowLoop(n, any);
   }
-  if (!suspect_widths.empty() && !evidence_.empty()) return EmitRecheckedRowLoop(n, any, suspect_widths);
+  if (!muls.rechecked.empty() && !evidence_.empty()) return EmitRecheckedRowLoop(n, any, muls.rechecked);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(nullptr, n, true, any));
   SetEvidence(ev);
   return Status::OK();

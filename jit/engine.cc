@@ -314,8 +314,9 @@ Result<ArrayPtr> Engine::Impl::RunPlan(const ir::Expr& expr, const internal::Bat
     }
   }
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, KernelOf(plan, want, rep, std::move(ready)));
-  // A speculative kernel's exact twin, when its evidence asks for it: then the report names it,
-  // while `ran` stays the planned kernel (whose memory sends it later batches).
+  // A speculative kernel's exact twin, when its evidence asks for it: the report then names it,
+  // `twin` keeps it alive for the run, and `ran` stays the planned kernel (whose memory sends the
+  // twin later batches).
   std::shared_ptr<const CompiledKernel> twin;
   auto find_twin = [&]() -> Result<internal::ExactTwin> {
     Plan exact{plan.strategy, *rep.kernel};

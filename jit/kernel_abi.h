@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "ir/aggregate.h"
@@ -90,6 +91,27 @@ inline bool RechecksMul(TypeId t) {
 // (KernelShape::speculative_mul): 32 bits, whose exact evidence is two pmuldq and shuffles beside
 // the pmulld.
 inline bool SpeculatesMul(TypeId t) { return IsInteger(t) && BitWidth(t) == 32; }
+
+// The costly checked multiplies of an expression: the widths its row loop rechecks in blocks
+// (RechecksMul; a decimal product with an operand wider than 32 bits: 64), and whether one of
+// them may speculate (SpeculatesMul). The planner speculates only without rechecked ones (a
+// kernel takes one of the two loops); codegen builds the loop from the same scan.
+struct CostlyMuls {
+  std::set<unsigned> rechecked;
+  bool speculates = false;
+};
+inline void ScanCostlyMuls(const ir::Expr& e, CostlyMuls& out) {
+  if (!e.is_call()) return;
+  const TypeId t = e.type().id;
+  if (e.name() == "mul") {
+    if (RechecksMul(t)) out.rechecked.insert(static_cast<unsigned>(BitWidth(t)));
+    out.speculates = out.speculates || SpeculatesMul(t);
+  }
+  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
+    out.rechecked.insert(64);
+  }
+  for (const ir::ExprPtr& a : e.args()) ScanCostlyMuls(*a, out);
+}
 
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
 // kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers

@@ -54,24 +54,11 @@ Strategy ChooseNullStrategy(const ir::ExprFacts& f, const BatchFacts& b, ir::Pol
                                                           : Strategy::kFilterScatter;
 }
 
-// Whether `e` has a checked multiply that speculates (SpeculatesMul) and none that rechecks in
-// its kernel (RechecksMul, wide decimal products): a kernel takes one of the two loops.
-void ScanMuls(const ir::Expr& e, bool& speculates, bool& rechecks) {
-  if (!e.is_call()) return;
-  if (e.name() == "mul") {
-    speculates = speculates || SpeculatesMul(e.type().id);
-    rechecks = rechecks || RechecksMul(e.type().id);
-  }
-  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
-    rechecks = true;
-  }
-  for (const ir::ExprPtr& a : e.args()) ScanMuls(*a, speculates, rechecks);
-}
-
+// Whether `e` has a checked multiply that speculates and none that its kernel rechecks.
 bool SpeculatesMuls(const ir::Expr& e) {
-  bool speculates = false, rechecks = false;
-  ScanMuls(e, speculates, rechecks);
-  return speculates && !rechecks;
+  CostlyMuls muls;
+  ScanCostlyMuls(e, muls);
+  return muls.speculates && muls.rechecked.empty();
 }
 
 // The row kernel a strategy runs. Dense kernels leave validity to the executor, so whether an

@@ -30,23 +30,18 @@ struct PreparedExpression::State {
 };
 
 Result<internal::ExactTwin> PreparedExpression::State::TwinOf(const PreparedLayout& layout, EvalReport& rep) {
-  Engine::Impl& impl = *engine->impl_;
-  if (layout.has_twin.load(std::memory_order_acquire)) {  // set once, never changed after
-    rep.kernel = layout.twin_key;
-    rep.tier = layout.twin_kernel->tier();
-    return internal::ExactTwin{layout.twin_kernel.get(), &*layout.twin_key};
+  if (!layout.has_twin.load(std::memory_order_acquire)) {  // set once, never changed after
+    std::lock_guard lock(layout.twin_mu);
+    if (!layout.has_twin.load(std::memory_order_relaxed)) {
+      Plan exact{layout.strategy, *layout.key};
+      exact.kernel->shape.speculative_mul = false;
+      const TierWant want = options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;
+      ROWJIT_ASSIGN_OR_RETURN(layout.twin_kernel, engine->impl_->KernelOf(exact, want, rep));
+      layout.twin_key = rep.kernel;
+      layout.has_twin.store(true, std::memory_order_release);
+    }
   }
-  std::lock_guard lock(layout.twin_mu);
-  if (!layout.has_twin.load(std::memory_order_relaxed)) {
-    Plan exact{layout.strategy, *layout.key};
-    exact.kernel->shape.speculative_mul = false;
-    const TierWant want = options.tier == Tier::kFast ? TierWant::kFast : TierWant::kOptimized;
-    ROWJIT_ASSIGN_OR_RETURN(layout.twin_kernel, impl.KernelOf(exact, want, rep));
-    layout.twin_key = rep.kernel;
-    layout.has_twin.store(true, std::memory_order_release);
-  } else {
-    rep.kernel = layout.twin_key;
-  }
+  rep.kernel = layout.twin_key;
   rep.tier = layout.twin_kernel->tier();
   return internal::ExactTwin{layout.twin_kernel.get(), &*layout.twin_key};
 }
@@ -67,11 +62,10 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
   layout->short_batch = IsShortBatch(length);
   layout->strategy = plan.strategy;
   for (int c : expr->facts().columns) layout->inputs.push_back(batch.facts.inputs[c]);
-  const bool needs_kernel = plan.kernel.has_value();  // RunPlan moves the key into the report
-  // The planned key (the report names the exact twin when a speculative kernel handed it the
-  // batch; the layout holds the planned kernel, whose own memory sends batches to the twin).
-  const bool speculates = needs_kernel && plan.kernel->shape.speculative_mul;
-  std::optional<CacheKey> planned = speculates ? plan.kernel : std::nullopt;
+  const bool needs_kernel = plan.kernel.has_value();
+  // The layout holds the planned key and kernel: RunPlan moves the key into the report, which
+  // names the exact twin instead when a speculative kernel handed it the batch.
+  std::optional<CacheKey> planned = plan.kernel;
   Result<ArrayPtr> out = impl.RunPlan(*expr, batch, plan, options, rep, &layout->kernel, into);
   // Not kept: a failed run (its compile may succeed next time), a length-0 batch (planned by its
   // length, not its layout), and a kernel of a tier the options do not want held.
@@ -80,7 +74,7 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
                                         internal::Holdable(*layout->kernel, options)
                                   : layout->kernel == nullptr);
   if (keep) {
-    layout->key = speculates ? std::move(planned) : rep.kernel;
+    layout->key = std::move(planned);
     layouts.Keep(std::move(layout));
   }
   return out;
