@@ -541,7 +541,7 @@ Status KernelBuilder::FoldLane(FoldAccs& accs, const FoldLayout& l, llvm::Value*
   if (l.canonical_nan) x = b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantFP::getQNaN(x->getType()), x);
   llvm::Value* fv = v.valid ? b.CreateAnd(v.valid, fold_it) : fold_it;
   auto keep = [&](llvm::Value* e) -> llvm::Value* {
-    if (byte_mask != nullptr && v.valid == nullptr) return b.CreateAnd(e, b.CreateSExt(byte_mask, b.getInt64Ty()));
+    if (byte_mask != nullptr && v.valid == nullptr && !mask_registers_) return b.CreateAnd(e, b.CreateSExt(byte_mask, b.getInt64Ty()));
     return b.CreateSelect(fv, e, Zero(e));
   };
   const bool min_max = IsMinMax(l.kind);

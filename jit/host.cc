@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "jit/llvm_internal.h"
+#include "jit/target.h"
 
 namespace rowjit::jit {
 
@@ -21,6 +22,7 @@ HostInfo GetHostInfo() {
   for (const auto& f : enabled) {
     info.features.append(info.features.empty() ? "+" : ",+").append(f);
   }
+  info.kernel_target = ForcedKernelLevel().value_or("native");
   return info;
 }
 

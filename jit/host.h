@@ -10,6 +10,9 @@ struct HostInfo {
   std::string target_triple;
   std::string cpu_name;      // LLVM's name; may be an older model than the CPU really is
   std::string features;      // "+avx2,+fma,..." from sys::getHostCPUFeatures (reliable)
+  // What engines made now compile kernels for: "native", or the x86-64 level ("x86-64-v3")
+  // forced below the host's best by ROWJIT_KERNEL_LEVEL or kernels::SetKernelLevel.
+  std::string kernel_target;
 };
 
 HostInfo GetHostInfo();

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "jit/llvm_internal.h"
+#include "kernels/dispatch.h"
 
 namespace rowjit::jit {
 
@@ -46,13 +47,38 @@ void ChooseNativeWidths(TargetSpec& t) {
   }
 }
 
+// Code for the x86-64 level `cpu` ("x86-64-v3" and so on), as `rowjit check --target` names it.
+void SetX86Level(TargetSpec& t, const std::string& cpu) {
+  t.triple = "x86_64-unknown-linux-gnu";
+  t.cpu = cpu;
+  t.features.clear();
+  t.prefer_vector_width = t.sum_fold_vector_width = cpu == "x86-64-v4" ? 512 : 256;
+  t.mask_registers = cpu == "x86-64-v4";
+}
+
 }  // namespace
+
+std::optional<std::string> ForcedKernelLevel() {
+  const kernels::KernelLevel active = kernels::ActiveKernelLevel();
+  if (active == kernels::BestKernelLevel()) return std::nullopt;
+  return active == kernels::KernelLevel::kBaseline ? std::string("x86-64")
+                                                   : "x86-64-" + std::string(kernels::KernelLevelName(active));
+}
 
 Result<TargetSpec> ResolveTarget(const std::string& name) {
   InitializeLlvmOnce();
   TargetSpec t;
   t.name = name;
   if (name == "native") {
+    if (std::optional<std::string> forced = ForcedKernelLevel()) {
+      // A level below the host's best, forced for the static kernels (ROWJIT_KERNEL_LEVEL,
+      // kernels::SetKernelLevel), holds for the JIT's kernels too: code for that x86-64 level,
+      // which runs here, so that one host measures and tests the AVX2 path of an AVX-512 one.
+      SetX86Level(t, *forced);
+      t.triple = llvm::sys::getProcessTriple();
+      t.native = true;
+      return t;
+    }
     t.native = true;
     t.triple = llvm::sys::getProcessTriple();
     t.cpu = llvm::sys::getHostCPUName().str();
@@ -71,11 +97,7 @@ Result<TargetSpec> ResolveTarget(const std::string& name) {
     return t;
   }
   if (name == "x86-64-v2" || name == "x86-64-v3" || name == "x86-64-v4") {
-    t.triple = "x86_64-unknown-linux-gnu";
-    t.cpu = name;
-    t.prefer_vector_width = t.sum_fold_vector_width = name == "x86-64-v4" ? 512 : 256;
-    t.mask_registers = name == "x86-64-v4";
-    t.native = false;
+    SetX86Level(t, name);
     return t;
   }
   if (name == "aarch64") {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,13 @@ inline constexpr const char* kFoldKindAttribute = "rowjit-fold";
 // loads the cost model picks without it).
 inline constexpr const char* kTableGathersAttribute = "rowjit-table-gathers";
 
+// "native" is the host as LLVM detects it, unless a lower x86-64 level is forced for the static
+// kernels (ROWJIT_KERNEL_LEVEL, kernels::SetKernelLevel) when the compiler is made: then that
+// level's code (ForcedKernelLevel), which also runs here.
 Result<TargetSpec> ResolveTarget(const std::string& name);
+// The x86-64 level ("x86-64-v3", ...) native kernels are held to, when one below the host's best
+// is forced; nullopt otherwise.
+std::optional<std::string> ForcedKernelLevel();
 const std::vector<std::string>& KnownTargets();
 
 }  // namespace rowjit::jit

@@ -200,11 +200,12 @@ void PrintSummary(std::string_view label, const Result<ArrayPtr>& result) {
 int Info(const Args& args) {
   if (args.Has("--help")) {
     return PrintHelp("usage: rowjit info\n\nPrints the target triple, CPU name and CPU features "
-                     "that LLVM detects on this host.\n");
+                     "that LLVM detects on this host, and what kernels are compiled for: native, or "
+                     "the x86-64 level ROWJIT_KERNEL_LEVEL forces (baseline|v2|v3|v4).\n");
   }
   const auto host = jit::GetHostInfo();
-  fmt::print("rowjit {}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\n", Version(), host.llvm_version,
-             host.target_triple, host.cpu_name, host.features);
+  fmt::print("rowjit {}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\nkernels {}\n", Version(), host.llvm_version,
+             host.target_triple, host.cpu_name, host.features, host.kernel_target);
   return 0;
 }
 

@@ -9,6 +9,9 @@
 
 #include "ir/aggregate.h"
 #include "jit/compiler.h"
+#include "jit/host.h"
+#include "jit/target.h"
+#include "kernels/dispatch.h"
 #include "ir/binder.h"
 #include "ir/parser.h"
 #include "ir/reference.h"
@@ -16,6 +19,7 @@
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "runtime/selection.h"
+#include "support/assert_ok.h"
 
 namespace rowjit::jit {
 namespace {
@@ -875,6 +879,56 @@ TEST(Engine, UnpaddedBitmapsAreReadToTheirLastByte) {
     }
   }
   EXPECT_EQ(compared, 12 * 3 * 8);
+}
+
+// A kernel level forced below the host's best (kernels::SetKernelLevel, as ROWJIT_KERNEL_LEVEL)
+// holds for the JIT too: "native" resolves to that x86-64 level (no mask registers, 256-bit
+// vectors), `rowjit info` says so, and an engine made meanwhile evaluates and folds as the
+// reference does; back at the best level, native is the host again.
+TEST(Engine, AForcedKernelLevelHoldsForTheJit) {
+  using kernels::KernelLevel;
+  if (kernels::BestKernelLevel() != KernelLevel::kV4) {
+    GTEST_SKIP() << "needs an x86-64-v4 (AVX-512) host, to force x86-64-v3 below its best";
+  }
+  const KernelLevel before = kernels::ActiveKernelLevel();
+  ASSERT_TRUE(kernels::SetKernelLevel(KernelLevel::kV3));
+  ASSERT_OK_AND_ASSIGN(TargetSpec forced, ResolveTarget("native"));
+  EXPECT_EQ(forced.cpu, "x86-64-v3");
+  EXPECT_TRUE(forced.native);
+  EXPECT_FALSE(forced.mask_registers);
+  EXPECT_EQ(forced.sum_fold_vector_width, 256);
+  EXPECT_EQ(GetHostInfo().kernel_target, "x86-64-v3");
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i32");
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t n = std::array<int64_t, 3>{63, 1000, 70000}[seed % 3];
+    std::vector<ArrayPtr> cols;
+    for (const Field& f : schema.fields) {
+      cols.push_back(RandomFlatArray({f.type, n, seed < 3 ? 0.5 : 0.97, 0, NullLayout::kScattered,
+                                      ValueMode::kModerate}, rng));
+    }
+    for (const char* text : {"a * b + c", "a * b < c"}) {
+      auto expr = *ir::ParseAndBind(text, schema);
+      auto ref = ir::EvaluateReference(*expr, cols, n);
+      auto out = engine->Evaluate(expr, cols, n);
+      ASSERT_TRUE(ref.ok() && out.ok()) << text << " seed " << seed;
+      EXPECT_EQ(FirstDifference(**out, **ref), -1) << text << " seed " << seed;
+    }
+    for (const char* text : {"sum(a * b)", "min_max(a)", "sum(c)"}) {
+      auto agg = *ir::ParseAndBindAggregate(text, schema);
+      auto ref = ir::EvaluateAggregateReference(agg, cols, n);
+      auto out = engine->Aggregate(agg, cols, n);
+      ASSERT_TRUE(ref.ok() && out.ok()) << text << " seed " << seed;
+      EXPECT_EQ(out->ToString(agg.kind), ref->ToString(agg.kind)) << text << " seed " << seed;
+    }
+  }
+  ASSERT_TRUE(kernels::SetKernelLevel(KernelLevel::kV4));
+  ASSERT_OK_AND_ASSIGN(TargetSpec best, ResolveTarget("native"));
+  EXPECT_NE(best.cpu, "x86-64-v3");
+  EXPECT_TRUE(best.mask_registers);
+  EXPECT_EQ(GetHostInfo().kernel_target, "native");
+  ASSERT_TRUE(kernels::SetKernelLevel(before));
 }
 
 }  // namespace rowjit::jit
