@@ -132,9 +132,11 @@ void Register(const char* type, Op op) {
             state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
             return;
           }
+          // The level in force before (ROWJIT_KERNEL_LEVEL's) is restored, not the best one.
+          const k::KernelLevel level = k::ActiveKernelLevel();
           if (impl == Impl::kStaticBaselineLevel) (void)k::SetKernelLevel(k::KernelLevel::kBaseline);
           for (auto _ : state) benchmark::DoNotOptimize(RunOnce(op, impl, values.data(), validity));
-          (void)k::SetKernelLevel(k::BestKernelLevel());
+          (void)k::SetKernelLevel(level);
           state.SetItemsProcessed(state.iterations() * kRows);
           state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
         });
