@@ -199,11 +199,14 @@ void StepFlag(llvm::IRBuilder<>& b, const FoldLayout& l, FoldAccs& accs, llvm::V
 
 // --- the vector form over a plain column ------------------------------------------------------
 
-// Whether the row count comes from the fold mask's popcount: everywhere except float min/max
-// skipping NaNs, whose NaN rows the mask does not exclude.
-bool CountsByPopcount(const FoldLayout& l) {
-  return l.counts_rows && !(l.is_float && !l.keep_nan && IsMinMax(l.kind));
-}
+// Float min/max skipping NaNs, whose NaN rows the mask does not exclude: the vector form counts
+// no rows but reports whether any folded, which is all the executor asks of a min/max count
+// (jit/executor_fold.cc Finish): a folded key lies strictly between the identities (NaN keys
+// lie outside the keys of -inf..+inf), so an extremum still at its identity folded nothing.
+bool CountsFromExtrema(const FoldLayout& l) { return l.is_float && !l.keep_nan && IsMinMax(l.kind); }
+
+// Whether the row count comes from the fold mask's popcount: everywhere else.
+bool CountsByPopcount(const FoldLayout& l) { return l.counts_rows && !CountsFromExtrema(l); }
 
 int Bytes(llvm::Type* t) { return t == nullptr ? 0 : static_cast<int>(t->getPrimitiveSizeInBits() / 8); }
 
@@ -230,7 +233,7 @@ int GroupLanes(const FoldLayout& l) {
 // Bytes of one lane's accumulators.
 int LaneBytes(const FoldLayout& l) {
   if (NarrowSum(l)) return BitWidth(l.type) == 32 ? 8 : 4;
-  return Bytes(l.a_ty) + Bytes(l.b_ty) + (CountsByPopcount(l) ? 0 : 8);
+  return Bytes(l.a_ty) + Bytes(l.b_ty);
 }
 
 // Sets of vector accumulators: as many as keep the groups of a word independent within a budget
@@ -258,7 +261,6 @@ std::vector<FoldAccs> SpreadAccs(llvm::IRBuilder<>& b, const FoldLayout& l, cons
   std::vector<FoldAccs> out(static_cast<size_t>(sets));
   for (int s = 0; s < sets; ++s) {
     FoldAccs& v = out[static_cast<size_t>(s)];
-    if (!CountsByPopcount(l)) v.count.push_back(lane0(accs.count[0], s));
     if (l.float_sum) {
       llvm::Value* in_order = llvm::Constant::getNullValue(vec(accs.a[0]));
       for (int i = 0; i < lanes; ++i) {
@@ -296,7 +298,6 @@ void GatherAccs(llvm::IRBuilder<>& b, const FoldLayout& l, FoldAccs& accs, const
     for (size_t i = 1; i < sets.size(); ++i) v = b.CreateAdd(v, (sets[i].*member)[0]);
     return b.CreateAddReduce(v);
   };
-  if (!sets[0].count.empty()) accs.count[0] = add(&FoldAccs::count);
   if (IsMinMax(l.kind)) {
     if (!accs.a.empty()) {
       accs.a[0] = reduce(&FoldAccs::a, s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin,
@@ -408,8 +409,11 @@ bool KernelBuilder::FoldsColumnVectors(const FoldLayout& l) const {
   return l.kind != AggKind::kAny && l.kind != AggKind::kAll && l.kind != AggKind::kCount;
 }
 
-// One group of rows (as many as the lanes of its fold mask `m`) folded under `m`.
-void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* row, llvm::Value* m) {
+// One group of rows (as many as the lanes of its fold mask `m`) folded under `m`. `fill` (min_max
+// only): a value of a row that folds, which the group's other lanes read instead: no extremum
+// changes, and min and max share one blend where each would blend its accumulator.
+void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* row, llvm::Value* m,
+                              llvm::Value* fill) {
   Input& in = inputs_[0];
   llvm::Type* ty = Ty(l.type);
   const auto lanes = llvm::cast<llvm::FixedVectorType>(m->getType())->getNumElements();
@@ -430,9 +434,11 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
   }
   llvm::Value* fv = m;
   if (l.is_float && !l.keep_nan && IsMinMax(l.kind)) fv = b.CreateAnd(fv, b.CreateFCmpORD(x, x));
-  if (!set.count.empty()) set.count[0] = b.CreateAdd(set.count[0], b.CreateZExt(fv, set.count[0]->getType()));
   if (l.kind == AggKind::kSum) {
     StepSum(b, l, set, x, nullptr, fv, 0, [&](llvm::Value* e) { return b.CreateSelect(fv, e, Zero(e)); });
+  } else if (fill != nullptr) {
+    x = b.CreateSelect(fv, x, b.CreateVectorSplat(lanes, fill));
+    StepMinMax(b, l, set, x, llvm::Constant::getAllOnesValue(fv->getType()));
   } else if (IsMinMax(l.kind)) {
     StepMinMax(b, l, set, x, fv, /*merge=*/true);
   } else if (l.kind == AggKind::kNanCount) {
@@ -455,6 +461,13 @@ Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, 
     std::vector<FoldAccs> sets = SpreadAccs(b, l, accs, set_count, GroupLanes(l));
     accs.count[0] = EmitColumnWords(sets, l, accs.count[0], b.getInt64(0), words, last_mask);
     GatherAccs(b, l, accs, sets);
+    if (CountsFromExtrema(l)) {
+      const unsigned kw = l.a_ty ? l.a_ty->getIntegerBitWidth() : l.b_ty->getIntegerBitWidth();
+      llvm::Value* folded = l.kind == AggKind::kMax
+                                ? b.CreateICmpNE(accs.b[0], b.getInt(llvm::APInt::getSignedMinValue(kw)))
+                                : b.CreateICmpNE(accs.a[0], b.getInt(llvm::APInt::getSignedMaxValue(kw)));
+      accs.count[0] = b.CreateAdd(accs.count[0], b.CreateZExt(folded, b.getInt64Ty()));
+    }
     return Status::OK();
   }
   // Narrow sums: chunks of at most kNarrowChunkWords words, each widened into the 64-bit sum. Their
@@ -477,6 +490,18 @@ Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, 
   return Status::OK();
 }
 
+// For min_max without mask registers, where a masked lane costs a blend: the value of word `w`'s
+// first valid row (`word` is not zero), which the word's other lanes read (FoldGroup).
+llvm::Value* KernelBuilder::MinMaxFill(const FoldLayout& l, llvm::Value* w, llvm::Value* word) {
+  if (mask_registers_ || l.kind != AggKind::kMinMax) return nullptr;
+  Input& in = inputs_[0];
+  llvm::Type* ty = Ty(l.type);
+  llvm::Value* first = b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, word, b.getTrue());
+  llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), first);
+  return Scoped(b.CreateAlignedLoad(ty, b.CreateGEP(ty, in.values, row), llvm::Align(ty->getPrimitiveSizeInBits() / 8)),
+                in.values_scope);
+}
+
 // Words [first, end) of the vector form, folded into `sets` group by group; returns the row count
 // after them.
 llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
@@ -494,15 +519,55 @@ llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const F
   b.CreateCondBr(b.CreateICmpNE(word, b.getInt64(0)), work, join);
   b.SetInsertPoint(work);
   if (CountsByPopcount(l)) count = b.CreateAdd(count, b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, word));
-  llvm::Value* bits = b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
-  for (int g = 0; g < 64 / lanes; ++g) {
-    llvm::SmallVector<int, 16> picked;
-    for (int i = 0; i < lanes; ++i) picked.push_back(g * lanes + i);
-    llvm::Value* m = mask_registers_ ? b.CreateShuffleVector(bits, picked) : LaneTest(b, word, g, lanes);
-    llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), b.getInt64(g * lanes));
-    FoldGroup(sets[static_cast<size_t>(g % set_count)], l, row, m);
-  }
-  const std::vector<llvm::Value*> after = Flatten(sets, count);
+  const std::vector<llvm::Value*> counted = Flatten(sets, count);
+  // The word's groups folded, each under its lanes of the word (`full`: every lane folds), with
+  // `fill` (FoldGroup) where given.
+  auto fold_groups = [&](bool full, llvm::Value* fill) {
+    count = Unflatten(sets, counted);
+    llvm::Value* bits = b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
+    for (int g = 0; g < 64 / lanes; ++g) {
+      llvm::SmallVector<int, 16> picked;
+      for (int i = 0; i < lanes; ++i) picked.push_back(g * lanes + i);
+      llvm::Value* m = full ? llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b.getInt1Ty(), lanes))
+                       : mask_registers_ ? b.CreateShuffleVector(bits, picked)
+                                         : LaneTest(b, word, g, lanes);
+      llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), b.getInt64(g * lanes));
+      FoldGroup(sets[static_cast<size_t>(g % set_count)], l, row, m, fill);
+    }
+    return Flatten(sets, count);
+  };
+  // `cond` ? yes() : no(), each path's carried values joined after them.
+  auto choose = [&](llvm::Value* cond, auto yes, auto no) {
+    llvm::BasicBlock* yes_bb = llvm::BasicBlock::Create(ctx_, "word.yes", fn_);
+    llvm::BasicBlock* no_bb = llvm::BasicBlock::Create(ctx_, "word.no", fn_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "word.paths", fn_);
+    b.CreateCondBr(cond, yes_bb, no_bb);
+    b.SetInsertPoint(yes_bb);
+    const std::vector<llvm::Value*> a = yes();
+    llvm::BasicBlock* a_end = b.GetInsertBlock();
+    b.CreateBr(done);
+    b.SetInsertPoint(no_bb);
+    const std::vector<llvm::Value*> c = no();
+    llvm::BasicBlock* c_end = b.GetInsertBlock();
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    return JoinPaths(b, a, a_end, c, c_end);
+  };
+  // Without mask registers, where a masked lane costs a lane test and a blend: min_max lanes
+  // read the word's first folded value (MinMaxFill) instead, save in a float fold that skips
+  // NaNs when that value is a NaN.
+  auto masked = [&]() -> std::vector<llvm::Value*> {
+    llvm::Value* fill = MinMaxFill(l, w, word);
+    if (fill == nullptr || !l.is_float || l.keep_nan) return fold_groups(false, fill);
+    return choose(b.CreateFCmpORD(fill, fill), [&] { return fold_groups(false, fill); },
+                  [&] { return fold_groups(false, nullptr); });
+  };
+  // A word whose rows all fold (every word of a column without nulls, where the test unswitches
+  // the loop) skips both. With mask registers a masked instruction costs what an unmasked one does.
+  const std::vector<llvm::Value*> after =
+      mask_registers_ ? fold_groups(false, nullptr)
+                      : choose(b.CreateICmpEQ(word, b.getInt64(~uint64_t{0})), [&] { return fold_groups(true, nullptr); },
+                               masked);
   llvm::BasicBlock* work_end = b.GetInsertBlock();
   b.CreateBr(join);
   b.SetInsertPoint(join);
