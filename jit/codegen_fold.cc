@@ -634,11 +634,11 @@ Status KernelBuilder::BuildFold(const std::string& name) {
   }
   llvm::Value* state = fn_->getArg(1);
   FoldAccs accs = LoadAccs(b, layout, state);
-  // sum(x * y) over narrow integers folds the exact product (one widening multiply, shared by
-  // the overflow test), which equals the row's value whenever no row fails.
-  if (layout.kind == AggKind::kSum && !layout.is_float && BitWidth(layout.type) < 64 &&
-      key_.expr->is_call() && key_.expr->name() == "mul") {
+  // sum(x * y) over narrow integers folds the exact product, which equals the row's value
+  // whenever no row fails; its evidence is kept at the product's width (WideProductBits).
+  if (const int bits = WideProductBits(*key_.expr, shape_); bits != 0) {
     wide_call_ = key_.expr.get();
+    evidence_.try_emplace(static_cast<unsigned>(bits), b.getIntN(static_cast<unsigned>(bits), 0));
   }
   if (shape_.loop == KernelLoop::kRows) {
     ROWJIT_RETURN_NOT_OK(EmitRowFold(accs, layout, fn_->getArg(3), fn_->getArg(4)));

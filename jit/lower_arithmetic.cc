@@ -98,10 +98,10 @@ Val Mul(LowerContext& c, std::span<const Val> a) {
     llvm::Value* r = b.CreateTrunc(p, x->getType());
     if (c.wide_wanted) {
       // A sum folds p itself: the range test shares it, and no sign or zero extension of the
-      // truncated value is needed. Unsigned: the high half is zero iff p fits.
-      llvm::Value* fits = is_signed ? b.CreateICmpEQ(b.CreateSExt(r, wide), p)
-                                    : b.CreateICmpULT(p, llvm::ConstantInt::get(wide, llvm::APInt::getOneBitSet(2 * w, w)));
-      c.Evidence(Ext1(b, b.CreateNot(fits), x));
+      // truncated value is needed. The evidence stays at p's width (jit/kernel_abi.h
+      // WideProductBits): its bits above the element, of p + 2^(w-1) when signed, zero iff p fits.
+      llvm::Value* biased = is_signed ? b.CreateAdd(p, llvm::ConstantInt::get(wide, llvm::APInt::getOneBitSet(2 * w, w - 1))) : p;
+      c.Evidence(b.CreateAnd(biased, llvm::ConstantInt::get(wide, llvm::APInt::getHighBitsSet(2 * w, w))));
       return {r, nullptr, p};
     }
     if (w == 8) {

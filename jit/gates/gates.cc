@@ -176,6 +176,10 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   // The widths of the kernel's evidence accumulators; the evidence rule applies to narrow
   // integer evidence only.
   if (facts.narrow_integer_evidence) c.evidence_widths = facts.evidence_widths;
+  // A fold summing a narrow product keeps that product's evidence at its own width.
+  if (const int bits = WideProductBits(*kernel.expr, kernel.key.shape); bits != 0 && facts.narrow_integer_evidence) {
+    c.evidence_widths.push_back(bits);
+  }
   c.reduction_template = kernel.key.shape.fold.has_value();
   if (c.reduction_template) {
     c.tags.push_back("fold:" + kernel.fold);

@@ -254,6 +254,13 @@ TEST(Fold, SumOfNarrowProductsAtTheBoundaries) {
       {TypeId::kI16, "[-128, 181, -129]", "[256, 181, 256]", "-7:i64"},
       {TypeId::kU32, "[65535, 65535, 65536]", "[65537, 65537, 65536]", "8589934590:u64"},
       {TypeId::kI32, "[-65536, 46340, 46341]", "[32768, 46340, 46341]", "-88048:i64"},
+      // Both ends of the signed range, then one past the top (2^(w-1)) or the bottom.
+      {TypeId::kI8, "[127, -8, 8]", "[1, 16, 16]", "-1:i64"},
+      {TypeId::kI8, "[127, 127, -3]", "[1, 1, 43]", "254:i64"},
+      {TypeId::kI16, "[217, -128, 128]", "[151, 256, 256]", "-1:i64"},
+      {TypeId::kI16, "[217, 217, -3]", "[151, 151, 10923]", "65534:i64"},
+      {TypeId::kI32, "[1, -65536, 65536]", "[2147483647, 32768, 32768]", "-1:i64"},
+      {TypeId::kI32, "[1, 1, -3]", "[2147483647, 2147483647, 715827883]", "4294967294:i64"},
   };
   for (const Case& c : cases) {
     const Schema schema{{Field{"a", DataType(c.t, true)}, Field{"b", DataType(c.t, true)}}};
