@@ -2,7 +2,8 @@
 // same pass, never materialized. Word folds (KernelLoop::kWords) split each 64-row word into two
 // 32-lane halves; every lane is tested against a constant bit of its half (the half's lanes are
 // unrolled in the IR, so the bit is a constant and the SLP vectorizer packs the lanes), halves
-// without a row to fold are skipped, null lanes read the fold's identity, and each lane keeps its
+// without a row to fold are skipped, null lanes read the fold's identity (a column's min_max
+// without mask registers: a value of the word's that folds), and each lane keeps its
 // own accumulator across words, so the accumulators stay vectors. Float sums use 16 accumulators,
 // row i into i % 16, the fixed order of kernels/fold.h, so results are bit-identical to the
 // static folds. Row folds (KernelLoop::kRows) are one loop over rows; over inputs with nulls, one
@@ -22,7 +23,8 @@ namespace rowjit::jit::internal {
 using ir::AggKind;
 
 // What the accumulators of one fold are. Slots of the state (jit/kernel_abi.h FoldState):
-//   count: rows folded (when the kernel counts them)
+//   count: rows folded (when the kernel counts them; a column fold of NaN-skipping float
+//          min/max: nonzero iff anything folded, CountsFromExtrema)
 //   A: sum (64-bit sums: the low 32 bits of each value), min, nan_count, any, all
 //   B: the high 32 bits of each value of a 64-bit sum, max
 // One lane each (LLVM widens them into vector accumulators) except the float sum, whose 16
@@ -461,6 +463,7 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
 Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, llvm::Value* words,
                                            llvm::Value* last_mask) {
   assert(evidence_.empty() && "a plain column cannot fail");
+  assert(l.counts_rows && "a column fold counts its rows (or, CountsFromExtrema, whether any folded)");
   const int set_count = AccumulatorSets(l, mask_registers_);
   if (!NarrowSum(l)) {
     std::vector<FoldAccs> sets = SpreadAccs(b, l, accs, set_count, GroupLanes(l));
@@ -498,7 +501,7 @@ Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, 
 // For min_max without mask registers, where a masked lane costs a blend: the value of word `w`'s
 // first valid row (`word` is not zero), which the word's other lanes read (FoldGroup).
 llvm::Value* KernelBuilder::MinMaxFill(const FoldLayout& l, llvm::Value* w, llvm::Value* word) {
-  if (mask_registers_ || l.kind != AggKind::kMinMax) return nullptr;
+  if (l.kind != AggKind::kMinMax) return nullptr;
   Input& in = inputs_[0];
   llvm::Type* ty = Ty(l.type);
   llvm::Value* first = b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, word, b.getTrue());
@@ -507,7 +510,7 @@ llvm::Value* KernelBuilder::MinMaxFill(const FoldLayout& l, llvm::Value* w, llvm
                 in.values_scope);
 }
 
-// Words [first, end) of the vector form, folded into `sets` group by group; returns the row count
+// Words [first, end) of the vector form, folded into `sets` group by group; returns the count
 // after them.
 llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
                                             llvm::Value* first, llvm::Value* end, llvm::Value* last_mask) {
@@ -601,7 +604,7 @@ void KernelBuilder::SetFoldCarried(FoldAccs& accs, std::span<llvm::Value* const>
 
 // Folds one row: `fold_it` says whether it may be folded, `row_valid` whether its inputs are all
 // non-null (for evidence), `byte_mask` (row folds) its mask byte, 0xff or 0, which integer sums
-// AND in directly.
+// AND in directly where there are no mask registers (with them a masked add costs nothing more).
 Status KernelBuilder::FoldLane(FoldAccs& accs, const FoldLayout& l, llvm::Value* row, llvm::Value* lane,
                                llvm::Value* fold_it, int acc_lane, llvm::Value* row_valid,
                                llvm::Value* byte_mask) {
@@ -643,7 +646,7 @@ Status KernelBuilder::BuildFold(const std::string& name) {
   // whenever no row fails; its evidence is kept at the product's width (WideProductBits).
   if (const int bits = WideProductBits(*key_.expr, shape_); bits != 0) {
     wide_call_ = key_.expr.get();
-    evidence_.try_emplace(static_cast<unsigned>(bits), b.getIntN(static_cast<unsigned>(bits), 0));
+    if (facts_.can_fail) evidence_.try_emplace(static_cast<unsigned>(bits), b.getIntN(static_cast<unsigned>(bits), 0));
   }
   if (shape_.loop == KernelLoop::kRows) {
     ROWJIT_RETURN_NOT_OK(EmitRowFold(accs, layout, fn_->getArg(3), fn_->getArg(4)));

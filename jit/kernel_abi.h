@@ -44,10 +44,11 @@ struct KernelShape {
   bool skip_empty_words = false;  // branch-and-skip: 64-row words with no valid row are skipped
   std::optional<ir::AggKind> fold = std::nullopt;  // a reduction template: what it folds
   bool fold_keep_nan = false;     // float min/max keep NaN in the totalOrder reduction
-  bool fold_counts_rows = false;  // the fold kernel counts the rows it folds row by row;
-                                  // otherwise by a popcount of each word's mask (and the
-                                  // executor counts a call without nulls: flat folds, except
-                                  // NaN-skipping float min/max, where a value drops a row)
+  bool fold_counts_rows = false;  // the fold kernel counts the rows it folds; otherwise the
+                                  // executor counts a call without nulls (flat folds, except
+                                  // NaN-skipping float min/max, where a value drops a row).
+                                  // A column fold of NaN-skipping float min/max counts only
+                                  // whether anything folded (all a min/max count is read for)
   // Row loops over outputs larger than the last-level cache: the values are written with
   // non-temporal (streaming) stores, which skip reading each output line before writing it. The
   // output must be 64-byte aligned (the kernel assumes it), and the kernel ends with a store
@@ -117,7 +118,7 @@ inline void ScanCostlyMuls(const ir::Expr& e, CostlyMuls& out) {
 // element's width (one widening multiply, shared by the overflow test); its failure evidence is
 // the product's bits beyond the element (signed: of the product biased by 2^(w-1)), OR-reduced at
 // that width, where a compare of 64-bit lanes costs AVX2 a pack to narrow them (measured on
-// x86-64-v3 code: 516 against 279 µs over 1M rows). The width, or 0 when the fold sums no such
+// x86-64-v3 code of sum(a * b) over 1M i32 rows without nulls: 491 against 288 µs). The width, or 0 when the fold sums no such
 // product.
 inline int WideProductBits(const ir::Expr& e, const KernelShape& shape) {
   if (shape.fold != ir::AggKind::kSum || !e.is_call() || e.name() != "mul") return 0;

@@ -69,7 +69,8 @@ Product64 MulLimbs(B& b, llvm::Value* x, llvm::Value* y) {
 
 // Narrow products are computed once at twice the width: the row's value is the low half and the
 // evidence the discarded high half (unsigned), or the high half XOR the sign fill of the low half
-// (signed: zero iff the product fits), both at the element's width. On x86 the backend turns
+// (signed: zero iff the product fits), both at the element's width (a fold summing the product
+// keeps its evidence at twice the width: WideProductBits). On x86 the backend turns
 // these into a multiply-low plus a multiply-high at the element's width (vpmulhw, or two pmuldq
 // for 32 bits) instead of widening every lane to 2w. Bytes have no multiply: the i16 product is
 // frozen so that the backend computes it once and splits it, rather than twice.

@@ -115,8 +115,9 @@ std::string PrintModule(const llvm::Module& m) {
 void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
   fn.addFnAttr("target-cpu", t.cpu);
   std::string features = t.features;
-  if (fn.hasFnAttribute(kTableGathersAttribute) && llvm::Triple(t.triple).isX86() &&
-      llvm::StringRef(features).contains("+avx2")) {
+  // AVX2 from the feature list, or from a level's CPU name (its features are implied).
+  const bool avx2 = llvm::StringRef(features).contains("+avx2") || t.cpu == "x86-64-v3" || t.cpu == "x86-64-v4";
+  if (fn.hasFnAttribute(kTableGathersAttribute) && llvm::Triple(t.triple).isX86() && avx2) {
     features += ",+fast-gather";
   }
   if (!features.empty()) fn.addFnAttr("target-features", features);

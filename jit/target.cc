@@ -36,18 +36,23 @@ const std::vector<std::string>& KnownTargets() {
 // widths enter the disk cache key with the rest of the target).
 namespace {
 
-void ChooseNativeWidths(TargetSpec& t) {
-  t.prefer_vector_width = 256;
-  const bool has512 = t.features.find("+avx512f") != std::string::npos &&
-                      t.features.find("-evex512") == std::string::npos;
-  t.sum_fold_vector_width = has512 ? 512 : 256;
+void OverrideWidths(TargetSpec& t) {
   if (const char* env = std::getenv("ROWJIT_VECTOR_WIDTH")) {
     const std::string w(env);
     if (w == "128" || w == "256" || w == "512") t.prefer_vector_width = t.sum_fold_vector_width = std::stoi(w);
   }
 }
 
-// Code for the x86-64 level `cpu` ("x86-64-v3" and so on), as `rowjit check --target` names it.
+void ChooseNativeWidths(TargetSpec& t) {
+  t.prefer_vector_width = 256;
+  const bool has512 = t.features.find("+avx512f") != std::string::npos &&
+                      t.features.find("-evex512") == std::string::npos;
+  t.sum_fold_vector_width = has512 ? 512 : 256;
+  OverrideWidths(t);
+}
+
+// Code for the x86-64 level `cpu` ("x86-64", "x86-64-v2" ... "x86-64-v4"): the CPU name carries
+// the level's features (jit/pipeline.cc SetTargetAttributes reads AVX2 from it too).
 void SetX86Level(TargetSpec& t, const std::string& cpu) {
   t.triple = "x86_64-unknown-linux-gnu";
   t.cpu = cpu;
@@ -75,6 +80,7 @@ Result<TargetSpec> ResolveTarget(const std::string& name) {
       // kernels::SetKernelLevel), holds for the JIT's kernels too: code for that x86-64 level,
       // which runs here, so that one host measures and tests the AVX2 path of an AVX-512 one.
       SetX86Level(t, *forced);
+      OverrideWidths(t);
       t.triple = llvm::sys::getProcessTriple();
       t.native = true;
       return t;

@@ -890,7 +890,10 @@ TEST(Engine, AForcedKernelLevelHoldsForTheJit) {
   if (kernels::BestKernelLevel() != KernelLevel::kV4) {
     GTEST_SKIP() << "needs an x86-64-v4 (AVX-512) host, to force x86-64-v3 below its best";
   }
-  const KernelLevel before = kernels::ActiveKernelLevel();
+  struct RestoreLevel {
+    KernelLevel level = kernels::ActiveKernelLevel();
+    ~RestoreLevel() { (void)kernels::SetKernelLevel(level); }
+  } restore;
   ASSERT_TRUE(kernels::SetKernelLevel(KernelLevel::kV3));
   ASSERT_OK_AND_ASSIGN(TargetSpec forced, ResolveTarget("native"));
   EXPECT_EQ(forced.cpu, "x86-64-v3");
@@ -928,7 +931,6 @@ TEST(Engine, AForcedKernelLevelHoldsForTheJit) {
   EXPECT_NE(best.cpu, "x86-64-v3");
   EXPECT_TRUE(best.mask_registers);
   EXPECT_EQ(GetHostInfo().kernel_target, "native");
-  ASSERT_TRUE(kernels::SetKernelLevel(before));
 }
 
 }  // namespace rowjit::jit

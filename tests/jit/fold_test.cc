@@ -503,33 +503,43 @@ TEST(Fold, LongBatchesFoldInSlices) {
 
 // Float min/max that skip NaNs where a word's first valid row is a NaN (on targets without mask
 // registers the word's other lanes read that row unless it is a NaN), where every valid row is a
-// NaN (nothing folds: null), and where the only non-NaN row is the last valid one: as the
-// reference, at the host's level and, where the host has more, at x86-64-v3.
+// NaN (nothing folds: null), where the only non-NaN row is the last valid one, over signed zeros
+// and infinities only, and over words without nulls holding NaNs (the full-word path): as the
+// reference, at the host's level and, where the host has more, at x86-64-v3. Compiles are
+// synchronous, so that the optimized kernel is the one checked.
 TEST(Fold, MinMaxSkippingNaNsAroundNaNFirstRows) {
-  std::vector<kernels::KernelLevel> levels = {kernels::ActiveKernelLevel()};
+  struct RestoreLevel {
+    kernels::KernelLevel level = kernels::ActiveKernelLevel();
+    ~RestoreLevel() { (void)kernels::SetKernelLevel(level); }
+  } restore;
+  std::vector<kernels::KernelLevel> levels = {restore.level};
   if (kernels::BestKernelLevel() == kernels::KernelLevel::kV4) levels.push_back(kernels::KernelLevel::kV3);
-  const kernels::KernelLevel before = kernels::ActiveKernelLevel();
+  constexpr int kPatterns = 8;
+  const double inf = std::numeric_limits<double>::infinity();
   int compared = 0;
   for (kernels::KernelLevel level : levels) {
     ASSERT_TRUE(kernels::SetKernelLevel(level));
-    auto engine = NewEngine();  // its kernels compile for the level in force
+    // Its kernels compile for the level in force.
+    auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
     for (TypeId t : {TypeId::kF32, TypeId::kF64}) {
       const Schema schema{{Field{"x", DataType(t, true)}}};
-      for (int pattern = 0; pattern < 4; ++pattern) {
+      for (int pattern = 0; pattern < kPatterns; ++pattern) {
         std::mt19937_64 rng(static_cast<uint64_t>(pattern) * 31 + static_cast<uint64_t>(t));
         const int64_t n = 64 * 5 + 17;
         std::vector<Scalar> rows;
         int64_t valid_in_word = 0;
         for (int64_t i = 0; i < n; ++i) {
           if (i % 64 == 0) valid_in_word = 0;
-          const bool valid = rng() % 2 == 0;
           double v = static_cast<double>(static_cast<int64_t>(rng() % 2001) - 1000) / 8;
           // 0: NaN at each word's first valid row; 1: every row NaN; 2: NaN but the last valid
-          // row; 3: NaN at first valid rows and at one row in eight.
-          const bool nan = pattern == 1 || (pattern == 0 && valid_in_word == 0) ||
-                           (pattern == 2 && i != n - 2) || (pattern == 3 && (valid_in_word == 0 || rng() % 8 == 0));
+          // row; 3: NaN at first valid rows and at one row in eight; 4: signed zeros; 5: no
+          // nulls, NaN at one row in eight; 6: -inf only; 7: +inf only.
+          const bool nan = pattern == 1 || (pattern == 0 && valid_in_word == 0) || (pattern == 2 && i != n - 2) ||
+                           ((pattern == 3 || pattern == 5) && (rng() % 8 == 0 || (pattern == 3 && valid_in_word == 0)));
+          if (pattern == 4) v = rng() % 2 == 0 ? -0.0 : 0.0;
+          if (pattern == 6 || pattern == 7) v = pattern == 6 ? -inf : inf;
           if (nan) v = std::numeric_limits<double>::quiet_NaN();
-          const bool keep = valid || (pattern == 2 && i == n - 2);
+          const bool keep = pattern == 5 || rng() % 2 == 0 || (pattern == 2 && i == n - 2);
           valid_in_word += keep;
           rows.push_back(!keep ? Scalar::Null(t)
                                : t == TypeId::kF32 ? Scalar::Of<float>(static_cast<float>(v)) : Scalar::Of<double>(v));
@@ -538,19 +548,19 @@ TEST(Fold, MinMaxSkippingNaNsAroundNaNFirstRows) {
         for (const char* fold : {"min_max(x)", "min(x)", "max(x)", "min_max_nan(x)"}) {
           auto agg = *ir::ParseAndBindAggregate(fold, schema);
           auto ref = ir::EvaluateAggregateReference(agg, cols, n);
-          ASSERT_EQ(Text(engine->Aggregate(agg, cols, n), agg.kind), Text(ref, agg.kind))
+          auto got = engine->Aggregate(agg, cols, n);
+          ASSERT_EQ(Text(got, agg.kind), Text(ref, agg.kind))
               << fold << " " << TypeIdName(t) << " pattern " << pattern << " level "
               << kernels::KernelLevelName(level);
           if (pattern == 1 && std::string_view(fold) != "min_max_nan(x)") {
-            EXPECT_TRUE(ref->value.is_null()) << fold;  // every valid row a NaN: nothing folds
+            EXPECT_TRUE(got->value.is_null()) << fold;  // every valid row a NaN: nothing folds
           }
           ++compared;
         }
       }
     }
   }
-  ASSERT_TRUE(kernels::SetKernelLevel(before));
-  EXPECT_EQ(compared, static_cast<int>(levels.size()) * 2 * 4 * 4);
+  EXPECT_EQ(compared, static_cast<int>(levels.size()) * 2 * kPatterns * 4);
 }
 
 }  // namespace
