@@ -25,7 +25,7 @@ using ir::AggKind;
 // What the accumulators of one fold are. Slots of the state (jit/kernel_abi.h FoldState):
 //   count: rows folded (when the kernel counts them; a column fold of NaN-skipping float
 //          min/max: nonzero iff anything folded, CountsFromExtrema)
-//   A: sum (64-bit sums: the low 32 bits of each value), min, nan_count, any, all
+//   A: sum (64-bit sums: modulo 2^64), min, nan_count, any, all
 //   B: the high 32 bits of each value of a 64-bit sum, max
 // One lane each (LLVM widens them into vector accumulators) except the float sum, whose 16
 // lanes fix the order of its additions.
@@ -151,10 +151,11 @@ void StepSum(llvm::IRBuilder<>& b, const FoldLayout& l, FoldAccs& accs, llvm::Va
     llvm::Value* e = IsSignedInt(l.type) ? b.CreateSExt(v, i64) : b.CreateZExt(v, i64);
     accs.a[0] = b.CreateAdd(accs.a[0], keep(e));
   } else {
-    // Exact 64-bit sums: the low and high 32 bits of each value summed apart (neither can overflow
-    // below 2^31 rows); total = high * 2^32 + low, checked once by the executor.
+    // Exact 64-bit sums: the values themselves summed modulo 2^64 and their high 32 bits summed
+    // apart (no overflow below 2^31 rows); the executor recovers the exact total from the two
+    // (FinishIntegerSum). One operation a value fewer than summing the low halves too.
     llvm::Value* e = keep(x);
-    accs.a[0] = b.CreateAdd(accs.a[0], b.CreateAnd(e, llvm::ConstantInt::get(i64, 0xffffffffULL)));
+    accs.a[0] = b.CreateAdd(accs.a[0], e);
     accs.b[0] = b.CreateAdd(accs.b[0], IsSignedInt(l.type) ? b.CreateAShr(e, 32) : b.CreateLShr(e, 32));
   }
 }

@@ -18,8 +18,9 @@ struct TargetSpec {
   std::string features;  // "+avx2,+fma,..." (for native: from sys::getHostCPUFeatures)
   bool native = false;   // code for this target may run here
   int prefer_vector_width = 256;
-  // Integer sum folds (sums and fused sums of integer expressions): where 512-bit vectors won by
-  // measurement (README, "Vector width"), wider than the other kernels.
+  // Integer sum folds (sums and fused sums of integer expressions) and column folds: their own
+  // width, where a CPU's measurement chooses one apart from the other kernels' (README, "Vector
+  // width"; on Sapphire Rapids both are 512 bits now).
   int sum_fold_vector_width = 256;
   // 64-bit mask registers (AVX-512BW): a fold's 64-row mask word is one `kmovq`, each group's lanes
   // a `kshiftrq`; elsewhere lanes test constant bits of the broadcast word.

@@ -408,6 +408,26 @@ TEST(Fold, SumsOf64BitIntegersAreExactWideSums) {
     EXPECT_TRUE(r->value.int128() == static_cast<__int128>(UINT64_MAX) * n) << n;
     EXPECT_EQ(r->value.type().ToString(), "decimal(38,0)");
   }
+  // Signed extremes mixed (each lane's wrapping sum and high halves both at their limits), a null
+  // every seventh row: the total, recovered from the sum modulo 2^64 and the high halves' sum,
+  // equals the one added here in 128 bits, in both tiers.
+  const Schema s64 = *ParseSchema("x:i64?");
+  const int64_t extremes[] = {INT64_MIN, INT64_MAX, -1, INT64_MIN + 1, INT64_MIN, 0x7fffffff00000000};
+  for (int64_t n : {7, 64, 65, 4099, 65536}) {
+    std::vector<Scalar> rows;
+    __int128 want = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = extremes[(i * 5 + i / 3) % 6];
+      rows.push_back(i % 7 == 3 ? Scalar::Null(TypeId::kI64) : Scalar::Of<int64_t>(v));
+      if (i % 7 != 3) want += v;
+    }
+    std::vector<ArrayPtr> cols = {*MakeArray(DataType(TypeId::kI64, true), rows)};
+    for (Tier tier : {Tier::kFast, Tier::kOptimized}) {
+      auto r = engine->Aggregate(*ir::ParseAndBindAggregate("sum(x)", s64), cols, n, EvalOptions{.tier = tier}, nullptr);
+      ASSERT_TRUE(r.ok()) << r.error().ToString();
+      EXPECT_TRUE(r->value.int128() == want) << n;
+    }
+  }
   // Narrower integers keep their 64-bit results.
   EXPECT_EQ(ir::ParseAndBindAggregate("sum(x)", *ParseSchema("x:i32"))->result.ToString(), "i64?");
   EXPECT_EQ(ir::ParseAndBindAggregate("sum(x)", *ParseSchema("x:u32"))->result.ToString(), "u64?");
