@@ -1,6 +1,7 @@
-// Masked folds over 15,000 rows (and 1M: `fold_1m`) beside the run-walking and per-row-branch baselines, i32/i64/f64,
-// nulls scattered or clustered at valid fractions 0.5-1.0, and the JIT's fold of the same column
-// (Engine::Aggregate) (bench). The `fused` family: sum(a * b) in one pass against materializing
+// Masked folds over 15,000 rows (and 1M: `fold_1m`) beside the run-walking and per-row-branch
+// baselines, i32/i64/f64, nulls scattered or clustered at valid fractions 0.5-1.0, and the JIT's
+// fold of the same column (Engine::Aggregate; `jit_prepared`: a PreparedAggregate's call, at half
+// and all rows valid) (bench). The `fused` family: sum(a * b) in one pass against materializing
 // a * b with the JIT and folding it with the static masked fold.
 #include <benchmark/benchmark.h>
 
@@ -53,7 +54,7 @@ std::vector<T> MakeValues(uint32_t seed, int64_t rows = kRows) {
 }
 
 enum class Op { kSum, kMinMax };
-enum class Impl { kStatic, kStaticBaselineLevel, kRunWalk, kPerRowBranch, kJit };
+enum class Impl { kStatic, kStaticBaselineLevel, kRunWalk, kPerRowBranch, kJit, kJitPrepared };
 
 // The column the JIT folds: the same values and validity bits, borrowed.
 template <typename T>
@@ -76,8 +77,9 @@ rowjit::ir::Aggregate AggregateOf(Op op, const char* type, bool nullable) {
   return *agg;
 }
 
+// Engine::Aggregate every call, or (`prepared`) a PreparedAggregate's call on its held layout.
 void RunJitFold(benchmark::State& state, const rowjit::ir::Aggregate& agg, const rowjit::ArrayPtr& col,
-                int64_t rows) {
+                int64_t rows, bool prepared = false) {
   rowjit::jit::Engine& engine = rowjit::bench::SharedEngine();
   const std::vector<rowjit::ArrayPtr> cols = {col};
   auto warm = engine.Aggregate(agg, cols, rows);
@@ -85,7 +87,16 @@ void RunJitFold(benchmark::State& state, const rowjit::ir::Aggregate& agg, const
     state.SkipWithError(warm.error().ToString().c_str());
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, cols, rows));
+  if (!prepared) {
+    for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, cols, rows));
+    return;
+  }
+  auto handle = engine.PrepareAggregate(agg);
+  if (!handle.ok() || !(*handle)->Aggregate(cols, rows).ok()) {
+    state.SkipWithError("prepare failed");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize((*handle)->Aggregate(cols, rows));
 }
 
 template <typename T>
@@ -115,19 +126,22 @@ void Register(const char* type, Op op) {
                                                 {Impl::kStaticBaselineLevel, "static_baseline_level"},
                                                 {Impl::kRunWalk, "run_walk"},
                                                 {Impl::kPerRowBranch, "per_row_branch"},
-                                                {Impl::kJit, "jit"}};
+                                                {Impl::kJit, "jit"},
+                                                {Impl::kJitPrepared, "jit_prepared"}};
   for (bool clustered : {false, true}) {
     for (double fraction : kFractions) {
       auto bits = std::make_shared<std::vector<uint8_t>>(MakeValidity(fraction, clustered, 11));
       char frac[16];
       std::snprintf(frac, sizeof frac, "%g", fraction);
       for (auto [impl, impl_name] : impls) {
+        if (impl == Impl::kJitPrepared && (clustered || (fraction != 0.5 && fraction != 1.0))) continue;
         const std::string name = std::string("fold/") + (op == Op::kSum ? "sum_" : "min_max_") +
                                  type + (clustered ? "_clustered_" : "_scattered_") + frac + "/" + impl_name;
         benchmark::RegisterBenchmark(name.c_str(), [bits, impl = impl, op, type](benchmark::State& state) {
           const BitSpan validity{bits->data(), 0, kRows};
-          if (impl == Impl::kJit) {
-            RunJitFold(state, AggregateOf(op, type, true), ColumnOf(values, bits.get()), kRows);
+          if (impl == Impl::kJit || impl == Impl::kJitPrepared) {
+            RunJitFold(state, AggregateOf(op, type, true), ColumnOf(values, bits.get()), kRows,
+                       impl == Impl::kJitPrepared);
             state.SetItemsProcessed(state.iterations() * kRows);
             state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
             return;

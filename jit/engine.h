@@ -111,6 +111,7 @@ struct OutputBuffers {
 
 class PreparedExpression;
 class PreparedProjection;
+class PreparedAggregate;
 
 class Engine {
  public:
@@ -205,6 +206,11 @@ class Engine {
   // PrepareExpression's. The handle must not outlive the engine.
   Result<std::unique_ptr<PreparedProjection>> PrepareProjection(std::span<const ir::ExprPtr> exprs,
                                                                 const EvalOptions& options = {});
+  // A handle for folding `aggregate` batch after batch (jit/prepared_aggregate.cc): each batch
+  // layout is planned once and its fold kernel held, as PrepareExpression's. The handle keeps its
+  // own copy of the aggregate and must not outlive the engine.
+  Result<std::unique_ptr<PreparedAggregate>> PrepareAggregate(const ir::Aggregate& aggregate,
+                                                              const EvalOptions& options = {});
   // Blocks until the background pool has no compile queued or running.
   void WaitForCompiles();
 
@@ -249,6 +255,7 @@ class Engine {
                                                   std::span<const OutputBuffers> outs);
   friend class PreparedExpression;
   friend class PreparedProjection;
+  friend class PreparedAggregate;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -317,6 +324,33 @@ class PreparedProjection {
   friend class Engine;
   struct State;
   explicit PreparedProjection(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// An aggregate prepared for repeated folding (Engine::PrepareAggregate): results, errors and
+// reports are those of Engine::Aggregate with the same options, call for call. A layout (per
+// column the argument reads: encoding, type, whether it holds nulls; and whether a column is all
+// null) is planned on its first batch and its optimized fold kernel kept, so that a later batch
+// of that layout costs its input checks and the fold: no planning, no cache lookup. Folds that
+// are not one kernel over the columns as they are (16-byte decimals, strings, arguments computed
+// in stages, integer sums longer than EngineOptions::fold_slice_rows, inputs that must be
+// decoded) and the fast tier while the optimized kernel compiles take Engine::Aggregate's path.
+// Thread-safe; at most PreparedExpression::kMaxLayouts layouts are kept.
+class PreparedAggregate {
+ public:
+  ~PreparedAggregate();
+  PreparedAggregate(const PreparedAggregate&) = delete;
+  PreparedAggregate& operator=(const PreparedAggregate&) = delete;
+
+  Result<ir::AggregateResult> Aggregate(std::span<const ArrayPtr> columns, int64_t length,
+                                        EvalReport* report = nullptr);
+  const ir::Aggregate& aggregate() const;
+  size_t layouts() const;  // layouts planned and held so far
+
+ private:
+  friend class Engine;
+  struct State;
+  explicit PreparedAggregate(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
 

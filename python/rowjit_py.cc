@@ -188,8 +188,9 @@ class PyEngine {
   }
 
   py::object Aggregate(const std::string& text, const Columns& cols) {
-    ir::Aggregate agg = Check(ir::ParseAndBindAggregate(text, cols.schema));
-    Result<ir::AggregateResult> r = WithoutGil(cols.length, [&] { return engine_->Aggregate(agg, cols.arrays, cols.length); });
+    std::shared_ptr<jit::PreparedAggregate> prepared = PreparedFold(text, cols);
+    const ir::Aggregate& agg = prepared->aggregate();
+    Result<ir::AggregateResult> r = WithoutGil(cols.length, [&] { return prepared->Aggregate(cols.arrays, cols.length); });
     const ir::AggregateResult result = Check(std::move(r));
     auto scalar = [](const Scalar& s) -> py::object {
       if (s.is_null()) return py::none();
@@ -229,21 +230,33 @@ class PyEngine {
   }
 
  private:
-  // A prepared expression per (text, columns' names and types), kept (at most kCached): a call
-  // on a known pair skips parsing, binding and planning.
-  std::shared_ptr<jit::PreparedExpression> Prepared(const std::string& text, const Columns& cols) {
+  // A prepared expression (aggregate) per (text, columns' names and types), kept (at most
+  // kCached of each): a call on a known pair skips parsing, binding and planning.
+  template <typename Handle, typename Make>
+  std::shared_ptr<Handle> Held(std::unordered_map<std::string, std::shared_ptr<Handle>>& cache,
+                               const std::string& text, const Columns& cols, Make make) {
     thread_local std::string key;  // reused: no allocation per call once warm
     key.assign(text).append(1, '|').append(cols.key);
     {
       std::lock_guard lock(mu_);
-      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+      if (auto it = cache.find(key); it != cache.end()) return it->second;
     }
-    ir::ExprPtr expr = Check(ir::ParseAndBind(text, cols.schema));
-    std::shared_ptr<jit::PreparedExpression> p = Check(engine_->PrepareExpression(expr));
+    std::shared_ptr<Handle> p = make();
     std::lock_guard lock(mu_);
-    if (cache_.size() >= kCached) cache_.clear();
-    cache_.emplace(key, p);
+    if (cache.size() >= kCached) cache.clear();
+    cache.emplace(key, p);
     return p;
+  }
+  std::shared_ptr<jit::PreparedExpression> Prepared(const std::string& text, const Columns& cols) {
+    return Held(cache_, text, cols, [&] {
+      return std::shared_ptr<jit::PreparedExpression>(Check(engine_->PrepareExpression(Check(ir::ParseAndBind(text, cols.schema)))));
+    });
+  }
+  std::shared_ptr<jit::PreparedAggregate> PreparedFold(const std::string& text, const Columns& cols) {
+    return Held(fold_cache_, text, cols, [&] {
+      return std::shared_ptr<jit::PreparedAggregate>(
+          Check(engine_->PrepareAggregate(Check(ir::ParseAndBindAggregate(text, cols.schema)))));
+    });
   }
 
   Result<bool> RunChunks(jit::PreparedExpression& prepared, const Columns& cols, const ResultMemory& out,
@@ -256,6 +269,7 @@ class PyEngine {
   std::shared_ptr<MemoryPool> results_ = std::make_shared<RecyclingPool>();
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedExpression>> cache_;
+  std::unordered_map<std::string, std::shared_ptr<jit::PreparedAggregate>> fold_cache_;
 };
 
 // Evaluates in `threads` chunks of whole 64-row words, each into its slice of the result; the

@@ -12,6 +12,7 @@
 #include "kernels/fold.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
+#include "support/assert_ok.h"
 #include "support/random_data.h"
 
 namespace rowjit::jit {
@@ -35,6 +36,15 @@ bool Applies(std::string_view fold, TypeId t) {
   if (fold == "count") return true;
   if (fold == "nan_count" || fold.ends_with("_nan")) return IsFloat(t);
   return IsNumeric(t);
+}
+
+// A random fold over a random expression of `depth` of a type the fold applies to.
+std::string RandomFold(const Schema& schema, int depth, std::mt19937_64& rng) {
+  const char* fold = kFolds[rng() % std::size(kFolds)];
+  TypeId want = kAllTypeIds[rng() % std::size(kAllTypeIds)];
+  if (!Applies(fold, want)) want = std::string_view(fold) == "any" || std::string_view(fold) == "all"
+                                       ? TypeId::kBool : TypeId::kF64;
+  return std::string(fold) + "(" + testing::RandomExpression(want, schema, depth, rng) + ")";
 }
 
 TEST(Fold, PlainColumnsMatchReferenceAndStaticFolds) {
@@ -153,19 +163,11 @@ TEST(Fold, BitForBitWithStaticFolds) {
 
 TEST(Fold, ExpressionsMatchReference) {
   auto engine = NewEngine();
-  Schema schema;
-  for (TypeId id : kAllTypeIds) {
-    schema.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
-    schema.fields.push_back(Field{"c_" + std::string(TypeIdName(id)), DataType(id, false)});
-  }
+  const Schema schema = testing::WideSchema();
   int64_t with_value = 0;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
     std::mt19937_64 rng(seed);
-    const char* fold = kFolds[rng() % std::size(kFolds)];
-    TypeId want = kAllTypeIds[rng() % std::size(kAllTypeIds)];
-    if (!Applies(fold, want)) want = std::string_view(fold) == "any" || std::string_view(fold) == "all"
-                                         ? TypeId::kBool : TypeId::kF64;
-    const std::string text = std::string(fold) + "(" + testing::RandomExpression(want, schema, 3, rng) + ")";
+    const std::string text = RandomFold(schema, 3, rng);
     auto agg = ir::ParseAndBindAggregate(text, schema);
     ASSERT_TRUE(agg.ok()) << text << ": " << agg.error().ToString();
     const auto refs = ir::ReferencedColumns(*agg->arg);
@@ -581,6 +583,182 @@ TEST(Fold, MinMaxSkippingNaNsAroundNaNFirstRows) {
     }
   }
   EXPECT_EQ(compared, static_cast<int>(levels.size()) * 2 * kPatterns * 4);
+}
+
+}  // namespace
+}  // namespace rowjit::jit
+
+namespace rowjit::jit {
+namespace {
+
+std::string Text(const Result<ir::AggregateResult>& r, const ir::Aggregate& agg) {
+  return r.ok() ? r->ToString(agg.kind) : "error " + r.error().ToString();
+}
+
+// A prepared aggregate, batch after batch over layouts met repeatedly and in random order
+// (per referenced column: a constant or a flat column, all valid, mixed or all null, at a bit
+// offset), answers as Engine::Aggregate and as the reference fold: values, nulls and errors with
+// their rows, every fold kind, both forced tiers, lengths around 64.
+TEST(PreparedAggregate, AnswersAsTheEngineAndTheReferenceBatchAfterBatch) {
+  auto engine = NewEngine();
+  const Schema schema = testing::WideSchema();
+  int cases = 0, failing = 0, with_value = 0;
+  size_t layouts = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::string text = RandomFold(schema, 2, rng);
+    auto agg = ir::ParseAndBindAggregate(text, schema);
+    ASSERT_TRUE(agg.ok()) << text << ": " << agg.error().ToString();
+    const EvalOptions o{.tier = seed % 2 ? Tier::kFast : Tier::kOptimized};
+    auto handle = engine->PrepareAggregate(*agg, o);
+    ASSERT_TRUE(handle.ok()) << handle.error().ToString();
+    const auto refs = ir::ReferencedColumns(*agg->arg);
+    for (int k = 0; k < 12; ++k) {
+      const uint64_t layout_seed = seed * 100 + rng() % 3;
+      std::mt19937_64 layout(layout_seed);
+      const int64_t length = std::vector<int64_t>{1, 63, 64, 65, 700}[rng() % 5];
+      std::vector<ArrayPtr> cols(schema.fields.size());
+      for (int c : refs) {
+        const DataType dt = schema.fields[c].type;
+        const uint64_t shape = layout() % 8;
+        if (shape == 0) {
+          cols[c] = *ConstantArray::Make(RandomValue(dt.id, rng), length, dt.nullable);
+        } else {
+          const double valid = std::vector<double>{0, 0.5, 1}[shape % 3];
+          cols[c] = RandomFlatArray({dt, length, valid, static_cast<int64_t>(layout() % 64), NullLayout::kScattered,
+                                     rng() % 2 ? ValueMode::kMixed : ValueMode::kModerate}, rng);
+        }
+        ASSERT_NE(cols[c], nullptr);
+      }
+      const std::string where = fmt::format("seed {} case {} layout {} length {}: {}", seed, k, layout_seed, length, text);
+      auto got = (*handle)->Aggregate(cols, length);
+      ASSERT_EQ(Text(got, *agg), Text(engine->Aggregate(*agg, cols, length, o, nullptr), *agg)) << where;
+      auto ref = ir::EvaluateAggregateReference(*agg, cols, length);
+      ASSERT_EQ(Text(got, *agg), Text(ref, *agg)) << where << " (reference)";
+      ++cases;
+      failing += !got.ok();
+      with_value += got.ok() && !got->value.is_null();
+    }
+    layouts += (*handle)->layouts();
+  }
+  EXPECT_EQ(cases, 480);
+  EXPECT_GT(failing, 3);
+  EXPECT_GT(with_value, 200);
+  EXPECT_GT(layouts, 40u);  // held layouts folded the later batches
+}
+
+TEST(PreparedAggregate, HoldsItsLayoutsAndTakesTheEnginesPathForTheRest) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  const ir::Aggregate agg = *ir::ParseAndBindAggregate("sum(a * b)", schema);
+  auto made = engine->PrepareAggregate(agg);
+  ASSERT_TRUE(made.ok()) << made.error().ToString();
+  PreparedAggregate& p = **made;
+  EXPECT_EQ(p.aggregate().arg, agg.arg);
+  EXPECT_EQ(p.layouts(), 0u);
+  const std::vector<ArrayPtr> dense = {*ArrayFromText(DataType(TypeId::kI32, true), "[1, 2, 3]"),
+                                       *ArrayFromText(DataType(TypeId::kI32), "[4, 5, 6]")};
+  EvalReport report;
+  ASSERT_OK_AND_ASSIGN(ir::AggregateResult first, p.Aggregate(dense, 3, &report));
+  EXPECT_EQ(first.value.ToString(), "32:i64");
+  EXPECT_TRUE(report.compiled);
+  EXPECT_EQ(p.layouts(), 1u);
+  EvalReport engine_report;
+  ASSERT_TRUE(engine->Aggregate(agg, dense, 3, &engine_report).ok());
+  const CacheStats before = engine->cache_stats();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(ir::AggregateResult again, p.Aggregate(dense, 3, &report));
+    EXPECT_EQ(again.value.ToString(), "32:i64");
+    EXPECT_FALSE(report.compiled);
+    EXPECT_EQ(report.strategy, Strategy::kFold);
+    EXPECT_EQ(report.tier, Tier::kOptimized);
+    ASSERT_TRUE(report.kernel.has_value());
+    EXPECT_EQ(*report.kernel, *engine_report.kernel);
+  }
+  EXPECT_EQ(engine->cache_stats().hits, before.hits);  // the held kernel ran: no lookup
+  // A column with nulls is another layout; an all-null one a third (nothing folds).
+  const std::vector<ArrayPtr> nulls = {*ArrayFromText(DataType(TypeId::kI32, true), "[1, null, 3]"), dense[1]};
+  const std::vector<ArrayPtr> none = {*ArrayFromText(DataType(TypeId::kI32, true), "[null, null, null]"), dense[1]};
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(p.Aggregate(nulls, 3)->value.ToString(), "22:i64");
+    EXPECT_TRUE(p.Aggregate(none, 3)->value.is_null());
+  }
+  EXPECT_EQ(p.layouts(), 3u);
+  // Errors are the engine's, with their rows, on a held layout too.
+  const std::vector<ArrayPtr> overflow = {*ArrayFromText(DataType(TypeId::kI32, true), "[1, 65536, 3]"),
+                                          *ArrayFromText(DataType(TypeId::kI32), "[4, 65536, 6]")};
+  auto failed = p.Aggregate(overflow, 3);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error(), engine->Aggregate(agg, overflow, 3).error());
+  EXPECT_EQ(failed.error().row(), 1);
+  // Bad input: the engine's errors, and the handle still works after them.
+  EXPECT_FALSE(p.Aggregate(dense, 4).ok());
+  EXPECT_FALSE(p.Aggregate(dense, -1).ok());
+  EXPECT_FALSE(p.Aggregate(std::vector<ArrayPtr>{dense[0]}, 3).ok());
+  EXPECT_FALSE(p.Aggregate(std::vector<ArrayPtr>{dense[0], nullptr}, 3).ok());
+  EXPECT_FALSE(p.Aggregate(std::vector<ArrayPtr>{dense[0], *ArrayFromText(DataType(TypeId::kI64), "[1, 2, 3]")}, 3).ok());
+  EXPECT_EQ(p.Aggregate(dense, 3)->value.ToString(), "32:i64");
+  // Length 0: answered (a null sum), never held.
+  const std::vector<ArrayPtr> empty = {*ArrayFromText(DataType(TypeId::kI32, true), "[]"),
+                                       *ArrayFromText(DataType(TypeId::kI32), "[]")};
+  EXPECT_TRUE(p.Aggregate(empty, 0)->value.is_null());
+  EXPECT_EQ(p.layouts(), 3u);
+  EXPECT_FALSE(engine->PrepareAggregate(ir::Aggregate{}).ok());  // no argument
+}
+
+// Folds that are not one kernel over the columns as they are take the engine's path every call:
+// answers as the engine's, no layout held.
+TEST(PreparedAggregate, FoldsBeyondOneKernelTakeTheEnginesPath) {
+  EngineOptions options{.max_kernel_nodes = 4, .fold_slice_rows = 100, .compile = EngineOptions::Compile::kSynchronous};
+  auto engine = std::move(Engine::Make(options)).value();
+  std::mt19937_64 rng(11);
+  struct Case {
+    const char* schema;
+    const char* text;
+  };
+  const Case cases[] = {
+      {"x:i64?", "sum(x)"},                                // past fold_slice_rows: slices
+      {"x:i32?, y:i32", "max(((x + y) * 3 - y) * (x - 1))"},  // past max_kernel_nodes: stages
+      {"x:decimal(38,2)?", "sum(x)"},                      // 16-byte values
+      {"s:utf8?", "max(s)"},                               // a string-valued fold
+      {"s:utf8?", "sum(length(lower(s)))"},                // strings computed first
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    ASSERT_OK_AND_ASSIGN(Schema schema, ParseSchema(c.schema));
+    ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(c.text, schema));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<PreparedAggregate> p, engine->PrepareAggregate(agg));
+    for (int round = 0; round < 2; ++round) {
+      const int64_t length = 250;
+      std::vector<ArrayPtr> cols;
+      for (const Field& f : schema.fields) {
+        cols.push_back(RandomFlatArray({f.type, length, 0.8, 3, NullLayout::kScattered, ValueMode::kModerate}, rng));
+        ASSERT_NE(cols.back(), nullptr);
+      }
+      auto got = p->Aggregate(cols, length);
+      EXPECT_EQ(Text(got, agg), Text(engine->Aggregate(agg, cols, length), agg));
+      EXPECT_EQ(Text(got, agg), Text(ir::EvaluateAggregateReference(agg, cols, length), agg));
+    }
+    EXPECT_EQ(p->layouts(), 0u);
+  }
+}
+
+TEST(PreparedAggregate, ATieredEngineHoldsTheOptimizedKernelOnceReady) {
+  auto engine = std::move(Engine::Make(EngineOptions{})).value();  // tiered
+  const Schema schema = *ParseSchema("x:i64?");
+  const ir::Aggregate agg = *ir::ParseAndBindAggregate("min_max(x * 2)", schema);
+  auto p = std::move(engine->PrepareAggregate(agg)).value();
+  const std::vector<ArrayPtr> cols = {*ArrayFromText(DataType(TypeId::kI64, true), "[4, null, -3, 9]")};
+  EvalReport report;
+  ASSERT_TRUE(p->Aggregate(cols, 4, &report).ok());
+  if (report.tier != Tier::kOptimized) {
+    EXPECT_EQ(p->layouts(), 0u);  // the fast kernel is not held
+  }
+  engine->WaitForCompiles();
+  ASSERT_OK_AND_ASSIGN(ir::AggregateResult out, p->Aggregate(cols, 4, &report));
+  EXPECT_EQ(out.ToString(agg.kind), engine->Aggregate(agg, cols, 4)->ToString(agg.kind));
+  EXPECT_EQ(report.tier, Tier::kOptimized);
+  EXPECT_EQ(p->layouts(), 1u);
 }
 
 }  // namespace

@@ -100,6 +100,24 @@ def test_bools_filter_project_aggregate():
     assert rowjit.aggregate("sum(a)", engine=ENGINE, a=np.ma.MaskedArray(a, mask=True)) is None
 
 
+def test_aggregate_calls_alternating_types_and_nulls_answer_as_numpy():
+    # One text over columns of other types and null layouts, in turn and again: each call folds
+    # its own columns (prepared aggregates are held per text and column types), errors included.
+    r = rng(12)
+    for rounds in range(2):
+        for dtype in (np.int32, np.int64, np.float64, np.uint8):
+            a = r.integers(0, 100, 777).astype(dtype)
+            mask = r.random(777) < 0.3
+            assert rowjit.aggregate("sum(a)", engine=ENGINE, a=a) == pytest.approx(a.astype(np.float64).sum())
+            got = rowjit.aggregate("sum(a)", engine=ENGINE, a=np.ma.MaskedArray(a, mask=mask))
+            assert got == pytest.approx(a[~mask].astype(np.float64).sum())
+            assert rowjit.aggregate("min_max(a)", engine=ENGINE, a=a[:5]) == (a[:5].min(), a[:5].max())
+    big = np.full(10, 2**40, dtype=np.int64)
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.aggregate("sum(a * a)", engine=ENGINE, a=big)
+    assert e.value.row == 0
+
+
 def test_threads_split_the_batch_and_name_the_global_row():
     r = rng(9)
     n = 200_003
