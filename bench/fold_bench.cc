@@ -77,9 +77,10 @@ rowjit::ir::Aggregate AggregateOf(Op op, const char* type, bool nullable) {
   return *agg;
 }
 
-// Engine::Aggregate every call, or (`prepared`) a PreparedAggregate's call on its held layout.
+// Engine::Aggregate every call (Impl::kJit), or a PreparedAggregate's call on its held layout
+// (Impl::kJitPrepared).
 void RunJitFold(benchmark::State& state, const rowjit::ir::Aggregate& agg, const rowjit::ArrayPtr& col,
-                int64_t rows, bool prepared = false) {
+                int64_t rows, Impl impl = Impl::kJit) {
   rowjit::jit::Engine& engine = rowjit::bench::SharedEngine();
   const std::vector<rowjit::ArrayPtr> cols = {col};
   auto warm = engine.Aggregate(agg, cols, rows);
@@ -87,7 +88,7 @@ void RunJitFold(benchmark::State& state, const rowjit::ir::Aggregate& agg, const
     state.SkipWithError(warm.error().ToString().c_str());
     return;
   }
-  if (!prepared) {
+  if (impl != Impl::kJitPrepared) {
     for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, cols, rows));
     return;
   }
@@ -140,8 +141,7 @@ void Register(const char* type, Op op) {
         benchmark::RegisterBenchmark(name.c_str(), [bits, impl = impl, op, type](benchmark::State& state) {
           const BitSpan validity{bits->data(), 0, kRows};
           if (impl == Impl::kJit || impl == Impl::kJitPrepared) {
-            RunJitFold(state, AggregateOf(op, type, true), ColumnOf(values, bits.get()), kRows,
-                       impl == Impl::kJitPrepared);
+            RunJitFold(state, AggregateOf(op, type, true), ColumnOf(values, bits.get()), kRows, impl);
             state.SetItemsProcessed(state.iterations() * kRows);
             state.SetBytesProcessed(state.iterations() * kRows * static_cast<int64_t>(sizeof(T)));
             return;

@@ -152,8 +152,9 @@ void StepSum(llvm::IRBuilder<>& b, const FoldLayout& l, FoldAccs& accs, llvm::Va
     accs.a[0] = b.CreateAdd(accs.a[0], keep(e));
   } else {
     // Exact 64-bit sums: the values themselves summed modulo 2^64 and their high 32 bits summed
-    // apart (no overflow below 2^31 rows); the executor recovers the exact total from the two
-    // (FinishIntegerSum). One operation a value fewer than summing the low halves too.
+    // apart; the executor recovers the exact total from the two (FinishIntegerSum), exact below
+    // 2^32 rows a fold (the engine slices longer ones). One operation a value fewer than summing
+    // the low halves too.
     llvm::Value* e = keep(x);
     accs.a[0] = b.CreateAdd(accs.a[0], e);
     accs.b[0] = b.CreateAdd(accs.b[0], IsSignedInt(l.type) ? b.CreateAShr(e, 32) : b.CreateLShr(e, 32));

@@ -11,6 +11,7 @@
 
 #include "ir/version.h"
 #include "jit/codegen_internal.h"
+#include "jit/kernel_abi.h"
 #include "jit/pipeline_internal.h"
 #include "jit/string_helpers.h"
 
@@ -188,9 +189,9 @@ class OrcCompiler final : public JitCompiler {
 
   std::string ObjectEnvironment() const override {
     static const std::string build = BuildId();
-    return fmt::format("rowjit {} (build {}); LLVM {}; triple {}; cpu {}; features {}; vector width {} (integer sum "
-                       "folds {}); {}",
-                       Version(), build, LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
+    return fmt::format("rowjit {} (build {}); kernel ABI {}; LLVM {}; triple {}; cpu {}; features {}; vector width {} "
+                       "(integer sum folds {}); {}",
+                       Version(), build, kKernelAbiVersion, LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
                        target_.prefer_vector_width, target_.sum_fold_vector_width, internal::CodegenOptions());
   }
 

@@ -39,8 +39,8 @@ struct EngineOptions {
   // Nodes one kernel may hold: larger expressions run in stages of this size, each its own
   // kernel, so that compile time grows linearly with the expression (jit/staging.h).
   int64_t max_kernel_nodes = kDefaultMaxKernelNodes;
-  // Rows one integer sum kernel folds at a time: its 64-bit accumulators (and a 64-bit sum's
-  // 32-bit halves) are exact below 2^32 rows, so a longer batch is folded in slices of this many
+  // Rows one integer sum kernel folds at a time: its 64-bit accumulators (a 64-bit sum's sum
+  // modulo 2^64 and the sum of its high 32-bit halves) are exact below 2^32 rows, so a longer batch is folded in slices of this many
   // rows whose sums are added in 128 bits. Smaller values exist for tests.
   int64_t fold_slice_rows = int64_t{1} << 31;
   // Dense row kernels whose inputs and output together pass this many bytes write the output

@@ -2,6 +2,7 @@
 // folds in one call without nulls; row folds with nulls and word folds over whole words, then the
 // padded last word), then finish the fold from its accumulators.
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -146,6 +147,9 @@ uint64_t RunWordFold(const Execution& run, const PreparedInputs& p, FoldState* s
 }  // namespace
 
 Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& agg, const Execution& run) {
+  // 64-bit sums are exact below 2^32 rows a fold state (FinishIntegerSum); the engine slices
+  // longer integer sums at EngineOptions::fold_slice_rows (at most 2^31).
+  assert(run.batch.facts.length < (int64_t{1} << 32) && "a fold state takes fewer than 2^32 rows");
   FoldState state;
   InitState(state, agg.kind, run.expr.type().id);
   // A strict expression over an input whose every row is null folds nothing and fails nowhere.

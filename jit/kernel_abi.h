@@ -131,6 +131,11 @@ inline int WideProductBits(const ir::Expr& e, const KernelShape& shape) {
 // sign- or zero-extended, floats and total-order keys as their bits). Successive calls (whole
 // words, then the padded last word; or blocks of rows) continue the same fold.
 inline constexpr int kFoldLanes = 32;
+// The meaning of the kernels' arguments and state, in the disk cache key: raised when it changes,
+// so that no kernel cached under another meaning is loaded (the build ID already tells builds
+// apart, but a binary may have none). 2: A of a 64-bit sum holds the sum modulo 2^64 (1: the sum
+// of the low 32-bit halves).
+inline constexpr int kKernelAbiVersion = 2;
 struct FoldState {
   uint64_t count[kFoldLanes];
   uint64_t a[kFoldLanes];

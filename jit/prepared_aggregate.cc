@@ -1,8 +1,6 @@
-// Prepared aggregates (jit layer): the host's handle for one reduction template folded batch
-// after batch. Engine::Aggregate plans every call and finds its fold kernel through the cache
-// (hashing and comparing the whole argument tree); a prepared aggregate does that once per batch
-// layout and keeps the kernel, so that a call on a known layout costs its input checks, one look
-// at the columns and the fold.
+// Prepared aggregates (jit layer): a reduction template folded batch after batch, planned once
+// per batch layout with its fold kernel held, where Engine::Aggregate plans and looks up the
+// cache (hashing the whole argument tree) every call.
 #include "jit/prepared_internal.h"
 
 namespace rowjit::jit {
@@ -55,8 +53,7 @@ Result<ir::AggregateResult> PreparedAggregate::State::Run(std::span<const ArrayP
   Engine::Impl& impl = *engine->impl_;
   const bool sliced = agg.kind == ir::AggKind::kSum && !IsFloat(agg.arg->type().id) &&
                       length > impl.options.fold_slice_rows;
-  // Length 0 is planned by its length (as a prepared expression's): the engine's path.
-  if (!one_kernel || sliced || length <= 0) return engine->Aggregate(agg, columns, length, options, &rep);
+  if (!one_kernel || sliced) return engine->Aggregate(agg, columns, length, options, &rep);
   ROWJIT_RETURN_NOT_OK(impl.Admit(*agg.arg, columns, length, /*folded=*/true));
   const ir::ExprFacts& f = agg.arg->facts();
   const BatchInputs inputs(f.columns, columns);

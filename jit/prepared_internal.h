@@ -1,5 +1,6 @@
 // Prepared handles (jit layer, internal): the table of batch layouts a handle has planned, shared
-// by prepared expressions (jit/prepared.cc) and prepared projections (jit/project.cc).
+// by prepared expressions (jit/prepared.cc), projections (jit/project.cc) and aggregates
+// (jit/prepared_aggregate.cc).
 #pragma once
 
 #include <array>

@@ -30,24 +30,38 @@ const std::vector<std::string>& KnownTargets() {
 }
 
 // The vector widths kernels for this host prefer, chosen by measurement on Sapphire Rapids
-// (AVX-512; README, "Vector width"): 512 bits for every kernel where the host has 512-bit vectors
-// (integer sum folds 0.67-0.8x the time at 256; row kernels 0.96x in the geometric mean, i32
-// `a*b+c` over 65,536 rows 0.87x, and no loss left at 4M rows), 256 elsewhere.
-// ROWJIT_VECTOR_WIDTH=128|256|512 sets both (a developer's knob for that measurement; both widths
-// enter the disk cache key with the rest of the target).
+// (README, "Vector width"): integer sum folds and column folds take 512 bits where the host has
+// 512-bit vectors (0.67-0.8x the time at 256); row kernels keep 256 (512 won at 65,536 rows on
+// kernels heavy with checked arithmetic, i32 `a*b+c` 0.87x, but lost on f64 arithmetic and
+// single wrapping multiplies, 1.07-1.14x the static kernels, and tied at 4M rows).
+// ROWJIT_VECTOR_WIDTH=W sets both widths, ROWJIT_VECTOR_WIDTH=R/F rows R and folds F (128, 256
+// or 512; a developer's knob for that measurement; both widths enter the disk cache key with the
+// rest of the target).
 namespace {
 
 void OverrideWidths(TargetSpec& t) {
-  if (const char* env = std::getenv("ROWJIT_VECTOR_WIDTH")) {
-    const std::string w(env);
-    if (w == "128" || w == "256" || w == "512") t.prefer_vector_width = t.sum_fold_vector_width = std::stoi(w);
+  const char* env = std::getenv("ROWJIT_VECTOR_WIDTH");
+  if (env == nullptr) return;
+  auto width = [](const std::string& w) { return w == "128" || w == "256" || w == "512" ? std::stoi(w) : 0; };
+  const std::string text(env);
+  const size_t slash = text.find('/');
+  const int rows = width(text.substr(0, slash));
+  const int folds = slash == std::string::npos ? rows : width(text.substr(slash + 1));
+  if (rows != 0 && folds != 0) {
+    t.prefer_vector_width = rows;
+    t.sum_fold_vector_width = folds;
   }
 }
 
+// Whether the feature list holds `feature` ("+avx512f") as a whole entry (not "+avx512fp16").
+bool HasFeature(const TargetSpec& t, const std::string& feature) {
+  return ("," + t.features + ",").find("," + feature + ",") != std::string::npos;
+}
+
 void ChooseNativeWidths(TargetSpec& t) {
-  const bool has512 = t.features.find("+avx512f") != std::string::npos &&
-                      t.features.find("-evex512") == std::string::npos;
-  t.prefer_vector_width = t.sum_fold_vector_width = has512 ? 512 : 256;
+  t.prefer_vector_width = 256;
+  const bool has512 = HasFeature(t, "+avx512f") && !HasFeature(t, "-evex512");
+  t.sum_fold_vector_width = has512 ? 512 : 256;
   OverrideWidths(t);
 }
 

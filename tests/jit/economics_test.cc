@@ -321,7 +321,7 @@ TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {
   EXPECT_EQ(report.source, KernelSource::kDisk);
   // The real environment names what decides an object's bytes.
   const std::string env = std::move(JitCompiler::Make()).value()->ObjectEnvironment();
-  for (const char* part : {"rowjit ", "LLVM ", "triple ", "cpu ", "features ", "vector width "}) {
+  for (const char* part : {"rowjit ", "kernel ABI ", "LLVM ", "triple ", "cpu ", "features ", "vector width "}) {
     EXPECT_NE(env.find(part), std::string::npos) << part << " missing from " << env;
   }
   // And the build of the code that generated it (its GNU build ID): a rebuilt rowjit under the

@@ -1,8 +1,10 @@
 // Reduction templates: JIT folds against the reference fold over expressions and against the
-// static masked folds over plain columns, bit for bit (jit).
+// static masked folds over plain columns, bit for bit, and prepared aggregates against the
+// engine's folds (jit).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "ir/aggregate.h"
@@ -410,26 +412,40 @@ TEST(Fold, SumsOf64BitIntegersAreExactWideSums) {
     EXPECT_TRUE(r->value.int128() == static_cast<__int128>(UINT64_MAX) * n) << n;
     EXPECT_EQ(r->value.type().ToString(), "decimal(38,0)");
   }
-  // Signed extremes mixed (each lane's wrapping sum and high halves both at their limits), a null
-  // every seventh row: the total, recovered from the sum modulo 2^64 and the high halves' sum,
-  // equals the one added here in 128 bits, in both tiers.
-  const Schema s64 = *ParseSchema("x:i64?");
+  // Signed extremes mixed, with a null every seventh row and without nulls, folded as a plain
+  // column (the word fold's vector form) and as an expression (`x * y`, y all 1: a row fold):
+  // the total, recovered from the sum modulo 2^64 and the high halves' sum, equals the one added
+  // here in 128 bits, in both tiers.
+  const Schema s64 = *ParseSchema("x:i64?, y:i64");
   const int64_t extremes[] = {INT64_MIN, INT64_MAX, -1, INT64_MIN + 1, INT64_MIN, 0x7fffffff00000000};
   for (int64_t n : {7, 64, 65, 4099, 65536}) {
-    std::vector<Scalar> rows;
-    __int128 want = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t v = extremes[(i * 5 + i / 3) % 6];
-      rows.push_back(i % 7 == 3 ? Scalar::Null(TypeId::kI64) : Scalar::Of<int64_t>(v));
-      if (i % 7 != 3) want += v;
-    }
-    std::vector<ArrayPtr> cols = {*MakeArray(DataType(TypeId::kI64, true), rows)};
-    for (Tier tier : {Tier::kFast, Tier::kOptimized}) {
-      auto r = engine->Aggregate(*ir::ParseAndBindAggregate("sum(x)", s64), cols, n, EvalOptions{.tier = tier}, nullptr);
-      ASSERT_TRUE(r.ok()) << r.error().ToString();
-      EXPECT_TRUE(r->value.int128() == want) << n;
+    for (bool nulls : {true, false}) {
+      std::vector<Scalar> rows;
+      __int128 want = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t v = extremes[(i * 5 + i / 3) % 6];
+        const bool null = nulls && i % 7 == 3;
+        rows.push_back(null ? Scalar::Null(TypeId::kI64) : Scalar::Of<int64_t>(v));
+        if (!null) want += v;
+      }
+      std::vector<ArrayPtr> cols = {*MakeArray(DataType(TypeId::kI64, true), rows),
+                                    *MakeArray(DataType(TypeId::kI64), std::vector<Scalar>(n, Scalar::Of<int64_t>(1)))};
+      for (const char* text : {"sum(x)", "sum(x * y)"}) {
+        for (Tier tier : {Tier::kFast, Tier::kOptimized}) {
+          auto r = engine->Aggregate(*ir::ParseAndBindAggregate(text, s64), cols, n, EvalOptions{.tier = tier}, nullptr);
+          ASSERT_TRUE(r.ok()) << r.error().ToString();
+          EXPECT_TRUE(r->value.int128() == want) << text << " " << n << (nulls ? " with nulls" : "");
+        }
+      }
     }
   }
+  // u64 through a row fold: 2^16 rows of UINT64_MAX times 1.
+  const Schema su = *ParseSchema("x:u64, y:u64");
+  std::vector<ArrayPtr> ucols = {*MakeArray(DataType(TypeId::kU64), std::vector<Scalar>(65536, Scalar::Of<uint64_t>(UINT64_MAX))),
+                                 *MakeArray(DataType(TypeId::kU64), std::vector<Scalar>(65536, Scalar::Of<uint64_t>(1)))};
+  auto ur = engine->Aggregate(*ir::ParseAndBindAggregate("sum(x * y)", su), ucols, 65536);
+  ASSERT_TRUE(ur.ok()) << ur.error().ToString();
+  EXPECT_TRUE(ur->value.int128() == static_cast<__int128>(UINT64_MAX) * 65536);
   // Narrower integers keep their 64-bit results.
   EXPECT_EQ(ir::ParseAndBindAggregate("sum(x)", *ParseSchema("x:i32"))->result.ToString(), "i64?");
   EXPECT_EQ(ir::ParseAndBindAggregate("sum(x)", *ParseSchema("x:u32"))->result.ToString(), "u64?");
@@ -585,11 +601,7 @@ TEST(Fold, MinMaxSkippingNaNsAroundNaNFirstRows) {
   EXPECT_EQ(compared, static_cast<int>(levels.size()) * 2 * kPatterns * 4);
 }
 
-}  // namespace
-}  // namespace rowjit::jit
-
-namespace rowjit::jit {
-namespace {
+// --- prepared aggregates (Engine::PrepareAggregate) -------------------------------------------
 
 std::string Text(const Result<ir::AggregateResult>& r, const ir::Aggregate& agg) {
   return r.ok() ? r->ToString(agg.kind) : "error " + r.error().ToString();
@@ -692,13 +704,19 @@ TEST(PreparedAggregate, HoldsItsLayoutsAndTakesTheEnginesPathForTheRest) {
   EXPECT_EQ(failed.error(), engine->Aggregate(agg, overflow, 3).error());
   EXPECT_EQ(failed.error().row(), 1);
   // Bad input: the engine's errors, and the handle still works after them.
-  EXPECT_FALSE(p.Aggregate(dense, 4).ok());
-  EXPECT_FALSE(p.Aggregate(dense, -1).ok());
-  EXPECT_FALSE(p.Aggregate(std::vector<ArrayPtr>{dense[0]}, 3).ok());
-  EXPECT_FALSE(p.Aggregate(std::vector<ArrayPtr>{dense[0], nullptr}, 3).ok());
-  EXPECT_FALSE(p.Aggregate(std::vector<ArrayPtr>{dense[0], *ArrayFromText(DataType(TypeId::kI64), "[1, 2, 3]")}, 3).ok());
+  const std::vector<std::pair<std::vector<ArrayPtr>, int64_t>> bad = {
+      {dense, 4},
+      {dense, -1},
+      {{dense[0]}, 3},
+      {{dense[0], nullptr}, 3},
+      {{dense[0], *ArrayFromText(DataType(TypeId::kI64), "[1, 2, 3]")}, 3}};
+  for (const auto& [cols, length] : bad) {
+    auto got = p.Aggregate(cols, length);
+    ASSERT_FALSE(got.ok()) << length;
+    EXPECT_EQ(got.error(), engine->Aggregate(agg, cols, length).error()) << got.error().ToString();
+  }
   EXPECT_EQ(p.Aggregate(dense, 3)->value.ToString(), "32:i64");
-  // Length 0: answered (a null sum), never held.
+  // Length 0: a null sum, on the layout `dense` holds (no column with nulls).
   const std::vector<ArrayPtr> empty = {*ArrayFromText(DataType(TypeId::kI32, true), "[]"),
                                        *ArrayFromText(DataType(TypeId::kI32), "[]")};
   EXPECT_TRUE(p.Aggregate(empty, 0)->value.is_null());
@@ -722,6 +740,7 @@ TEST(PreparedAggregate, FoldsBeyondOneKernelTakeTheEnginesPath) {
       {"x:decimal(38,2)?", "sum(x)"},                      // 16-byte values
       {"s:utf8?", "max(s)"},                               // a string-valued fold
       {"s:utf8?", "sum(length(lower(s)))"},                // strings computed first
+      {"x:i64?", "min_max(x * 2)"},                        // values not 8-byte aligned: decoded
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -734,6 +753,13 @@ TEST(PreparedAggregate, FoldsBeyondOneKernelTakeTheEnginesPath) {
       for (const Field& f : schema.fields) {
         cols.push_back(RandomFlatArray({f.type, length, 0.8, 3, NullLayout::kScattered, ValueMode::kModerate}, rng));
         ASSERT_NE(cols.back(), nullptr);
+      }
+      if (std::string_view(c.text) == "min_max(x * 2)") {  // the same rows, one byte past alignment
+        const auto& flat = static_cast<const PrimitiveArray&>(*cols[0]);
+        auto bytes = std::make_shared<std::vector<uint8_t>>(8 * length + 1);
+        std::memcpy(bytes->data() + 1, flat.raw_values(), 8 * length);
+        cols[0] = *PrimitiveArray::Make(flat.type(), length, Buffer::Borrow(bytes->data() + 1, 8 * length, bytes),
+                                        flat.validity());
       }
       auto got = p->Aggregate(cols, length);
       EXPECT_EQ(Text(got, agg), Text(engine->Aggregate(agg, cols, length), agg));

@@ -112,6 +112,13 @@ def test_aggregate_calls_alternating_types_and_nulls_answer_as_numpy():
             got = rowjit.aggregate("sum(a)", engine=ENGINE, a=np.ma.MaskedArray(a, mask=mask))
             assert got == pytest.approx(a[~mask].astype(np.float64).sum())
             assert rowjit.aggregate("min_max(a)", engine=ENGINE, a=a[:5]) == (a[:5].min(), a[:5].max())
+    # A repeated call runs the held kernel: no kernel cache lookup at all.
+    a = r.integers(0, 100, 777).astype(np.int64)
+    assert rowjit.aggregate("max(a)", engine=ENGINE, a=a) == a.max()
+    hits = ENGINE.stats()["hits"]
+    for _ in range(3):
+        assert rowjit.aggregate("max(a)", engine=ENGINE, a=a) == a.max()
+    assert ENGINE.stats()["hits"] == hits
     big = np.full(10, 2**40, dtype=np.int64)
     with pytest.raises(rowjit.Error) as e:
         rowjit.aggregate("sum(a * a)", engine=ENGINE, a=big)
