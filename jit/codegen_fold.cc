@@ -512,11 +512,68 @@ llvm::Value* KernelBuilder::MinMaxFill(const FoldLayout& l, llvm::Value* w, llvm
                 in.values_scope);
 }
 
+// One word of the vector form (EmitColumnWords): its accumulator sets, its index and fold mask,
+// and the carried values every path through it starts from.
+struct KernelBuilder::ColumnWord {
+  std::vector<FoldAccs>& sets;
+  const FoldLayout& layout;
+  llvm::Value* w;
+  llvm::Value* word;
+  std::vector<llvm::Value*> counted;  // Flatten(sets, count) after the word's popcount
+};
+
+// The word's groups folded, each under its lanes of the word (`full`: every lane folds), with
+// `fill` (FoldGroup) where given; returns the carried values after them.
+std::vector<llvm::Value*> KernelBuilder::FoldWordGroups(ColumnWord& cw, bool full, llvm::Value* fill) {
+  const int lanes = GroupLanes(cw.layout), set_count = static_cast<int>(cw.sets.size());
+  llvm::Value* count = Unflatten(cw.sets, cw.counted);
+  llvm::Value* bits = b.CreateBitCast(cw.word, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
+  for (int g = 0; g < 64 / lanes; ++g) {
+    llvm::SmallVector<int, 16> picked;
+    for (int i = 0; i < lanes; ++i) picked.push_back(g * lanes + i);
+    llvm::Value* m = full ? llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b.getInt1Ty(), lanes))
+                     : mask_registers_ ? b.CreateShuffleVector(bits, picked)
+                                       : LaneTest(b, cw.word, g, lanes);
+    llvm::Value* row = b.CreateAdd(b.CreateShl(cw.w, 6), b.getInt64(g * lanes));
+    FoldGroup(cw.sets[static_cast<size_t>(g % set_count)], cw.layout, row, m, fill);
+  }
+  return Flatten(cw.sets, count);
+}
+
+// A word with rows that do not fold, without mask registers (a masked lane costs a lane test and
+// a blend): min_max lanes read the word's first folded value (MinMaxFill) instead, save in a
+// float fold that skips NaNs when that value is a NaN.
+std::vector<llvm::Value*> KernelBuilder::FoldPartialWord(ColumnWord& cw) {
+  const FoldLayout& l = cw.layout;
+  llvm::Value* fill = MinMaxFill(l, cw.w, cw.word);
+  if (fill == nullptr || !l.is_float || l.keep_nan) return FoldWordGroups(cw, false, fill);
+  return ChoosePath(b.CreateFCmpORD(fill, fill), [&] { return FoldWordGroups(cw, false, fill); },
+                    [&] { return FoldWordGroups(cw, false, nullptr); });
+}
+
+// `cond` ? yes() : no(), each path's carried values joined after them.
+template <typename Yes, typename No>
+std::vector<llvm::Value*> KernelBuilder::ChoosePath(llvm::Value* cond, Yes yes, No no) {
+  llvm::BasicBlock* yes_bb = llvm::BasicBlock::Create(ctx_, "word.yes", fn_);
+  llvm::BasicBlock* no_bb = llvm::BasicBlock::Create(ctx_, "word.no", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "word.paths", fn_);
+  b.CreateCondBr(cond, yes_bb, no_bb);
+  b.SetInsertPoint(yes_bb);
+  const std::vector<llvm::Value*> a = yes();
+  llvm::BasicBlock* a_end = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(no_bb);
+  const std::vector<llvm::Value*> c = no();
+  llvm::BasicBlock* c_end = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return JoinPaths(b, a, a_end, c, c_end);
+}
+
 // Words [first, end) of the vector form, folded into `sets` group by group; returns the count
 // after them.
 llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
                                             llvm::Value* first, llvm::Value* end, llvm::Value* last_mask) {
-  const int lanes = GroupLanes(l), set_count = static_cast<int>(sets.size());
   LoopScaffold loop = LoopScaffold::Open(b, "words", first, Flatten(sets, count), b.CreateICmpSLT(first, end));
   const std::vector<llvm::Value*> before = loop.carried();
   count = Unflatten(sets, before);
@@ -529,55 +586,15 @@ llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const F
   b.CreateCondBr(b.CreateICmpNE(word, b.getInt64(0)), work, join);
   b.SetInsertPoint(work);
   if (CountsByPopcount(l)) count = b.CreateAdd(count, b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, word));
-  const std::vector<llvm::Value*> counted = Flatten(sets, count);
-  // The word's groups folded, each under its lanes of the word (`full`: every lane folds), with
-  // `fill` (FoldGroup) where given.
-  auto fold_groups = [&](bool full, llvm::Value* fill) {
-    count = Unflatten(sets, counted);
-    llvm::Value* bits = b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
-    for (int g = 0; g < 64 / lanes; ++g) {
-      llvm::SmallVector<int, 16> picked;
-      for (int i = 0; i < lanes; ++i) picked.push_back(g * lanes + i);
-      llvm::Value* m = full ? llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b.getInt1Ty(), lanes))
-                       : mask_registers_ ? b.CreateShuffleVector(bits, picked)
-                                         : LaneTest(b, word, g, lanes);
-      llvm::Value* row = b.CreateAdd(b.CreateShl(w, 6), b.getInt64(g * lanes));
-      FoldGroup(sets[static_cast<size_t>(g % set_count)], l, row, m, fill);
-    }
-    return Flatten(sets, count);
-  };
-  // `cond` ? yes() : no(), each path's carried values joined after them.
-  auto choose = [&](llvm::Value* cond, auto yes, auto no) {
-    llvm::BasicBlock* yes_bb = llvm::BasicBlock::Create(ctx_, "word.yes", fn_);
-    llvm::BasicBlock* no_bb = llvm::BasicBlock::Create(ctx_, "word.no", fn_);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "word.paths", fn_);
-    b.CreateCondBr(cond, yes_bb, no_bb);
-    b.SetInsertPoint(yes_bb);
-    const std::vector<llvm::Value*> a = yes();
-    llvm::BasicBlock* a_end = b.GetInsertBlock();
-    b.CreateBr(done);
-    b.SetInsertPoint(no_bb);
-    const std::vector<llvm::Value*> c = no();
-    llvm::BasicBlock* c_end = b.GetInsertBlock();
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
-    return JoinPaths(b, a, a_end, c, c_end);
-  };
-  // Without mask registers, where a masked lane costs a lane test and a blend: min_max lanes
-  // read the word's first folded value (MinMaxFill) instead, save in a float fold that skips
-  // NaNs when that value is a NaN.
-  auto masked = [&]() -> std::vector<llvm::Value*> {
-    llvm::Value* fill = MinMaxFill(l, w, word);
-    if (fill == nullptr || !l.is_float || l.keep_nan) return fold_groups(false, fill);
-    return choose(b.CreateFCmpORD(fill, fill), [&] { return fold_groups(false, fill); },
-                  [&] { return fold_groups(false, nullptr); });
-  };
+  ColumnWord cw{sets, l, w, word, Flatten(sets, count)};
   // A word whose rows all fold (every word of a column without nulls, where the test unswitches
-  // the loop) skips both. With mask registers a masked instruction costs what an unmasked one does.
+  // the loop) skips the lane tests and blends. With mask registers a masked instruction costs
+  // what an unmasked one does.
   const std::vector<llvm::Value*> after =
-      mask_registers_ ? fold_groups(false, nullptr)
-                      : choose(b.CreateICmpEQ(word, b.getInt64(~uint64_t{0})), [&] { return fold_groups(true, nullptr); },
-                               masked);
+      mask_registers_ ? FoldWordGroups(cw, false, nullptr)
+                      : ChoosePath(b.CreateICmpEQ(word, b.getInt64(~uint64_t{0})),
+                                   [&] { return FoldWordGroups(cw, true, nullptr); },
+                                   [&] { return FoldPartialWord(cw); });
   llvm::BasicBlock* work_end = b.GetInsertBlock();
   b.CreateBr(join);
   b.SetInsertPoint(join);

@@ -173,6 +173,11 @@ class KernelBuilder final : public LowerContext {
   void FoldGroup(FoldAccs& set, const FoldLayout& layout, llvm::Value* row, llvm::Value* m,
                  llvm::Value* fill = nullptr);
   llvm::Value* MinMaxFill(const FoldLayout& layout, llvm::Value* w, llvm::Value* word);
+  struct ColumnWord;  // one word of EmitColumnWords (jit/codegen_fold.cc)
+  std::vector<llvm::Value*> FoldWordGroups(ColumnWord& cw, bool full, llvm::Value* fill);
+  std::vector<llvm::Value*> FoldPartialWord(ColumnWord& cw);
+  template <typename Yes, typename No>
+  std::vector<llvm::Value*> ChoosePath(llvm::Value* cond, Yes yes, No no);  // defined where used
 
   const bool mask_registers_;  // TargetSpec::mask_registers
   const ir::SpecializationKey& key_;
