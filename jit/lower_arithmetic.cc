@@ -20,8 +20,10 @@ llvm::Value* MinSigned(llvm::Value* like) {
 }
 llvm::Value* Ext1(B& b, llvm::Value* bit, llvm::Value* like) { return b.CreateZExt(bit, like->getType()); }
 
-// Evidence nonzero iff the sign bit of `v` is set.
-llvm::Value* SignBit(B& b, llvm::Value* v) { return b.CreateLShr(v, Width(v) - 1); }
+// Evidence nonzero iff the sign bit of `v` is set: `v` with its other bits cleared (an AND with a
+// constant, which AVX-512 folds with the XORs before it and the evidence's OR after it into
+// ternary-logic operations, where a shift stays an operation of its own).
+llvm::Value* SignBit(B& b, llvm::Value* v) { return b.CreateAnd(v, MinSigned(v)); }
 
 Val Add(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
