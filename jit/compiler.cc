@@ -149,6 +149,7 @@ class OrcCompiler final : public JitCompiler {
     Clock::time_point start = Clock::now();
     ROWJIT_ASSIGN_OR_RETURN(llvm::TargetMachine * tm, internal::ThreadTargetMachine(target_, tier));
     llvm::LLVMContext ctx;
+    ctx.setDiagnosticHandler(internal::MakeQuietHandler());
     llvm::Module m("rowjit", ctx);
     KernelObject object;
     ROWJIT_RETURN_NOT_OK(EmitInto(key, target_, *tm, m, kKernelEntry));

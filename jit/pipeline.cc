@@ -2,6 +2,7 @@
 // (jit layer, internal): target machines, target attributes, the optimization pipeline, remark
 // capture. The JIT and the gates both compile through these, so what the gates inspect is what
 // the JIT runs.
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <map>
@@ -12,7 +13,10 @@ namespace rowjit::jit {
 namespace internal {
 namespace {
 
-// Collects loop-vectorize remarks; every other diagnostic goes to the default handling.
+// Collects loop-vectorize remarks. Remarks LLVM prints whatever is enabled (the vectorizer's, for a
+// loop whose hints force vectorization, are named AlwaysPrint; "transform-warning" reports a
+// forced transformation that did not happen) are kept as well, once: a library prints nothing on
+// its host's stderr. Other diagnostics go to the default handling.
 struct RemarkCollector final : llvm::DiagnosticHandler {
   explicit RemarkCollector(std::vector<Remark>* out) : out(out) {}
   // Without this, the remark emitter decides no remark is wanted and builds none.
@@ -22,18 +26,33 @@ struct RemarkCollector final : llvm::DiagnosticHandler {
   bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
   bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
     auto* remark = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&info);
-    if (remark == nullptr || remark->getPassName() != "loop-vectorize") return false;
+    if (remark == nullptr) return false;
+    const llvm::StringRef pass = remark->getPassName();
+    const bool ours = pass == "loop-vectorize";
+    const bool always = pass == llvm::OptimizationRemarkAnalysis::AlwaysPrint || pass == "transform-warning";
+    if (!ours && !always) return true;  // not asked for: dropped, never printed
     Remark r;
     switch (info.getKind()) {
       case llvm::DK_OptimizationRemark: r.kind = "passed"; break;
-      case llvm::DK_OptimizationRemarkMissed: r.kind = "missed"; break;
+      case llvm::DK_OptimizationRemarkMissed:
+      case llvm::DK_OptimizationFailure: r.kind = "missed"; break;
       default: r.kind = "analysis"; break;
     }
     r.message = remark->getMsg();
-    out->push_back(std::move(r));
+    const bool seen = std::any_of(out->begin(), out->end(), [&](const Remark& o) {
+      return o.kind == r.kind && o.message == r.message;
+    });
+    if (ours || !seen) out->push_back(std::move(r));
     return true;
   }
   std::vector<Remark>* out;
+};
+
+// Drops the remarks LLVM would print unasked (see RemarkCollector) and asks for no others.
+struct QuietHandler final : llvm::DiagnosticHandler {
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    return llvm::isa<llvm::DiagnosticInfoOptimizationBase>(&info);
+  }
 };
 
 }  // namespace
@@ -41,6 +60,8 @@ struct RemarkCollector final : llvm::DiagnosticHandler {
 std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>* out) {
   return std::make_unique<RemarkCollector>(out);
 }
+
+std::unique_ptr<llvm::DiagnosticHandler> MakeQuietHandler() { return std::make_unique<QuietHandler>(); }
 
 Result<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const TargetSpec& t, Tier tier) {
   std::string err;

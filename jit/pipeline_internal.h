@@ -45,6 +45,8 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
                     KernelPipeline pipeline = KernelPipeline::kGeneric);
 // Captures loop-vectorize remarks (passed, missed, analysis) into `out`.
 std::unique_ptr<llvm::DiagnosticHandler> MakeRemarkCollector(std::vector<Remark>* out);
+// For kernels the JIT runs: optimization remarks are neither built nor printed.
+std::unique_ptr<llvm::DiagnosticHandler> MakeQuietHandler();
 std::string PrintModule(const llvm::Module& m);
 
 }  // namespace rowjit::jit::internal
