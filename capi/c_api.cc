@@ -14,7 +14,7 @@
 #include "runtime/builder.h"
 
 struct rowjit_engine {
-  std::unique_ptr<rowjit::jit::Engine> engine;
+  std::shared_ptr<rowjit::jit::Engine> engine;  // shared with the prepared handles made from it
   rowjit::ir::Limits limits;
 };
 
@@ -26,6 +26,16 @@ struct rowjit_expr {
 
 struct rowjit_batch {
   rowjit::RecordBatch batch;
+};
+
+// One of the three kinds of prepared handle. The engine is declared first so that it outlives the
+// handle, which must not outlive it.
+struct rowjit_prepared {
+  std::shared_ptr<rowjit::jit::Engine> engine;
+  std::unique_ptr<rowjit::jit::PreparedExpression> expression;
+  std::unique_ptr<rowjit::jit::PreparedAggregate> aggregate;
+  std::unique_ptr<rowjit::jit::PreparedProjection> projection;
+  std::string text;  // what was prepared, for errors: "a * b", "sum(a)", "projection of 3 expressions"
 };
 
 namespace {
@@ -107,6 +117,51 @@ Status CheckCall(const rowjit_engine* engine, const rowjit_expr* expr, const row
     return rowjit::MakeError(ErrorCode::kInvalidInput, "'{}' is an aggregate (rowjit_aggregate runs it)", expr->text);
   }
   return Status::OK();
+}
+
+// The checks every call on a prepared handle makes before its kind's.
+Status CheckPreparedCall(const rowjit_prepared* prepared, const rowjit_batch* batch, const ArrowArray* out,
+                         const ArrowSchema* out_schema) {
+  if (prepared == nullptr) return Missing("prepared handle");
+  if (batch == nullptr) return Missing("batch");
+  if (out == nullptr || out_schema == nullptr) return Missing("output");
+  return Status::OK();
+}
+
+Status WrongKind(const rowjit_prepared& prepared, const char* call) {
+  const char* runs = prepared.aggregate ? "rowjit_prepared_aggregate"
+                     : prepared.projection ? "rowjit_prepared_project"
+                                           : "rowjit_prepared_evaluate or rowjit_prepared_filter";
+  return rowjit::MakeError(ErrorCode::kInvalidInput, "{} cannot run '{}', prepared as {} ({} runs it)", call,
+                           prepared.text,
+                           prepared.aggregate ? "an aggregate" : prepared.projection ? "a projection" : "an expression",
+                           runs);
+}
+
+// A selection's rows as a u32 array over the selection's own buffer.
+Status ExportSelection(const rowjit::SelectionVector& kept, ArrowArray* out, ArrowSchema* out_schema) {
+  rowjit::BufferPtr indices = rowjit::Buffer::Borrow(kept.data(), kept.size() * 4, kept.buffer());
+  ROWJIT_ASSIGN_OR_RETURN(auto rows, rowjit::PrimitiveArray::Make(rowjit::DataType(rowjit::TypeId::kU32, false),
+                                                                  kept.size(), std::move(indices),
+                                                                  rowjit::Validity::AllValid()));
+  return rowjit::ExportArray(rows, out, out_schema);
+}
+
+// A projection's outputs as a struct array, children named "0", "1", ...
+Status ExportProjection(std::vector<rowjit::ArrayPtr> results, ArrowArray* out, ArrowSchema* out_schema) {
+  rowjit::Schema schema;
+  for (size_t i = 0; i < results.size(); ++i) schema.fields.push_back({std::to_string(i), results[i]->type()});
+  ROWJIT_ASSIGN_OR_RETURN(rowjit::RecordBatch projected, rowjit::RecordBatch::Make(std::move(schema), std::move(results)));
+  return rowjit::ExportRecordBatch(projected, out, out_schema);
+}
+
+// An aggregate's result as an array of one row (two for min_max: min, then max).
+Status ExportAggregate(const rowjit::ir::Aggregate& agg, const rowjit::ir::AggregateResult& r, ArrowArray* out,
+                       ArrowSchema* out_schema) {
+  std::vector<rowjit::Scalar> rows = {r.value};
+  if (agg.kind == rowjit::ir::AggKind::kMinMax) rows.push_back(r.max);
+  ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr values, rowjit::MakeArray(agg.result.WithNullable(true), rows));
+  return rowjit::ExportArray(values, out, out_schema);
 }
 
 }  // namespace
@@ -220,12 +275,7 @@ rowjit_status rowjit_filter(rowjit_engine* engine, const rowjit_expr* predicate,
     ROWJIT_RETURN_NOT_OK(CheckCall(engine, predicate, batch, out, out_schema, false));
     const rowjit::RecordBatch& b = batch->batch;
     ROWJIT_ASSIGN_OR_RETURN(rowjit::SelectionVector kept, engine->engine->Filter(predicate->expr, b.columns, b.length));
-    // The indices as a u32 array over the selection's own buffer.
-    rowjit::BufferPtr indices = rowjit::Buffer::Borrow(kept.data(), kept.size() * 4, kept.buffer());
-    ROWJIT_ASSIGN_OR_RETURN(auto rows, rowjit::PrimitiveArray::Make(rowjit::DataType(rowjit::TypeId::kU32, false),
-                                                                    kept.size(), std::move(indices),
-                                                                    rowjit::Validity::AllValid()));
-    return rowjit::ExportArray(rows, out, out_schema);
+    return ExportSelection(kept, out, out_schema);
   });
 }
 
@@ -242,10 +292,7 @@ rowjit_status rowjit_project(rowjit_engine* engine, const rowjit_expr* const* ex
     }
     const rowjit::RecordBatch& b = batch->batch;
     ROWJIT_ASSIGN_OR_RETURN(std::vector<rowjit::ArrayPtr> results, engine->engine->Project(bound, b.columns, b.length));
-    rowjit::Schema schema;
-    for (size_t i = 0; i < results.size(); ++i) schema.fields.push_back({std::to_string(i), results[i]->type()});
-    ROWJIT_ASSIGN_OR_RETURN(rowjit::RecordBatch projected, rowjit::RecordBatch::Make(std::move(schema), std::move(results)));
-    return rowjit::ExportRecordBatch(projected, out, out_schema);
+    return ExportProjection(std::move(results), out, out_schema);
   });
 }
 
@@ -256,11 +303,107 @@ rowjit_status rowjit_aggregate(rowjit_engine* engine, const rowjit_expr* aggrega
     const rowjit::ir::Aggregate& agg = *aggregate->aggregate;
     const rowjit::RecordBatch& b = batch->batch;
     ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::AggregateResult r, engine->engine->Aggregate(agg, b.columns, b.length));
-    std::vector<rowjit::Scalar> rows = {r.value};
-    if (agg.kind == rowjit::ir::AggKind::kMinMax) rows.push_back(r.max);
-    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr values, rowjit::MakeArray(agg.result.WithNullable(true), rows));
-    return rowjit::ExportArray(values, out, out_schema);
+    return ExportAggregate(agg, r, out, out_schema);
   });
 }
+
+rowjit_status rowjit_prepare(rowjit_engine* engine, const rowjit_expr* expr, rowjit_prepared** out,
+                             rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (out == nullptr) return Missing("out");
+    *out = nullptr;
+    if (engine == nullptr) return Missing("engine");
+    if (expr == nullptr) return Missing("expression");
+    auto prepared = std::make_unique<rowjit_prepared>();
+    prepared->engine = engine->engine;
+    prepared->text = expr->text;
+    if (expr->aggregate) {
+      ROWJIT_ASSIGN_OR_RETURN(prepared->aggregate, engine->engine->PrepareAggregate(*expr->aggregate));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(prepared->expression, engine->engine->PrepareExpression(expr->expr));
+    }
+    *out = prepared.release();
+    return Status::OK();
+  });
+}
+
+rowjit_status rowjit_prepare_projection(rowjit_engine* engine, const rowjit_expr* const* exprs, size_t n_exprs,
+                                        rowjit_prepared** out, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (out == nullptr) return Missing("out");
+    *out = nullptr;
+    if (engine == nullptr) return Missing("engine");
+    if (exprs == nullptr && n_exprs > 0) return Missing("expression list");
+    if (n_exprs == 0) return rowjit::MakeError(ErrorCode::kInvalidInput, "a projection of no expressions");
+    std::vector<rowjit::ir::ExprPtr> bound;
+    for (size_t i = 0; i < n_exprs; ++i) {
+      if (exprs[i] == nullptr) return rowjit::MakeError(ErrorCode::kInvalidInput, "expression {} is null", i);
+      if (exprs[i]->aggregate) {
+        return rowjit::MakeError(ErrorCode::kInvalidInput, "expression {} '{}' is an aggregate (rowjit_prepare takes it)",
+                                 i, exprs[i]->text);
+      }
+      bound.push_back(exprs[i]->expr);
+    }
+    auto prepared = std::make_unique<rowjit_prepared>();
+    prepared->engine = engine->engine;
+    prepared->text = "projection of " + std::to_string(n_exprs) + (n_exprs == 1 ? " expression" : " expressions");
+    ROWJIT_ASSIGN_OR_RETURN(prepared->projection, engine->engine->PrepareProjection(bound));
+    *out = prepared.release();
+    return Status::OK();
+  });
+}
+
+rowjit_status rowjit_prepared_evaluate(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                       struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckPreparedCall(prepared, batch, out, out_schema));
+    if (!prepared->expression) return WrongKind(*prepared, "rowjit_prepared_evaluate");
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr result, prepared->expression->Evaluate(b.columns, b.length));
+    return rowjit::ExportArray(result, out, out_schema);
+  });
+}
+
+rowjit_status rowjit_prepared_filter(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                     struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckPreparedCall(prepared, batch, out, out_schema));
+    if (!prepared->expression) return WrongKind(*prepared, "rowjit_prepared_filter");
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::SelectionVector kept, prepared->expression->Filter(b.columns, b.length));
+    return ExportSelection(kept, out, out_schema);
+  });
+}
+
+rowjit_status rowjit_prepared_project(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                      struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckPreparedCall(prepared, batch, out, out_schema));
+    if (!prepared->projection) return WrongKind(*prepared, "rowjit_prepared_project");
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<rowjit::ArrayPtr> results, prepared->projection->Project(b.columns, b.length));
+    return ExportProjection(std::move(results), out, out_schema);
+  });
+}
+
+rowjit_status rowjit_prepared_aggregate(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                        struct ArrowSchema* out_schema, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    ROWJIT_RETURN_NOT_OK(CheckPreparedCall(prepared, batch, out, out_schema));
+    if (!prepared->aggregate) return WrongKind(*prepared, "rowjit_prepared_aggregate");
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::AggregateResult r, prepared->aggregate->Aggregate(b.columns, b.length));
+    return ExportAggregate(prepared->aggregate->aggregate(), r, out, out_schema);
+  });
+}
+
+size_t rowjit_prepared_layouts(const rowjit_prepared* prepared) {
+  if (prepared == nullptr) return 0;
+  if (prepared->expression) return prepared->expression->layouts();
+  if (prepared->aggregate) return prepared->aggregate->layouts();
+  return prepared->projection ? prepared->projection->layouts() : 0;
+}
+
+void rowjit_prepared_free(rowjit_prepared* prepared) { delete prepared; }
 
 }  // extern "C"

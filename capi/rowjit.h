@@ -17,7 +17,9 @@
  * Results are ArrowArray/ArrowSchema pairs the caller owns and releases once each.
  * Thread safety: an engine and the expressions and batches it uses may be shared by any number
  * of threads calling rowjit_evaluate / _filter / _project / _aggregate at once; creating and
- * parsing are thread-safe too. Freeing a handle while another thread uses it is not. */
+ * parsing are thread-safe too. Freeing a handle while another thread uses it is not.
+ * A host's batch loop prepares once (rowjit_prepare) and calls rowjit_prepared_evaluate per batch:
+ * see "Prepared handles" below. */
 #ifndef ROWJIT_H
 #define ROWJIT_H
 
@@ -74,8 +76,9 @@ void rowjit_engine_options_init(rowjit_engine_options* options);
 
 /* A new engine (`options` NULL: the defaults). */
 rowjit_status rowjit_engine_create(const rowjit_engine_options* options, rowjit_engine** out, rowjit_error* error);
-/* Frees an engine (NULL is a no-op). Expressions and batches stay valid; results never refer to it.
- * Not while another thread uses the engine. */
+/* Frees an engine (NULL is a no-op). Expressions and batches stay valid; results never refer to it;
+ * prepared handles keep the engine's kernels until they are freed too. Not while another thread
+ * uses the engine. */
 void rowjit_engine_free(rowjit_engine* engine);
 
 /* Parses `text` (an expression such as "a * b + c", or an aggregate such as "sum(a * b)") and binds
@@ -113,6 +116,40 @@ rowjit_status rowjit_project(rowjit_engine* engine, const rowjit_expr* const* ex
 /* An aggregate over a batch: an array of one row (two for min_max: min, then max). */
 rowjit_status rowjit_aggregate(rowjit_engine* engine, const rowjit_expr* aggregate, const rowjit_batch* batch,
                                struct ArrowArray* out, struct ArrowSchema* out_schema, rowjit_error* error);
+
+/* --- Prepared handles: the batch loop a host writes ----------------------------------------- */
+
+/* An expression, aggregate or projection prepared for running batch after batch. Each batch layout
+ * it meets (per column read: type, encoding, whether it holds nulls) is planned once and its kernel
+ * held, so that a call on a known layout checks its inputs and runs the kernel: no parsing, no
+ * planning, no kernel cache lookup. Results and errors are those of rowjit_evaluate / _filter /
+ * _project / _aggregate with the same expressions, call for call. A handle keeps what it uses
+ * alive: the engine and the expressions may be freed before it (the engine's kernels and compile
+ * threads go when the engine and every handle made from it are freed). Any number of threads may
+ * call one handle at once; freeing it while another thread uses it is not allowed. */
+typedef struct rowjit_prepared rowjit_prepared;
+
+/* Prepares one row expression (for rowjit_prepared_evaluate and, when it is bool,
+ * rowjit_prepared_filter) or one aggregate (for rowjit_prepared_aggregate). */
+rowjit_status rowjit_prepare(rowjit_engine* engine, const rowjit_expr* expr, rowjit_prepared** out,
+                             rowjit_error* error);
+/* Prepares a projection of row expressions (for rowjit_prepared_project): their common
+ * subexpressions are computed once a batch, as rowjit_project's. */
+rowjit_status rowjit_prepare_projection(rowjit_engine* engine, const rowjit_expr* const* exprs, size_t n_exprs,
+                                        rowjit_prepared** out, rowjit_error* error);
+/* Calls on a prepared handle; a call that does not fit what was prepared (evaluate on an
+ * aggregate, project on one expression, ...) is ROWJIT_INVALID_INPUT. */
+rowjit_status rowjit_prepared_evaluate(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                       struct ArrowSchema* out_schema, rowjit_error* error);
+rowjit_status rowjit_prepared_filter(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                     struct ArrowSchema* out_schema, rowjit_error* error);
+rowjit_status rowjit_prepared_project(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                      struct ArrowSchema* out_schema, rowjit_error* error);
+rowjit_status rowjit_prepared_aggregate(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
+                                        struct ArrowSchema* out_schema, rowjit_error* error);
+/* The number of batch layouts the handle holds a kernel for (0 for NULL). */
+size_t rowjit_prepared_layouts(const rowjit_prepared* prepared);
+void rowjit_prepared_free(rowjit_prepared* prepared);
 
 #ifdef __cplusplus
 }

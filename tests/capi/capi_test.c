@@ -232,15 +232,35 @@ static void test_parse(rowjit_engine* e, const struct ArrowSchema* schema) {
   rowjit_expr_free(NULL);
 }
 
+/* The expressions the call tests share, over abc_batch's schema. */
+typedef struct {
+  rowjit_expr *sum3, *mul, *pred, *agg, *minmax;
+} shared_exprs;
+
+static shared_exprs parse_shared(rowjit_engine* e, const struct ArrowSchema* schema) {
+  shared_exprs x = {NULL, NULL, NULL, NULL, NULL};
+  rowjit_error err;
+  CHECK(rowjit_expr_parse(e, "b * 2 + c", schema, &x.sum3, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "a * b", schema, &x.mul, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "b > 15", schema, &x.pred, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "sum(b * c)", schema, &x.agg, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "min_max(b)", schema, &x.minmax, &err) == ROWJIT_OK);
+  return x;
+}
+
+static void free_shared(shared_exprs* x) {
+  rowjit_expr_free(x->sum3);
+  rowjit_expr_free(x->mul);
+  rowjit_expr_free(x->pred);
+  rowjit_expr_free(x->agg);
+  rowjit_expr_free(x->minmax);
+}
+
 static void test_evaluate_filter_project_aggregate(rowjit_engine* e, const rowjit_batch* batch,
                                                    const struct ArrowSchema* schema) {
   rowjit_error err;
-  rowjit_expr *sum3 = NULL, *mul = NULL, *pred = NULL, *agg = NULL, *minmax = NULL;
-  CHECK(rowjit_expr_parse(e, "b * 2 + c", schema, &sum3, &err) == ROWJIT_OK);
-  CHECK(rowjit_expr_parse(e, "a * b", schema, &mul, &err) == ROWJIT_OK);
-  CHECK(rowjit_expr_parse(e, "b > 15", schema, &pred, &err) == ROWJIT_OK);
-  CHECK(rowjit_expr_parse(e, "sum(b * c)", schema, &agg, &err) == ROWJIT_OK);
-  CHECK(rowjit_expr_parse(e, "min_max(b)", schema, &minmax, &err) == ROWJIT_OK);
+  shared_exprs x = parse_shared(e, schema);
+  rowjit_expr *sum3 = x.sum3, *mul = x.mul, *pred = x.pred, *agg = x.agg, *minmax = x.minmax;
   struct ArrowArray out;
   struct ArrowSchema out_schema;
 
@@ -293,11 +313,7 @@ static void test_evaluate_filter_project_aggregate(rowjit_engine* e, const rowji
   CHECK(rowjit_evaluate(e, sum3, batch, NULL, &out_schema, &err) == ROWJIT_INVALID_INPUT);
   CHECK(rowjit_filter(e, pred, batch, &out, NULL, &err) == ROWJIT_INVALID_INPUT);
   CHECK(rowjit_aggregate(e, agg, NULL, &out, &out_schema, NULL) == ROWJIT_INVALID_INPUT);
-  rowjit_expr_free(sum3);
-  rowjit_expr_free(mul);
-  rowjit_expr_free(pred);
-  rowjit_expr_free(agg);
-  rowjit_expr_free(minmax);
+  free_shared(&x);
 }
 
 static void test_batches(rowjit_engine* e, const struct ArrowSchema* schema) {
@@ -439,6 +455,261 @@ static void test_logical_types_and_wide_sums(rowjit_engine* e) {
   kept.release(&kept);
 }
 
+/* --- prepared handles ------------------------------------------------------------------------- */
+
+static void release_both(struct ArrowArray* out, struct ArrowSchema* out_schema) {
+  out->release(out);
+  out_schema->release(out_schema);
+}
+
+static void test_prepared(rowjit_engine* e, const rowjit_batch* batch, const struct ArrowSchema* schema) {
+  rowjit_error err;
+  shared_exprs x = parse_shared(e, schema);
+  rowjit_expr *sum3 = x.sum3, *mul = x.mul, *pred = x.pred, *agg = x.agg, *minmax = x.minmax;
+  rowjit_prepared *p_sum3 = NULL, *p_mul = NULL, *p_pred = NULL, *p_agg = NULL, *p_minmax = NULL, *p_proj = NULL;
+  CHECK(rowjit_prepare(e, sum3, &p_sum3, &err) == ROWJIT_OK && p_sum3 != NULL);
+  CHECK(rowjit_prepare(e, mul, &p_mul, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e, pred, &p_pred, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e, agg, &p_agg, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e, minmax, &p_minmax, &err) == ROWJIT_OK);
+  const rowjit_expr* both[] = {sum3, pred};
+  CHECK(rowjit_prepare_projection(e, both, 2, &p_proj, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepared_layouts(p_sum3) == 0);
+  struct ArrowArray out;
+  struct ArrowSchema out_schema;
+
+  for (int call = 0; call < 3; ++call) {  /* the first call plans the layout, later ones run it */
+    CHECK(rowjit_prepared_evaluate(p_sum3, batch, &out, &out_schema, &err) == ROWJIT_OK);
+    CHECK(out.length == 4 && strcmp(out_schema.format, "i") == 0);
+    CHECK(i32_at(&out, 0) == 25 && i32_at(&out, 1) == 45 && i32_at(&out, 2) == 65 && i32_at(&out, 3) == 9);
+    release_both(&out, &out_schema);
+    CHECK(rowjit_prepared_layouts(p_sum3) == 1);
+
+    memset(&out, 0, sizeof(out));
+    CHECK(rowjit_prepared_evaluate(p_mul, batch, &out, &out_schema, &err) == ROWJIT_OVERFLOW);
+    CHECK(err.row == 3 && strcmp(err.function, "mul") == 0 && strstr(err.message, "row 3") != NULL);
+    CHECK(out.release == NULL);
+
+    CHECK(rowjit_prepared_filter(p_pred, batch, &out, &out_schema, &err) == ROWJIT_OK);
+    CHECK(out.length == 2 && strcmp(out_schema.format, "I") == 0);
+    CHECK(((const uint32_t*)out.buffers[1])[out.offset] == 1 && ((const uint32_t*)out.buffers[1])[out.offset + 1] == 2);
+    release_both(&out, &out_schema);
+
+    CHECK(rowjit_prepared_project(p_proj, batch, &out, &out_schema, &err) == ROWJIT_OK);
+    CHECK(out.n_children == 2 && strcmp(out_schema.children[0]->name, "0") == 0);
+    CHECK(strcmp(out_schema.children[1]->format, "b") == 0 && i32_at(out.children[0], 3) == 9);
+    release_both(&out, &out_schema);
+
+    CHECK(rowjit_prepared_aggregate(p_agg, batch, &out, &out_schema, &err) == ROWJIT_OK);
+    CHECK(out.length == 1 && strcmp(out_schema.format, "l") == 0 && ((const int64_t*)out.buffers[1])[out.offset] == 310);
+    release_both(&out, &out_schema);
+    CHECK(rowjit_prepared_aggregate(p_minmax, batch, &out, &out_schema, &err) == ROWJIT_OK);
+    CHECK(out.length == 2 && i32_at(&out, 0) == 2 && i32_at(&out, 1) == 30 && valid_at(&out, 1));
+    release_both(&out, &out_schema);
+  }
+  CHECK(rowjit_prepared_layouts(p_agg) == 1 && rowjit_prepared_layouts(NULL) == 0);
+
+  /* A call that does not fit what was prepared names the call that does. */
+  CHECK(rowjit_prepared_evaluate(p_agg, batch, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "rowjit_prepared_aggregate") != NULL && strstr(err.message, "sum") != NULL);
+  CHECK(rowjit_prepared_aggregate(p_sum3, batch, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "rowjit_prepared_evaluate") != NULL);
+  CHECK(rowjit_prepared_project(p_sum3, batch, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_filter(p_proj, batch, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "rowjit_prepared_project") != NULL && strstr(err.message, "2 expressions") != NULL);
+  CHECK(rowjit_prepared_filter(p_sum3, batch, &out, &out_schema, &err) == ROWJIT_TYPE_ERROR);  /* not bool */
+
+  /* Null handles and outputs; bad projections. */
+  rowjit_prepared* p = (rowjit_prepared*)e;
+  CHECK(rowjit_prepare(NULL, sum3, &p, &err) == ROWJIT_INVALID_INPUT && p == NULL);
+  CHECK(rowjit_prepare(e, NULL, &p, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepare(e, sum3, NULL, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepare_projection(e, both, 0, &p, &err) == ROWJIT_INVALID_INPUT && p == NULL);
+  CHECK(rowjit_prepare_projection(e, NULL, 2, &p, &err) == ROWJIT_INVALID_INPUT);
+  const rowjit_expr* with_null[] = {sum3, NULL};
+  CHECK(rowjit_prepare_projection(e, with_null, 2, &p, &err) == ROWJIT_INVALID_INPUT && strstr(err.message, "1") != NULL);
+  const rowjit_expr* with_agg[] = {sum3, agg};
+  CHECK(rowjit_prepare_projection(e, with_agg, 2, &p, &err) == ROWJIT_INVALID_INPUT && strstr(err.message, "aggregate") != NULL);
+  CHECK(rowjit_prepared_evaluate(NULL, batch, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_evaluate(p_sum3, NULL, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_evaluate(p_sum3, batch, NULL, &out_schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_aggregate(p_agg, batch, &out, NULL, NULL) == ROWJIT_INVALID_INPUT);
+
+  /* A batch whose column `b` is i64: the engine's type error, and the handle still answers after. */
+  const int64_t wide[] = {1, 2, 3, 4};
+  const int32_t narrow[] = {5, 5, 5, 5};
+  struct ArrowArray* wcols[] = {column(narrow, 4, NULL, 4), column(wide, 8, NULL, 4), column(narrow, 4, NULL, 4)};
+  struct ArrowSchema* wfields[] = {field("i", "a", 1), field("l", "b", 0), field("i", "c", 0)};
+  struct ArrowArray arr;
+  struct ArrowSchema sch;
+  make_batch(wcols, wfields, 3, 4, &arr, &sch);
+  rowjit_batch* wb = NULL;
+  CHECK(rowjit_batch_import(&arr, &sch, &wb, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepared_evaluate(p_sum3, wb, &out, &out_schema, &err) == ROWJIT_TYPE_ERROR && strstr(err.message, "i64") != NULL);
+  rowjit_error direct;
+  CHECK(rowjit_evaluate(e, sum3, wb, &out, &out_schema, &direct) == ROWJIT_TYPE_ERROR);
+  CHECK(strcmp(err.message, direct.message) == 0);
+  CHECK(rowjit_prepared_aggregate(p_agg, wb, &out, &out_schema, &err) == ROWJIT_TYPE_ERROR);
+  CHECK(rowjit_prepared_evaluate(p_sum3, batch, &out, &out_schema, &err) == ROWJIT_OK && i32_at(&out, 3) == 9);
+  release_both(&out, &out_schema);
+  rowjit_batch_free(wb);
+
+  /* A handle keeps its engine and expression: both freed first, it still runs. */
+  rowjit_engine* e2 = new_engine();
+  rowjit_expr* x2 = NULL;
+  rowjit_prepared* p2 = NULL;
+  CHECK(rowjit_expr_parse(e2, "c - b", schema, &x2, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e2, x2, &p2, &err) == ROWJIT_OK);
+  rowjit_expr_free(x2);
+  rowjit_engine_free(e2);
+  CHECK(rowjit_prepared_evaluate(p2, batch, &out, &out_schema, &err) == ROWJIT_OK);
+  CHECK(i32_at(&out, 0) == -5 && i32_at(&out, 3) == 3);
+  release_both(&out, &out_schema);
+  rowjit_prepared_free(p2);
+  rowjit_prepared_free(NULL);
+
+  rowjit_prepared_free(p_sum3);
+  rowjit_prepared_free(p_mul);
+  rowjit_prepared_free(p_pred);
+  rowjit_prepared_free(p_agg);
+  rowjit_prepared_free(p_minmax);
+  rowjit_prepared_free(p_proj);
+  free_shared(&x);
+}
+
+/* Prepared against direct calls over random batches (the seed is printed on a mismatch): lengths
+ * around 64, column `a` with scattered nulls, without a bitmap or all null, values that sometimes
+ * overflow `a * b + c`; every call kind, value for value, null for null, error row for error row. */
+static uint64_t rng_state;
+static uint64_t next_random(void) {  /* xorshift64* */
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 2685821657736338717ull;
+}
+
+static void random_batch(int64_t n, int a_nulls, int wide, struct ArrowArray* out, struct ArrowSchema* out_schema) {
+  int32_t* v[3];
+  uint8_t* a_valid = (uint8_t*)malloc((size_t)n + 1);
+  for (int k = 0; k < 3; ++k) {
+    v[k] = (int32_t*)malloc((size_t)n * 4 + 4);
+    for (int64_t i = 0; i < n; ++i) {
+      v[k][i] = (int32_t)(next_random() % 2001) - 1000;
+      if (wide && next_random() % 97 == 0) v[k][i] = (int32_t)(next_random() >> 33);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) a_valid[i] = a_nulls == 2 ? 0 : (uint8_t)(next_random() % 3 != 0);
+  struct ArrowArray* cols[] = {i32_array(v[0], a_nulls ? a_valid : NULL, n), i32_array(v[1], NULL, n),
+                               i32_array(v[2], NULL, n)};
+  struct ArrowSchema* fields[] = {field("i", "a", 1), field("i", "b", 0), field("i", "c", 0)};
+  make_batch(cols, fields, 3, n, out, out_schema);
+  for (int k = 0; k < 3; ++k) free(v[k]);
+  free(a_valid);
+}
+
+/* Two results of the same call: equal formats, lengths, validity and values (4-byte or 1-bit
+ * values, children compared one by one). */
+static int same_array(const struct ArrowArray* x, const struct ArrowSchema* xs, const struct ArrowArray* y,
+                      const struct ArrowSchema* ys) {
+  if (strcmp(xs->format, ys->format) != 0 || x->length != y->length || x->n_children != y->n_children) return 0;
+  for (int64_t c = 0; c < x->n_children; ++c) {
+    if (!same_array(x->children[c], xs->children[c], y->children[c], ys->children[c])) return 0;
+  }
+  if (x->n_children > 0) return 1;
+  const int bit = strcmp(xs->format, "b") == 0;
+  const int width = strcmp(xs->format, "l") == 0 ? 8 : 4;
+  for (int64_t i = 0; i < x->length; ++i) {
+    if (valid_at(x, i) != valid_at(y, i)) return 0;
+    if (!valid_at(x, i)) continue;
+    if (bit) {
+      const int64_t xi = x->offset + i, yi = y->offset + i;
+      const int xb = (((const uint8_t*)x->buffers[1])[xi / 8] >> (xi % 8)) & 1;
+      const int yb = (((const uint8_t*)y->buffers[1])[yi / 8] >> (yi % 8)) & 1;
+      if (xb != yb) return 0;
+    } else if (memcmp((const char*)x->buffers[1] + (x->offset + i) * width,
+                      (const char*)y->buffers[1] + (y->offset + i) * width, (size_t)width) != 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+typedef rowjit_status (*direct_call)(rowjit_engine*, const rowjit_expr*, const rowjit_batch*, struct ArrowArray*,
+                                     struct ArrowSchema*, rowjit_error*);
+typedef rowjit_status (*prepared_call)(rowjit_prepared*, const rowjit_batch*, struct ArrowArray*, struct ArrowSchema*,
+                                       rowjit_error*);
+
+/* One comparison: status, error row and function, or the two results. 1 when they agree. */
+static int agree(rowjit_status ds, const rowjit_error* de, struct ArrowArray* d, struct ArrowSchema* dsch,
+                 rowjit_status ps, const rowjit_error* pe, struct ArrowArray* p, struct ArrowSchema* psch) {
+  int same = ds == ps;
+  if (same && ds != ROWJIT_OK) same = de->row == pe->row && strcmp(de->function, pe->function) == 0;
+  if (same && ds == ROWJIT_OK) same = same_array(d, dsch, p, psch);
+  if (ds == ROWJIT_OK) release_both(d, dsch);
+  if (ps == ROWJIT_OK) release_both(p, psch);
+  return same;
+}
+
+static void test_prepared_against_direct(rowjit_engine* e, const struct ArrowSchema* schema) {
+  const char* texts[] = {"a * b + c", "a > b or c < 0", "sum(a * b)", "min_max(a)", "sum(c)"};
+  const int kinds[] = {0, 1, 2, 2, 2};  /* evaluate, filter, aggregate */
+  enum { kTexts = 5 };
+  rowjit_expr* x[kTexts];
+  rowjit_prepared* p[kTexts];
+  rowjit_prepared* proj = NULL;
+  rowjit_error err;
+  for (int t = 0; t < kTexts; ++t) {
+    CHECK(rowjit_expr_parse(e, texts[t], schema, &x[t], &err) == ROWJIT_OK);
+    CHECK(rowjit_prepare(e, x[t], &p[t], &err) == ROWJIT_OK);
+  }
+  const rowjit_expr* pair[] = {x[0], x[1]};
+  CHECK(rowjit_prepare_projection(e, pair, 2, &proj, &err) == ROWJIT_OK);
+  const int64_t lengths[] = {1, 7, 63, 64, 65, 127, 128, 129, 300};
+  int cases = 0, mismatches = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    rng_state = seed * 0x9E3779B97F4A7C15ull;
+    const int64_t n = lengths[next_random() % 9];
+    const int a_nulls = (int)(next_random() % 3), wide = next_random() % 2 == 0;
+    struct ArrowArray arr;
+    struct ArrowSchema sch;
+    random_batch(n, a_nulls, wide, &arr, &sch);
+    rowjit_batch* b = NULL;
+    CHECK(rowjit_batch_import(&arr, &sch, &b, &err) == ROWJIT_OK);
+    for (int t = 0; t <= kTexts; ++t) {
+      struct ArrowArray d, q;
+      struct ArrowSchema dsch, qsch;
+      rowjit_error de, pe;
+      rowjit_status ds, ps;
+      if (t == kTexts) {
+        ds = rowjit_project(e, pair, 2, b, &d, &dsch, &de);
+        ps = rowjit_prepared_project(proj, b, &q, &qsch, &pe);
+      } else {
+        const direct_call direct[] = {rowjit_evaluate, rowjit_filter, rowjit_aggregate};
+        const prepared_call prepared[] = {rowjit_prepared_evaluate, rowjit_prepared_filter, rowjit_prepared_aggregate};
+        ds = direct[kinds[t]](e, x[t], b, &d, &dsch, &de);
+        ps = prepared[kinds[t]](p[t], b, &q, &qsch, &pe);
+      }
+      ++cases;
+      if (!agree(ds, &de, &d, &dsch, ps, &pe, &q, &qsch)) {
+        ++mismatches;
+        fprintf(stderr, "prepared != direct: seed %llu, %s, %lld rows, a_nulls %d, wide %d\n",
+                (unsigned long long)seed, t == kTexts ? "projection" : texts[t], (long long)n, a_nulls, wide);
+      }
+    }
+    rowjit_batch_free(b);
+  }
+  CHECK(mismatches == 0 && cases == 60 * (kTexts + 1));
+  /* `a` with and without a bitmap (and all null) met: two layouts or more held (sum(c) reads only
+   * `c`: one), at most 8 kept. */
+  CHECK(rowjit_prepared_layouts(p[4]) == 1);
+  for (int t = 0; t < 4; ++t) CHECK(rowjit_prepared_layouts(p[t]) >= 2 && rowjit_prepared_layouts(p[t]) <= 8);
+  for (int t = 0; t < kTexts; ++t) {
+    rowjit_prepared_free(p[t]);
+    rowjit_expr_free(x[t]);
+  }
+  rowjit_prepared_free(proj);
+}
+
 int main(void) {
   test_version_and_engines();
   rowjit_engine* e = new_engine();
@@ -458,6 +729,8 @@ int main(void) {
   test_batches(e, &kept);
   test_strings(e);
   test_logical_types_and_wide_sums(e);
+  test_prepared(e, batch, &kept);
+  test_prepared_against_direct(e, &kept);
   rowjit_batch_free(batch);
   rowjit_engine_free(e);
   kept.release(&kept);
