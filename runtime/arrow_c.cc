@@ -261,10 +261,10 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
 Result<ArrayPtr> ImportFlat(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
                             DataType type) {
   const TypeId id = type.id;
-  const std::string format = ArrowFormatOf(type);
-  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, format.c_str()));
+  const char* format = s.format != nullptr ? s.format : "?";  // as the host wrote it, for messages
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, format));
   const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
-  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportLeafValidity(a, s, owner, format.c_str()));
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportLeafValidity(a, s, owner, format));
   if (id == TypeId::kBool) {
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits,
                             ImportValues(a, kernels::NumBytes(a.offset + a.length), owner));
@@ -448,6 +448,8 @@ Result<RecordBatch> ImportRecordBatchWithin(ArrowArray* array, ArrowSchema* sche
   }
   Schema out_schema;
   std::vector<ArrayPtr> columns;
+  out_schema.fields.reserve(static_cast<size_t>(a.n_children));
+  columns.reserve(static_cast<size_t>(a.n_children));
   for (int64_t i = 0; i < a.n_children; ++i) {
     if (a.children[i] == nullptr || s.children[i] == nullptr) {
       return MakeError(ErrorCode::kInvalidInput, "struct child {} is null", i);
@@ -460,7 +462,9 @@ Result<RecordBatch> ImportRecordBatchWithin(ArrowArray* array, ArrowSchema* sche
                        "struct child {} has {} rows, fewer than the parent's offset {} + length {}",
                        i, child->length(), a.offset, a.length);
     }
-    ROWJIT_ASSIGN_OR_RETURN(child, child->Slice(a.offset, a.length));
+    if (a.offset != 0 || child->length() != a.length) {
+      ROWJIT_ASSIGN_OR_RETURN(child, child->Slice(a.offset, a.length));
+    }
     std::string name = cs.name ? cs.name : "";
     if (name.empty()) name = fmt::format("c{}", i);
     Field field{name, child->type()};
