@@ -45,9 +45,18 @@ int main(void) {
   out_schema.release(&out_schema);
   rowjit_status s = rowjit_evaluate(engine, failing, rows, &out, &out_schema, &err);
   printf("c: status %d, row %lld, function %s\n", (int)s, (long long)err.row, err.function);
-  rowjit_batch_free(rows);
+  /* The batch loop's handle: prepared once, kept past the engine and the expression. */
+  rowjit_prepared* prepared;
+  if (rowjit_prepare(engine, expr, &prepared, &err) != ROWJIT_OK) return 1;
   rowjit_expr_free(expr);
   rowjit_expr_free(failing);
   rowjit_engine_free(engine);
+  if (rowjit_prepared_evaluate(prepared, rows, &out, &out_schema, &err) != ROWJIT_OK) return 1;
+  v = (const int32_t*)out.buffers[1];
+  printf("c: prepared = [%d, %d, %d, %d]\n", v[0], v[1], v[2], v[3]);
+  out.release(&out);
+  out_schema.release(&out_schema);
+  rowjit_prepared_free(prepared);
+  rowjit_batch_free(rows);
   return 0;
 }
