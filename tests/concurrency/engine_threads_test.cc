@@ -134,6 +134,49 @@ TEST(PreparedExpression, EightThreadsShareOneHandle) {
   EXPECT_EQ(prepared->layouts(), 3u);
 }
 
+// Eight threads share two prepared aggregates on a tiered engine, over batches of four layouts
+// (no nulls, nulls, an all-null column, a batch longer than a fold slice, which takes the
+// engine's path every call): layouts are planned and published while other threads fold through
+// them, the fast tier answering until the optimized kernels are ready. Every result equals the
+// reference fold, and once the compiles are done the three single-kernel layouts are held.
+TEST(PreparedAggregate, EightThreadsShareOneHandle) {
+  auto engine = NewEngine(EngineOptions{.fold_slice_rows = 2048});
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  std::vector<std::unique_ptr<PreparedAggregate>> handles;
+  std::vector<ir::Aggregate> aggs;
+  for (const char* text : {"sum(a * b)", "min_max(a - b)"}) {
+    aggs.push_back(*ir::ParseAndBindAggregate(text, schema));
+    handles.push_back(std::move(engine->PrepareAggregate(aggs.back())).value());
+  }
+  std::vector<RecordBatch> batches = {*RandomBatch(schema, 300, 1.0, 1), *RandomBatch(schema, 300, 0.7, 2),
+                                      *RandomBatch(schema, 300, 0.0, 3), *RandomBatch(schema, 5000, 0.9, 4)};
+  std::vector<std::vector<std::string>> want(aggs.size());
+  for (size_t h = 0; h < aggs.size(); ++h) {
+    for (const RecordBatch& b : batches) {
+      auto r = ir::EvaluateAggregateReference(aggs[h], b.columns, b.length);
+      want[h].push_back(r.ok() ? r->ToString(aggs[h].kind) : r.error().ToString());
+    }
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 60; ++k) {
+        const size_t i = static_cast<size_t>(t + k) % batches.size(), h = static_cast<size_t>(t + k / 4) % aggs.size();
+        auto r = handles[h]->Aggregate(batches[i].columns, batches[i].length);
+        if ((r.ok() ? r->ToString(aggs[h].kind) : r.error().ToString()) != want[h][i]) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  engine->WaitForCompiles();
+  for (const auto& handle : handles) {
+    for (const RecordBatch& b : batches) ASSERT_TRUE(handle->Aggregate(b.columns, b.length).ok());
+    EXPECT_EQ(handle->layouts(), 3u);
+  }
+}
+
 // One projection handle and one predicate handle shared by eight threads, each writing into its
 // own caller memory: every result equals the single-threaded reference.
 TEST(PreparedProjection, EightThreadsShareOneHandleWritingTheirOwnMemory) {
