@@ -26,7 +26,7 @@ struct RemarkCollector final : llvm::DiagnosticHandler {
   bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return pass == "loop-vectorize"; }
   bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
     auto* remark = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&info);
-    if (remark == nullptr) return false;
+    if (remark == nullptr || info.getSeverity() == llvm::DS_Error) return false;
     const llvm::StringRef pass = remark->getPassName();
     const bool ours = pass == "loop-vectorize";
     const bool always = pass == llvm::OptimizationRemarkAnalysis::AlwaysPrint || pass == "transform-warning";
@@ -48,10 +48,11 @@ struct RemarkCollector final : llvm::DiagnosticHandler {
   std::vector<Remark>* out;
 };
 
-// Drops the remarks LLVM would print unasked (see RemarkCollector) and asks for no others.
+// Drops the remarks LLVM would print unasked (see RemarkCollector) and asks for no others; an
+// error still reaches LLVM's own handling.
 struct QuietHandler final : llvm::DiagnosticHandler {
   bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
-    return llvm::isa<llvm::DiagnosticInfoOptimizationBase>(&info);
+    return llvm::isa<llvm::DiagnosticInfoOptimizationBase>(&info) && info.getSeverity() != llvm::DS_Error;
   }
 };
 

@@ -1,6 +1,7 @@
 // Arrow C Data Interface import (checked, zero-copy, release exactly once) and export (runtime).
 #include "runtime/arrow_c.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -448,8 +449,11 @@ Result<RecordBatch> ImportRecordBatchWithin(ArrowArray* array, ArrowSchema* sche
   }
   Schema out_schema;
   std::vector<ArrayPtr> columns;
-  out_schema.fields.reserve(static_cast<size_t>(a.n_children));
-  columns.reserve(static_cast<size_t>(a.n_children));
+  // n_children is the producer's claim, checked child by child below: reserve no more than a
+  // plausible batch's columns on its word.
+  const size_t expected = static_cast<size_t>(std::min<int64_t>(a.n_children, 4096));
+  out_schema.fields.reserve(expected);
+  columns.reserve(expected);
   for (int64_t i = 0; i < a.n_children; ++i) {
     if (a.children[i] == nullptr || s.children[i] == nullptr) {
       return MakeError(ErrorCode::kInvalidInput, "struct child {} is null", i);

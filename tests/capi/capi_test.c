@@ -527,7 +527,8 @@ static void test_prepared(rowjit_engine* e, const rowjit_batch* batch, const str
   CHECK(rowjit_prepare_projection(e, both, 0, &p, &err) == ROWJIT_INVALID_INPUT && p == NULL);
   CHECK(rowjit_prepare_projection(e, NULL, 2, &p, &err) == ROWJIT_INVALID_INPUT);
   const rowjit_expr* with_null[] = {sum3, NULL};
-  CHECK(rowjit_prepare_projection(e, with_null, 2, &p, &err) == ROWJIT_INVALID_INPUT && strstr(err.message, "1") != NULL);
+  CHECK(rowjit_prepare_projection(e, with_null, 2, &p, &err) == ROWJIT_INVALID_INPUT &&
+        strstr(err.message, "expression 1 is null") != NULL);
   const rowjit_expr* with_agg[] = {sum3, agg};
   CHECK(rowjit_prepare_projection(e, with_agg, 2, &p, &err) == ROWJIT_INVALID_INPUT && strstr(err.message, "aggregate") != NULL);
   CHECK(rowjit_prepared_evaluate(NULL, batch, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT);

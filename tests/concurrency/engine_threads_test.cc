@@ -135,8 +135,9 @@ TEST(PreparedExpression, EightThreadsShareOneHandle) {
 }
 
 // Eight threads share two prepared aggregates on a tiered engine, over batches of four layouts
-// (no nulls, nulls, an all-null column, a batch longer than a fold slice, which takes the
-// engine's path every call): layouts are planned and published while other threads fold through
+// (no nulls, nulls, an all-null column, and a batch longer than a fold slice, which the sum takes
+// through the engine's path every call and min_max through the nulls' layout): layouts are
+// planned and published while other threads fold through
 // them, the fast tier answering until the optimized kernels are ready. Every result equals the
 // reference fold, and once the compiles are done the three single-kernel layouts are held.
 TEST(PreparedAggregate, EightThreadsShareOneHandle) {
