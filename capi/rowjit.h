@@ -13,7 +13,8 @@
  *   rowjit_batch_free(batch); rowjit_expr_free(expr); rowjit_engine_free(engine);
  *
  * Errors: every fallible call returns a rowjit_status and, when `error` is not NULL, fills it (the
- * message, and for an error in a row its function and row). Outputs are written only on success.
+ * message, and for an error in a row its function and row). Result arrays are written only on
+ * success; a handle out-parameter (engine, expression, batch, prepared) is set to NULL on failure.
  * Results are ArrowArray/ArrowSchema pairs the caller owns and releases once each.
  * Thread safety: an engine and the expressions and batches it uses may be shared by any number
  * of threads calling rowjit_evaluate / _filter / _project / _aggregate at once; creating and
