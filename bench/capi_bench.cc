@@ -2,7 +2,9 @@
 // over `a * b + c` (i32, all valid) at 8, 64 and 65,536 rows: import the batch (a struct
 // ArrowArray and its schema, moved in), rowjit_evaluate or rowjit_prepared_evaluate, release the
 // result, free the batch. `prepared_imported`: the batch imported once, the loop evaluates and
-// releases the result (what a second expression over the same batch costs). The host's batch is
+// releases the result (what a second expression over the same batch costs). `prepared_into`: the
+// batch imported each call, the result written into memory the host allocated once
+// (rowjit_prepared_evaluate_into: no export, no release). The host's batch is
 // structs over buffers made once, whose release only marks them released, so the figure is
 // rowjit's side of the call; `jit_prepared` in the `into` family is the same work through the
 // C++ API without the import and export.
@@ -76,7 +78,7 @@ class HostBatch {
   ArrowSchema schema_{};
 };
 
-enum class How : uint8_t { kEvaluate, kPrepared, kPreparedImported };
+enum class How : uint8_t { kEvaluate, kPrepared, kPreparedImported, kPreparedInto };
 
 void RunCapi(benchmark::State& state, How how) {
   const int64_t rows = state.range(0);
@@ -93,8 +95,11 @@ void RunCapi(benchmark::State& state, How how) {
   bool ok = rowjit_engine_create(&options, &engine, &err) == ROWJIT_OK &&
             rowjit_expr_parse(engine, "a * b + c", host.schema(), &expr, &err) == ROWJIT_OK &&
             rowjit_prepare(engine, expr, &handle, &err) == ROWJIT_OK;
+  std::vector<int32_t> values(static_cast<size_t>(rows));  // kPreparedInto's result memory
+  const rowjit_output into{values.data(), rows * 4, nullptr, 0};
   // Evaluates over an imported batch and releases the result.
   auto evaluate = [&](const rowjit_batch* batch) -> rowjit_status {
+    if (how == How::kPreparedInto) return rowjit_prepared_evaluate_into(handle, batch, &into, nullptr, &err);
     ArrowArray out;
     ArrowSchema out_schema;
     const rowjit_status s = how == How::kEvaluate ? rowjit_evaluate(engine, expr, batch, &out, &out_schema, &err)
@@ -135,7 +140,8 @@ void RunCapi(benchmark::State& state, How how) {
 
 const bool kRegistered = [] {
   const std::pair<How, const char*> impls[] = {
-      {How::kEvaluate, "evaluate"}, {How::kPrepared, "prepared"}, {How::kPreparedImported, "prepared_imported"}};
+      {How::kEvaluate, "evaluate"}, {How::kPrepared, "prepared"}, {How::kPreparedImported, "prepared_imported"},
+      {How::kPreparedInto, "prepared_into"}};
   for (const auto& [how, name] : impls) {
     auto* b = benchmark::RegisterBenchmark(fmt::format("capi/i32_mul_add/{}", name).c_str(),
                                            [how](benchmark::State& state) { RunCapi(state, how); });

@@ -22,6 +22,8 @@ struct rowjit_expr {
   rowjit::ir::ExprPtr expr;                          // a row expression, or
   std::optional<rowjit::ir::Aggregate> aggregate;    // an aggregate
   std::string text;                                  // canonical
+  std::string format;                                // the result's Arrow format
+  bool nullable = true;                              // whether the result may hold nulls
 };
 
 struct rowjit_batch {
@@ -224,10 +226,14 @@ rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const s
     if (rowjit::ir::IsAggregateText(text)) {
       ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::Aggregate agg, rowjit::ir::ParseAndBindAggregate(text, s, engine->limits));
       expr->text = agg.ToString();
+      expr->format = rowjit::ArrowFormatOf(agg.result);
+      expr->nullable = true;  // no row folds: null
       expr->aggregate = std::move(agg);
     } else {
       ROWJIT_ASSIGN_OR_RETURN(expr->expr, rowjit::ir::ParseAndBind(text, s, engine->limits));
       expr->text = expr->expr->ToString();
+      expr->format = rowjit::ArrowFormatOf(expr->expr->type());
+      expr->nullable = expr->expr->type().nullable;
     }
     *out = expr.release();
     return Status::OK();
@@ -236,6 +242,8 @@ rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const s
 
 int rowjit_expr_is_aggregate(const rowjit_expr* expr) { return expr != nullptr && expr->aggregate ? 1 : 0; }
 const char* rowjit_expr_text(const rowjit_expr* expr) { return expr != nullptr ? expr->text.c_str() : ""; }
+const char* rowjit_expr_format(const rowjit_expr* expr) { return expr != nullptr ? expr->format.c_str() : ""; }
+int rowjit_expr_nullable(const rowjit_expr* expr) { return expr != nullptr && expr->nullable ? 1 : 0; }
 void rowjit_expr_free(rowjit_expr* expr) { delete expr; }
 
 rowjit_status rowjit_batch_import(struct ArrowArray* array, struct ArrowSchema* schema, rowjit_batch** out,
@@ -394,6 +402,26 @@ rowjit_status rowjit_prepared_aggregate(rowjit_prepared* prepared, const rowjit_
     const rowjit::RecordBatch& b = batch->batch;
     ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::AggregateResult r, prepared->aggregate->Aggregate(b.columns, b.length));
     return ExportAggregate(prepared->aggregate->aggregate(), r, out, out_schema);
+  });
+}
+
+rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const rowjit_batch* batch,
+                                            const rowjit_output* out, int64_t* null_count, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (prepared == nullptr) return Missing("prepared handle");
+    if (batch == nullptr) return Missing("batch");
+    if (out == nullptr) return Missing("output");
+    if (!prepared->expression) return WrongKind(*prepared, "rowjit_prepared_evaluate_into");
+    if (rowjit::IsString(prepared->expression->expr()->type().id)) {
+      return rowjit::MakeError(ErrorCode::kInvalidInput,
+                               "'{}' gives strings, which have no fixed-width layout (rowjit_prepared_evaluate "
+                               "returns them)", prepared->text);
+    }
+    const rowjit::jit::OutputBuffers buffers{out->values, out->values_bytes, out->validity, out->validity_bytes};
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr result, prepared->expression->EvaluateInto(b.columns, b.length, buffers));
+    if (null_count != nullptr) *null_count = result->NullCount();
+    return Status::OK();
   });
 }
 

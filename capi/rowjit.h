@@ -91,6 +91,10 @@ rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const s
 int rowjit_expr_is_aggregate(const rowjit_expr* expr);
 /* The canonical text of a bound expression; valid while `expr` lives. */
 const char* rowjit_expr_text(const rowjit_expr* expr);
+/* The result's Arrow format string ("i", "g", "b", "u", "d:38,2", "tsu:UTC", ...; an aggregate's
+ * value type) and whether it may hold nulls (1) or not (0); valid while `expr` lives. */
+const char* rowjit_expr_format(const rowjit_expr* expr);
+int rowjit_expr_nullable(const rowjit_expr* expr);
 void rowjit_expr_free(rowjit_expr* expr);
 
 /* Imports a record batch (a struct array "+s" and its schema). Ownership of both structs moves to
@@ -148,6 +152,25 @@ rowjit_status rowjit_prepared_project(rowjit_prepared* prepared, const rowjit_ba
                                       struct ArrowSchema* out_schema, rowjit_error* error);
 rowjit_status rowjit_prepared_aggregate(rowjit_prepared* prepared, const rowjit_batch* batch, struct ArrowArray* out,
                                         struct ArrowSchema* out_schema, rowjit_error* error);
+/* Memory the caller lends for one result, in Arrow's flat layout at offset 0:
+ *   values:   length * width bytes, aligned to the width; a bool result: bits, LSB first, in whole
+ *             64-bit words (ceil(length / 64) * 8 bytes, 8-byte aligned)
+ *   validity: ceil(length / 64) * 8 bytes, 8-byte aligned, a set bit a valid row; required when the
+ *             result may hold nulls (rowjit_expr_nullable), else optional (then written all valid)
+ * Bits past the last row, up to the end of its word, are written as zeros. The buffers must not
+ * overlap each other or the batch's (checked: a clear error). On error their contents are
+ * unspecified. */
+typedef struct rowjit_output {
+  void* values;
+  int64_t values_bytes;    /* capacity */
+  void* validity;
+  int64_t validity_bytes;  /* capacity */
+} rowjit_output;
+/* Evaluates a prepared row expression into `out`: no result to release, nothing allocated for it
+ * on a held layout. `null_count` (may be NULL) receives the result's null rows. String results
+ * have no fixed-width layout: ROWJIT_INVALID_INPUT (rowjit_prepared_evaluate returns them). */
+rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const rowjit_batch* batch,
+                                            const rowjit_output* out, int64_t* null_count, rowjit_error* error);
 /* The number of batch layouts the handle holds a kernel for (0 for NULL). */
 size_t rowjit_prepared_layouts(const rowjit_prepared* prepared);
 void rowjit_prepared_free(rowjit_prepared* prepared);

@@ -578,6 +578,85 @@ static void test_prepared(rowjit_engine* e, const rowjit_batch* batch, const str
   free_shared(&x);
 }
 
+/* Results into caller memory: values and validity as Arrow lays them out, bits past the last row
+ * zero, the null count; errors for short or missing buffers, strings, aggregates. */
+static void test_prepared_into(rowjit_engine* e, const rowjit_batch* batch, const struct ArrowSchema* schema) {
+  rowjit_error err;
+  rowjit_expr *sum = NULL, *cmp = NULL, *mul = NULL, *agg = NULL;
+  CHECK(rowjit_expr_parse(e, "a + b", schema, &sum, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "b > 15", schema, &cmp, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "a * b", schema, &mul, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "sum(b * c)", schema, &agg, &err) == ROWJIT_OK);
+  CHECK(strcmp(rowjit_expr_format(sum), "i") == 0 && rowjit_expr_nullable(sum) == 1);
+  CHECK(strcmp(rowjit_expr_format(cmp), "b") == 0 && rowjit_expr_nullable(cmp) == 0);
+  CHECK(strcmp(rowjit_expr_format(agg), "l") == 0 && rowjit_expr_nullable(agg) == 1);
+  CHECK(strcmp(rowjit_expr_format(NULL), "") == 0 && rowjit_expr_nullable(NULL) == 0);
+  rowjit_prepared *p_sum = NULL, *p_cmp = NULL, *p_mul = NULL, *p_agg = NULL;
+  CHECK(rowjit_prepare(e, sum, &p_sum, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e, cmp, &p_cmp, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e, mul, &p_mul, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepare(e, agg, &p_agg, &err) == ROWJIT_OK);
+  uint64_t values[2], validity[1];
+  for (int call = 0; call < 2; ++call) {
+    memset(values, 0xab, sizeof(values));
+    memset(validity, 0xab, sizeof(validity));
+    rowjit_output out = {values, sizeof(values), validity, sizeof(validity)};
+    int64_t nulls = -7;
+    CHECK(rowjit_prepared_evaluate_into(p_sum, batch, &out, &nulls, &err) == ROWJIT_OK);
+    const int32_t* v = (const int32_t*)values;
+    CHECK(v[0] == 11 && v[2] == 33 && v[3] == 2000000002);  /* a = [1, null, 3, 2e9], b = [10, 20, 30, 2] */
+    CHECK(validity[0] == 13u && nulls == 1);                /* rows 0, 2, 3 valid; later bits zero */
+    memset(values, 0xab, sizeof(values));
+    out.validity = NULL;  /* optional: the result cannot be null */
+    out.validity_bytes = 0;
+    CHECK(rowjit_prepared_evaluate_into(p_cmp, batch, &out, NULL, &err) == ROWJIT_OK);
+    CHECK(values[0] == 6u);  /* b > 15: rows 1 and 2, as bits; the rest of the word zero */
+  }
+  rowjit_output out = {values, sizeof(values), validity, sizeof(validity)};
+  int64_t nulls = 0;
+  CHECK(rowjit_prepared_evaluate_into(p_mul, batch, &out, &nulls, &err) == ROWJIT_OVERFLOW && err.row == 3);
+  out.values_bytes = 8;  /* four i32 rows need 16 */
+  CHECK(rowjit_prepared_evaluate_into(p_sum, batch, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strlen(err.message) > 0);
+  out.values_bytes = sizeof(values);
+  out.validity = NULL;  /* required: a + b may be null */
+  out.validity_bytes = 0;
+  CHECK(rowjit_prepared_evaluate_into(p_sum, batch, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_evaluate_into(p_sum, batch, NULL, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_evaluate_into(NULL, batch, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_evaluate_into(p_sum, NULL, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  out.validity = validity;
+  out.validity_bytes = sizeof(validity);
+  CHECK(rowjit_prepared_evaluate_into(p_agg, batch, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "rowjit_prepared_aggregate") != NULL);
+  /* Strings have no fixed-width layout. */
+  struct ArrowArray arr, tmp;
+  struct ArrowSchema sch, kept;
+  s_batch(&arr, &sch);
+  s_batch(&tmp, &kept);
+  tmp.release(&tmp);
+  rowjit_batch* sb = NULL;
+  rowjit_expr* upper = NULL;
+  rowjit_prepared* p_upper = NULL;
+  CHECK(rowjit_batch_import(&arr, &sch, &sb, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "s || '!'", &kept, &upper, &err) == ROWJIT_OK && strcmp(rowjit_expr_format(upper), "u") == 0);
+  CHECK(rowjit_prepare(e, upper, &p_upper, &err) == ROWJIT_OK);
+  CHECK(rowjit_prepared_evaluate_into(p_upper, sb, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "strings") != NULL);
+  rowjit_prepared_free(p_upper);
+  rowjit_expr_free(upper);
+  rowjit_batch_free(sb);
+  kept.release(&kept);
+  rowjit_prepared_free(p_sum);
+  rowjit_prepared_free(p_cmp);
+  rowjit_prepared_free(p_mul);
+  rowjit_prepared_free(p_agg);
+  rowjit_expr_free(sum);
+  rowjit_expr_free(cmp);
+  rowjit_expr_free(mul);
+  rowjit_expr_free(agg);
+}
+
 /* Prepared against direct calls over random batches (the seed is printed on a mismatch): lengths
  * around 64, column `a` with scattered nulls, without a bitmap or all null, values that sometimes
  * overflow `a * b + c`; every call kind, value for value, null for null, error row for error row. */
@@ -697,9 +776,34 @@ static void test_prepared_against_direct(rowjit_engine* e, const struct ArrowSch
                 (unsigned long long)seed, t == kTexts ? "projection" : texts[t], (long long)n, a_nulls, wide);
       }
     }
+    /* a * b + c into caller memory against the direct result. */
+    int32_t* values = (int32_t*)malloc((size_t)n * 4);
+    uint64_t* validity = (uint64_t*)malloc((size_t)(n + 63) / 64 * 8);
+    const rowjit_output out = {values, n * 4, validity, (n + 63) / 64 * 8};
+    struct ArrowArray d;
+    struct ArrowSchema dsch;
+    rowjit_error de, pe;
+    int64_t nulls = -1;
+    const rowjit_status ds = rowjit_evaluate(e, x[0], b, &d, &dsch, &de);
+    const rowjit_status ps = rowjit_prepared_evaluate_into(p[0], b, &out, &nulls, &pe);
+    int same = ds == ps && (ds != ROWJIT_OK || nulls == d.null_count);
+    if (same && ds != ROWJIT_OK) same = de.row == pe.row;
+    for (int64_t i = 0; same && ds == ROWJIT_OK && i < n; ++i) {
+      const int valid = (int)((validity[i / 64] >> (i % 64)) & 1);
+      same = valid == valid_at(&d, i) && (!valid || values[i] == i32_at(&d, i));
+    }
+    if (ds == ROWJIT_OK) release_both(&d, &dsch);
+    ++cases;
+    if (!same) {
+      ++mismatches;
+      fprintf(stderr, "prepared into != direct: seed %llu, %lld rows, a_nulls %d, wide %d\n",
+              (unsigned long long)seed, (long long)n, a_nulls, wide);
+    }
+    free(values);
+    free(validity);
     rowjit_batch_free(b);
   }
-  CHECK(mismatches == 0 && cases == 60 * (kTexts + 1));
+  CHECK(mismatches == 0 && cases == 60 * (kTexts + 2));
   /* `a` with and without a bitmap (and all null) met: two layouts or more held (sum(c) reads only
    * `c`: one), at most 8 kept. */
   CHECK(rowjit_prepared_layouts(p[4]) == 1);
@@ -731,6 +835,7 @@ int main(void) {
   test_strings(e);
   test_logical_types_and_wide_sums(e);
   test_prepared(e, batch, &kept);
+  test_prepared_into(e, batch, &kept);
   test_prepared_against_direct(e, &kept);
   rowjit_batch_free(batch);
   rowjit_engine_free(e);
