@@ -166,9 +166,9 @@ typedef struct rowjit_output {
   void* validity;
   int64_t validity_bytes;  /* capacity */
 } rowjit_output;
-/* Evaluates a prepared row expression into `out`: no result to release, nothing allocated for it
- * on a held layout. `null_count` (may be NULL) receives the result's null rows. String results
- * have no fixed-width layout: ROWJIT_INVALID_INPUT (rowjit_prepared_evaluate returns them). */
+/* Evaluates a prepared row expression into `out`: no result memory allocated, nothing exported or
+ * to release. `null_count` (may be NULL) receives the result's null rows. String results have no
+ * fixed-width layout: ROWJIT_INVALID_INPUT (rowjit_prepared_evaluate returns them). */
 rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const rowjit_batch* batch,
                                             const rowjit_output* out, int64_t* null_count, rowjit_error* error);
 /* The number of batch layouts the handle holds a kernel for (0 for NULL). */
