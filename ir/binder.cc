@@ -186,6 +186,13 @@ class Binder {
 
   static bool IsUntypedLiteral(const Expr& e) { return e.is_literal() && IsUntyped(e); }
 
+  // The logical types whose values have a text (logical_to_text): decimals, dates, times and
+  // timestamps (durations and intervals do not yet).
+  static bool IsTextual(const DataType& t) {
+    return t.logical == LogicalKind::kDecimal || t.logical == LogicalKind::kDate || t.logical == LogicalKind::kTime ||
+           t.logical == LogicalKind::kTimestamp;
+  }
+
   // cast(x, 'decimal64(12,2)') (the parser's form of a cast to a logical type) and round(x, n).
   Result<std::optional<ExprPtr>> BindLogicalCastOrRound(const Expr& e) {
     using Out = std::optional<ExprPtr>;
@@ -308,6 +315,10 @@ class Binder {
       if (i >= unify && IsUntyped(*e.args()[i])) continue;
       ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
       if (i >= unify && !group) group = bound[i]->type().id;
+    }
+    if (f->name == "cast" && e.type_arg() == TypeId::kUtf8 && IsTextual(bound[0]->type())) {  // cast(d, utf8)
+      const DataType to(TypeId::kUtf8, bound[0]->type().nullable);
+      return Fold(Expr::BoundCall(FindFunction("logical_to_text"), {bound[0]}, std::nullopt, to));
     }
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> decimal, BindDecimal(e, *f, bound));
     if (decimal) return *decimal;

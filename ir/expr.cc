@@ -215,7 +215,8 @@ bool PrintsAsCast(const Expr& e) {
            e.args()[1]->literal_text().size() > 1 && e.args()[1]->literal_text().front() == '\'';
   }
   return e.name() == "decimal_cast" || e.name() == "temporal_cast" || e.name() == "float_to_decimal" ||
-         e.name() == "decimal_to_float";
+         e.name() == "decimal_to_float" || e.name() == "text_to_temporal" || e.name() == "text_to_decimal" ||
+         e.name() == "logical_to_text";
 }
 
 // Canonical text, appended (linear in the text's length). Recursive: ToString runs it on a stack

@@ -45,6 +45,10 @@ Result<Scalar> VisitBinary(std::span<const Scalar> args, F&& f) {
   });
 }
 
+// At most the first 40 bytes of `s`, quoted, with bytes that are not valid UTF-8 or are control
+// characters as \xNN: what an error message shows of a row's text (ir/functions_cast.cc).
+std::string Shown(std::string_view s);
+
 inline Error Overflow(std::string_view what) {
   return Error(ErrorCode::kOverflow, std::string(what));
 }

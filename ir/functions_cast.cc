@@ -7,11 +7,16 @@
 // formats (integers in decimal, floats as the shortest text that reads back to the same value,
 // `inf`, `-inf`, `nan`; bools `true`/`false`); utf8 → binary keeps the bytes; binary → utf8
 // keeps them when they are valid UTF-8 and is invalid input otherwise.
+// Text and the logical types: cast(utf8 → date, time, timestamp) reads the literal grammar
+// (text_to_temporal, ir/temporal.h), cast(utf8 → decimal) a decimal number rounded to the scale
+// (text_to_decimal, kernels::ParseDecimal), and cast(decimal, date, time, timestamp → utf8)
+// writes the text those read back (logical_to_text). Each prints as the cast it stands for.
 #include <bit>
 #include <charconv>
 #include <utility>
 
 #include "ir/function_internal.h"
+#include "ir/temporal.h"
 #include "kernels/strings.h"
 
 namespace rowjit::ir {
@@ -69,24 +74,6 @@ Result<Scalar> CastValue(S x) {
   }
 }
 
-// At most the first 40 bytes of `s`, quoted, with bytes that are not valid UTF-8 or are control
-// characters as \xNN: what an error message shows of a row's text.
-std::string Shown(std::string_view s) {
-  constexpr size_t kShown = 40;
-  const std::string_view head = s.substr(0, kShown);
-  const auto* p = reinterpret_cast<const uint8_t*>(head.data());
-  std::string text;
-  for (size_t i = 0; i < head.size();) {
-    const size_t valid = kernels::FirstInvalidUtf8(p + i, head.size() - i);
-    for (size_t k = i; k < i + valid; ++k) {
-      if (p[k] < 0x20 || p[k] == 0x7f) text += fmt::format("\\x{:02x}", p[k]);
-      else text += head[k];
-    }
-    i += valid;
-    if (i < head.size()) text += fmt::format("\\x{:02x}", p[i++]);
-  }
-  return QuoteString(text) + (s.size() > kShown ? "..." : "");
-}
 
 kernels::NumberKind KindOf(TypeId t) {
   if (t == TypeId::kBool) return kernels::NumberKind::kBool;
@@ -101,9 +88,9 @@ Result<Scalar> ParseText(std::string_view s, TypeId t) {
   switch (kernels::ParseNumber(p, s.size(), KindOf(t), BitWidth(t), &bits)) {
     case kernels::ParseStatus::kOk: break;
     case kernels::ParseStatus::kInvalid:
-      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not a valid {}", Shown(s), TypeIdName(t)));
+      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not a valid {}", internal::Shown(s), TypeIdName(t)));
     case kernels::ParseStatus::kOutOfRange:
-      return internal::Overflow(fmt::format("{} is out of the range of {}", Shown(s), TypeIdName(t)));
+      return internal::Overflow(fmt::format("{} is out of the range of {}", internal::Shown(s), TypeIdName(t)));
   }
   return VisitType(t, [&]<typename T>(std::type_identity<T>) -> Scalar {
     if constexpr (std::is_same_v<T, bool>) {
@@ -139,7 +126,7 @@ Result<Scalar> CastString(const Scalar& x, TypeId target) {
     const std::string_view s = x.str();
     const size_t bad = kernels::FirstInvalidUtf8(reinterpret_cast<const uint8_t*>(s.data()), s.size());
     if (bad != s.size()) {
-      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not valid UTF-8 (byte {})", Shown(s), bad));
+      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not valid UTF-8 (byte {})", internal::Shown(s), bad));
     }
   }
   return Scalar::String(x.str(), target);
@@ -204,6 +191,42 @@ bool CastCanFail(std::span<const DataType> args, DataType result) {
   return true;
 }
 
+// --- text and the logical types ---------------------------------------------------------
+
+// Their target is their type: the binder builds them (ir/binder.cc, ir/functions_temporal.cc,
+// ir/functions_decimal.cc); no signature of storage types binds to them by name.
+Result<DataType> TargetIsType(std::string_view n, std::span<const DataType>, std::optional<TypeId>) {
+  return MakeError(ErrorCode::kInvalidInput, "{} is written cast(x, T) (its target is its type)", n);
+}
+
+bool ParseCanFail(std::span<const DataType>, DataType) { return true; }
+
+Result<Scalar> TextToTemporal(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  return TemporalFromText(a[0].str(), result.WithNullable(false));
+}
+
+Result<Scalar> TextToDecimal(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  const std::string_view s = a[0].str();
+  const DataType t = result.WithNullable(false);
+  __int128 v = 0;
+  switch (kernels::ParseDecimal(reinterpret_cast<const uint8_t*>(s.data()), s.size(), t.precision, t.scale, &v)) {
+    case kernels::ParseStatus::kOk: break;
+    case kernels::ParseStatus::kInvalid:
+      return Error(ErrorCode::kInvalidInput, fmt::format("{} is not a valid {}", internal::Shown(s), t.ToString()));
+    case kernels::ParseStatus::kOutOfRange:
+      return internal::Overflow(fmt::format("{} does not fit {}", internal::Shown(s), t.ToString()));
+  }
+  if (t.id == TypeId::kI128) return Scalar::Int128(v, t);
+  if (t.id == TypeId::kI32) return Scalar::Of(static_cast<int32_t>(v)).As(t);
+  return Scalar::Of(static_cast<int64_t>(v)).As(t);
+}
+
+Result<Scalar> LogicalToText(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  const DataType t = a[0].type();
+  if (t.logical == LogicalKind::kDecimal) return Scalar::String(DecimalText(a[0].int128(), t.scale), result.id);
+  return Scalar::String(TemporalValueText(a[0]), result.id);
+}
+
 const Function kFunctions[] = {
     {.name = "cast", .arg_names = {"x"}, .family = Family::kCast, .can_fail = CastCanFail,
      .unify_from = -1, .takes_type_arg = true, .type_rule = CastRule<kChecked>,
@@ -212,10 +235,39 @@ const Function kFunctions[] = {
      .takes_type_arg = true, .type_rule = CastRule<kSaturating>, .eval = Cast<kSaturating>},
     {.name = "wrapping_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
      .takes_type_arg = true, .type_rule = CastRule<kWrapping>, .eval = Cast<kWrapping>},
+    {.name = "text_to_temporal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToTemporal},
+    {.name = "text_to_decimal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal},
+    {.name = "logical_to_text", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
+     .type_rule = TargetIsType, .eval = LogicalToText, .logical = LogicalArgs::kAny},
 };
 
 }  // namespace
 
 std::span<const Function> CastFunctions() { return kFunctions; }
+
+namespace internal {
+
+// At most the first 40 bytes of `s`, quoted, with bytes that are not valid UTF-8 or are control
+// characters as \xNN: what an error message shows of a row's text.
+std::string Shown(std::string_view s) {
+  constexpr size_t kShown = 40;
+  const std::string_view head = s.substr(0, kShown);
+  const auto* p = reinterpret_cast<const uint8_t*>(head.data());
+  std::string text;
+  for (size_t i = 0; i < head.size();) {
+    const size_t valid = kernels::FirstInvalidUtf8(p + i, head.size() - i);
+    for (size_t k = i; k < i + valid; ++k) {
+      if (p[k] < 0x20 || p[k] == 0x7f) text += fmt::format("\\x{:02x}", p[k]);
+      else text += head[k];
+    }
+    i += valid;
+    if (i < head.size()) text += fmt::format("\\x{:02x}", p[i++]);
+  }
+  return QuoteString(text) + (s.size() > kShown ? "..." : "");
+}
+
+}  // namespace internal
 
 }  // namespace rowjit::ir

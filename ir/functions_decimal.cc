@@ -336,9 +336,9 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   }
   const DataType from = x->type();
   if (IsFloat(from.id) && !from.is_logical()) return Call("float_to_decimal", {x}, to, fold);
-  if (IsString(from.id) && x->is_literal() && !x->value().is_null()) {  // cast('1.50', decimal64(3,2)): exact
-    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, DecimalLiteral(x->value().str()));
-    return Rescale(Expr::BoundLiteral(value), to, fold);
+  // A row's text, or a literal's (folded): cast(s, decimal64(3,2)), cast('1.50', decimal64(3,2)).
+  if (from.id == TypeId::kUtf8 && !from.is_logical()) {
+    return Call("text_to_decimal", {x}, to, fold);
   }
   if (!DecimalOperand(from) && from.id != TypeId::kU64) {
     return MakeError(ErrorCode::kUnsupported, "cast from {} to {} is not supported", TypeText(x), to.ToString());

@@ -448,41 +448,72 @@ std::optional<int64_t> TimeOfDay(std::string_view s, size_t& at, int64_t per_day
 
 }  // namespace
 
-Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type) {
-  auto bad = [&] {
-    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(),
-                     type.logical == LogicalKind::kDate ? "'YYYY-MM-DD'"
-                     : type.logical == LogicalKind::kTime ? "'HH:MM:SS.fraction'"
-                                                          : "'YYYY-MM-DD HH:MM:SS.fraction', with a zone an offset");
-  };
-  const int64_t per_day = UnitsPerDay(type.time_unit());
+TemporalSyntax TemporalSyntax::Of(const DataType& type) {
+  return {.kind = type.logical, .unit = type.time_unit(), .wide = type.id == TypeId::kI64, .offsets = type.tz != 0};
+}
+
+int32_t TemporalSyntax::Code() const {
+  return static_cast<int32_t>(kind) | static_cast<int32_t>(unit) << 8 | int32_t{wide} << 16 | int32_t{offsets} << 17;
+}
+
+TemporalSyntax TemporalSyntax::FromCode(int32_t code) {
+  return {.kind = static_cast<LogicalKind>(code & 0xff), .unit = static_cast<TimeUnit>((code >> 8) & 0xff),
+          .wide = ((code >> 16) & 1) != 0, .offsets = ((code >> 17) & 1) != 0};
+}
+
+namespace {
+
+bool IsBlank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// A year: four digits, or a sign and four or more (ISO 8601's expanded form; at most 12).
+std::optional<int64_t> Year(std::string_view s, size_t& at) {
+  if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
+    const bool negative = s[at++] == '-';
+    size_t n = 0;
+    while (at + n < s.size() && n < 13 && s[at + n] >= '0' && s[at + n] <= '9') ++n;
+    if (n < 4 || n > 12) return std::nullopt;
+    const auto y = Digits(s, at, n);
+    return negative ? -*y : *y;
+  }
+  return Digits(s, at, 4);
+}
+
+}  // namespace
+
+TemporalText ParseTemporalText(std::string_view text, const TemporalSyntax& syntax) {
+  using Status = TemporalText::Status;
+  while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
+  const int64_t per_day = UnitsPerDay(syntax.unit);
   size_t at = 0;
   __int128 v = 0;
-  if (type.logical == LogicalKind::kTime) {
+  Status status = Status::kLocal;
+  if (syntax.kind == LogicalKind::kTime) {
     const auto t = TimeOfDay(text, at, per_day);
-    if (!t || at != text.size()) return bad();
+    if (!t || at != text.size()) return {};
     v = *t;
-  } else if (type.logical == LogicalKind::kDate || type.logical == LogicalKind::kTimestamp) {
-    const auto y = Digits(text, at, 4);
+  } else if (syntax.kind == LogicalKind::kDate || syntax.kind == LogicalKind::kTimestamp) {
+    const auto y = Year(text, at);
     const bool dash1 = at < text.size() && text[at++] == '-';
     const auto mo = Digits(text, at, 2);
     const bool dash2 = at < text.size() && text[at++] == '-';
     const auto d = Digits(text, at, 2);
-    if (!y || !dash1 || !mo || !dash2 || !d || *mo < 1 || *mo > 12 || *d < 1 ||
-        !std::chrono::year_month_day(std::chrono::year(static_cast<int>(*y)), std::chrono::month(static_cast<unsigned>(*mo)),
+    if (!y || !dash1 || !mo || !dash2 || !d || *mo < 1 || *mo > 12 || *d < 1 || *d > 31) return {};
+    const int64_t cycles = FloorDiv(*y, 400);  // the day's validity repeats every 400 years
+    if (!std::chrono::year_month_day(std::chrono::year(static_cast<int>(*y - cycles * 400)),
+                                     std::chrono::month(static_cast<unsigned>(*mo)),
                                      std::chrono::day(static_cast<unsigned>(*d))).ok()) {
-      return bad();
+      return {};
     }
     const __int128 days = DaysOf(*y, static_cast<int>(*mo), static_cast<int>(*d));
     int64_t within = 0, offset = 0;
-    bool explicit_offset = false;
-    if (type.logical == LogicalKind::kTimestamp && at < text.size()) {
-      if (text[at] != ' ' && text[at] != 'T') return bad();
+    if (syntax.kind == LogicalKind::kTimestamp && at < text.size()) {
+      if (text[at] != ' ' && text[at] != 'T') return {};
       const auto t = TimeOfDay(text, ++at, per_day);
-      if (!t) return bad();
+      if (!t) return {};
       within = *t;
-      if (at < text.size() && type.tz != 0) {  // an offset: the instant in UTC
-        explicit_offset = true;
+      if (at < text.size() && syntax.offsets) {  // an offset: the instant in UTC
+        status = Status::kInstant;
         if (text[at] == 'Z') {
           ++at;
         } else if (text[at] == '+' || text[at] == '-') {
@@ -490,24 +521,98 @@ Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type)
           const auto oh = Digits(text, ++at, 2);
           const bool colon = at < text.size() && text[at++] == ':';
           const auto om = Digits(text, at, 2);
-          if (!oh || !colon || !om || *oh > 23 || *om > 59) return bad();
-          offset = sign * (*oh * 60 + *om) * 60 * (per_day / 86'400);
+          std::optional<int64_t> os = 0;  // seconds: a local mean time's offset
+          if (at < text.size() && text[at] == ':') os = Digits(text, ++at, 2);
+          if (!oh || !colon || !om || !os || *oh > 23 || *om > 59 || *os > 59) return {};
+          offset = sign * ((*oh * 60 + *om) * 60 + *os) * (per_day / 86'400);
+        } else {
+          return {};
         }
       }
     }
-    if (at != text.size()) return bad();
-    v = type.logical == LogicalKind::kDate && type.id == TypeId::kI32 ? days : days * per_day + within - offset;
-    // No offset written: the zone's local time.
-    if (const ZoneRules* zone = ZoneOf(type); zone != nullptr && !explicit_offset) {
-      const int64_t per_second = per_day / 86'400;
-      v -= static_cast<__int128>(zone->OffsetOfLocal(v / per_second - (v % per_second < 0 ? 1 : 0))) * per_second;
-    }
+    if (at != text.size()) return {};
+    v = syntax.kind == LogicalKind::kDate && !syntax.wide ? days : days * per_day + within - offset;
   } else {
+    return {};
+  }
+  if (v > (syntax.wide ? INT64_MAX : INT32_MAX) || v < (syntax.wide ? INT64_MIN : INT32_MIN)) {
+    return {Status::kOutOfRange, 0};
+  }
+  return {status, static_cast<int64_t>(v)};
+}
+
+std::string TemporalValueText(const Scalar& value) {
+  const DataType t = value.type();
+  const Split split = SplitOf(value);
+  std::string out;
+  if (t.logical != LogicalKind::kTime) {
+    const Civil c = CivilOf(split.days);
+    if (c.year >= 0 && c.year <= 9999) {
+      out = fmt::format("{:04}-{:02}-{:02}", c.year, c.month, c.day);
+    } else {
+      out = fmt::format("{}{:04}-{:02}-{:02}", c.year < 0 ? '-' : '+', c.year < 0 ? -c.year : c.year, c.month, c.day);
+    }
+    if (t.logical == LogicalKind::kDate) return out;
+    out += ' ';
+  }
+  const int64_t per_second = split.per_day / 86'400;
+  const int64_t seconds = split.within / per_second;
+  out += fmt::format("{:02}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60);
+  if (const int64_t fraction = split.within % per_second; fraction != 0) {
+    int digits = 0;
+    for (int64_t p = per_second; p > 1; p /= 10) ++digits;
+    std::string f = fmt::format("{:0{}}", fraction, digits);
+    while (f.back() == '0') f.pop_back();
+    out += '.' + f;
+  }
+  if (t.logical == LogicalKind::kTimestamp && t.tz != 0) {
+    const ZoneRules* zone = ZoneOf(t);
+    const int64_t offset = zone == nullptr ? 0 : zone->OffsetAt(FloorDiv(value.value<int64_t>(), per_second));
+    const int64_t a = offset < 0 ? -offset : offset;
+    out += fmt::format("{}{:02}:{:02}", offset < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+    if (a % 60 != 0) out += fmt::format(":{:02}", a % 60);
+  }
+  return out;
+}
+
+namespace {
+
+std::string_view TemporalForm(const DataType& type) {
+  return type.logical == LogicalKind::kDate   ? "'YYYY-MM-DD'"
+         : type.logical == LogicalKind::kTime ? "'HH:MM:SS.fraction'"
+         : type.tz != 0                       ? "'YYYY-MM-DD HH:MM:SS.fraction' and an optional offset"
+                                              : "'YYYY-MM-DD HH:MM:SS.fraction'";
+}
+
+}  // namespace
+
+Result<Scalar> TemporalFromText(std::string_view text, const DataType& type) {
+  const TemporalText parsed = ParseTemporalText(text, TemporalSyntax::Of(type));
+  const std::string name = type.WithNullable(false).ToString();
+  if (parsed.status == TemporalText::Status::kInvalid) {
+    return Error(ErrorCode::kInvalidInput, fmt::format("{} is not a valid {} ({})", internal::Shown(text), name, TemporalForm(type)));
+  }
+  auto outside = [&] { return internal::Overflow(fmt::format("{} is outside the range of {}", internal::Shown(text), name)); };
+  if (parsed.status == TemporalText::Status::kOutOfRange) return outside();
+  __int128 v = parsed.value;
+  // No offset written: the zone's local time.
+  if (const ZoneRules* zone = ZoneOf(type); zone != nullptr && parsed.status == TemporalText::Status::kLocal) {
+    const int64_t per_second = UnitsPerDay(type.time_unit()) / 86'400;
+    v -= static_cast<__int128>(zone->OffsetOfLocal(FloorDiv(parsed.value, per_second))) * per_second;
+    if (v > INT64_MAX || v < INT64_MIN) return outside();
+  }
+  const DataType t = type.WithNullable(false);
+  return type.id == TypeId::kI32 ? Scalar::Of(static_cast<int32_t>(v)).As(t) : Scalar::Of(static_cast<int64_t>(v)).As(t);
+}
+
+Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type) {
+  if (type.logical != LogicalKind::kDate && type.logical != LogicalKind::kTime && type.logical != LogicalKind::kTimestamp) {
     return MakeError(ErrorCode::kTypeError, "{} has no literal text", type.WithNullable(false).ToString());
   }
-  const bool narrow = type.id == TypeId::kI32;
-  if (v > (narrow ? INT32_MAX : INT64_MAX) || v < (narrow ? INT32_MIN : INT64_MIN)) return bad();
-  return (narrow ? Scalar::Of(static_cast<int32_t>(v)) : Scalar::Of(static_cast<int64_t>(v))).As(type.WithNullable(false));
+  auto value = TemporalFromText(text, type);
+  if (value.ok()) return value;
+  return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(),
+                   value.error().code() == ErrorCode::kInvalidInput ? TemporalForm(type) : "outside the range of its storage");
 }
 
 Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to) {
@@ -548,19 +653,18 @@ Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType
 
 Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   const DataType from = x->type();
-  if (IsString(from.id) && x->is_literal() && !x->value().is_null()) {  // cast('2024-02-29', date32)
-    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseTemporalLiteral(x->value().str(), to));
-    return Expr::BoundLiteral(value);
-  }
   // A literal of the storage type is the value with that storage: cast(19782:i32, date32), the
   // canonical text of a temporal literal (ir/expr.cc); a null literal is a null of the type.
   if (x->is_literal() && !from.is_logical() && (x->value().is_null() || from.id == to.id)) {
     if (x->value().is_null()) return Expr::BoundLiteral(Scalar::Null(to.id).As(to.WithNullable(false)));
     return Expr::BoundLiteral(x->value().As(to.WithNullable(false)));
   }
-  if (IsString(from.id)) {
-    return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: text becomes a temporal value only as a literal",
-                     from.WithNullable(false).ToString(), to.ToString());
+  if (IsString(from.id)) {  // a row's text, or a literal's (folded): cast(s, date32), cast('2024-02-29', date32)
+    if (from.id != TypeId::kUtf8 || to.logical == LogicalKind::kDuration) {
+      return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: utf8 text becomes a date, time or timestamp",
+                       from.WithNullable(false).ToString(), to.ToString());
+    }
+    return fold(Expr::BoundCall(FindFunction("text_to_temporal"), {x}, std::nullopt, to.WithNullable(from.nullable)));
   }
   if (!from.is_logical() || from.logical == LogicalKind::kDecimal || from.logical == LogicalKind::kInterval) {
     return MakeError(ErrorCode::kTypeError, "cast from {} to {}: temporal casts take dates, timestamps, times or durations",

@@ -56,6 +56,37 @@ Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType
 // finer than the unit, an invalid day or time, or a value out of the storage's range is a type
 // error.
 Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type);
+
+// What text reads as in a date, time or timestamp type: the grammar of ParseTemporalLiteral, with
+// leading and trailing ASCII white space ignored. The zone's rules are not read: a timestamp
+// with a zone and no written offset is its local time (kLocal), one with an offset the instant
+// (kInstant). kOutOfRange: the date and time are valid but the value (the local time, or the
+// instant) does not fit the storage. No allocation: kernels call it a row at a time.
+struct TemporalSyntax {
+  LogicalKind kind = LogicalKind::kDate;  // kDate, kTime or kTimestamp
+  TimeUnit unit = TimeUnit::kDay;
+  bool wide = false;     // i64 storage (date64, time64, timestamps)
+  bool offsets = false;  // a timestamp with a zone: an offset may follow the time
+  static TemporalSyntax Of(const DataType& type);
+  // The syntax as a kernel's constant (kind, unit, storage, offsets) and back.
+  int32_t Code() const;
+  static TemporalSyntax FromCode(int32_t code);
+};
+struct TemporalText {
+  enum class Status : uint8_t { kLocal, kInstant, kInvalid, kOutOfRange };
+  Status status = Status::kInvalid;
+  int64_t value = 0;
+};
+TemporalText ParseTemporalText(std::string_view text, const TemporalSyntax& syntax);
+// A row's text as a value of `type` (cast(s, date32) over a column): ParseTemporalText, then a
+// zone's local time as its instant (ZoneRules::OffsetOfLocal). Text that is not a value of the
+// type is invalid input; a value (local time or instant) outside the storage an overflow.
+Result<Scalar> TemporalFromText(std::string_view text, const DataType& type);
+// The text of a date, time or timestamp value (the reverse of ParseTemporalLiteral): 'YYYY-MM-DD',
+// 'HH:MM:SS' with the unit's fraction when it is not zero (trailing zeros dropped), a timestamp
+// as both with ' ' between and, with a zone, its local time and '+HH:MM' offset. Years outside
+// 0..9999 are written with a sign and at least four digits (ISO 8601's expanded form).
+std::string TemporalValueText(const Scalar& value);
 // cast(x, T) to a temporal type T.
 Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold);
 

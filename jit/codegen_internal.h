@@ -97,6 +97,15 @@ std::span<const Lowering> TemporalLowerings();    // dates and timestamps (jit/l
 Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op);
 // A cast from or to a string (jit/lower_string.cc): a parse, a UTF-8 check, or the same bytes.
 Val LowerStringCast(LowerContext& c, std::span<const Val> a);
+// A row's text (a string Val) parsed by a helper (jit/string_helpers.h) called with
+// (bytes, length, code, slot): the helper's answer of type `answer`, and the `words` i64 words it
+// wrote into the slot (one slot in the kernel's entry block, reused by every row).
+struct ParsedText {
+  llvm::Value* answer;
+  std::vector<llvm::Value*> words;
+};
+ParsedText ParseByHelper(LowerContext& c, const Val& text, std::string_view helper, llvm::Type* answer, int32_t code,
+                         int words);
 
 std::span<const Lowering> DecimalLowerings();     // decimals (jit/lower_decimal.cc)
 

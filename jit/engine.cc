@@ -239,10 +239,15 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
 Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                           int64_t length, const EvalOptions& options, EvalReport& rep,
                                           std::span<const OutputBuffers> into) {
-  const bool strings = internal::NeedsStringColumns(*expr) || (IsString(expr->type().id) && expr->is_column());
+  const bool strings = internal::NeedsStringColumns(*expr) ||
+                       (IsString(expr->type().id) && (expr->is_column() || expr->is_literal()));
   ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length, /*folded=*/strings));
   if (strings) {  // string-valued calls computed outside kernels, then the rest
     if (expr->is_column()) return columns[static_cast<size_t>(expr->column_index())];
+    if (expr->is_literal()) {  // folded text: cast(cast('2024-02-29', date32), utf8)
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr text, ConstantArray::Make(expr->value(), length, expr->type().nullable));
+      return text;
+    }
     ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length));
     rep.strategy = Strategy::kStrings;
     if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];

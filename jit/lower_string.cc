@@ -281,14 +281,36 @@ Val Like(LowerContext& c, std::span<const Val> a) {
   return {b.CreateAnd(fits, b.CreateAnd(StartsWithLiteral(c, a[0], p[0]), EndsWithLiteral(c, a[0], p[1])))};
 }
 
-// An i64 slot in the kernel's entry block, for a helper's result.
-llvm::Value* EntrySlot(LowerContext& c) {
-  llvm::BasicBlock& entry = c.b.GetInsertBlock()->getParent()->getEntryBlock();
+}  // namespace
+
+ParsedText ParseByHelper(LowerContext& c, const Val& text, std::string_view helper, llvm::Type* answer, int32_t code,
+                         int words) {
+  auto& b = c.b;
+  llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
   llvm::IRBuilder<> at(&entry, entry.getFirstInsertionPt());
-  return at.CreateAlloca(at.getInt64Ty(), nullptr, "parsed");
+  llvm::Value* slot = at.CreateAlloca(at.getInt64Ty(), at.getInt32(words), "parsed");
+  const Str x = Parts(c, text.v);
+  ParsedText out{CallHelper(c, helper, answer, {x.ptr, x.len, b.getInt32(code), slot}, true), {}};
+  for (int w = 0; w < words; ++w) {
+    out.words.push_back(b.CreateLoad(b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), slot, w)));
+  }
+  return out;
 }
 
-}  // namespace
+// cast(utf8 → decimal): kernels::ParseDecimal at the target's precision and scale (failure
+// evidence: the helper's answer); a 16-byte result takes both words.
+Val TextToDecimal(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const DataType& t = c.call.type();
+  const bool wide = t.id == TypeId::kI128;
+  // The helper writes both words, whatever the width.
+  const ParsedText p = ParseByHelper(c, a[0], kHelperParseDecimal, b.getInt1Ty(), t.precision << 8 | t.scale, 2);
+  c.Evidence(b.CreateZExt(p.answer, t.id == TypeId::kI32 ? b.getInt32Ty() : b.getInt64Ty()));
+  if (t.id == TypeId::kI32) return {b.CreateTrunc(p.words[0], b.getInt32Ty())};
+  Val out{.v = p.words[0]};
+  if (wide) out.high = p.words[1];
+  return out;
+}
 
 // cast(utf8 → bool, integer, float) parses through a helper (failure evidence: the helper's
 // answer); binary → utf8 checks UTF-8 through one; otherwise a string cast keeps the bytes.
@@ -307,11 +329,10 @@ Val LowerStringCast(LowerContext& c, std::span<const Val> a) {
                                    : IsUnsignedInt(t) ? kernels::NumberKind::kUnsigned
                                    : t == TypeId::kF32 ? kernels::NumberKind::kFloat32
                                                        : kernels::NumberKind::kFloat64;
-  llvm::Value* slot = EntrySlot(c);
   const int32_t code = static_cast<int32_t>(kind) << 8 | BitWidth(t);
-  llvm::Value* fails = CallHelper(c, kHelperParse, b.getInt1Ty(), {x.ptr, x.len, b.getInt32(code), slot}, true);
-  c.Evidence(b.CreateZExt(fails, b.getInt8Ty()));
-  llvm::Value* bits = b.CreateLoad(b.getInt64Ty(), slot);
+  const ParsedText parsed = ParseByHelper(c, a[0], kHelperParse, b.getInt1Ty(), code, 1);
+  c.Evidence(b.CreateZExt(parsed.answer, b.getInt8Ty()));
+  llvm::Value* bits = parsed.words[0];
   if (t == TypeId::kF64) return {b.CreateBitCast(bits, b.getDoubleTy())};
   if (t == TypeId::kF32) return {b.CreateBitCast(b.CreateTrunc(bits, b.getInt32Ty()), b.getFloatTy())};
   return {BitWidth(t) == 64 ? bits : b.CreateTrunc(bits, c.Ty(t))};
@@ -322,7 +343,7 @@ namespace {
 const Lowering kLowerings[] = {
     {"length", Length},         {"char_length", CharLength}, {"starts_with", StartsWith},
     {"ends_with", EndsWith},    {"contains", Contains},     {"like", Like<false>},
-    {"ilike", Like<true>},       {"hash", Hash},
+    {"ilike", Like<true>},       {"hash", Hash},             {"text_to_decimal", TextToDecimal},
 };
 
 }  // namespace

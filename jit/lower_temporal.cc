@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "jit/target.h"
+#include "jit/string_helpers.h"
 #include "runtime/timezone.h"
 
 namespace rowjit::jit::internal {
@@ -716,7 +717,33 @@ Val AddInterval(LowerContext& c, std::span<const Val> a) {
   return {narrow ? b.CreateTrunc(v, ty) : v};
 }
 
+// cast(utf8 → date, time, timestamp): ir::ParseTemporalText through its helper; a zone's local
+// time (no offset written) becomes its instant through the zone's tables, as temporal_cast does.
+// Failure evidence: text that is not a value of the type, or a value outside the storage.
+Val TextToTemporal(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const DataType& t = c.call.type();
+  const ParsedText p = ParseByHelper(c, a[0], kHelperParseTemporal, b.getInt32Ty(), ir::TemporalSyntax::Of(t).Code(), 1);
+  constexpr auto kInstant = static_cast<int32_t>(ir::TemporalText::Status::kInstant);
+  llvm::Value* bad = b.CreateICmpUGT(p.answer, b.getInt32(kInstant));
+  llvm::Value* v = p.words[0];
+  if (const auto zone = ZoneTablesOf(c, t)) {
+    llvm::Value* off = OffsetOfLocal(b, *zone, v);
+    llvm::Value* instant = b.CreateSub(v, off);
+    llvm::Value* local = b.CreateICmpNE(p.answer, b.getInt32(kInstant));
+    bad = b.CreateOr(bad, b.CreateAnd(local, SubWrapped(b, v, off, instant)));
+    v = b.CreateSelect(local, instant, v);
+  }
+  if (t.id == TypeId::kI32) {
+    c.Evidence(b.CreateZExt(bad, b.getInt32Ty()));
+    return {b.CreateTrunc(v, b.getInt32Ty())};
+  }
+  c.Evidence(b.CreateZExt(bad, b.getInt64Ty()));
+  return {v};
+}
+
 const Lowering kLowerings[] = {
+    {"text_to_temporal", TextToTemporal},
     {"interval_months", IntervalPart<&ir::IntervalParts::months>},
     {"interval_days", IntervalPart<&ir::IntervalParts::days>},
     {"interval_nanos", IntervalPart<&ir::IntervalParts::nanos>},

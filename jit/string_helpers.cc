@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "ir/temporal.h"
 #include "kernels/strings.h"
 
 namespace {
@@ -52,6 +53,22 @@ bool rowjit_str_invalid_utf8(const uint8_t* s, int64_t n) {
   return rowjit::kernels::FirstInvalidUtf8(s, static_cast<size_t>(n)) != static_cast<size_t>(n);
 }
 
+int32_t rowjit_str_parse_temporal(const uint8_t* s, int64_t n, int32_t code, int64_t* out) {
+  const rowjit::ir::TemporalText t = rowjit::ir::ParseTemporalText(
+      std::string_view(reinterpret_cast<const char*>(s), static_cast<size_t>(n)), rowjit::ir::TemporalSyntax::FromCode(code));
+  *out = t.value;
+  return static_cast<int32_t>(t.status);
+}
+
+bool rowjit_str_parse_decimal(const uint8_t* s, int64_t n, int32_t code, uint64_t* out) {
+  __int128 v = 0;
+  const bool fails = rowjit::kernels::ParseDecimal(s, static_cast<size_t>(n), code >> 8, code & 0xff, &v) !=
+                     rowjit::kernels::ParseStatus::kOk;
+  out[0] = static_cast<uint64_t>(v);
+  out[1] = static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64);
+  return fails;
+}
+
 }  // extern "C"
 
 }  // namespace
@@ -69,6 +86,8 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperHash, reinterpret_cast<void*>(&rowjit_str_hash)},
       {kHelperParse, reinterpret_cast<void*>(&rowjit_str_parse)},
       {kHelperInvalidUtf8, reinterpret_cast<void*>(&rowjit_str_invalid_utf8)},
+      {kHelperParseTemporal, reinterpret_cast<void*>(&rowjit_str_parse_temporal)},
+      {kHelperParseDecimal, reinterpret_cast<void*>(&rowjit_str_parse_decimal)},
   };
   return kSymbols;
 }

@@ -26,6 +26,11 @@ inline constexpr std::string_view kHelperHash = "rowjit_str_hash";              
 // i1 fails (p, n, i32 kind << 8 | bits, ptr out i64): kernels::ParseNumber
 inline constexpr std::string_view kHelperParse = "rowjit_str_parse";
 inline constexpr std::string_view kHelperInvalidUtf8 = "rowjit_str_invalid_utf8";  // i1 (p, n)
+// i32 status (p, n, ir::TemporalSyntax code, ptr out i64): ir::ParseTemporalText, its status
+// (kLocal 0, kInstant 1, kInvalid 2, kOutOfRange 3)
+inline constexpr std::string_view kHelperParseTemporal = "rowjit_str_parse_temporal";
+// i1 fails (p, n, precision << 8 | scale, ptr out [2 x i64]: low, high): kernels::ParseDecimal
+inline constexpr std::string_view kHelperParseDecimal = "rowjit_str_parse_decimal";
 
 // Flags of kHelperLike.
 inline constexpr int kLikeUtf8 = 1, kLikeFoldCase = 2;

@@ -1,6 +1,7 @@
 // SQL LIKE over raw bytes, and code-point counting (kernels layer).
 #include "kernels/strings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -200,6 +201,71 @@ ParseStatus ParseNumber(const uint8_t* s, size_t n, NumberKind kind, int bits, u
     case NumberKind::kFloat64: return ParseFloat<double>(t, out);
   }
   return ParseStatus::kInvalid;
+}
+
+ParseStatus ParseDecimal(const uint8_t* s, size_t n, int precision, int scale, __int128* out) {
+  *out = 0;
+  size_t at = 0, end = n;
+  while (at < end && IsSpace(s[at])) ++at;
+  while (end > at && IsSpace(s[end - 1])) --end;
+  const bool negative = at < end && s[at] == '-';
+  if (at < end && (s[at] == '-' || s[at] == '+')) ++at;
+  // The mantissa's digits, without the point: [first, last) less the point's byte.
+  const size_t first = at;
+  size_t point = SIZE_MAX, digits = 0;
+  for (; at < end; ++at) {
+    if (s[at] >= '0' && s[at] <= '9') {
+      ++digits;
+    } else if (s[at] == '.' && point == SIZE_MAX) {
+      point = at;
+    } else {
+      break;
+    }
+  }
+  const size_t last = at;
+  if (digits == 0) return ParseStatus::kInvalid;
+  // The exponent, saturated far beyond any digit count a value can use.
+  int64_t exponent = 0;
+  if (at < end && (s[at] == 'e' || s[at] == 'E')) {
+    ++at;
+    const bool minus = at < end && s[at] == '-';
+    if (at < end && (s[at] == '-' || s[at] == '+')) ++at;
+    const size_t from = at;
+    for (; at < end && s[at] >= '0' && s[at] <= '9'; ++at) {
+      exponent = std::min<int64_t>(exponent * 10 + (s[at] - '0'), int64_t{1} << 40);
+    }
+    if (at == from) return ParseStatus::kInvalid;
+    if (minus) exponent = -exponent;
+  }
+  if (at != end) return ParseStatus::kInvalid;
+  // The value is 0.d1 d2 ... dk times 10^(whole digits + exponent), d1 the first nonzero digit:
+  // the result keeps the first `keep` of those digits (zeros past dk) and rounds on the next.
+  auto digit_at = [&](size_t i) { return s[i] - '0'; };
+  int64_t whole = static_cast<int64_t>(point == SIZE_MAX ? last - first : point - first);  // digits before the point
+  size_t lead = first;
+  for (; lead < last && (lead == point || s[lead] == '0'); ++lead) {
+    if (lead != point) --whole;  // 0.0x * 10^w is 0.x * 10^(w - 1)
+  }
+  if (lead == last) return ParseStatus::kOk;  // zero
+  const int64_t keep = whole + exponent + scale;
+  if (keep > precision) return ParseStatus::kOutOfRange;
+  if (keep < 0) return ParseStatus::kOk;  // below half a unit of the last place
+  __int128 v = 0;
+  int64_t kept = 0;
+  size_t i = lead;
+  for (; i < last && kept < keep; ++i) {
+    if (i == point) continue;
+    v = v * 10 + digit_at(i);
+    ++kept;
+  }
+  for (; kept < keep; ++kept) v *= 10;
+  if (i < last && i == point) ++i;
+  if (i < last && digit_at(i) >= 5) ++v;
+  __int128 limit = 1;
+  for (int d = 0; d < precision; ++d) limit *= 10;
+  if (v >= limit) return ParseStatus::kOutOfRange;
+  *out = negative ? -v : v;
+  return ParseStatus::kOk;
 }
 
 size_t FirstInvalidUtf8(const uint8_t* s, size_t n) {

@@ -47,6 +47,14 @@ enum class NumberKind : int32_t { kBool, kSigned, kUnsigned, kFloat32, kFloat64 
 // f64's bits, a bool as 0 or 1; 0 when the parse fails.
 ParseStatus ParseNumber(const uint8_t* s, size_t n, NumberKind kind, int bits, uint64_t* out);
 
+// Parses `s` as a decimal of at most `precision` digits (1..38) with `scale` digits after the
+// point (0..precision), as its unscaled value. Leading and trailing ASCII white space is ignored;
+// then an optional sign, digits with an optional point (at least one digit: '1.', '.5'), and an
+// optional exponent ('e' or 'E', an optional sign, digits: '1.5e3'). Digits past `scale` round
+// half away from zero (PostgreSQL's numeric input). kOutOfRange when the rounded value needs more
+// than `precision` digits; `*out` is 0 when the parse fails.
+ParseStatus ParseDecimal(const uint8_t* s, size_t n, int precision, int scale, __int128* out);
+
 // The offset of the first byte of `s` that is not part of a valid UTF-8 sequence (RFC 3629: no
 // overlong forms, no surrogates, nothing above U+10FFFF), or `n` when all of `s` is valid.
 size_t FirstInvalidUtf8(const uint8_t* s, size_t n);

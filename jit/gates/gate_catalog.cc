@@ -217,6 +217,26 @@ void AddDecimalKernels(const std::string& target, std::vector<CatalogKernel>& ou
   }
 }
 
+// Text read as dates, times, timestamps and decimals (text_to_temporal, text_to_decimal: their
+// target is their type), in each string layout, with and without nulls. (Their reverse,
+// logical_to_text, returns strings: no kernel.)
+void AddTextCastKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kTargets[] = {"date32", "date64", "time32(ms)", "time64(us)", "timestamp(s)", "timestamp(ns, UTC)",
+                                      "timestamp(us, Europe/Paris)", "decimal32(9,2)", "decimal64(12,2)", "decimal(30,4)"};
+  for (const char* to : kTargets) {
+    const std::string text = fmt::format("cast(a, {})", to);
+    for (const char* type : {"utf8", "large_utf8", "utf8_view"}) {
+      for (bool nullable : {false, true}) {
+        const std::string schema = fmt::format("a:{}{}", type, nullable ? "?" : "");
+        auto bound = ir::ParseAndBind(text, *ParseSchema(schema));
+        if (!bound.ok()) continue;
+        out.push_back({std::string((*bound)->name()),
+                       KernelRequest{text, schema, {}, nullable ? "branch-skip" : "dense", target}});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -258,6 +278,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
   AddStringKernels(target, out);
   AddTemporalKernels(target, out);
   AddDecimalKernels(target, out);
+  AddTextCastKernels(target, out);
   return out;
 }
 

@@ -330,6 +330,39 @@ const Case kString[] = {
     {"cast(x, utf8)", "x:f64", "-0.0", "'-0'"},
     {"cast(x, utf8)", "x:f64", "-inf", "'-inf'"},
     {"cast(x, utf8)", "x:bool", "true", "'true'"},
+    // Text to dates, times and timestamps (the literal grammar, blanks around it ignored; values
+    // from Python's datetime and zoneinfo): a zone's local time is its instant, a written offset
+    // decides; a skipped local time takes the offset before the change, a repeated one the earlier.
+    {"cast(x, date32)", "x:utf8", "' 2024-02-29\t'", "19782:date32"},
+    {"cast(x, date64)", "x:utf8", "'2024-02-29'", "1709164800000:date64"},
+    {"cast(x, date32)", "x:utf8", "'2023-02-29'", "error:invalid input"},
+    {"cast(x, date32)", "x:utf8", "'-0001-12-31'", "-719529:date32"},
+    {"cast(x, timestamp(ms))", "x:utf8", "'1969-12-31 23:59:59.999'", "-1:timestamp(ms)"},
+    {"cast(x, timestamp(ms))", "x:utf8", "'1969-12-31 23:59:59.9991'", "error:invalid input"},
+    {"cast(x, timestamp(s, Europe/Paris))", "x:utf8", "'2024-07-01 12:00'", "1719828000:timestamp(s, Europe/Paris)"},
+    {"cast(x, timestamp(s, Europe/Paris))", "x:utf8", "'2024-07-01T12:00+05:30'", "1719815400:timestamp(s, Europe/Paris)"},
+    {"cast(x, timestamp(s, Europe/Paris))", "x:utf8", "'2024-03-31 02:30'", "1711848600:timestamp(s, Europe/Paris)"},
+    {"cast(x, timestamp(s, Europe/Paris))", "x:utf8", "'2024-10-27 02:30'", "1729989000:timestamp(s, Europe/Paris)"},
+    {"cast(x, timestamp(s))", "x:utf8", "'2024-07-01 12:00Z'", "error:invalid input"},
+    {"cast(x, timestamp(ns))", "x:utf8", "'2262-04-12'", "error:overflow"},
+    {"cast(x, time64(us))", "x:utf8", "'13:45:01.5'", "49501500000:time64(us)"},
+    // Text to decimals: rounded half away from zero to the scale; an exponent; too many digits
+    // (after rounding) an overflow.
+    {"cast(x, decimal64(6,2))", "x:utf8", "' -12.345 '", "-12.35:decimal64(6,2)"},
+    {"cast(x, decimal64(6,2))", "x:utf8", "'1.5e2'", "150.00:decimal64(6,2)"},
+    {"cast(x, decimal64(6,2))", "x:utf8", "'.005'", "0.01:decimal64(6,2)"},
+    {"cast(x, decimal64(6,2))", "x:utf8", "'9999.995'", "error:overflow"},
+    {"cast(x, decimal64(6,2))", "x:utf8", "'1,5'", "error:invalid input"},
+    {"cast(x, decimal32(9,0))", "x:utf8", "'+42'", "42:decimal32(9,0)"},
+    {"cast(x, decimal(30,4))", "x:utf8", "'12345678901234567890.12345'", "12345678901234567890.1235:decimal(30,4)"},
+    // Decimals, dates, times and timestamps to text: what the casts above read back.
+    {"cast(x, utf8)", "x:decimal64(6,2)", "-5", "'-0.05'"},
+    {"cast(x, utf8)", "x:date32", "19782", "'2024-02-29'"},
+    {"cast(x, utf8)", "x:date32", "-719529", "'-0001-12-31'"},
+    {"cast(x, utf8)", "x:timestamp(us)", "1709210096789012", "'2024-02-29 12:34:56.789012'"},
+    {"cast(x, utf8)", "x:timestamp(ms)", "-1", "'1969-12-31 23:59:59.999'"},
+    {"cast(x, utf8)", "x:timestamp(s, Europe/Paris)", "1719828000", "'2024-07-01 12:00:00+02:00'"},
+    {"cast(x, utf8)", "x:time32(ms)", "1500", "'00:00:01.5'"},
     // Between utf8 and binary: the same bytes; binary → utf8 only when they are valid UTF-8.
     {"cast(x, binary)", "x:utf8", "'h\xc3\xa9'", "'h\xc3\xa9':binary"},
     {"cast(x, utf8)", "x:binary", "'h\xc3\xa9'", "'h\xc3\xa9'"},

@@ -323,7 +323,7 @@ TEST(Decimal, BinderTypesAndRefusals) {
       {"sqrt(a)", ErrorCode::kTypeError, "sqrt does not take decimal64(12,2)"},
       {"cast(u, decimal64(10,0))", ErrorCode::kUnsupported, "cast to i64 first"},
       {"cast(a, bool)", ErrorCode::kUnsupported, "decimals cast to integers, floats and decimals"},
-      {"cast(s, decimal64(10,0))", ErrorCode::kUnsupported, "cast from utf8"},
+      {"cast(cast(s, binary), decimal64(10,0))", ErrorCode::kUnsupported, "cast from binary"},
       {"cast(a, date32)", ErrorCode::kTypeError, "temporal casts take dates, timestamps, times or durations"},
       {"cast(a, interval_months)", ErrorCode::kUnsupported, "an interval is written as a literal"},
       {"round(a, k)", ErrorCode::kTypeError, "integer literal"},
@@ -358,7 +358,9 @@ TEST(Decimal, PrintedExpressionsBindAgain) {
       "cast('2024-01-01', timestamp(s)) - s", "s - cast('2024-01-01', timestamp(s)) > cast(cast(u, duration(s)), duration(s))",
       "coalesce(d, '2000-01-01')", "year(cast(s, date32))", "cast(null:i64, decimal64(3,1))", "cast(null:i32, date32)",
       "w * a + 1.5", "cast(w, decimal(38,10)) > 12345678901234567890.5", "round(w, 1)", "cast(w, i64)", "-w < abs(w)",
-      "cast(w, f32)", "cast(f, decimal(38,4))", "coalesce(w, a)", "cast(null:i64, decimal(30,1))"};
+      "cast(w, f32)", "cast(f, decimal(38,4))", "coalesce(w, a)", "cast(null:i64, decimal(30,1))",
+      "cast(cast(d, utf8), date32) = d", "cast(cast(a, utf8), decimal(30,4))", "length(cast(t, utf8))",
+      "cast(cast(h, utf8), time64(us))", "cast(' 1.5e1', decimal64(4,1))", "cast('2024-02-30', date32)"};
   for (const char* text : kTexts) {
     auto first = ir::ParseAndBind(text, schema);
     ASSERT_TRUE(first.ok()) << text << ": " << first.error().ToString();

@@ -14,6 +14,7 @@
 #include "jit/engine.h"
 #include "jit/gates/kernel_request.h"
 #include "runtime/builder.h"
+#include "runtime/random.h"
 #include "runtime/string_array.h"
 #include "support/assert_ok.h"
 
@@ -399,6 +400,51 @@ std::string NumberText(std::mt19937_64& rng) {
   return kSpace[rng() % std::size(kSpace)] + body + kSpace[rng() % std::size(kSpace)];
 }
 
+// One expression through the engine under a random policy and tier, against the reference: the
+// same error, or the same values and nulls (gtest failures otherwise). `result`: the engine's,
+// where both succeeded.
+struct Compared {
+  bool failed = false;
+  ArrayPtr result;
+};
+struct Tally {
+  int compared = 0, failed = 0;
+  void Add(const Compared& c) {
+    ++compared;
+    failed += c.failed;
+  }
+};
+Compared CompareUnderRandomPolicy(Engine& engine, const std::string& text, const Schema& schema,
+                                  const std::vector<ArrayPtr>& cols, int64_t length, std::mt19937_64& rng,
+                                  const std::string& label) {
+  SCOPED_TRACE(label + ": " + text);
+  auto bound = ir::ParseAndBind(text, schema);
+  if (!bound.ok()) {
+    ADD_FAILURE() << bound.error().ToString();
+    return {};
+  }
+  const ir::ExprPtr& e = *bound;
+  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
+                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
+  auto want = ir::EvaluateReference(*e, cols, length);
+  const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
+  const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
+  auto got = engine.Evaluate(e, cols, length, {.policy = policy, .tier = tier});
+  if (got.ok() != want.ok()) {
+    ADD_FAILURE() << "policy " << ir::PolicyName(policy) << ": "
+                  << (got.ok() ? want.error().ToString() : got.error().ToString());
+    return {};
+  }
+  if (!want.ok()) {
+    EXPECT_EQ(got.error().ToString(), want.error().ToString());
+    return {.failed = true, .result = nullptr};
+  }
+  const int64_t diff = FirstDifference(**got, **want);
+  EXPECT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
+                      << (*got)->GetScalar(diff).ToString() << ", want " << (*want)->GetScalar(diff).ToString();
+  return {.failed = false, .result = *got};
+}
+
 // Bytes, mostly valid UTF-8, sometimes not: a lone continuation, an overlong form, a surrogate,
 // a sequence cut short, a byte above F4.
 std::string SomeBytes(std::mt19937_64& rng) {
@@ -415,15 +461,13 @@ std::string SomeBytes(std::mt19937_64& rng) {
 // padding of the last partial word that repeats a real row.
 TEST(Strings, CastsEqualTheReference) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
-  const ir::Policy kPolicies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kDenseRetry,
-                                  ir::Policy::kBranchSkip, ir::Policy::kFilterScatter};
   const Generator kGenerators[] = {NumberText<0, 0>, NumberText<0, 40>, NumberText<1, 0>, NumberText<2, 0>,
                                    NumberText<2, 30>, NumberText<3, 0>, NumberText<3, 50>};
   const char* const kTargets[][4] = {{"i8", "u8", "i16", "u64"}, {"i8", "u16", "i32", "f32"},
                                      {"i32", "i64", "u32", "f64"}, {"f64", "f32", "i64", "f64"},
                                      {"f32", "f64", "f64", "i8"},  {"bool", "bool", "i8", "bool"},
                                      {"bool", "bool", "u8", "bool"}};
-  int compared = 0, failed = 0;
+  Tally tally;
   for (uint64_t seed = 0; seed < 42; ++seed) {
     std::mt19937_64 rng(seed);
     const size_t g = seed % std::size(kGenerators);
@@ -451,24 +495,11 @@ TEST(Strings, CastsEqualTheReference) {
       texts.push_back(fmt::format("if(s like 'x%', cast(0, {}), cast(s, {}))", t, t));
       texts.push_back(fmt::format("is_null(cast(s, {})) or length(s) > 2", t));
     }
+    const std::string label = fmt::format("seed {} rows {} s:{}", seed, length, StringLayoutName(kLayouts[seed % 3]));
     for (const std::string& text : texts) {
-      SCOPED_TRACE(fmt::format("seed {} rows {} s:{}: {}", seed, length, StringLayoutName(kLayouts[seed % 3]), text));
-      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
-      auto want = ir::EvaluateReference(*e, cols, length);
-      const ir::Policy policy = kPolicies[rng() % std::size(kPolicies)];
-      const Tier tier = rng() % 3 == 0 ? Tier::kFast : Tier::kOptimized;
-      auto got = engine->Evaluate(e, cols, length, {.policy = policy, .tier = tier});
-      ASSERT_EQ(got.ok(), want.ok()) << "policy " << ir::PolicyName(policy) << ": "
-                                     << (got.ok() ? want.error().ToString() : got.error().ToString());
-      ++compared;
-      if (!want.ok()) {
-        EXPECT_EQ(got.error().ToString(), want.error().ToString());
-        ++failed;
-        continue;
-      }
-      const int64_t diff = FirstDifference(**got, **want);
-      ASSERT_EQ(diff, -1) << "policy " << ir::PolicyName(policy) << " row " << diff << ": got "
-                          << (*got)->GetScalar(diff).ToString() << ", want " << (*want)->GetScalar(diff).ToString();
+      const Compared c = CompareUnderRandomPolicy(*engine, text, schema, cols, length, rng, label);
+      ASSERT_FALSE(HasFailure());
+      tally.Add(c);
     }
     ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(
                                                 fmt::format("sum(if(s like 'x%', cast(0, {0}), cast(s, {0})))", kTargets[g][0][0] == 'i' || kTargets[g][0][0] == 'u' ? kTargets[g][0] : "i64"),
@@ -480,9 +511,143 @@ TEST(Strings, CastsEqualTheReference) {
       EXPECT_TRUE(*got == *want) << "seed " << seed;
     }
   }
-  EXPECT_EQ(compared, 42 * 21);
-  EXPECT_GT(failed, 40);               // errors were compared
-  EXPECT_LT(failed, compared - 300);   // and values
+  EXPECT_EQ(tally.compared, 42 * 21);
+  EXPECT_GT(tally.failed, 40);                     // errors were compared
+  EXPECT_LT(tally.failed, tally.compared - 300);   // and values
+}
+
+// What the text generators below write: `dirty` columns hold text around the grammar's edges
+// (most of their batches fail somewhere), clean ones only text the target reads (their batches
+// compare values). Set per column (the generators are plain function pointers).
+struct TextShape {
+  bool dirty = false;
+  bool offsets = false;      // a timestamp with a zone: offsets may be written
+  int fraction_digits = 0;   // of the target's unit
+  int whole_digits = 1;      // a decimal's digits before the point
+};
+TextShape g_shape;
+
+// The text of a date, time or timestamp. Dirty: years of 4 digits, of 5 and of 12 with a sign
+// (past most storages), months and days out of range (and days a month lacks), hours of 24, leap
+// seconds, fractions of 1 to 10 digits, offsets of minutes and of seconds, blanks, a stray byte.
+std::string TemporalText(std::mt19937_64& rng, bool date, bool time) {
+  const bool dirty = g_shape.dirty;
+  auto two = [](uint64_t v) { return fmt::format("{:02}", v); };
+  std::string out;
+  if (date) {
+    switch (dirty ? rng() % 10 : 9) {
+      case 0: out = fmt::format("{:04}", rng() % 10000); break;
+      case 1: out = fmt::format("{}{:05}", rng() % 2 ? '-' : '+', rng() % 300000); break;
+      case 2: out = fmt::format("{}{:012}", rng() % 2 ? '-' : '+', rng() % 400000000000); break;
+      default: out = fmt::format("{:04}", 1900 + rng() % 200);
+    }
+    out += "-" + two(dirty && rng() % 25 == 0 ? 13 : 1 + rng() % 12) + "-" +
+           two(dirty ? (rng() % 25 == 0 ? 0 : 1 + rng() % 31) : 1 + rng() % 28);
+  }
+  if (time) {
+    if (date) out += rng() % 3 ? " " : "T";
+    out += two(dirty && rng() % 30 == 0 ? 24 : rng() % 24) + ":" + two(rng() % 60);
+    if (rng() % 4) out += ":" + two(dirty && rng() % 40 == 0 ? 60 : rng() % 60);
+    const uint64_t digits = dirty ? 1 + rng() % 10 : g_shape.fraction_digits > 0 ? 1 + rng() % g_shape.fraction_digits : 0;
+    if (digits > 0 && rng() % 2) {
+      out += ".";
+      for (uint64_t i = 0; i < digits; ++i) out += static_cast<char>('0' + (rng() % 3 == 0 ? 0 : rng() % 10));
+    }
+    if (date && (dirty || g_shape.offsets) && rng() % 3 == 0) {
+      static const char* const kOffsets[] = {"Z", "+05:30", "-08:00", "+00:09:21", "-03", "+14:00"};
+      out += kOffsets[rng() % (dirty ? std::size(kOffsets) : 4)];
+    }
+  }
+  if (dirty && rng() % 25 == 0) out.insert(rng() % (out.size() + 1), 1, "x.-:"[rng() % 4]);
+  if (rng() % 6 == 0) out = " " + out + "\t";
+  return out;
+}
+
+// The text of a decimal: a sign, digits before the point (dirty: up to 22) and up to 8 after
+// (rounded to the scale), an exponent; dirty, a stray byte.
+std::string DecimalText(std::mt19937_64& rng) {
+  const bool dirty = g_shape.dirty;
+  std::string out = std::vector<std::string>{"", "", "-", "+"}[rng() % 4];
+  const uint64_t whole = dirty && rng() % 8 == 0 ? rng() % 23 : rng() % (g_shape.whole_digits + 1);
+  const uint64_t fraction = rng() % 9;
+  for (uint64_t i = 0; i < whole; ++i) out += static_cast<char>('0' + rng() % 10);
+  if (fraction > 0 || rng() % 4 == 0) out += ".";
+  for (uint64_t i = 0; i < fraction; ++i) out += static_cast<char>('0' + rng() % 10);
+  if (whole == 0 && fraction == 0) out += "0";
+  if (dirty && rng() % 6 == 0) out += fmt::format("{}{}", rng() % 2 ? "e" : "E", static_cast<int>(rng() % 31) - 15);
+  if (!dirty && rng() % 6 == 0) out += "e-1";  // one digit less before the point
+  if (dirty && rng() % 25 == 0) out.insert(rng() % (out.size() + 1), 1, "x.e,"[rng() % 4]);
+  if (rng() % 6 == 0) out = " " + out + "\n";
+  return out;
+}
+
+// cast(utf8 → date, time, timestamp, decimal) against the reference, value for value, null for
+// null, error for error, over every layout, nulls, slices, every policy and both tiers; and the
+// round trip through text of columns of each type (cast(x, utf8) read back) holds on every row.
+TEST(Strings, TextToLogicalTypesEqualsTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const char* const kTargets[] = {"date32", "date64", "time32(s)", "time64(ns)", "timestamp(s)", "timestamp(ms)",
+                                  "timestamp(us, Europe/Paris)", "timestamp(ns, UTC)", "timestamp(us, America/New_York)",
+                                  "decimal32(9,2)", "decimal64(12,2)", "decimal64(18,0)", "decimal(30,4)", "decimal(38,10)"};
+  Tally tally;
+  int round_trips = 0;
+  for (uint64_t seed = 0; seed < 5 * std::size(kTargets); ++seed) {
+    std::mt19937_64 rng(seed);
+    const char* target = kTargets[seed % std::size(kTargets)];
+    const DataType type = *ParseDataType(target);
+    const int64_t length = std::vector<int64_t>{1, 63, 64, 65, 130, 700}[seed % 6];
+    const bool decimal = type.logical == LogicalKind::kDecimal;
+    const Generator gen = decimal ? DecimalText
+                          : type.logical == LogicalKind::kTime ? +[](std::mt19937_64& r) { return TemporalText(r, false, true); }
+                          : type.logical == LogicalKind::kDate
+                              ? +[](std::mt19937_64& r) { return TemporalText(r, true, r() % 6 == 0); }
+                              : +[](std::mt19937_64& r) { return TemporalText(r, true, r() % 6 != 0); };
+    int unit_digits = 0;
+    for (int64_t p = UnitsPerDay(type.time_unit()) / 86'400; p > 1; p /= 10) ++unit_digits;
+    // Decimals: digits before the point that fit once a fraction rounds up.
+    g_shape = {.dirty = seed % 3 == 0, .offsets = type.tz != 0, .fraction_digits = decimal ? 0 : unit_digits,
+               .whole_digits = decimal ? std::max(0, type.precision - type.scale - 1) : 0};
+    const Column s = RandomColumn(DataType(TypeId::kUtf8, true), kLayouts[seed % 3], length, seed % 4 ? 0.8 : 1.0, rng, gen);
+    std::vector<Scalar> xs;
+    for (int64_t r = 0; r < length; ++r) {
+      xs.push_back(rng() % 8 == 0 ? Scalar::Null(type.id) : RandomLogicalValue(type, rng));
+      if (type.id == TypeId::kI64 && type.logical == LogicalKind::kDate && !xs.back().is_null()) {  // whole days (Arrow)
+        constexpr int64_t kDay = 86'400'000;
+        xs.back() = Scalar::Of<int64_t>(xs.back().value<int64_t>() / kDay * kDay).As(type);
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(ArrayPtr x, MakeArray(type.WithNullable(true), xs));
+    const Schema schema{{{"s", s.array->type()}, {"x", x->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array, x};
+    const std::string texts[] = {fmt::format("cast(s, {})", target),
+                                 fmt::format("if(s like '%x%', cast(null:utf8, {0}), cast(s, {0}))", target),
+                                 fmt::format("is_null(cast(s, {})) or length(s) > 20", target),
+                                 fmt::format("cast(cast(x, utf8), {}) = x", target)};
+    const std::string label = fmt::format("seed {} rows {} s:{}", seed, length, StringLayoutName(kLayouts[seed % 3]));
+    for (const std::string& text : texts) {
+      const Compared c = CompareUnderRandomPolicy(*engine, text, schema, cols, length, rng, label);
+      ASSERT_FALSE(HasFailure());
+      tally.Add(c);
+      if (text.starts_with("cast(cast(x")) {  // every value reads back from its text
+        ASSERT_NE(c.result, nullptr);
+        for (int64_t r = 0; r < length; ++r) {
+          ASSERT_EQ(c.result->GetScalar(r).ToString(), xs[r].is_null() ? "null:bool" : "true") << "row " << r << ": " << xs[r].ToString();
+        }
+        ++round_trips;
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(fmt::format("max(cast(s, {}))", target), schema));
+    auto want = ir::EvaluateAggregateReference(agg, cols, length);
+    auto got = engine->Aggregate(agg, cols, length);
+    ASSERT_EQ(got.ok(), want.ok()) << "seed " << seed << ": " << (got.ok() ? want.error().ToString() : got.error().ToString());
+    if (got.ok()) {
+      EXPECT_TRUE(*got == *want) << "seed " << seed;
+    }
+  }
+  EXPECT_EQ(tally.compared, 4 * 5 * static_cast<int>(std::size(kTargets)));
+  EXPECT_EQ(round_trips, 5 * static_cast<int>(std::size(kTargets)));
+  EXPECT_GT(tally.failed, 40);                                // errors were compared
+  EXPECT_LT(tally.failed, tally.compared - round_trips - 60);  // and values
 }
 
 // A kernel whose loop cannot vectorize (a parse call a row) under hints that ask for it (the

@@ -96,5 +96,102 @@ TEST(StringKernels, ParseNumberAtTheEdges) {
   Parsed("tru", NumberKind::kBool, 1, ParseStatus::kInvalid);
 }
 
+std::string Text128(__int128 v) {
+  if (v == 0) return "0";
+  std::string out;
+  const bool negative = v < 0;
+  unsigned __int128 m = negative ? 0 - static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  for (; m != 0; m /= 10) out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+  return negative ? "-" + out : out;
+}
+
+std::string ParsedDecimal(const std::string& s, int precision, int scale, ParseStatus want) {
+  __int128 out = 12345;
+  EXPECT_EQ(ParseDecimal(Bytes(s), s.size(), precision, scale, &out), want) << "'" << s << "'";
+  return Text128(out);
+}
+
+TEST(StringKernels, ParseDecimalAtTheEdges) {
+  EXPECT_EQ(ParsedDecimal("12.345", 6, 2, ParseStatus::kOk), "1235");  // half away from zero
+  EXPECT_EQ(ParsedDecimal("-12.345", 6, 2, ParseStatus::kOk), "-1235");
+  EXPECT_EQ(ParsedDecimal("-12.3449", 6, 2, ParseStatus::kOk), "-1234");
+  EXPECT_EQ(ParsedDecimal(" +7 ", 1, 0, ParseStatus::kOk), "7");
+  EXPECT_EQ(ParsedDecimal("7.", 3, 2, ParseStatus::kOk), "700");
+  EXPECT_EQ(ParsedDecimal(".5", 1, 0, ParseStatus::kOk), "1");
+  EXPECT_EQ(ParsedDecimal("0.4999", 1, 0, ParseStatus::kOk), "0");
+  EXPECT_EQ(ParsedDecimal("-0.00", 5, 2, ParseStatus::kOk), "0");
+  EXPECT_EQ(ParsedDecimal("000000000000000000000000000000000000000000001", 1, 0, ParseStatus::kOk), "1");
+  EXPECT_EQ(ParsedDecimal("1.5E-1", 3, 1, ParseStatus::kOk), "2");
+  EXPECT_EQ(ParsedDecimal("25e-2", 3, 1, ParseStatus::kOk), "3");
+  EXPECT_EQ(ParsedDecimal("1e-99999999999999999999", 3, 1, ParseStatus::kOk), "0");
+  EXPECT_EQ(ParsedDecimal("99999999999999999999999999999999999999", 38, 0, ParseStatus::kOk),
+            "99999999999999999999999999999999999999");
+  ParsedDecimal("99999999999999999999999999999999999999.5", 38, 0, ParseStatus::kOutOfRange);
+  ParsedDecimal("999.995", 5, 2, ParseStatus::kOutOfRange);
+  ParsedDecimal("1e99999999999999999999", 38, 0, ParseStatus::kOutOfRange);
+  EXPECT_EQ(ParsedDecimal("x", 5, 2, ParseStatus::kInvalid), "0");  // 0 on failure
+  for (const char* bad : {"", " ", "-", "+", ".", "-.", "1e", "1e+", "e5", "1.2.3", "1 2", "1,5", "0x10", "inf", "nan", "--1",
+                          "1e5.5", "١"}) {
+    ParsedDecimal(bad, 10, 2, ParseStatus::kInvalid);
+  }
+}
+
+// Random values written every way the grammar allows (leading zeros, a moved point with the
+// exponent that puts it back, a sign, blanks, digits past the scale that round): each must read
+// back as the value, rounded half away from zero by the first digit dropped.
+TEST(StringKernels, ParseDecimalReadsEveryWritingOfAValue) {
+  std::mt19937_64 rng(11);
+  int rounded = 0, exponents = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int precision = 1 + static_cast<int>(rng() % 38);
+    const int scale = static_cast<int>(rng() % (precision + 1));
+    std::string digits;  // the value's unscaled digits, at most `precision`, then extra digits
+    const int n = 1 + static_cast<int>(rng() % precision);
+    for (int i = 0; i < n; ++i) digits += static_cast<char>('0' + rng() % 10);
+    const int extra = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 5) : 0;
+    std::string tail;
+    for (int i = 0; i < extra; ++i) tail += static_cast<char>('0' + rng() % 10);
+    __int128 want = 0;
+    for (char c : digits) want = want * 10 + (c - '0');
+    if (extra > 0 && tail[0] >= '5') ++want;
+    rounded += extra > 0 && tail[0] >= '5';
+    __int128 limit = 1;
+    for (int i = 0; i < precision; ++i) limit *= 10;
+    // The text: digits with the point `scale` from the end of the value digits, then the tail.
+    std::string all = std::string(rng() % 3, '0') + digits + tail;
+    int point = static_cast<int>(all.size()) - scale - extra;  // before all[point]
+    while (point < 0) all.insert(all.begin(), '0'), ++point;   // "0.00ddd" forms
+    int64_t exponent = 0;
+    if (rng() % 2) {  // move the point k places and say so
+      const int k = static_cast<int>(rng() % 9) - 4;
+      exponent = k;
+      point -= k;
+      while (point < 0) all.insert(all.begin(), '0'), ++point;
+      while (point > static_cast<int>(all.size())) all += '0';
+      ++exponents;
+    }
+    std::string text = all.substr(0, static_cast<size_t>(point)) + "." + all.substr(static_cast<size_t>(point));
+    if (text.back() == '.' && rng() % 2) text.pop_back();
+    if (text.front() == '.' && rng() % 2) text.insert(text.begin(), '0');
+    if (exponent != 0) text += (rng() % 2 ? "e" : "E") + std::to_string(exponent);
+    const bool negative = rng() % 2;
+    if (negative) text.insert(text.begin(), '-');
+    else if (rng() % 4 == 0) text.insert(text.begin(), '+');
+    if (rng() % 4 == 0) text = " " + text + "\t";
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": '" + text + "' at (" + std::to_string(precision) + ", " +
+                 std::to_string(scale) + ")");
+    __int128 got = 0;
+    const ParseStatus status = ParseDecimal(Bytes(text), text.size(), precision, scale, &got);
+    if (want >= limit) {
+      EXPECT_EQ(status, ParseStatus::kOutOfRange);
+      continue;
+    }
+    ASSERT_EQ(status, ParseStatus::kOk);
+    EXPECT_EQ(Text128(got), Text128(negative ? -want : want));
+  }
+  EXPECT_GT(rounded, 1000);
+  EXPECT_GT(exponents, 5000);
+}
+
 }  // namespace
 }  // namespace rowjit::kernels

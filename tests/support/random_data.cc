@@ -65,7 +65,7 @@ class Generator {
       case ir::Family::kComparison: return is_bool;
       case ir::Family::kBoolean: return is_bool;
       case ir::Family::kBitwise: return IsInteger(want);
-      case ir::Family::kCast: return true;
+      case ir::Family::kCast: return f.takes_type_arg;  // text_to_* and logical_to_text: by their tests
       case ir::Family::kNullAware:
         return f.name == "coalesce" || f.name == "if" || is_bool;
       case ir::Family::kFloat: return f.name == "is_nan" ? is_bool : IsFloat(want);
