@@ -55,3 +55,23 @@ def test_exact_wide_sums_are_python_ints():
     u = np.full(3, np.iinfo(np.uint64).max, dtype=np.uint64)
     assert rowjit.aggregate("sum(u)", u=u) == 3 * (2**64 - 1)
     assert rowjit.aggregate("sum(x)", x=np.array([1, 2], dtype=np.int32)) == 3
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_text_reads_as_timestamps_and_back_as_numpy_writes_them(unit):
+    t = _stamps(3000, unit, 5)
+    text = np.array([str(v) for v in t], dtype=object)  # numpy's ISO form, 'T' between
+    got = rowjit.evaluate(f"cast(s, timestamp({unit}))", s=text)
+    assert got.dtype == np.dtype(f"datetime64[{unit}]")
+    np.testing.assert_array_equal(got, t)
+    back = rowjit.evaluate("cast(t, utf8)", t=t)  # ' ' between, trailing fraction zeros dropped
+    np.testing.assert_array_equal(np.array([np.datetime64(v, unit) for v in back]), t)
+
+
+def test_bad_text_names_its_row():
+    s = np.array(["2024-02-28", None, "2024-02-30"], dtype=object)
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("cast(s, date32)", s=s)
+    assert e.value.kind == "invalid input" and "row 2" in str(e.value) and "'2024-02-30'" in str(e.value)
+    ok = rowjit.evaluate("cast(s, decimal64(10,2))", s=np.array([" 1.005", "-2e1", None], dtype=object))
+    assert list(ok[:2]) == [101, -2000] and ok.mask[2]  # storage integers, rounded half away from zero
