@@ -425,6 +425,39 @@ rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const row
   });
 }
 
+rowjit_status rowjit_prepared_project_into(rowjit_prepared* prepared, const rowjit_batch* batch,
+                                           const rowjit_output* outs, size_t n_outs, int64_t* null_counts,
+                                           rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (prepared == nullptr) return Missing("prepared handle");
+    if (batch == nullptr) return Missing("batch");
+    if (outs == nullptr) return Missing("outputs");
+    if (!prepared->projection) return WrongKind(*prepared, "rowjit_prepared_project_into");
+    const std::span<const rowjit::ir::ExprPtr> exprs = prepared->projection->exprs();
+    if (n_outs != exprs.size()) {
+      return rowjit::MakeError(ErrorCode::kInvalidInput, "{} outputs for a projection of {} expressions", n_outs,
+                               exprs.size());
+    }
+    std::vector<rowjit::jit::OutputBuffers> buffers;
+    buffers.reserve(n_outs);
+    for (size_t i = 0; i < n_outs; ++i) {
+      if (rowjit::IsString(exprs[i]->type().id)) {
+        return rowjit::MakeError(ErrorCode::kInvalidInput,
+                                 "output {} ('{}') gives strings, which have no fixed-width layout "
+                                 "(rowjit_prepared_project returns them)", i, exprs[i]->ToString());
+      }
+      buffers.push_back({outs[i].values, outs[i].values_bytes, outs[i].validity, outs[i].validity_bytes});
+    }
+    const rowjit::RecordBatch& b = batch->batch;
+    ROWJIT_ASSIGN_OR_RETURN(std::vector<rowjit::ArrayPtr> results,
+                            prepared->projection->ProjectInto(b.columns, b.length, buffers));
+    if (null_counts != nullptr) {
+      for (size_t i = 0; i < results.size(); ++i) null_counts[i] = results[i]->NullCount();
+    }
+    return Status::OK();
+  });
+}
+
 size_t rowjit_prepared_layouts(const rowjit_prepared* prepared) {
   if (prepared == nullptr) return 0;
   if (prepared->expression) return prepared->expression->layouts();

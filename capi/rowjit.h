@@ -171,6 +171,13 @@ typedef struct rowjit_output {
  * fixed-width layout: ROWJIT_INVALID_INPUT (rowjit_prepared_evaluate returns them). */
 rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const rowjit_batch* batch,
                                             const rowjit_output* out, int64_t* null_count, rowjit_error* error);
+/* Projects a prepared projection into `outs`, one rowjit_output per expression in order (n_outs
+ * must be their number; the buffers of different outputs must not overlap either). `null_counts`
+ * (may be NULL) receives each output's null rows. An output that gives strings is
+ * ROWJIT_INVALID_INPUT (rowjit_prepared_project returns them). */
+rowjit_status rowjit_prepared_project_into(rowjit_prepared* prepared, const rowjit_batch* batch,
+                                           const rowjit_output* outs, size_t n_outs, int64_t* null_counts,
+                                           rowjit_error* error);
 /* The number of batch layouts the handle holds a kernel for (0 for NULL). */
 size_t rowjit_prepared_layouts(const rowjit_prepared* prepared);
 void rowjit_prepared_free(rowjit_prepared* prepared);

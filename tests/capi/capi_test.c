@@ -629,6 +629,31 @@ static void test_prepared_into(rowjit_engine* e, const rowjit_batch* batch, cons
   out.validity_bytes = sizeof(validity);
   CHECK(rowjit_prepared_evaluate_into(p_agg, batch, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
   CHECK(strstr(err.message, "rowjit_prepared_aggregate") != NULL);
+  /* A projection into caller memory: each output its own buffers, its null count. */
+  const rowjit_expr* members[] = {sum, cmp};
+  rowjit_prepared* p_two = NULL;
+  CHECK(rowjit_prepare_projection(e, members, 2, &p_two, &err) == ROWJIT_OK);
+  uint64_t bits[1];
+  rowjit_output outs[2] = {{values, sizeof(values), validity, sizeof(validity)}, {bits, sizeof(bits), NULL, 0}};
+  for (int call = 0; call < 2; ++call) {
+    memset(values, 0xab, sizeof(values));
+    memset(validity, 0xab, sizeof(validity));
+    memset(bits, 0xab, sizeof(bits));
+    int64_t counts[2] = {-7, -7};
+    CHECK(rowjit_prepared_project_into(p_two, batch, outs, 2, counts, &err) == ROWJIT_OK);
+    const int32_t* v = (const int32_t*)values;
+    CHECK(v[0] == 11 && v[2] == 33 && v[3] == 2000000002 && validity[0] == 13u && counts[0] == 1);
+    CHECK(bits[0] == 6u && counts[1] == 0);
+  }
+  CHECK(rowjit_prepared_project_into(p_two, batch, outs, 1, NULL, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "1 outputs for a projection of 2") != NULL);
+  CHECK(rowjit_prepared_project_into(p_two, batch, NULL, 2, NULL, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_prepared_project_into(p_sum, batch, outs, 2, NULL, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "rowjit_prepared_evaluate") != NULL);
+  outs[1].values = values;  /* two outputs over one buffer */
+  CHECK(rowjit_prepared_project_into(p_two, batch, outs, 2, NULL, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(strstr(err.message, "overlap") != NULL);
+  rowjit_prepared_free(p_two);
   /* Strings have no fixed-width layout. */
   struct ArrowArray arr, tmp;
   struct ArrowSchema sch, kept;
@@ -714,6 +739,26 @@ static int same_array(const struct ArrowArray* x, const struct ArrowSchema* xs, 
   return 1;
 }
 
+/* An exported result against the same result in lent memory (i32 values, or bits): validity,
+ * values of valid rows, the null count. */
+static int same_as_lent(const struct ArrowArray* d, int bit, const void* values, const uint64_t* validity,
+                        int64_t null_count) {
+  if (null_count != d->null_count) return 0;
+  for (int64_t i = 0; i < d->length; ++i) {
+    const int valid = (int)((validity[i / 64] >> (i % 64)) & 1);
+    if (valid != valid_at(d, i)) return 0;
+    if (!valid) continue;
+    if (bit) {
+      const int64_t di = d->offset + i;
+      const int db = (((const uint8_t*)d->buffers[1])[di / 8] >> (di % 8)) & 1;
+      if (db != (int)((((const uint64_t*)values)[i / 64] >> (i % 64)) & 1)) return 0;
+    } else if (((const int32_t*)values)[i] != i32_at(d, i)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 typedef rowjit_status (*direct_call)(rowjit_engine*, const rowjit_expr*, const rowjit_batch*, struct ArrowArray*,
                                      struct ArrowSchema*, rowjit_error*);
 typedef rowjit_status (*prepared_call)(rowjit_prepared*, const rowjit_batch*, struct ArrowArray*, struct ArrowSchema*,
@@ -786,12 +831,9 @@ static void test_prepared_against_direct(rowjit_engine* e, const struct ArrowSch
     int64_t nulls = -1;
     const rowjit_status ds = rowjit_evaluate(e, x[0], b, &d, &dsch, &de);
     const rowjit_status ps = rowjit_prepared_evaluate_into(p[0], b, &out, &nulls, &pe);
-    int same = ds == ps && (ds != ROWJIT_OK || nulls == d.null_count);
+    int same = ds == ps;
     if (same && ds != ROWJIT_OK) same = de.row == pe.row;
-    for (int64_t i = 0; same && ds == ROWJIT_OK && i < n; ++i) {
-      const int valid = (int)((validity[i / 64] >> (i % 64)) & 1);
-      same = valid == valid_at(&d, i) && (!valid || values[i] == i32_at(&d, i));
-    }
+    if (same && ds == ROWJIT_OK) same = same_as_lent(&d, 0, values, validity, nulls);
     if (ds == ROWJIT_OK) release_both(&d, &dsch);
     ++cases;
     if (!same) {
@@ -799,11 +841,34 @@ static void test_prepared_against_direct(rowjit_engine* e, const struct ArrowSch
       fprintf(stderr, "prepared into != direct: seed %llu, %lld rows, a_nulls %d, wide %d\n",
               (unsigned long long)seed, (long long)n, a_nulls, wide);
     }
+    /* The projection into caller memory (an i32 and a bool output) against the direct one. */
+    const int64_t words = (n + 63) / 64;
+    uint64_t* bits = (uint64_t*)malloc((size_t)words * 8);
+    uint64_t* bits_valid = (uint64_t*)malloc((size_t)words * 8);
+    const rowjit_output outs[2] = {out, {bits, words * 8, bits_valid, words * 8}};
+    int64_t counts[2] = {-1, -1};
+    const rowjit_status dps = rowjit_project(e, pair, 2, b, &d, &dsch, &de);
+    const rowjit_status pps = rowjit_prepared_project_into(proj, b, outs, 2, counts, &pe);
+    same = dps == pps;
+    if (same && dps != ROWJIT_OK) same = de.row == pe.row;
+    if (same && dps == ROWJIT_OK) {
+      same = same_as_lent(d.children[0], 0, values, validity, counts[0]) &&
+             same_as_lent(d.children[1], 1, bits, bits_valid, counts[1]);
+    }
+    if (dps == ROWJIT_OK) release_both(&d, &dsch);
+    ++cases;
+    if (!same) {
+      ++mismatches;
+      fprintf(stderr, "projection into != direct: seed %llu, %lld rows, a_nulls %d, wide %d\n",
+              (unsigned long long)seed, (long long)n, a_nulls, wide);
+    }
+    free(bits);
+    free(bits_valid);
     free(values);
     free(validity);
     rowjit_batch_free(b);
   }
-  CHECK(mismatches == 0 && cases == 60 * (kTexts + 2));
+  CHECK(mismatches == 0 && cases == 60 * (kTexts + 3));
   /* `a` with and without a bitmap (and all null) met: two layouts or more held (sum(c) reads only
    * `c`: one), at most 8 kept. */
   CHECK(rowjit_prepared_layouts(p[4]) == 1);
