@@ -186,11 +186,10 @@ class Binder {
 
   static bool IsUntypedLiteral(const Expr& e) { return e.is_literal() && IsUntyped(e); }
 
-  // The logical types whose values have a text (logical_to_text): decimals, dates, times and
-  // timestamps (durations and intervals do not yet).
+  // The logical types whose values have a text (logical_to_text): decimals, dates, times,
+  // timestamps and intervals (durations do not yet).
   static bool IsTextual(const DataType& t) {
-    return t.logical == LogicalKind::kDecimal || t.logical == LogicalKind::kDate || t.logical == LogicalKind::kTime ||
-           t.logical == LogicalKind::kTimestamp;
+    return t.is_logical() && t.logical != LogicalKind::kDuration;
   }
 
   // cast(x, 'decimal64(12,2)') (the parser's form of a cast to a logical type) and round(x, n).

@@ -10,7 +10,8 @@
 // Text and the logical types: cast(utf8 → date, time, timestamp) reads the literal grammar
 // (text_to_temporal, ir/temporal.h), cast(utf8 → decimal) a decimal number rounded to the scale
 // (text_to_decimal, kernels::ParseDecimal), and cast(decimal, date, time, timestamp → utf8)
-// writes the text those read back (logical_to_text). Each prints as the cast it stands for.
+// writes the text those read back (logical_to_text; an interval's canonical text too). Each
+// prints as the cast it stands for.
 #include <bit>
 #include <charconv>
 #include <utility>
@@ -224,6 +225,7 @@ Result<Scalar> TextToDecimal(std::span<const Scalar> a, DataType result, std::op
 Result<Scalar> LogicalToText(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
   const DataType t = a[0].type();
   if (t.logical == LogicalKind::kDecimal) return Scalar::String(DecimalText(a[0].int128(), t.scale), result.id);
+  if (t.logical == LogicalKind::kInterval) return Scalar::String(IntervalText(a[0]), result.id);
   return Scalar::String(TemporalValueText(a[0]), result.id);
 }
 

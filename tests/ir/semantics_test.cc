@@ -363,6 +363,7 @@ const Case kString[] = {
     {"cast(x, utf8)", "x:timestamp(ms)", "-1", "'1969-12-31 23:59:59.999'"},
     {"cast(x, utf8)", "x:timestamp(s, Europe/Paris)", "1719828000", "'2024-07-01 12:00:00+02:00'"},
     {"cast(x, utf8)", "x:time32(ms)", "1500", "'00:00:01.5'"},
+    {"cast(x, utf8)", "x:interval_months", "14", "'14 months'"},
     // Between utf8 and binary: the same bytes; binary → utf8 only when they are valid UTF-8.
     {"cast(x, binary)", "x:utf8", "'h\xc3\xa9'", "'h\xc3\xa9':binary"},
     {"cast(x, utf8)", "x:binary", "'h\xc3\xa9'", "'h\xc3\xa9'"},
