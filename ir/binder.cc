@@ -20,9 +20,13 @@ bool IsUntyped(const Expr& e) {
                              e.literal_text() != "false";
   if (!e.is_call() || e.args().empty()) return false;
   const Function* f = FindFunction(e.name());
-  if (f == nullptr || !f->propagates_type || f->unify_from != 0) return false;
-  for (const auto& a : e.args()) {
-    if (!IsUntyped(*a)) return false;
+  // The arguments whose type is the result's (from unify_from: if's branches, not its
+  // condition) are all untyped: `if(c, 1, null)` takes the type its caller expects.
+  if (f == nullptr || !f->propagates_type || f->unify_from < 0) return false;
+  const auto from = static_cast<size_t>(f->unify_from);
+  if (e.args().size() <= from) return false;
+  for (size_t i = from; i < e.args().size(); ++i) {
+    if (!IsUntyped(*e.args()[i])) return false;
   }
   return true;
 }

@@ -212,16 +212,98 @@ class Parser {
                              Peek().pos);
           }
         }
-        return Made(Expr::Call(std::string(fn), {left, right}));
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr compared, Made(Expr::Call(std::string(fn), {left, right})));
+        return ParseIs(std::move(compared));  // a = b is null: IS binds looser (PostgreSQL)
       }
     }
-    // s like 'pattern', s ilike 'pattern': the infix form of the calls.
-    if (Peek().kind == Tok::kIdent && (Peek().text == "like" || Peek().text == "ilike")) {
+    return ParsePostfixPredicate(std::move(left));
+  }
+  bool PeekIdent(std::string_view word, size_t ahead = 0) const {
+    const Token& t = t_[std::min(pos_ + ahead, t_.size() - 1)];
+    return t.kind == Tok::kIdent && t.text == word;
+  }
+  Status ExpectWord(std::string_view word) {
+    if (!PeekIdent(word)) return Expected("'" + std::string(word) + "'");
+    Next();
+    return Status::OK();
+  }
+  // SQL's predicates written after their operand, each the calls it means (printed as those):
+  //   x [not] like p, x [not] ilike p          like(x, p), not(...)
+  //   x [not] between lo and hi                between(x, lo, hi)
+  //   x [not] in (a, b, ...)                   x = a or x = b or ... (SQL's three values: no
+  //                                            match and a null comparison is null)
+  //   x is [not] null                          is_null(x), is_not_null(x)
+  //   x is [not] true, x is [not] false        coalesce(x, false), coalesce(not x, false)
+  //   x is [not] distinct from y               coalesce(x != y, not (is_null(x) and is_null(y)))
+  Result<ExprPtr> ParsePostfixPredicate(ExprPtr left) {
+    const bool negated = PeekIdent("not") && (PeekIdent("like", 1) || PeekIdent("ilike", 1) ||
+                                              PeekIdent("between", 1) || PeekIdent("in", 1));
+    if (negated) Next();
+    auto maybe_not = [&](ExprPtr e) -> Result<ExprPtr> {  // then `is`: x in (1, 2) is null
+      ROWJIT_ASSIGN_OR_RETURN(e, Made(std::move(e)));
+      if (negated) {
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(Expr::Call("not", {std::move(e)})));
+      }
+      return ParseIs(std::move(e));
+    };
+    if (PeekIdent("like") || PeekIdent("ilike")) {
       const std::string fn = Next().text;
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
-      return Made(Expr::Call(fn, {left, right}));
+      return maybe_not(Expr::Call(fn, {left, right}));
     }
-    return left;
+    if (PeekIdent("between")) {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr lo, ParseAdditive());
+      ROWJIT_RETURN_NOT_OK(ExpectWord("and"));
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr hi, ParseAdditive());
+      return maybe_not(Expr::Call("between", {left, lo, hi}));
+    }
+    if (PeekIdent("in")) {
+      Next();
+      if (Peek().kind != Tok::kLParen) return Expected("'(' after 'in'");
+      Next();
+      ExprPtr any;
+      while (true) {
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr item, Nested([this] { return ParseOr(); }));
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr eq, Made(Expr::Call("eq", {left, item})));
+        if (any) {
+          ROWJIT_ASSIGN_OR_RETURN(any, Made(Expr::Call("or", {any, eq})));
+        } else {
+          any = eq;
+        }
+        if (Peek().kind != Tok::kComma) break;
+        Next();
+      }
+      if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
+      Next();
+      return maybe_not(std::move(any));
+    }
+    return ParseIs(std::move(left));
+  }
+  Result<ExprPtr> ParseIs(ExprPtr left) {
+    if (!PeekIdent("is")) return left;
+    Next();
+    const bool is_not = PeekIdent("not");
+    if (is_not) Next();
+    if (PeekIdent("null")) {
+      Next();
+      return Made(Expr::Call(is_not ? "is_not_null" : "is_null", {left}));
+    }
+    if (PeekIdent("true") || PeekIdent("false")) {
+      const bool want = Next().text == "true";
+      ExprPtr x = want ? left : Expr::Call("not", {left});
+      ExprPtr is = Expr::Call("coalesce", {x, Expr::Literal("false")});
+      return Made(is_not ? Expr::Call("not", {is}) : is);
+    }
+    if (PeekIdent("distinct")) {
+      Next();
+      ROWJIT_RETURN_NOT_OK(ExpectWord("from"));
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
+      ExprPtr both_null = Expr::Call("and", {Expr::Call("is_null", {left}), Expr::Call("is_null", {right})});
+      ExprPtr distinct = Expr::Call("coalesce", {Expr::Call("ne", {left, right}), Expr::Call("not", {both_null})});
+      return Made(is_not ? Expr::Call("not", {distinct}) : distinct);
+    }
+    return Expected("'null', 'true', 'false' or 'distinct from' after 'is'");
   }
   Result<ExprPtr> ParseAdditive() {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
@@ -298,10 +380,48 @@ class Parser {
                                (t.text == "and" || t.text == "or" || t.text == "not"))) {
       return Expected("an expression");
     }
+    // CASE, unless `case` is a column's name (an operator, a comma, ')' or the end follows).
+    if (t.text == "case" && t_[pos_ + 1].kind != Tok::kOp && t_[pos_ + 1].kind != Tok::kRParen &&
+        t_[pos_ + 1].kind != Tok::kComma && t_[pos_ + 1].kind != Tok::kEnd && t_[pos_ + 1].kind != Tok::kColon) {
+      Next();
+      return Nested([this] { return ParseCase(); });
+    }
     const std::string name = Next().text;
     if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name));
     Next();
     return ParseCallArgs(std::string(CanonicalName(name)));
+  }
+  // After `case`: [operand] when c then v ... [else e] end, as if(c1, v1, if(c2, v2, e)) (with an
+  // operand each condition is operand = c); no else is else null. A null condition is not taken.
+  Result<ExprPtr> ParseCase() {
+    ExprPtr operand;
+    if (!PeekIdent("when")) {
+      ROWJIT_ASSIGN_OR_RETURN(operand, ParseOr());
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> arms;
+    while (PeekIdent("when")) {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr cond, Nested([this] { return ParseOr(); }));
+      ROWJIT_RETURN_NOT_OK(ExpectWord("then"));
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr value, Nested([this] { return ParseOr(); }));
+      if (operand) {
+        ROWJIT_ASSIGN_OR_RETURN(cond, Made(Expr::Call("eq", {operand, cond})));
+      }
+      arms.emplace_back(std::move(cond), std::move(value));
+    }
+    if (arms.empty()) return Expected("'when'");
+    ExprPtr out;
+    if (PeekIdent("else")) {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(out, Nested([this] { return ParseOr(); }));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(out, Made(Expr::Literal("null")));
+    }
+    ROWJIT_RETURN_NOT_OK(ExpectWord("end"));
+    for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm) {
+      ROWJIT_ASSIGN_OR_RETURN(out, Made(Expr::Call("if", {arm->first, arm->second, out})));
+    }
+    return out;
   }
   Result<ExprPtr> ParseCallArgs(std::string name) {
     // SQL's extract(year from t): date_part('year', t), which binds to year(t).
@@ -346,6 +466,10 @@ class Parser {
     }
     if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
     Next();
+    if (name == "nullif" && args.size() == 2 && !type_arg) {  // SQL's nullif(a, b): if(a = b, null, a)
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr same, Made(Expr::Call("eq", {args[0], args[1]})));
+      return Made(Expr::Call("if", {same, Expr::Literal("null"), args[0]}));
+    }
     return Made(Expr::Call(std::move(name), std::move(args), type_arg));
   }
 
@@ -362,7 +486,8 @@ int64_t NestingBound(const std::vector<Token>& tokens) {
   int64_t n = 0;
   for (const Token& t : tokens) {
     n += t.kind == Tok::kLParen || ((t.kind == Tok::kOp || t.kind == Tok::kIdent) &&
-                                    (t.text == "-" || t.text == "not"));
+                                    (t.text == "-" || t.text == "not" || t.text == "case" || t.text == "when" ||
+                                     t.text == "then" || t.text == "else"));
   }
   return n;
 }

@@ -33,6 +33,12 @@ TEST(Binder, TypesAndNullability) {
   EXPECT_EQ(BoundText("cast(c, i64) + f"), "cast(c, i64) + f : i64");
   EXPECT_EQ(BoundText("c + (1 + 2)"), "c + 3:u8 : u8");  // the inner literals take c's type
   EXPECT_EQ(BoundText("between(b, 0, 10)"), "between(b, 0:i32, 10:i32) : bool");
+  // An if of untyped branches takes the type its caller expects, whatever its condition: CASE's
+  // arms without an else (if(..., null)) beside a typed one.
+  EXPECT_EQ(BoundText("c + if(e, 1, 2)"), "c + if(e, 1:u8, 2:u8) : u8?");
+  EXPECT_EQ(BoundText("case when e then f when b > 0 then 1 end"),
+            "if(e, f, if(b > 0:i32, 1:i64, null:i64)) : i64?");
+  EXPECT_EQ(BoundText("coalesce(f, if(e, null, 7))"), "coalesce(f, if(e, null:i64, 7:i64)) : i64");
 }
 
 // Whether a call can fail depends on its argument types, not only on its function.

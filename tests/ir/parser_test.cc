@@ -42,6 +42,29 @@ TEST(Parser, PrecedenceAndCanonicalForm) {
   EXPECT_EQ(Canon("not(a, b) and not (a)"), "not(a, b) and (not a)");
 }
 
+// SQL's predicates and CASE are the calls they mean, printed as those (which parse back).
+TEST(Parser, SqlFormsAreTheirCalls) {
+  EXPECT_EQ(Canon("a in (1, 2, b)"), "((a = 1) or (a = 2)) or (a = b)");
+  EXPECT_EQ(Canon("a + 1 not in (1)"), "not ((a + 1) = 1)");
+  EXPECT_EQ(Canon("a between 1 and b + 1 and c"), "between(a, 1, b + 1) and c");
+  EXPECT_EQ(Canon("a not between 1 and 2"), "not between(a, 1, 2)");
+  EXPECT_EQ(Canon("s not like 'a%' or s ilike 'B'"), "(not like(s, 'a%')) or ilike(s, 'B')");
+  EXPECT_EQ(Canon("a is null or b is not null"), "is_null(a) or is_not_null(b)");
+  EXPECT_EQ(Canon("a = b is null"), "is_null(a = b)");
+  EXPECT_EQ(Canon("a in (1) is not true"), "not coalesce(a = 1, false)");
+  EXPECT_EQ(Canon("e is false"), "coalesce(not e, false)");
+  EXPECT_EQ(Canon("a is distinct from b"), "coalesce(a != b, not (is_null(a) and is_null(b)))");
+  EXPECT_EQ(Canon("a is not distinct from b + 1"),
+            "not coalesce(a != (b + 1), not (is_null(a) and is_null(b + 1)))");
+  EXPECT_EQ(Canon("case when a > 0 then 1 when a < 0 then -1 else 0 end"), "if(a > 0, 1, if(a < 0, -1, 0))");
+  EXPECT_EQ(Canon("case a when 1 then 'one' end"), "if(a = 1, 'one', null)");
+  EXPECT_EQ(Canon("case case when e then 1 end when 1 then 2 end + 1"), "if(if(e, 1, null) = 1, 2, null) + 1");
+  EXPECT_EQ(Canon("nullif(a, 0)"), "if(a = 0, null, a)");
+  // Still column names where an operator, a comma, ')' or the end follows.
+  EXPECT_EQ(Canon("case + 1"), "case + 1");
+  EXPECT_EQ(Canon("f(case, end)"), "f(case, end)");
+}
+
 TEST(Parser, RoundTripOverGeneratedCorpus) {
   ASSERT_OK_AND_ASSIGN(const Schema schema,
                        ParseSchema("a:i32?, b:i32, c:u8, d:f64?, e:bool?, f:i64, g:f32, h:u64?"));
@@ -85,6 +108,17 @@ TEST(ParserErrors, CastWithoutType) { ExpectSyntaxError("cast(a, 3)", "expected 
 TEST(ParserErrors, ChainedComparison) { ExpectSyntaxError("a < b < c", "comparisons do not chain"); }
 TEST(ParserErrors, KeywordAsOperand) { ExpectSyntaxError("a + and", "expected an expression, found 'and'"); }
 TEST(ParserErrors, Empty) { ExpectSyntaxError("", "expected an expression, found end of input"); }
+TEST(ParserErrors, SqlForms) {
+  ExpectSyntaxError("a in ()", "expected an expression, found ')'");
+  ExpectSyntaxError("a in 1", "expected '(' after 'in'");
+  ExpectSyntaxError("a in (1, 2", "expected ',' or ')'");
+  ExpectSyntaxError("a between 1 or 2", "expected 'and'");
+  ExpectSyntaxError("a is maybe", "expected 'null', 'true', 'false' or 'distinct from' after 'is'");
+  ExpectSyntaxError("a is distinct b", "expected 'from'");
+  ExpectSyntaxError("case end", "expected 'when'");
+  ExpectSyntaxError("case when a then 1", "expected 'end'");
+  ExpectSyntaxError("case when a 1 end", "expected 'then'");
+}
 
 }  // namespace
 }  // namespace rowjit::ir

@@ -229,6 +229,25 @@ const Case kCast[] = {
 };
 
 const Case kNullAware[] = {
+    // SQL's forms (ir/parser.cc writes them as these calls), with PostgreSQL's answers.
+    {"x in (1, 2)", "x:i32", "2", "true"},
+    {"x in (1, null)", "x:i32", "2", "null:bool"},
+    {"x in (1, null)", "x:i32", "1", "true"},
+    {"x not in (1, null)", "x:i32", "2", "null:bool"},
+    {"x not in (1, 3)", "x:i32?", "null", "null:bool"},
+    {"x not between 1 and 3", "x:i32", "5", "true"},
+    {"x is distinct from y", "x:i32?, y:i32?", "null; null", "false"},
+    {"x is distinct from y", "x:i32?, y:i32?", "1; null", "true"},
+    {"x is distinct from y", "x:i32?, y:i32?", "1; 1", "false"},
+    {"x is not distinct from y", "x:i32?, y:i32?", "null; null", "true"},
+    {"x > 1 is true", "x:i32?", "null", "false"},
+    {"x > 1 is not false", "x:i32?", "null", "true"},
+    {"x is null", "x:i32?", "null", "true"},
+    {"case when x > 1 then 'big' when x > 0 then 'small' end", "x:i32?", "null", "null:utf8"},
+    {"case when x > 1 then 'big' when x > 0 then 'small' end", "x:i32?", "1", "'small'"},
+    {"case x when 1 then 10 else 20 end", "x:i32?", "null", "20:i32"},
+    {"nullif(x, 3)", "x:i32", "3", "null:i32"},
+    {"nullif(x, 3)", "x:i32?", "4", "4:i32"},
     {"is_null(x)", "x:i32?", "null", "true"},
     {"is_not_null(x)", "x:i32?", "null", "false"},
     {"coalesce(x, y)", "x:i32?, y:i32", "null; 5", "5:i32"},

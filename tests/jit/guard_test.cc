@@ -99,6 +99,15 @@ constexpr const char* kGuarded[] = {
     "if(b != 0, a / b, 0) + c",
     "if(is_null(b) or b = 0, a, a / b)",
     "between(a / b, c, a)",
+    // SQL's forms, parsed into the calls above (ir/parser.cc).
+    "a in (b, c, 1)",
+    "a / b not in (c, 0)",
+    "case when b = 0 then a else a / b end",
+    "case a when b then c / a when c then 1 end",
+    "nullif(a, b) + c",
+    "a is distinct from b / c",
+    "(a > b) is not true or a / b > 0",
+    "a between b and c is null",
 };
 
 TEST(Guards, JitMatchesReferenceWhereGuardsHideSomeErrors) {
