@@ -320,6 +320,8 @@ class Binder {
       if (i >= unify && !group) group = bound[i]->type().id;
     }
     if (f->name == "cast" && e.type_arg() == TypeId::kUtf8 && IsTextual(bound[0]->type())) {  // cast(d, utf8)
+      ROWJIT_RETURN_NOT_OK(RequireZoneRules(
+          bound[0]->type(), fmt::format("cast from {} to utf8", bound[0]->type().WithNullable(false).ToString())));
       const DataType to(TypeId::kUtf8, bound[0]->type().nullable);
       return Fold(Expr::BoundCall(FindFunction("logical_to_text"), {bound[0]}, std::nullopt, to));
     }

@@ -428,11 +428,12 @@ std::optional<int64_t> TimeOfDay(std::string_view s, size_t& at, int64_t per_day
   if (!h || at >= s.size() || s[at++] != ':') return std::nullopt;
   const auto m = Digits(s, at, 2);
   std::optional<int64_t> sec = 0;
-  if (at < s.size() && s[at] == ':') sec = Digits(s, ++at, 2);
+  const bool seconds = at < s.size() && s[at] == ':';
+  if (seconds) sec = Digits(s, ++at, 2);
   if (!m || !sec || *h > 23 || *m > 59 || *sec > 59) return std::nullopt;
   const int64_t per_second = per_day / 86'400;
   int64_t fraction = 0;
-  if (at < s.size() && s[at] == '.') {
+  if (seconds && at < s.size() && s[at] == '.') {  // a fraction of the seconds only ('12:34.5' is no time)
     int64_t scale = per_second;
     size_t digits = 0;
     while (++at < s.size() && s[at] >= '0' && s[at] <= '9') {
@@ -615,6 +616,13 @@ Result<Scalar> ParseTemporalLiteral(std::string_view text, const DataType& type)
                    value.error().code() == ErrorCode::kInvalidInput ? TemporalForm(type) : "outside the range of its storage");
 }
 
+Status RequireZoneRules(const DataType& type, std::string_view what) {
+  if (!InLocalZone(type)) return Status::OK();
+  auto rules = LoadZoneRules(TimeZoneName(type.tz));
+  if (!rules.ok()) return MakeError(ErrorCode::kUnsupported, "{}: {}", what, rules.error().message());
+  return Status::OK();
+}
+
 Result<TemporalConversion> TemporalCastPlan(const DataType& from, const DataType& to) {
   const LogicalKind f = from.logical, t = to.logical;
   const bool dated = (f == LogicalKind::kDate || f == LogicalKind::kTimestamp) &&
@@ -664,6 +672,7 @@ Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
       return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: utf8 text becomes a date, time or timestamp",
                        from.WithNullable(false).ToString(), to.ToString());
     }
+    ROWJIT_RETURN_NOT_OK(RequireZoneRules(to, fmt::format("cast from utf8 to {}", to.WithNullable(false).ToString())));
     return fold(Expr::BoundCall(FindFunction("text_to_temporal"), {x}, std::nullopt, to.WithNullable(from.nullable)));
   }
   if (!from.is_logical() || from.logical == LogicalKind::kDecimal || from.logical == LogicalKind::kInterval) {

@@ -30,6 +30,24 @@ std::string Describe(const Token& t) {
   }
 }
 
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// The reserved words (never a column's name), read in any case.
+bool IsKeyword(const std::string& s) {
+  return s == "and" || s == "or" || s == "not" || s == "true" || s == "false" || s == "null" ||
+         s == "nan" || s == "inf";
+}
+
+// A word of SQL's forms (`in`, `case`, ...): a keyword where the grammar expects one, in any case,
+// and a column's name elsewhere.
+bool IsWord(const std::string& text, std::string_view word) {
+  return text.size() == word.size() && Lower(text) == word;
+}
+
 Result<std::vector<Token>> Lex(std::string_view s) {
   std::vector<Token> out;
   size_t i = 0;
@@ -42,7 +60,9 @@ Result<std::vector<Token>> Lex(std::string_view s) {
     const size_t start = i;
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
-      out.push_back({Tok::kIdent, std::string(s.substr(start, i - start)), start});
+      std::string word(s.substr(start, i - start));
+      if (std::string lower = Lower(word); IsKeyword(lower)) word = std::move(lower);  // AND, NULL, TRUE
+      out.push_back({Tok::kIdent, std::move(word), start});
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -100,11 +120,6 @@ Result<std::vector<Token>> Lex(std::string_view s) {
   }
   out.push_back({Tok::kEnd, "", s.size()});
   return out;
-}
-
-bool IsKeyword(const std::string& s) {
-  return s == "and" || s == "or" || s == "not" || s == "true" || s == "false" || s == "null" ||
-         s == "nan" || s == "inf";
 }
 
 bool IsCastName(std::string_view name) {
@@ -220,7 +235,7 @@ class Parser {
   }
   bool PeekIdent(std::string_view word, size_t ahead = 0) const {
     const Token& t = t_[std::min(pos_ + ahead, t_.size() - 1)];
-    return t.kind == Tok::kIdent && t.text == word;
+    return t.kind == Tok::kIdent && IsWord(t.text, word);
   }
   Status ExpectWord(std::string_view word) {
     if (!PeekIdent(word)) return Expected("'" + std::string(word) + "'");
@@ -247,7 +262,7 @@ class Parser {
       return ParseIs(std::move(e));
     };
     if (PeekIdent("like") || PeekIdent("ilike")) {
-      const std::string fn = Next().text;
+      const std::string fn = Lower(Next().text);
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
       return maybe_not(Expr::Call(fn, {left, right}));
     }
@@ -381,7 +396,7 @@ class Parser {
       return Expected("an expression");
     }
     // CASE, unless `case` is a column's name (an operator, a comma, ')' or the end follows).
-    if (t.text == "case" && t_[pos_ + 1].kind != Tok::kOp && t_[pos_ + 1].kind != Tok::kRParen &&
+    if (IsWord(t.text, "case") && t_[pos_ + 1].kind != Tok::kOp && t_[pos_ + 1].kind != Tok::kRParen &&
         t_[pos_ + 1].kind != Tok::kComma && t_[pos_ + 1].kind != Tok::kEnd && t_[pos_ + 1].kind != Tok::kColon) {
       Next();
       return Nested([this] { return ParseCase(); });
@@ -389,7 +404,7 @@ class Parser {
     const std::string name = Next().text;
     if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name));
     Next();
-    return ParseCallArgs(std::string(CanonicalName(name)));
+    return ParseCallArgs(std::string(CanonicalName(Lower(name))));  // COALESCE(a, 0): function names in any case
   }
   // After `case`: [operand] when c then v ... [else e] end, as if(c1, v1, if(c2, v2, e)) (with an
   // operand each condition is operand = c); no else is else null. A null condition is not taken.
@@ -425,7 +440,7 @@ class Parser {
   }
   Result<ExprPtr> ParseCallArgs(std::string name) {
     // SQL's extract(year from t): date_part('year', t), which binds to year(t).
-    if (name == "extract" && Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kIdent && t_[pos_ + 1].text == "from") {
+    if (name == "extract" && Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kIdent && IsWord(t_[pos_ + 1].text, "from")) {
       const std::string field = Next().text;
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
@@ -460,7 +475,8 @@ class Parser {
         }
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
         args.push_back(std::move(arg));
-        if (Peek().kind != Tok::kComma) break;
+        const bool as = IsCastName(name) && args.size() == 1 && PeekIdent("as");  // SQL's cast(x as i64)
+        if (Peek().kind != Tok::kComma && !as) break;
         Next();
       }
     }
@@ -486,8 +502,8 @@ int64_t NestingBound(const std::vector<Token>& tokens) {
   int64_t n = 0;
   for (const Token& t : tokens) {
     n += t.kind == Tok::kLParen || ((t.kind == Tok::kOp || t.kind == Tok::kIdent) &&
-                                    (t.text == "-" || t.text == "not" || t.text == "case" || t.text == "when" ||
-                                     t.text == "then" || t.text == "else"));
+                                    (t.text == "-" || t.text == "not" || IsWord(t.text, "case") ||
+                                     IsWord(t.text, "when") || IsWord(t.text, "then") || IsWord(t.text, "else")));
   }
   return n;
 }

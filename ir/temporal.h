@@ -87,6 +87,9 @@ Result<Scalar> TemporalFromText(std::string_view text, const DataType& type);
 // as both with ' ' between and, with a zone, its local time and '+HH:MM' offset. Years outside
 // 0..9999 are written with a sign and at least four digits (ISO 8601's expanded form).
 std::string TemporalValueText(const Scalar& value);
+// OK, or kUnsupported naming `what` when `type` is a timestamp whose zone's rules cannot be read
+// (its kernels and the reference would otherwise read it as UTC).
+Status RequireZoneRules(const DataType& type, std::string_view what);
 // cast(x, T) to a temporal type T.
 Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold);
 

@@ -45,9 +45,11 @@ std::string CacheKey::Serialize() const {
     std::vector<uint16_t> zones;
     for (const ir::Expr* c : spec.expr->facts().calls) {
       if (c->type().is_logical()) out += fmt::format(" {}:{}", c->name(), c->type().ToString());
+      // The zones of its arguments and of its result (a cast into a zone: text_to_temporal, temporal_cast).
       for (const ir::ExprPtr& a : c->args()) {
         if (a->type().tz != 0 && std::find(zones.begin(), zones.end(), a->type().tz) == zones.end()) zones.push_back(a->type().tz);
       }
+      if (c->type().tz != 0 && std::find(zones.begin(), zones.end(), c->type().tz) == zones.end()) zones.push_back(c->type().tz);
     }
     // A kernel over a zone holds the zone's offsets: the data it was built from is part of its
     // key (a tzdata update changes the fingerprint, and a disk-cached kernel is not reused).

@@ -365,6 +365,7 @@ const Case kString[] = {
     {"cast(x, timestamp(s))", "x:utf8", "'2024-07-01 12:00Z'", "error:invalid input"},
     {"cast(x, timestamp(ns))", "x:utf8", "'2262-04-12'", "error:overflow"},
     {"cast(x, time64(us))", "x:utf8", "'13:45:01.5'", "49501500000:time64(us)"},
+    {"cast(x, time64(us))", "x:utf8", "'13:45.5'", "error:invalid input"},  // a fraction needs seconds
     // Text to decimals: rounded half away from zero to the scale; an exponent; too many digits
     // (after rounding) an overflow.
     {"cast(x, decimal64(6,2))", "x:utf8", "' -12.345 '", "-12.35:decimal64(6,2)"},

@@ -336,6 +336,12 @@ TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {
   const std::vector<ir::InputSpec> spec = {ir::InputSpec{.type = TypeId::kI64}};
   const CacheKey key = *PlanKernel(*ir::ParseAndBind("year(t)", zoned), spec, ir::Policy::kDense);
   EXPECT_NE(key.Serialize().find("zone Europe/Paris "), std::string::npos) << key.Serialize();
+  // A cast into a zone holds that zone's offsets too (its argument has none).
+  const Schema local = *ParseSchema("d:date32, s:utf8");
+  for (const char* text : {"cast(d, timestamp(s, America/New_York))", "cast(s, timestamp(s, America/New_York))"}) {
+    const CacheKey into = *PlanKernel(*ir::ParseAndBind(text, local), spec, ir::Policy::kDense);
+    EXPECT_NE(into.Serialize().find("zone America/New_York "), std::string::npos) << text << ": " << into.Serialize();
+  }
 }
 
 TEST(DiskCache, KeysNameColumnIndexesAndEveryShapeFlag) {

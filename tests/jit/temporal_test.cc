@@ -560,6 +560,10 @@ TEST(Temporal, BinderRules) {
       {"cast(k, date32)", ErrorCode::kTypeError, "temporal casts take"},
       {"cast(h, timestamp(us))", ErrorCode::kTypeError, "temporal casts convert"},
       {"cast(m, timestamp(us))", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
+      // Text into a zone and a zone to text read its rules too (else both sides would read UTC).
+      {"cast(cast(k, utf8), timestamp(s, Mars/Olympus))", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
+      {"cast(m, utf8)", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
+      {"h = '12:34.5'", ErrorCode::kTypeError, "is not a time64(us) literal"},
       {"cast('2024-02-29', interval_months)", ErrorCode::kTypeError, "is not a interval_months literal"},
   };
   test::ExpectRefused(schema, refused);
