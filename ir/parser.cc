@@ -395,9 +395,7 @@ class Parser {
                                (t.text == "and" || t.text == "or" || t.text == "not"))) {
       return Expected("an expression");
     }
-    // CASE, unless `case` is a column's name (an operator, a comma, ')' or the end follows).
-    if (IsWord(t.text, "case") && t_[pos_ + 1].kind != Tok::kOp && t_[pos_ + 1].kind != Tok::kRParen &&
-        t_[pos_ + 1].kind != Tok::kComma && t_[pos_ + 1].kind != Tok::kEnd && t_[pos_ + 1].kind != Tok::kColon) {
+    if (IsWord(t.text, "case") && StartsCase()) {
       Next();
       return Nested([this] { return ParseCase(); });
     }
@@ -405,6 +403,21 @@ class Parser {
     if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name));
     Next();
     return ParseCallArgs(std::string(CanonicalName(Lower(name))));  // COALESCE(a, 0): function names in any case
+  }
+  // Whether the `case` at the cursor starts CASE rather than naming a column: what follows can
+  // begin an operand or `when`, not continue an expression (an operator, a comma, ')', the end,
+  // `in`, `is`, `like`, `between`, `not in`, `and`, `then`, ...).
+  bool StartsCase() const {
+    const Token& n = t_[pos_ + 1];
+    if (n.kind == Tok::kOp || n.kind == Tok::kRParen || n.kind == Tok::kComma || n.kind == Tok::kEnd ||
+        n.kind == Tok::kColon) {
+      return false;
+    }
+    for (std::string_view word : {"in", "is", "like", "ilike", "between", "and", "or", "then", "else", "end", "from", "as"}) {
+      if (PeekIdent(word, 1)) return false;
+    }
+    return !(PeekIdent("not", 1) && (PeekIdent("in", 2) || PeekIdent("like", 2) || PeekIdent("ilike", 2) ||
+                                     PeekIdent("between", 2)));
   }
   // After `case`: [operand] when c then v ... [else e] end, as if(c1, v1, if(c2, v2, e)) (with an
   // operand each condition is operand = c); no else is else null. A null condition is not taken.

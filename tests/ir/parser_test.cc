@@ -60,6 +60,14 @@ TEST(Parser, SqlFormsAreTheirCalls) {
   EXPECT_EQ(Canon("case a when 1 then 'one' end"), "if(a = 1, 'one', null)");
   EXPECT_EQ(Canon("case case when e then 1 end when 1 then 2 end + 1"), "if(if(e, 1, null) = 1, 2, null) + 1");
   EXPECT_EQ(Canon("nullif(a, 0)"), "if(a = 0, null, a)");
+  // Keywords and function names in any case (column names keep theirs); SQL's cast(x as T).
+  EXPECT_EQ(Canon("A > 1 AND B IS NOT NULL OR NOT C"), "((A > 1) and is_not_null(B)) or (not C)");
+  EXPECT_EQ(Canon("CASE WHEN Case IN (1, 2) THEN TRUE ELSE NULL END"), "if((Case = 1) or (Case = 2), true, null)");
+  EXPECT_EQ(Canon("COALESCE(a, 0) NOT BETWEEN 1 AND 5"), "not between(coalesce(a, 0), 1, 5)");
+  EXPECT_EQ(Canon("CAST(a AS i64) + Cast(b as decimal64(12, 2))"), "cast(a, i64) + cast(b, decimal64(12,2))");
+  EXPECT_EQ(Canon("EXTRACT(YEAR FROM t) + -INF"), "date_part('YEAR', t) + -inf");
+  EXPECT_EQ(Canon("s NOT ILIKE 'x%' AND x Is Distinct From y"),
+            "(not ilike(s, 'x%')) and coalesce(x != y, not (is_null(x) and is_null(y)))");
   // Still column names where an operator, a comma, ')' or the end follows.
   EXPECT_EQ(Canon("case + 1"), "case + 1");
   EXPECT_EQ(Canon("f(case, end)"), "f(case, end)");
@@ -115,7 +123,7 @@ TEST(ParserErrors, SqlForms) {
   ExpectSyntaxError("a between 1 or 2", "expected 'and'");
   ExpectSyntaxError("a is maybe", "expected 'null', 'true', 'false' or 'distinct from' after 'is'");
   ExpectSyntaxError("a is distinct b", "expected 'from'");
-  ExpectSyntaxError("case end", "expected 'when'");
+  ExpectSyntaxError("case a end", "expected 'when'");
   ExpectSyntaxError("case when a then 1", "expected 'end'");
   ExpectSyntaxError("case when a 1 end", "expected 'then'");
 }
