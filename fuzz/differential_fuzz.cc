@@ -190,6 +190,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
+  // The result's type is the expression's (a null computed on the storage once lost a decimal's).
+  if (!(*jit)->type().SameType((*expr)->type())) {
+    Mismatch(**expr, layout, length, policy,
+             fmt::format("jit result is {}, the expression {}", (*jit)->type().ToString(), (*expr)->type().ToString()));
+  }
   const int64_t row = FirstDifference(**jit, **ref);
   if (row >= 0) {
     Mismatch(**expr, layout, length, policy,

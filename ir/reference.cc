@@ -84,14 +84,16 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
     ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateNode(*e.args()[i], columns, row, quiet));
     args.push_back(s);
   }
+  // A null keeps the call's logical type too (a decimal's null is a decimal: consumers of the
+  // row, a broadcast constant, read its type).
   if (f->strict()) {
     for (const Scalar& s : args) {
-      if (s.is_null()) return Scalar::Null(e.type().id);
+      if (s.is_null()) return Scalar::Null(e.type().id).As(e.type());
     }
   }
   auto r = f->eval(args, e.type(), e.type_arg());
   if (!r.ok()) {
-    if (suppress_errors) return Scalar::Null(e.type().id);
+    if (suppress_errors) return Scalar::Null(e.type().id).As(e.type());
     return std::move(r).TakeError().WithRow(std::string(f->name), row);
   }
   // A call of a logical type computes on the storage (t - d is a checked i64 sub): its value

@@ -103,6 +103,12 @@ Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_
   if (options.fold_slice_rows < 1 || options.fold_slice_rows > (int64_t{1} << 31)) {
     return MakeError(ErrorCode::kInvalidInput, "fold_slice_rows {} is not in [1, 2^31]", options.fold_slice_rows);
   }
+  // A stage holds at least one call and its arguments (at most 4, add_interval's; variadic
+  // calls are grouped by staging): below 5 nodes staging could not shrink such a call.
+  if (options.max_kernel_nodes < kMinKernelNodes) {
+    return MakeError(ErrorCode::kInvalidInput, "max_kernel_nodes {} is below {}", options.max_kernel_nodes,
+                     kMinKernelNodes);
+  }
   std::unique_ptr<DiskCache> disk;
   if (!options.cache_dir.empty()) {
     ROWJIT_ASSIGN_OR_RETURN(disk, DiskCache::Open(options.cache_dir, options.disk_cache_bytes));

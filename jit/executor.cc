@@ -122,6 +122,8 @@ Result<ArrayPtr> RunNullConstant(const Execution& run) {
 // Every input constant: one row evaluated with the reference semantics, broadcast.
 Result<ArrayPtr> RunConstant(const Execution& run) {
   ROWJIT_ASSIGN_OR_RETURN(Scalar s, ir::EvaluateRow(run.expr, run.batch.columns, 0));
+  // The expression's type, whatever the scalar says (a null computed on the storage).
+  if (s.type_id() == run.expr.type().id) s = s.As(run.expr.type().WithNullable(false));
   ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(s, run.batch.facts.length, run.expr.type().nullable));
   return ArrayPtr(std::move(c));
 }

@@ -20,6 +20,8 @@ namespace rowjit::jit {
 
 // Nodes one kernel may hold; larger expressions run in stages (EngineOptions::max_kernel_nodes).
 inline constexpr int64_t kDefaultMaxKernelNodes = 128;
+// The fewest nodes a kernel may be limited to (EngineOptions::max_kernel_nodes).
+inline constexpr int64_t kMinKernelNodes = 5;
 
 // How the executor lifts a kernel over one batch.
 enum class Strategy : uint8_t {

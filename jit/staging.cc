@@ -1,6 +1,7 @@
 // Cutting an expression into stages of bounded size (jit layer).
 #include "jit/staging.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/function.h"
@@ -57,6 +58,33 @@ class Splitter {
         if (a.pending > 1) a = Materialize(a.expr);
         pending += a.pending;
       }
+    }
+    // A variadic call of more arguments than a kernel holds (coalesce of 200 columns): its
+    // arguments in groups, each group the same call as a stage (coalesce and concat are
+    // associative), until the call fits. Without this the call never shrinks and staging would
+    // not end.
+    while (pending > max_nodes_ && e->function()->variadic && args.size() > 2) {
+      const size_t group = static_cast<size_t>(std::max<int64_t>(2, max_nodes_ - 1));
+      std::vector<Cut> grouped;
+      for (size_t i = 0; i < args.size(); i += group) {
+        const size_t end = std::min(args.size(), i + group);
+        if (end - i == 1) {
+          grouped.push_back(args[i]);
+          continue;
+        }
+        std::vector<ir::ExprPtr> part;
+        std::vector<DataType> types;
+        for (size_t j = i; j < end; ++j) {
+          part.push_back(args[j].expr);
+          types.push_back(args[j].expr->type());
+        }
+        DataType type = e->type();  // its logical type; the nullability of this group's rule
+        auto rule = e->function()->type_rule(e->function()->name, types, e->type_arg());
+        type.nullable = rule.ok() ? rule->nullable : true;
+        grouped.push_back(Materialize(ir::Expr::BoundCall(e->function(), std::move(part), e->type_arg(), type)));
+      }
+      args = std::move(grouped);
+      pending = 1 + static_cast<int64_t>(args.size());
     }
     bool changed = false;
     std::vector<ir::ExprPtr> rewritten;

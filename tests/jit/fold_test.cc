@@ -727,7 +727,7 @@ TEST(PreparedAggregate, HoldsItsLayoutsAndTakesTheEnginesPathForTheRest) {
 // Folds that are not one kernel over the columns as they are take the engine's path every call:
 // answers as the engine's, no layout held.
 TEST(PreparedAggregate, FoldsBeyondOneKernelTakeTheEnginesPath) {
-  EngineOptions options{.max_kernel_nodes = 4, .fold_slice_rows = 100, .compile = EngineOptions::Compile::kSynchronous};
+  EngineOptions options{.max_kernel_nodes = 5, .fold_slice_rows = 100, .compile = EngineOptions::Compile::kSynchronous};
   auto engine = std::move(Engine::Make(options)).value();
   std::mt19937_64 rng(11);
   struct Case {

@@ -56,6 +56,19 @@ TEST(Hostile, EngineLimitsHoldForExpressionsBoundElsewhere) {
   EXPECT_NE(out.error().message().find("Limits::max_depth"), std::string::npos);
 }
 
+// `expr` evaluated in stages, with the reference's values and the expression's type.
+EvalReport ExpectStagedAsReference(Engine& engine, const ir::ExprPtr& expr, const RecordBatch& batch) {
+  EvalReport report;
+  auto out = engine.Evaluate(expr, batch, {}, &report);
+  auto ref = ir::EvaluateReference(*expr, batch.columns, batch.length);
+  EXPECT_TRUE(out.ok() && ref.ok()) << (out.ok() ? "" : out.error().ToString()) << (ref.ok() ? "" : ref.error().ToString());
+  if (!out.ok() || !ref.ok()) return report;
+  EXPECT_EQ(report.strategy, Strategy::kStaged);
+  EXPECT_EQ((*out)->type().ToString(), expr->type().ToString());
+  EXPECT_EQ(FirstDifference(**out, **ref), -1);
+  return report;
+}
+
 // 3,000 terms run in stages of at most max_kernel_nodes nodes; values equal the reference (over
 // integers that overflow, so does the error and its row).
 TEST(Hostile, LongExpressionsRunInStages) {
@@ -73,21 +86,62 @@ TEST(Hostile, LongExpressionsRunInStages) {
   const Schema schema = *ParseSchema("a:f64?, b:f64, c:f64");
   ASSERT_OK_AND_ASSIGN(ir::ExprPtr expr, ir::ParseAndBind(LongSum(kLongTerms), schema));
   ASSERT_OK_AND_ASSIGN(RecordBatch batch, RandomBatch(schema, 2'000, 0.9, 7));
-  EvalReport report;
-  auto out = engine->Evaluate(expr, batch, {}, &report);
-  auto ref = ir::EvaluateReference(*expr, batch.columns, batch.length);
-  ASSERT_TRUE(out.ok()) << out.error().ToString();
-  ASSERT_TRUE(ref.ok()) << ref.error().ToString();
-  EXPECT_EQ(report.strategy, Strategy::kStaged);
+  const EvalReport report = ExpectStagedAsReference(*engine, expr, batch);
   EXPECT_TRUE(report.compiled);
-  EXPECT_EQ(FirstDifference(**out, **ref), -1);
   EXPECT_GE(engine->cache_stats().compiles, kLongTerms * 3 / kDefaultMaxKernelNodes);
+}
+
+// A variadic call of more arguments than a kernel holds (coalesce of hundreds of columns) runs
+// in stages of grouped arguments (before, staging could not shrink it and recursed until the
+// stack overflowed); in a fold too, and with the smallest kernel limit. A limit below one call's
+// nodes is refused.
+TEST(Hostile, WideVariadicCallsRunInStages) {
+  const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i32");
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, RandomBatch(schema, 300, 0.3, 5));
+  for (int64_t limit : {kDefaultMaxKernelNodes, kMinKernelNodes}) {
+    auto engine = NewEngine({.max_kernel_nodes = limit, .compile = EngineOptions::Compile::kSynchronous});
+    for (int n : {200, 1000}) {
+      std::string text = "coalesce(";
+      for (int i = 0; i < n; ++i) text += i % 2 ? "b, " : "a, ";
+      text += "c)";
+      SCOPED_TRACE(fmt::format("limit {}, {} arguments", limit, n + 1));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr expr, ir::ParseAndBind(text, schema));
+      ExpectStagedAsReference(*engine, expr, batch);
+      ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate("sum(" + text + ")", schema));
+      auto fold = engine->Aggregate(agg, batch.columns, batch.length);
+      auto fold_ref = ir::EvaluateAggregateReference(agg, batch.columns, batch.length);
+      ASSERT_TRUE(fold.ok() && fold_ref.ok());
+      EXPECT_TRUE(*fold == *fold_ref);
+    }
+  }
+  auto refused = Engine::Make({.max_kernel_nodes = kMinKernelNodes - 1});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidInput);
+}
+
+// A null computed for a constant batch keeps the expression's logical type (a fuzz finding: the
+// reference's null of a strict call over a null was typed by its storage, and a broadcast
+// constant took that type: i64 for a decimal, which a later stage then refused).
+TEST(Hostile, NullConstantsKeepTheirLogicalType) {
+  auto engine = NewEngine({.max_kernel_nodes = kMinKernelNodes});
+  const Schema schema = *ParseSchema("d:decimal64(12,2)?, t:timestamp(us, UTC)?");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr d, ConstantArray::Make(Scalar::Null(TypeId::kI64).As(schema.fields[0].type), 64, true));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr t, ConstantArray::Make(Scalar::Null(TypeId::kI64).As(schema.fields[1].type), 64, true));
+  const std::vector<ArrayPtr> cols = {d, t};
+  for (const char* text : {"-(if(d < d, d, d))", "cast(coalesce(d, d), decimal(20,4))", "if(t < t, t, t)",
+                           "-(if(d < d, d, d)) + (-(if(d < d, d, d)) * (d - d)) + cast(coalesce(d, d), decimal64(12,2))"}) {
+    ASSERT_OK_AND_ASSIGN(ir::ExprPtr expr, ir::ParseAndBind(text, schema));
+    auto out = engine->Evaluate(expr, cols, 64);
+    ASSERT_TRUE(out.ok()) << text << ": " << out.error().ToString();
+    EXPECT_EQ((*out)->type().ToString(), expr->type().ToString()) << text;
+    EXPECT_EQ((*out)->NullCount(), 64) << text;
+  }
 }
 
 // Random expressions cut into tiny stages: values, nulls and first-failing-row errors equal the
 // reference, also where a stage fails behind a null of a column only the whole expression reads.
 TEST(Hostile, StagedEvaluationMatchesReference) {
-  auto engine = NewEngine(EngineOptions{.max_kernel_nodes = 4});
+  auto engine = NewEngine(EngineOptions{.max_kernel_nodes = 5});
   Schema schema;
   for (TypeId id : {TypeId::kI8, TypeId::kI32, TypeId::kI64, TypeId::kU16, TypeId::kF64, TypeId::kBool}) {
     schema.fields.push_back(Field{"n_" + std::string(TypeIdName(id)), DataType(id, true)});
