@@ -221,3 +221,20 @@ def test_sixteen_byte_decimal_results_are_exact_objects(n):
     assert list(plus) == list(a + 1)
     with pytest.raises(TypeError, match="16-byte"):
         rowjit.evaluate("cast(a, decimal(38,2))", engine=ENGINE, a=a, out=np.zeros(n, np.int64))
+
+
+def test_sql_forms_answer_as_numpy():
+    r = np.random.default_rng(4)
+    a = r.integers(-50, 50, 1000).astype(np.int32)
+    b = np.ma.masked_array(r.integers(-5, 5, 1000).astype(np.int64), mask=r.random(1000) < 0.3)
+    np.testing.assert_array_equal(rowjit.evaluate("CASE WHEN a > 0 THEN a WHEN a < -10 THEN -a ELSE 0 END", a=a),
+                                  np.where(a > 0, a, np.where(a < -10, -a, 0)))
+    np.testing.assert_array_equal(rowjit.evaluate("a IN (1, 2, 3) OR a NOT BETWEEN -40 AND 40", a=a),
+                                  np.isin(a, [1, 2, 3]) | (a < -40) | (a > 40))
+    is_null = rowjit.evaluate("b IS NULL", b=b)
+    np.testing.assert_array_equal(is_null, np.ma.getmaskarray(b))
+    # three values: no match and a null in the list is null, as in SQL
+    some = rowjit.evaluate("a in (1, null)", a=a)
+    assert some.mask[a != 1].all() and some[a == 1].all()
+    kept = rowjit.evaluate("nullif(a, 0)", a=a)
+    assert (kept.mask == (a == 0)).all()
