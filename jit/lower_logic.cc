@@ -56,6 +56,10 @@ Val Coalesce(LowerContext& c, std::span<const Val> a) {
     }
     out.v = c.b.CreateSelect(a[i].valid, a[i].v, out.v);
     if (out.high != nullptr) out.high = c.b.CreateSelect(a[i].valid, a[i].high, out.high);  // decimal128
+    // A view's address goes with its string (a literal has none: then no address at all), and
+    // an exact wide value only where every argument has one.
+    out.view = a[i].view != nullptr && out.view != nullptr ? c.b.CreateSelect(a[i].valid, a[i].view, out.view) : nullptr;
+    out.wide = a[i].wide != nullptr && out.wide != nullptr ? c.b.CreateSelect(a[i].valid, a[i].wide, out.wide) : nullptr;
     out.valid = c.Or(a[i].valid, out.valid);
   }
   return out;

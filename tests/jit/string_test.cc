@@ -146,6 +146,8 @@ std::vector<std::string> Expressions(const Column& s, std::mt19937_64& rng) {
       "s = t", "s < t", "s >= t", "starts_with(s, t)", "ends_with(t, s)", "contains(s, t)",
       "like(s, t)", "ilike(t, s)", "hash(s) % 7 = 3", "hash(s) = hash(t)",
       "coalesce(s, " + lit + ") = " + lit2, "if(length(s) > 3, s, t) = " + lit,
+      // A view's address must follow the string coalesce picks (a finding: it kept the last one's).
+      "coalesce(s, t) = " + lit, "starts_with(coalesce(t, s), " + lit + ")", "coalesce(s, t, " + lit + ") < " + lit2,
       "between(s, " + lit + ", " + lit2 + ")", "is_null(s) or s = " + lit,
       "s = " + lit + " and length(t) < 5", "s = ''", "s like ''", "s like '%'",
   };
