@@ -1,4 +1,4 @@
-// Null-aware row functions (ir layer): is_null, is_not_null, coalesce, if (a null condition
+// Null-aware row functions (ir layer): is_null, is_not_null, coalesce, greatest, least, if (a null condition
 // takes the else branch), between (x >= lo and x <= hi in Kleene logic).
 #include "ir/function_internal.h"
 
@@ -21,6 +21,28 @@ Result<Scalar> Coalesce(std::span<const Scalar> a, DataType result, std::optiona
   }
   return Scalar::Null(result.id);
 }
+// SQL's order of two non-null values of one type (strings bytewise, floats with NaN greatest).
+int Order(const Scalar& x, const Scalar& y) {
+  if (IsString(x.type_id())) {
+    const int c = x.str().compare(y.str());
+    return c < 0 ? -1 : c > 0;
+  }
+  if (x.type_id() == TypeId::kI128) return x.int128() < y.int128() ? -1 : x.int128() > y.int128();
+  return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return CompareTotalSql(x.value<T>(), y.value<T>()); });
+}
+
+// greatest, least: the extreme of the non-null arguments (PostgreSQL, DuckDB), the first of equals;
+// null only when every argument is.
+template <bool kGreatest>
+Result<Scalar> Extreme(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  const Scalar* best = nullptr;
+  for (const Scalar& s : a) {
+    if (s.is_null()) continue;
+    if (best == nullptr || (kGreatest ? Order(*best, s) < 0 : Order(s, *best) < 0)) best = &s;
+  }
+  return best != nullptr ? *best : Scalar::Null(result.id);
+}
+
 Result<DataType> CoalesceRule(std::string_view n, std::span<const DataType> a,
                               std::optional<TypeId>) {
   ROWJIT_ASSIGN_OR_RETURN(DataType t, internal::SameType(n, a, [](TypeId) { return true; }, "",
@@ -47,15 +69,8 @@ Result<Scalar> Between(std::span<const Scalar> a, DataType, std::optional<TypeId
   // (x >= lo) and (x <= hi), three-valued.
   auto cmp = [](const Scalar& x, const Scalar& y, bool ge) -> Scalar {
     if (x.is_null() || y.is_null()) return Scalar::Null(TypeId::kBool);
-    if (IsString(x.type_id())) {
-      const int c = x.str().compare(y.str());
-      return Scalar::Of(ge ? c >= 0 : c <= 0);
-    }
-    if (x.type_id() == TypeId::kI128) return Scalar::Of(ge ? x.int128() >= y.int128() : x.int128() <= y.int128());
-    return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) {
-      const int c = CompareTotalSql(x.value<T>(), y.value<T>());
-      return Scalar::Of(ge ? c >= 0 : c <= 0);
-    });
+    const int c = Order(x, y);
+    return Scalar::Of(ge ? c >= 0 : c <= 0);
   };
   const Scalar lo = cmp(a[0], a[1], true), hi = cmp(a[0], a[2], false);
   if ((!lo.is_null() && !lo.value<bool>()) || (!hi.is_null() && !hi.value<bool>())) {
@@ -82,6 +97,12 @@ const Function kFunctions[] = {
     {.name = "if", .arg_names = {"cond", "then", "else"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = 1, .propagates_type = true,
      .type_rule = IfRule, .eval = If, .logical = LogicalArgs::kPassThrough},
+    {.name = "greatest", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
+     .eval = Extreme<true>, .logical = LogicalArgs::kPassThrough},
+    {.name = "least", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
+     .eval = Extreme<false>, .logical = LogicalArgs::kPassThrough},
     {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare},
 };

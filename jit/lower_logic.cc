@@ -65,6 +65,30 @@ Val Coalesce(LowerContext& c, std::span<const Val> a) {
   return out;
 }
 
+// greatest, least: each argument in turn replaces the pick where it is valid and the pick is
+// null or it beats it (strictly: the first of equals stays), in SQL's order.
+template <bool kGreatest>
+Val Extreme(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const TypeId t = c.arg_type(0);
+  auto less = [&](const Val& x, const Val& y) {
+    if (t == TypeId::kI128) return Less128(b, Widen128(b, x, t), Widen128(b, y, t));  // decimal128
+    if (IsString(t)) return StringLess(c, x.v, y.v);
+    return c.Less(x.v, y.v, t);
+  };
+  Val out{.v = a[0].v, .valid = a[0].valid, .high = a[0].high};
+  for (size_t i = 1; i < a.size(); ++i) {
+    const Val& x = a[i];
+    llvm::Value* take = kGreatest ? less(out, x) : less(x, out);
+    if (out.valid != nullptr) take = b.CreateOr(b.CreateNot(out.valid), take);
+    if (x.valid != nullptr) take = b.CreateAnd(x.valid, take);
+    out.v = b.CreateSelect(take, x.v, out.v);
+    if (out.high != nullptr) out.high = b.CreateSelect(take, x.high, out.high);
+    out.valid = c.Or(out.valid, x.valid);
+  }
+  return out;
+}
+
 Val If(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   llvm::Value* take = a[0].valid ? b.CreateAnd(a[0].valid, a[0].v) : a[0].v;  // null → else
@@ -95,6 +119,7 @@ const Lowering kLowerings[] = {
     {"and", And},         {"or", Or},           {"not", Not},
     {"xor", Xor},         {"is_null", IsNull},  {"is_not_null", IsNotNull},
     {"coalesce", Coalesce}, {"if", If},         {"between", Between},
+    {"greatest", Extreme<true>}, {"least", Extreme<false>},
 };
 
 }  // namespace

@@ -111,6 +111,10 @@ TEST(ParserErrors, UnclosedParen) { ExpectSyntaxError("(a + b", "expected ')', f
 TEST(ParserErrors, TrailingToken) { ExpectSyntaxError("a b", "position 2: expected an operator or end of input, found 'b'"); }
 TEST(ParserErrors, BadArgumentList) { ExpectSyntaxError("f(a b)", "expected ',' or ')'"); }
 TEST(ParserErrors, BadTypeSuffix) { ExpectSyntaxError("42:int", "expected a type name"); }
+TEST(ParserErrors, LogicalSuffix) {
+  ExpectSyntaxError("'1 day':interval_month_day_nano", "expected a type name");
+  ExpectSyntaxError("7:date32", "expected a type name");
+}
 TEST(ParserErrors, NullableSuffix) { ExpectSyntaxError("42:i32?", "unexpected character '?'"); }
 TEST(ParserErrors, CastWithoutType) { ExpectSyntaxError("cast(a, 3)", "expected a type name"); }
 TEST(ParserErrors, ChainedComparison) { ExpectSyntaxError("a < b < c", "comparisons do not chain"); }

@@ -229,6 +229,13 @@ const Case kCast[] = {
 };
 
 const Case kNullAware[] = {
+    // greatest and least skip nulls (PostgreSQL, DuckDB); floats in SQL's order (NaN greatest).
+    {"greatest(x, y, z)", "x:i32?, y:i32?, z:i32?", "3; null; 7", "7:i32"},
+    {"least(x, y, z)", "x:i32?, y:i32?, z:i32?", "3; null; 7", "3:i32"},
+    {"greatest(x, y)", "x:i32?, y:i32?", "null; null", "null:i32"},
+    {"greatest(x, y)", "x:f64, y:f64", "nan; inf", "nan:f64"},
+    {"least(x, y)", "x:f64, y:f64", "nan; -inf", "-inf:f64"},
+    {"greatest(x, y)", "x:utf8, y:utf8", "'ab'; 'b'", "'b'"},
     // SQL's forms (ir/parser.cc writes them as these calls), with PostgreSQL's answers.
     {"x in (1, 2)", "x:i32", "2", "true"},
     {"x in (1, null)", "x:i32", "2", "null:bool"},

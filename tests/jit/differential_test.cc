@@ -342,8 +342,11 @@ TEST(Differential, EngineRunsTheKernelThePlannerNames) {
       auto described = PlanKernel(*expr, specs, c.policy);
       ASSERT_TRUE(described.ok()) << where << "\n  " << described.error().ToString();
       // Descriptions plan a full-size batch; a batch under 64 rows runs the same kernel but for
-      // its short-batch loop (KernelShape::short_batch).
-      if (IsShortBatch(c.length) && described->shape.loop == KernelLoop::kRows) described->shape.short_batch = true;
+      // its short-batch loop (KernelShape::short_batch), which never speculates.
+      if (IsShortBatch(c.length) && described->shape.loop == KernelLoop::kRows) {
+        described->shape.short_batch = true;
+        described->shape.speculative_mul = false;
+      }
       if (twin) described->shape.speculative_mul = false;
       EXPECT_EQ(*report.kernel, *described) << where << "\n  ran " << report.kernel->ToString()
                                             << "\n  described " << described->ToString();

@@ -67,7 +67,7 @@ class Generator {
       case ir::Family::kBitwise: return IsInteger(want);
       case ir::Family::kCast: return f.takes_type_arg;  // text_to_* and logical_to_text: by their tests
       case ir::Family::kNullAware:
-        return f.name == "coalesce" || f.name == "if" || is_bool;
+        return f.name == "coalesce" || f.name == "if" || f.name == "greatest" || f.name == "least" || is_bool;
       case ir::Family::kFloat: return f.name == "is_nan" ? is_bool : IsFloat(want);
       case ir::Family::kString: return false;  // tests/jit/string_test.cc generates its own
       case ir::Family::kTemporal: return false;  // tests/jit/temporal_test.cc, over logical types
@@ -93,7 +93,7 @@ class Generator {
       args.push_back(Gen(rng_() % 2 ? TypeId::kF32 : TypeId::kF64, depth));
     } else if (name == "if") {
       args = {Gen(TypeId::kBool, depth), Gen(want, depth), Gen(want, depth)};
-    } else if (name == "coalesce") {
+    } else if (name == "coalesce" || name == "greatest" || name == "least") {
       const size_t n = 1 + rng_() % 3;
       for (size_t i = 0; i < n; ++i) args.push_back(Gen(want, depth));
     } else {
