@@ -199,6 +199,13 @@ Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std:
 
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs,
                             ir::Policy policy, const std::string& target) {
+  if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+  for (int c : expr->facts().columns) {  // one description a column the expression reads
+    if (c < 0 || static_cast<size_t>(c) >= specs.size()) {
+      return MakeError(ErrorCode::kInvalidInput, "{} reads column {}, but {} input descriptions were given",
+                       expr->ToString(), c, specs.size());
+    }
+  }
   Plan plan = PlanEvaluation(expr, DescribeSpecs(expr->facts(), std::move(specs)), policy, target);
   if (!plan.kernel) {
     return MakeError(ErrorCode::kInvalidInput, "{} over these inputs runs no kernel (strategy {})",

@@ -338,10 +338,15 @@ TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {
   EXPECT_NE(key.Serialize().find("zone Europe/Paris "), std::string::npos) << key.Serialize();
   // A cast into a zone holds that zone's offsets too (its argument has none).
   const Schema local = *ParseSchema("d:date32, s:utf8");
+  const std::vector<ir::InputSpec> specs = {ir::InputSpec{.type = TypeId::kI32}, ir::InputSpec{.type = TypeId::kUtf8}};
   for (const char* text : {"cast(d, timestamp(s, America/New_York))", "cast(s, timestamp(s, America/New_York))"}) {
-    const CacheKey into = *PlanKernel(*ir::ParseAndBind(text, local), spec, ir::Policy::kDense);
+    const CacheKey into = *PlanKernel(*ir::ParseAndBind(text, local), specs, ir::Policy::kDense);
     EXPECT_NE(into.Serialize().find("zone America/New_York "), std::string::npos) << text << ": " << into.Serialize();
   }
+  // Fewer descriptions than the columns read: an error (it read past them before).
+  auto short_specs = PlanKernel(*ir::ParseAndBind("cast(s, date32)", local), spec, ir::Policy::kDense);
+  ASSERT_FALSE(short_specs.ok());
+  EXPECT_EQ(short_specs.error().code(), ErrorCode::kInvalidInput);
 }
 
 TEST(DiskCache, KeysNameColumnIndexesAndEveryShapeFlag) {
