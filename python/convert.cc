@@ -222,35 +222,44 @@ void Append(Columns& cols, const std::string& name, ArrayPtr array) {
 ArrayPtr NumpyStrings(const std::string& name, const py::array& arr, std::optional<Validity> validity) {
   const char kind = arr.dtype().kind();
   const int64_t n = arr.shape(0);
-  std::vector<std::string> storage(static_cast<size_t>(n));
-  std::vector<bool> present(static_cast<size_t>(n), true);
-  TypeId id = kind == 'S' ? TypeId::kBinary : TypeId::kUtf8;
-  const py::list items = arr.attr("tolist")();
-  bool saw_str = false, saw_bytes = false;
+  // Object arrays are read in place (their items live as long as the array, which the call
+  // holds); 'U' and 'S' arrays become Python objects first, held by `items` until the copy.
+  py::list items;
+  if (kind != 'O') items = arr.attr("tolist")();
+  const auto* base = static_cast<const char*>(arr.data());
+  auto item_at = [&](int64_t i) -> PyObject* {
+    if (kind != 'O') return items[static_cast<size_t>(i)].ptr();
+    return *reinterpret_cast<PyObject* const*>(base + i * arr.strides(0));
+  };
+  // Each row's bytes where they already are: a str's UTF-8 (cached on the object by CPython; an
+  // ASCII str's own data), a bytes object's buffer. No copy until the array is built.
+  std::vector<std::optional<std::string_view>> rows(static_cast<size_t>(n));
+  bool saw_str = false, saw_bytes = false, nulls = false;
   for (int64_t i = 0; i < n; ++i) {
-    const py::handle item = items[static_cast<size_t>(i)];
-    if (item.is_none()) {
-      present[static_cast<size_t>(i)] = false;
-    } else if (py::isinstance<py::str>(item)) {
-      storage[static_cast<size_t>(i)] = item.cast<std::string>();
+    PyObject* item = item_at(i);
+    std::optional<std::string_view>& row = rows[static_cast<size_t>(i)];
+    if (item == Py_None) {
+      nulls = true;
+    } else if (PyUnicode_Check(item)) {
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
+      if (utf8 == nullptr) throw py::error_already_set();  // a lone surrogate: UnicodeEncodeError
+      row = std::string_view(utf8, static_cast<size_t>(size));
       saw_str = true;
-    } else if (py::isinstance<py::bytes>(item)) {
-      storage[static_cast<size_t>(i)] = item.cast<std::string>();
+    } else if (PyBytes_Check(item)) {
+      row = std::string_view(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item)));
       saw_bytes = true;
     } else {
       throw py::type_error("rowjit: column '" + name + "' holds " +
-                           py::str(item.get_type()).cast<std::string>() + " where strings are expected");
+                           py::str(py::handle(item).get_type()).cast<std::string>() + " where strings are expected");
+    }
+    if (row && validity && !validity->IsValid(i)) {
+      row.reset();
+      nulls = true;
     }
   }
   if (saw_str && saw_bytes) throw py::type_error("rowjit: column '" + name + "' mixes str and bytes");
-  if (saw_bytes) id = TypeId::kBinary;
-  std::vector<std::optional<std::string_view>> rows;
-  bool nulls = false;
-  for (int64_t i = 0; i < n; ++i) {
-    const bool ok = present[static_cast<size_t>(i)] && (!validity || validity->IsValid(i));
-    nulls = nulls || !ok;
-    rows.push_back(ok ? std::optional<std::string_view>(storage[static_cast<size_t>(i)]) : std::nullopt);
-  }
+  const TypeId id = saw_bytes || (kind == 'S' && !saw_str) ? TypeId::kBinary : TypeId::kUtf8;
   return Check(MakeStringArray(DataType(id, nulls || validity.has_value()), StringLayout::kOffsets32, rows));
 }
 

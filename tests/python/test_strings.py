@@ -82,6 +82,18 @@ def test_string_errors_are_clear():
         rowjit.evaluate("s = 'x'", engine=ENGINE, s=np.array(["a", 3], dtype=object))
 
 
+def test_object_arrays_are_read_in_place_at_any_stride():
+    words = np.array(["a", "h\u00e9", None, "xyz", "\u65e5\u672c", "", "b"] * 20, dtype=object)
+    for view in (words, words[::3], words[::-2], words[5:40:7]):
+        got = rowjit.evaluate("char_length(s)", engine=ENGINE, s=view)
+        want = [None if w is None else len(w) for w in view]
+        assert [None if m else int(v) for v, m in zip(got.data, np.ma.getmaskarray(got))] == want
+    masked = np.ma.masked_array(np.array(["a", "bb", "ccc"], dtype=object), mask=[False, True, False])
+    assert rowjit.evaluate("length(s)", engine=ENGINE, s=masked).mask.tolist() == [False, True, False]
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+        rowjit.evaluate("length(s)", engine=ENGINE, s=np.array(["ok", "\ud800"], dtype=object))
+
+
 def test_casts_between_text_and_numbers():
     s = np.array([" 12", "-7 ", "+3", "1e3"], dtype=object)
     got = rowjit.evaluate("cast(s, f64) * 2", engine=ENGINE, s=s)
