@@ -60,8 +60,9 @@ class Splitter {
       }
     }
     // A variadic call of more arguments than a kernel holds (coalesce of 200 columns): its
-    // arguments in groups, each group the same call as a stage (coalesce and concat are
-    // associative), until the call fits. Without this the call never shrinks and staging would
+    // arguments in groups, in order, each group the same call as a stage (coalesce, concat,
+    // greatest and least are associative, and their first-of-equals survives grouping in
+    // order), until the call fits. Without this the call never shrinks and staging would
     // not end.
     while (pending > max_nodes_ && e->function()->variadic && args.size() > 2) {
       const size_t group = static_cast<size_t>(std::max<int64_t>(2, max_nodes_ - 1));
