@@ -41,6 +41,31 @@ void AddCall(const Expr& call, ExprFacts& facts) {
 
 }  // namespace
 
+bool CountsAsNodes(const Expr& call, size_t i) {
+  return i == 0 || !call.is_call() || !call.args()[i]->is_literal() || call.name() != "in_list";
+}
+
+std::vector<Scalar> InListSet(const Expr& call) {
+  std::vector<Scalar> set;
+  for (size_t i = 1; i < call.args().size(); ++i) {
+    const Expr& item = *call.args()[i];
+    if (item.is_literal() && item.bound() && !item.value().is_null()) set.push_back(item.value());
+  }
+  std::sort(set.begin(), set.end(), [](const Scalar& p, const Scalar& q) { return CompareScalarsSql(p, q) < 0; });
+  set.erase(std::unique(set.begin(), set.end(), [](const Scalar& p, const Scalar& q) { return CompareScalarsSql(p, q) == 0; }),
+            set.end());
+  return set;
+}
+
+SetLookup InListLookup(TypeId storage, std::span<const Scalar> set) {
+  if (set.size() > kInListBitmapMin && IsInteger(storage) &&
+      set.back().int128() - set.front().int128() < kInListBitmapSpan) {
+    return SetLookup::kBitmap;
+  }
+  if (set.size() <= kInListComparedValues || storage == TypeId::kI128) return SetLookup::kCompared;
+  return SetLookup::kSearched;
+}
+
 ExprFacts AnalyzeExpr(const Expr& expr) {
   ExprFacts facts;
   // Post-order over an explicit stack, each distinct node once: a tree shared by several parents
@@ -67,9 +92,9 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
     }
     stack.pop_back();
     Size size{1, 1};
-    for (const ExprPtr& a : node->args()) {
-      const Size& child = done.at(a.get());
-      size.nodes = SaturatingAdd(size.nodes, child.nodes);
+    for (size_t i = 0; i < node->args().size(); ++i) {
+      const Size& child = done.at(node->args()[i].get());
+      if (CountsAsNodes(*node, i)) size.nodes = SaturatingAdd(size.nodes, child.nodes);
       size.depth = std::max(size.depth, child.depth + 1);
     }
     done.emplace(node, size);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ir/expr.h"
@@ -34,7 +35,9 @@ struct ExprFacts {
   // Every distinct call node, arguments before the calls that use them (pointers into the
   // expression).
   std::vector<const Expr*> calls;
-  int64_t nodes = 0;  // nodes of the tree, a shared subtree counted at each use (saturating)
+  // Nodes of the tree, a shared subtree counted at each use (saturating); the literal items of
+  // an IN list are not counted (CountsAsNodes): a kernel holds them as one constant set.
+  int64_t nodes = 0;
   int depth = 0;      // the longest root-to-leaf path, in nodes
 
   // Rows are null exactly where some input is: strict, and no null literal makes rows null on
@@ -47,5 +50,27 @@ struct ExprFacts {
 // Expr::facts(), which computes this once and keeps it. Unbound expressions get their shape
 // (nodes, depth, calls by name) and nothing that needs types.
 ExprFacts AnalyzeExpr(const Expr& expr);
+
+// Whether argument `i` of the call `call` adds its nodes to the call's: every argument does but
+// the literal items of an IN list (`in_list`), which a kernel holds as one constant set whatever
+// its size (counted with the call).
+bool CountsAsNodes(const Expr& call, size_t i);
+
+// The constant set a kernel holds for an IN list (a bound `in_list` call): the distinct values of
+// its non-null literal items, in SQL's order (CompareScalarsSql).
+std::vector<Scalar> InListSet(const Expr& call);
+
+// How a kernel tests a row against that set (jit/lower_logic.cc, jit/lower_string.cc):
+//   kCompared  value by value: up to kInListComparedValues values (and every decimal128 set);
+//   kBitmap    integers within kInListBitmapSpan of the least of more than kInListBitmapMin
+//              values (every 8-bit set): a constant bitmap whose word a tree of selects picks;
+//   kSearched  the rest: a branchless binary search over a constant array, a row-dependent load
+//              a step (gathers where the target has them), strings a helper's over a table.
+// The IR gates tag searched sets "searched:in_list".
+enum class SetLookup : uint8_t { kCompared, kBitmap, kSearched };
+inline constexpr size_t kInListComparedValues = 64;
+inline constexpr size_t kInListBitmapMin = 8;
+inline constexpr int64_t kInListBitmapSpan = 256;
+SetLookup InListLookup(TypeId storage, std::span<const Scalar> set);
 
 }  // namespace rowjit::ir

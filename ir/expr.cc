@@ -184,8 +184,11 @@ std::string_view InfixSymbol(const Expr& e) {
   return {};
 }
 
+// in_list(x, a, b) prints as SQL's `x in (a, b)`, which parses back to it.
+bool IsInList(const Expr& e) { return e.is_call() && e.name() == "in_list" && e.args().size() >= 2; }
+
 bool IsOperator(const Expr& e) {
-  return !InfixSymbol(e).empty() || (e.is_call() && e.name() == "not" && e.args().size() == 1);
+  return !InfixSymbol(e).empty() || (e.is_call() && e.name() == "not" && e.args().size() == 1) || IsInList(e);
 }
 
 void Append(const Expr& e, std::string& out);
@@ -246,6 +249,16 @@ void Append(const Expr& e, std::string& out) {
   if (e.name() == "not" && e.args().size() == 1) {
     out += "not ";
     return AppendOperand(*e.args()[0], out);
+  }
+  if (IsInList(e)) {
+    AppendOperand(*e.args()[0], out);
+    out += " in (";
+    for (size_t i = 1; i < e.args().size(); ++i) {
+      if (i > 1) out += ", ";
+      Append(*e.args()[i], out);
+    }
+    out += ')';
+    return;
   }
   if (PrintsAsCast(e)) {
     out += "cast(";

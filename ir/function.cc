@@ -66,6 +66,15 @@ Result<DataType> CompareRule(std::string_view n, std::span<const DataType> a,
 
 }  // namespace internal
 
+int CompareScalarsSql(const Scalar& x, const Scalar& y) {
+  if (IsString(x.type_id())) {
+    const int c = x.str().compare(y.str());
+    return c < 0 ? -1 : c > 0;
+  }
+  if (x.type_id() == TypeId::kI128) return x.int128() < y.int128() ? -1 : x.int128() > y.int128();
+  return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return CompareTotalSql(x.value<T>(), y.value<T>()); });
+}
+
 // 16-byte storage (decimal128) fails as signed integers do: at its minimum (neg, abs).
 bool FailsOnIntegers(std::span<const DataType> args, DataType) {
   return !args.empty() && (IsInteger(args[0].id) || args[0].id == TypeId::kI128);

@@ -106,5 +106,8 @@ int CompareTotalSql(T x, T y) {
   }
   return x < y ? -1 : (y < x ? 1 : 0);
 }
+// SQL's order of two non-null values of one type: strings bytewise (unsigned, a prefix first),
+// floats by CompareTotalSql, 16-byte values as signed 128-bit integers.
+int CompareScalarsSql(const Scalar& x, const Scalar& y);
 
 }  // namespace rowjit::ir

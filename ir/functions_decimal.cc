@@ -257,7 +257,7 @@ bool AllSameType(std::span<const ExprPtr> args) {
 }
 
 bool IsCompare(std::string_view n) {
-  return n == "eq" || n == "ne" || n == "lt" || n == "le" || n == "gt" || n == "ge" || n == "between";
+  return n == "eq" || n == "ne" || n == "lt" || n == "le" || n == "gt" || n == "ge" || n == "between" || n == "in_list";
 }
 
 }  // namespace

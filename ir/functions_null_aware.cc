@@ -1,5 +1,5 @@
 // Null-aware row functions (ir layer): is_null, is_not_null, coalesce, greatest, least, if (a null condition
-// takes the else branch), between (x >= lo and x <= hi in Kleene logic).
+// takes the else branch), between (x >= lo and x <= hi in Kleene logic), in_list (SQL's IN).
 #include "ir/function_internal.h"
 
 namespace rowjit::ir {
@@ -21,15 +21,7 @@ Result<Scalar> Coalesce(std::span<const Scalar> a, DataType result, std::optiona
   }
   return Scalar::Null(result.id);
 }
-// SQL's order of two non-null values of one type (strings bytewise, floats with NaN greatest).
-int Order(const Scalar& x, const Scalar& y) {
-  if (IsString(x.type_id())) {
-    const int c = x.str().compare(y.str());
-    return c < 0 ? -1 : c > 0;
-  }
-  if (x.type_id() == TypeId::kI128) return x.int128() < y.int128() ? -1 : x.int128() > y.int128();
-  return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return CompareTotalSql(x.value<T>(), y.value<T>()); });
-}
+int Order(const Scalar& x, const Scalar& y) { return CompareScalarsSql(x, y); }
 
 // greatest, least: the extreme of the non-null arguments (PostgreSQL, DuckDB), the first of equals;
 // null only when every argument is.
@@ -41,6 +33,26 @@ Result<Scalar> Extreme(std::span<const Scalar> a, DataType result, std::optional
     if (best == nullptr || (kGreatest ? Order(*best, s) < 0 : Order(s, *best) < 0)) best = &s;
   }
   return best != nullptr ? *best : Scalar::Null(result.id);
+}
+
+// x in (items): true where x equals an item; otherwise null where x or some item is null, else
+// false (SQL's three values: `2 in (1, null)` is null). Every item is evaluated (no guards), as
+// PostgreSQL and DuckDB evaluate an IN list.
+Result<Scalar> InList(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  if (a[0].is_null()) return Scalar::Null(TypeId::kBool);
+  bool unknown = false;
+  for (const Scalar& s : a.subspan(1)) {
+    if (s.is_null()) {
+      unknown = true;
+    } else if (Order(a[0], s) == 0) {
+      return Scalar::Of(true);
+    }
+  }
+  return unknown ? Scalar::Null(TypeId::kBool) : Scalar::Of(false);
+}
+Result<DataType> InListRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId> t) {
+  if (a.size() < 2) return internal::TypeMismatch(n, a, "takes a value and at least one item");
+  return internal::CompareRule(n, a, t);
 }
 
 Result<DataType> CoalesceRule(std::string_view n, std::span<const DataType> a,
@@ -105,6 +117,8 @@ const Function kFunctions[] = {
      .eval = Extreme<false>, .logical = LogicalArgs::kPassThrough},
     {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare},
+    {.name = "in_list", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
+     .null_behavior = NullBehavior::kAware, .type_rule = InListRule, .eval = InList, .logical = LogicalArgs::kCompare},
 };
 
 }  // namespace

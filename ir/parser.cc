@@ -245,8 +245,8 @@ class Parser {
   // SQL's predicates written after their operand, each the calls it means (printed as those):
   //   x [not] like p, x [not] ilike p          like(x, p), not(...)
   //   x [not] between lo and hi                between(x, lo, hi)
-  //   x [not] in (a, b, ...)                   x = a or x = b or ... (SQL's three values: no
-  //                                            match and a null comparison is null)
+  //   x [not] in (a, b, ...)                   in_list(x, a, b, ...) (SQL's three values: no
+  //                                            match and a null item is null)
   //   x is [not] null                          is_null(x), is_not_null(x)
   //   x is [not] true, x is [not] false        coalesce(x, false), coalesce(not x, false)
   //   x is [not] distinct from y               coalesce(x != y, not (is_null(x) and is_null(y)))
@@ -277,21 +277,16 @@ class Parser {
       Next();
       if (Peek().kind != Tok::kLParen) return Expected("'(' after 'in'");
       Next();
-      ExprPtr any;
+      std::vector<ExprPtr> args = {left};
       while (true) {
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr item, Nested([this] { return ParseOr(); }));
-        ROWJIT_ASSIGN_OR_RETURN(ExprPtr eq, Made(Expr::Call("eq", {left, item})));
-        if (any) {
-          ROWJIT_ASSIGN_OR_RETURN(any, Made(Expr::Call("or", {any, eq})));
-        } else {
-          any = eq;
-        }
+        args.push_back(std::move(item));
         if (Peek().kind != Tok::kComma) break;
         Next();
       }
       if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
       Next();
-      return maybe_not(std::move(any));
+      return maybe_not(Expr::Call("in_list", std::move(args)));
     }
     return ParseIs(std::move(left));
   }

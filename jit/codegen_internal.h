@@ -95,6 +95,9 @@ std::span<const Lowering> StringLowerings();      // string functions (jit/lower
 std::span<const Lowering> TemporalLowerings();    // dates and timestamps (jit/lower_temporal.cc)
 // String comparisons, specialized on a literal operand (jit/lower_string.cc).
 Val LowerStringCompare(LowerContext& c, std::span<const Val> a, int op);
+// Whether the string `s` is one of `set` (sorted bytewise, without repeats): a few compared in
+// turn, more by a binary search in a helper over a constant table (jit/lower_string.cc).
+llvm::Value* StringInSet(LowerContext& c, const Val& s, std::span<const Scalar> set);
 // A cast from or to a string (jit/lower_string.cc): a parse, a UTF-8 check, or the same bytes.
 Val LowerStringCast(LowerContext& c, std::span<const Val> a);
 // A row's text (a string Val) parsed by a helper (jit/string_helpers.h) called with

@@ -199,6 +199,13 @@ Result<llvm::Value*> KernelBuilder::EmitLengthPrefilter(const ir::Expr& e, llvm:
     ROWJIT_ASSIGN_OR_RETURN(Val s, EmitNode(*t->column, row, lane));
     return b.CreateICmpEQ(b.CreateExtractValue(s.v, 1), b.getInt64(t->length));
   }
+  if (std::optional<LengthSet> set = InListLengths(e)) {
+    ROWJIT_ASSIGN_OR_RETURN(Val s, EmitNode(*set->column, row, lane));
+    llvm::Value* len = b.CreateExtractValue(s.v, 1);
+    llvm::Value* any = b.getFalse();
+    for (int64_t n : set->lengths) any = b.CreateOr(any, b.CreateICmpEQ(len, b.getInt64(n)));
+    return any;
+  }
   if (!e.is_call() || e.args().size() != 2 || (e.name() != "and" && e.name() != "or")) return nullptr;
   ROWJIT_ASSIGN_OR_RETURN(llvm::Value* x, EmitLengthPrefilter(*e.args()[0], row, lane));
   ROWJIT_ASSIGN_OR_RETURN(llvm::Value* y, EmitLengthPrefilter(*e.args()[1], row, lane));

@@ -1,5 +1,9 @@
 // Lowerings of comparisons, boolean logic and the null-aware functions (jit layer). Null-aware
 // lowerings compute validity themselves; the others only the value.
+#include <algorithm>
+#include <bit>
+
+#include "ir/analysis.h"
 #include "jit/codegen_internal.h"
 
 namespace rowjit::jit::internal {
@@ -113,13 +117,132 @@ Val Between(LowerContext& c, std::span<const Val> a) {
   return c.KleeneAnd(ge, le);
 }
 
+// A constant of fixed-width storage `t` from a literal's value.
+llvm::Constant* ConstantOf(LowerContext& c, const Scalar& s, TypeId t) {
+  auto& b = c.b;
+  llvm::Value* bits = b.getInt64(s.bits());
+  llvm::Value* v = t == TypeId::kF64   ? b.CreateBitCast(bits, c.Ty(t))
+                   : t == TypeId::kF32 ? b.CreateBitCast(b.CreateTrunc(bits, b.getInt32Ty()), c.Ty(t))
+                                       : b.CreateTrunc(bits, c.Ty(t));
+  return llvm::cast<llvm::Constant>(v);  // the builder folds casts of constants
+}
+
+// Whether the integer x (storage `t`) is in `set`, sorted, within ir::kInListBitmapSpan of its
+// least value: the bit x - least of a constant bitmap, in words of 32 bits (64 for 64-bit
+// types) that a tree of selects on the word index picks. No row-dependent load, so it
+// vectorizes on every target. The difference is taken modulo the lane width: x outside
+// [least, greatest] lands on a zero bit or past the bitmap.
+llvm::Value* InBitmap(LowerContext& c, llvm::Value* x, TypeId t, std::span<const Scalar> set) {
+  auto& b = c.b;
+  const unsigned bits = BitWidth(t) <= 32 ? 32 : 64;
+  llvm::IntegerType* lane = b.getIntNTy(bits);
+  const __int128 least = set.front().int128();
+  std::vector<uint64_t> words(static_cast<size_t>(ir::kInListBitmapSpan) / bits, 0);
+  for (const Scalar& s : set) {
+    const auto d = static_cast<uint64_t>(s.int128() - least);
+    words[d / bits] |= uint64_t{1} << (d % bits);
+  }
+  llvm::Value* wide = IsSignedInt(t) ? b.CreateSExt(x, lane) : b.CreateZExt(x, lane);
+  llvm::Value* d = b.CreateSub(wide, llvm::ConstantInt::get(lane, static_cast<uint64_t>(least)));
+  llvm::Value* inside = b.CreateICmpULT(d, llvm::ConstantInt::get(lane, words.size() * bits));
+  llvm::Value* index = b.CreateLShr(d, bits == 32 ? 5 : 6);
+  std::vector<llvm::Value*> level;
+  for (uint64_t w : words) level.push_back(llvm::ConstantInt::get(lane, w));
+  for (unsigned bit = 0; level.size() > 1; ++bit) {  // pairs by the index's next bit
+    llvm::Value* odd = b.CreateTrunc(b.CreateLShr(index, bit), b.getInt1Ty());
+    std::vector<llvm::Value*> next;
+    for (size_t i = 0; i < level.size(); i += 2) next.push_back(b.CreateSelect(odd, level[i + 1], level[i]));
+    level = std::move(next);
+  }
+  llvm::Value* shift = b.CreateAnd(d, llvm::ConstantInt::get(lane, bits - 1));
+  llvm::Value* bit = b.CreateTrunc(b.CreateLShr(level[0], shift), b.getInt1Ty());
+  return b.CreateAnd(inside, bit);
+}
+
+// Whether x (fixed-width storage `t`, not 16 bytes) is in `set`, sorted in SQL's order without
+// repeats, as ir::InListLookup says: compared in turn, a bitmap, or a branchless binary search
+// over a constant array padded to a power of two with its last value — log2 of its size steps,
+// each a load the vectorizer makes a gather — and one compare.
+llvm::Value* InFixedSet(LowerContext& c, llvm::Value* x, TypeId t, std::span<const Scalar> set) {
+  auto& b = c.b;
+  llvm::Value* any = b.getFalse();
+  switch (ir::InListLookup(t, set)) {
+    case ir::SetLookup::kCompared:
+      for (const Scalar& s : set) any = b.CreateOr(any, c.Equal(x, ConstantOf(c, s, t), t));
+      return any;
+    case ir::SetLookup::kBitmap:
+      return InBitmap(c, x, t, set);
+    case ir::SetLookup::kSearched:
+      break;
+  }
+  const size_t size = std::bit_ceil(set.size());
+  std::vector<llvm::Constant*> values;
+  for (size_t i = 0; i < size; ++i) values.push_back(ConstantOf(c, set[std::min(i, set.size() - 1)], t));
+  llvm::ArrayType* array_ty = llvm::ArrayType::get(c.Ty(t), size);
+  auto* array = new llvm::GlobalVariable(c.module(), array_ty, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(array_ty, values), "in_list");
+  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  array->setAlignment(llvm::Align(64));
+  auto at = [&](llvm::Value* i) {
+    llvm::Value* index[] = {b.getInt64(0), i};
+    return b.CreateLoad(c.Ty(t), b.CreateInBoundsGEP(array_ty, array, index));
+  };
+  llvm::Value* lo = b.getInt64(0);  // array[lo] <= x, or lo = 0
+  for (size_t step = size / 2; step >= 1; step /= 2) {
+    llvm::Value* probe = b.CreateAdd(lo, b.getInt64(static_cast<int64_t>(step)), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    lo = b.CreateSelect(c.Less(x, at(probe), t), lo, probe);
+  }
+  return c.Equal(x, at(lo), t);
+}
+
+// x in (items): true where x equals a valid item; otherwise null where x or some item is null,
+// else false. Literal items form a constant set, searched by type (InFixedSet, strings by
+// StringInSet, decimal128 compared in turn); other items are compared one by one. Every item is
+// evaluated: no guards (PostgreSQL and DuckDB evaluate the whole list).
+Val InList(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const TypeId t = c.arg_type(0);
+  const Val& x = a[0];
+  auto equal = [&](const Val& y) {
+    if (t == TypeId::kI128) return Equal128(b, Widen128(b, x, t), Widen128(b, y, t));
+    return c.Equal(x.v, y.v, t);
+  };
+  bool null_item = false;
+  llvm::Value* found = b.getFalse();     // x equals a valid item
+  llvm::Value* items_valid = nullptr;    // every item that is not a literal is valid
+  for (size_t i = 1; i < a.size(); ++i) {
+    const ir::Expr& item = *c.call.args()[i];
+    if (item.is_literal()) {
+      null_item = null_item || item.value().is_null();
+      continue;  // in the set
+    }
+    llvm::Value* eq = equal(a[i]);
+    if (a[i].valid != nullptr) {
+      eq = b.CreateAnd(a[i].valid, eq);
+      items_valid = c.And(items_valid, a[i].valid);
+    }
+    found = b.CreateOr(found, eq);
+  }
+  const std::vector<Scalar> set = ir::InListSet(c.call);
+  if (IsString(t)) {
+    found = b.CreateOr(found, StringInSet(c, x, set));
+  } else if (t == TypeId::kI128) {
+    for (const Scalar& s : set) found = b.CreateOr(found, Equal128(b, Widen128(b, x, t), Const128(b, s.int128())));
+  } else if (!set.empty()) {
+    found = b.CreateOr(found, InFixedSet(c, x.v, t, set));
+  }
+  // Decided where x is found or no item is null.
+  llvm::Value* decided = null_item ? found : (items_valid != nullptr ? b.CreateOr(found, items_valid) : nullptr);
+  return {found, c.And(x.valid, decided)};
+}
+
 const Lowering kLowerings[] = {
     {"eq", Compare<kEq>}, {"ne", Compare<kNe>}, {"lt", Compare<kLt>},
     {"le", Compare<kLe>}, {"gt", Compare<kGt>}, {"ge", Compare<kGe>},
     {"and", And},         {"or", Or},           {"not", Not},
     {"xor", Xor},         {"is_null", IsNull},  {"is_not_null", IsNotNull},
     {"coalesce", Coalesce}, {"if", If},         {"between", Between},
-    {"greatest", Extreme<true>}, {"least", Extreme<false>},
+    {"greatest", Extreme<true>}, {"least", Extreme<false>}, {"in_list", InList},
 };
 
 }  // namespace

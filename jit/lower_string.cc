@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "ir/analysis.h"
 #include "jit/codegen_internal.h"
 #include "jit/string_helpers.h"
 #include "kernels/strings.h"
@@ -170,6 +171,35 @@ llvm::Value* ContainsLiteral(LowerContext& c, const Val& s, const std::string& l
 }
 
 }  // namespace
+
+llvm::Value* StringInSet(LowerContext& c, const Val& s, std::span<const Scalar> set) {
+  auto& b = c.b;
+  llvm::Value* any = b.getFalse();
+  if (ir::InListLookup(c.arg_type(0), set) == ir::SetLookup::kCompared) {
+    for (const Scalar& item : set) any = b.CreateOr(any, EqualsLiteral(c, s, std::string(item.str())));
+    return any;
+  }
+  // A table of {bytes, length} in the helper's order (bytewise, unsigned: kernels::CompareBytes).
+  std::vector<llvm::Constant*> entries;
+  for (const Scalar& item : set) entries.push_back(StringConstant(c.module(), item.str()));
+  llvm::ArrayType* table_ty = llvm::ArrayType::get(entries[0]->getType(), entries.size());
+  auto* table = new llvm::GlobalVariable(c.module(), table_ty, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(table_ty, entries), "in_list");
+  table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  // Not CallHelper: the helper reads the bytes the table points at, memory its arguments do not
+  // reach directly, so it is only read-only.
+  const Str str = Parts(c, s.v);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::FunctionCallee f = c.module().getOrInsertFunction(
+      llvm::StringRef(kHelperInSorted.data(), kHelperInSorted.size()),
+      llvm::FunctionType::get(b.getInt1Ty(), {b.getPtrTy(), i64, b.getPtrTy(), i64}, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    fn->setOnlyReadsMemory();
+  }
+  return b.CreateCall(f, {table, b.getInt64(static_cast<int64_t>(entries.size())), str.ptr, str.len});
+}
 
 llvm::Value* StringLess(LowerContext& c, llvm::Value* x, llvm::Value* y) {
   llvm::Value* r = PairHelper(c, kHelperCompare, c.b.getInt32Ty(), Parts(c, x), Parts(c, y));

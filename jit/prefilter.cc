@@ -1,6 +1,8 @@
 // Length prefilters of string predicates (jit layer).
 #include "jit/prefilter.h"
 
+#include <algorithm>
+
 #include "ir/analysis.h"
 #include "runtime/string_array.h"
 
@@ -22,6 +24,22 @@ std::optional<LengthTest> EqualityLengthTest(const ir::Expr& call) {
   return std::nullopt;
 }
 
+std::optional<LengthSet> InListLengths(const ir::Expr& call) {
+  if (!call.is_call() || call.name() != "in_list" || call.args().size() < 2) return std::nullopt;
+  const ir::Expr& col = *call.args()[0];
+  if (!col.is_column() || !IsString(col.type().id)) return std::nullopt;
+  LengthSet out{&col, {}};
+  for (size_t i = 1; i < call.args().size(); ++i) {
+    const ir::Expr& lit = *call.args()[i];
+    if (!lit.is_literal() || lit.value().is_null()) return std::nullopt;
+    const auto n = static_cast<int64_t>(lit.value().str().size());
+    if (std::find(out.lengths.begin(), out.lengths.end(), n) != out.lengths.end()) continue;
+    if (out.lengths.size() == kInListPrefilterLengths) return std::nullopt;
+    out.lengths.push_back(n);
+  }
+  return out;
+}
+
 namespace {
 
 bool ReadsRowBytes(const LengthTest& t, std::span<const ir::InputSpec> specs) {
@@ -32,6 +50,12 @@ bool ReadsRowBytes(const LengthTest& t, std::span<const ir::InputSpec> specs) {
 
 bool Prefiltered(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
   if (std::optional<LengthTest> t = EqualityLengthTest(e)) return ReadsRowBytes(*t, specs);
+  if (std::optional<LengthSet> set = InListLengths(e)) {
+    for (int64_t n : set->lengths) {
+      if (!ReadsRowBytes(LengthTest{set->column, n}, specs)) return false;
+    }
+    return true;
+  }
   if (!e.is_call() || e.args().size() != 2) return false;
   if (e.name() == "and") return Prefiltered(*e.args()[0], specs) || Prefiltered(*e.args()[1], specs);
   if (e.name() == "or") return Prefiltered(*e.args()[0], specs) && Prefiltered(*e.args()[1], specs);

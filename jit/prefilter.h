@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "ir/expr.h"
 #include "ir/spec_key.h"
@@ -23,10 +24,20 @@ struct LengthTest {
 // pattern without wildcards or escapes), or nullopt.
 std::optional<LengthTest> EqualityLengthTest(const ir::Expr& call);
 
+// The lengths an IN list of a string column and non-null literals (`s in ('ab', 'xyz')`)
+// implies, at most kInListPrefilterLengths of them, or nullopt.
+inline constexpr size_t kInListPrefilterLengths = 4;
+struct LengthSet {
+  const ir::Expr* column;
+  std::vector<int64_t> lengths;
+};
+std::optional<LengthSet> InListLengths(const ir::Expr& call);
+
 // Whether `e`, a dense kernel's bool result, is prefiltered: it cannot fail, and it is an
 // equality of a string column whose layout reads bytes at a row-dependent address (offsets, or
 // views for a literal longer than their 12 inline bytes), or `and` of anything with one, or `or`
-// of two (the prefilter of `and` is either side's, of `or` both sides').
+// of two (the prefilter of `and` is either side's, of `or` both sides'), or an IN list of a
+// string column and literals of few lengths, each of which such an equality would test.
 bool UsesLengthPrefilter(const ir::Expr& e, std::span<const ir::InputSpec> specs);
 
 }  // namespace rowjit::jit::internal

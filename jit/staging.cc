@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/analysis.h"
 #include "ir/function.h"
 
 namespace rowjit::jit::internal {
@@ -47,37 +48,49 @@ class Splitter {
   Cut CutNode(const ir::ExprPtr& e) {
     if (!e->is_call()) return {e, 1};
     std::vector<Cut> args;
-    int64_t pending = 1;
-    for (const ir::ExprPtr& a : e->args()) {
-      args.push_back(cuts_.at(a.get()));
-      pending += args.back().pending;
-    }
+    for (const ir::ExprPtr& a : e->args()) args.push_back(cuts_.at(a.get()));
+    int64_t pending = Pending(*e, args);
     if (pending > max_nodes_) {
-      pending = 1;
       for (Cut& a : args) {
         if (a.pending > 1) a = Materialize(a.expr);
-        pending += a.pending;
       }
+      pending = Pending(*e, args);
     }
     // A variadic call of more arguments than a kernel holds (coalesce of 200 columns): its
     // arguments in groups, in order, each group the same call as a stage (coalesce, concat,
     // greatest and least are associative, and their first-of-equals survives grouping in
-    // order), until the call fits. Without this the call never shrinks and staging would
-    // not end.
+    // order), until the call fits. An IN list's items are grouped behind its value, each
+    // `in_list(x, group)` a stage, and the call becomes `in_list(true, stages...)`: true where a
+    // stage is, else null where one is — the Kleene OR of the stages, which is the list's answer.
+    // Without this the call never shrinks and staging would not end.
     while (pending > max_nodes_ && e->function()->variadic && args.size() > 2) {
-      const size_t group = static_cast<size_t>(std::max<int64_t>(2, max_nodes_ - 1));
+      const bool in_list = e->name() == "in_list";
+      const size_t first = in_list ? 1 : 0;
+      const int64_t budget = std::max<int64_t>(2, max_nodes_ - 1 - static_cast<int64_t>(first));
+      std::vector<std::vector<Cut>> groups(1);
+      int64_t weight = 0;
+      for (size_t i = first; i < args.size(); ++i) {
+        const int64_t w = in_list && args[i].expr->is_literal() ? 0 : args[i].pending;
+        if (weight + w > budget && !groups.back().empty()) {
+          groups.emplace_back();
+          weight = 0;
+        }
+        groups.back().push_back(args[i]);
+        weight += w;
+      }
       std::vector<Cut> grouped;
-      for (size_t i = 0; i < args.size(); i += group) {
-        const size_t end = std::min(args.size(), i + group);
-        if (end - i == 1) {
-          grouped.push_back(args[i]);
+      if (in_list) grouped.push_back({ir::Expr::BoundLiteral(Scalar::Of(true)), 1});
+      for (std::vector<Cut>& g : groups) {
+        if (g.size() == 1 && !in_list) {
+          grouped.push_back(g[0]);
           continue;
         }
+        if (in_list) g.insert(g.begin(), args[0]);
         std::vector<ir::ExprPtr> part;
         std::vector<DataType> types;
-        for (size_t j = i; j < end; ++j) {
-          part.push_back(args[j].expr);
-          types.push_back(args[j].expr->type());
+        for (const Cut& a : g) {
+          part.push_back(a.expr);
+          types.push_back(a.expr->type());
         }
         DataType type = e->type();  // its logical type; the nullability of this group's rule
         auto rule = e->function()->type_rule(e->function()->name, types, e->type_arg());
@@ -87,7 +100,7 @@ class Splitter {
       args = std::move(grouped);
       pending = 1 + static_cast<int64_t>(args.size());
     }
-    bool changed = false;
+    bool changed = args.size() != e->args().size();
     std::vector<ir::ExprPtr> rewritten;
     for (size_t i = 0; i < args.size(); ++i) {
       changed = changed || args[i].expr != e->args()[i];
@@ -95,6 +108,16 @@ class Splitter {
     }
     if (!changed) return {e, pending};
     return {ir::Expr::BoundCall(e->function(), std::move(rewritten), e->type_arg(), e->type()), pending};
+  }
+
+  // The nodes of a call over cut arguments that are not yet materialized: itself and what its
+  // arguments hold (an IN list's literal items are one constant set: ir::CountsAsNodes).
+  static int64_t Pending(const ir::Expr& call, std::span<const Cut> args) {
+    int64_t pending = 1;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (ir::CountsAsNodes(call, i)) pending += args[i].pending;
+    }
+    return pending;
   }
 
   // `e` as a stage: computed by its own kernel, read by its parent as a column.

@@ -69,6 +69,28 @@ bool rowjit_str_parse_decimal(const uint8_t* s, int64_t n, int32_t code, uint64_
   return fails;
 }
 
+// A string constant of a kernel: its bytes and length, as StringConstant lays them out.
+struct StringEntry {
+  const uint8_t* bytes;
+  int64_t length;
+};
+
+bool rowjit_str_in_sorted(const StringEntry* table, int64_t count, const uint8_t* s, int64_t n) {
+  const StringEntry* lo = table;  // the first entry not less than (s, n)
+  for (int64_t len = count; len > 0;) {
+    const int64_t half = len / 2;
+    const StringEntry& e = lo[half];
+    if (rowjit::kernels::CompareBytes(e.bytes, static_cast<size_t>(e.length), s, static_cast<size_t>(n)) < 0) {
+      lo += half + 1;
+      len -= half + 1;
+    } else {
+      len = half;
+    }
+  }
+  return lo != table + count &&
+         rowjit::kernels::CompareBytes(lo->bytes, static_cast<size_t>(lo->length), s, static_cast<size_t>(n)) == 0;
+}
+
 }  // extern "C"
 
 }  // namespace
@@ -88,6 +110,7 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperInvalidUtf8, reinterpret_cast<void*>(&rowjit_str_invalid_utf8)},
       {kHelperParseTemporal, reinterpret_cast<void*>(&rowjit_str_parse_temporal)},
       {kHelperParseDecimal, reinterpret_cast<void*>(&rowjit_str_parse_decimal)},
+      {kHelperInSorted, reinterpret_cast<void*>(&rowjit_str_in_sorted)},
   };
   return kSymbols;
 }

@@ -237,6 +237,42 @@ void AddTextCastKernels(const std::string& target, std::vector<CatalogKernel>& o
   }
 }
 
+// IN lists of literals, each lookup of ir::InListLookup: 3 values compared in turn, 40 close
+// together (a bitmap where the type is an integer), 100 spread wide (searched); over every
+// fixed-width type, dates, timestamps, decimals and strings, with and without nulls, and with a
+// null item.
+void AddInListKernels(const std::string& target, std::vector<CatalogKernel>& out) {
+  constexpr const char* kTypes[] = {"bool", "i8",  "i16", "i32", "i64", "u8",  "u16", "u32", "u64", "f32",
+                                    "f64",  "date32", "timestamp(us)", "decimal64(12,2)", "decimal(30,4)",
+                                    "utf8", "large_utf8", "utf8_view"};
+  for (const char* type : kTypes) {
+    for (size_t size : {3, 40, 100}) {
+      std::string items;
+      for (size_t k = 0; k < size; ++k) {
+        const size_t i = size == 100 ? k * 1001 % 30011 : k;  // spread wide, and within every type
+        const std::string t(type);
+        const std::string item = t == "bool"                ? (i % 2 ? "true" : "false")
+                                 : t == "date32" || t == "timestamp(us)"
+                                     ? fmt::format("'{}-{:02}-{:02}{}'", 2024 + i / 336, 1 + i / 28 % 12, 1 + i % 28,
+                                                   t == "date32" ? "" : " 12:00:00")
+                                 : t.starts_with("decimal") ? fmt::format("{}.{:02}", i / 100, i % 100)
+                                 : t.find("utf8") != std::string::npos ? fmt::format("'s{}'", i)
+                                 : t[0] == 'f'              ? fmt::format("{}.5", i)
+                                                            : std::to_string(i);
+        items += (i ? ", " : "") + item;
+      }
+      for (const char* extra : {"", ", null"}) {
+        const std::string text = fmt::format("a in ({}{})", items, extra);
+        for (bool nullable : {false, true}) {
+          const std::string schema = fmt::format("a:{}{}", type, nullable ? "?" : "");
+          if (!ir::ParseAndBind(text, *ParseSchema(schema)).ok()) continue;
+          out.push_back({"in_list", KernelRequest{text, schema, {}, "auto", target}});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
@@ -279,6 +315,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
   AddTemporalKernels(target, out);
   AddDecimalKernels(target, out);
   AddTextCastKernels(target, out);
+  AddInListKernels(target, out);
   return out;
 }
 

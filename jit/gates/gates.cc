@@ -172,6 +172,11 @@ GateContext ContextFor(const PlannedKernel& kernel) {
     if (std::find(c.tags.begin(), c.tags.end(), tag) == c.tags.end()) c.tags.push_back(std::move(tag));
     // A temporal function in a zone's local time also reads the zone's tables: "zoned:year".
     if (!call->args().empty() && ir::ReadsZoneTables(*call)) c.tags.push_back(fmt::format("zoned:{}", call->name()));
+    // An IN list whose constant set is searched: row-dependent loads from a constant array.
+    if (call->name() == "in_list" &&
+        ir::InListLookup(call->args()[0]->type().id, ir::InListSet(*call)) == ir::SetLookup::kSearched) {
+      c.tags.push_back("searched:in_list");
+    }
   }
   // The widths of the kernel's evidence accumulators; the evidence rule applies to narrow
   // integer evidence only.

@@ -290,6 +290,9 @@ TEST(Strings, EqualityOverOffsetsTestsLengthsFirst) {
              {"s = " + lit, layout != StringLayout::kViews}, {"s = " + longer, true},
              {"s like 'ab' and length(s) > 1", layout != StringLayout::kViews},
              {"s = " + lit + " or s = " + longer, layout != StringLayout::kViews},
+             {"s in (" + lit + ", " + longer + ", 'x')", layout != StringLayout::kViews},
+             {"s in (" + longer + ", " + Quoted(std::string(30, 'b')) + ")", true},
+             {"s in ('a', 'bb', 'ccc', 'dddd', 'eeeee')", false},  // five lengths: no prefilter
              {"s = " + longer + " or length(s) > 3", false}, {"not (s = " + lit + ")", false}}) {
       SCOPED_TRACE(fmt::format("{}: {}", StringLayoutName(layout), text));
       ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));

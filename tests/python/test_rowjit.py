@@ -238,3 +238,18 @@ def test_sql_forms_answer_as_numpy():
     assert some.mask[a != 1].all() and some[a == 1].all()
     kept = rowjit.evaluate("nullif(a, 0)", a=a)
     assert (kept.mask == (a == 0)).all()
+
+
+def test_long_in_lists_answer_as_numpy_isin():
+    r = np.random.default_rng(5)
+    x = r.integers(-3000, 3000, 100_000).astype(np.int64)
+    # compared, a bitmap (nearby values) and searched (spread wide), strings searched by a helper
+    for values in (r.integers(-3000, 3000, 40), np.arange(-100, 100, 3), r.integers(-3000, 3000, 2000)):
+        text = "x in (" + ", ".join(str(v) for v in values) + ")"
+        np.testing.assert_array_equal(rowjit.evaluate(text, x=x), np.isin(x, values))
+        np.testing.assert_array_equal(rowjit.evaluate("not " + text.replace("x in", "(x + 1) in"), x=x),
+                                      ~np.isin(x + 1, values))
+    words = np.array([f"w{v}" for v in x[:5000]], dtype=object)
+    chosen = [f"w{v}" for v in r.integers(-3000, 3000, 500)]
+    got = rowjit.evaluate("s in (" + ", ".join(f"'{w}'" for w in chosen) + ")", s=words)
+    np.testing.assert_array_equal(got, np.isin(words, chosen))

@@ -85,6 +85,18 @@ class Generator {
       if (name == "wrapping_cast" && IsFloat(src)) src = TypeId::kI64;
       args.push_back(Gen(src, depth));
       type_arg = std::string(TypeIdName(want));
+    } else if (name == "in_list") {
+      // A few items of any form, and at times a set of literals long enough to be searched
+      // (jit/lower_logic.cc InFixedSet), moderate values among them so that rows match.
+      const TypeId t = AnyType(rng_);
+      args.push_back(Gen(t, depth));
+      for (size_t i = 0, n = 1 + rng_() % 3; i < n; ++i) args.push_back(Gen(t, depth));
+      if (rng_() % 3 == 0) {
+        for (size_t i = 0, n = 12 + rng_() % 30; i < n; ++i) {
+          const std::string v = (rng_() % 2 ? ModerateValue(t, rng_) : RandomValue(t, rng_)).ToString();
+          args.push_back(v[0] == '-' ? "(" + v + ")" : v);
+        }
+      }
     } else if (f.family == ir::Family::kComparison || name == "between" || name == "is_null" ||
                name == "is_not_null") {
       const TypeId t = AnyType(rng_);
