@@ -62,7 +62,7 @@ SetLookup InListLookup(TypeId storage, std::span<const Scalar> set) {
       set.back().int128() - set.front().int128() < kInListBitmapSpan) {
     return SetLookup::kBitmap;
   }
-  if (set.size() <= kInListComparedValues || storage == TypeId::kI128) return SetLookup::kCompared;
+  if (set.size() <= kInListComparedValues) return SetLookup::kCompared;
   return SetLookup::kSearched;
 }
 
@@ -73,6 +73,7 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
   // small DAG that stands for a huge tree costs its size, not the tree's.
   struct Size {
     int64_t nodes;
+    int64_t kernel_nodes;
     int depth;
   };
   std::unordered_map<const Expr*, Size> done;
@@ -91,10 +92,11 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
       continue;
     }
     stack.pop_back();
-    Size size{1, 1};
+    Size size{1, 1, 1};
     for (size_t i = 0; i < node->args().size(); ++i) {
       const Size& child = done.at(node->args()[i].get());
-      if (CountsAsNodes(*node, i)) size.nodes = SaturatingAdd(size.nodes, child.nodes);
+      size.nodes = SaturatingAdd(size.nodes, child.nodes);
+      if (CountsAsNodes(*node, i)) size.kernel_nodes = SaturatingAdd(size.kernel_nodes, child.kernel_nodes);
       size.depth = std::max(size.depth, child.depth + 1);
     }
     done.emplace(node, size);
@@ -108,6 +110,7 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
     if (e.is_call() && e.function() != nullptr) AddCall(e, facts);
   }
   facts.nodes = done.at(&expr).nodes;
+  facts.kernel_nodes = done.at(&expr).kernel_nodes;
   facts.depth = done.at(&expr).depth;
   SortUnique(facts.columns);
   SortUnique(facts.evidence_widths);

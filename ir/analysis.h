@@ -35,9 +35,10 @@ struct ExprFacts {
   // Every distinct call node, arguments before the calls that use them (pointers into the
   // expression).
   std::vector<const Expr*> calls;
-  // Nodes of the tree, a shared subtree counted at each use (saturating); the literal items of
-  // an IN list are not counted (CountsAsNodes): a kernel holds them as one constant set.
-  int64_t nodes = 0;
+  int64_t nodes = 0;  // nodes of the tree, a shared subtree counted at each use (saturating)
+  // The nodes a kernel holds, as planning and staging count them (jit/staging.h): as `nodes`,
+  // but the literal items of an IN list are one constant set (CountsAsNodes), not counted.
+  int64_t kernel_nodes = 0;
   int depth = 0;      // the longest root-to-leaf path, in nodes
 
   // Rows are null exactly where some input is: strict, and no null literal makes rows null on
@@ -61,11 +62,12 @@ bool CountsAsNodes(const Expr& call, size_t i);
 std::vector<Scalar> InListSet(const Expr& call);
 
 // How a kernel tests a row against that set (jit/lower_logic.cc, jit/lower_string.cc):
-//   kCompared  value by value: up to kInListComparedValues values (and every decimal128 set);
+//   kCompared  value by value: up to kInListComparedValues values;
 //   kBitmap    integers within kInListBitmapSpan of the least of more than kInListBitmapMin
 //              values (every 8-bit set): a constant bitmap whose word a tree of selects picks;
-//   kSearched  the rest: a branchless binary search over a constant array, a row-dependent load
-//              a step (gathers where the target has them), strings a helper's over a table.
+//   kSearched  the rest: a branchless binary search over a constant array (decimal128: two, of
+//              halves), a row-dependent load a step (gathers where the target has them),
+//              strings a helper's search over a table.
 // The IR gates tag searched sets "searched:in_list".
 enum class SetLookup : uint8_t { kCompared, kBitmap, kSearched };
 inline constexpr size_t kInListComparedValues = 64;

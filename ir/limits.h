@@ -17,9 +17,8 @@ struct Limits {
   // `if`, fits. Recursive passes over trees deeper than a few hundred levels run on a stack sized
   // for the depth (runtime/deep_stack.h).
   int64_t max_depth = 50'000;
-  // Nodes (columns, literals, calls), a subtree used twice counted twice. The literal items of an
-  // IN list count as one set in a bound expression's facts (ir::CountsAsNodes); the parser
-  // counts each as it reads it.
+  // Nodes (columns, literals, calls), a subtree used twice counted twice; every literal item of
+  // an IN list too (a kernel's budget, EngineOptions::max_kernel_nodes, counts them as one set).
   int64_t max_nodes = 200'000;
   // Columns a schema (and so an expression) may have.
   int64_t max_columns = 100'000;

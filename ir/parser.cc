@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/analysis.h"
@@ -120,6 +122,40 @@ Result<std::vector<Token>> Lex(std::string_view s) {
   }
   out.push_back({Tok::kEnd, "", s.size()});
   return out;
+}
+
+// SQL's type names (PostgreSQL's and DuckDB's, any case) as rowjit's, for the target of a cast:
+// `cast(x as bigint)`, `cast(s as timestamp)`, `cast(d as numeric(12, 2))`. `parameters` is the
+// parenthesized text after the name ("(12,2)"), or empty. Nullopt for a name that is not one.
+std::optional<std::string> SqlTypeName(std::string_view name, std::string_view parameters) {
+  static const std::pair<std::string_view, std::string_view> kPlain[] = {
+      {"tinyint", "i8"},      {"int1", "i8"},         {"smallint", "i16"},    {"int2", "i16"},
+      {"integer", "i32"},     {"int", "i32"},         {"int4", "i32"},        {"bigint", "i64"},
+      {"int8", "i64"},        {"utinyint", "u8"},     {"usmallint", "u16"},   {"uinteger", "u32"},
+      {"ubigint", "u64"},     {"real", "f32"},        {"float4", "f32"},      {"double", "f64"},
+      {"float8", "f64"},      {"float", "f64"},       {"boolean", "bool"},    {"varchar", "utf8"},
+      {"text", "utf8"},       {"string", "utf8"},     {"blob", "binary"},     {"bytea", "binary"},
+      {"date", "date32"},     {"time", "time64(us)"}, {"timestamp", "timestamp(us)"},
+      {"timestamptz", "timestamp(us, UTC)"},          {"interval", "interval_month_day_nano"}};
+  const std::string lower = Lower(name);
+  if (lower == "decimal" || lower == "numeric") {
+    if (parameters.empty()) return "decimal(18,3)";  // DuckDB's DECIMAL
+    if (parameters.find(',') == std::string_view::npos) {  // DECIMAL(p): scale 0
+      return fmt::format("decimal({},0)", parameters.substr(1, parameters.size() - 2));
+    }
+    return "decimal" + std::string(parameters);
+  }
+  if ((lower == "timestamp" || lower == "timestamptz") && !parameters.empty()) {  // fractional digits
+    const std::string_view unit = parameters == "(0)" ? "s" : parameters == "(3)" ? "ms"
+                                  : parameters == "(6)" ? "us" : parameters == "(9)" ? "ns" : "";
+    if (unit.empty()) return std::nullopt;
+    return fmt::format("timestamp({}{})", unit, lower == "timestamptz" ? ", UTC" : "");
+  }
+  if (!parameters.empty()) return std::nullopt;  // varchar(n): no length limits
+  for (const auto& [sql, ours] : kPlain) {
+    if (lower == sql) return std::string(ours);
+  }
+  return std::nullopt;
 }
 
 bool IsCastName(std::string_view name) {
@@ -467,14 +503,28 @@ class Parser {
         // The last argument of a cast is a type name.
         if (IsCastName(name) && !args.empty()) {
           if (Peek().kind != Tok::kIdent) return Expected("a type name");
-          std::string text = Next().text;
-          // A parameterized type: decimal64(12, 2), timestamp(us, UTC).
-          if (Peek().kind == Tok::kLParen) {
-            while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) text += Next().text;
-            if (Peek().kind != Tok::kRParen) return Expected("')'");
-            text += Next().text;
+          const std::string head = Next().text;
+          // SQL's two-word names: double precision, timestamp with[out] time zone.
+          std::string sql_head = head;
+          if (IsWord(head, "double") && PeekIdent("precision")) Next();
+          if (IsWord(head, "timestamp") && (PeekIdent("with") || PeekIdent("without")) && PeekIdent("time", 1) &&
+              PeekIdent("zone", 2)) {
+            if (IsWord(Next().text, "with")) sql_head = "timestamptz";
+            Next();
+            Next();
           }
-          auto type = ParseDataType(text);
+          // A parameterized type: decimal64(12, 2), timestamp(us, UTC), numeric(12, 2).
+          std::string parameters;
+          if (Peek().kind == Tok::kLParen) {
+            while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) parameters += Next().text;
+            if (Peek().kind != Tok::kRParen) return Expected("')'");
+            parameters += Next().text;
+          }
+          // rowjit's names first (i64, decimal(30,4), date32), then SQL's (bigint, numeric, date).
+          auto type = ParseDataType(head + parameters);
+          if (!type.ok() || sql_head != head) {
+            if (std::optional<std::string> ours = SqlTypeName(sql_head, parameters)) type = ParseDataType(*ours);
+          }
           if (!type.ok() || type->nullable) return Expected("a type name");
           if (!type->is_logical()) {
             type_arg = type->id;

@@ -466,7 +466,7 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
       over.arg = s.expr;
       return Aggregate(over, s.columns, length, options, &rep);
     }
-    if (agg.arg->facts().nodes > impl_->options.max_kernel_nodes) {
+    if (agg.arg->facts().kernel_nodes > impl_->options.max_kernel_nodes) {
       return AggregateStaged(agg, columns, length, options, rep);
     }
     ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch,
@@ -495,7 +495,7 @@ Status Engine::Prepare(const ir::ExprPtr& expr, const Schema& schema) {
     if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
     std::vector<ir::InputSpec> specs = SchemaSpecs(schema);
     std::vector<ir::ExprPtr> kernels = {expr};
-    if (expr->facts().nodes > impl_->options.max_kernel_nodes) {  // each stage, then the root
+    if (expr->facts().kernel_nodes > impl_->options.max_kernel_nodes) {  // each stage, then the root
       internal::Stages staged = internal::SplitIntoStages(expr, static_cast<int>(specs.size()),
                                                           impl_->options.max_kernel_nodes);
       kernels = std::move(staged.stages);

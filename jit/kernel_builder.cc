@@ -394,7 +394,12 @@ llvm::Value* KernelBuilder::TakenLanes(std::string_view name, size_t i, std::spa
 Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
   std::vector<Val> args;
   llvm::Value* const outer = guard_;
+  const bool in_list = e.name() == "in_list";
   for (size_t i = 0; i < e.args().size(); ++i) {
+    if (in_list && i > 0 && e.args()[i]->is_literal()) {  // in the constant set InList builds
+      args.push_back(Val{});
+      continue;
+    }
     guard_ = And(outer, TakenLanes(e.name(), i, args));
     Result<Val> v = EmitNode(*e.args()[i], row, lane);
     guard_ = outer;

@@ -143,7 +143,8 @@ llvm::Value* InBitmap(LowerContext& c, llvm::Value* x, TypeId t, std::span<const
     words[d / bits] |= uint64_t{1} << (d % bits);
   }
   llvm::Value* wide = IsSignedInt(t) ? b.CreateSExt(x, lane) : b.CreateZExt(x, lane);
-  llvm::Value* d = b.CreateSub(wide, llvm::ConstantInt::get(lane, static_cast<uint64_t>(least)));
+  const uint64_t lane_mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  llvm::Value* d = b.CreateSub(wide, llvm::ConstantInt::get(lane, static_cast<uint64_t>(least) & lane_mask));
   llvm::Value* inside = b.CreateICmpULT(d, llvm::ConstantInt::get(lane, words.size() * bits));
   llvm::Value* index = b.CreateLShr(d, bits == 32 ? 5 : 6);
   std::vector<llvm::Value*> level;
@@ -163,6 +164,43 @@ llvm::Value* InBitmap(LowerContext& c, llvm::Value* x, TypeId t, std::span<const
 // repeats, as ir::InListLookup says: compared in turn, a bitmap, or a branchless binary search
 // over a constant array padded to a power of two with its last value — log2 of its size steps,
 // each a load the vectorizer makes a gather — and one compare.
+// A sorted constant array of `values` padded to a power of two with its last value, as a
+// private global, and a load of its element at a row-dependent index.
+struct ConstantArray {
+  llvm::ArrayType* type;
+  llvm::GlobalVariable* global;
+  llvm::Value* At(llvm::IRBuilder<>& b, llvm::Value* i) const {
+    llvm::Value* index[] = {b.getInt64(0), i};
+    return b.CreateLoad(type->getElementType(), b.CreateInBoundsGEP(type, global, index));
+  }
+};
+ConstantArray Padded(LowerContext& c, llvm::Type* element, std::vector<llvm::Constant*> values) {
+  values.resize(std::bit_ceil(values.size()), values.back());
+  llvm::ArrayType* type = llvm::ArrayType::get(element, values.size());
+  auto* global = new llvm::GlobalVariable(c.module(), type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                          llvm::ConstantArray::get(type, values), "in_list");
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(64));
+  return {type, global};
+}
+
+// The index of the last element at or below x of a sorted array of `size` (a power of two)
+// elements, or 0: log2(size) steps, each `below(i)` (x < element i: a load and a compare) and a
+// select.
+template <typename Below>
+llvm::Value* SearchIndex(llvm::IRBuilder<>& b, size_t size, Below below) {
+  llvm::Value* lo = b.getInt64(0);
+  for (size_t step = size / 2; step >= 1; step /= 2) {
+    llvm::Value* probe = b.CreateAdd(lo, b.getInt64(static_cast<int64_t>(step)), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    lo = b.CreateSelect(below(probe), lo, probe);
+  }
+  return lo;
+}
+
+// Whether x (fixed-width storage `t`, not 16 bytes) is in `set`, sorted in SQL's order without
+// repeats, as ir::InListLookup says: compared in turn, a bitmap, or a branchless binary search
+// (SearchIndex) over a constant array — each step a load the vectorizer makes a gather — and one
+// compare.
 llvm::Value* InFixedSet(LowerContext& c, llvm::Value* x, TypeId t, std::span<const Scalar> set) {
   auto& b = c.b;
   llvm::Value* any = b.getFalse();
@@ -175,24 +213,32 @@ llvm::Value* InFixedSet(LowerContext& c, llvm::Value* x, TypeId t, std::span<con
     case ir::SetLookup::kSearched:
       break;
   }
-  const size_t size = std::bit_ceil(set.size());
   std::vector<llvm::Constant*> values;
-  for (size_t i = 0; i < size; ++i) values.push_back(ConstantOf(c, set[std::min(i, set.size() - 1)], t));
-  llvm::ArrayType* array_ty = llvm::ArrayType::get(c.Ty(t), size);
-  auto* array = new llvm::GlobalVariable(c.module(), array_ty, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-                                         llvm::ConstantArray::get(array_ty, values), "in_list");
-  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  array->setAlignment(llvm::Align(64));
-  auto at = [&](llvm::Value* i) {
-    llvm::Value* index[] = {b.getInt64(0), i};
-    return b.CreateLoad(c.Ty(t), b.CreateInBoundsGEP(array_ty, array, index));
-  };
-  llvm::Value* lo = b.getInt64(0);  // array[lo] <= x, or lo = 0
-  for (size_t step = size / 2; step >= 1; step /= 2) {
-    llvm::Value* probe = b.CreateAdd(lo, b.getInt64(static_cast<int64_t>(step)), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    lo = b.CreateSelect(c.Less(x, at(probe), t), lo, probe);
+  for (const Scalar& s : set) values.push_back(ConstantOf(c, s, t));
+  const ConstantArray array = Padded(c, c.Ty(t), std::move(values));
+  llvm::Value* at = SearchIndex(b, array.type->getNumElements(), [&](llvm::Value* i) { return c.Less(x, array.At(b, i), t); });
+  return c.Equal(x, array.At(b, at), t);
+}
+
+// The same for 16-byte values (decimal128) as their halves: compared in turn, or searched over
+// two constant arrays (low halves, high halves) with 128-bit compares on 64-bit lanes.
+llvm::Value* In128Set(LowerContext& c, const Int128& x, std::span<const Scalar> set) {
+  auto& b = c.b;
+  llvm::Value* any = b.getFalse();
+  if (ir::InListLookup(TypeId::kI128, set) == ir::SetLookup::kCompared) {
+    for (const Scalar& s : set) any = b.CreateOr(any, Equal128(b, x, Const128(b, s.int128())));
+    return any;
   }
-  return c.Equal(x, at(lo), t);
+  std::vector<llvm::Constant*> lows, highs;
+  for (const Scalar& s : set) {
+    const auto v = static_cast<unsigned __int128>(s.int128());
+    lows.push_back(b.getInt64(static_cast<uint64_t>(v)));
+    highs.push_back(b.getInt64(static_cast<uint64_t>(v >> 64)));
+  }
+  const ConstantArray low = Padded(c, b.getInt64Ty(), std::move(lows)), high = Padded(c, b.getInt64Ty(), std::move(highs));
+  auto element = [&](llvm::Value* i) { return Int128{low.At(b, i), high.At(b, i)}; };
+  llvm::Value* at = SearchIndex(b, low.type->getNumElements(), [&](llvm::Value* i) { return Less128(b, x, element(i)); });
+  return Equal128(b, x, element(at));
 }
 
 // x in (items): true where x equals a valid item; otherwise null where x or some item is null,
@@ -226,8 +272,8 @@ Val InList(LowerContext& c, std::span<const Val> a) {
   const std::vector<Scalar> set = ir::InListSet(c.call);
   if (IsString(t)) {
     found = b.CreateOr(found, StringInSet(c, x, set));
-  } else if (t == TypeId::kI128) {
-    for (const Scalar& s : set) found = b.CreateOr(found, Equal128(b, Widen128(b, x, t), Const128(b, s.int128())));
+  } else if (t == TypeId::kI128 && !set.empty()) {
+    found = b.CreateOr(found, In128Set(c, Widen128(b, x, t), set));
   } else if (!set.empty()) {
     found = b.CreateOr(found, InFixedSet(c, x.v, t, set));
   }

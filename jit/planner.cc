@@ -166,7 +166,7 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
   if (batch.length == 0) return {Strategy::kEmpty, std::nullopt};
   if (f.strict && AnyReferenced(f, batch, IsNullConstant)) return {Strategy::kNullConstant, std::nullopt};
   if (AllConstant(f, batch)) return {Strategy::kConstant, std::nullopt};
-  if (f.nodes > max_kernel_nodes) return {Strategy::kStaged, std::nullopt};
+  if (f.kernel_nodes > max_kernel_nodes) return {Strategy::kStaged, std::nullopt};
   // A null-aware expression computes its validity row by row, unless no row can be null: no
   // input has a null and no null literal makes one (a guarded `if(b != 0, a / b, 0)` over
   // columns without nulls runs the dense kernel, as the unguarded `a / b` does).

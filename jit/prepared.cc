@@ -91,7 +91,7 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
   }
   ROWJIT_RETURN_NOT_OK(impl.Admit(*expr, columns, length));
   const ir::ExprFacts& f = expr->facts();
-  if (f.nodes > impl.options.max_kernel_nodes) {  // staged: every stage its own plan
+  if (f.kernel_nodes > impl.options.max_kernel_nodes) {  // staged: every stage its own plan
     return engine->EvaluateAdmitted(expr, columns, length, options, rep, into);
   }
   const BatchInputs inputs(f.columns, columns);

@@ -102,7 +102,7 @@ Result<std::unique_ptr<PreparedAggregate>> Engine::PrepareAggregate(const ir::Ag
     const bool counts = aggregate.kind == ir::AggKind::kCount;
     state->one_kernel = (counts || (t != TypeId::kI128 && !IsString(t))) &&
                         !(internal::NeedsStringColumns(*arg) && !arg->is_column()) &&
-                        arg->facts().nodes <= impl_->options.max_kernel_nodes;
+                        arg->facts().kernel_nodes <= impl_->options.max_kernel_nodes;
     return std::unique_ptr<PreparedAggregate>(new PreparedAggregate(std::move(state)));
   });
 }

@@ -219,7 +219,7 @@ Result<std::vector<ArrayPtr>> PreparedProjection::State::Run(std::span<const Arr
   ROWJIT_RETURN_NOT_OK(impl.Admit(*root, columns, length));
   const ir::ExprFacts& f = root->facts();
   const internal::BatchInputs inputs(f.columns, columns);
-  if (length == 0 || inputs.decode || f.nodes > impl.options.max_kernel_nodes) {
+  if (length == 0 || inputs.decode || f.kernel_nodes > impl.options.max_kernel_nodes) {
     return engine->ProjectRoot(root, columns, length, options, rep, outs);
   }
   internal::Batch batch;

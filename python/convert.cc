@@ -216,17 +216,87 @@ void Append(Columns& cols, const std::string& name, ArrayPtr array) {
   cols.arrays.push_back(std::move(array));
 }
 
+// A numpy array of fixed-width strings read in place at any stride, without a Python object a
+// row: 'S' rows are their bytes, 'U' rows numpy's UCS-4 code points encoded to UTF-8 here; both
+// without their trailing NULs, as numpy reads them. A code point that is a surrogate or past
+// U+10FFFF cannot be UTF-8: a ValueError (str.encode() raises UnicodeEncodeError, a ValueError).
+ArrayPtr FixedWidthStrings(const std::string& name, const py::array& arr, std::optional<Validity> validity) {
+  const bool bytes = arr.dtype().kind() == 'S';
+  const int64_t n = arr.shape(0), stride = arr.strides(0);
+  const auto width = static_cast<size_t>(arr.dtype().itemsize()) / (bytes ? 1 : 4);
+  const auto* base = static_cast<const char*>(arr.data());
+  // The 'U' rows one after another: at most 4 UTF-8 bytes a code point, written in place.
+  std::string utf8(bytes ? 0 : static_cast<size_t>(n) * width * 4, '\0');
+  char* out = utf8.data();
+  std::vector<size_t> ends(static_cast<size_t>(n));
+  std::vector<std::optional<std::string_view>> rows(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const char* at = base + i * stride;
+    if (bytes) {
+      size_t len = width;
+      while (len > 0 && at[len - 1] == '\0') --len;
+      rows[static_cast<size_t>(i)] = std::string_view(at, len);
+      continue;
+    }
+    auto code = [&](size_t k) {
+      uint32_t c = 0;
+      std::memcpy(&c, at + 4 * k, 4);
+      return c;
+    };
+    size_t len = width;
+    while (len > 0 && code(len - 1) == 0) --len;
+    for (size_t k = 0; k < len; ++k) {
+      const uint32_t c = code(k);
+      if (c < 0x80) {
+        *out++ = static_cast<char>(c);
+      } else if (c < 0x800) {
+        *out++ = static_cast<char>(0xC0 | c >> 6);
+        *out++ = static_cast<char>(0x80 | (c & 0x3F));
+      } else if (c < 0x10000 && (c < 0xD800 || c > 0xDFFF)) {
+        *out++ = static_cast<char>(0xE0 | c >> 12);
+        *out++ = static_cast<char>(0x80 | (c >> 6 & 0x3F));
+        *out++ = static_cast<char>(0x80 | (c & 0x3F));
+      } else if (c >= 0x10000 && c <= 0x10FFFF) {
+        *out++ = static_cast<char>(0xF0 | c >> 18);
+        *out++ = static_cast<char>(0x80 | (c >> 12 & 0x3F));
+        *out++ = static_cast<char>(0x80 | (c >> 6 & 0x3F));
+        *out++ = static_cast<char>(0x80 | (c & 0x3F));
+      } else {
+        throw py::value_error(fmt::format("rowjit: column '{}' row {} holds code point U+{:04X}, which UTF-8 cannot encode",
+                                          name, i, c));
+      }
+    }
+    ends[static_cast<size_t>(i)] = static_cast<size_t>(out - utf8.data());
+  }
+  bool nulls = false;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<std::string_view>& row = rows[static_cast<size_t>(i)];
+    if (!bytes) {
+      const size_t begin = i == 0 ? 0 : ends[static_cast<size_t>(i) - 1];
+      row = std::string_view(utf8).substr(begin, ends[static_cast<size_t>(i)] - begin);
+    }
+    if (validity && !validity->IsValid(i)) {
+      row.reset();
+      nulls = true;
+    }
+  }
+  return Check(MakeStringArray(DataType(bytes ? TypeId::kBinary : TypeId::kUtf8, nulls || validity.has_value()),
+                               StringLayout::kOffsets32, rows));
+}
+
 // A numpy array of strings, copied into a utf8 (or, for bytes, binary) array with 32-bit
 // offsets: 'U' (UCS-4, encoded to UTF-8), 'S' (bytes; numpy drops trailing NULs, as here) or
 // object arrays of str (or bytes) and None (null).
 ArrayPtr NumpyStrings(const std::string& name, const py::array& arr, std::optional<Validity> validity) {
   const char kind = arr.dtype().kind();
   const int64_t n = arr.shape(0);
+  const auto* base = static_cast<const char*>(arr.data());
+  const bool native = arr.dtype().byteorder() != '>';
+  if (kind == 'S' || (kind == 'U' && native)) return FixedWidthStrings(name, arr, std::move(validity));
   // Object arrays are read in place (their items live as long as the array, which the call
-  // holds); 'U' and 'S' arrays become Python objects first, held by `items` until the copy.
+  // holds); big-endian 'U' arrays become Python objects first, held by `items` until the copy.
   py::list items;
   if (kind != 'O') items = arr.attr("tolist")();
-  const auto* base = static_cast<const char*>(arr.data());
   auto item_at = [&](int64_t i) -> PyObject* {
     if (kind != 'O') return items[static_cast<size_t>(i)].ptr();
     return *reinterpret_cast<PyObject* const*>(base + i * arr.strides(0));

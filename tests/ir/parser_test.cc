@@ -73,6 +73,19 @@ TEST(Parser, SqlFormsAreTheirCalls) {
   EXPECT_EQ(Canon("CASE WHEN Case IN (1, 2) THEN TRUE ELSE NULL END"), "if(Case in (1, 2), true, null)");
   EXPECT_EQ(Canon("COALESCE(a, 0) NOT BETWEEN 1 AND 5"), "not between(coalesce(a, 0), 1, 5)");
   EXPECT_EQ(Canon("CAST(a AS i64) + Cast(b as decimal64(12, 2))"), "cast(a, i64) + cast(b, decimal64(12,2))");
+  // SQL's type names (PostgreSQL's, DuckDB's) as rowjit's.
+  EXPECT_EQ(Canon("cast(a as BIGINT) + cast(b as integer) + cast(c as SmallInt) + cast(d as tinyint)"),
+            "((cast(a, i64) + cast(b, i32)) + cast(c, i16)) + cast(d, i8)");
+  EXPECT_EQ(Canon("cast(a as double precision) + cast(b as real) + cast(c as float)"),
+            "(cast(a, f64) + cast(b, f32)) + cast(c, f64)");
+  EXPECT_EQ(Canon("cast(a as boolean) and cast(b as varchar) = cast(c as text)"),
+            "cast(a, bool) and (cast(b, utf8) = cast(c, utf8))");
+  EXPECT_EQ(Canon("cast(s as date) < cast(t as timestamp)"), "cast(s, date32) < cast(t, timestamp(us))");
+  EXPECT_EQ(Canon("cast(t as timestamp with time zone)"), "cast(t, timestamp(us, UTC))");
+  EXPECT_EQ(Canon("cast(t as timestamp without time zone)"), "cast(t, timestamp(us))");
+  EXPECT_EQ(Canon("cast(t as timestamp(3))"), "cast(t, timestamp(ms))");
+  EXPECT_EQ(Canon("cast(m as numeric(12, 2)) + cast(n as DECIMAL(5)) + cast(o as decimal)"),
+            "(cast(m, decimal(12,2)) + cast(n, decimal(5,0))) + cast(o, decimal(18,3))");
   EXPECT_EQ(Canon("EXTRACT(YEAR FROM t) + -INF"), "date_part('YEAR', t) + -inf");
   EXPECT_EQ(Canon("s NOT ILIKE 'x%' AND x Is Distinct From y"),
             "(not ilike(s, 'x%')) and coalesce(x != y, not (is_null(x) and is_null(y)))");
@@ -130,6 +143,9 @@ TEST(ParserErrors, KeywordAsOperand) { ExpectSyntaxError("a + and", "expected an
 TEST(ParserErrors, Empty) { ExpectSyntaxError("", "expected an expression, found end of input"); }
 TEST(ParserErrors, SqlForms) {
   ExpectSyntaxError("a in ()", "expected an expression, found ')'");
+  ExpectSyntaxError("cast(a as varchar(10))", "expected a type name");  // no length limits
+  ExpectSyntaxError("cast(a as timestamp(4))", "expected a type name");
+  ExpectSyntaxError("cast(a as bigint(3))", "expected a type name");
   ExpectSyntaxError("a in 1", "expected '(' after 'in'");
   ExpectSyntaxError("a in (1, 2", "expected ',' or ')'");
   ExpectSyntaxError("a between 1 or 2", "expected 'and'");

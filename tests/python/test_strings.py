@@ -94,6 +94,24 @@ def test_object_arrays_are_read_in_place_at_any_stride():
         rowjit.evaluate("length(s)", engine=ENGINE, s=np.array(["ok", "\ud800"], dtype=object))
 
 
+def test_fixed_width_arrays_are_read_in_place_at_any_stride():
+    # 'U' rows are numpy's UCS-4 encoded to UTF-8 here, 'S' rows their bytes; trailing NULs
+    # dropped as numpy drops them; views at any stride; big-endian 'U' through Python objects.
+    words = np.array(["a", "h\u00e9", "xyz\x00q", "\u65e5\u672c", "", "\U0001f600!", "b" * 40] * 30)
+    raw = np.array([w.encode() for w in words] + [b"x\x00\x00"])
+    for view in (words, words[::3], words[::-2], words[5:90:7], words.astype(">U40")):
+        got = rowjit.evaluate("char_length(s) * 1000 + length(s)", engine=ENGINE, s=view)
+        np.testing.assert_array_equal(got, [len(w) * 1000 + len(w.encode()) for w in view])
+        np.testing.assert_array_equal(rowjit.evaluate("s = 'h\u00e9'", engine=ENGINE, s=view), view == "h\u00e9")
+    for view in (raw, raw[::-3]):
+        np.testing.assert_array_equal(rowjit.evaluate("length(s)", engine=ENGINE, s=view), [len(b) for b in view])
+    masked = np.ma.masked_array(np.array(["a", "bb", "ccc"]), mask=[False, True, False])
+    assert rowjit.evaluate("length(s)", engine=ENGINE, s=masked).mask.tolist() == [False, True, False]
+    surrogate = np.frombuffer(np.array([0x61, 0xD800], dtype="<u4").tobytes(), dtype="<U2")
+    with pytest.raises(ValueError, match="U\\+D800"):
+        rowjit.evaluate("length(s)", engine=ENGINE, s=surrogate)
+
+
 def test_casts_between_text_and_numbers():
     s = np.array([" 12", "-7 ", "+3", "1e3"], dtype=object)
     got = rowjit.evaluate("cast(s, f64) * 2", engine=ENGINE, s=s)
