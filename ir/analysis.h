@@ -65,9 +65,10 @@ std::vector<Scalar> InListSet(const Expr& call);
 //   kCompared  value by value: up to kInListComparedValues values;
 //   kBitmap    integers within kInListBitmapSpan of the least of more than kInListBitmapMin
 //              values (every 8-bit set): a constant bitmap whose word a tree of selects picks;
-//   kSearched  the rest: a branchless binary search over a constant array (decimal128: two, of
-//              halves), a row-dependent load a step (gathers where the target has them),
-//              strings a helper's search over a table.
+//   kSearched  the rest: integers in a two-choice cuckoo table (two hashes, two row-dependent
+//              loads), other values (and a set no table holds) by a branchless binary search
+//              over a constant array (decimal128: two, of halves), a row-dependent load a step;
+//              loads are gathers where the target has them; strings a helper's search.
 // The IR gates tag searched sets "searched:in_list".
 enum class SetLookup : uint8_t { kCompared, kBitmap, kSearched };
 inline constexpr size_t kInListComparedValues = 64;

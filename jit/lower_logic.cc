@@ -2,6 +2,7 @@
 // lowerings compute validity themselves; the others only the value.
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "ir/analysis.h"
 #include "jit/codegen_internal.h"
@@ -197,10 +198,96 @@ llvm::Value* SearchIndex(llvm::IRBuilder<>& b, size_t size, Below below) {
   return lo;
 }
 
+// A two-choice cuckoo table of an integer set: two arrays of 2^bits slots (2^bits >= the set's
+// size, so at most half full), each value in slot h(x, m1) of the first or h(x, m2) of the
+// second, h(x, m) = (x * m) >> (lane - bits) over x's bits in a lane of 32 bits (64 for 64-bit
+// types), wrapping. Empty slots hold the set's first value, which only that value matches. Built
+// by displacement with odd multipliers from a fixed sequence (so one set always gives one
+// kernel); nullopt when none of them places every value.
+struct CuckooTable {
+  unsigned lane = 32, bits = 0;
+  uint64_t m1 = 0, m2 = 0;
+  std::vector<uint64_t> first, second;  // the lane's bits of each slot's value
+};
+
+std::optional<CuckooTable> BuildCuckoo(TypeId t, std::span<const Scalar> set) {
+  CuckooTable c;
+  c.lane = BitWidth(t) <= 32 ? 32 : 64;
+  c.bits = static_cast<unsigned>(std::bit_width(std::bit_ceil(set.size())) - 1);
+  const uint64_t mask = c.lane == 64 ? ~uint64_t{0} : (uint64_t{1} << c.lane) - 1;
+  std::vector<uint64_t> keys;
+  for (const Scalar& s : set) keys.push_back(static_cast<uint64_t>(s.int128()) & mask);
+  uint64_t state = 0x9E3779B97F4A7C15;
+  auto next = [&] {  // splitmix64
+    uint64_t z = (state += 0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+    return ((z ^ (z >> 31)) | 1) & mask;
+  };
+  const size_t slots = size_t{1} << c.bits;
+  for (int attempt = 0; attempt < 32; ++attempt) {
+    c.m1 = next();
+    c.m2 = next();
+    auto slot = [&](uint64_t key, int table) {
+      return static_cast<size_t>(((key * (table == 0 ? c.m1 : c.m2)) & mask) >> (c.lane - c.bits));
+    };
+    std::vector<std::optional<uint64_t>> tables[2] = {std::vector<std::optional<uint64_t>>(slots),
+                                                      std::vector<std::optional<uint64_t>>(slots)};
+    bool placed_all = true;
+    for (uint64_t key : keys) {
+      uint64_t moving = key;
+      int table = 0;
+      bool placed = false;
+      for (size_t kick = 0; kick < 64 + 4 * keys.size() && !placed; ++kick) {
+        std::optional<uint64_t>& at = tables[table][slot(moving, table)];
+        if (!at) {
+          at = moving;
+          placed = true;
+        } else {
+          std::swap(*at, moving);
+          table ^= 1;
+        }
+      }
+      if (!placed) {
+        placed_all = false;
+        break;
+      }
+    }
+    if (!placed_all) continue;
+    for (int table = 0; table < 2; ++table) {
+      std::vector<uint64_t>& out = table == 0 ? c.first : c.second;
+      for (const std::optional<uint64_t>& v : tables[table]) out.push_back(v.value_or(keys[0]));
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
+// Whether the integer x (storage `t`) is in the set of `table`: two hashes, two row-dependent
+// loads (gathers where the target has them) and two compares, whatever the set's size.
+llvm::Value* InCuckoo(LowerContext& c, llvm::Value* x, TypeId t, const CuckooTable& table) {
+  auto& b = c.b;
+  llvm::IntegerType* lane = b.getIntNTy(table.lane);
+  llvm::Value* key = IsSignedInt(t) ? b.CreateSExt(x, lane) : b.CreateZExt(x, lane);
+  llvm::Value* found = b.getFalse();
+  for (int k = 0; k < 2; ++k) {
+    std::vector<llvm::Constant*> values;
+    for (uint64_t v : k == 0 ? table.first : table.second) {
+      values.push_back(llvm::cast<llvm::Constant>(b.CreateTrunc(b.getInt64(v), c.Ty(t))));
+    }
+    const ConstantArray array = Padded(c, c.Ty(t), std::move(values));
+    llvm::Value* hash = b.CreateMul(key, llvm::ConstantInt::get(lane, k == 0 ? table.m1 : table.m2));
+    llvm::Value* slot = b.CreateLShr(hash, table.lane - table.bits);
+    found = b.CreateOr(found, b.CreateICmpEQ(x, array.At(b, b.CreateZExt(slot, b.getInt64Ty()))));
+  }
+  return found;
+}
+
 // Whether x (fixed-width storage `t`, not 16 bytes) is in `set`, sorted in SQL's order without
-// repeats, as ir::InListLookup says: compared in turn, a bitmap, or a branchless binary search
-// (SearchIndex) over a constant array — each step a load the vectorizer makes a gather — and one
-// compare.
+// repeats, as ir::InListLookup says: compared in turn, a bitmap, or searched — integers in a
+// cuckoo table (two loads), floats (whose equal values differ in bits: -0.0, NaNs) and sets no
+// table holds by a branchless binary search (SearchIndex) over a constant array, each step a
+// load the vectorizer makes a gather, and one compare.
 llvm::Value* InFixedSet(LowerContext& c, llvm::Value* x, TypeId t, std::span<const Scalar> set) {
   auto& b = c.b;
   llvm::Value* any = b.getFalse();
@@ -212,6 +299,9 @@ llvm::Value* InFixedSet(LowerContext& c, llvm::Value* x, TypeId t, std::span<con
       return InBitmap(c, x, t, set);
     case ir::SetLookup::kSearched:
       break;
+  }
+  if (IsInteger(t)) {
+    if (std::optional<CuckooTable> table = BuildCuckoo(t, set)) return InCuckoo(c, x, t, *table);
   }
   std::vector<llvm::Constant*> values;
   for (const Scalar& s : set) values.push_back(ConstantOf(c, s, t));
