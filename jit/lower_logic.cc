@@ -161,12 +161,8 @@ llvm::Value* InBitmap(LowerContext& c, llvm::Value* x, TypeId t, std::span<const
   return b.CreateAnd(inside, bit);
 }
 
-// Whether x (fixed-width storage `t`, not 16 bytes) is in `set`, sorted in SQL's order without
-// repeats, as ir::InListLookup says: compared in turn, a bitmap, or a branchless binary search
-// over a constant array padded to a power of two with its last value — log2 of its size steps,
-// each a load the vectorizer makes a gather — and one compare.
-// A sorted constant array of `values` padded to a power of two with its last value, as a
-// private global, and a load of its element at a row-dependent index.
+// A constant array of `values` padded to a power of two with its last value, as a private
+// global, and a load of its element at a row-dependent index.
 struct ConstantArray {
   llvm::ArrayType* type;
   llvm::GlobalVariable* global;
