@@ -299,6 +299,10 @@ class Binder {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));
     if (special) return *special;
     const Function* f = FindFunction(e.name());
+    if (f == nullptr && e.name() == "log") {
+      // numpy's log is natural, SQL's (PostgreSQL, DuckDB) is base 10: neither is guessed.
+      return MakeError(ErrorCode::kInvalidInput, "unknown function 'log': write ln (natural) or log10");
+    }
     if (f == nullptr) return MakeError(ErrorCode::kInvalidInput, "unknown function '{}'", e.name());
     const size_t n = e.args().size();
     if (f->variadic ? n == 0 : n != f->arity()) {

@@ -92,7 +92,8 @@ struct Alias {
 };
 constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               {"checked_mul", "mul"}, {"checked_div", "div"},
-                              {"checked_mod", "mod"}, {"checked_cast", "cast"}};
+                              {"checked_mod", "mod"}, {"checked_cast", "cast"},
+                              {"pow", "power"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {

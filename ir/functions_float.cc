@@ -1,5 +1,8 @@
 // Float row functions (ir layer): sqrt (of a negative: NaN), floor, ceil, round (half away from
-// zero), fma (one rounding), is_nan. IEEE 754 throughout; none fails.
+// zero), fma (one rounding), is_nan, and the transcendental functions exp, ln, log2, log10,
+// log1p, power (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
+// fails.
+#include "ir/float_math.h"
 #include "ir/function_internal.h"
 
 namespace rowjit::ir {
@@ -31,6 +34,31 @@ Result<Scalar> Fma(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   });
 }
 
+// f32 arguments are computed in f64 and rounded once.
+template <double (*kFn)(math::ScalarMath&, double)>
+Result<Scalar> Transcendental(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return internal::VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
+    if constexpr (!std::is_floating_point_v<T>) {
+      return Error(ErrorCode::kInternal, "float function on a non-float");
+    } else {
+      math::ScalarMath m;
+      return Scalar::Of<T>(static_cast<T>(kFn(m, static_cast<double>(x))));
+    }
+  });
+}
+
+Result<Scalar> Power(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return VisitType(a[0].type_id(), [&]<typename T>(std::type_identity<T>) -> Result<Scalar> {
+    if constexpr (!std::is_floating_point_v<T>) {
+      return Error(ErrorCode::kInternal, "power on a non-float");
+    } else {
+      math::ScalarMath m;
+      const double r = math::Pow(m, static_cast<double>(a[0].value<T>()), static_cast<double>(a[1].value<T>()));
+      return Scalar::Of<T>(static_cast<T>(r));
+    }
+  });
+}
+
 Result<Scalar> IsNan(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   return internal::VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
     return Scalar::Of<bool>(x != x);
@@ -53,6 +81,18 @@ const Function kFunctions[] = {
      .type_rule = internal::FloatRule, .eval = Unary<3>},
     {.name = "fma", .arg_names = {"x", "y", "z"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Fma},
+    {.name = "exp", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Exp<math::ScalarMath>>},
+    {.name = "ln", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Ln<math::ScalarMath>>},
+    {.name = "log2", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Log2<math::ScalarMath>>},
+    {.name = "log10", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Log10<math::ScalarMath>>},
+    {.name = "log1p", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Log1p<math::ScalarMath>>},
+    {.name = "power", .arg_names = {"x", "y"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Power},
     {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,
      .eval = IsNan},
 };

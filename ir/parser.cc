@@ -101,7 +101,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       continue;
     }
     auto two = s.substr(i, 2);
-    if (two == "!=" || two == "<=" || two == ">=" || two == "||") {
+    if (two == "!=" || two == "<=" || two == ">=" || two == "||" || two == "**") {
       out.push_back({Tok::kOp, std::string(two), start});
       i += 2;
       continue;
@@ -377,13 +377,24 @@ class Parser {
       Next();
       // A minus directly before a number is part of the literal: -7, -1.5, -inf.
       const Token& t = Peek();
-      if (t.kind == Tok::kNumber || (t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan"))) {
+      // (Not a literal before **: -2 ** 2 is -(2 ** 2), as in Python.)
+      const bool power_follows = t.kind != Tok::kEnd && t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == "**";
+      if (!power_follows &&
+          (t.kind == Tok::kNumber || (t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan")))) {
         return ParseLiteral("-");
       }
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseUnary(); }));
       return Made(Expr::Call("neg", {operand}));
     }
-    return ParsePrimary();
+    // x ** y is power(x, y), numexpr's and Python's operator: tighter than a unary minus on its
+    // left, right-associative, and its right side may be negated (2 ** -1). (Here rather than in
+    // a function of its own: a parenthesis level's chain of frames bounds how deep the stack
+    // goes at Limits::max_depth.)
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr base, ParsePrimary());
+    if (Peek().kind != Tok::kOp || Peek().text != "**") return base;
+    Next();
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr exponent, Nested([this] { return ParseUnary(); }));
+    return Made(Expr::Call("power", {base, exponent}));
   }
   Result<std::optional<TypeId>> ParseSuffix() {
     if (Peek().kind != Tok::kColon) return std::optional<TypeId>();
@@ -564,7 +575,7 @@ int64_t NestingBound(const std::vector<Token>& tokens) {
   int64_t n = 0;
   for (const Token& t : tokens) {
     n += t.kind == Tok::kLParen || ((t.kind == Tok::kOp || t.kind == Tok::kIdent) &&
-                                    (t.text == "-" || t.text == "not" || IsWord(t.text, "case") ||
+                                    (t.text == "-" || t.text == "**" || t.text == "not" || IsWord(t.text, "case") ||
                                      IsWord(t.text, "when") || IsWord(t.text, "then") || IsWord(t.text, "else")));
   }
   return n;

@@ -78,7 +78,7 @@ Val LowerContext::KleeneOr(const Val& x, const Val& y) {
 const Lowering* FindLowering(std::string_view name) {
   static const std::unordered_map<std::string_view, const Lowering*> index = [] {
     std::unordered_map<std::string_view, const Lowering*> m;
-    for (auto family : {ArithmeticLowerings(), LogicLowerings(), CastFloatLowerings(), StringLowerings(),
+    for (auto family : {ArithmeticLowerings(), LogicLowerings(), CastFloatLowerings(), MathLowerings(), StringLowerings(),
                         TemporalLowerings(), DecimalLowerings()}) {
       for (const Lowering& l : family) m.emplace(l.name, &l);
     }

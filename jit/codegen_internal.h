@@ -91,6 +91,7 @@ struct Lowering {
 std::span<const Lowering> ArithmeticLowerings();  // arithmetic and bitwise
 std::span<const Lowering> LogicLowerings();       // comparison, boolean, null-aware
 std::span<const Lowering> CastFloatLowerings();   // casts and float functions
+std::span<const Lowering> MathLowerings();        // exp, ln, power, ... (jit/lower_math.cc)
 std::span<const Lowering> StringLowerings();      // string functions (jit/lower_string.cc)
 std::span<const Lowering> TemporalLowerings();    // dates and timestamps (jit/lower_temporal.cc)
 // String comparisons, specialized on a literal operand (jit/lower_string.cc).

@@ -36,6 +36,11 @@ inline constexpr const char* kFoldKindAttribute = "rowjit-fold";
 // Intel cores and AVX-512; on Zen 3 gathers ran zoned year(t) 3x faster than the lane-by-lane
 // loads the cost model picks without it).
 inline constexpr const char* kTableGathersAttribute = "rowjit-table-gathers";
+// Marks a kernel heavy with float arithmetic per row (exp, ln, power: ir/float_math.h): it
+// runs at sum_fold_vector_width, the host's widest (512 bits where it has them: on Sapphire
+// Rapids these kernels ran in 0.76-0.85x the time of 256-bit code, README "Transcendental
+// functions").
+inline constexpr const char* kWideMathAttribute = "rowjit-wide-math";
 
 // "native" is the host as LLVM detects it, unless a lower x86-64 level is forced for the static
 // kernels (ROWJIT_KERNEL_LEVEL, kernels::SetKernelLevel) when the compiler is made: then that

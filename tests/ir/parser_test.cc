@@ -49,6 +49,19 @@ TEST(Parser, PrecedenceAndCanonicalForm) {
 }
 
 // SQL's predicates and CASE are the calls they mean, printed as those (which parse back).
+// ** is power, as in Python and numexpr: tighter than a unary minus on its left (-2 ** 2 is -4),
+// right-associative, and tighter than * and /.
+TEST(Parser, PowerOperator) {
+  EXPECT_EQ(Canon("a ** b"), "power(a, b)");
+  EXPECT_EQ(Canon("a ** b ** c"), "power(a, power(b, c))");
+  EXPECT_EQ(Canon("-a ** 2"), "neg(power(a, 2))");
+  EXPECT_EQ(Canon("-2 ** 2"), "neg(power(2, 2))");
+  EXPECT_EQ(Canon("2 ** -1"), "power(2, -1)");
+  EXPECT_EQ(Canon("a * b ** 2 / c"), "(a * power(b, 2)) / c");
+  EXPECT_EQ(Canon("(a + b) ** 0.5"), "power(a + b, 0.5)");
+  EXPECT_EQ(Canon("pow(a, b)"), "power(a, b)");
+}
+
 TEST(Parser, SqlFormsAreTheirCalls) {
   EXPECT_EQ(Canon("a in (1, 2, b)"), "a in (1, 2, b)");
   EXPECT_EQ(Canon("a + 1 not in (1)"), "not ((a + 1) in (1))");

@@ -253,3 +253,30 @@ def test_long_in_lists_answer_as_numpy_isin():
     chosen = [f"w{v}" for v in r.integers(-3000, 3000, 500)]
     got = rowjit.evaluate("s in (" + ", ".join(f"'{w}'" for w in chosen) + ")", s=words)
     np.testing.assert_array_equal(got, np.isin(words, chosen))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transcendental_functions_within_an_ulp_or_two_of_libm(dtype):
+    # glibc's scalar functions (Python's math module) as the oracle where the result is finite:
+    # rowjit's are below one ulp and so are glibc's, so the two differ by at most two ulps (one
+    # for f32, rounded once from f64); zeros, infinities and NaN as numpy's IEEE answers.
+    import math
+    g = rng(31)
+    x = np.concatenate([g.uniform(-30, 30, 2000), np.exp(g.uniform(-80, 80, 2000)),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, -2.0]]).astype(dtype)
+    y = np.concatenate([g.uniform(-6, 6, x.size - 3), [0.5, 3.0, np.nan]]).astype(dtype)
+    tol = 2 if dtype == np.float64 else 1
+    cases = [("exp(x)", math.exp, np.exp), ("ln(x)", math.log, np.log), ("log2(x)", math.log2, np.log2),
+             ("log10(x)", math.log10, np.log10), ("log1p(x)", math.log1p, np.log1p),
+             ("x ** y", math.pow, np.power)]
+    for text, scalar, vector in cases:
+        got = rowjit.evaluate(text, engine=ENGINE, x=x, y=y)
+        assert got.dtype == dtype
+        args = (x.astype(np.float64),) if text != "x ** y" else (x.astype(np.float64), y.astype(np.float64))
+        with np.errstate(all="ignore"):
+            ieee = vector(*args).astype(dtype)
+        regular = np.isfinite(ieee) & (ieee != 0)
+        assert np.array_equal(got[~regular], ieee[~regular], equal_nan=True), text
+        want = np.array([scalar(*(float(a[i]) for a in args)) for i in np.flatnonzero(regular)]).astype(dtype)
+        ulps = np.abs(got[regular] - want) / np.spacing(np.abs(want))
+        assert ulps.max() <= tol, (text, float(ulps.max()))

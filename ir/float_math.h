@@ -1,0 +1,309 @@
+// Transcendental float functions (ir layer): one algorithm per function, written once over a
+// backend `M`, so that the reference evaluator (M = ScalarMath: doubles) and the JIT (M = the IR
+// backend in jit/lower_math.cc: the same operations emitted as LLVM IR, one row at a time, which
+// the loop vectorizer widens) compute bit-identical results. Nothing here calls libm: libm's
+// scalar results are not what a vector kernel computes, and value-for-value agreement between the
+// kernels and the reference is the contract.
+//
+// Every operation is IEEE 754 binary64 with round-to-nearest: + - * / and fma round once, the
+// comparisons are C++'s (== and the orderings false on NaN, != true), `Trunc` is exact. The
+// algorithms are branch-free (special inputs are chosen by selects), so a lane never depends on
+// another and the loop has no control flow. A backend must not contract a * b + c into an fma
+// (the JIT sets no fast-math flags; ir/ is compiled with -ffp-contract=off).
+//
+// Accuracy (measured against glibc by tests/ir/float_math_test.cc, in ulps of the result):
+//   exp: a Taylor polynomial after fdlibm's Cody–Waite reduction; < 0.55 ulp measured.
+//   ln, log2, log10, log1p: fdlibm's (k_log1p's minimax polynomial, log2 and log10 in extra
+//     precision); < 0.85 ulp measured; log2 exact at powers of two.
+//   power: exp of y · ln|x| with ln|x| a double-double series carried to 2^-66 and the product
+//     kept in double-double: < 1.1 ulp measured over the whole range.
+// Polynomials are evaluated with fma (one rounding per step, and half the operations): targets
+// without FMA (x86-64 before v3) compute the same bits through a libm call per lane.
+// f32 arguments are computed in f64 and rounded once.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace rowjit::ir::math {
+
+constexpr double FromHex(uint64_t bits) { return std::bit_cast<double>(bits); }
+
+// ln 2 split so that k * kLn2Hi is exact for |k| < 2^21 (fdlibm's ln2_hi / ln2_lo).
+inline constexpr double kLn2Hi = FromHex(0x3fe62e42fee00000);
+inline constexpr double kLn2Lo = FromHex(0x3dea39ef35793c76);
+inline constexpr double kInvLn2 = FromHex(0x3ff71547652b82fe);
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The scalar backend: the reference evaluator's. Integers are 64-bit two's complement with
+// wrapping + and -, arithmetic >>.
+struct ScalarMath {
+  struct I {
+    int64_t v;
+    friend I operator+(I a, I b) { return {static_cast<int64_t>(static_cast<uint64_t>(a.v) + static_cast<uint64_t>(b.v))}; }
+    friend I operator-(I a, I b) { return {static_cast<int64_t>(static_cast<uint64_t>(a.v) - static_cast<uint64_t>(b.v))}; }
+    friend I operator&(I a, I b) { return {a.v & b.v}; }
+    friend I operator|(I a, I b) { return {a.v | b.v}; }
+    friend I operator<<(I a, int s) { return {static_cast<int64_t>(static_cast<uint64_t>(a.v) << s)}; }
+    friend I operator>>(I a, int s) { return {a.v >> s}; }
+    friend bool operator<(I a, I b) { return a.v < b.v; }
+    friend bool operator==(I a, I b) { return a.v == b.v; }
+  };
+  using F = double;
+  using B = bool;
+
+  static F Const(double v) { return v; }
+  static I Int(int64_t v) { return {v}; }
+  static F Fma(F a, F b, F c) { return std::fma(a, b, c); }
+  static F Trunc(F x) { return std::trunc(x); }
+  static F Abs(F x) { return std::fabs(x); }
+  static F Select(B c, F a, F b) { return c ? a : b; }
+  static I Select(B c, I a, I b) { return c ? a : b; }
+  static I Bits(F x) { return {std::bit_cast<int64_t>(x)}; }
+  static F FromBits(I x) { return std::bit_cast<double>(x.v); }
+  // A small integer (|x| < 2^31) as a float.
+  static F ToF(I x) { return static_cast<double>(static_cast<int32_t>(x.v)); }
+};
+
+// Double-double helpers: (hi, lo) with |lo| ≤ ulp(hi) / 2 represent hi + lo exactly.
+template <class M>
+struct DD {
+  typename M::F hi, lo;
+};
+
+template <class M, class F = typename M::F>
+DD<M> TwoSum(M&, F a, F b) {
+  F s = a + b;
+  F bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+template <class M, class F = typename M::F>
+DD<M> FastTwoSum(M&, F a, F b) {  // |a| >= |b| (or a == 0)
+  F s = a + b;
+  return {s, b - (s - a)};
+}
+
+// 2^k for an integer k in [-1022, 1023].
+template <class M>
+typename M::F Pow2(M& m, typename M::I k) {
+  return m.FromBits((k + m.Int(1023)) << 52);
+}
+
+// x rounded to the nearest integer, ties to even, for |x| < 2^51, as a float and as an integer:
+// adding 1.5 · 2^52 leaves no fraction bits and puts the integer in the low bits, so no float to
+// integer conversion is needed (they do not vectorize everywhere).
+template <class M>
+struct Rounded {
+  typename M::F f;
+  typename M::I i;
+};
+template <class M, class F = typename M::F>
+Rounded<M> RoundToInt(M& m, F x) {
+  constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52
+  F shifted = x + kShift;
+  return {shifted - kShift, m.Bits(shifted) - m.Int(std::bit_cast<int64_t>(kShift))};
+}
+
+// exp(x + xl) for |xl| ≤ 2^-40 |x| (xl = 0 for plain exp): x = k ln 2 + r with the Cody–Waite
+// split of ln 2 (fdlibm's), |r| ≤ ln 2 / 2, and e^r = 1 + r + r² Q(r), Q the Taylor series to
+// r^13 (truncation below 2^-58) by Estrin's scheme with fma: no division; 1 + r is kept
+// exact and the rest added to it, so the result rounds about once. Both scalings by
+// 2^(k/2) are exact until the last, so subnormal results round once.
+template <class M, class F = typename M::F>
+F ExpDD(M& m, F x, F xl) {
+  constexpr double kOverflow = FromHex(0x40862E42FEFA39EF);   // 709.782712893384
+  constexpr double kUnderflow = FromHex(0xc0874910D52D3051);  // -745.1332191019411
+  // Arguments whose result is 0, inf or NaN are computed as 0 (and replaced below), so that no
+  // lane makes subnormal intermediates: x86 takes a microcode assist for each.
+  const typename M::B in_range = (x > -746.0) & (x < 710.0);
+  F xc = m.Select(in_range, x, m.Const(0.0));
+  Rounded<M> k = RoundToInt(m, xc * kInvLn2);
+  F hi = xc - k.f * kLn2Hi;  // exact: k * kLn2Hi has at most 43 bits and is close to xc
+  F lo = k.f * kLn2Lo - m.Select(in_range, xl, m.Const(0.0));
+  F r = hi - lo;
+  F r_err = (hi - r) - lo;  // hi - lo = r + r_err exactly
+  double inv[14] = {1.0};
+  for (int n = 1; n < 14; ++n) inv[n] = inv[n - 1] / n;  // 1 / n! within a few ulps
+  auto pair = [&](int n) { return m.Fma(m.Const(inv[n + 1]), r, m.Const(inv[n])); };
+  F r2 = r * r;
+  F r4 = r2 * r2;
+  F b0 = m.Fma(pair(4), r2, pair(2));
+  F b1 = m.Fma(pair(8), r2, pair(6));
+  F b2 = m.Fma(pair(12), r2, pair(10));
+  F q = m.Fma(b2, r4 * r4, m.Fma(b1, r4, b0));
+  DD<M> one_r = FastTwoSum(m, m.Const(1.0), r);  // 1 + r exactly, then the small rest
+  F y = one_r.hi + (one_r.lo + m.Fma(r2, q, r_err));
+  typename M::I k1 = k.i >> 1;  // k in [-1077, 1024]
+  F res = y * Pow2(m, k1) * Pow2(m, k.i - k1);
+  res = m.Select(x > kOverflow, m.Const(kInf), res);
+  res = m.Select(x < kUnderflow, m.Const(0.0), res);
+  return m.Select(x != x, x, res);
+}
+
+template <class M, class F = typename M::F>
+F Exp(M& m, F x) {
+  return ExpDD(m, x, m.Const(0.0));
+}
+
+// x > 0 finite as 2^k m with m in [√2/2, √2) (subnormals scaled first); f = m - 1 exactly.
+template <class M>
+struct Reduced {
+  typename M::F k, f;
+};
+template <class M, class F = typename M::F>
+Reduced<M> ReduceLog(M& m, F x) {
+  const typename M::B sub = x < 0x1p-1022;
+  F xs = m.Select(sub, x * 0x1p54, x);
+  typename M::I u = m.Bits(xs) + m.Int(0x3ff0000000000000 - 0x3fe6a09e667f3bcd);
+  F k = m.ToF((u >> 52) - m.Int(1023)) - m.Select(sub, m.Const(54.0), m.Const(0.0));
+  F mm = m.FromBits((u & m.Int(0x000fffffffffffff)) + m.Int(0x3fe6a09e667f3bcd));
+  return {k, mm - 1.0};
+}
+
+// The value of ln at ±0, +inf, NaN and negative x (where `ok` = 0 < x < inf is false).
+template <class M, class F = typename M::F>
+F LogSpecial(M& m, F x) {
+  return m.Select(x == 0.0, m.Const(-kInf), m.Select(x == kInf, x, m.Const(std::nan(""))));
+}
+
+// fdlibm's k_log1p (Sun, 1993): ln(1 + f) = f - hfsq + tail, s = f / (2 + f), the minimax
+// polynomial R(s²) of ln(1+f) = 2s + s R; error below 2^-58.45.
+template <class M>
+struct LogKernel {
+  typename M::F k, f, hfsq, tail;
+};
+template <class M, class F = typename M::F>
+LogKernel<M> LogOfReduced(M& m, F x) {
+  constexpr double kLg1 = FromHex(0x3FE5555555555593), kLg2 = FromHex(0x3FD999999997FA04),
+                   kLg3 = FromHex(0x3FD2492494229359), kLg4 = FromHex(0x3FCC71C51D8E78AF),
+                   kLg5 = FromHex(0x3FC7466496CB03DE), kLg6 = FromHex(0x3FC39A09D078C69F),
+                   kLg7 = FromHex(0x3FC2F112DF3E5244);
+  Reduced<M> r = ReduceLog(m, x);
+  F f = r.f;
+  F hfsq = 0.5 * f * f;
+  F s = f / (2.0 + f);
+  F z = s * s;
+  F w = z * z;
+  F t1 = w * m.Fma(w, m.Fma(w, m.Const(kLg6), m.Const(kLg4)), m.Const(kLg2));
+  F t2 = z * m.Fma(w, m.Fma(w, m.Fma(w, m.Const(kLg7), m.Const(kLg5)), m.Const(kLg3)), m.Const(kLg1));
+  return {r.k, f, hfsq, s * (hfsq + (t2 + t1))};
+}
+
+// f - hfsq + tail split as hi + lo, hi with 21 significant bits (fdlibm's log2/log10), so that
+// products of hi with the 32-bit high halves of constants are exact.
+template <class M, class F = typename M::F>
+DD<M> SplitLog(M& m, const LogKernel<M>& l) {
+  F hi = m.FromBits(m.Bits(l.f - l.hfsq) & m.Int(static_cast<int64_t>(0xffffffff00000000ull)));
+  return {hi, ((l.f - hi) - l.hfsq) + l.tail};
+}
+
+// fdlibm's e_log.c, < 1 ulp.
+template <class M, class F = typename M::F>
+F Ln(M& m, F x) {
+  LogKernel<M> l = LogOfReduced(m, x);
+  F res = l.k * kLn2Hi - ((l.hfsq - (l.tail + l.k * kLn2Lo)) - l.f);
+  return m.Select((x > 0.0) & (x < kInf), res, LogSpecial(m, x));
+}
+
+// fdlibm's e_log2.c (FreeBSD's, with the extra-precise f - hfsq); exact at powers of two.
+template <class M, class F = typename M::F>
+F Log2(M& m, F x) {
+  constexpr double kIvLn2Hi = FromHex(0x3ff7154765200000), kIvLn2Lo = FromHex(0x3de705fc2eefa200);
+  LogKernel<M> l = LogOfReduced(m, x);
+  DD<M> v = SplitLog(m, l);
+  F val_hi = v.hi * kIvLn2Hi;
+  F val_lo = (v.lo + v.hi) * kIvLn2Lo + v.lo * kIvLn2Hi;
+  F w = l.k + val_hi;
+  val_lo = val_lo + ((l.k - w) + val_hi);
+  return m.Select((x > 0.0) & (x < kInf), val_lo + w, LogSpecial(m, x));
+}
+
+// fdlibm's e_log10.c (FreeBSD's).
+template <class M, class F = typename M::F>
+F Log10(M& m, F x) {
+  constexpr double kIvLn10Hi = FromHex(0x3fdbcb7b15200000), kIvLn10Lo = FromHex(0x3dbb9438ca9aadd5),
+                   kLog10_2Hi = FromHex(0x3FD34413509F6000), kLog10_2Lo = FromHex(0x3D59FEF311F12B36);
+  LogKernel<M> l = LogOfReduced(m, x);
+  DD<M> v = SplitLog(m, l);
+  F val_hi = v.hi * kIvLn10Hi;
+  F y2 = l.k * kLog10_2Hi;
+  F val_lo = l.k * kLog10_2Lo + (v.lo + v.hi) * kIvLn10Lo + v.lo * kIvLn10Hi;
+  F w = y2 + val_hi;
+  val_lo = val_lo + ((y2 - w) + val_hi);
+  return m.Select((x > 0.0) & (x < kInf), val_lo + w, LogSpecial(m, x));
+}
+
+// ln(1 + x): 1 + x = u + e exactly, ln(u + e) = ln(u) + e / u to well below an ulp.
+template <class M, class F = typename M::F>
+F Log1p(M& m, F x) {
+  DD<M> u = TwoSum(m, m.Const(1.0), x);
+  LogKernel<M> l = LogOfReduced(m, u.hi);
+  F res = l.k * kLn2Hi - ((l.hfsq - ((l.tail + u.lo / u.hi) + l.k * kLn2Lo)) - l.f);
+  res = m.Select((u.hi > 0.0) & (u.hi < kInf), res, LogSpecial(m, u.hi));
+  return m.Select(x == 0.0, x, res);  // keeps −0
+}
+
+// ln(x) for x > 0 finite as a double-double accurate to about 2^-66 relative, what power needs
+// (|y ln x| up to 745 multiplies the error of ln x): ln(m) = 2 atanh(s), s = f / (2 + f)
+// carried as a double-double, |s| ≤ 0.1716, the series 2s + 2s³/3 + ... summed to s^25
+// (relative truncation below 2^-63.5) with its s³ term in double-double. (−inf, 0) at ±0,
+// (+inf, 0) at +inf, NaN below zero.
+template <class M, class F = typename M::F>
+DD<M> LogDD(M& m, F x) {
+  Reduced<M> r = ReduceLog(m, x);
+  F f = r.f;
+  // s = f / (2 + f): d = 2 + f + dl exactly, then one correction step of the quotient.
+  F d = 2.0 + f;
+  F dl = f - (d - 2.0);
+  F sh = f / d;
+  F sl = (m.Fma(-sh, d, f) - sh * dl) * ((1.0 - sh) * 0.5);  // 1 / (2 + f) = (1 - s) / 2
+  F z = sh * sh;
+  F ze = m.Fma(sh, sh, -z);
+  F s3 = z * sh;
+  F s3e = m.Fma(z, sh, -s3) + ze * sh + 3.0 * z * sl;  // s³ - s3, to first order in sl
+  constexpr double kTwoThirdsHi = FromHex(0x3FE5555555555555);  // 2/3 = hi + lo
+  constexpr double kTwoThirdsLo = FromHex(0x3C85555555555555);
+  F p = s3 * kTwoThirdsHi;
+  F pe = m.Fma(s3, m.Const(kTwoThirdsHi), -p) + s3e * kTwoThirdsHi + s3 * kTwoThirdsLo;
+  // 2/5 s^5 + 2/7 s^7 + ... + 2/25 s^25 = s³ z Q(z), Q by Estrin's scheme.
+  auto c = [&](int n) { return m.Const(2.0 / n); };
+  F z2 = z * z;
+  F z4 = z2 * z2;
+  F q0 = m.Fma(m.Fma(c(11), z, c(9)), z2, m.Fma(c(7), z, c(5)));
+  F q1 = m.Fma(m.Fma(c(19), z, c(17)), z2, m.Fma(c(15), z, c(13)));
+  F q2 = m.Fma(c(25), z2, m.Fma(c(23), z, c(21)));
+  F q = m.Fma(q2, z4 * z4, m.Fma(q1, z4, q0));
+  F rest = s3 * z * q;
+  DD<M> a = TwoSum(m, 2.0 * sh, p);
+  DD<M> lnm = FastTwoSum(m, a.hi, a.lo + (2.0 * sl + pe + rest));
+  DD<M> b = TwoSum(m, r.k * kLn2Hi, lnm.hi);
+  DD<M> res = FastTwoSum(m, b.hi, b.lo + lnm.lo + r.k * kLn2Lo);
+  const typename M::B ok = (x > 0.0) & (x < kInf);
+  return {m.Select(ok, res.hi, LogSpecial(m, x)), m.Select(ok, res.lo, m.Const(0.0))};
+}
+
+// x^y (C99 Annex F's special cases): |x|^y = exp(y ln|x|) with y ln|x| a double-double, the
+// sign from an odd integer y.
+template <class M, class F = typename M::F>
+F Pow(M& m, F x, F y) {
+  using B = typename M::B;
+  F ax = m.Abs(x);
+  DD<M> l = LogDD(m, ax);
+  F ph = y * l.hi;
+  F pl = m.Fma(y, l.hi, -ph) + y * l.lo;
+  F mag = ExpDD(m, ph, pl);
+  const B y_int = m.Trunc(y) == y;  // ±inf counts as an even integer
+  F half = y * 0.5;
+  const B y_odd = y_int & (m.Trunc(half) != half);
+  const B x_neg = m.Bits(x) < m.Int(0);  // the sign bit: −0 too
+  F res = m.Select(x_neg & y_odd, -mag, mag);
+  // A negative finite base to a non-integer power.
+  res = m.Select((x < 0.0) & (x > -kInf) & !y_int, m.Const(std::nan("")), res);
+  // (±1)^±inf = 1; 1^y = 1 and x^±0 = 1 even for NaN.
+  res = m.Select((ax == 1.0) & (m.Abs(y) == kInf), m.Const(1.0), res);
+  return m.Select((x == 1.0) | (y == 0.0), m.Const(1.0), res);
+}
+
+}  // namespace rowjit::ir::math

@@ -1,0 +1,125 @@
+// Lowerings of the transcendental float functions (jit layer): the algorithms of
+// ir/float_math.h instantiated over an IR backend, so a kernel emits, row by row, exactly the
+// operations the reference evaluator performs in C++ (hence the same bits). The row code is
+// branch-free and the loop vectorizer widens it; integers are i64 lanes (shifts, adds, masks)
+// and the only int/float conversions are 32-bit, which vectorize on AVX2 as well.
+#include "ir/float_math.h"
+#include "jit/codegen_internal.h"
+#include "jit/target.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+class IrMath {
+ public:
+  explicit IrMath(llvm::IRBuilder<>& b) : b_(b), f64_(b.getDoubleTy()), i64_(b.getInt64Ty()) {}
+
+  struct F {
+    IrMath* m;
+    llvm::Value* v;
+  };
+  struct I {
+    IrMath* m;
+    llvm::Value* v;
+  };
+  struct B {
+    IrMath* m;
+    llvm::Value* v;
+  };
+
+  F Const(double v) { return {this, llvm::ConstantFP::get(f64_, v)}; }
+  I Int(int64_t v) { return {this, llvm::ConstantInt::get(i64_, static_cast<uint64_t>(v), true)}; }
+  F Fma(F a, F b, F c) { return {this, b_.CreateIntrinsic(llvm::Intrinsic::fma, {f64_}, {a.v, b.v, c.v})}; }
+  F Trunc(F x) { return {this, b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x.v)}; }
+  F Abs(F x) { return {this, b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.v)}; }
+  F Select(B c, F a, F b) { return {this, b_.CreateSelect(c.v, a.v, b.v)}; }
+  I Select(B c, I a, I b) { return {this, b_.CreateSelect(c.v, a.v, b.v)}; }
+  I Bits(F x) { return {this, b_.CreateBitCast(x.v, i64_)}; }
+  F FromBits(I x) { return {this, b_.CreateBitCast(x.v, f64_)}; }
+  F ToF(I x) { return {this, b_.CreateSIToFP(b_.CreateTrunc(x.v, b_.getInt32Ty()), f64_)}; }
+
+  llvm::IRBuilder<>& b() { return b_; }
+
+ private:
+  llvm::IRBuilder<>& b_;
+  llvm::Type* f64_;
+  llvm::Type* i64_;
+};
+
+using F = IrMath::F;
+using I = IrMath::I;
+using B = IrMath::B;
+
+F Lift(const F& like, double c) { return like.m->Const(c); }
+
+#define ROWJIT_FLOAT_OP(op, create)                                                          \
+  [[maybe_unused]] F operator op(F a, F b) { return {a.m, a.m->b().create(a.v, b.v)}; }      \
+  [[maybe_unused]] F operator op(F a, double c) { return a op Lift(a, c); }                   \
+  [[maybe_unused]] F operator op(double c, F b) { return Lift(b, c) op b; }
+ROWJIT_FLOAT_OP(+, CreateFAdd)
+ROWJIT_FLOAT_OP(-, CreateFSub)
+ROWJIT_FLOAT_OP(*, CreateFMul)
+ROWJIT_FLOAT_OP(/, CreateFDiv)
+#undef ROWJIT_FLOAT_OP
+F operator-(F a) { return {a.m, a.m->b().CreateFNeg(a.v)}; }
+
+// C++'s comparisons: ordered, except != (true on NaN).
+#define ROWJIT_FLOAT_CMP(op, create)                                                         \
+  [[maybe_unused]] B operator op(F a, F b) { return {a.m, a.m->b().create(a.v, b.v)}; }      \
+  [[maybe_unused]] B operator op(F a, double c) { return a op Lift(a, c); }
+ROWJIT_FLOAT_CMP(==, CreateFCmpOEQ)
+ROWJIT_FLOAT_CMP(!=, CreateFCmpUNE)
+ROWJIT_FLOAT_CMP(<, CreateFCmpOLT)
+ROWJIT_FLOAT_CMP(>, CreateFCmpOGT)
+ROWJIT_FLOAT_CMP(<=, CreateFCmpOLE)
+ROWJIT_FLOAT_CMP(>=, CreateFCmpOGE)
+#undef ROWJIT_FLOAT_CMP
+
+I operator+(I a, I b) { return {a.m, a.m->b().CreateAdd(a.v, b.v)}; }  // wrapping
+I operator-(I a, I b) { return {a.m, a.m->b().CreateSub(a.v, b.v)}; }
+I operator&(I a, I b) { return {a.m, a.m->b().CreateAnd(a.v, b.v)}; }
+[[maybe_unused]] I operator|(I a, I b) { return {a.m, a.m->b().CreateOr(a.v, b.v)}; }
+I operator<<(I a, int s) { return {a.m, a.m->b().CreateShl(a.v, s)}; }
+I operator>>(I a, int s) { return {a.m, a.m->b().CreateAShr(a.v, s)}; }
+B operator<(I a, I b) { return {a.m, a.m->b().CreateICmpSLT(a.v, b.v)}; }
+[[maybe_unused]] B operator==(I a, I b) { return {a.m, a.m->b().CreateICmpEQ(a.v, b.v)}; }
+
+B operator&(B a, B b) { return {a.m, a.m->b().CreateAnd(a.v, b.v)}; }
+B operator|(B a, B b) { return {a.m, a.m->b().CreateOr(a.v, b.v)}; }
+B operator!(B a) { return {a.m, a.m->b().CreateNot(a.v)}; }
+
+// f32 rows are computed in f64 and rounded once, as the reference does.
+void AskWideVectors(LowerContext& c) { c.b.GetInsertBlock()->getParent()->addFnAttr(kWideMathAttribute); }
+
+template <F (*kFn)(IrMath&, F)>
+Val Unary(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  AskWideVectors(c);
+  IrMath m(b);
+  llvm::Value* x = a[0].v;
+  const bool f32 = x->getType()->isFloatTy();
+  F r = kFn(m, {&m, f32 ? b.CreateFPExt(x, b.getDoubleTy()) : x});
+  return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
+}
+
+Val Power(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  AskWideVectors(c);
+  IrMath m(b);
+  const bool f32 = a[0].v->getType()->isFloatTy();
+  auto widen = [&](llvm::Value* v) -> F { return {&m, f32 ? b.CreateFPExt(v, b.getDoubleTy()) : v}; };
+  F r = ir::math::Pow(m, widen(a[0].v), widen(a[1].v));
+  return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
+}
+
+const Lowering kLowerings[] = {
+    {"exp", Unary<ir::math::Exp<IrMath>>},     {"ln", Unary<ir::math::Ln<IrMath>>},
+    {"log2", Unary<ir::math::Log2<IrMath>>},   {"log10", Unary<ir::math::Log10<IrMath>>},
+    {"log1p", Unary<ir::math::Log1p<IrMath>>}, {"power", Power},
+};
+
+}  // namespace
+
+std::span<const Lowering> MathLowerings() { return kLowerings; }
+
+}  // namespace rowjit::jit::internal
