@@ -2,7 +2,8 @@
 // `jit`, Engine::Evaluate of `fn(x)` (ir/float_math.h emitted as IR and vectorized); `libm`, a
 // C++ loop compiled -O3 for the build's target calling glibc's scalar function into a
 // preallocated output. Inputs: exp over [-20, 20], ln and log10 log-uniform over [1e-3, 1e3],
-// log1p over [-0.5, 10], power(x, y) with x log-uniform over [1e-2, 1e2] and y over [-5, 5];
+// log1p over [-0.5, 10], power(x, y) with x log-uniform over [1e-2, 1e2] and y over [-5, 5]; sin, cos and tan
+// over [-10, 10];
 // `mul/.../jit` is x * y, the cost of Evaluate itself.
 #include <benchmark/benchmark.h>
 
@@ -31,6 +32,9 @@ double Ln(double x, double) { return std::log(x); }
 double Log10(double x, double) { return std::log10(x); }
 double Log1p(double x, double) { return std::log1p(x); }
 double Pow(double x, double y) { return std::pow(x, y); }
+double Sin(double x, double) { return std::sin(x); }
+double Cos(double x, double) { return std::cos(x); }
+double Tan(double x, double) { return std::tan(x); }
 double Mul(double x, double y) { return x * y; }
 const Fn kFns[] = {
     {"exp", Loop<Exp>, -20, 20, false, false},
@@ -38,6 +42,9 @@ const Fn kFns[] = {
     {"log10", Loop<Log10>, 1e-3, 1e3, true, false},
     {"log1p", Loop<Log1p>, -0.5, 10, false, false},
     {"power", Loop<Pow>, 1e-2, 1e2, true, true},
+    {"sin", Loop<Sin>, -10, 10, false, false},
+    {"cos", Loop<Cos>, -10, 10, false, false},
+    {"tan", Loop<Tan>, -10, 10, false, false},
     {"mul", Loop<Mul>, -20, 20, false, true},  // the floor: Evaluate's own cost
 };
 

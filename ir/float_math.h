@@ -15,6 +15,9 @@
 //   exp: a Taylor polynomial after fdlibm's Cody–Waite reduction; < 0.55 ulp measured.
 //   ln, log2, log10, log1p: fdlibm's (k_log1p's minimax polynomial, log2 and log10 in extra
 //     precision); < 0.85 ulp measured; log2 exact at powers of two.
+//   sin, cos, tan: fdlibm's kernels on [-π/4, π/4] after a reduction by π/2 that is exact
+//     enough everywhere: fdlibm's three-step Cody–Waite below 2^20 π/2, and above it a
+//     Payne–Hanek reduction by a table of 2/π indexed by the exponent (no loop, no branch).
 //   power: exp of y · ln|x| with ln|x| a double-double series carried to 2^-66 and the product
 //     kept in double-double: < 1.1 ulp measured over the whole range.
 // Polynomials are evaluated with fma (one rounding per step, and half the operations): targets
@@ -26,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 
 namespace rowjit::ir::math {
 
@@ -36,6 +40,13 @@ inline constexpr double kLn2Hi = FromHex(0x3fe62e42fee00000);
 inline constexpr double kLn2Lo = FromHex(0x3dea39ef35793c76);
 inline constexpr double kInvLn2 = FromHex(0x3ff71547652b82fe);
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// (2^(e-52) 2/π) mod 4 for every exponent e from kTwoOverPiMinExponent to 1023, four doubles of
+// 53 bits each (ir/float_math.cc): the reduction of trigonometric arguments of 2^20 π/2 and
+// more reads the four of its row's exponent.
+inline constexpr int kTwoOverPiMinExponent = 20;
+inline constexpr int kTwoOverPiExponents = 1024 - kTwoOverPiMinExponent;
+std::span<const double> TwoOverPiTable();
 
 // The scalar backend: the reference evaluator's. Integers are 64-bit two's complement with
 // wrapping + and -, arithmetic >>.
@@ -49,6 +60,7 @@ struct ScalarMath {
     friend I operator<<(I a, int s) { return {static_cast<int64_t>(static_cast<uint64_t>(a.v) << s)}; }
     friend I operator>>(I a, int s) { return {a.v >> s}; }
     friend bool operator<(I a, I b) { return a.v < b.v; }
+    friend bool operator>(I a, I b) { return a.v > b.v; }
     friend bool operator==(I a, I b) { return a.v == b.v; }
   };
   using F = double;
@@ -65,6 +77,8 @@ struct ScalarMath {
   static F FromBits(I x) { return std::bit_cast<double>(x.v); }
   // A small integer (|x| < 2^31) as a float.
   static F ToF(I x) { return static_cast<double>(static_cast<int32_t>(x.v)); }
+  // TwoOverPiTable()[i] (i always in range).
+  static F TableLoad(I i) { return TwoOverPiTable()[static_cast<size_t>(i.v)]; }
 };
 
 // Double-double helpers: (hi, lo) with |lo| ≤ ulp(hi) / 2 represent hi + lo exactly.
@@ -304,6 +318,194 @@ F Pow(M& m, F x, F y) {
   // (±1)^±inf = 1; 1^y = 1 and x^±0 = 1 even for NaN.
   res = m.Select((ax == 1.0) & (m.Abs(y) == kInf), m.Const(1.0), res);
   return m.Select((x == 1.0) | (y == 0.0), m.Const(1.0), res);
+}
+
+// x = n π/2 + y0 + y1 for x ≥ 0 (NaN and inf give garbage, replaced by the callers), with
+// |y0 + y1| ≤ about π/4 and y1 below half an ulp of y0; n mod 4.
+template <class M>
+struct Quadrant {
+  typename M::I n;
+  typename M::F y0, y1;
+};
+
+// fdlibm's e_rem_pio2.c medium case for x < 2^20 π/2, its conditional second and third steps
+// (taken when the first cancelled more than 16 / 49 bits) computed always and chosen by selects.
+template <class M, class F = typename M::F>
+Quadrant<M> ReduceMedium(M& m, F x) {
+  using I = typename M::I;
+  constexpr double kInvPio2 = FromHex(0x3FE45F306DC9C883);
+  constexpr double kP1 = FromHex(0x3FF921FB54400000), kP1t = FromHex(0x3DD0B4611A626331);
+  constexpr double kP2 = FromHex(0x3DD0B4611A600000), kP2t = FromHex(0x3BA3198A2E037073);
+  constexpr double kP3 = FromHex(0x3BA3198A2E000000), kP3t = FromHex(0x397B839A252049C1);
+  auto exponent = [&](F v) { return (m.Bits(v) >> 52) & m.Int(0x7ff); };
+  Rounded<M> fn = RoundToInt(m, x * kInvPio2);
+  F r1 = x - fn.f * kP1;  // exact: fn < 2^20 and kP1 has 33 bits
+  F w1 = fn.f * kP1t;
+  F y_1 = r1 - w1;
+  auto step = [&](F t, double p, double pt, F& w) {
+    F pw = fn.f * p;
+    F r = t - pw;
+    w = fn.f * pt - ((t - r) - pw);
+    return r;
+  };
+  F w2 = m.Const(0.0), w3 = m.Const(0.0);
+  F r2 = step(r1, kP2, kP2t, w2);
+  F y_2 = r2 - w2;
+  F r3 = step(r2, kP3, kP3t, w3);
+  F y_3 = r3 - w3;
+  const I ex = exponent(x);
+  const typename M::B second = (ex - exponent(y_1)) > m.Int(16);
+  const typename M::B third = second & ((ex - exponent(y_2)) > m.Int(49));
+  F r = m.Select(third, r3, m.Select(second, r2, r1));
+  F w = m.Select(third, w3, m.Select(second, w2, w1));
+  F y0 = m.Select(third, y_3, m.Select(second, y_2, y_1));
+  return {fn.i & m.Int(3), y0, (r - y0) - w};
+}
+
+// Payne–Hanek for x ≥ 2^20 π/2: x = M 2^(e-52) with M a 53-bit integer, so x 2/π ≡ M K_e
+// (mod 4) with K_e = (2^(e-52) 2/π) mod 4 from the table (four pieces k0..k3). Each M k_i is
+// split exactly by fma; M k0's rounded part is reduced mod 4 exactly, the rest summed with
+// error-free additions to about 2^-150, then the fraction times π/2 as a double-double.
+template <class M, class F = typename M::F>
+Quadrant<M> ReduceLarge(M& m, F x) {
+  using I = typename M::I;
+  I e = ((m.Bits(x) >> 52) & m.Int(0x7ff)) - m.Int(1023);
+  e = m.Select(e < m.Int(kTwoOverPiMinExponent), m.Int(kTwoOverPiMinExponent), e);
+  e = m.Select(e > m.Int(1023), m.Int(1023), e);  // inf and NaN: any row of the table
+  F mant = x * Pow2(m, m.Int(52) - e);          // exact: only the exponent changes
+  I row = (e - m.Int(kTwoOverPiMinExponent)) << 2;
+  F k0 = m.TableLoad(row), k1 = m.TableLoad(row + m.Int(1)), k2 = m.TableLoad(row + m.Int(2)),
+    k3 = m.TableLoad(row + m.Int(3));
+  F p0 = mant * k0, e0 = m.Fma(mant, k0, -p0);
+  F p1 = mant * k1, e1 = m.Fma(mant, k1, -p1);
+  F p2 = mant * k2, e2 = m.Fma(mant, k2, -p2);
+  F p3 = mant * k3;
+  F c0 = p0 - 4.0 * m.Trunc(p0 * 0.25);  // p0 mod 4, exactly (p0 ≥ 0)
+  DD<M> t = TwoSum(m, c0, e0);
+  DD<M> u = TwoSum(m, t.hi, p1);
+  Rounded<M> q = RoundToInt(m, u.hi);
+  F f = u.hi - q.f;  // exact
+  DD<M> a = TwoSum(m, p2, e1);
+  DD<M> b = TwoSum(m, a.hi, t.lo);
+  DD<M> c = TwoSum(m, b.hi, u.lo);
+  F rest = a.lo + b.lo + c.lo + e2 + p3;
+  DD<M> h = TwoSum(m, f, c.hi);
+  DD<M> frac = TwoSum(m, h.hi, h.lo + rest);
+  constexpr double kPio2Hi = FromHex(0x3FF921FB54442D18), kPio2Lo = FromHex(0x3C91A62633145C07);
+  F rh = frac.hi * kPio2Hi;
+  F rl = m.Fma(frac.hi, m.Const(kPio2Hi), -rh) + (frac.hi * kPio2Lo + frac.lo * kPio2Hi);
+  F y0 = rh + rl;
+  return {q.i & m.Int(3), y0, (rh - y0) + rl};
+}
+
+template <class M, class F = typename M::F>
+Quadrant<M> ReducePio2(M& m, F ax) {
+  // Each path gets a harmless argument in the other's rows (no subnormal products: x86 takes
+  // a microcode assist for each).
+  const typename M::B large = ax > 1647099.0;  // below 2^20 π/2 = 1647099.36
+  Quadrant<M> med = ReduceMedium(m, m.Select(large, m.Const(0.0), ax));
+  Quadrant<M> big = ReduceLarge(m, m.Select(large, ax, m.Const(0x1p21)));
+  return {m.Select(large, big.n, med.n), m.Select(large, big.y0, med.y0), m.Select(large, big.y1, med.y1)};
+}
+
+// fdlibm's k_sin.c and k_cos.c (musl's forms) on [-π/4, π/4], x + y the argument.
+template <class M, class F = typename M::F>
+F KernelSin(M& m, F x, F y) {
+  constexpr double kS1 = -1.66666666666666324348e-01, kS2 = 8.33333333332248946124e-03,
+                   kS3 = -1.98412698298579493134e-04, kS4 = 2.75573137070700676789e-06,
+                   kS5 = -2.50507602534068634195e-08, kS6 = 1.58969099521155010221e-10;
+  F z = x * x;
+  F v = z * x;
+  F r = m.Fma(z, m.Fma(z, m.Fma(z, m.Fma(z, m.Const(kS6), m.Const(kS5)), m.Const(kS4)), m.Const(kS3)), m.Const(kS2));
+  return x - ((z * (0.5 * y - v * r) - y) - v * kS1);
+}
+template <class M, class F = typename M::F>
+F KernelCos(M& m, F x, F y) {
+  constexpr double kC1 = 4.16666666666666019037e-02, kC2 = -1.38888888888741095749e-03,
+                   kC3 = 2.48015872894767294178e-05, kC4 = -2.75573143513906633035e-07,
+                   kC5 = 2.08757232129817482790e-09, kC6 = -1.13596475577881948265e-11;
+  F z = x * x;
+  F w = z * z;
+  F r = z * m.Fma(z, m.Fma(z, m.Const(kC3), m.Const(kC2)), m.Const(kC1)) +
+        w * w * m.Fma(z, m.Fma(z, m.Const(kC6), m.Const(kC5)), m.Const(kC4));
+  F hz = 0.5 * z;
+  F one_hz = 1.0 - hz;
+  return one_hz + (((1.0 - one_hz) - hz) + (z * r - x * y));
+}
+
+// sin, cos and tan of |x| by quadrant, both kernels computed for every row; the sign of x
+// applied after (sin and tan are odd, so sin(-0.0) is -0.0). NaN at ±inf and NaN.
+template <class M>
+struct SinCos {
+  typename M::F sin, cos;
+};
+template <class M, class F = typename M::F>
+SinCos<M> SinCosOfAbs(M& m, F x) {
+  F ax = m.Abs(x);
+  Quadrant<M> q = ReducePio2(m, ax);
+  F s = KernelSin(m, q.y0, q.y1);
+  F c = KernelCos(m, q.y0, q.y1);
+  const typename M::B odd = (q.n & m.Int(1)) == m.Int(1);
+  const typename M::B upper = (q.n & m.Int(2)) == m.Int(2);  // quadrants 2 and 3
+  F sin = m.Select(odd, c, s);
+  F cos = m.Select(odd, -s, c);
+  return {m.Select(upper, -sin, sin), m.Select(upper, -cos, cos)};
+}
+template <class M, class F = typename M::F>
+F Sin(M& m, F x) {
+  SinCos<M> r = SinCosOfAbs(m, x);
+  F res = m.Select(m.Bits(x) < m.Int(0), -r.sin, r.sin);
+  return m.Select(m.Abs(x) < kInf, res, m.Const(std::nan("")));
+}
+template <class M, class F = typename M::F>
+F Cos(M& m, F x) {
+  SinCos<M> r = SinCosOfAbs(m, x);
+  return m.Select(m.Abs(x) < kInf, r.cos, m.Const(std::nan("")));
+}
+// fdlibm's k_tan.c (musl's form) on [-π/4, π/4], x + y the argument, `odd` for -1/tan: above
+// 0.6744 the argument is taken from π/4, and the odd quadrants' -1/(x + r) computed in two
+// parts; every case computed and chosen by selects.
+template <class M, class F = typename M::F>
+F KernelTan(M& m, F x, F y, typename M::B odd) {
+  constexpr double kT[] = {3.33333333333334091986e-01,  1.33333333333201242699e-01, 5.39682539762260521377e-02,
+                           2.18694882948595424599e-02,  8.86323982359930005737e-03, 3.59207910759131235356e-03,
+                           1.45620945432529025516e-03,  5.88041240820264096874e-04, 2.46463134818469906812e-04,
+                           7.81794442939557092300e-05,  7.14072491382608190305e-05, -1.85586374855275456654e-05,
+                           2.59073051863633712884e-05};
+  constexpr double kPio4 = FromHex(0x3FE921FB54442D18), kPio4Lo = FromHex(0x3C81A62633145C07);
+  auto c = [&](int i) { return m.Const(kT[i]); };
+  auto high_word = [&](F v) { return m.FromBits(m.Bits(v) & m.Int(static_cast<int64_t>(0xffffffff00000000ull))); };
+  const typename M::B big = m.Abs(x) >= FromHex(0x3FE5942800000000);  // 0.6744
+  const typename M::B negative = x < 0.0;
+  F ax = m.Select(negative, -x, x), ay = m.Select(negative, -y, y);
+  x = m.Select(big, (kPio4 - ax) + (kPio4Lo - ay), x);
+  y = m.Select(big, m.Const(0.0), y);
+  F z = x * x;
+  F w = z * z;
+  F r = m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, c(11), c(9)), c(7)), c(5)), c(3)), c(1));
+  F v = z * m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, c(12), c(10)), c(8)), c(6)), c(4)), c(2));
+  F s = z * x;
+  r = y + z * (s * (r + v) + y) + s * kT[0];
+  w = x + r;
+  // Above 0.6744.
+  F sign = m.Select(odd, m.Const(-1.0), m.Const(1.0));
+  F vb = sign - 2.0 * (x + (r - w * w / (w + sign)));
+  F big_result = m.Select(negative, -vb, vb);
+  // -1 / (x + r) accurately: w0 + v = x + r with w0 short, a0 short.
+  F w0 = high_word(w);
+  F v_odd = r - (w0 - x);
+  F a = -1.0 / w;
+  F a0 = high_word(a);
+  F odd_result = a0 + a * (1.0 + a0 * w0 + a0 * v_odd);
+  return m.Select(big, big_result, m.Select(odd, odd_result, w));
+}
+
+template <class M, class F = typename M::F>
+F Tan(M& m, F x) {
+  Quadrant<M> q = ReducePio2(m, m.Abs(x));
+  F res = KernelTan(m, q.y0, q.y1, (q.n & m.Int(1)) == m.Int(1));
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
+  return m.Select(m.Abs(x) < kInf, res, m.Const(std::nan("")));
 }
 
 }  // namespace rowjit::ir::math

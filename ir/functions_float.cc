@@ -1,6 +1,6 @@
 // Float row functions (ir layer): sqrt (of a negative: NaN), floor, ceil, round (half away from
 // zero), fma (one rounding), is_nan, and the transcendental functions exp, ln, log2, log10,
-// log1p, power (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
+// log1p, power, sin, cos, tan (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
 // fails.
 #include "ir/float_math.h"
 #include "ir/function_internal.h"
@@ -91,6 +91,12 @@ const Function kFunctions[] = {
      .type_rule = internal::FloatRule, .eval = Transcendental<math::Log10<math::ScalarMath>>},
     {.name = "log1p", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Transcendental<math::Log1p<math::ScalarMath>>},
+    {.name = "sin", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Sin<math::ScalarMath>>},
+    {.name = "cos", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Cos<math::ScalarMath>>},
+    {.name = "tan", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = Transcendental<math::Tan<math::ScalarMath>>},
     {.name = "power", .arg_names = {"x", "y"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Power},
     {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,

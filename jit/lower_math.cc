@@ -38,6 +38,21 @@ class IrMath {
   F FromBits(I x) { return {this, b_.CreateBitCast(x.v, f64_)}; }
   F ToF(I x) { return {this, b_.CreateSIToFP(b_.CreateTrunc(x.v, b_.getInt32Ty()), f64_)}; }
 
+  // The table of 2/π (ir::math::TwoOverPiTable) as a constant array of the kernel's module,
+  // read at a row-dependent index (a gather).
+  F TableLoad(I i) {
+    llvm::Module& mod = *b_.GetInsertBlock()->getModule();
+    llvm::GlobalVariable* g = mod.getNamedGlobal("rowjit.two_over_pi");
+    if (g == nullptr) {
+      std::span<const double> t = ir::math::TwoOverPiTable();
+      llvm::Constant* init = llvm::ConstantDataArray::get(b_.getContext(), llvm::ArrayRef<double>(t.data(), t.size()));
+      g = new llvm::GlobalVariable(mod, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                   "rowjit.two_over_pi");
+    }
+    b_.GetInsertBlock()->getParent()->addFnAttr(kTableGathersAttribute);
+    return {this, b_.CreateLoad(f64_, b_.CreateInBoundsGEP(f64_, g, {i.v}))};
+  }
+
   llvm::IRBuilder<>& b() { return b_; }
 
  private:
@@ -82,6 +97,7 @@ I operator&(I a, I b) { return {a.m, a.m->b().CreateAnd(a.v, b.v)}; }
 I operator<<(I a, int s) { return {a.m, a.m->b().CreateShl(a.v, s)}; }
 I operator>>(I a, int s) { return {a.m, a.m->b().CreateAShr(a.v, s)}; }
 B operator<(I a, I b) { return {a.m, a.m->b().CreateICmpSLT(a.v, b.v)}; }
+B operator>(I a, I b) { return {a.m, a.m->b().CreateICmpSGT(a.v, b.v)}; }
 [[maybe_unused]] B operator==(I a, I b) { return {a.m, a.m->b().CreateICmpEQ(a.v, b.v)}; }
 
 B operator&(B a, B b) { return {a.m, a.m->b().CreateAnd(a.v, b.v)}; }
@@ -116,6 +132,8 @@ const Lowering kLowerings[] = {
     {"exp", Unary<ir::math::Exp<IrMath>>},     {"ln", Unary<ir::math::Ln<IrMath>>},
     {"log2", Unary<ir::math::Log2<IrMath>>},   {"log10", Unary<ir::math::Log10<IrMath>>},
     {"log1p", Unary<ir::math::Log1p<IrMath>>}, {"power", Power},
+    {"sin", Unary<ir::math::Sin<IrMath>>},     {"cos", Unary<ir::math::Cos<IrMath>>},
+    {"tan", Unary<ir::math::Tan<IrMath>>},
 };
 
 }  // namespace

@@ -317,6 +317,13 @@ const Case kFloat[] = {
     {"power(x, y)", "x:f64, y:f64", "nan; 0", "1.0:f64"},
     {"x ** y", "x:f64, y:f64", "-2; 3", "-8.0:f64"},
     {"power(x, y)", "x:f32, y:f32", "2; 0.5", "1.4142135:f32"},
+    {"sin(x)", "x:f64", "-0.0", "-0.0:f64"},
+    {"sin(x)", "x:f64", "inf", "nan:f64"},
+    {"sin(x)", "x:f64", "1e22", "-0.8522008497671888:f64"},
+    {"cos(x)", "x:f64", "0", "1.0:f64"},
+    {"cos(x)", "x:f32", "3.1415927", "-1.0:f32"},
+    {"tan(x)", "x:f64", "0.7853981633974483", "0.9999999999999999:f64"},
+    {"tan(x)", "x:f64", "-inf", "nan:f64"},
 };
 
 // Strings: bytewise order (unsigned bytes, a prefix first), lengths in bytes and code points,

@@ -268,7 +268,8 @@ def test_transcendental_functions_within_an_ulp_or_two_of_libm(dtype):
     tol = 2 if dtype == np.float64 else 1
     cases = [("exp(x)", math.exp, np.exp), ("ln(x)", math.log, np.log), ("log2(x)", math.log2, np.log2),
              ("log10(x)", math.log10, np.log10), ("log1p(x)", math.log1p, np.log1p),
-             ("x ** y", math.pow, np.power)]
+             ("x ** y", math.pow, np.power), ("sin(x)", math.sin, np.sin), ("cos(x)", math.cos, np.cos),
+             ("tan(x)", math.tan, np.tan)]
     for text, scalar, vector in cases:
         got = rowjit.evaluate(text, engine=ENGINE, x=x, y=y)
         assert got.dtype == dtype
