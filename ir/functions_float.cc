@@ -36,7 +36,7 @@ Result<Scalar> Fma(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
 
 // f32 arguments are computed in f64 and rounded once.
 template <double (*kFn)(math::ScalarMath&, double)>
-Result<Scalar> Transcendental(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+Result<Scalar> EvalTranscendental(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   return internal::VisitUnary(a, []<typename T>(T x) -> Result<Scalar> {
     if constexpr (!std::is_floating_point_v<T>) {
       return Error(ErrorCode::kInternal, "float function on a non-float");
@@ -45,6 +45,13 @@ Result<Scalar> Transcendental(std::span<const Scalar> a, DataType, std::optional
       return Scalar::Of<T>(static_cast<T>(kFn(m, static_cast<double>(x))));
     }
   });
+}
+
+// The catalog entry of a one-argument function of ir/float_math.h.
+template <double (*kFn)(math::ScalarMath&, double)>
+Function Transcendental(std::string_view name) {
+  return {.name = name, .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
+          .type_rule = internal::FloatRule, .eval = EvalTranscendental<kFn>};
 }
 
 Result<Scalar> Power(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
@@ -81,22 +88,14 @@ const Function kFunctions[] = {
      .type_rule = internal::FloatRule, .eval = Unary<3>},
     {.name = "fma", .arg_names = {"x", "y", "z"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Fma},
-    {.name = "exp", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Exp<math::ScalarMath>>},
-    {.name = "ln", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Ln<math::ScalarMath>>},
-    {.name = "log2", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Log2<math::ScalarMath>>},
-    {.name = "log10", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Log10<math::ScalarMath>>},
-    {.name = "log1p", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Log1p<math::ScalarMath>>},
-    {.name = "sin", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Sin<math::ScalarMath>>},
-    {.name = "cos", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Cos<math::ScalarMath>>},
-    {.name = "tan", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Transcendental<math::Tan<math::ScalarMath>>},
+    Transcendental<math::Exp<math::ScalarMath>>("exp"),
+    Transcendental<math::Ln<math::ScalarMath>>("ln"),
+    Transcendental<math::Log2<math::ScalarMath>>("log2"),
+    Transcendental<math::Log10<math::ScalarMath>>("log10"),
+    Transcendental<math::Log1p<math::ScalarMath>>("log1p"),
+    Transcendental<math::Sin<math::ScalarMath>>("sin"),
+    Transcendental<math::Cos<math::ScalarMath>>("cos"),
+    Transcendental<math::Tan<math::ScalarMath>>("tan"),
     {.name = "power", .arg_names = {"x", "y"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Power},
     {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,
