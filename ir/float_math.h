@@ -18,6 +18,7 @@
 //   sin, cos, tan: fdlibm's kernels on [-π/4, π/4] after a reduction by π/2 that is exact
 //     enough everywhere: fdlibm's three-step Cody–Waite below 2^20 π/2, and above it a
 //     Payne–Hanek reduction by a table of 2/π indexed by the exponent (no loop, no branch).
+//   expm1: exp's core with 2^k - 1 added exactly; sinh, cosh, tanh: fdlibm's forms over it.
 //   power: exp of y · ln|x| with ln|x| a double-double series carried to 2^-66 and the product
 //     kept in double-double: < 1.1 ulp measured over the whole range.
 // Polynomials are evaluated with fma (one rounding per step, and half the operations): targets
@@ -120,39 +121,154 @@ Rounded<M> RoundToInt(M& m, F x) {
   return {shifted - kShift, m.Bits(shifted) - m.Int(std::bit_cast<int64_t>(kShift))};
 }
 
-// exp(x + xl) for |xl| ≤ 2^-40 |x| (xl = 0 for plain exp): x = k ln 2 + r with the Cody–Waite
-// split of ln 2 (fdlibm's), |r| ≤ ln 2 / 2, and e^r = 1 + r + r² Q(r), Q the Taylor series to
-// r^13 (truncation below 2^-58) by Estrin's scheme with fma: no division; 1 + r is kept
-// exact and the rest added to it, so the result rounds about once. Both scalings by
-// 2^(k/2) are exact until the last, so subnormal results round once.
+// The core of exp: x + xl = k ln 2 + r + r_err with the Cody–Waite split of ln 2 (fdlibm's),
+// |r| ≤ ln 2 / 2, and e^r - 1 = r + h + tail with h = r²/2 as rounded and tail the rest: r³ Q(r),
+// Q the Taylor series to r^13 (truncation below 2^-58) by Estrin's scheme with fma (no
+// division), r_err and the rounding error of r². For |x| < 746 and |xl| ≤ 2^-40 |x|.
+template <class M>
+struct ExpParts {
+  Rounded<M> k;
+  typename M::F r, h, tail;  // e^(x + xl) = 2^k (1 + r + h + tail)
+};
 template <class M, class F = typename M::F>
-F ExpDD(M& m, F x, F xl) {
-  constexpr double kOverflow = FromHex(0x40862E42FEFA39EF);   // 709.782712893384
-  constexpr double kUnderflow = FromHex(0xc0874910D52D3051);  // -745.1332191019411
-  // Arguments whose result is 0, inf or NaN are computed as 0 (and replaced below), so that no
-  // lane makes subnormal intermediates: x86 takes a microcode assist for each.
-  const typename M::B in_range = (x > -746.0) & (x < 710.0);
-  F xc = m.Select(in_range, x, m.Const(0.0));
-  Rounded<M> k = RoundToInt(m, xc * kInvLn2);
-  F hi = xc - k.f * kLn2Hi;  // exact: k * kLn2Hi has at most 43 bits and is close to xc
-  F lo = k.f * kLn2Lo - m.Select(in_range, xl, m.Const(0.0));
+ExpParts<M> ExpReduce(M& m, F x, F xl) {
+  Rounded<M> k = RoundToInt(m, x * kInvLn2);
+  F hi = x - k.f * kLn2Hi;  // exact: k * kLn2Hi has at most 43 bits and is close to x
+  F lo = k.f * kLn2Lo - xl;
   F r = hi - lo;
   F r_err = (hi - r) - lo;  // hi - lo = r + r_err exactly
   double inv[14] = {1.0};
   for (int n = 1; n < 14; ++n) inv[n] = inv[n - 1] / n;  // 1 / n! within a few ulps
   auto pair = [&](int n) { return m.Fma(m.Const(inv[n + 1]), r, m.Const(inv[n])); };
   F r2 = r * r;
+  F r2_err = m.Fma(r, r, -r2);
   F r4 = r2 * r2;
-  F b0 = m.Fma(pair(4), r2, pair(2));
-  F b1 = m.Fma(pair(8), r2, pair(6));
-  F b2 = m.Fma(pair(12), r2, pair(10));
-  F q = m.Fma(b2, r4 * r4, m.Fma(b1, r4, b0));
-  DD<M> one_r = FastTwoSum(m, m.Const(1.0), r);  // 1 + r exactly, then the small rest
-  F y = one_r.hi + (one_r.lo + m.Fma(r2, q, r_err));
-  typename M::I k1 = k.i >> 1;  // k in [-1077, 1024]
-  F res = y * Pow2(m, k1) * Pow2(m, k.i - k1);
-  res = m.Select(x > kOverflow, m.Const(kInf), res);
+  F b0 = m.Fma(pair(5), r2, pair(3));
+  F b1 = m.Fma(pair(9), r2, pair(7));
+  F b2 = m.Fma(m.Const(inv[13]), r2, pair(11));
+  F q = m.Fma(b2, r4 * r4, m.Fma(b1, r4, b0));  // 1/3! + r/4! + ... + r^10/13!
+  return {k, r, 0.5 * r2, m.Fma(r2 * r, q, m.Fma(m.Const(0.5), r2_err, r_err))};
+}
+
+// base + scale (r + h + tail) + extra with base + scale (r + h) summed exactly, as a
+// double-double: e^x / 2^k with base 1 and scale 1; e^x - 1 with scale 2^k and base 2^k - 1
+// (exact up to k = 53; beyond, base 2^k and extra -1).
+template <class M, class F = typename M::F>
+DD<M> SumExpParts(M& m, const ExpParts<M>& e, F base, F scale, F extra) {
+  DD<M> a = TwoSum(m, base, scale * e.r);
+  DD<M> b = TwoSum(m, a.hi, scale * e.h);
+  return FastTwoSum(m, b.hi, a.lo + b.lo + (scale * e.tail + extra));
+}
+
+// Arguments whose result is 0, inf or NaN are computed as 0 (and replaced by the callers), so
+// that no lane makes subnormal intermediates: x86 takes a microcode assist for each.
+template <class M, class F = typename M::F>
+ExpParts<M> ExpReduceInRange(M& m, F x, F xl) {
+  const typename M::B in_range = (x > -746.0) & (x < 711.0);
+  return ExpReduce(m, m.Select(in_range, x, m.Const(0.0)), m.Select(in_range, xl, m.Const(0.0)));
+}
+
+// v · 2^k in two exact halves (k in [-1078, 1025]), so a subnormal result rounds once.
+template <class M, class F = typename M::F>
+F ScaleBy(M& m, F v, typename M::I k) {
+  typename M::I k1 = k >> 1;
+  return v * Pow2(m, k1) * Pow2(m, k - k1);
+}
+
+// exp(x + xl) · 2^scale (scale 0 or -1: sinh and cosh take e^x / 2 without overflowing first),
+// xl = 0 for plain exp; 1 + r + h summed exactly and rounded once with the tail.
+template <class M, class F = typename M::F>
+F ExpDD(M& m, F x, F xl, int scale = 0) {
+  // e^x 2^scale overflows above ln(DBL_MAX) (709.782712893384) - scale ln 2; 0 below -745.13.
+  const double overflow = scale == 0 ? FromHex(0x40862E42FEFA39EF) : FromHex(0x408633CE8FB9F87D);
+  constexpr double kUnderflow = FromHex(0xc0874910D52D3051);  // -745.1332191019411
+  ExpParts<M> e = ExpReduceInRange(m, x, xl);
+  DD<M> y = SumExpParts(m, e, m.Const(1.0), m.Const(1.0), m.Const(0.0));
+  F res = ScaleBy(m, y.hi, e.k.i + m.Int(scale));
+  res = m.Select(x > overflow, m.Const(kInf), res);
   res = m.Select(x < kUnderflow, m.Const(0.0), res);
+  return m.Select(x != x, x, res);
+}
+
+// e^x / 2 as a double-double, for 0 ≤ x ≤ 710.47 (sinh and cosh); inf above.
+template <class M, class F = typename M::F>
+DD<M> HalfExp(M& m, F x) {
+  ExpParts<M> e = ExpReduceInRange(m, x, m.Const(0.0));
+  DD<M> y = SumExpParts(m, e, m.Const(1.0), m.Const(1.0), m.Const(0.0));
+  typename M::I k = e.k.i - m.Int(1);
+  const typename M::B overflow = x > FromHex(0x408633CE8FB9F87D);
+  return {m.Select(overflow, m.Const(kInf), ScaleBy(m, y.hi, k)), m.Select(overflow, m.Const(0.0), ScaleBy(m, y.lo, k))};
+}
+
+// e^x - 1 as a double-double for |x| ≤ 40 (k ≤ 58).
+template <class M, class F = typename M::F>
+DD<M> Expm1DD(M& m, F x) {
+  ExpParts<M> e = ExpReduce(m, x, m.Const(0.0));
+  F scale = Pow2(m, e.k.i);
+  const typename M::B wide = m.Int(53) < e.k.i;
+  return SumExpParts(m, e, m.Select(wide, scale, scale - 1.0), scale, m.Select(wide, m.Const(-1.0), m.Const(0.0)));
+}
+
+// -1 below -40, exp(x) above 40 (the -1 below half an ulp).
+template <class M, class F = typename M::F>
+F Expm1(M& m, F x) {
+  const typename M::B moderate = m.Abs(x) <= 40.0;
+  F res = Expm1DD(m, m.Select(moderate, x, m.Const(0.0))).hi;
+  res = m.Select(moderate, res, m.Select(x < 0.0, m.Const(-1.0), ExpDD(m, x, m.Const(0.0))));
+  res = m.Select(x == 0.0, x, res);  // keeps -0
+  return m.Select(x != x, x, res);
+}
+
+// sinh |x| = e^|x|/2 - 1/(4 (e^|x|/2)) with e^|x|/2 a double-double; below 1, where that
+// cancels, the Taylor series x + x³/3! + ... + x^19/19! (truncation below 2^-56 of x).
+template <class M, class F = typename M::F>
+F Sinh(M& m, F x) {
+  F ax = m.Abs(x);
+  const typename M::B below_one = ax < 1.0;
+  DD<M> h = HalfExp(m, m.Select(below_one, m.Const(1.0), ax));
+  F c = 0.25 / h.hi;
+  DD<M> d = TwoSum(m, h.hi, -c);
+  F large = d.hi + (d.lo + h.lo);
+  double inv[20] = {1.0};
+  for (int n = 1; n < 20; ++n) inv[n] = inv[n - 1] / n;
+  F z = ax * ax;
+  F z2 = z * z;
+  auto pair = [&](int n) { return m.Fma(m.Const(inv[n + 2]), z, m.Const(inv[n])); };
+  F z4 = z2 * z2;
+  F p = m.Fma(z4 * z4, m.Const(inv[19]), m.Fma(z4, m.Fma(z2, pair(15), pair(11)), m.Fma(z2, pair(7), pair(3))));
+  F small = m.Fma(ax * z, p, ax);
+  F res = m.Select(below_one, small, m.Select(h.hi == kInf, h.hi, large));
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
+  return m.Select(x != x, x, res);
+}
+
+// cosh |x| = e^|x|/2 + 1/(4 (e^|x|/2)); below ln 2 / 2 fdlibm's 1 + t²/(2 (1 + t)), t = expm1 |x|.
+template <class M, class F = typename M::F>
+F Cosh(M& m, F x) {
+  F ax = m.Abs(x);
+  const typename M::B small = ax < 0.5 * kLn2Hi;
+  F t = Expm1DD(m, m.Select(small, ax, m.Const(0.0))).hi;
+  F w = 1.0 + t;
+  DD<M> h = HalfExp(m, m.Select(small, m.Const(1.0), ax));
+  F c = 0.25 / h.hi;
+  DD<M> d = TwoSum(m, h.hi, c);
+  F res = m.Select(small, 1.0 + (t * t) / (w + w), m.Select(h.hi == kInf, h.hi, d.hi + (d.lo + h.lo)));
+  return m.Select(x != x, x, res);
+}
+
+// tanh |x| = t / (t + 2) with t = e^(2|x|) - 1 a double-double and the quotient corrected once;
+// 1 from 22 on, where it rounds to 1.
+template <class M, class F = typename M::F>
+F Tanh(M& m, F x) {
+  F ax = m.Abs(x);
+  DD<M> t = Expm1DD(m, 2.0 * m.Select(ax < 22.0, ax, m.Const(22.0)));
+  DD<M> d = TwoSum(m, m.Const(2.0), t.hi);
+  d = FastTwoSum(m, d.hi, d.lo + t.lo);
+  F q = t.hi / d.hi;
+  F res = q + (m.Fma(-q, d.hi, t.hi) + (t.lo - q * d.lo)) / d.hi;
+  res = m.Select(ax < 22.0, res, m.Const(1.0));
+  res = m.Select(ax < 0x1p-30, ax, res);
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
   return m.Select(x != x, x, res);
 }
 

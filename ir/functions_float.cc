@@ -1,6 +1,6 @@
 // Float row functions (ir layer): sqrt (of a negative: NaN), floor, ceil, round (half away from
 // zero), fma (one rounding), is_nan, and the transcendental functions exp, ln, log2, log10,
-// log1p, power, sin, cos, tan (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
+// log1p, power, sin, cos, tan, expm1, sinh, cosh, tanh (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
 // fails.
 #include "ir/float_math.h"
 #include "ir/function_internal.h"
@@ -96,6 +96,10 @@ const Function kFunctions[] = {
     Transcendental<math::Sin<math::ScalarMath>>("sin"),
     Transcendental<math::Cos<math::ScalarMath>>("cos"),
     Transcendental<math::Tan<math::ScalarMath>>("tan"),
+    Transcendental<math::Expm1<math::ScalarMath>>("expm1"),
+    Transcendental<math::Sinh<math::ScalarMath>>("sinh"),
+    Transcendental<math::Cosh<math::ScalarMath>>("cosh"),
+    Transcendental<math::Tanh<math::ScalarMath>>("tanh"),
     {.name = "power", .arg_names = {"x", "y"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Power},
     {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,

@@ -133,7 +133,9 @@ const Lowering kLowerings[] = {
     {"log2", Unary<ir::math::Log2<IrMath>>},   {"log10", Unary<ir::math::Log10<IrMath>>},
     {"log1p", Unary<ir::math::Log1p<IrMath>>}, {"power", Power},
     {"sin", Unary<ir::math::Sin<IrMath>>},     {"cos", Unary<ir::math::Cos<IrMath>>},
-    {"tan", Unary<ir::math::Tan<IrMath>>},
+    {"tan", Unary<ir::math::Tan<IrMath>>},     {"expm1", Unary<ir::math::Expm1<IrMath>>},
+    {"sinh", Unary<ir::math::Sinh<IrMath>>},   {"cosh", Unary<ir::math::Cosh<IrMath>>},
+    {"tanh", Unary<ir::math::Tanh<IrMath>>},
 };
 
 }  // namespace

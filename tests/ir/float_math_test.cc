@@ -122,6 +122,19 @@ TEST(FloatMath, TrigonometryWithinOneUlp) {
   EXPECT_LT(ErrorUlps(math::Cos(m, hardest), cosl(hardest)), 1.0);
 }
 
+TEST(FloatMath, HyperbolicWithinOneUlp) {
+  const std::initializer_list<Regime> regimes = {
+      {"tiny", [](std::mt19937_64& g) { return Uniform(g, -1e-9, 1e-9); }},
+      {"unit", [](std::mt19937_64& g) { return Uniform(g, -1, 1); }},
+      {"moderate", [](std::mt19937_64& g) { return Uniform(g, -30, 30); }},
+      {"large", [](std::mt19937_64& g) { return Uniform(g, -710.47, 710.47); }},
+      {"near-zero", [](std::mt19937_64& g) { return std::ldexp(Uniform(g, -1, 1), -static_cast<int>(g() % 60)); }}};
+  EXPECT_LT(WorstUlps("expm1", math::Expm1<ScalarMath>, [](long double x) { return expm1l(x); }, regimes), 1.0);
+  EXPECT_LT(WorstUlps("sinh", math::Sinh<ScalarMath>, [](long double x) { return sinhl(x); }, regimes), 1.0);
+  EXPECT_LT(WorstUlps("cosh", math::Cosh<ScalarMath>, [](long double x) { return coshl(x); }, regimes), 1.0);
+  EXPECT_LT(WorstUlps("tanh", math::Tanh<ScalarMath>, [](long double x) { return tanhl(x); }, regimes), 1.0);
+}
+
 TEST(FloatMath, PowerWithinOneUlp) {
   ScalarMath m;
   struct PowRegime {
@@ -199,6 +212,15 @@ TEST(FloatMath, SpecialValues) {
       {math::Cos<ScalarMath>, "cos", inf, nan},        {math::Cos<ScalarMath>, "cos", nan, nan},
       {math::Tan<ScalarMath>, "tan", 0.0, 0.0},        {math::Tan<ScalarMath>, "tan", -0.0, -0.0},
       {math::Tan<ScalarMath>, "tan", -inf, nan},       {math::Tan<ScalarMath>, "tan", -1e-300, -1e-300},
+      {math::Expm1<ScalarMath>, "expm1", -0.0, -0.0},  {math::Expm1<ScalarMath>, "expm1", inf, inf},
+      {math::Expm1<ScalarMath>, "expm1", -inf, -1.0},  {math::Expm1<ScalarMath>, "expm1", nan, nan},
+      {math::Expm1<ScalarMath>, "expm1", 710, inf},    {math::Sinh<ScalarMath>, "sinh", nan, nan},
+      {math::Sinh<ScalarMath>, "sinh", inf, inf},      {math::Sinh<ScalarMath>, "sinh", -inf, -inf},
+      {math::Sinh<ScalarMath>, "sinh", -711, -inf},    {math::Sinh<ScalarMath>, "sinh", -0.0, -0.0},
+      {math::Cosh<ScalarMath>, "cosh", nan, nan},      {math::Cosh<ScalarMath>, "cosh", -inf, inf},
+      {math::Cosh<ScalarMath>, "cosh", 711, inf},      {math::Cosh<ScalarMath>, "cosh", -0.0, 1.0},
+      {math::Tanh<ScalarMath>, "tanh", nan, nan},      {math::Tanh<ScalarMath>, "tanh", -inf, -1.0},
+      {math::Tanh<ScalarMath>, "tanh", inf, 1.0},      {math::Tanh<ScalarMath>, "tanh", -0.0, -0.0},
   };
   for (const Unary& u : unary) {
     EXPECT_TRUE(same(u.fn(m, u.x), u.want)) << u.name << "(" << u.x << ") = " << u.fn(m, u.x) << ", want " << u.want;

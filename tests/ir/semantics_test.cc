@@ -324,6 +324,14 @@ const Case kFloat[] = {
     {"cos(x)", "x:f32", "3.1415927", "-1.0:f32"},
     {"tan(x)", "x:f64", "0.7853981633974483", "0.9999999999999999:f64"},
     {"tan(x)", "x:f64", "-inf", "nan:f64"},
+    {"expm1(x)", "x:f64", "1e-20", "1e-20:f64"},
+    {"expm1(x)", "x:f64", "-inf", "-1.0:f64"},
+    {"sinh(x)", "x:f64", "-0.0", "-0.0:f64"},
+    {"sinh(x)", "x:f64", "710", "1.1169973830808555e+308:f64"},  // e^710 / 2 rounded (glibc: ...557, 0.7 ulp)
+    {"cosh(x)", "x:f64", "-inf", "inf:f64"},
+    {"cosh(x)", "x:f64", "711", "inf:f64"},
+    {"tanh(x)", "x:f64", "-inf", "-1.0:f64"},
+    {"tanh(x)", "x:f32", "0.5", "0.46211717:f32"},
 };
 
 // Strings: bytewise order (unsigned bytes, a prefix first), lengths in bytes and code points,

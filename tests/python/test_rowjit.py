@@ -269,7 +269,8 @@ def test_transcendental_functions_within_an_ulp_or_two_of_libm(dtype):
     cases = [("exp(x)", math.exp, np.exp), ("ln(x)", math.log, np.log), ("log2(x)", math.log2, np.log2),
              ("log10(x)", math.log10, np.log10), ("log1p(x)", math.log1p, np.log1p),
              ("x ** y", math.pow, np.power), ("sin(x)", math.sin, np.sin), ("cos(x)", math.cos, np.cos),
-             ("tan(x)", math.tan, np.tan)]
+             ("tan(x)", math.tan, np.tan), ("expm1(x)", math.expm1, np.expm1), ("sinh(x)", math.sinh, np.sinh),
+             ("cosh(x)", math.cosh, np.cosh), ("tanh(x)", math.tanh, np.tanh)]
     for text, scalar, vector in cases:
         got = rowjit.evaluate(text, engine=ENGINE, x=x, y=y)
         assert got.dtype == dtype
