@@ -11,16 +11,19 @@
 // another and the loop has no control flow. A backend must not contract a * b + c into an fma
 // (the JIT sets no fast-math flags; ir/ is compiled with -ffp-contract=off).
 //
-// Accuracy (measured against glibc by tests/ir/float_math_test.cc, in ulps of the result):
-//   exp: a Taylor polynomial after fdlibm's Cody–Waite reduction; < 0.55 ulp measured.
-//   ln, log2, log10, log1p: fdlibm's (k_log1p's minimax polynomial, log2 and log10 in extra
-//     precision); < 0.85 ulp measured; log2 exact at powers of two.
-//   sin, cos, tan: fdlibm's kernels on [-π/4, π/4] after a reduction by π/2 that is exact
-//     enough everywhere: fdlibm's three-step Cody–Waite below 2^20 π/2, and above it a
-//     Payne–Hanek reduction by a table of 2/π indexed by the exponent (no loop, no branch).
-//   expm1: exp's core with 2^k - 1 added exactly; sinh, cosh, tanh: fdlibm's forms over it.
-//   power: exp of y · ln|x| with ln|x| a double-double series carried to 2^-66 and the product
-//     kept in double-double: < 1.1 ulp measured over the whole range.
+// Accuracy (worst errors measured against glibc's long double functions by
+// tests/ir/float_math_test.cc, in ulps of the result; README "Transcendental functions"):
+//   exp (0.76): a Taylor polynomial after fdlibm's Cody–Waite reduction, 1 + r + r²/2 exact;
+//     expm1 (0.93) the same parts; sinh (0.81), cosh (0.75), tanh (0.77) over them.
+//   ln (0.85), log2 (0.84), log10 (0.67), log1p (0.76): fdlibm's (k_log1p's minimax
+//     polynomial, log2 and log10 in extra precision); log2 exact at powers of two.
+//   sin (0.76), cos (0.77), tan (0.81): fdlibm's kernels on [-π/4, π/4] after a reduction by
+//     π/2 that is exact enough everywhere: fdlibm's three-step Cody–Waite below 2^20 π/2, and
+//     above it a Payne–Hanek reduction by a table of 2/π indexed by the exponent (no loop).
+//   atan (0.76), asin (0.83), acos (0.89): fdlibm's (argument ranges chosen by selects);
+//     atan2 (1.23): atan of the quotient, corrected, placed in its quadrant.
+//   power (0.82): exp of y · ln|x| with ln|x| a double-double series carried to 2^-66 and the
+//     product kept in double-double.
 // Polynomials are evaluated with fma (one rounding per step, and half the operations): targets
 // without FMA (x86-64 before v3) compute the same bits through a libm call per lane.
 // f32 arguments are computed in f64 and rounded once.
@@ -72,6 +75,7 @@ struct ScalarMath {
   static F Fma(F a, F b, F c) { return std::fma(a, b, c); }
   static F Trunc(F x) { return std::trunc(x); }
   static F Abs(F x) { return std::fabs(x); }
+  static F Sqrt(F x) { return std::sqrt(x); }
   static F Select(B c, F a, F b) { return c ? a : b; }
   static I Select(B c, I a, I b) { return c ? a : b; }
   static I Bits(F x) { return {std::bit_cast<int64_t>(x)}; }
@@ -622,6 +626,122 @@ F Tan(M& m, F x) {
   F res = KernelTan(m, q.y0, q.y1, (q.n & m.Int(1)) == m.Int(1));
   res = m.Select(m.Bits(x) < m.Int(0), -res, res);
   return m.Select(m.Abs(x) < kInf, res, m.Const(std::nan("")));
+}
+
+// fdlibm's s_atan.c: |x| reduced to t by one of five forms (chosen by selects, one division),
+// atan(t) by its odd polynomial, plus atan(0.5), atan(1), atan(1.5) or atan(inf) in two parts.
+template <class M, class F = typename M::F>
+F Atan(M& m, F x) {
+  constexpr double kAtanHi[] = {4.63647609000806093515e-01, 7.85398163397448278999e-01, 9.82793723247329054082e-01,
+                                1.57079632679489655800e+00};
+  constexpr double kAtanLo[] = {2.26987774529616870924e-17, 3.06161699786838301793e-17, 1.39033110312309984516e-17,
+                                6.12323399573676603587e-17};
+  constexpr double kAT[] = {3.33333333333329318027e-01,  -1.99999999998764832476e-01, 1.42857142725034663711e-01,
+                            -1.11111104054623557880e-01, 9.09088713343650656196e-02,  -7.69187620504482999495e-02,
+                            6.66107313738753120669e-02,  -5.83357013379057348645e-02, 4.97687799461593236017e-02,
+                            -3.65315727442169155270e-02, 1.62858201153657823623e-02};
+  using B = typename M::B;
+  F ax = m.Abs(x);
+  const B id_none = ax < 0.4375, id0 = ax < 0.6875, id1 = ax < 1.1875, id2 = ax < 2.4375;
+  auto pick = [&](F none, F v0, F v1, F v2, F v3) {
+    return m.Select(id_none, none, m.Select(id0, v0, m.Select(id1, v1, m.Select(id2, v2, v3))));
+  };
+  F one = m.Const(1.0);
+  F num = pick(ax, 2.0 * ax - 1.0, ax - 1.0, ax - 1.5, m.Const(-1.0));
+  F den = pick(one, 2.0 + ax, ax + 1.0, 1.0 + 1.5 * ax, ax);
+  F t = num / den;
+  F z = t * t;
+  F w = z * z;
+  auto c = [&](int i) { return m.Const(kAT[i]); };
+  F s1 = z * m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, c(10), c(8)), c(6)), c(4)), c(2)), c(0));
+  F s2 = w * m.Fma(w, m.Fma(w, m.Fma(w, m.Fma(w, c(9), c(7)), c(5)), c(3)), c(1));
+  auto k = [&](const double* table) {
+    return pick(m.Const(0.0), m.Const(table[0]), m.Const(table[1]), m.Const(table[2]), m.Const(table[3]));
+  };
+  F res = m.Select(id_none, t - t * (s1 + s2), k(kAtanHi) - ((t * (s1 + s2) - k(kAtanLo)) - t));
+  return m.Select(m.Bits(x) < m.Int(0), -res, res);
+}
+
+// fdlibm's e_atan2.c: atan |y/x| placed in its quadrant, with C99's special cases by selects;
+// the quotient's rounding error corrected to first order. Below 1.25 ulp (π - atan|y/x| rounds
+// twice more than atan).
+template <class M, class F = typename M::F>
+F Atan2(M& m, F y, F x) {
+  using B = typename M::B;
+  constexpr double kPi = FromHex(0x400921FB54442D18), kPiLo = FromHex(0x3CA1A62633145C07);  // π = hi + lo
+  const B y_neg = m.Bits(y) < m.Int(0), x_neg = m.Bits(x) < m.Int(0);
+  auto signed_y = [&](double v) { return m.Select(y_neg, m.Const(-v), m.Const(v)); };
+  // atan(q + e) = atan(q) + e / (1 + q²) to first order, where q + e = |y/x| exactly.
+  F ax = m.Abs(x), ay = m.Abs(y);
+  F q = ay / ax;
+  F e = m.Fma(-q, ax, ay) / ax;
+  F z = Atan(m, q) + m.Select(q < kInf, e / m.Fma(q, q, m.Const(1.0)), m.Const(0.0));
+  F res = m.Select(x_neg, m.Select(y_neg, (z - kPiLo) - kPi, kPi - (z - kPiLo)), m.Select(y_neg, -z, z));
+  const B y_inf = m.Abs(y) == kInf, x_inf = m.Abs(x) == kInf;
+  res = m.Select(y_inf, signed_y(kPi / 2), res);
+  F quarter = m.Select(x_neg, m.Const(3 * kPi / 4), m.Const(kPi / 4));
+  res = m.Select(x_inf, m.Select(y_inf, m.Select(y_neg, -quarter, quarter), m.Select(x_neg, signed_y(kPi), signed_y(0.0))),
+                 res);
+  res = m.Select(x == 0.0, signed_y(kPi / 2), res);
+  res = m.Select(y == 0.0, m.Select(x_neg, signed_y(kPi), y), res);
+  return m.Select((x != x) | (y != y), x + y, res);
+}
+
+// fdlibm's rational approximation of (asin(x) - x) / x³ on [0, 0.5] as a function of z = x²
+// (e_asin.c's R, |error| < 2^-58.75).
+template <class M, class F = typename M::F>
+F AsinR(M& m, F z) {
+  constexpr double kP[] = {1.66666666666666657415e-01, -3.25565818622400915405e-01, 2.01212532134862925881e-01,
+                           -4.00555345006794114027e-02, 7.91534994289814532176e-04, 3.47933107596021167570e-05};
+  constexpr double kQ[] = {-2.40339491173441421878e+00, 2.02094576023350569471e+00, -6.88283971605453293030e-01,
+                           7.70381505559019352791e-02};
+  auto p = [&](int i) { return m.Const(kP[i]); };
+  auto q = [&](int i) { return m.Const(kQ[i]); };
+  F num = z * m.Fma(z, m.Fma(z, m.Fma(z, m.Fma(z, m.Fma(z, p(5), p(4)), p(3)), p(2)), p(1)), p(0));
+  F den = m.Fma(z, m.Fma(z, m.Fma(z, m.Fma(z, q(3), q(2)), q(1)), q(0)), m.Const(1.0));
+  return num / den;
+}
+
+template <class M>
+struct AsinParts {
+  typename M::F ax, z, s, r;  // |x|, the argument of R, sqrt(z) (above 0.5), R(z)
+};
+template <class M, class F = typename M::F>
+AsinParts<M> AsinReduce(M& m, F x) {
+  F ax = m.Abs(x);
+  F z = m.Select(ax < 0.5, x * x, (1.0 - ax) * 0.5);
+  return {ax, z, m.Sqrt(z), AsinR(m, z)};
+}
+
+constexpr double kPio2Hi = FromHex(0x3FF921FB54442D18), kPio2Lo = FromHex(0x3C91A62633145C07);
+
+// fdlibm's e_asin.c: below 0.5 x + x R(x²); above, π/2 - 2 asin(sqrt((1 - |x|)/2)) with sqrt's
+// value split in two below 0.975.
+template <class M, class F = typename M::F>
+F Asin(M& m, F x) {
+  AsinParts<M> a = AsinReduce(m, x);
+  F small = a.ax + a.ax * a.r;
+  F near_one = kPio2Hi - (2.0 * (a.s + a.s * a.r) - kPio2Lo);
+  F f = m.FromBits(m.Bits(a.s) & m.Int(static_cast<int64_t>(0xffffffff00000000ull)));
+  F c = (a.z - f * f) / (a.s + f);
+  F middle = 0.5 * kPio2Hi - (2.0 * a.s * a.r - (kPio2Lo - 2.0 * c) - (0.5 * kPio2Hi - 2.0 * f));
+  F res = m.Select(a.ax < 0.5, small, m.Select(a.ax >= 0.975, near_one, middle));
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
+  return m.Select(a.ax <= 1.0, res, m.Const(std::nan("")));  // NaN and |x| > 1: NaN
+}
+
+// fdlibm's e_acos.c.
+template <class M, class F = typename M::F>
+F Acos(M& m, F x) {
+  AsinParts<M> a = AsinReduce(m, x);
+  F small = kPio2Hi - (x - (kPio2Lo - x * a.r));
+  F negative = 2.0 * (kPio2Hi - (a.s + (a.r * a.s - kPio2Lo)));
+  F df = m.FromBits(m.Bits(a.s) & m.Int(static_cast<int64_t>(0xffffffff00000000ull)));
+  F c = (a.z - df * df) / (a.s + df);
+  F positive = 2.0 * (df + (a.r * a.s + c));
+  F res = m.Select(a.ax < 0.5, small, m.Select(x < 0.0, negative, positive));
+  res = m.Select(x == 1.0, m.Const(0.0), res);
+  return m.Select(a.ax <= 1.0, res, m.Const(std::nan("")));
 }
 
 }  // namespace rowjit::ir::math

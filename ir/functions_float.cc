@@ -1,6 +1,6 @@
 // Float row functions (ir layer): sqrt (of a negative: NaN), floor, ceil, round (half away from
 // zero), fma (one rounding), is_nan, and the transcendental functions exp, ln, log2, log10,
-// log1p, power, sin, cos, tan, expm1, sinh, cosh, tanh (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
+// log1p, power, sin, cos, tan, expm1, sinh, cosh, tanh, atan, atan2, asin, acos (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
 // fails.
 #include "ir/float_math.h"
 #include "ir/function_internal.h"
@@ -54,13 +54,14 @@ Function Transcendental(std::string_view name) {
           .type_rule = internal::FloatRule, .eval = EvalTranscendental<kFn>};
 }
 
-Result<Scalar> Power(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+template <double (*kFn)(math::ScalarMath&, double, double)>
+Result<Scalar> EvalBinary(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
   return VisitType(a[0].type_id(), [&]<typename T>(std::type_identity<T>) -> Result<Scalar> {
     if constexpr (!std::is_floating_point_v<T>) {
-      return Error(ErrorCode::kInternal, "power on a non-float");
+      return Error(ErrorCode::kInternal, "float function on a non-float");
     } else {
       math::ScalarMath m;
-      const double r = math::Pow(m, static_cast<double>(a[0].value<T>()), static_cast<double>(a[1].value<T>()));
+      const double r = kFn(m, static_cast<double>(a[0].value<T>()), static_cast<double>(a[1].value<T>()));
       return Scalar::Of<T>(static_cast<T>(r));
     }
   });
@@ -100,8 +101,13 @@ const Function kFunctions[] = {
     Transcendental<math::Sinh<math::ScalarMath>>("sinh"),
     Transcendental<math::Cosh<math::ScalarMath>>("cosh"),
     Transcendental<math::Tanh<math::ScalarMath>>("tanh"),
+    Transcendental<math::Atan<math::ScalarMath>>("atan"),
+    Transcendental<math::Asin<math::ScalarMath>>("asin"),
+    Transcendental<math::Acos<math::ScalarMath>>("acos"),
     {.name = "power", .arg_names = {"x", "y"}, .family = Family::kFloat, .propagates_type = true,
-     .type_rule = internal::FloatRule, .eval = Power},
+     .type_rule = internal::FloatRule, .eval = EvalBinary<math::Pow<math::ScalarMath>>},
+    {.name = "atan2", .arg_names = {"y", "x"}, .family = Family::kFloat, .propagates_type = true,
+     .type_rule = internal::FloatRule, .eval = EvalBinary<math::Atan2<math::ScalarMath>>},
     {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,
      .eval = IsNan},
 };

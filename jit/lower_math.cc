@@ -32,6 +32,7 @@ class IrMath {
   F Fma(F a, F b, F c) { return {this, b_.CreateIntrinsic(llvm::Intrinsic::fma, {f64_}, {a.v, b.v, c.v})}; }
   F Trunc(F x) { return {this, b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x.v)}; }
   F Abs(F x) { return {this, b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.v)}; }
+  F Sqrt(F x) { return {this, b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x.v)}; }
   F Select(B c, F a, F b) { return {this, b_.CreateSelect(c.v, a.v, b.v)}; }
   I Select(B c, I a, I b) { return {this, b_.CreateSelect(c.v, a.v, b.v)}; }
   I Bits(F x) { return {this, b_.CreateBitCast(x.v, i64_)}; }
@@ -118,24 +119,27 @@ Val Unary(LowerContext& c, std::span<const Val> a) {
   return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
 }
 
-Val Power(LowerContext& c, std::span<const Val> a) {
+template <F (*kFn)(IrMath&, F, F)>
+Val Binary(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   AskWideVectors(c);
   IrMath m(b);
   const bool f32 = a[0].v->getType()->isFloatTy();
   auto widen = [&](llvm::Value* v) -> F { return {&m, f32 ? b.CreateFPExt(v, b.getDoubleTy()) : v}; };
-  F r = ir::math::Pow(m, widen(a[0].v), widen(a[1].v));
+  F r = kFn(m, widen(a[0].v), widen(a[1].v));
   return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
 }
 
 const Lowering kLowerings[] = {
     {"exp", Unary<ir::math::Exp<IrMath>>},     {"ln", Unary<ir::math::Ln<IrMath>>},
     {"log2", Unary<ir::math::Log2<IrMath>>},   {"log10", Unary<ir::math::Log10<IrMath>>},
-    {"log1p", Unary<ir::math::Log1p<IrMath>>}, {"power", Power},
+    {"log1p", Unary<ir::math::Log1p<IrMath>>}, {"power", Binary<ir::math::Pow<IrMath>>},
     {"sin", Unary<ir::math::Sin<IrMath>>},     {"cos", Unary<ir::math::Cos<IrMath>>},
     {"tan", Unary<ir::math::Tan<IrMath>>},     {"expm1", Unary<ir::math::Expm1<IrMath>>},
     {"sinh", Unary<ir::math::Sinh<IrMath>>},   {"cosh", Unary<ir::math::Cosh<IrMath>>},
-    {"tanh", Unary<ir::math::Tanh<IrMath>>},
+    {"tanh", Unary<ir::math::Tanh<IrMath>>},   {"atan", Unary<ir::math::Atan<IrMath>>},
+    {"asin", Unary<ir::math::Asin<IrMath>>},   {"acos", Unary<ir::math::Acos<IrMath>>},
+    {"atan2", Binary<ir::math::Atan2<IrMath>>},
 };
 
 }  // namespace

@@ -135,6 +135,30 @@ TEST(FloatMath, HyperbolicWithinOneUlp) {
   EXPECT_LT(WorstUlps("tanh", math::Tanh<ScalarMath>, [](long double x) { return tanhl(x); }, regimes), 1.0);
 }
 
+TEST(FloatMath, InverseTrigonometryWithinOneUlp) {
+  const std::initializer_list<Regime> unit = {
+      {"unit", [](std::mt19937_64& g) { return Uniform(g, -1, 1); }},
+      {"near-one", [](std::mt19937_64& g) { return (1 - LogUniform(g, -53, -2)) * (g() % 2 ? 1 : -1); }},
+      {"middle", [](std::mt19937_64& g) { return Uniform(g, 0.5, 0.975) * (g() % 2 ? 1 : -1); }},
+      {"tiny", [](std::mt19937_64& g) { return Uniform(g, -1e-9, 1e-9); }}};
+  EXPECT_LT(WorstUlps("asin", math::Asin<ScalarMath>, [](long double x) { return asinl(x); }, unit), 1.0);
+  EXPECT_LT(WorstUlps("acos", math::Acos<ScalarMath>, [](long double x) { return acosl(x); }, unit), 1.0);
+  EXPECT_LT(WorstUlps("atan", math::Atan<ScalarMath>, [](long double x) { return atanl(x); },
+                      {{"unit", [](std::mt19937_64& g) { return Uniform(g, -3, 3); }},
+                       {"whole", [](std::mt19937_64& g) { return LogUniform(g, -1022, 1023) * (g() % 2 ? 1 : -1); }},
+                       {"tiny", [](std::mt19937_64& g) { return Uniform(g, -1e-9, 1e-9); }}}),
+            1.0);
+  ScalarMath m;
+  double worst = 0;
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 200000; ++i) {
+    const double y = LogUniform(rng, -30, 30) * (rng() % 2 ? 1 : -1), x = LogUniform(rng, -30, 30) * (rng() % 2 ? 1 : -1);
+    worst = std::max(worst, ErrorUlps(math::Atan2(m, y, x), atan2l(y, x)));
+  }
+  std::printf("atan2 max %.3f ulps\n", worst);
+  EXPECT_LT(worst, 1.5);  // π - atan|y/x| rounds twice more: the one function above one ulp
+}
+
 TEST(FloatMath, PowerWithinOneUlp) {
   ScalarMath m;
   struct PowRegime {
@@ -221,6 +245,13 @@ TEST(FloatMath, SpecialValues) {
       {math::Cosh<ScalarMath>, "cosh", 711, inf},      {math::Cosh<ScalarMath>, "cosh", -0.0, 1.0},
       {math::Tanh<ScalarMath>, "tanh", nan, nan},      {math::Tanh<ScalarMath>, "tanh", -inf, -1.0},
       {math::Tanh<ScalarMath>, "tanh", inf, 1.0},      {math::Tanh<ScalarMath>, "tanh", -0.0, -0.0},
+      {math::Atan<ScalarMath>, "atan", -0.0, -0.0},    {math::Atan<ScalarMath>, "atan", inf, M_PI / 2},
+      {math::Atan<ScalarMath>, "atan", -inf, -M_PI / 2}, {math::Atan<ScalarMath>, "atan", nan, nan},
+      {math::Atan<ScalarMath>, "atan", 1.0, M_PI / 4}, {math::Asin<ScalarMath>, "asin", 1.0, M_PI / 2},
+      {math::Asin<ScalarMath>, "asin", -1.0, -M_PI / 2}, {math::Asin<ScalarMath>, "asin", 1.5, nan},
+      {math::Asin<ScalarMath>, "asin", -0.0, -0.0},    {math::Asin<ScalarMath>, "asin", nan, nan},
+      {math::Acos<ScalarMath>, "acos", 1.0, 0.0},      {math::Acos<ScalarMath>, "acos", -1.0, M_PI},
+      {math::Acos<ScalarMath>, "acos", 0.0, M_PI / 2}, {math::Acos<ScalarMath>, "acos", -1.5, nan},
   };
   for (const Unary& u : unary) {
     EXPECT_TRUE(same(u.fn(m, u.x), u.want)) << u.name << "(" << u.x << ") = " << u.fn(m, u.x) << ", want " << u.want;
@@ -242,6 +273,19 @@ TEST(FloatMath, SpecialValues) {
       {nan, 1.0, nan},    {2.0, nan, nan},    {2.0, 10.0, 1024},  {10.0, 22.0, 1e22},  {2.0, -1074, 0x1p-1074},
       {2.0, 1024, inf},   {-2.0, 1023, -0x1p1023}, {9.0, 0.5, 3.0}, {0x1p-1074, 1.0, 0x1p-1074},
   };
+  // C99's atan2 table (F.9.1.4).
+  const Binary atan2_cases[] = {
+      {0.0, -0.0, M_PI},   {-0.0, -0.0, -M_PI},   {0.0, 0.0, 0.0},           {-0.0, 0.0, -0.0},
+      {0.0, -2.0, M_PI},   {-0.0, -2.0, -M_PI},   {0.0, 2.0, 0.0},           {-0.0, 2.0, -0.0},
+      {-2.0, 0.0, -M_PI / 2}, {2.0, -0.0, M_PI / 2}, {2.0, -inf, M_PI},      {-2.0, -inf, -M_PI},
+      {2.0, inf, 0.0},     {-2.0, inf, -0.0},     {inf, 2.0, M_PI / 2},      {-inf, -2.0, -M_PI / 2},
+      {inf, -inf, 3 * M_PI / 4}, {-inf, -inf, -3 * M_PI / 4}, {inf, inf, M_PI / 4}, {-inf, inf, -M_PI / 4},
+      {nan, 1.0, nan},     {1.0, nan, nan},       {1.0, 1.0, M_PI / 4},      {1e300, 1e-300, M_PI / 2},
+  };
+  for (const Binary& c : atan2_cases) {
+    EXPECT_TRUE(same(math::Atan2(m, c.x, c.y), c.want))
+        << "atan2(" << c.x << ", " << c.y << ") = " << math::Atan2(m, c.x, c.y) << ", want " << c.want;
+  }
   for (const Binary& c : pow_cases) {
     EXPECT_TRUE(same(math::Pow(m, c.x, c.y), c.want))
         << "power(" << c.x << ", " << c.y << ") = " << math::Pow(m, c.x, c.y) << ", want " << c.want;
@@ -274,6 +318,8 @@ TEST(FloatMath, F32RoundsOnce) {
                         {"sin(x)", [](double x, double) { return std::sin(x); }},
                         {"cos(x)", [](double x, double) { return std::cos(x); }},
                         {"tan(x)", [](double x, double) { return std::tan(x); }},
+                        {"atan2(x, y)", [](double x, double y) { return std::atan2(x, y); }},
+                        {"tanh(x)", [](double x, double) { return std::tanh(x); }},
                         {"power(x, y)", [](double x, double y) { return std::pow(x, y); }}};
   for (const Case& c : cases) {
     ASSERT_OK_AND_ASSIGN(ExprPtr e, ParseAndBind(c.text, schema));

@@ -332,6 +332,13 @@ const Case kFloat[] = {
     {"cosh(x)", "x:f64", "711", "inf:f64"},
     {"tanh(x)", "x:f64", "-inf", "-1.0:f64"},
     {"tanh(x)", "x:f32", "0.5", "0.46211717:f32"},
+    {"atan(x)", "x:f64", "inf", "1.5707963267948966:f64"},
+    {"atan2(y, x)", "y:f64, x:f64", "0; -1", "3.141592653589793:f64"},
+    {"atan2(y, x)", "y:f64, x:f64", "-0.0; 0", "-0.0:f64"},
+    {"asin(x)", "x:f64", "1.5", "nan:f64"},
+    {"asin(x)", "x:f64", "-1", "-1.5707963267948966:f64"},
+    {"acos(x)", "x:f64", "-1", "3.141592653589793:f64"},
+    {"acos(x)", "x:f32", "1", "0.0:f32"},
 };
 
 // Strings: bytewise order (unsigned bytes, a prefix first), lengths in bytes and code points,

@@ -270,11 +270,16 @@ def test_transcendental_functions_within_an_ulp_or_two_of_libm(dtype):
              ("log10(x)", math.log10, np.log10), ("log1p(x)", math.log1p, np.log1p),
              ("x ** y", math.pow, np.power), ("sin(x)", math.sin, np.sin), ("cos(x)", math.cos, np.cos),
              ("tan(x)", math.tan, np.tan), ("expm1(x)", math.expm1, np.expm1), ("sinh(x)", math.sinh, np.sinh),
-             ("cosh(x)", math.cosh, np.cosh), ("tanh(x)", math.tanh, np.tanh)]
+             ("cosh(x)", math.cosh, np.cosh), ("tanh(x)", math.tanh, np.tanh), ("atan(x)", math.atan, np.arctan),
+             ("asin(x / 30)", lambda v: math.asin(v / 30), lambda v: np.arcsin(v / 30)),
+             ("acos(x / 30)", lambda v: math.acos(v / 30), lambda v: np.arccos(v / 30))]
     for text, scalar, vector in cases:
         got = rowjit.evaluate(text, engine=ENGINE, x=x, y=y)
         assert got.dtype == dtype
         args = (x.astype(np.float64),) if text != "x ** y" else (x.astype(np.float64), y.astype(np.float64))
+        if text.endswith("/ 30)"):
+            args = ((x / dtype(30)).astype(np.float64),)  # the quotient rowjit computes, in the column's type
+            scalar, vector = (math.asin, np.arcsin) if text.startswith("asin") else (math.acos, np.arccos)
         with np.errstate(all="ignore"):
             ieee = vector(*args).astype(dtype)
         regular = np.isfinite(ieee) & (ieee != 0)
