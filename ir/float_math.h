@@ -24,6 +24,8 @@
 //     atan2 (1.23): atan of the quotient, corrected, placed in its quadrant.
 //   power (0.82): exp of y · ln|x| with ln|x| a double-double series carried to 2^-66 and the
 //     product kept in double-double.
+//   asinh, acosh, atanh: fdlibm's forms over ln and log1p; cbrt: e^(ln|x|/3) and a Newton
+//     step; degrees, radians: a double-double product.
 // Polynomials are evaluated with fma (one rounding per step, and half the operations): targets
 // without FMA (x86-64 before v3) compute the same bits through a libm call per lane.
 // f32 arguments are computed in f64 and rounded once.
@@ -742,6 +744,81 @@ F Acos(M& m, F x) {
   F res = m.Select(a.ax < 0.5, small, m.Select(x < 0.0, negative, positive));
   res = m.Select(x == 1.0, m.Const(0.0), res);
   return m.Select(a.ax <= 1.0, res, m.Const(std::nan("")));
+}
+
+// fdlibm's s_asinh.c: ln(2|x|) above 2^28, ln(2|x| + 1/(sqrt(x² + 1) + |x|)) above 2, and
+// log1p(|x| + x²/(1 + sqrt(1 + x²))) below (each computed, chosen by selects).
+template <class M, class F = typename M::F>
+F Asinh(M& m, F x) {
+  F ax = m.Abs(x);
+  F x2 = ax * ax;
+  F huge = Ln(m, ax) + kLn2Hi + kLn2Lo;
+  F large = Ln(m, 2.0 * ax + 1.0 / (m.Sqrt(m.Fma(ax, ax, m.Const(1.0))) + ax));
+  F small = Log1p(m, ax + x2 / (1.0 + m.Sqrt(1.0 + x2)));
+  F res = m.Select(ax > 0x1p28, huge, m.Select(ax > 2.0, large, small));
+  res = m.Select(ax < 0x1p-28, ax, res);
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
+  return m.Select(x != x, x, res);
+}
+
+// fdlibm's e_acosh.c: ln(2x) above 2^28, ln(2x - 1/(x + sqrt(x² - 1))) above 2, and
+// log1p(t + sqrt(2t + t²)) with t = x - 1 below; NaN below 1.
+template <class M, class F = typename M::F>
+F Acosh(M& m, F x) {
+  F huge = Ln(m, x) + kLn2Hi + kLn2Lo;
+  F large = Ln(m, 2.0 * x - 1.0 / (x + m.Sqrt(m.Fma(x, x, m.Const(-1.0)))));
+  F t = x - 1.0;
+  F small = Log1p(m, t + m.Sqrt(2.0 * t + t * t));
+  F res = m.Select(x > 0x1p28, huge, m.Select(x > 2.0, large, small));
+  return m.Select(x >= 1.0, res, m.Const(std::nan("")));  // NaN below 1 and for NaN
+}
+
+// fdlibm's e_atanh.c: ½ log1p(2x + 2x²/(1 - x)) below 0.5, ½ log1p(2x/(1 - x)) above; ±inf at
+// ±1, NaN beyond.
+template <class M, class F = typename M::F>
+F Atanh(M& m, F x) {
+  F ax = m.Abs(x);
+  F t = ax + ax;
+  F below = 0.5 * Log1p(m, t + t * ax / (1.0 - ax));
+  F above = 0.5 * Log1p(m, t / (1.0 - ax));
+  F res = m.Select(ax < 0.5, below, above);
+  res = m.Select(ax < 0x1p-28, ax, res);
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
+  return m.Select(ax <= 1.0, res, m.Const(std::nan("")));
+}
+
+// The cube root: t = e^(ln|x| / 3) (within a few hundred ulps), then one Newton step
+// t - (t³ - |x|)/(3t²) with t³ - |x| from fma in extra precision: within an ulp. Arguments
+// beyond 2^±900 are scaled by 2^∓999 / 2^900 first (exact, undone on the result) so t³ neither
+// overflows nor underflows; ±0, ±inf and NaN are kept.
+template <class M, class F = typename M::F>
+F Cbrt(M& m, F x) {
+  F ax = m.Abs(x);
+  const typename M::B big = ax > 0x1p900, tiny = ax < 0x1p-900;
+  F a = m.Select(big, ax * 0x1p-999, m.Select(tiny, ax * 0x1p900, ax));
+  F t = ExpDD(m, Ln(m, a) * (1.0 / 3), m.Const(0.0));
+  F u = t * t;
+  F ue = m.Fma(t, t, -u);
+  F residual = m.Fma(u, t, -a) + ue * t;  // t³ - a
+  F root = t - residual / (3.0 * u);
+  F res = root * m.Select(big, m.Const(0x1p333), m.Select(tiny, m.Const(0x1p-300), m.Const(1.0)));
+  res = m.Select((ax == 0.0) | (ax == kInf), ax, res);
+  res = m.Select(m.Bits(x) < m.Int(0), -res, res);
+  return m.Select(x != x, x, res);
+}
+
+// Degrees and radians: x times 180/π (or π/180) as a double-double, rounded once.
+template <class M, class F = typename M::F>
+F Degrees(M& m, F x) {
+  constexpr double kHi = FromHex(0x404CA5DC1A63C1F8), kLo = FromHex(0xBCE1E7AB456405F9);  // 180/π
+  F h = x * kHi;
+  return m.Select(m.Abs(h) == kInf, h, h + (m.Fma(x, m.Const(kHi), -h) + x * kLo));
+}
+template <class M, class F = typename M::F>
+F Radians(M& m, F x) {
+  constexpr double kHi = FromHex(0x3F91DF46A2529D39), kLo = FromHex(0x3C15C1D8BECDD291);  // π/180
+  F h = x * kHi;
+  return h + (m.Fma(x, m.Const(kHi), -h) + x * kLo);
 }
 
 }  // namespace rowjit::ir::math

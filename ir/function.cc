@@ -93,7 +93,11 @@ struct Alias {
 constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               {"checked_mul", "mul"}, {"checked_div", "div"},
                               {"checked_mod", "mod"}, {"checked_cast", "cast"},
-                              {"pow", "power"}};
+                              {"pow", "power"},
+                              // numpy's (and numexpr's) names
+                              {"arcsin", "asin"}, {"arccos", "acos"}, {"arctan", "atan"},
+                              {"arctan2", "atan2"}, {"arcsinh", "asinh"}, {"arccosh", "acosh"},
+                              {"arctanh", "atanh"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {

@@ -1,6 +1,7 @@
 // Float row functions (ir layer): sqrt (of a negative: NaN), floor, ceil, round (half away from
 // zero), fma (one rounding), is_nan, and the transcendental functions exp, ln, log2, log10,
-// log1p, power, sin, cos, tan, expm1, sinh, cosh, tanh, atan, atan2, asin, acos (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
+// log1p, power, sin, cos, tan, expm1, sinh, cosh, tanh, atan, atan2, asin, acos, asinh, acosh,
+// atanh, cbrt, degrees, radians (ir/float_math.h: the same algorithm the JIT emits). IEEE 754 throughout; none
 // fails.
 #include "ir/float_math.h"
 #include "ir/function_internal.h"
@@ -104,6 +105,12 @@ const Function kFunctions[] = {
     Transcendental<math::Atan<math::ScalarMath>>("atan"),
     Transcendental<math::Asin<math::ScalarMath>>("asin"),
     Transcendental<math::Acos<math::ScalarMath>>("acos"),
+    Transcendental<math::Asinh<math::ScalarMath>>("asinh"),
+    Transcendental<math::Acosh<math::ScalarMath>>("acosh"),
+    Transcendental<math::Atanh<math::ScalarMath>>("atanh"),
+    Transcendental<math::Cbrt<math::ScalarMath>>("cbrt"),
+    Transcendental<math::Degrees<math::ScalarMath>>("degrees"),
+    Transcendental<math::Radians<math::ScalarMath>>("radians"),
     {.name = "power", .arg_names = {"x", "y"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = EvalBinary<math::Pow<math::ScalarMath>>},
     {.name = "atan2", .arg_names = {"y", "x"}, .family = Family::kFloat, .propagates_type = true,

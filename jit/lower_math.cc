@@ -139,7 +139,10 @@ const Lowering kLowerings[] = {
     {"sinh", Unary<ir::math::Sinh<IrMath>>},   {"cosh", Unary<ir::math::Cosh<IrMath>>},
     {"tanh", Unary<ir::math::Tanh<IrMath>>},   {"atan", Unary<ir::math::Atan<IrMath>>},
     {"asin", Unary<ir::math::Asin<IrMath>>},   {"acos", Unary<ir::math::Acos<IrMath>>},
-    {"atan2", Binary<ir::math::Atan2<IrMath>>},
+    {"atan2", Binary<ir::math::Atan2<IrMath>>},   {"asinh", Unary<ir::math::Asinh<IrMath>>},
+    {"acosh", Unary<ir::math::Acosh<IrMath>>},    {"atanh", Unary<ir::math::Atanh<IrMath>>},
+    {"cbrt", Unary<ir::math::Cbrt<IrMath>>},      {"degrees", Unary<ir::math::Degrees<IrMath>>},
+    {"radians", Unary<ir::math::Radians<IrMath>>},
 };
 
 }  // namespace

@@ -159,6 +159,44 @@ TEST(FloatMath, InverseTrigonometryWithinOneUlp) {
   EXPECT_LT(worst, 1.5);  // π - atan|y/x| rounds twice more: the one function above one ulp
 }
 
+// Composed of ln and log1p, as fdlibm's: asinh and atanh within two ulps, acosh 2.5 (near 1); cbrt,
+// degrees and radians within one.
+TEST(FloatMath, ComposedFunctions) {
+  const std::initializer_list<Regime> any = {
+      {"unit", [](std::mt19937_64& g) { return Uniform(g, -1, 1); }},
+      {"whole", [](std::mt19937_64& g) { return LogUniform(g, -1022, 1023) * (g() % 2 ? 1 : -1); }},
+      {"moderate", [](std::mt19937_64& g) { return Uniform(g, -10, 10); }},
+      {"subnormal", [](std::mt19937_64& g) { return std::ldexp(Uniform(g, -1, 1), -1022); }}};
+  EXPECT_LT(WorstUlps("asinh", math::Asinh<ScalarMath>, [](long double x) { return asinhl(x); }, any), 2.0);
+  EXPECT_LT(WorstUlps("acosh", math::Acosh<ScalarMath>, [](long double x) { return acoshl(x); },
+                      {{"near-one", [](std::mt19937_64& g) { return 1 + LogUniform(g, -50, 0); }},
+                       {"whole", [](std::mt19937_64& g) { return 1 + LogUniform(g, -10, 1023); }}}),
+            2.5);
+  EXPECT_LT(WorstUlps("atanh", math::Atanh<ScalarMath>, [](long double x) { return atanhl(x); },
+                      {{"unit", [](std::mt19937_64& g) { return Uniform(g, -1, 1); }},
+                       {"near-one", [](std::mt19937_64& g) { return 1 - LogUniform(g, -53, -2); }},
+                       {"tiny", [](std::mt19937_64& g) { return Uniform(g, -1e-9, 1e-9); }}}),
+            2.0);
+  EXPECT_LT(WorstUlps("cbrt", math::Cbrt<ScalarMath>, [](long double x) { return cbrtl(x); }, any), 1.0);
+  EXPECT_LT(WorstUlps("degrees", math::Degrees<ScalarMath>, [](long double x) { return x * (180 / (long double)M_PIl); }, any), 1.0);
+  EXPECT_LT(WorstUlps("radians", math::Radians<ScalarMath>, [](long double x) { return x * ((long double)M_PIl / 180); }, any), 1.0);
+  ScalarMath m;
+  // Exact cubes give their roots exactly (glibc's cbrt(-27) is -3.0000000000000004).
+  const std::pair<double, double> cubes[] = {{0.0, 0.0},   {-0.0, -0.0},       {INFINITY, INFINITY}, {-INFINITY, -INFINITY},
+                                             {8.0, 2.0},   {-27.0, -3.0},      {0x1p999, 0x1p333},   {0x1p-1074, 0x1p-358},
+                                             {1e-300, 1e-100}, {-125e21, -5e7}};
+  for (const auto& [v, want] : cubes) {
+    EXPECT_EQ(std::bit_cast<uint64_t>(math::Cbrt(m, v)), std::bit_cast<uint64_t>(want)) << v << " " << math::Cbrt(m, v);
+  }
+  EXPECT_TRUE(std::isnan(math::Cbrt(m, NAN)));
+  EXPECT_TRUE(std::isnan(math::Acosh(m, 0.5)));
+  EXPECT_EQ(math::Atanh(m, 1.0), INFINITY);
+  EXPECT_EQ(math::Atanh(m, -1.0), -INFINITY);
+  EXPECT_TRUE(std::isnan(math::Atanh(m, 1.5)));
+  EXPECT_EQ(math::Degrees(m, M_PI), 180.0);
+  EXPECT_EQ(math::Radians(m, 180.0), M_PI);
+}
+
 TEST(FloatMath, PowerWithinOneUlp) {
   ScalarMath m;
   struct PowRegime {
@@ -338,6 +376,8 @@ TEST(FloatMath, CatalogNames) {
   ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("x:f64,y:f64,i:i32"));
   ASSERT_OK_AND_ASSIGN(ExprPtr pow_alias, ParseAndBind("pow(x, y)", schema));
   EXPECT_EQ(pow_alias->name(), "power");
+  ASSERT_OK_AND_ASSIGN(ExprPtr numpy_name, ParseAndBind("arctan2(x, y)", schema));
+  EXPECT_EQ(numpy_name->name(), "atan2");
   // numpy's log is natural, SQL's base 10: neither is guessed.
   auto log = ParseAndBind("log(x)", schema);
   ASSERT_FALSE(log.ok());

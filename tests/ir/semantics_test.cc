@@ -339,6 +339,13 @@ const Case kFloat[] = {
     {"asin(x)", "x:f64", "-1", "-1.5707963267948966:f64"},
     {"acos(x)", "x:f64", "-1", "3.141592653589793:f64"},
     {"acos(x)", "x:f32", "1", "0.0:f32"},
+    {"asinh(x)", "x:f64", "-0.0", "-0.0:f64"},
+    {"acosh(x)", "x:f64", "0.5", "nan:f64"},
+    {"acosh(x)", "x:f64", "1", "0.0:f64"},
+    {"atanh(x)", "x:f64", "-1", "-inf:f64"},
+    {"cbrt(x)", "x:f64", "-27", "-3.0:f64"},
+    {"degrees(x)", "x:f64", "3.141592653589793", "180.0:f64"},
+    {"radians(x)", "x:f64", "180", "3.141592653589793:f64"},
 };
 
 // Strings: bytewise order (unsigned bytes, a prefix first), lengths in bytes and code points,
