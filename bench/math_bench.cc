@@ -1,10 +1,11 @@
-// Transcendental float functions (bench). `math/<fn>/<type>/<impl>` over 65,536 rows (all valid):
+// Transcendental float functions (bench). `math/<fn>_<type>/<impl>` over 65,536 rows (all valid):
 // `jit`, Engine::Evaluate of `fn(x)` (ir/float_math.h emitted as IR and vectorized); `libm`, a
 // C++ loop compiled -O3 for the build's target calling glibc's scalar function into a
 // preallocated output. Inputs: exp over [-20, 20], ln and log10 log-uniform over [1e-3, 1e3],
 // log1p over [-0.5, 10], power(x, y) with x log-uniform over [1e-2, 1e2] and y over [-5, 5]; sin, cos and tan
 // over [-10, 10];
-// `mul/.../jit` is x * y, the cost of Evaluate itself.
+// `mul_.../jit` is x * y, the cost of Evaluate itself. tools/peers.py runs the same work through
+// numpy and numba (`tools/bench-report --peers`).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -93,11 +94,11 @@ void RunLibm(benchmark::State& state, const Fn& f) {
 
 const bool kRegistered = [] {
   for (const Fn& f : kFns) {
-    benchmark::RegisterBenchmark(fmt::format("math/{}/f64/jit", f.name).c_str(),
+    benchmark::RegisterBenchmark(fmt::format("math/{}_f64/jit", f.name).c_str(),
                                  [&f](benchmark::State& state) { RunJit<double>(state, f); });
-    benchmark::RegisterBenchmark(fmt::format("math/{}/f64/libm", f.name).c_str(),
+    benchmark::RegisterBenchmark(fmt::format("math/{}_f64/libm", f.name).c_str(),
                                  [&f](benchmark::State& state) { RunLibm(state, f); });
-    benchmark::RegisterBenchmark(fmt::format("math/{}/f32/jit", f.name).c_str(),
+    benchmark::RegisterBenchmark(fmt::format("math/{}_f32/jit", f.name).c_str(),
                                  [&f](benchmark::State& state) { RunJit<float>(state, f); });
   }
   return true;

@@ -12,6 +12,7 @@ arithmetic detects it: the peers do less work than rowjit, never more.
 """
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -54,6 +55,30 @@ def masked_sum_mul(a, b, va, vb):
         if va[i] & vb[i]:
             s += a[i] * b[i]
     return s
+
+
+@numba.njit(cache=False, nogil=True)
+def exp_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.exp(x[i])
+
+
+@numba.njit(cache=False, nogil=True)
+def log_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.log(x[i])
+
+
+@numba.njit(cache=False, nogil=True)
+def sin_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.sin(x[i])
+
+
+@numba.njit(cache=False, nogil=True)
+def pow_loop(x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = math.pow(x[i], y[i])
 
 
 def timed(fn, min_time, repetitions):
@@ -126,6 +151,19 @@ def cases(quick):
         o = np.empty(rows, np.int32)
         out.append(("compile", "ops3", 0, 100,
                     {f"numba_call_{rows}_rows": lambda a=a, b=b, c=c, o=o: mul_add(a, b, c, o)}))
+    # bench/math_bench.cc's inputs: exp over [-20, 20], ln log-uniform over [1e-3, 1e3], sin over
+    # [-10, 10], power with x log-uniform over [1e-2, 1e2] and y over [-5, 5]; 65,536 rows.
+    rows = 65536
+    x_exp = rng.uniform(-20, 20, rows)
+    x_ln = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), rows))
+    x_sin = rng.uniform(-10, 10, rows)
+    x_pow, y_pow = np.exp(rng.uniform(np.log(1e-2), np.log(1e2), rows)), rng.uniform(-5, 5, rows)
+    o = np.empty(rows)
+    out.append(("math", "exp_f64", 0, 100, {"numba": lambda: exp_loop(x_exp, o), "numpy": lambda: np.exp(x_exp, out=o)}))
+    out.append(("math", "ln_f64", 0, 100, {"numba": lambda: log_loop(x_ln, o), "numpy": lambda: np.log(x_ln, out=o)}))
+    out.append(("math", "sin_f64", 0, 100, {"numba": lambda: sin_loop(x_sin, o), "numpy": lambda: np.sin(x_sin, out=o)}))
+    out.append(("math", "power_f64", 0, 100,
+                {"numba": lambda: pow_loop(x_pow, y_pow, o), "numpy": lambda: np.power(x_pow, y_pow, out=o)}))
     if quick:
         out = [c for c in out if c[0] != "ordinary" or c[2] != 65536 or c[1].startswith("i32")]
     return out
