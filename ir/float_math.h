@@ -520,11 +520,13 @@ Quadrant<M> ReduceLarge(M& m, F x) {
   return {q.i & m.Int(3), y0, (rh - y0) + rl};
 }
 
+inline constexpr double kMediumLimit = 1647099.0;  // ReduceMedium's arguments: below 2^20 π/2 = 1647099.36
+
 template <class M, class F = typename M::F>
 Quadrant<M> ReducePio2(M& m, F ax) {
   // Each path gets a harmless argument in the other's rows (no subnormal products: x86 takes
   // a microcode assist for each).
-  const typename M::B large = ax > 1647099.0;  // below 2^20 π/2 = 1647099.36
+  const typename M::B large = ax > kMediumLimit;
   Quadrant<M> med = ReduceMedium(m, m.Select(large, m.Const(0.0), ax));
   Quadrant<M> big = ReduceLarge(m, m.Select(large, ax, m.Const(0x1p21)));
   return {m.Select(large, big.n, med.n), m.Select(large, big.y0, med.y0), m.Select(large, big.y1, med.y1)};
@@ -561,10 +563,13 @@ template <class M>
 struct SinCos {
   typename M::F sin, cos;
 };
+// `large_args` false: fdlibm's medium reduction alone, right for |x| below 2^20 π/2 (and the
+// same bits there as with the table) — a dense row loop's fast pass, whose blocks with a larger
+// argument are rerun with it (jit/lower_math.cc).
 template <class M, class F = typename M::F>
-SinCos<M> SinCosOfAbs(M& m, F x) {
+SinCos<M> SinCosOfAbs(M& m, F x, bool large_args) {
   F ax = m.Abs(x);
-  Quadrant<M> q = ReducePio2(m, ax);
+  Quadrant<M> q = large_args ? ReducePio2(m, ax) : ReduceMedium(m, m.Select(ax > kMediumLimit, m.Const(0.0), ax));
   F s = KernelSin(m, q.y0, q.y1);
   F c = KernelCos(m, q.y0, q.y1);
   const typename M::B odd = (q.n & m.Int(1)) == m.Int(1);
@@ -574,15 +579,23 @@ SinCos<M> SinCosOfAbs(M& m, F x) {
   return {m.Select(upper, -sin, sin), m.Select(upper, -cos, cos)};
 }
 template <class M, class F = typename M::F>
-F Sin(M& m, F x) {
-  SinCos<M> r = SinCosOfAbs(m, x);
+F SinOf(M& m, F x, bool large_args) {
+  SinCos<M> r = SinCosOfAbs(m, x, large_args);
   F res = m.Select(m.Bits(x) < m.Int(0), -r.sin, r.sin);
   return m.Select(m.Abs(x) < kInf, res, m.Const(std::nan("")));
 }
 template <class M, class F = typename M::F>
-F Cos(M& m, F x) {
-  SinCos<M> r = SinCosOfAbs(m, x);
+F Sin(M& m, F x) {
+  return SinOf(m, x, true);
+}
+template <class M, class F = typename M::F>
+F CosOf(M& m, F x, bool large_args) {
+  SinCos<M> r = SinCosOfAbs(m, x, large_args);
   return m.Select(m.Abs(x) < kInf, r.cos, m.Const(std::nan("")));
+}
+template <class M, class F = typename M::F>
+F Cos(M& m, F x) {
+  return CosOf(m, x, true);
 }
 // fdlibm's k_tan.c (musl's form) on [-π/4, π/4], x + y the argument, `odd` for -1/tan: above
 // 0.6744 the argument is taken from π/4, and the odd quadrants' -1/(x + r) computed in two
@@ -623,11 +636,16 @@ F KernelTan(M& m, F x, F y, typename M::B odd) {
 }
 
 template <class M, class F = typename M::F>
-F Tan(M& m, F x) {
-  Quadrant<M> q = ReducePio2(m, m.Abs(x));
+F TanOf(M& m, F x, bool large_args) {
+  F ax = m.Abs(x);
+  Quadrant<M> q = large_args ? ReducePio2(m, ax) : ReduceMedium(m, m.Select(ax > kMediumLimit, m.Const(0.0), ax));
   F res = KernelTan(m, q.y0, q.y1, (q.n & m.Int(1)) == m.Int(1));
   res = m.Select(m.Bits(x) < m.Int(0), -res, res);
   return m.Select(m.Abs(x) < kInf, res, m.Const(std::nan("")));
+}
+template <class M, class F = typename M::F>
+F Tan(M& m, F x) {
+  return TanOf(m, x, true);
 }
 
 // fdlibm's s_atan.c: |x| reduced to t by one of five forms (chosen by selects, one division),

@@ -258,7 +258,11 @@ Status KernelBuilder::EmitRowLoop(llvm::Value* words) {
     assert(muls.rechecked.empty() && "the planner speculates only without rechecked multiplies");
     return EmitSpeculativeRowLoop(n, any);
   }
-  if (!muls.rechecked.empty() && !evidence_.empty()) return EmitRecheckedRowLoop(n, any, muls.rechecked);
+  // Rechecked multiplies when the kernel has evidence; trigonometric rows in a dense loop
+  // (suspects are for loops that write no validity).
+  std::set<unsigned> widths = evidence_.empty() ? std::set<unsigned>{} : muls.rechecked;
+  if (muls.trig && !shape_.writes_validity && !shape_.mask_evidence) widths.insert(64);
+  if (!widths.empty()) return EmitRecheckedRowLoop(n, any, widths);
   ROWJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> ev, EmitRowRange(nullptr, n, true, any));
   SetEvidence(ev);
   return Status::OK();

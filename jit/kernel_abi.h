@@ -97,12 +97,19 @@ inline bool SpeculatesMul(TypeId t) { return IsInteger(t) && BitWidth(t) == 32; 
 // (RechecksMul; a decimal product with an operand wider than 32 bits: 64), and whether one of
 // them may speculate (SpeculatesMul). The planner speculates only without rechecked ones (a
 // kernel takes one of the two loops); codegen builds the loop from the same scan.
+//
+// Trigonometric functions are costly the same way: their reduction of arguments of 2^20 π/2
+// and more reads a table (gathers) in every row. A dense row loop computes them without it and
+// reruns a block that has such an argument exactly (suspects of width 64: `trig`).
 struct CostlyMuls {
   std::set<unsigned> rechecked;
   bool speculates = false;
+  bool trig = false;
 };
+inline bool IsTrig(const ir::Expr& e) { return e.name() == "sin" || e.name() == "cos" || e.name() == "tan"; }
 inline void ScanCostlyMuls(const ir::Expr& e, CostlyMuls& out) {
   if (!e.is_call()) return;
+  out.trig = out.trig || IsTrig(e);
   const TypeId t = e.type().id;
   if (e.name() == "mul") {
     if (RechecksMul(t)) out.rechecked.insert(static_cast<unsigned>(BitWidth(t)));

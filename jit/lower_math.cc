@@ -119,6 +119,26 @@ Val Unary(LowerContext& c, std::span<const Val> a) {
   return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
 }
 
+// sin, cos and tan: in a dense row loop that takes suspects of width 64 (jit/codegen_rows.cc),
+// without the table reduction of arguments of 2^20 π/2 and more (gathers in every row), such an
+// argument a suspect whose block the loop reruns with this lowering's exact form.
+template <F (*kFn)(IrMath&, F, bool)>
+Val Trig(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  AskWideVectors(c);
+  IrMath m(b);
+  llvm::Value* x = a[0].v;
+  const bool f32 = x->getType()->isFloatTy();
+  F wide = {&m, f32 ? b.CreateFPExt(x, b.getDoubleTy()) : x};
+  const bool fast = c.TakesSuspects(64);
+  if (fast) {
+    B large = m.Abs(wide) > ir::math::kMediumLimit;  // NaN is not: its row gives NaN either way
+    c.Suspect(b.CreateShl(b.CreateZExt(large.v, b.getInt64Ty()), 32));
+  }
+  F r = kFn(m, wide, !fast);
+  return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
+}
+
 template <F (*kFn)(IrMath&, F, F)>
 Val Binary(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
@@ -134,8 +154,8 @@ const Lowering kLowerings[] = {
     {"exp", Unary<ir::math::Exp<IrMath>>},     {"ln", Unary<ir::math::Ln<IrMath>>},
     {"log2", Unary<ir::math::Log2<IrMath>>},   {"log10", Unary<ir::math::Log10<IrMath>>},
     {"log1p", Unary<ir::math::Log1p<IrMath>>}, {"power", Binary<ir::math::Pow<IrMath>>},
-    {"sin", Unary<ir::math::Sin<IrMath>>},     {"cos", Unary<ir::math::Cos<IrMath>>},
-    {"tan", Unary<ir::math::Tan<IrMath>>},     {"expm1", Unary<ir::math::Expm1<IrMath>>},
+    {"sin", Trig<ir::math::SinOf<IrMath>>},    {"cos", Trig<ir::math::CosOf<IrMath>>},
+    {"tan", Trig<ir::math::TanOf<IrMath>>},     {"expm1", Unary<ir::math::Expm1<IrMath>>},
     {"sinh", Unary<ir::math::Sinh<IrMath>>},   {"cosh", Unary<ir::math::Cosh<IrMath>>},
     {"tanh", Unary<ir::math::Tanh<IrMath>>},   {"atan", Unary<ir::math::Atan<IrMath>>},
     {"asin", Unary<ir::math::Asin<IrMath>>},   {"acos", Unary<ir::math::Acos<IrMath>>},

@@ -105,6 +105,33 @@ TEST(Math, EqualsTheReferenceBitForBit) {
   EXPECT_EQ(compared, 2 * 35 * 5 * 3);
 }
 
+// sin, cos and tan in a dense row loop skip the table reduction of arguments of 2^20 π/2 and
+// more, and rerun a block of 1,024 rows exactly when it holds one: batches of small arguments,
+// one huge argument in the middle (its block and the rest rerun), at the last row, and in the
+// first block, all equal to the reference bit for bit.
+TEST(Math, TrigBlocksWithLargeArgumentsAreRerunExactly) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("x:f64"));
+  std::mt19937_64 rng(9);
+  std::vector<double> small(5000);
+  for (double& v : small) v = std::uniform_real_distribution<double>(-10, 10)(rng);
+  const std::vector<std::vector<std::pair<int, double>>> placements = {
+      {}, {{2500, 1e22}}, {{4999, -3e300}}, {{7, 1647100.0}, {3000, 0x1p1023}}};
+  for (const auto& large : placements) {
+    std::vector<Scalar> rows;
+    for (double v : small) rows.push_back(Scalar::Of<double>(v));
+    for (const auto& [at, v] : large) rows[at] = Scalar::Of<double>(v);
+    ASSERT_OK_AND_ASSIGN(ArrayPtr col, MakeArray(DataType(TypeId::kF64), rows));
+    const std::vector<ArrayPtr> cols = {col};
+    for (const char* text : {"sin(x)", "cos(x) * 2", "tan(x)", "sin(x) + cos(x)"}) {
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, 5000));
+      ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, 5000));
+      ExpectSameBits(*got, *want, fmt::format("{} with {} large", text, large.size()));
+    }
+  }
+}
+
 // A kernel of these functions is vectorized (its IR gates pass) and specialized per constant:
 // power(x, 2) and power(x, 3) are different kernels with the same answers as the reference.
 TEST(Math, ConstantsAndBatchConstants) {
