@@ -105,18 +105,31 @@ B operator&(B a, B b) { return {a.m, a.m->b().CreateAnd(a.v, b.v)}; }
 B operator|(B a, B b) { return {a.m, a.m->b().CreateOr(a.v, b.v)}; }
 B operator!(B a) { return {a.m, a.m->b().CreateNot(a.v)}; }
 
-// f32 rows are computed in f64 and rounded once, as the reference does.
 void AskWideVectors(LowerContext& c) { c.b.GetInsertBlock()->getParent()->addFnAttr(kWideMathAttribute); }
+
+// One call's arguments as f64 (f32 rows are computed in f64 and rounded once, as the reference
+// does), and the result back in the call's type.
+struct Widened {
+  IrMath m;
+  bool f32;
+  std::vector<F> args;
+  Widened(LowerContext& c, std::span<const Val> a) : m(c.b), f32(a[0].v->getType()->isFloatTy()) {
+    AskWideVectors(c);
+    for (const Val& v : a) args.push_back({&m, f32 ? c.b.CreateFPExt(v.v, c.b.getDoubleTy()) : v.v});
+  }
+  Val Result(F r) { return {f32 ? m.b().CreateFPTrunc(r.v, m.b().getFloatTy()) : r.v}; }
+};
 
 template <F (*kFn)(IrMath&, F)>
 Val Unary(LowerContext& c, std::span<const Val> a) {
-  auto& b = c.b;
-  AskWideVectors(c);
-  IrMath m(b);
-  llvm::Value* x = a[0].v;
-  const bool f32 = x->getType()->isFloatTy();
-  F r = kFn(m, {&m, f32 ? b.CreateFPExt(x, b.getDoubleTy()) : x});
-  return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
+  Widened w(c, a);
+  return w.Result(kFn(w.m, w.args[0]));
+}
+
+template <F (*kFn)(IrMath&, F, F)>
+Val Binary(LowerContext& c, std::span<const Val> a) {
+  Widened w(c, a);
+  return w.Result(kFn(w.m, w.args[0], w.args[1]));
 }
 
 // sin, cos and tan: in a dense row loop that takes suspects of width 64 (jit/codegen_rows.cc),
@@ -124,30 +137,13 @@ Val Unary(LowerContext& c, std::span<const Val> a) {
 // argument a suspect whose block the loop reruns with this lowering's exact form.
 template <F (*kFn)(IrMath&, F, bool)>
 Val Trig(LowerContext& c, std::span<const Val> a) {
-  auto& b = c.b;
-  AskWideVectors(c);
-  IrMath m(b);
-  llvm::Value* x = a[0].v;
-  const bool f32 = x->getType()->isFloatTy();
-  F wide = {&m, f32 ? b.CreateFPExt(x, b.getDoubleTy()) : x};
+  Widened w(c, a);
   const bool fast = c.TakesSuspects(64);
   if (fast) {
-    B large = m.Abs(wide) > ir::math::kMediumLimit;  // NaN is not: its row gives NaN either way
-    c.Suspect(b.CreateShl(b.CreateZExt(large.v, b.getInt64Ty()), 32));
+    B large = w.m.Abs(w.args[0]) > ir::math::kMediumLimit;  // NaN is not: its row gives NaN either way
+    c.Suspect(c.b.CreateShl(c.b.CreateZExt(large.v, c.b.getInt64Ty()), 32));
   }
-  F r = kFn(m, wide, !fast);
-  return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
-}
-
-template <F (*kFn)(IrMath&, F, F)>
-Val Binary(LowerContext& c, std::span<const Val> a) {
-  auto& b = c.b;
-  AskWideVectors(c);
-  IrMath m(b);
-  const bool f32 = a[0].v->getType()->isFloatTy();
-  auto widen = [&](llvm::Value* v) -> F { return {&m, f32 ? b.CreateFPExt(v, b.getDoubleTy()) : v}; };
-  F r = kFn(m, widen(a[0].v), widen(a[1].v));
-  return {f32 ? b.CreateFPTrunc(r.v, b.getFloatTy()) : r.v};
+  return w.Result(kFn(w.m, w.args[0], !fast));
 }
 
 const Lowering kLowerings[] = {
