@@ -448,6 +448,11 @@ class Parser {
     const std::string name = Next().text;
     if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name));
     Next();
+    if (Lower(name) == "pi" && Peek().kind == Tok::kRParen) {
+      // SQL's pi(): the double nearest π, an untyped literal (f32 beside f32 columns).
+      Next();
+      return Made(Expr::Literal("3.141592653589793", std::nullopt));
+    }
     return ParseCallArgs(std::string(CanonicalName(Lower(name))));  // COALESCE(a, 0): function names in any case
   }
   // Whether the `case` at the cursor starts CASE rather than naming a column: what follows can

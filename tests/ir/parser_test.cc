@@ -60,6 +60,7 @@ TEST(Parser, PowerOperator) {
   EXPECT_EQ(Canon("a * b ** 2 / c"), "(a * power(b, 2)) / c");
   EXPECT_EQ(Canon("(a + b) ** 0.5"), "power(a + b, 0.5)");
   EXPECT_EQ(Canon("pow(a, b)"), "power(a, b)");
+  EXPECT_EQ(Canon("2 * PI() * r"), "(2 * 3.141592653589793) * r");
 }
 
 TEST(Parser, SqlFormsAreTheirCalls) {

@@ -346,6 +346,8 @@ const Case kFloat[] = {
     {"cbrt(x)", "x:f64", "-27", "-3.0:f64"},
     {"degrees(x)", "x:f64", "3.141592653589793", "180.0:f64"},
     {"radians(x)", "x:f64", "180", "3.141592653589793:f64"},
+    {"degrees(x * pi())", "x:f64", "0.5", "90.0:f64"},
+    {"cos(x * pi())", "x:f32", "1", "-1.0:f32"},
 };
 
 // Strings: bytewise order (unsigned bytes, a prefix first), lengths in bytes and code points,
