@@ -439,7 +439,16 @@ F Pow(M& m, F x, F y) {
   res = m.Select((x < 0.0) & (x > -kInf) & !y_int, m.Const(std::nan("")), res);
   // (±1)^±inf = 1; 1^y = 1 and x^±0 = 1 even for NaN.
   res = m.Select((ax == 1.0) & (m.Abs(y) == kInf), m.Const(1.0), res);
-  return m.Select((x == 1.0) | (y == 0.0), m.Const(1.0), res);
+  res = m.Select((x == 1.0) | (y == 0.0), m.Const(1.0), res);
+  // The exponents with a correctly rounded form, which C99's special cases agree with: x² as
+  // x·x, x^-1 as 1/x, x^0.5 as sqrt(x) (but +0 at -0 and +inf at -inf), x^1 as x. With a
+  // constant y (a literal: the kernel is specialized on it) LLVM folds these selects and drops
+  // the general computation: power(x, 2) costs one multiply.
+  F root = m.Select(x == -kInf, m.Const(kInf), m.Sqrt(x) + 0.0);  // + 0.0: -0 becomes +0
+  res = m.Select(y == 0.5, root, res);
+  res = m.Select(y == -1.0, 1.0 / x, res);
+  res = m.Select(y == 2.0, x * x, res);
+  return m.Select(y == 1.0, x, res);
 }
 
 // x = n π/2 + y0 + y1 for x ≥ 0 (NaN and inf give garbage, replaced by the callers), with
