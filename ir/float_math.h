@@ -13,7 +13,7 @@
 //
 // Accuracy (worst errors measured against glibc's long double functions by
 // tests/ir/float_math_test.cc, in ulps of the result; README "Transcendental functions"):
-//   exp (0.76): a Taylor polynomial after fdlibm's Cody–Waite reduction, 1 + r + r²/2 exact;
+//   exp (0.76): a Taylor polynomial after fdlibm's Cody–Waite reduction, 1 + r exact;
 //     expm1 (0.93) the same parts; sinh (0.81), cosh (0.75), tanh (0.77) over them.
 //   ln (0.85), log2 (0.84), log10 (0.67), log1p (0.76): fdlibm's (k_log1p's minimax
 //     polynomial, log2 and log10 in extra precision); log2 exact at powers of two.
@@ -182,15 +182,16 @@ F ScaleBy(M& m, F v, typename M::I k) {
 }
 
 // exp(x + xl) · 2^scale (scale 0 or -1: sinh and cosh take e^x / 2 without overflowing first),
-// xl = 0 for plain exp; 1 + r + h summed exactly and rounded once with the tail.
+// xl = 0 for plain exp; 1 + r exact, the rest added to it.
 template <class M, class F = typename M::F>
 F ExpDD(M& m, F x, F xl, int scale = 0) {
   // e^x 2^scale overflows above ln(DBL_MAX) (709.782712893384) - scale ln 2; 0 below -745.13.
   const double overflow = scale == 0 ? FromHex(0x40862E42FEFA39EF) : FromHex(0x408633CE8FB9F87D);
   constexpr double kUnderflow = FromHex(0xc0874910D52D3051);  // -745.1332191019411
   ExpParts<M> e = ExpReduceInRange(m, x, xl);
-  DD<M> y = SumExpParts(m, e, m.Const(1.0), m.Const(1.0), m.Const(0.0));
-  F res = ScaleBy(m, y.hi, e.k.i + m.Int(scale));
+  DD<M> one_r = FastTwoSum(m, m.Const(1.0), e.r);  // 1 + r exactly, then the rest (h ≤ 0.06)
+  F y = one_r.hi + (one_r.lo + (e.h + e.tail));
+  F res = ScaleBy(m, y, e.k.i + m.Int(scale));
   res = m.Select(x > overflow, m.Const(kInf), res);
   res = m.Select(x < kUnderflow, m.Const(0.0), res);
   return m.Select(x != x, x, res);
