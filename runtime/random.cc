@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "runtime/builder.h"
 #include "runtime/string_array.h"
@@ -207,7 +209,10 @@ ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
 ArrayPtr AsDictionary(const ArrayPtr& flat, std::mt19937_64& rng) {
   if (flat->type().id == TypeId::kBool) return flat;
   // Distinct values in first-seen order; codes index them. Null rows get null codes.
+  // Values are keyed by their bytes (Scalar's equality: same bits, so -0.0 and NaN payloads stay
+  // distinct), found by hashing rather than a scan of the distinct values seen so far.
   std::vector<Scalar> values;
+  std::unordered_map<std::string, int64_t> position;
   std::vector<int64_t> index;  // -1 for null rows
   for (int64_t i = 0; i < flat->length(); ++i) {
     const Scalar s = flat->GetScalar(i);
@@ -215,10 +220,12 @@ ArrayPtr AsDictionary(const ArrayPtr& flat, std::mt19937_64& rng) {
       index.push_back(-1);
       continue;
     }
-    size_t k = 0;
-    while (k < values.size() && !(values[k] == s)) ++k;
-    if (k == values.size()) values.push_back(s);
-    index.push_back(static_cast<int64_t>(k));
+    const unsigned __int128 wide = static_cast<unsigned __int128>(s.int128());
+    std::string key(reinterpret_cast<const char*>(&wide), sizeof(wide));
+    key += s.str();
+    const auto [it, inserted] = position.try_emplace(std::move(key), static_cast<int64_t>(values.size()));
+    if (inserted) values.push_back(s);
+    index.push_back(it->second);
   }
   const TypeId small[] = {TypeId::kU8, TypeId::kI16, TypeId::kI32, TypeId::kU32, TypeId::kI64};
   const TypeId wide[] = {TypeId::kI16, TypeId::kI32, TypeId::kU32, TypeId::kI64};
