@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/array.h"
 #include "runtime/status.h"
 #include "runtime/types.h"
 
@@ -46,6 +47,12 @@ using ScalarFn = Result<Scalar> (*)(std::span<const Scalar> args, DataType resul
 // cast fails only where it narrows. The analysis, nullable typing and the executor's policy go
 // by it, and the kernels keep failure evidence only for calls where it holds.
 using FailRule = bool (*)(std::span<const DataType> args, DataType result);
+// Column-at-a-time semantics (string-valued functions, which no kernel computes): the call over
+// `length` rows of its argument arrays (any encoding), the same values and nulls as `eval` row
+// by row, its buffers from `pool` (null: the system allocator). Null when these argument types
+// have no column form (the executor then runs `eval`).
+using ColumnsFn = Result<ArrayPtr> (*)(std::span<const ArrayPtr> args, DataType result, int64_t length,
+                                       const std::shared_ptr<MemoryPool>& pool);
 
 // One row function. Written with designated initializers, so each row names what it sets:
 //   {.name = "add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
@@ -65,6 +72,7 @@ struct Function {
   TypeRule type_rule = nullptr;
   ScalarFn eval = nullptr;
   LogicalArgs logical = LogicalArgs::kRefused;
+  ColumnsFn columns = nullptr;  // string-valued functions: the column form (nullptr: none)
 
   bool strict() const { return null_behavior == NullBehavior::kStrict; }
   // Whether some argument types make the function fail (checked arithmetic, division, casts).

@@ -1,6 +1,7 @@
 // Null-aware row functions (ir layer): is_null, is_not_null, coalesce, greatest, least, if (a null condition
 // takes the else branch), between (x >= lo and x <= hi in Kleene logic), in_list (SQL's IN).
 #include "ir/function_internal.h"
+#include "ir/string_columns.h"
 
 namespace rowjit::ir {
 namespace {
@@ -96,6 +97,86 @@ Result<DataType> BetweenRule(std::string_view n, std::span<const DataType> a,
   return internal::CompareRule(n, a, t);
 }
 
+
+// --- column forms over strings (ir/string_columns.h): each row copies the argument the row
+// form picks; other types have none (kernels compute them).
+
+// The argument `choose(i, valid)` picks for row i (-1: the row is null), copied; `valid(k, i)`
+// tells whether argument k is valid in row i.
+template <typename ChooseFn>
+Result<ArrayPtr> PickStrings(std::span<const ArrayPtr> a, size_t first_string, DataType r, int64_t length,
+                             const std::shared_ptr<MemoryPool>& pool, ChooseFn choose) {
+  std::vector<Validity> valid;
+  std::vector<StringReader> in;
+  for (size_t k = 0; k < a.size(); ++k) {
+    ROWJIT_ASSIGN_OR_RETURN(Validity v, ir::ValidityOf(*a[k]));
+    valid.push_back(std::move(v));
+    if (k >= first_string) in.emplace_back(*a[k]);
+  }
+  auto is_valid = [&](size_t k, int64_t i) { return valid[k].IsValid(i); };
+  std::vector<int32_t> picked(static_cast<size_t>(length));
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(length));
+  for (int64_t i = 0; i < length; ++i) {
+    picked[static_cast<size_t>(i)] = choose(i, is_valid);
+    kernels::SetBitTo(bits->mutable_data(), i, picked[static_cast<size_t>(i)] >= 0);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity out, Validity::FromBitmap(std::move(bits), 0, length));
+  return ProduceStrings(
+      r, length, std::move(out), pool,
+      [&](int64_t i) { return static_cast<int64_t>(in[static_cast<size_t>(picked[static_cast<size_t>(i)]) - first_string].Get(i).size()); },
+      [&](int64_t i, uint8_t* dst) {
+        const std::string_view v = in[static_cast<size_t>(picked[static_cast<size_t>(i)]) - first_string].Get(i);
+        if (!v.empty()) std::memcpy(dst, v.data(), v.size());
+        return static_cast<int64_t>(v.size());
+      });
+}
+
+Result<ArrayPtr> CoalesceColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  if (!IsString(r.id)) return ArrayPtr();
+  return PickStrings(a, 0, r, length, pool, [&](int64_t i, auto is_valid) -> int32_t {
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (is_valid(k, i)) return static_cast<int32_t>(k);
+    }
+    return -1;
+  });
+}
+
+// greatest, least over strings: the extreme of the valid arguments bytewise, the first of equals.
+template <bool kGreatest>
+Result<ArrayPtr> ExtremeColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  if (!IsString(r.id)) return ArrayPtr();
+  std::vector<StringReader> in;
+  for (const ArrayPtr& x : a) in.emplace_back(*x);
+  return PickStrings(a, 0, r, length, pool, [&](int64_t i, auto is_valid) -> int32_t {
+    int32_t best = -1;
+    std::string_view at;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (!is_valid(k, i)) continue;
+      const std::string_view v = in[k].Get(i);
+      if (best < 0 || (kGreatest ? at < v : v < at)) best = static_cast<int32_t>(k), at = v;
+    }
+    return best;
+  });
+}
+
+// if(cond, x, y) over strings: x where cond is true, else y (a null condition takes y).
+Result<ArrayPtr> IfColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  if (!IsString(r.id)) return ArrayPtr();
+  const Array& cond = *a[0];
+  return PickStrings(a, 1, r, length, pool, [&](int64_t i, auto is_valid) -> int32_t {
+    bool taken = false;
+    if (is_valid(0, i)) {
+      taken = cond.encoding() == Encoding::kBool ? static_cast<const BoolArray&>(cond).Value(i)
+                                                 : cond.GetScalar(i).value<bool>();
+    }
+    const int32_t k = taken ? 1 : 2;
+    return is_valid(static_cast<size_t>(k), i) ? k : -1;
+  });
+}
+
 const Function kFunctions[] = {
     {.name = "is_null", .arg_names = {"x"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
@@ -105,16 +186,18 @@ const Function kFunctions[] = {
      .eval = IsNotNull, .logical = LogicalArgs::kAny},
     {.name = "coalesce", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
-     .eval = Coalesce, .logical = LogicalArgs::kPassThrough},
+     .eval = Coalesce, .logical = LogicalArgs::kPassThrough, .columns = CoalesceColumns},
     {.name = "if", .arg_names = {"cond", "then", "else"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = 1, .propagates_type = true,
-     .type_rule = IfRule, .eval = If, .logical = LogicalArgs::kPassThrough},
+     .type_rule = IfRule, .eval = If, .logical = LogicalArgs::kPassThrough, .columns = IfColumns},
     {.name = "greatest", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
-     .eval = Extreme<true>, .logical = LogicalArgs::kPassThrough},
+     .eval = Extreme<true>, .logical = LogicalArgs::kPassThrough,
+     .columns = ExtremeColumns<true>},
     {.name = "least", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
-     .eval = Extreme<false>, .logical = LogicalArgs::kPassThrough},
+     .eval = Extreme<false>, .logical = LogicalArgs::kPassThrough,
+     .columns = ExtremeColumns<false>},
     {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare},
     {.name = "in_list", .arg_names = {}, .variadic = true, .family = Family::kNullAware,

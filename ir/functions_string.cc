@@ -3,6 +3,7 @@
 // bytewise (PostgreSQL's C collation, DuckDB's default); `like` and `ilike` follow
 // kernels/strings.h (`_` is one code point of utf8, one byte of binary).
 #include "ir/function_internal.h"
+#include "ir/string_columns.h"
 #include "kernels/strings.h"
 
 #include <algorithm>
@@ -141,6 +142,182 @@ Result<Scalar> Replace(std::span<const Scalar> a, DataType r, std::optional<Type
   return Scalar::String(out, r.id);
 }
 
+
+// --- column forms of the functions returning strings (ir/string_columns.h): the same results
+// as the row forms above, which stay the reference the tests compare them with.
+
+const uint8_t* Bytes(const char* p) { return reinterpret_cast<const uint8_t*>(p); }
+
+// ASCII letters' case changed over n bytes: one compare and one xor a byte, no branch (the
+// loop vectorizes).
+template <bool kUpper>
+void ChangeCaseBytes(const uint8_t* in, size_t n, uint8_t* out) {
+  constexpr uint8_t kFrom = kUpper ? 'a' : 'A';
+  for (size_t k = 0; k < n; ++k) {
+    const uint8_t c = in[k];
+    out[k] = static_cast<uint8_t>(c ^ (static_cast<uint8_t>(c - kFrom) < 26 ? 0x20 : 0));
+  }
+}
+
+// An offsets-layout column changes case in one pass over its whole byte range (null rows'
+// bytes too: they are there anyway), and keeps its offsets rebased to 0.
+template <bool kUpper, typename O>
+Result<ArrayPtr> ChangeCaseRange(const StringArray& s, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  const uint8_t* in = s.raw_offsets();
+  O first, last;
+  std::memcpy(&first, in, sizeof(O));
+  std::memcpy(&last, in + length * static_cast<int64_t>(sizeof(O)), sizeof(O));
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::AllocateForOverwrite((length + 1) * static_cast<int64_t>(sizeof(O)), pool));
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr data, Buffer::AllocateForOverwrite(static_cast<int64_t>(last - first), pool));
+  O* out = offsets->mutable_data_as<O>();
+  for (int64_t i = 0; i <= length; ++i) {
+    O at;
+    std::memcpy(&at, in + i * static_cast<int64_t>(sizeof(O)), sizeof(O));
+    out[i] = static_cast<O>(at - first);
+  }
+  ChangeCaseBytes<kUpper>(s.data() + first, static_cast<size_t>(last - first), data->mutable_data());
+  ROWJIT_ASSIGN_OR_RETURN(auto made, StringArray::MakeOffsets(r, length, s.layout(), std::move(offsets),
+                                                              std::move(data), s.validity()));
+  return ArrayPtr(std::move(made));
+}
+
+template <bool kUpper>
+Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  if (a[0]->encoding() == Encoding::kString) {
+    const auto& s = static_cast<const StringArray&>(*a[0]);
+    if (s.layout() == StringLayout::kOffsets32) return ChangeCaseRange<kUpper, int32_t>(s, r, length, pool);
+    if (s.layout() == StringLayout::kOffsets64) return ChangeCaseRange<kUpper, int64_t>(s, r, length, pool);
+  }
+  const StringReader in(*a[0]);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(*a[0]));
+  return ProduceStrings(
+      r, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(in.Get(i).size()); },
+      [&](int64_t i, uint8_t* out) {
+        const std::string_view v = in.Get(i);
+        ChangeCaseBytes<kUpper>(Bytes(v.data()), v.size(), out);
+        return static_cast<int64_t>(v.size());
+      });
+}
+
+// Copies the piece `pick(i)` (a part of row i of `in`) of every valid row.
+template <typename PickFn>
+Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const std::shared_ptr<MemoryPool>& pool,
+                               PickFn pick) {
+  return ProduceStrings(
+      r, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(pick(i).size()); },
+      [&](int64_t i, uint8_t* out) {
+        const std::string_view v = pick(i);
+        if (!v.empty()) std::memcpy(out, v.data(), v.size());
+        return static_cast<int64_t>(v.size());
+      });
+}
+
+template <bool kLeft, bool kRight>
+Result<ArrayPtr> TrimColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  const StringReader in(*a[0]);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(*a[0]));
+  return ProducePieces(r, length, std::move(valid), pool, [&](int64_t i) {
+    std::string_view v = in.Get(i);
+    size_t from = 0, to = v.size();
+    while (kLeft && from < to && v[from] == ' ') ++from;
+    while (kRight && to > from && v[to - 1] == ' ') --to;
+    return v.substr(from, to - from);
+  });
+}
+
+// The byte where character `k` (0-based) of utf8 `v` starts, or v.size() past the last one:
+// characters start at byte 0 and at every byte that is not a continuation byte `10xxxxxx`
+// (as the row form walks them, on invalid UTF-8 too).
+size_t CharStart(std::string_view v, int64_t k) {
+  if (k <= 0) return 0;
+  for (size_t b = 1; b < v.size(); ++b) {
+    if ((static_cast<uint8_t>(v[b]) & 0xc0) != 0x80 && --k == 0) return b;
+  }
+  return v.size();
+}
+
+Result<ArrayPtr> SubstrColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  const StringReader in(*a[0]);
+  const IntegerReader starts(*a[1]), counts(*a[2]);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, StrictValidity(a, length));
+  const bool utf8 = r.id == TypeId::kUtf8;
+  return ProducePieces(r, length, std::move(valid), pool, [&](int64_t i) -> std::string_view {
+    const std::string_view v = in.Get(i);
+    const int64_t start = starts.Get(i), count = counts.Get(i);
+    const int64_t end = count < 0 ? start : (start > INT64_MAX - count ? INT64_MAX : start + count);
+    const int64_t from = std::max<int64_t>(start, 1);
+    if (end <= from) return {};
+    // Characters [from, end) counted from 1: bytes of binary, code points of utf8.
+    const int64_t n = static_cast<int64_t>(v.size());
+    if (!utf8) {
+      const int64_t b = std::min(from - 1, n), e = std::min(end - 1, n);
+      return v.substr(static_cast<size_t>(b), static_cast<size_t>(e - b));
+    }
+    const size_t b = CharStart(v, from - 1);
+    const std::string_view rest = v.substr(b);
+    const size_t e = b + (rest.empty() ? 0 : CharStart(rest, end - from));
+    return v.substr(b, e - b);
+  });
+}
+
+Result<ArrayPtr> ConcatColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  std::vector<StringReader> in;
+  in.reserve(a.size());
+  for (const ArrayPtr& x : a) in.emplace_back(*x);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, StrictValidity(a, length));
+  return ProduceStrings(
+      r, length, std::move(valid), pool,
+      [&](int64_t i) {
+        int64_t n = 0;
+        for (const StringReader& x : in) n += static_cast<int64_t>(x.Get(i).size());
+        return n;
+      },
+      [&](int64_t i, uint8_t* out) {
+        int64_t n = 0;
+        for (const StringReader& x : in) {
+          const std::string_view v = x.Get(i);
+          if (!v.empty()) std::memcpy(out + n, v.data(), v.size());
+          n += static_cast<int64_t>(v.size());
+        }
+        return n;
+      });
+}
+
+// Every occurrence of `search` in `s`, left to right and not overlapping, replaced by `with`,
+// written at `out` (when not null); returns the result's bytes.
+int64_t ReplaceInto(std::string_view s, std::string_view search, std::string_view with, uint8_t* out) {
+  if (search.empty()) {
+    if (out != nullptr && !s.empty()) std::memcpy(out, s.data(), s.size());
+    return static_cast<int64_t>(s.size());
+  }
+  int64_t n = 0;
+  auto put = [&](std::string_view piece) {
+    if (out != nullptr && !piece.empty()) std::memcpy(out + n, piece.data(), piece.size());
+    n += static_cast<int64_t>(piece.size());
+  };
+  size_t at = 0;
+  for (size_t hit; (hit = s.find(search, at)) != std::string_view::npos; at = hit + search.size()) {
+    put(s.substr(at, hit - at));
+    put(with);
+  }
+  put(s.substr(at));
+  return n;
+}
+
+Result<ArrayPtr> ReplaceColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                 const std::shared_ptr<MemoryPool>& pool) {
+  const StringReader s(*a[0]), search(*a[1]), with(*a[2]);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, StrictValidity(a, length));
+  return ProduceStrings(
+      r, length, std::move(valid), pool, [&](int64_t i) { return ReplaceInto(s.Get(i), search.Get(i), with.Get(i), nullptr); },
+      [&](int64_t i, uint8_t* out) { return ReplaceInto(s.Get(i), search.Get(i), with.Get(i), out); });
+}
+
 const Function kFunctions[] = {
     {.name = "length", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 1,
      .type_rule = OneString<TypeId::kI64, false>, .eval = Length},
@@ -159,21 +336,29 @@ const Function kFunctions[] = {
     {.name = "ilike", .arg_names = {"s", "pattern"}, .family = Family::kString, .decode_cost = 2,
      .type_rule = TwoStrings, .eval = Like<true>},
     {.name = "lower", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
-     .propagates_type = true, .type_rule = SameString, .eval = ChangeCase<false>},
+     .propagates_type = true, .type_rule = SameString, .eval = ChangeCase<false>,
+     .columns = ChangeCaseColumns<false>},
     {.name = "upper", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
-     .propagates_type = true, .type_rule = SameString, .eval = ChangeCase<true>},
+     .propagates_type = true, .type_rule = SameString, .eval = ChangeCase<true>,
+     .columns = ChangeCaseColumns<true>},
     {.name = "substr", .arg_names = {"s", "start", "count"}, .family = Family::kString,
-     .decode_cost = 2, .unify_from = -1, .type_rule = SubstrRule, .eval = Substr},
+     .decode_cost = 2, .unify_from = -1, .type_rule = SubstrRule, .eval = Substr,
+     .columns = SubstrColumns},
     {.name = "concat", .arg_names = {}, .variadic = true, .family = Family::kString,
-     .decode_cost = 2, .propagates_type = true, .type_rule = SameString, .eval = Concat},
+     .decode_cost = 2, .propagates_type = true, .type_rule = SameString, .eval = Concat,
+     .columns = ConcatColumns},
     {.name = "trim", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
-     .propagates_type = true, .type_rule = SameString, .eval = Trim<true, true>},
+     .propagates_type = true, .type_rule = SameString, .eval = Trim<true, true>,
+     .columns = TrimColumns<true, true>},
     {.name = "ltrim", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
-     .propagates_type = true, .type_rule = SameString, .eval = Trim<true, false>},
+     .propagates_type = true, .type_rule = SameString, .eval = Trim<true, false>,
+     .columns = TrimColumns<true, false>},
     {.name = "rtrim", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
-     .propagates_type = true, .type_rule = SameString, .eval = Trim<false, true>},
+     .propagates_type = true, .type_rule = SameString, .eval = Trim<false, true>,
+     .columns = TrimColumns<false, true>},
     {.name = "replace", .arg_names = {"s", "search", "replacement"}, .family = Family::kString,
-     .decode_cost = 2, .propagates_type = true, .type_rule = SameString, .eval = Replace},
+     .decode_cost = 2, .propagates_type = true, .type_rule = SameString, .eval = Replace,
+     .columns = ReplaceColumns},
 };
 
 }  // namespace

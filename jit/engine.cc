@@ -254,7 +254,12 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr text, ConstantArray::Make(expr->value(), length, expr->type().nullable));
       return text;
     }
-    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length));
+    // Their non-string arguments (substr's positions, if's condition) run through kernels.
+    const internal::EvaluateFn evaluate = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
+      EvalReport inner;
+      return EvaluateAdmitted(e, cols, n, options, inner);
+    };
+    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length, evaluate, impl_->outputs));
     rep.strategy = Strategy::kStrings;
     if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
     return EvaluateAdmitted(s.expr, s.columns, length, options, rep, into);
@@ -461,7 +466,11 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
       return internal::FoldStrings(agg, *rows);
     }
     if (internal::NeedsStringColumns(*agg.arg) && !agg.arg->is_column()) {  // lower(s), concat(a, b), ...
-      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length));
+      const internal::EvaluateFn evaluate = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
+        EvalReport inner;
+        return EvaluateAdmitted(e, cols, n, options, inner);
+      };
+      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length, evaluate, impl_->outputs));
       ir::Aggregate over = agg;
       over.arg = s.expr;
       return Aggregate(over, s.columns, length, options, &rep);

@@ -3,6 +3,7 @@
 // templates jit/executor_fold.cc; the Engine (jit/engine.cc) plans and calls them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -109,15 +110,22 @@ Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t le
 
 // String-valued calls (jit/strings_materialize.cc): whether `expr` holds a call returning a
 // string that no kernel computes (lower, substr, concat, ...; or a string-valued root), and
-// the expression with each such call read from a new column holding its rows (computed by the
-// reference semantics, exactly sized). A string-valued root becomes a column reference.
+// the expression with each such call read from a new column holding its rows (computed a column
+// at a time by the catalog's column forms, exactly sized; calls without one, and a root that can
+// fail, row by row by the reference). A string-valued root becomes a column reference.
+// `evaluate` computes the non-string arguments of those calls (substr's positions, if's
+// condition) with kernels; without it they run through the reference. Results' buffers come
+// from `pool` (the engine's output pool; null: the system allocator).
 struct StringColumns {
   ir::ExprPtr expr;
   std::vector<ArrayPtr> columns;  // the batch's, then the new ones
+  int reference_nodes = 0;        // subexpressions computed row by row by the reference
 };
+using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<const ArrayPtr>, int64_t)>;
 bool NeedsStringColumns(const ir::Expr& expr);
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                         int64_t length);
+                                         int64_t length, const EvaluateFn& evaluate = nullptr,
+                                         std::shared_ptr<MemoryPool> pool = nullptr);
 
 // min, max or min_max of a string-valued aggregate argument over its rows (bytewise order).
 ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);

@@ -1,7 +1,8 @@
 // String-valued calls outside kernels (jit layer): kernels read strings and compute bools and
-// numbers; what returns a string (lower, substr, concat, ...) is computed by the reference
-// semantics into a fresh string array, sized exactly before it is written, and read back as a
-// column by the kernel of the rest (jit/executor_internal.h).
+// numbers; what returns a string (lower, substr, concat, ...) is computed a column at a time by
+// the catalog's column forms (ir/string_columns.h) into a fresh string array, sized exactly
+// before it is written, and read back as a column by the kernel of the rest
+// (jit/executor_internal.h). Calls without a column form run row by row through the reference.
 #include <unordered_map>
 
 #include "ir/aggregate.h"
@@ -25,8 +26,9 @@ bool IsProducer(const ir::Expr& e) {
 
 class Materializer {
  public:
-  Materializer(std::span<const ArrayPtr> columns, int64_t length)
-      : columns_(columns.begin(), columns.end()), length_(length) {}
+  Materializer(std::span<const ArrayPtr> columns, int64_t length, const EvaluateFn& evaluate,
+               std::shared_ptr<MemoryPool> pool)
+      : columns_(columns.begin(), columns.end()), length_(length), evaluate_(evaluate), pool_(std::move(pool)) {}
 
   bool HasProducer(const ir::Expr& e) {
     if (auto it = has_.find(&e); it != has_.end()) return it->second;
@@ -64,19 +66,75 @@ class Materializer {
   // The rows of string-valued `e`, as a new column. A call that can fail is refused below the
   // root: computed on its own it would raise errors its guards (if, coalesce, and/or, nulls)
   // hide. (None of the producers can fail; an `if` over them that holds a failing call can.)
+  // At the root it runs row by row through the reference, which raises its errors as SQL does.
   Result<ir::ExprPtr> Column(const ir::ExprPtr& e, bool whole) {
-    if (e->facts().can_fail && !whole) {
-      return MakeError(ErrorCode::kUnsupported,
-                       "{}: a string-valued expression that can fail is not computed yet", e->ToString());
+    ArrayPtr rows;
+    if (e->facts().can_fail) {
+      if (!whole) {
+        return MakeError(ErrorCode::kUnsupported,
+                         "{}: a string-valued expression that can fail is not computed yet", e->ToString());
+      }
+      ROWJIT_ASSIGN_OR_RETURN(rows, Reference(*e));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(rows, Columns(e));
     }
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, ir::EvaluateReference(*e, columns_, length_));
     const int index = static_cast<int>(columns_.size());
     columns_.push_back(std::move(rows));
     return ir::Expr::BoundColumn(fmt::format("$string{}", index), index, e->type());
   }
 
+  // The rows of `e` (which cannot fail) column at a time: a call with a column form gets its
+  // string arguments the same way and the others from `evaluate_` (kernels), then runs it; what
+  // has no column form runs through the reference.
+  Result<ArrayPtr> Columns(const ir::ExprPtr& e) {
+    if (e->is_column()) return columns_[static_cast<size_t>(e->column_index())];
+    if (e->is_literal()) {
+      ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(e->value(), length_, e->type().nullable));
+      return ArrayPtr(std::move(c));
+    }
+    const ir::Function* f = e->function();
+    if (f == nullptr || f->columns == nullptr || !IsString(e->type().id)) return Reference(*e);
+    std::vector<ArrayPtr> args;
+    for (const ir::ExprPtr& a : e->args()) {
+      ArrayPtr rows;
+      if (IsString(a->type().id)) {
+        ROWJIT_ASSIGN_OR_RETURN(rows, Columns(a));
+      } else if (a->is_column() || a->is_literal() || evaluate_ == nullptr) {
+        ROWJIT_ASSIGN_OR_RETURN(rows, Other(a));
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(rows, evaluate_(a, columns_, length_));
+      }
+      args.push_back(std::move(rows));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out, f->columns(args, e->type(), length_, pool_));
+    if (out == nullptr) return Reference(*e);
+    return out;
+  }
+
+  // A non-string argument without an evaluator: a column, a literal, or the reference's rows.
+  Result<ArrayPtr> Other(const ir::ExprPtr& e) {
+    if (e->is_column()) return columns_[static_cast<size_t>(e->column_index())];
+    if (e->is_literal()) {
+      ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(e->value(), length_, e->type().nullable));
+      return ArrayPtr(std::move(c));
+    }
+    return Reference(*e);
+  }
+
+  Result<ArrayPtr> Reference(const ir::Expr& e) {
+    ++reference_nodes_;
+    return ir::EvaluateReference(e, columns_, length_);
+  }
+
+ public:
+  int reference_nodes() const { return reference_nodes_; }
+
+ private:
   std::vector<ArrayPtr> columns_;
   const int64_t length_;
+  const EvaluateFn& evaluate_;
+  const std::shared_ptr<MemoryPool> pool_;
+  int reference_nodes_ = 0;
   std::unordered_map<const ir::Expr*, bool> has_;
   std::unordered_map<const ir::Expr*, ir::ExprPtr> done_;
 };
@@ -96,11 +154,13 @@ bool NeedsStringColumns(const ir::Expr& expr) {
 }
 
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                         int64_t length) {
-  Materializer m(columns, length);
+                                         int64_t length, const EvaluateFn& evaluate,
+                                         std::shared_ptr<MemoryPool> pool) {
+  Materializer m(columns, length, evaluate, std::move(pool));
   StringColumns out;
   ROWJIT_ASSIGN_OR_RETURN(out.expr, WithStackForDepth(expr->facts().depth, [&] { return m.Rewrite(expr, true); }));
   out.columns = std::move(m.columns());
+  out.reference_nodes = m.reference_nodes();
   return out;
 }
 

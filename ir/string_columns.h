@@ -1,0 +1,143 @@
+// Column-at-a-time string functions (ir layer): readers over any string array (the three
+// layouts, constants, dictionaries), integer arguments as int64, and an exactly sized string
+// result built in two passes (the bytes each row takes, then one allocation and the writes).
+// The catalog's string-valued functions use them for their `columns` implementation
+// (ir/function.h), which the executor runs instead of the row-at-a-time reference.
+#pragma once
+
+#include <cstdint>
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "runtime/array.h"
+#include "runtime/string_array.h"
+
+namespace rowjit::ir {
+
+// Row i's bytes of a string-typed array, whatever its encoding; null rows read as some bytes
+// (test validity first). Flat layouts read their buffers directly; a dictionary reads its
+// values through the codes; a constant is one string.
+class StringReader {
+ public:
+  explicit StringReader(const Array& array);
+
+  std::string_view Get(int64_t i) const {
+    switch (kind_) {
+      case Kind::kOffsets32: return Range<int32_t>(i);
+      case Kind::kOffsets64: return Range<int64_t>(i);
+      case Kind::kViews: return View(i);
+      case Kind::kConstant: return constant_;
+      case Kind::kDictionary: return values_->Get(dictionary_->Code(i));
+    }
+    return {};
+  }
+  // Whether rows live in one offsets buffer pair (Range reads need no view decode).
+  bool is_offsets() const { return kind_ == Kind::kOffsets32 || kind_ == Kind::kOffsets64; }
+
+ private:
+  enum class Kind : uint8_t { kOffsets32, kOffsets64, kViews, kConstant, kDictionary };
+
+  template <typename O>
+  std::string_view Range(int64_t i) const {
+    O at[2];
+    std::memcpy(at, offsets_ + i * static_cast<int64_t>(sizeof(O)), sizeof(at));
+    return {reinterpret_cast<const char*>(data_) + at[0], static_cast<size_t>(at[1] - at[0])};
+  }
+  std::string_view View(int64_t i) const {
+    const uint8_t* v = views_ + i * kViewBytes;
+    int32_t length, buffer, offset;
+    std::memcpy(&length, v, 4);
+    if (length <= kViewInlineMax) return {reinterpret_cast<const char*>(v + 4), static_cast<size_t>(length)};
+    std::memcpy(&buffer, v + 8, 4);
+    std::memcpy(&offset, v + 12, 4);
+    return {reinterpret_cast<const char*>(buffers_[static_cast<size_t>(buffer)]) + offset, static_cast<size_t>(length)};
+  }
+
+  Kind kind_ = Kind::kConstant;
+  const uint8_t* offsets_ = nullptr;
+  const uint8_t* data_ = nullptr;
+  const uint8_t* views_ = nullptr;
+  std::vector<const uint8_t*> buffers_;
+  std::string_view constant_;
+  const DictionaryArray* dictionary_ = nullptr;
+  std::unique_ptr<StringReader> values_;
+};
+
+// Row i of an integer-typed array (flat, constant or dictionary) as int64: unsigned values past
+// INT64_MAX read as INT64_MAX (the reference's substr reads them so).
+class IntegerReader {
+ public:
+  explicit IntegerReader(const Array& array);
+  int64_t Get(int64_t i) const { return constant_ ? value_ : values_[static_cast<size_t>(i)]; }
+
+ private:
+  bool constant_ = false;
+  int64_t value_ = 0;
+  std::vector<int64_t> values_;  // non-constant arrays, widened once
+};
+
+// Which rows are valid: the array's own validity for flat arrays, all valid or all null for
+// constants, a fresh bitmap for dictionaries (a null code or a null value).
+Result<Validity> ValidityOf(const Array& array);
+// The AND of the arguments' validities (strict functions).
+Result<Validity> StrictValidity(std::span<const ArrayPtr> args, int64_t length);
+
+// A string array of `type` and `length` rows built in two passes: `size(i)` gives the bytes
+// valid row i takes, then `write(i, out)` writes exactly those bytes at `out`. Null rows (by
+// `validity`) are empty. 32-bit offsets when the total fits, else 64-bit; buffers from `pool`.
+template <typename SizeFn, typename WriteFn>
+Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity, const std::shared_ptr<MemoryPool>& pool,
+                                SizeFn size, WriteFn write);
+
+// The buffers of a result under construction (internal to ProduceStrings).
+struct StringResultBuffers {
+  BufferPtr offsets, data;
+  bool wide = false;  // 64-bit offsets
+  static Result<StringResultBuffers> Make(int64_t length, int64_t total_bytes, const std::shared_ptr<MemoryPool>& pool);
+  Result<ArrayPtr> Finish(DataType type, int64_t length, Validity validity);
+};
+
+// Calls fn(i, valid) for every row, validity read 64 rows at a time.
+template <typename Fn>
+void ForEachRow(const Validity& validity, int64_t length, Fn fn) {
+  for (int64_t w = 0; w * 64 < length; ++w) {
+    const uint64_t bits = validity.Word(w, length);
+    const int64_t end = std::min<int64_t>(length, (w + 1) * 64);
+    for (int64_t i = w * 64; i < end; ++i) fn(i, ((bits >> (i & 63)) & 1) != 0);
+  }
+}
+
+template <typename O, typename WriteFn>
+int64_t WriteStrings(StringResultBuffers& out, const Validity& validity, int64_t length, WriteFn& write) {
+  O* offsets = out.offsets->mutable_data_as<O>();
+  uint8_t* data = out.data->mutable_data();
+  int64_t end = 0;
+  offsets[0] = 0;
+  ForEachRow(validity, length, [&](int64_t i, bool valid) {
+    if (valid) end += write(i, data + end);
+    offsets[i + 1] = static_cast<O>(end);
+  });
+  return end;
+}
+
+template <typename SizeFn, typename WriteFn>
+Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity, const std::shared_ptr<MemoryPool>& pool,
+                                SizeFn size, WriteFn write) {
+  int64_t total = 0;
+  if (!validity.all_null()) {
+    ForEachRow(validity, length, [&](int64_t i, bool valid) {
+      if (valid) total += size(i);
+    });
+  }
+  ROWJIT_ASSIGN_OR_RETURN(StringResultBuffers out, StringResultBuffers::Make(length, total, pool));
+  const int64_t wrote = out.wide ? WriteStrings<int64_t>(out, validity, length, write)
+                                 : WriteStrings<int32_t>(out, validity, length, write);
+  if (wrote != total) return MakeError(ErrorCode::kInternal, "string result wrote {} of {} bytes", wrote, total);
+  return out.Finish(type, length, std::move(validity));
+}
+
+}  // namespace rowjit::ir
