@@ -15,6 +15,7 @@
 
 #include "bench_support.h"
 #include "ir/reference.h"
+#include "runtime/random.h"
 #include "runtime/string_array.h"
 
 namespace rowjit::bench {
@@ -288,9 +289,48 @@ void RegisterProducers() {
   }
 }
 
+
+// `str_format`: casts to text of 1M (and 65,536) random i64 (moderate values), f64, date32 and
+// decimal64(12,2) values, 90 % valid: `jit` (the column forms) against `reference` (row by row).
+void RegisterFormats() {
+  for (const char* type : {"i64?", "f64?", "date32?", "decimal64(12,2)?"}) {
+    const LazyExpr bound("cast(x, utf8)", std::string("x:") + type);
+    std::string name = type;
+    name = name.substr(0, name.find_first_of("(?"));
+    const auto column = std::make_shared<ArrayPtr>();
+    auto data = [column, type](int64_t rows) {
+      if (*column == nullptr) {
+        std::mt19937_64 rng(13);
+        *column = RandomFlatArray({.type = *ParseDataType(type), .length = kRows, .valid_fraction = 0.9,
+                                   .values = ValueMode::kModerate}, rng);
+      }
+      return First(*column, rows);
+    };
+    for (const char* impl : {"jit", "reference"}) {
+      const bool jit = std::string(impl) == "jit";
+      auto* b = benchmark::RegisterBenchmark(("str_format/" + name + "/" + impl).c_str(), [=](benchmark::State& state) {
+        const int64_t rows = state.range(0);
+        const std::vector<ArrayPtr> cols = {data(rows)};
+        if (jit) {
+          RunJit(state, bound.get(), cols, rows);
+        } else {
+          for (auto _ : state) {
+            auto r = ir::EvaluateReference(*bound.get(), cols, rows);
+            benchmark::DoNotOptimize(r);
+          }
+        }
+        state.SetItemsProcessed(state.iterations() * rows);
+      });
+      b->ArgNames({"rows"});
+      for (int64_t rows : kSizes) b->Arg(rows);
+    }
+  }
+}
+
 [[maybe_unused]] const bool kRegistered = [] {
   RegisterDictionary();
   RegisterProducers();
+  RegisterFormats();
   Register("str_eq/short_1pct", "s = 'ABCDEFGH'", ShortStrings, false,
            [](std::string_view v) { return v == "ABCDEFGH"; });
   Register("str_prefix/starts_with", "starts_with(s, 'AB-')", Prefixed, false,

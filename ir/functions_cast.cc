@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "ir/function_internal.h"
+#include "ir/string_columns.h"
 #include "ir/temporal.h"
 #include "kernels/strings.h"
 
@@ -229,10 +230,82 @@ Result<Scalar> LogicalToText(std::span<const Scalar> a, DataType result, std::op
   return Scalar::String(TemporalValueText(a[0]), result.id);
 }
 
+
+// --- column forms of the casts to text (ir/string_columns.h): numbers and bools formatted as
+// FormatValue formats them, a row at a time into one scratch string; other casts have none.
+
+// The text of `v` as FormatValue writes it, at `at`; returns the end. At most kMaxValueText
+// bytes: "-9223372036854775808", "-2.2250738585072014e-308", "false".
+inline constexpr int kMaxValueText = 32;
+template <typename S>
+char* WriteValue(S v, char* at) {
+  if constexpr (std::is_same_v<S, bool>) {
+    const std::string_view text = v ? "true" : "false";
+    std::memcpy(at, text.data(), text.size());
+    return at + text.size();
+  } else {
+    const auto [end, ec] = std::to_chars(at, at + kMaxValueText, v);
+    return ec == std::errc() ? end : at;
+  }
+}
+
+Result<ArrayPtr> CastToTextColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                   const std::shared_ptr<MemoryPool>& pool) {
+  const Array& x = *a[0];
+  if (!IsString(r.id) || IsString(x.type().id) || x.type().is_logical()) return ArrayPtr();
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(x));
+  if (x.encoding() == Encoding::kBool) {
+    const auto& bits = static_cast<const BoolArray&>(x);
+    return ProduceFormatted(r, length, std::move(valid), pool, kMaxValueText,
+                            [&](int64_t i, char* at) { return WriteValue(bits.Value(i), at); });
+  }
+  if (x.encoding() != Encoding::kPrimitive) return ArrayPtr();  // constants, dictionaries: the row form
+  const auto& p = static_cast<const PrimitiveArray&>(x);
+  return VisitType(x.type().id, [&]<typename S>(std::type_identity<S>) -> Result<ArrayPtr> {
+    if constexpr (std::is_arithmetic_v<S>) {
+      const S* v = p.values<S>();
+      return ProduceFormatted(r, length, std::move(valid), pool, kMaxValueText,
+                              [&](int64_t i, char* at) { return WriteValue(v[i], at); });
+    } else {
+      return ArrayPtr();
+    }
+  });
+}
+
+// logical_to_text: decimals, dates, times and timestamps as the row form writes them (the same
+// writers); intervals, and inputs that are not flat, have none.
+Result<ArrayPtr> LogicalToTextColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
+                                      const std::shared_ptr<MemoryPool>& pool) {
+  const Array& x = *a[0];
+  const DataType t = x.type();
+  if (t.logical == LogicalKind::kInterval || x.encoding() != Encoding::kPrimitive) return ArrayPtr();
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(x));
+  if (t.logical == LogicalKind::kDecimal) {
+    const auto& p = static_cast<const PrimitiveArray&>(x);
+    return VisitType(t.id, [&]<typename S>(std::type_identity<S>) -> Result<ArrayPtr> {
+      if constexpr (std::is_same_v<S, int32_t> || std::is_same_v<S, int64_t>) {
+        const S* v = p.values<S>();
+        return ProduceFormatted(r, length, std::move(valid), pool, kMaxDecimalText,
+                                [&](int64_t i, char* at) { return WriteDecimalText(v[i], t.scale, at); });
+      } else {
+        return ProduceFormatted(r, length, std::move(valid), pool, kMaxDecimalText,
+                                [&](int64_t i, char* at) { return WriteDecimalText(x.GetScalar(i).int128(), t.scale, at); });
+      }
+    });
+  }
+  if (t.logical == LogicalKind::kDate && t.id == TypeId::kI32) {  // date32: the days themselves
+    const int32_t* days = static_cast<const PrimitiveArray&>(x).values<int32_t>();
+    return ProduceFormatted(r, length, std::move(valid), pool, kMaxTemporalText,
+                            [&](int64_t i, char* at) { return WriteDateText(days[i], at); });
+  }
+  return ProduceFormatted(r, length, std::move(valid), pool, kMaxTemporalText,
+                          [&](int64_t i, char* at) { return WriteTemporalText(x.GetScalar(i), at); });
+}
+
 const Function kFunctions[] = {
     {.name = "cast", .arg_names = {"x"}, .family = Family::kCast, .can_fail = CastCanFail,
      .unify_from = -1, .takes_type_arg = true, .type_rule = CastRule<kChecked>,
-     .eval = Cast<kChecked>},
+     .eval = Cast<kChecked>, .columns = CastToTextColumns},
     {.name = "saturating_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
      .takes_type_arg = true, .type_rule = CastRule<kSaturating>, .eval = Cast<kSaturating>},
     {.name = "wrapping_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
@@ -242,7 +315,8 @@ const Function kFunctions[] = {
     {.name = "text_to_decimal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal},
     {.name = "logical_to_text", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
-     .type_rule = TargetIsType, .eval = LogicalToText, .logical = LogicalArgs::kAny},
+     .type_rule = TargetIsType, .eval = LogicalToText, .logical = LogicalArgs::kAny,
+     .columns = LogicalToTextColumns},
 };
 
 }  // namespace

@@ -542,38 +542,77 @@ TemporalText ParseTemporalText(std::string_view text, const TemporalSyntax& synt
   return {status, static_cast<int64_t>(v)};
 }
 
+namespace {
+
+// v >= 0 in decimal, zero-padded to `width` digits (more when it has more), written at `at`;
+// returns the end.
+char* Padded(char* at, int64_t v, int width) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n < width) digits[n++] = '0';
+  while (n > 0) *at++ = digits[--n];
+  return at;
+}
+
+}  // namespace
+
 std::string TemporalValueText(const Scalar& value) {
+  char text[kMaxTemporalText];
+  return std::string(text, WriteTemporalText(value, text));
+}
+
+char* WriteDateText(int64_t days, char* at) {
+  const Civil c = CivilOf(days);
+  if (c.year < 0 || c.year > 9999) *at++ = c.year < 0 ? '-' : '+';
+  at = Padded(at, c.year < 0 ? -c.year : c.year, 4);
+  *at++ = '-';
+  at = Padded(at, c.month, 2);
+  *at++ = '-';
+  return Padded(at, c.day, 2);
+}
+
+// At most a sign, a 12-digit year, the rest of the date, the time with 9 fraction digits and
+// an offset with seconds: 1 + 12 + 6 + 1 + 8 + 10 + 9 = 47 bytes.
+char* WriteTemporalText(const Scalar& value, char* at) {
   const DataType t = value.type();
   const Split split = SplitOf(value);
-  std::string out;
   if (t.logical != LogicalKind::kTime) {
-    const Civil c = CivilOf(split.days);
-    if (c.year >= 0 && c.year <= 9999) {
-      out = fmt::format("{:04}-{:02}-{:02}", c.year, c.month, c.day);
-    } else {
-      out = fmt::format("{}{:04}-{:02}-{:02}", c.year < 0 ? '-' : '+', c.year < 0 ? -c.year : c.year, c.month, c.day);
-    }
-    if (t.logical == LogicalKind::kDate) return out;
-    out += ' ';
+    at = WriteDateText(split.days, at);
+    if (t.logical == LogicalKind::kDate) return at;
+    *at++ = ' ';
   }
   const int64_t per_second = split.per_day / 86'400;
   const int64_t seconds = split.within / per_second;
-  out += fmt::format("{:02}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60);
+  at = Padded(at, seconds / 3600, 2);
+  *at++ = ':';
+  at = Padded(at, seconds / 60 % 60, 2);
+  *at++ = ':';
+  at = Padded(at, seconds % 60, 2);
   if (const int64_t fraction = split.within % per_second; fraction != 0) {
     int digits = 0;
     for (int64_t p = per_second; p > 1; p /= 10) ++digits;
-    std::string f = fmt::format("{:0{}}", fraction, digits);
-    while (f.back() == '0') f.pop_back();
-    out += '.' + f;
+    *at++ = '.';
+    at = Padded(at, fraction, digits);
+    while (at[-1] == '0') --at;  // the fraction is not zero: a digit stays
   }
   if (t.logical == LogicalKind::kTimestamp && t.tz != 0) {
     const ZoneRules* zone = ZoneOf(t);
     const int64_t offset = zone == nullptr ? 0 : zone->OffsetAt(FloorDiv(value.value<int64_t>(), per_second));
     const int64_t a = offset < 0 ? -offset : offset;
-    out += fmt::format("{}{:02}:{:02}", offset < 0 ? '-' : '+', a / 3600, a / 60 % 60);
-    if (a % 60 != 0) out += fmt::format(":{:02}", a % 60);
+    *at++ = offset < 0 ? '-' : '+';
+    at = Padded(at, a / 3600, 2);
+    *at++ = ':';
+    at = Padded(at, a / 60 % 60, 2);
+    if (a % 60 != 0) {
+      *at++ = ':';
+      at = Padded(at, a % 60, 2);
+    }
   }
-  return out;
+  return at;
 }
 
 namespace {

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -137,6 +139,38 @@ Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity
   const int64_t wrote = out.wide ? WriteStrings<int64_t>(out, validity, length, write)
                                  : WriteStrings<int32_t>(out, validity, length, write);
   if (wrote != total) return MakeError(ErrorCode::kInternal, "string result wrote {} of {} bytes", wrote, total);
+  return out.Finish(type, length, std::move(validity));
+}
+
+// A string array whose valid rows are text that `format(i, at)` writes at `at` (at most
+// `max_bytes`), returning the end: numbers, dates and decimals as text. Each row is formatted
+// once into scratch memory of `max_bytes` a row from `pool` (recycled in a batch loop), with
+// the offsets, then the text is copied into an exactly sized data buffer. The offsets are 32-bit
+// when `max_bytes` a row fits them.
+template <typename FormatFn>
+Result<ArrayPtr> ProduceFormatted(DataType type, int64_t length, Validity validity, const std::shared_ptr<MemoryPool>& pool,
+                                  int max_bytes, FormatFn format) {
+  if (length > (int64_t{1} << 40) / max_bytes) return MakeError(ErrorCode::kOutOfMemory, "{} rows of text", length);
+  StringResultBuffers out;
+  out.wide = length * max_bytes > std::numeric_limits<int32_t>::max();
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr scratch, Buffer::AllocateForOverwrite(length * max_bytes, pool));
+  ROWJIT_ASSIGN_OR_RETURN(out.offsets, Buffer::AllocateForOverwrite((length + 1) * (out.wide ? 8 : 4), pool));
+  char* const base = reinterpret_cast<char*>(scratch->mutable_data());
+  char* at = base;
+  auto fill = [&]<typename O>(O* offsets) {
+    offsets[0] = 0;
+    ForEachRow(validity, length, [&](int64_t i, bool valid) {
+      if (valid) at = format(i, at);
+      offsets[i + 1] = static_cast<O>(at - base);
+    });
+  };
+  if (out.wide) {
+    fill(out.offsets->mutable_data_as<int64_t>());
+  } else {
+    fill(out.offsets->mutable_data_as<int32_t>());
+  }
+  ROWJIT_ASSIGN_OR_RETURN(out.data, Buffer::AllocateForOverwrite(at - base, pool));
+  if (at != base) std::memcpy(out.data->mutable_data(), base, static_cast<size_t>(at - base));
   return out.Finish(type, length, std::move(validity));
 }
 

@@ -87,6 +87,11 @@ Result<Scalar> TemporalFromText(std::string_view text, const DataType& type);
 // as both with ' ' between and, with a zone, its local time and '+HH:MM' offset. Years outside
 // 0..9999 are written with a sign and at least four digits (ISO 8601's expanded form).
 std::string TemporalValueText(const Scalar& value);
+// The same written at `at`, which has room for kMaxTemporalText bytes; returns the end.
+inline constexpr int kMaxTemporalText = 64;
+char* WriteTemporalText(const Scalar& value, char* at);
+// A date's text (`days` since 1970-01-01), as WriteTemporalText writes a date.
+char* WriteDateText(int64_t days, char* at);
 // OK, or kUnsupported naming `what` when `type` is a timestamp whose zone's rules cannot be read
 // (its kernels and the reference would otherwise read it as UTC).
 Status RequireZoneRules(const DataType& type, std::string_view what);

@@ -318,13 +318,30 @@ std::string Int128Text(__int128 v) {
 }
 
 std::string DecimalText(__int128 unscaled, int scale) {
-  std::string s = Int128Text(unscaled);
-  if (scale == 0) return s;
-  const bool negative = s.front() == '-';
-  std::string digits = negative ? s.substr(1) : s;
-  if (digits.size() <= static_cast<size_t>(scale)) digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
-  digits.insert(digits.size() - static_cast<size_t>(scale), ".");
-  return negative ? "-" + digits : digits;
+  char text[kMaxDecimalText];
+  return std::string(text, WriteDecimalText(unscaled, scale, text));
+}
+
+char* WriteDecimalText(__int128 unscaled, int scale, char* at) {
+  auto u = unscaled < 0 ? -static_cast<unsigned __int128>(unscaled) : static_cast<unsigned __int128>(unscaled);
+  char digits[48];  // 39 digits at most, then zeros up to scale + 1 (scale <= 38)
+  int n = 0;
+  while (u > UINT64_MAX) {  // 128-bit division only for the digits above 64 bits
+    digits[n++] = static_cast<char>('0' + static_cast<int>(u % 10));
+    u /= 10;
+  }
+  auto low = static_cast<uint64_t>(u);
+  do {
+    digits[n++] = static_cast<char>('0' + low % 10);
+    low /= 10;
+  } while (low != 0);
+  while (n <= scale) digits[n++] = '0';  // at least one digit before the point
+  if (unscaled < 0) *at++ = '-';
+  while (n > 0) {
+    if (n == scale) *at++ = '.';
+    *at++ = digits[--n];
+  }
+  return at;
 }
 
 Scalar Scalar::FromBits(TypeId id, uint64_t bits) {

@@ -122,6 +122,10 @@ Result<DataType> ParseDataType(std::string_view text);
 // ("-0.05" for -5 at scale 2).
 std::string Int128Text(__int128 v);
 std::string DecimalText(__int128 unscaled, int scale);
+// DecimalText written at `at`, which has room for kMaxDecimalText bytes; returns the end (no
+// allocation: what a column of them writes).
+inline constexpr int kMaxDecimalText = 42;  // a sign, 39 digits or "0." and 38, the point
+char* WriteDecimalText(__int128 unscaled, int scale, char* at);
 
 // C++ type of each TypeId (bool arrays are bit-packed; the scalar type is bool).
 template <TypeId kId> struct CTypeOf;

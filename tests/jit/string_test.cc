@@ -400,9 +400,16 @@ TEST(Strings, ColumnFormsEqualTheReference) {
     ASSERT_OK_AND_ASSIGN(ArrayPtr i, MakeArray<int32_t>(starts));
     ASSERT_OK_AND_ASSIGN(ArrayPtr j, MakeArray<uint64_t>(counts, false));
     ASSERT_OK_AND_ASSIGN(ArrayPtr b, MakeArray<bool>(flags));
+    // Numbers and logical types for the casts to text.
+    auto random = [&](const char* type) {
+      return RandomFlatArray({.type = *ParseDataType(type), .length = length, .valid_fraction = valid > 0 ? valid : 0.5,
+                              .bit_offset = static_cast<int64_t>(seed % 5)}, rng);
+    };
+    const ArrayPtr f = random("f64?"), k = random("i8?"), d = random("date32?"), m = random("decimal64(12,2)?");
     const Schema schema{{{"s", s.array->type()}, {"t", t.array->type()}, {"u", u->type()}, {"c", c->type()},
-                         {"i", i->type()}, {"j", j->type()}, {"b", b->type()}}};
-    const std::vector<ArrayPtr> cols = {s.array, t.array, u, c, i, j, b};
+                         {"i", i->type()}, {"j", j->type()}, {"b", b->type()}, {"f", f->type()}, {"k", k->type()},
+                         {"d", d->type()}, {"m", m->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array, t.array, u, c, i, j, b, f, k, d, m};
     const std::string lit = Quoted(Near(s, rng));
     for (const std::string& text : std::vector<std::string>{
              "lower(s)", "upper(u)", "lower(c)", "upper(t)", "trim(s)", "ltrim(u)", "rtrim(t)", "trim(c)",
@@ -412,7 +419,9 @@ TEST(Strings, ColumnFormsEqualTheReference) {
              "coalesce(s, c)", "coalesce(u, s)", "if(length(s) > 3, lower(s), u)", "if(b, s, t)",
              "if(b, c, " + lit + ")", "greatest(s, t)", "least(s, u, 'm')", "greatest(u, c)",
              "lower(trim(concat(s, ' ', t)))", "substr(lower(s), length(t), 2)",
-             "length(replace(s, 'a', 'bb')) + length(upper(u))", "starts_with(trim(u), 'a')"}) {
+             "length(replace(s, 'a', 'bb')) + length(upper(u))", "starts_with(trim(u), 'a')",
+             "cast(f, utf8)", "cast(k, utf8) || cast(b, utf8)", "cast(j, utf8)", "cast(i, utf8)",
+             "cast(d, utf8)", "cast(m, utf8)", "lower(cast(f, utf8)) = 'nan'"}) {
       SCOPED_TRACE(fmt::format("seed {} rows {} valid {}: {}", seed, length, valid, text));
       ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
       ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, length));
@@ -431,7 +440,7 @@ TEST(Strings, ColumnFormsEqualTheReference) {
       ++compared;
     }
   }
-  EXPECT_EQ(compared, 36 * 34);
+  EXPECT_EQ(compared, 36 * 41);
 }
 
 TEST(Strings, StringResultsAndCastsAreClearErrors) {
