@@ -159,6 +159,18 @@ void ChangeCaseBytes(const uint8_t* in, size_t n, uint8_t* out) {
   }
 }
 
+// The bits that change the case of the ASCII letters among 8 bytes (SWAR): 0x20 in each byte
+// that is a letter of the other case, computed on the low 7 bits with no carry between bytes.
+template <bool kUpper>
+uint64_t CaseFlips(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
+  constexpr uint64_t kFrom = kUpper ? 'a' : 'A', kTo = kUpper ? 'z' : 'Z';
+  const uint64_t low7 = w & ~kHigh;
+  const uint64_t at_least = low7 + (0x80 - kFrom) * kOnes;  // high bit: byte >= kFrom
+  const uint64_t above = low7 + (0x7f - kTo) * kOnes;       // high bit: byte > kTo
+  return ((at_least & ~above & ~w & kHigh) >> 2);
+}
+
 // An offsets-layout column changes case in one pass over its whole byte range (null rows'
 // bytes too: they are there anyway), and keeps its offsets rebased to 0.
 template <bool kUpper, typename O>
@@ -182,6 +194,40 @@ Result<ArrayPtr> ChangeCaseRange(const StringArray& s, DataType r, int64_t lengt
   return ArrayPtr(std::move(made));
 }
 
+// A views column stays views: each view's inline bytes (or its 4-byte prefix) change case, and
+// so does each data buffer whole. Null when the buffers hold more than twice the bytes the rows
+// use (a short slice of a long array): the caller then copies the rows.
+template <bool kUpper>
+Result<ArrayPtr> ChangeCaseViews(const StringArray& s, DataType r, int64_t length, const std::shared_ptr<MemoryPool>& pool) {
+  int64_t used = 0, held = 0;
+  for (const BufferPtr& b : s.data_buffers()) held += b->size();
+  const uint8_t* in = s.raw_views();
+  for (int64_t i = 0; i < length; ++i) {
+    int32_t n;
+    std::memcpy(&n, in + i * kViewBytes, 4);
+    used += n > kViewInlineMax ? n : 0;
+  }
+  if (held > 2 * used + 4096) return ArrayPtr();
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr views, Buffer::AllocateForOverwrite(length * kViewBytes, pool));
+  uint8_t* out = views->mutable_data();
+  for (int64_t i = 0; i < length; ++i) {  // two 8-byte halves: the length and 4 bytes, then 8 more
+    uint64_t w[2];
+    std::memcpy(w, in + i * kViewBytes, kViewBytes);
+    const bool inline_bytes = static_cast<int32_t>(w[0]) <= kViewInlineMax;
+    w[0] ^= CaseFlips<kUpper>(w[0]) & 0xffffffff00000000u;
+    w[1] ^= CaseFlips<kUpper>(w[1]) & (inline_bytes ? ~uint64_t{0} : 0);
+    std::memcpy(out + i * kViewBytes, w, kViewBytes);
+  }
+  std::vector<BufferPtr> data;
+  for (const BufferPtr& b : s.data_buffers()) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateForOverwrite(b->size(), pool));
+    ChangeCaseBytes<kUpper>(b->data(), static_cast<size_t>(b->size()), copy->mutable_data());
+    data.push_back(std::move(copy));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto made, StringArray::MakeViews(r, length, std::move(views), std::move(data), s.validity()));
+  return ArrayPtr(std::move(made));
+}
+
 template <bool kUpper>
 Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
                                  const std::shared_ptr<MemoryPool>& pool) {
@@ -189,6 +235,8 @@ Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int6
     const auto& s = static_cast<const StringArray&>(*a[0]);
     if (s.layout() == StringLayout::kOffsets32) return ChangeCaseRange<kUpper, int32_t>(s, r, length, pool);
     if (s.layout() == StringLayout::kOffsets64) return ChangeCaseRange<kUpper, int64_t>(s, r, length, pool);
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr views, ChangeCaseViews<kUpper>(s, r, length, pool));
+    if (views != nullptr) return views;
   }
   const StringReader in(*a[0]);
   ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(*a[0]));
