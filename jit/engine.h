@@ -249,6 +249,9 @@ class Engine {
   Result<std::vector<ArrayPtr>> ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
                                             int64_t length, const EvalOptions& options, EvalReport& report,
                                             std::span<const OutputBuffers> outs, ProjectionRan* ran = nullptr);
+  Result<std::vector<ArrayPtr>> ProjectStrings(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
+                                               int64_t length, const EvalOptions& options, EvalReport& report,
+                                               std::span<const OutputBuffers> outs);
   Result<std::vector<ArrayPtr>> ProjectSeparately(std::span<const ir::ExprPtr> exprs,
                                                   std::span<const ArrayPtr> columns, int64_t length,
                                                   const EvalOptions& options, EvalReport& report,

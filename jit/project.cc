@@ -61,7 +61,59 @@ Result<std::vector<ArrayPtr>> DeliverAll(const std::vector<ArrayPtr>& results, s
   return delivered;
 }
 
+// Whether an output returns a string or holds a string-valued call: those are computed a column
+// at a time outside kernels (jit/strings_materialize.cc) before the kernel of the rest.
+bool HasStrings(std::span<const ir::ExprPtr> exprs) {
+  for (const ir::ExprPtr& e : exprs) {
+    if (IsString(e->type().id) || internal::NeedsStringColumns(*e)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// A projection with strings: each string-valued output computed as Evaluate computes it, and the
+// others as one projection whose string-valued calls were computed first (one materializer over
+// all of them: a call two outputs share is computed once). On any failure the outputs are
+// evaluated one by one, which names the projection's first failing row and output.
+Result<std::vector<ArrayPtr>> Engine::ProjectStrings(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
+                                                     int64_t length, const EvalOptions& options, EvalReport& rep,
+                                                     std::span<const OutputBuffers> outs) {
+  const std::span<const ir::ExprPtr> exprs = root->args();
+  std::vector<ArrayPtr> results(exprs.size());
+  std::vector<ir::ExprPtr> rest;
+  std::vector<size_t> at;
+  std::vector<OutputBuffers> rest_outs;
+  for (size_t k = 0; k < exprs.size(); ++k) {
+    if (!IsString(exprs[k]->type().id)) {
+      rest.push_back(exprs[k]);
+      at.push_back(k);
+      if (!outs.empty()) rest_outs.push_back(outs[k]);
+      continue;
+    }
+    if (!outs.empty()) {
+      return internal::ProjectionError(MakeError(ErrorCode::kUnsupported, "{} returns {}: caller buffers hold no strings",
+                                                 exprs[k]->ToString(), exprs[k]->type().ToString()), k);
+    }
+    EvalReport one;
+    Result<ArrayPtr> r = Evaluate(exprs[k], columns, length, options, &one);
+    if (!r.ok()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
+    results[k] = *r;
+  }
+  rep.strategy = Strategy::kStrings;
+  if (rest.empty()) return results;
+  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr sub, ir::MakeProjection(rest));
+  const internal::EvaluateFn evaluate = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
+    EvalReport inner;
+    return EvaluateAdmitted(e, cols, n, options, inner);
+  };
+  Result<internal::StringColumns> s = internal::MaterializeStrings(sub, columns, length, evaluate, impl_->outputs);
+  if (!s.ok()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
+  Result<std::vector<ArrayPtr>> r = ProjectRoot(s->expr, s->columns, length, options, rep, rest_outs);
+  if (!r.ok()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
+  for (size_t j = 0; j < at.size(); ++j) results[at[j]] = std::move((*r)[j]);
+  return results;
+}
 
 // One projection kernel through the cache in the tier `options` want: the optimized kernel
 // when a tiered engine has it ready, else the fast one while it compiles.
@@ -139,6 +191,10 @@ Result<std::vector<ArrayPtr>> Engine::ProjectRoot(const ir::ExprPtr& root, std::
   ProjectionRan ignored;
   if (ran == nullptr) ran = &ignored;
   const std::span<const ir::ExprPtr> exprs = root->args();
+  if (HasStrings(exprs)) {
+    ROWJIT_RETURN_NOT_OK(impl_->Admit(*root, columns, length, /*folded=*/true));
+    return ProjectStrings(root, columns, length, options, rep, outs);
+  }
   ROWJIT_RETURN_NOT_OK(impl_->Admit(*root, columns, length));
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*root, columns, length));
   Plan plan = PlanEvaluation(root, batch.facts, options.policy, "native", impl_->options.max_kernel_nodes);
@@ -202,6 +258,7 @@ struct PreparedProjection::State {
   Engine* engine;
   ir::ExprPtr root;  // ir::MakeProjection of the expressions
   EvalOptions options;
+  bool strings = false;  // outputs with strings: Engine::Project's path every call (ProjectStrings)
   internal::LayoutTable layouts;
 
   Result<std::vector<ArrayPtr>> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
@@ -216,6 +273,7 @@ struct PreparedProjection::State {
 Result<std::vector<ArrayPtr>> PreparedProjection::State::Run(std::span<const ArrayPtr> columns, int64_t length,
                                                              EvalReport& rep, std::span<const OutputBuffers> outs) {
   Engine::Impl& impl = *engine->impl_;
+  if (strings) return engine->ProjectRoot(root, columns, length, options, rep, outs);  // no layout held
   ROWJIT_RETURN_NOT_OK(impl.Admit(*root, columns, length));
   const ir::ExprFacts& f = root->facts();
   const internal::BatchInputs inputs(f.columns, columns);
@@ -314,6 +372,7 @@ Result<std::unique_ptr<PreparedProjection>> Engine::PrepareProjection(std::span<
     ROWJIT_RETURN_NOT_OK(ir::CheckLimits(root->facts(), impl_->options.limits));
     auto state = std::make_unique<PreparedProjection::State>();
     state->engine = this;
+    state->strings = HasStrings(root->args());
     state->root = std::move(root);
     state->options = options;
     return std::unique_ptr<PreparedProjection>(new PreparedProjection(std::move(state)));

@@ -172,7 +172,18 @@ class PyEngine {
 
   py::list Project(const std::vector<std::string>& texts, const Columns& cols, const CallOptions& o) {
     std::vector<ir::ExprPtr> exprs;
-    for (const std::string& t : texts) exprs.push_back(Check(ir::ParseAndBind(t, cols.schema)));
+    bool strings = false;
+    for (const std::string& t : texts) {
+      exprs.push_back(Check(ir::ParseAndBind(t, cols.schema)));
+      strings = strings || IsString(exprs.back()->type().id);
+    }
+    if (strings) {  // string results are rowjit's own arrays (as evaluate's): every result is
+      Result<std::vector<ArrayPtr>> results =
+          WithoutGil(cols.length, [&] { return engine_->Project(exprs, cols.arrays, cols.length); });
+      py::list out;
+      for (const ArrayPtr& r : Check(std::move(results))) out.append(WantArrow(o, cols) ? WrapArray(r) : ToNumpy(r, false));
+      return out;
+    }
     std::vector<ResultMemory> memory;
     std::vector<jit::OutputBuffers> outs;
     for (const ir::ExprPtr& e : exprs) {

@@ -42,6 +42,19 @@ Result<std::vector<ArrayPtr>> Reference(const std::vector<ir::ExprPtr>& exprs, s
   return first->row() ? std::move(named).WithRow(std::move(f), *first->row()) : named;
 }
 
+// The reference over the selected rows, a failing row named by its batch row.
+Result<std::vector<ArrayPtr>> ReferenceUnder(const std::vector<ir::ExprPtr>& exprs, std::span<const ArrayPtr> cols,
+                                             const SelectionVector& sel) {
+  std::vector<ArrayPtr> taken(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) taken[c] = *Take(*cols[c], sel);
+  auto want = Reference(exprs, taken, sel.size());
+  if (want.ok() || !want.error().row()) return want;
+  Error e = std::move(want).TakeError();
+  std::string f = e.function();
+  const int64_t row = sel[*e.row()];
+  return std::move(e).WithRow(std::move(f), row);
+}
+
 TEST(Project, OutputsKeepTheirTypesAndNullsAndErrorsNameTheOutput) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32");
@@ -111,21 +124,80 @@ TEST(Project, RandomProjectionsAgainstReference) {
         if (rng() % 3 == 0) rows.push_back(r);
       }
       const SelectionVector sel = *SelectionVector::FromIndices(rows, length);
-      std::vector<ArrayPtr> taken(cols.size());
-      for (size_t c = 0; c < cols.size(); ++c) taken[c] = *Take(*cols[c], sel);
-      auto want_sel = Reference(exprs, taken, sel.size());
-      if (!want_sel.ok() && want_sel.error().row()) {
-        Error e = std::move(want_sel).TakeError();
-        std::string f = e.function();
-        const int64_t row = sel[*e.row()];
-        want_sel = std::move(e).WithRow(std::move(f), row);
-      }
+      const auto want_sel = ReferenceUnder(exprs, cols, sel);
       ASSERT_EQ(testing::ResultText(engine->Project(exprs, cols, length, sel, o)), testing::ResultText(want_sel)) << where << " (selection)";
     }
   }
   EXPECT_EQ(cases, 600);
   EXPECT_GT(errors, 30);
   EXPECT_GT(fused, 300);  // most cases ran one projection kernel
+}
+
+
+// Projections with strings: string-valued outputs (computed as Evaluate computes them) beside
+// numeric outputs over string-valued calls (computed a column at a time, then one projection
+// kernel), against the reference output by output; errors, selections, prepared projections,
+// and caller buffers (numbers only: a string output there is a clear error).
+TEST(Project, StringOutputsAndStringValuedCalls) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("s:utf8?, t:utf8_view, a:i32?, b:i32");
+  const std::vector<std::vector<std::string>> sets = {
+      {"lower(s)", "a + b", "length(lower(s)) * cast(b, i64)", "concat(s, t)", "s", "coalesce(s, t)",
+       "length(trim(t)) > cast(a, i64)"},
+      {"length(upper(t))", "a * b", "starts_with(lower(s), 'a')"},
+      {"upper(t)", "a * 1000000000", "length(s || t) / cast(b, i64)", "cast(a, utf8)"},
+      {"substr(t, a, b)", "if(a > 0, lower(s), t)", "cast(b, utf8) || s"}};
+  const ir::Policy policies[] = {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kBranchSkip};
+  int cases = 0, errors = 0;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::vector<std::string>& texts = sets[seed % sets.size()];
+    std::vector<ir::ExprPtr> exprs;
+    for (const std::string& text : texts) {
+      auto e = ir::ParseAndBind(text, schema);
+      ASSERT_TRUE(e.ok()) << text << ": " << e.error().ToString();
+      exprs.push_back(*e);
+    }
+    const int64_t length = std::vector<int64_t>{0, 1, 63, 64, 65, 700}[seed % 6];
+    const std::vector<ArrayPtr> cols = testing::RandomColumns(schema, length, rng);
+    const EvalOptions o{.policy = policies[rng() % std::size(policies)]};
+    const std::string where = fmt::format("seed {} length {}: {}", seed, length, fmt::join(texts, " | "));
+    const auto want = Reference(exprs, cols, length);
+    ASSERT_EQ(testing::ResultText(engine->Project(exprs, cols, length, o)), testing::ResultText(want)) << where;
+    auto prepared = engine->PrepareProjection(exprs, o);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().ToString();
+    for (int twice = 0; twice < 2; ++twice) {
+      ASSERT_EQ(testing::ResultText((*prepared)->Project(cols, length)), testing::ResultText(want)) << where << " (prepared)";
+    }
+    const SelectionVector sel = testing::RandomSelection(length, rng);
+    const auto want_sel = ReferenceUnder(exprs, cols, sel);
+    ASSERT_EQ(testing::ResultText(engine->Project(exprs, cols, length, sel, o)), testing::ResultText(want_sel))
+        << where << " (selection)";
+    ++cases;
+    errors += !want.ok();
+    // Caller buffers: the numeric outputs (string-valued calls inside them are computed first).
+    std::vector<ir::ExprPtr> numeric;
+    for (const ir::ExprPtr& e : exprs) {
+      if (!IsString(e->type().id)) numeric.push_back(e);
+    }
+    std::vector<std::vector<uint64_t>> memory(2 * exprs.size(), std::vector<uint64_t>(static_cast<size_t>(length) + 8));
+    std::vector<OutputBuffers> outs;
+    for (size_t k = 0; k < exprs.size(); ++k) {
+      outs.push_back({.values = memory[2 * k].data(), .values_bytes = static_cast<int64_t>(memory[2 * k].size() * 8),
+                      .validity = memory[2 * k + 1].data(), .validity_bytes = static_cast<int64_t>(memory[2 * k + 1].size() * 8)});
+    }
+    if (!numeric.empty()) {
+      ASSERT_EQ(testing::ResultText(engine->ProjectInto(numeric, cols, length, std::span(outs).first(numeric.size()), o)),
+                testing::ResultText(Reference(numeric, cols, length))) << where << " (into)";
+    }
+    if (numeric.size() < exprs.size()) {
+      auto refused = engine->ProjectInto(exprs, cols, length, outs, o);
+      ASSERT_FALSE(refused.ok()) << where;
+      EXPECT_EQ(refused.error().code(), ErrorCode::kUnsupported) << refused.error().ToString();
+    }
+  }
+  EXPECT_EQ(cases, 24);
+  EXPECT_GE(errors, 3);
 }
 
 }  // namespace

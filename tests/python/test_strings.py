@@ -123,3 +123,27 @@ def test_casts_between_text_and_numbers():
     b = np.array([b"ok", b"\xff"], dtype=object)
     with pytest.raises(rowjit.Error, match="not valid UTF-8"):
         rowjit.evaluate("cast(b, utf8)", engine=ENGINE, b=b)
+
+
+@pytest.mark.parametrize("n", [0, 1, 64, 65, 300])
+def test_project_with_string_outputs(n):
+    """A projection may return strings beside numbers (object arrays, None where null), and its
+    numeric outputs may read string-valued calls; against the same values computed in Python."""
+    rng = np.random.default_rng(n)
+    words = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+    s = np.ma.masked_array(np.array(words, dtype=object), mask=rng.random(n) < 0.2)
+    a = rng.integers(-5, 5, n).astype(np.int32)
+    upper, plus, length, text = rowjit.project(["upper(s)", "a + 1", "length(lower(s)) * 2", "cast(a, utf8) || '!'"],
+                                               engine=ENGINE, s=s, a=a)
+    assert len(upper) == len(plus) == len(length) == len(text) == n
+    for i in range(n):
+        null = bool(np.ma.getmaskarray(s)[i])
+        expected_upper = None if null else "".join(c.upper() if c.isascii() else c for c in words[i])
+        got_upper = None if np.ma.is_masked(upper[i]) else upper[i]
+        assert got_upper == expected_upper
+        assert plus[i] == a[i] + 1
+        if null:
+            assert np.ma.is_masked(length[i])
+        else:
+            assert length[i] == 2 * len(words[i].encode())
+        assert text[i] == f"{a[i]}!"
