@@ -396,6 +396,25 @@ static void test_strings(rowjit_engine* e) {
   out.release(&out);
   out_schema.release(&out_schema);
   rowjit_expr_free(x);
+  /* A projection of a string and a number over a string-valued call: a struct of "u" and "l". */
+  rowjit_expr *shout = NULL, *len = NULL;
+  CHECK(rowjit_expr_parse(e, "upper(s) || '!'", &kept, &shout, &err) == ROWJIT_OK);
+  CHECK(rowjit_expr_parse(e, "length(lower(s))", &kept, &len, &err) == ROWJIT_OK);
+  const rowjit_expr* pair[] = {shout, len};
+  CHECK(rowjit_project(e, pair, 2, b, &out, &out_schema, &err) == ROWJIT_OK);
+  CHECK(out.n_children == 2 && strcmp(out_schema.children[0]->format, "u") == 0 &&
+        strcmp(out_schema.children[1]->format, "l") == 0);
+  {
+    const struct ArrowArray* text = out.children[0];
+    const int32_t* off = (const int32_t*)text->buffers[1] + text->offset;
+    CHECK(off[1] - off[0] == 3 && memcmp((const char*)text->buffers[2] + off[0], "AB!", 3) == 0);
+    const struct ArrowArray* n = out.children[1];
+    CHECK(((const int64_t*)n->buffers[1])[n->offset + 3] == 3 && !valid_at(n, 2));
+  }
+  out.release(&out);
+  out_schema.release(&out_schema);
+  rowjit_expr_free(shout);
+  rowjit_expr_free(len);
   CHECK(rowjit_expr_parse(e, "cast(s, i32)", &kept, &x, &err) == ROWJIT_OK);
   CHECK(rowjit_evaluate(e, x, b, &out, &out_schema, &err) == ROWJIT_INVALID_INPUT && err.row == 0);
   CHECK(strstr(err.message, "not a valid i32") != NULL);
