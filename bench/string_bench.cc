@@ -198,6 +198,17 @@ const Dictionary& DictionaryData(int64_t values) {
 }
 
 void RegisterDictionary() {
+  // `str_dict/upper`: a string-valued call over the dictionary's values, then read through the
+  // codes (`jit`: the root's rows copied out; `jit_nested`: read by the kernel of the rest).
+  const LazyExpr upper("upper(s)", "s:utf8"), nested("upper(s) = 'ABC'", "s:utf8");
+  for (const char* impl : {"jit", "jit_nested", "jit_flat"}) {
+    const bool flat = std::string(impl) == "jit_flat", in_kernel = std::string(impl) == "jit_nested";
+    benchmark::RegisterBenchmark((std::string("str_dict/upper/") + impl).c_str(), [=](benchmark::State& state) {
+      const Dictionary& d = DictionaryData(state.range(0));
+      RunJit(state, in_kernel ? nested.get() : upper.get(), {flat ? d.flat : d.dict}, kRows);
+      state.SetItemsProcessed(state.iterations() * kRows);
+    })->ArgNames({"values"})->Arg(1000)->Arg(65536);
+  }
   const LazyExpr bound("s like '%x%'", "s:utf8");
   for (const char* impl : {"jit", "jit_flat"}) {
     const bool flat = std::string(impl) == "jit_flat";

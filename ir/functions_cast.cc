@@ -253,7 +253,7 @@ Result<ArrayPtr> CastToTextColumns(std::span<const ArrayPtr> a, DataType r, int6
                                    const std::shared_ptr<MemoryPool>& pool) {
   const Array& x = *a[0];
   if (!IsString(r.id) || IsString(x.type().id) || x.type().is_logical()) return ArrayPtr();
-  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(x));
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::RowValidity(x));
   if (x.encoding() == Encoding::kBool) {
     const auto& bits = static_cast<const BoolArray&>(x);
     return ProduceFormatted(r, length, std::move(valid), pool, kMaxValueText,
@@ -279,7 +279,7 @@ Result<ArrayPtr> LogicalToTextColumns(std::span<const ArrayPtr> a, DataType r, i
   const Array& x = *a[0];
   const DataType t = x.type();
   if (t.logical == LogicalKind::kInterval || x.encoding() != Encoding::kPrimitive) return ArrayPtr();
-  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(x));
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::RowValidity(x));
   if (t.logical == LogicalKind::kDecimal) {
     const auto& p = static_cast<const PrimitiveArray&>(x);
     return VisitType(t.id, [&]<typename S>(std::type_identity<S>) -> Result<ArrayPtr> {

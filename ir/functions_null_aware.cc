@@ -109,7 +109,7 @@ Result<ArrayPtr> PickStrings(std::span<const ArrayPtr> a, size_t first_string, D
   std::vector<Validity> valid;
   std::vector<StringReader> in;
   for (size_t k = 0; k < a.size(); ++k) {
-    ROWJIT_ASSIGN_OR_RETURN(Validity v, ir::ValidityOf(*a[k]));
+    ROWJIT_ASSIGN_OR_RETURN(Validity v, ir::RowValidity(*a[k]));
     valid.push_back(std::move(v));
     if (k >= first_string) in.emplace_back(*a[k]);
   }
@@ -126,7 +126,7 @@ Result<ArrayPtr> PickStrings(std::span<const ArrayPtr> a, size_t first_string, D
       [&](int64_t i) { return static_cast<int64_t>(in[static_cast<size_t>(picked[static_cast<size_t>(i)]) - first_string].Get(i).size()); },
       [&](int64_t i, uint8_t* dst) {
         const std::string_view v = in[static_cast<size_t>(picked[static_cast<size_t>(i)]) - first_string].Get(i);
-        if (!v.empty()) std::memcpy(dst, v.data(), v.size());
+        CopyString(v, dst);
         return static_cast<int64_t>(v.size());
       });
 }

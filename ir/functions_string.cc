@@ -239,7 +239,7 @@ Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int6
     if (views != nullptr) return views;
   }
   const StringReader in(*a[0]);
-  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(*a[0]));
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::RowValidity(*a[0]));
   return ProduceStrings(
       r, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(in.Get(i).size()); },
       [&](int64_t i, uint8_t* out) {
@@ -257,7 +257,7 @@ Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const
       r, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(pick(i).size()); },
       [&](int64_t i, uint8_t* out) {
         const std::string_view v = pick(i);
-        if (!v.empty()) std::memcpy(out, v.data(), v.size());
+        CopyString(v, out);
         return static_cast<int64_t>(v.size());
       });
 }
@@ -266,7 +266,7 @@ template <bool kLeft, bool kRight>
 Result<ArrayPtr> TrimColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
                                  const std::shared_ptr<MemoryPool>& pool) {
   const StringReader in(*a[0]);
-  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::ValidityOf(*a[0]));
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::RowValidity(*a[0]));
   return ProducePieces(r, length, std::move(valid), pool, [&](int64_t i) {
     std::string_view v = in.Get(i);
     size_t from = 0, to = v.size();
@@ -329,7 +329,7 @@ Result<ArrayPtr> ConcatColumns(std::span<const ArrayPtr> a, DataType r, int64_t 
         int64_t n = 0;
         for (const StringReader& x : in) {
           const std::string_view v = x.Get(i);
-          if (!v.empty()) std::memcpy(out + n, v.data(), v.size());
+          CopyString(v, out + n);
           n += static_cast<int64_t>(v.size());
         }
         return n;
@@ -345,7 +345,7 @@ int64_t ReplaceInto(std::string_view s, std::string_view search, std::string_vie
   }
   int64_t n = 0;
   auto put = [&](std::string_view piece) {
-    if (out != nullptr && !piece.empty()) std::memcpy(out + n, piece.data(), piece.size());
+    if (out != nullptr) CopyString(piece, out + n);
     n += static_cast<int64_t>(piece.size());
   };
   size_t at = 0;

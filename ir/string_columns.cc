@@ -25,9 +25,12 @@ StringReader::StringReader(const Array& array) {
       return;
     }
     case Encoding::kDictionary: {
-      dictionary_ = &static_cast<const DictionaryArray&>(array);
+      const auto& d = static_cast<const DictionaryArray&>(array);
       kind_ = Kind::kDictionary;
-      values_ = std::make_unique<StringReader>(*dictionary_->values());
+      codes_ = d.codes()->raw_values();
+      code_width_ = ByteWidth(d.codes()->type().id);
+      code_signed_ = IsSignedInt(d.codes()->type().id);
+      values_ = std::make_unique<StringReader>(*d.values());
       return;
     }
     case Encoding::kConstant: {
@@ -75,7 +78,7 @@ IntegerReader::IntegerReader(const Array& array) {
   for (size_t i = 0; i < values_.size(); ++i) values_[i] = as_int64(array.GetScalar(static_cast<int64_t>(i)));
 }
 
-Result<Validity> ValidityOf(const Array& array) {
+Result<Validity> RowValidity(const Array& array) {
   if (array.encoding() != Encoding::kDictionary) return rowjit::ValidityOf(array);
   // A dictionary row is null where its code is null or its value is (as GetScalar reads it).
   const auto& d = static_cast<const DictionaryArray&>(array);
@@ -92,10 +95,22 @@ Result<Validity> StrictValidity(std::span<const ArrayPtr> args, int64_t length) 
   std::vector<Validity> all;
   all.reserve(args.size());
   for (const ArrayPtr& a : args) {
-    ROWJIT_ASSIGN_OR_RETURN(Validity v, ir::ValidityOf(*a));
+    ROWJIT_ASSIGN_OR_RETURN(Validity v, ir::RowValidity(*a));
     all.push_back(std::move(v));
   }
   return AndValidity(all, length);
+}
+
+Result<ArrayPtr> CopyStrings(const Array& array, DataType type, int64_t length, const std::shared_ptr<MemoryPool>& pool) {
+  const StringReader in(array);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, RowValidity(array));
+  return ProduceStrings(
+      type, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(in.Get(i).size()); },
+      [&](int64_t i, uint8_t* out) {
+        const std::string_view v = in.Get(i);
+        CopyString(v, out);
+        return static_cast<int64_t>(v.size());
+      });
 }
 
 Result<StringResultBuffers> StringResultBuffers::Make(int64_t length, int64_t total_bytes,

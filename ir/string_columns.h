@@ -33,7 +33,7 @@ class StringReader {
       case Kind::kOffsets64: return Range<int64_t>(i);
       case Kind::kViews: return View(i);
       case Kind::kConstant: return constant_;
-      case Kind::kDictionary: return values_->Get(dictionary_->Code(i));
+      case Kind::kDictionary: return values_->Get(Code(i));
     }
     return {};
   }
@@ -48,6 +48,14 @@ class StringReader {
     O at[2];
     std::memcpy(at, offsets_ + i * static_cast<int64_t>(sizeof(O)), sizeof(at));
     return {reinterpret_cast<const char*>(data_) + at[0], static_cast<size_t>(at[1] - at[0])};
+  }
+  int64_t Code(int64_t i) const {  // a valid row's code (Validate() checked it)
+    switch (code_width_) {
+      case 1: return code_signed_ ? reinterpret_cast<const int8_t*>(codes_)[i] : codes_[i];
+      case 2: return code_signed_ ? reinterpret_cast<const int16_t*>(codes_)[i] : reinterpret_cast<const uint16_t*>(codes_)[i];
+      case 4: return code_signed_ ? reinterpret_cast<const int32_t*>(codes_)[i] : reinterpret_cast<const uint32_t*>(codes_)[i];
+      default: return reinterpret_cast<const int64_t*>(codes_)[i];
+    }
   }
   std::string_view View(int64_t i) const {
     const uint8_t* v = views_ + i * kViewBytes;
@@ -65,9 +73,38 @@ class StringReader {
   const uint8_t* views_ = nullptr;
   std::vector<const uint8_t*> buffers_;
   std::string_view constant_;
-  const DictionaryArray* dictionary_ = nullptr;
+  const uint8_t* codes_ = nullptr;  // a dictionary's codes at row 0, of `code_width_` bytes
+  int code_width_ = 0;
+  bool code_signed_ = false;
   std::unique_ptr<StringReader> values_;
 };
+
+// Copies the bytes of `v` to `out` (which has room for them): strings of up to 16 bytes by two
+// overlapping fixed-size moves (no call, no read or write outside either range), longer ones by
+// memcpy. Rows are mostly short, and a call to memcpy for each cost more than its copy.
+inline void CopyString(std::string_view v, uint8_t* out) {
+  const size_t n = v.size();
+  const char* in = v.data();
+  if (n > 16) {
+    std::memcpy(out, in, n);
+  } else if (n >= 8) {
+    uint64_t head, tail;
+    std::memcpy(&head, in, 8);
+    std::memcpy(&tail, in + n - 8, 8);
+    std::memcpy(out, &head, 8);
+    std::memcpy(out + n - 8, &tail, 8);
+  } else if (n >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, in, 4);
+    std::memcpy(&tail, in + n - 4, 4);
+    std::memcpy(out, &head, 4);
+    std::memcpy(out + n - 4, &tail, 4);
+  } else if (n > 0) {  // 1-3 bytes: the first, the middle, the last
+    out[0] = static_cast<uint8_t>(in[0]);
+    out[n / 2] = static_cast<uint8_t>(in[n / 2]);
+    out[n - 1] = static_cast<uint8_t>(in[n - 1]);
+  }
+}
 
 // Row i of an integer-typed array (flat, constant or dictionary) as int64: unsigned values past
 // INT64_MAX read as INT64_MAX (the reference's substr reads them so).
@@ -84,7 +121,7 @@ class IntegerReader {
 
 // Which rows are valid: the array's own validity for flat arrays, all valid or all null for
 // constants, a fresh bitmap for dictionaries (a null code or a null value).
-Result<Validity> ValidityOf(const Array& array);
+Result<Validity> RowValidity(const Array& array);
 // The AND of the arguments' validities (strict functions).
 Result<Validity> StrictValidity(std::span<const ArrayPtr> args, int64_t length);
 
@@ -141,6 +178,9 @@ Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity
   if (wrote != total) return MakeError(ErrorCode::kInternal, "string result wrote {} of {} bytes", wrote, total);
   return out.Finish(type, length, std::move(validity));
 }
+
+// The rows of a string array of any encoding (a dictionary, a constant) as a flat one of `type`.
+Result<ArrayPtr> CopyStrings(const Array& array, DataType type, int64_t length, const std::shared_ptr<MemoryPool>& pool);
 
 // A string array whose valid rows are text that `format(i, at)` writes at `at` (at most
 // `max_bytes`), returning the end: numbers, dates and decimals as text. Each row is formatted

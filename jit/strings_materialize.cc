@@ -8,6 +8,7 @@
 #include "ir/aggregate.h"
 #include "ir/function.h"
 #include "ir/reference.h"
+#include "ir/string_columns.h"
 #include "jit/executor_internal.h"
 #include "runtime/deep_stack.h"
 #include "runtime/string_array.h"
@@ -77,6 +78,10 @@ class Materializer {
       ROWJIT_ASSIGN_OR_RETURN(rows, Reference(*e));
     } else {
       ROWJIT_ASSIGN_OR_RETURN(rows, Columns(e));
+      // A result is flat: a dictionary one (a call over the values) is copied out row by row.
+      if (whole && rows->encoding() == Encoding::kDictionary) {
+        ROWJIT_ASSIGN_OR_RETURN(rows, ir::CopyStrings(*rows, e->type(), length_, pool_));
+      }
     }
     const int index = static_cast<int>(columns_.size());
     columns_.push_back(std::move(rows));
@@ -106,9 +111,39 @@ class Materializer {
       }
       args.push_back(std::move(rows));
     }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr over_values, OverDictionary(*e, args));
+    if (over_values != nullptr) return over_values;
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out, f->columns(args, e->type(), length_, pool_));
     if (out == nullptr) return Reference(*e);
     return out;
+  }
+
+  // A strict call whose one varying argument is a dictionary (the others constants) and whose
+  // dictionary has no more values than the batch rows: computed over the values, and read
+  // through the same codes (a dictionary result). Null when that does not apply.
+  Result<ArrayPtr> OverDictionary(const ir::Expr& e, std::span<const ArrayPtr> args) {
+    const ir::Function& f = *e.function();
+    const DictionaryArray* d = nullptr;
+    for (const ArrayPtr& a : args) {
+      if (a->encoding() == Encoding::kConstant) continue;
+      if (a->encoding() != Encoding::kDictionary || d != nullptr) return ArrayPtr();
+      d = static_cast<const DictionaryArray*>(a.get());
+    }
+    if (!f.strict() || d == nullptr || d->values()->length() > length_) return ArrayPtr();
+    const int64_t n = d->values()->length();
+    std::vector<ArrayPtr> over;
+    for (const ArrayPtr& a : args) {
+      if (a.get() == d) {
+        over.push_back(d->values());
+        continue;
+      }
+      ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(static_cast<const ConstantArray&>(*a).value(), n, a->type().nullable));
+      over.push_back(std::move(c));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, f.columns(over, e.type(), n, pool_));
+    if (values == nullptr) return ArrayPtr();
+    ROWJIT_ASSIGN_OR_RETURN(auto out, DictionaryArray::Make(d->codes(), std::move(values)));
+    return ArrayPtr(std::move(out));
   }
 
   // A non-string argument without an evaluator: a column, a literal, or the reference's rows.

@@ -427,7 +427,8 @@ TEST(Strings, ColumnFormsEqualTheReference) {
              "lower(trim(concat(s, ' ', t)))", "substr(lower(s), length(t), 2)",
              "length(replace(s, 'a', 'bb')) + length(upper(u))", "starts_with(trim(u), 'a')",
              "cast(f, utf8)", "cast(k, utf8) || cast(b, utf8)", "cast(j, utf8)", "cast(i, utf8)",
-             "cast(d, utf8)", "cast(m, utf8)", "lower(cast(f, utf8)) = 'nan'", "lower(w)", "upper(w) || w"}) {
+             "cast(d, utf8)", "cast(m, utf8)", "lower(cast(f, utf8)) = 'nan'", "lower(w)", "upper(w) || w", "lower(u) || '-'", "upper(u) = upper(t)",
+             "replace(trim(u), 'a', 'bc')"}) {
       SCOPED_TRACE(fmt::format("seed {} rows {} valid {}: {}", seed, length, valid, text));
       ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
       ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, length));
@@ -446,7 +447,7 @@ TEST(Strings, ColumnFormsEqualTheReference) {
       ++compared;
     }
   }
-  EXPECT_EQ(compared, 36 * 43);
+  EXPECT_EQ(compared, 36 * 46);
 }
 
 TEST(Strings, StringResultsAndCastsAreClearErrors) {
