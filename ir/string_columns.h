@@ -79,6 +79,16 @@ class StringReader {
   std::unique_ptr<StringReader> values_;
 };
 
+// n bytes, sizeof(W) <= n <= 2 * sizeof(W), as a head and a tail word (overlapping).
+template <typename W>
+void CopyOverlapping(const char* in, size_t n, uint8_t* out) {
+  W head, tail;
+  std::memcpy(&head, in, sizeof(W));
+  std::memcpy(&tail, in + n - sizeof(W), sizeof(W));
+  std::memcpy(out, &head, sizeof(W));
+  std::memcpy(out + n - sizeof(W), &tail, sizeof(W));
+}
+
 // Copies the bytes of `v` to `out` (which has room for them): strings of up to 16 bytes by two
 // overlapping fixed-size moves (no call, no read or write outside either range), longer ones by
 // memcpy. Rows are mostly short, and a call to memcpy for each cost more than its copy.
@@ -88,17 +98,9 @@ inline void CopyString(std::string_view v, uint8_t* out) {
   if (n > 16) {
     std::memcpy(out, in, n);
   } else if (n >= 8) {
-    uint64_t head, tail;
-    std::memcpy(&head, in, 8);
-    std::memcpy(&tail, in + n - 8, 8);
-    std::memcpy(out, &head, 8);
-    std::memcpy(out + n - 8, &tail, 8);
+    CopyOverlapping<uint64_t>(in, n, out);
   } else if (n >= 4) {
-    uint32_t head, tail;
-    std::memcpy(&head, in, 4);
-    std::memcpy(&tail, in + n - 4, 4);
-    std::memcpy(out, &head, 4);
-    std::memcpy(out + n - 4, &tail, 4);
+    CopyOverlapping<uint32_t>(in, n, out);
   } else if (n > 0) {  // 1-3 bytes: the first, the middle, the last
     out[0] = static_cast<uint8_t>(in[0]);
     out[n / 2] = static_cast<uint8_t>(in[n / 2]);
