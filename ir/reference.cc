@@ -125,4 +125,24 @@ Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> c
   });
 }
 
+Result<ArrayPtr> EvaluateReferenceQuiet(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                        std::vector<int64_t>& failed) {
+  ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
+  return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {
+    std::vector<Scalar> rows;
+    rows.reserve(static_cast<size_t>(length));
+    for (int64_t r = 0; r < length; ++r) {
+      Result<Scalar> loud = EvaluateNode(expr, columns, r, AnyColumnNull(expr, columns, r));
+      if (!loud.ok() && !loud.error().row()) return std::move(loud).TakeError();
+      if (!loud.ok()) {
+        failed.push_back(r);
+        loud = EvaluateNode(expr, columns, r, /*suppress_errors=*/true);
+        if (!loud.ok()) return std::move(loud).TakeError();
+      }
+      rows.push_back(*loud);
+    }
+    return MakeArray(expr.type(), rows);
+  });
+}
+
 }  // namespace rowjit::ir

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "ir/expr.h"
 #include "runtime/array.h"
@@ -26,5 +27,12 @@ Result<Scalar> EvaluateRow(const Expr& expr, std::span<const ArrayPtr> columns, 
 // Every row, or the error of the first failing row in row order, with the function's name.
 Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
                                    int64_t length);
+
+// Every row of a subexpression computed on its own, a row where it raises an error taking the
+// value it has where that error is not raised (each failing call yielding null), and those rows
+// added to `failed` in ascending order. The whole expression decides them later (EvaluateRow):
+// its guards and nulls may hide the error, and then this is the value it reads.
+Result<ArrayPtr> EvaluateReferenceQuiet(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                        std::vector<int64_t>& failed);
 
 }  // namespace rowjit::ir

@@ -233,6 +233,17 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
   return Status::OK();
 }
 
+namespace {
+
+// Whether row `row` of the whole expression raises an error (the reference semantics).
+Status WholeRow(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t row) {
+  Result<Scalar> r = ir::EvaluateRow(expr, columns, row);
+  if (!r.ok()) return std::move(r).TakeError();
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport* report) {
   EvalReport local;
@@ -262,7 +273,8 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
     ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length, evaluate, impl_->outputs));
     rep.strategy = Strategy::kStrings;
     if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
-    return EvaluateAdmitted(s.expr, s.columns, length, options, rep, into);
+    return internal::ResolveFailedRows(EvaluateAdmitted(s.expr, s.columns, length, options, rep, into), s.failed_rows,
+                                       [&](int64_t row) { return WholeRow(*expr, columns, row); });
   }
   if (into.empty() && options.policy == ir::Policy::kAuto) {
     if (std::optional<int> c = internal::OverDictionaryColumn(*expr, columns, length)) {
@@ -473,7 +485,8 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
       ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length, evaluate, impl_->outputs));
       ir::Aggregate over = agg;
       over.arg = s.expr;
-      return Aggregate(over, s.columns, length, options, &rep);
+      return internal::ResolveFailedRows(Aggregate(over, s.columns, length, options, &rep), s.failed_rows,
+                                         [&](int64_t row) { return WholeRow(*agg.arg, columns, row); });
     }
     if (agg.arg->facts().kernel_nodes > impl_->options.max_kernel_nodes) {
       return AggregateStaged(agg, columns, length, options, rep);

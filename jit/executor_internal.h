@@ -111,7 +111,7 @@ Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t le
 // String-valued calls (jit/strings_materialize.cc): whether `expr` holds a call returning a
 // string that no kernel computes (lower, substr, concat, ...; or a string-valued root), and
 // the expression with each such call read from a new column holding its rows (computed a column
-// at a time by the catalog's column forms, exactly sized; calls without one, and a root that can
+// at a time by the catalog's column forms, exactly sized; calls without one, and those that can
 // fail, row by row by the reference). A string-valued root becomes a column reference.
 // `evaluate` computes the non-string arguments of those calls (substr's positions, if's
 // condition) with kernels; without it they run through the reference. Results' buffers come
@@ -120,7 +120,23 @@ struct StringColumns {
   ir::ExprPtr expr;
   std::vector<ArrayPtr> columns;  // the batch's, then the new ones
   int reference_nodes = 0;        // subexpressions computed row by row by the reference
+  // Rows where a string-valued subexpression that can fail raised an error when computed on its
+  // own (ascending): the whole expression decides them (ResolveFailedRows).
+  std::vector<int64_t> failed_rows;
 };
+// The result of the rest (`rest`: the kernel's rows or its first error) over a batch whose
+// string columns had `failed` rows: the first of them where the whole expression raises an error
+// (ir::EvaluateRow: its guards and nulls decide) before the rest's own failing row, or `rest`.
+template <typename T>
+Result<T> ResolveFailedRows(Result<T> rest, std::span<const int64_t> failed,
+                            const std::function<Status(int64_t)>& whole_row) {
+  const int64_t limit = rest.ok() || !rest.error().row() ? INT64_MAX : *rest.error().row();
+  for (int64_t row : failed) {
+    if (row > limit) break;
+    ROWJIT_RETURN_NOT_OK(whole_row(row));
+  }
+  return rest;
+}
 using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<const ArrayPtr>, int64_t)>;
 bool NeedsStringColumns(const ir::Expr& expr);
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,

@@ -108,7 +108,8 @@ Result<std::vector<ArrayPtr>> Engine::ProjectStrings(const ir::ExprPtr& root, st
     return EvaluateAdmitted(e, cols, n, options, inner);
   };
   Result<internal::StringColumns> s = internal::MaterializeStrings(sub, columns, length, evaluate, impl_->outputs);
-  if (!s.ok()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
+  // Failing string-valued calls (rows the whole output decides): output by output.
+  if (!s.ok() || !s->failed_rows.empty()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
   Result<std::vector<ArrayPtr>> r = ProjectRoot(s->expr, s->columns, length, options, rep, rest_outs);
   if (!r.ok()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
   for (size_t j = 0; j < at.size(); ++j) results[at[j]] = std::move((*r)[j]);

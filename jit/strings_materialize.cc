@@ -3,6 +3,8 @@
 // the catalog's column forms (ir/string_columns.h) into a fresh string array, sized exactly
 // before it is written, and read back as a column by the kernel of the rest
 // (jit/executor_internal.h). Calls without a column form run row by row through the reference.
+#include <algorithm>
+#include <iterator>
 #include <unordered_map>
 
 #include "ir/aggregate.h"
@@ -64,18 +66,24 @@ class Materializer {
   std::vector<ArrayPtr>& columns() { return columns_; }
 
  private:
-  // The rows of string-valued `e`, as a new column. A call that can fail is refused below the
-  // root: computed on its own it would raise errors its guards (if, coalesce, and/or, nulls)
-  // hide. (None of the producers can fail; an `if` over them that holds a failing call can.)
-  // At the root it runs row by row through the reference, which raises its errors as SQL does.
+  // The rows of string-valued `e`, as a new column. One that can fail runs row by row through
+  // the reference: at the root it raises its errors as SQL does; below it, computed on its own,
+  // it would raise errors its guards (if, coalesce, and/or, nulls) hide, so its failing rows
+  // take the value they have when the error is hidden and are kept for the whole expression to
+  // decide (StringColumns::failed_rows). (No producer fails; an `if` over them that holds a
+  // failing call, a cast of a failing number to text can.)
   Result<ir::ExprPtr> Column(const ir::ExprPtr& e, bool whole) {
     ArrayPtr rows;
-    if (e->facts().can_fail) {
-      if (!whole) {
-        return MakeError(ErrorCode::kUnsupported,
-                         "{}: a string-valued expression that can fail is not computed yet", e->ToString());
-      }
+    if (e->facts().can_fail && whole) {
       ROWJIT_ASSIGN_OR_RETURN(rows, Reference(*e));
+    } else if (e->facts().can_fail) {  // its failing rows are decided by the whole expression
+      ++reference_nodes_;
+      std::vector<int64_t> failed;
+      ROWJIT_ASSIGN_OR_RETURN(rows, ir::EvaluateReferenceQuiet(*e, columns_, length_, failed));
+      std::vector<int64_t> merged;
+      std::merge(failed_.begin(), failed_.end(), failed.begin(), failed.end(), std::back_inserter(merged));
+      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+      failed_ = std::move(merged);
     } else {
       ROWJIT_ASSIGN_OR_RETURN(rows, Columns(e));
       // A result is flat: a dictionary one (a call over the values) is copied out row by row.
@@ -163,6 +171,7 @@ class Materializer {
 
  public:
   int reference_nodes() const { return reference_nodes_; }
+  std::vector<int64_t>& failed_rows() { return failed_; }
 
  private:
   std::vector<ArrayPtr> columns_;
@@ -170,6 +179,7 @@ class Materializer {
   const EvaluateFn& evaluate_;
   const std::shared_ptr<MemoryPool> pool_;
   int reference_nodes_ = 0;
+  std::vector<int64_t> failed_;  // ascending
   std::unordered_map<const ir::Expr*, bool> has_;
   std::unordered_map<const ir::Expr*, ir::ExprPtr> done_;
 };
@@ -196,6 +206,7 @@ Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<cons
   ROWJIT_ASSIGN_OR_RETURN(out.expr, WithStackForDepth(expr->facts().depth, [&] { return m.Rewrite(expr, true); }));
   out.columns = std::move(m.columns());
   out.reference_nodes = m.reference_nodes();
+  out.failed_rows = std::move(m.failed_rows());
   return out;
 }
 
