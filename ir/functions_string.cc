@@ -344,9 +344,9 @@ int64_t ReplaceInto(std::string_view s, std::string_view search, std::string_vie
     return static_cast<int64_t>(s.size());
   }
   int64_t n = 0;
-  auto put = [&](std::string_view piece) {
+  auto put = [&](std::string_view piece) {  // sizes saturate: the caller refuses a result that large
     if (out != nullptr) CopyString(piece, out + n);
-    n += static_cast<int64_t>(piece.size());
+    n = std::min(n + static_cast<int64_t>(piece.size()), kMaxStringResultBytes + 1);
   };
   size_t at = 0;
   for (size_t hit; (hit = s.find(search, at)) != std::string_view::npos; at = hit + search.size()) {

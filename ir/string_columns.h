@@ -130,6 +130,7 @@ Result<Validity> StrictValidity(std::span<const ArrayPtr> args, int64_t length);
 // A string array of `type` and `length` rows built in two passes: `size(i)` gives the bytes
 // valid row i takes, then `write(i, out)` writes exactly those bytes at `out`. Null rows (by
 // `validity`) are empty. 32-bit offsets when the total fits, else 64-bit; buffers from `pool`.
+inline constexpr int64_t kMaxStringResultBytes = int64_t{1} << 46;  // past any memory: refused before allocating
 template <typename SizeFn, typename WriteFn>
 Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity, const std::shared_ptr<MemoryPool>& pool,
                                 SizeFn size, WriteFn write);
@@ -169,10 +170,14 @@ template <typename SizeFn, typename WriteFn>
 Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity, const std::shared_ptr<MemoryPool>& pool,
                                 SizeFn size, WriteFn write) {
   int64_t total = 0;
+  bool too_large = false;  // sizes are saturating (replace's can pass int64 on hostile input)
   if (!validity.all_null()) {
     ForEachRow(validity, length, [&](int64_t i, bool valid) {
-      if (valid) total += size(i);
+      if (valid) too_large = __builtin_add_overflow(total, size(i), &total) || too_large;
     });
+  }
+  if (too_large || total > kMaxStringResultBytes) {
+    return MakeError(ErrorCode::kOutOfMemory, "a string result of more than {} bytes", kMaxStringResultBytes);
   }
   ROWJIT_ASSIGN_OR_RETURN(StringResultBuffers out, StringResultBuffers::Make(length, total, pool));
   const int64_t wrote = out.wide ? WriteStrings<int64_t>(out, validity, length, write)
