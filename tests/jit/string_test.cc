@@ -529,6 +529,19 @@ TEST(Strings, StringResultsAndCastsAreClearErrors) {
   ASSERT_OK_AND_ASSIGN(e, ir::ParseAndBind("if(x = 0, false, lower(if(1 / x > 0, s, 'b')) = 'a')", schema));
   ASSERT_OK_AND_ASSIGN(ArrayPtr guarded, engine->Evaluate(e, cols, 1));
   EXPECT_EQ(guarded->ToString(), "[false]");
+  // A result past 2^46 bytes is refused before anything is allocated: each of a megabyte of 'a'
+  // replaced by 64 MiB + 1.
+  {
+    ASSERT_OK_AND_ASSIGN(auto many, MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32,
+                                                    {std::string(1 << 20, 'a')}));
+    ASSERT_OK_AND_ASSIGN(auto with, ConstantArray::Make(Scalar::String(std::string((1 << 26) + 1, 'b'), TypeId::kUtf8), 1));
+    const Schema wide{{{"s", many->type()}, {"w", with->type()}}};
+    ASSERT_OK_AND_ASSIGN(ir::ExprPtr huge, ir::ParseAndBind("replace(s, 'a', w)", wide));
+    auto refused = engine->Evaluate(huge, std::vector<ArrayPtr>{many, with}, 1);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code(), ErrorCode::kOutOfMemory) << refused.error().ToString();
+    EXPECT_NE(refused.error().message().find("a string result of more than"), std::string::npos);  // not the allocator's
+  }
   // Caller buffers hold no strings.
   ASSERT_OK_AND_ASSIGN(e, ir::ParseAndBind("lower(s)", schema));
   alignas(64) uint8_t values[64];
