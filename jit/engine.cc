@@ -270,7 +270,8 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
       EvalReport inner;
       return EvaluateAdmitted(e, cols, n, options, inner);
     };
-    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length, evaluate, impl_->outputs));
+    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length, evaluate,
+                                     internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes)));
     rep.strategy = Strategy::kStrings;
     if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
     return internal::ResolveFailedRows(EvaluateAdmitted(s.expr, s.columns, length, options, rep, into), s.failed_rows,
@@ -482,7 +483,8 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
         EvalReport inner;
         return EvaluateAdmitted(e, cols, n, options, inner);
       };
-      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length, evaluate, impl_->outputs));
+      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length, evaluate,
+                                     internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes)));
       ir::Aggregate over = agg;
       over.arg = s.expr;
       return internal::ResolveFailedRows(Aggregate(over, s.columns, length, options, &rep), s.failed_rows,

@@ -139,6 +139,9 @@ Result<T> ResolveFailedRows(Result<T> rest, std::span<const int64_t> failed,
 }
 using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<const ArrayPtr>, int64_t)>;
 bool NeedsStringColumns(const ir::Expr& expr);
+// The pool an evaluation's string results come from: the engine's output pool, and with a byte
+// limit (EngineOptions::max_evaluation_bytes > 0) one that refuses allocations past it.
+std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit);
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                          int64_t length, const EvaluateFn& evaluate = nullptr,
                                          std::shared_ptr<MemoryPool> pool = nullptr);

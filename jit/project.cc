@@ -107,7 +107,8 @@ Result<std::vector<ArrayPtr>> Engine::ProjectStrings(const ir::ExprPtr& root, st
     EvalReport inner;
     return EvaluateAdmitted(e, cols, n, options, inner);
   };
-  Result<internal::StringColumns> s = internal::MaterializeStrings(sub, columns, length, evaluate, impl_->outputs);
+  Result<internal::StringColumns> s = internal::MaterializeStrings(sub, columns, length, evaluate,
+                                     internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes));
   // Failing string-valued calls (rows the whole output decides): output by output.
   if (!s.ok() || !s->failed_rows.empty()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
   Result<std::vector<ArrayPtr>> r = ProjectRoot(s->expr, s->columns, length, options, rep, rest_outs);

@@ -4,6 +4,8 @@
 // before it is written, and read back as a column by the kernel of the rest
 // (jit/executor_internal.h). Calls without a column form run row by row through the reference.
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <iterator>
 #include <unordered_map>
 
@@ -185,6 +187,41 @@ class Materializer {
 };
 
 }  // namespace
+
+namespace {
+
+// The memory of one evaluation's string results, refused past `limit` bytes in all
+// (EngineOptions::max_evaluation_bytes: their sizes are only known once computed, so they are
+// counted as they are allocated; freed blocks are not given back to the count).
+class BudgetPool final : public MemoryPool {
+ public:
+  BudgetPool(std::shared_ptr<MemoryPool> inner, int64_t limit) : inner_(std::move(inner)), left_(limit) {}
+  void* Allocate(int64_t bytes) override {
+    if (bytes > left_.fetch_sub(bytes)) {  // what was left could not hold it
+      left_.fetch_add(bytes);
+      return nullptr;
+    }
+    return inner_ != nullptr ? inner_->Allocate(bytes) : AllocateAligned(static_cast<size_t>(bytes));
+  }
+  void Free(void* data, int64_t bytes) override {
+    if (inner_ != nullptr) {
+      inner_->Free(data, bytes);
+    } else {
+      std::free(data);
+    }
+  }
+
+ private:
+  const std::shared_ptr<MemoryPool> inner_;
+  std::atomic<int64_t> left_;
+};
+
+}  // namespace
+
+std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit) {
+  if (limit <= 0) return outputs;
+  return std::make_shared<BudgetPool>(std::move(outputs), limit);
+}
 
 bool NeedsStringColumns(const ir::Expr& expr) {
   if (IsString(expr.type().id) && expr.is_call()) return true;

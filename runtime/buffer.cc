@@ -142,7 +142,7 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(int64_t size, bool zero_all
   const size_t bytes = static_cast<size_t>(padded == 0 ? kBufferAlignment : padded);
   void* data = pool != nullptr ? pool->Allocate(static_cast<int64_t>(bytes)) : AllocateAligned(bytes);
   if (data == nullptr) {
-    return MakeError(ErrorCode::kInvalidInput, "out of memory allocating {} bytes", size);
+    return MakeError(ErrorCode::kOutOfMemory, "out of memory allocating {} bytes", size);
   }
   if (zero_all) {
     std::memset(data, 0, bytes);

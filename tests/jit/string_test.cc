@@ -542,6 +542,20 @@ TEST(Strings, StringResultsAndCastsAreClearErrors) {
     EXPECT_EQ(refused.error().code(), ErrorCode::kOutOfMemory) << refused.error().ToString();
     EXPECT_NE(refused.error().message().find("a string result of more than"), std::string::npos);  // not the allocator's
   }
+  // EngineOptions::max_evaluation_bytes bounds string results too (their sizes are known only
+  // once computed): 8 MiB of text lowered is refused under a 4 MiB limit, a little is not.
+  {
+    auto bounded = std::move(Engine::Make({.max_evaluation_bytes = 4 << 20})).value();
+    ASSERT_OK_AND_ASSIGN(auto text, MakeStringArray(DataType(TypeId::kUtf8), StringLayout::kOffsets32,
+                                                    {std::string(8 << 20, 'A'), "B"}));
+    const Schema one{{{"s", text->type()}}};
+    ASSERT_OK_AND_ASSIGN(ir::ExprPtr lower, ir::ParseAndBind("lower(s)", one));
+    auto refused = bounded->Evaluate(lower, std::vector<ArrayPtr>{text}, 2);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code(), ErrorCode::kOutOfMemory) << refused.error().ToString();
+    ASSERT_OK_AND_ASSIGN(ArrayPtr small, bounded->Evaluate(lower, std::vector<ArrayPtr>{*text->Slice(1, 1)}, 1));
+    EXPECT_EQ(small->ToString(), "['b']");
+  }
   // Caller buffers hold no strings.
   ASSERT_OK_AND_ASSIGN(e, ir::ParseAndBind("lower(s)", schema));
   alignas(64) uint8_t values[64];
