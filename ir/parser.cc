@@ -101,7 +101,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       continue;
     }
     auto two = s.substr(i, 2);
-    if (two == "!=" || two == "<=" || two == ">=" || two == "||" || two == "**") {
+    if (two == "!=" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::") {
       out.push_back({Tok::kOp, std::string(two), start});
       i += 2;
       continue;
@@ -381,7 +381,8 @@ class Parser {
       const bool power_follows = t.kind != Tok::kEnd && t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == "**";
       if (!power_follows &&
           (t.kind == Tok::kNumber || (t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan")))) {
-        return ParseLiteral("-");
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr negative, ParseLiteral("-"));
+        return ParsePostfixCasts(std::move(negative));
       }
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseUnary(); }));
       return Made(Expr::Call("neg", {operand}));
@@ -390,7 +391,8 @@ class Parser {
     // left, right-associative, and its right side may be negated (2 ** -1). (Here rather than in
     // a function of its own: a parenthesis level's chain of frames bounds how deep the stack
     // goes at Limits::max_depth.)
-    ROWJIT_ASSIGN_OR_RETURN(ExprPtr base, ParsePrimary());
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr primary, ParsePrimary());
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr base, ParsePostfixCasts(std::move(primary)));
     if (Peek().kind != Tok::kOp || Peek().text != "**") return base;
     Next();
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr exponent, Nested([this] { return ParseUnary(); }));
@@ -502,6 +504,52 @@ class Parser {
     }
     return out;
   }
+  // A cast's target: rowjit's names first (i64, decimal(30,4), date32), then SQL's (bigint,
+  // double precision, numeric(12, 2), timestamp with time zone, date).
+  Result<DataType> ParseTypeName() {
+    if (Peek().kind != Tok::kIdent) return Expected("a type name");
+    const size_t at = Peek().pos;
+    const std::string head = Next().text;
+    // SQL's two-word names: double precision, timestamp with[out] time zone.
+    std::string sql_head = head;
+    if (IsWord(head, "double") && PeekIdent("precision")) Next();
+    if (IsWord(head, "timestamp") && (PeekIdent("with") || PeekIdent("without")) && PeekIdent("time", 1) &&
+        PeekIdent("zone", 2)) {
+      if (IsWord(Next().text, "with")) sql_head = "timestamptz";
+      Next();
+      Next();
+    }
+    // A parameterized type: decimal64(12, 2), timestamp(us, UTC), numeric(12, 2).
+    std::string parameters;
+    if (Peek().kind == Tok::kLParen) {
+      while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) parameters += Next().text;
+      if (Peek().kind != Tok::kRParen) return Expected("')'");
+      parameters += Next().text;
+    }
+    auto type = ParseDataType(head + parameters);
+    if (!type.ok() || sql_head != head) {
+      if (std::optional<std::string> ours = SqlTypeName(sql_head, parameters)) type = ParseDataType(*ours);
+    }
+    if (!type.ok() || type->nullable) {
+      return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: '{}{}' is not a type name", at, head,
+                       parameters);
+    }
+    return *type;
+  }
+  // x::T, PostgreSQL's cast: cast(x, T), binding tighter than any operator (-x::i64 is
+  // -(cast(x, i64)), x::f64 ** 2 squares the cast).
+  Result<ExprPtr> ParsePostfixCasts(ExprPtr e) {
+    while (Peek().kind == Tok::kOp && Peek().text == "::") {
+      Next();
+      ROWJIT_ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+      if (type.is_logical()) {
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(Expr::Call("cast", {e, Expr::Literal("'" + type.ToString() + "'")})));
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(Expr::Call("cast", {e}, type.id)));
+      }
+    }
+    return e;
+  }
   Result<ExprPtr> ParseCallArgs(std::string name) {
     // SQL's extract(year from t): date_part('year', t), which binds to year(t).
     if (name == "extract" && Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kIdent && IsWord(t_[pos_ + 1].text, "from")) {
@@ -518,37 +566,14 @@ class Parser {
       while (true) {
         // The last argument of a cast is a type name.
         if (IsCastName(name) && !args.empty()) {
-          if (Peek().kind != Tok::kIdent) return Expected("a type name");
-          const std::string head = Next().text;
-          // SQL's two-word names: double precision, timestamp with[out] time zone.
-          std::string sql_head = head;
-          if (IsWord(head, "double") && PeekIdent("precision")) Next();
-          if (IsWord(head, "timestamp") && (PeekIdent("with") || PeekIdent("without")) && PeekIdent("time", 1) &&
-              PeekIdent("zone", 2)) {
-            if (IsWord(Next().text, "with")) sql_head = "timestamptz";
-            Next();
-            Next();
-          }
-          // A parameterized type: decimal64(12, 2), timestamp(us, UTC), numeric(12, 2).
-          std::string parameters;
-          if (Peek().kind == Tok::kLParen) {
-            while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) parameters += Next().text;
-            if (Peek().kind != Tok::kRParen) return Expected("')'");
-            parameters += Next().text;
-          }
-          // rowjit's names first (i64, decimal(30,4), date32), then SQL's (bigint, numeric, date).
-          auto type = ParseDataType(head + parameters);
-          if (!type.ok() || sql_head != head) {
-            if (std::optional<std::string> ours = SqlTypeName(sql_head, parameters)) type = ParseDataType(*ours);
-          }
-          if (!type.ok() || type->nullable) return Expected("a type name");
-          if (!type->is_logical()) {
-            type_arg = type->id;
+          ROWJIT_ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+          if (!type.is_logical()) {
+            type_arg = type.id;
             break;
           }
           // A cast to a logical type: its text as a second argument, which the binder reads.
           if (name != "cast") return Expected("a storage type name (" + name + " of a logical type)");
-          args.push_back(Expr::Literal("'" + type->ToString() + "'"));
+          args.push_back(Expr::Literal("'" + type.ToString() + "'"));
           break;
         }
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));

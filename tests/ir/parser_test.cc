@@ -101,6 +101,13 @@ TEST(Parser, SqlFormsAreTheirCalls) {
   EXPECT_EQ(Canon("cast(m as numeric(12, 2)) + cast(n as DECIMAL(5)) + cast(o as decimal)"),
             "(cast(m, decimal(12,2)) + cast(n, decimal(5,0))) + cast(o, decimal(18,3))");
   EXPECT_EQ(Canon("EXTRACT(YEAR FROM t) + -INF"), "date_part('YEAR', t) + -inf");
+  // PostgreSQL's x::T: a cast binding tighter than every operator, unary minus and ** included.
+  EXPECT_EQ(Canon("a::i64 + b::BIGINT * c::double precision"), "cast(a, i64) + (cast(b, i64) * cast(c, f64))");
+  EXPECT_EQ(Canon("-a::i64"), "neg(cast(a, i64))");
+  EXPECT_EQ(Canon("a::f64 ** 2 + 2 ** b::f64"), "power(cast(a, f64), 2) + power(2, cast(b, f64))");
+  EXPECT_EQ(Canon("(a + 1)::u8::utf8"), "cast(cast(a + 1, u8), utf8)");
+  EXPECT_EQ(Canon("'2024-02-29'::date < t::timestamp with time zone"), "cast('2024-02-29', date32) < cast(t, timestamp(us, UTC))");
+  EXPECT_EQ(Canon("m::numeric(12, 2) + 1:i8::i64 + -7::i16"), "(cast(m, decimal(12,2)) + cast(1:i8, i64)) + cast(-7, i16)");
   EXPECT_EQ(Canon("s NOT ILIKE 'x%' AND x Is Distinct From y"),
             "(not ilike(s, 'x%')) and coalesce(x != y, not (is_null(x) and is_null(y)))");
   // Still column names where an operator, a comma, ')' or the end follows.
@@ -157,9 +164,14 @@ TEST(ParserErrors, KeywordAsOperand) { ExpectSyntaxError("a + and", "expected an
 TEST(ParserErrors, Empty) { ExpectSyntaxError("", "expected an expression, found end of input"); }
 TEST(ParserErrors, SqlForms) {
   ExpectSyntaxError("a in ()", "expected an expression, found ')'");
-  ExpectSyntaxError("cast(a as varchar(10))", "expected a type name");  // no length limits
-  ExpectSyntaxError("cast(a as timestamp(4))", "expected a type name");
-  ExpectSyntaxError("cast(a as bigint(3))", "expected a type name");
+  ExpectSyntaxError("cast(a as varchar(10))", "position 10: 'varchar(10)' is not a type name");  // no length limits
+  ExpectSyntaxError("cast(a as timestamp(4))", "'timestamp(4)' is not a type name");
+  ExpectSyntaxError("cast(a as bigint(3))", "'bigint(3)' is not a type name");
+  // x::T
+  ExpectSyntaxError("a::", "position 3: expected a type name, found end of input");
+  ExpectSyntaxError("a::nosuch + 1", "position 3: 'nosuch' is not a type name");
+  ExpectSyntaxError("a:::i64", "expected a type name, found ':'");
+  ExpectSyntaxError("a::3", "expected a type name, found number '3'");
   ExpectSyntaxError("a in 1", "expected '(' after 'in'");
   ExpectSyntaxError("a in (1, 2", "expected ',' or ')'");
   ExpectSyntaxError("a between 1 or 2", "expected 'and'");
