@@ -265,13 +265,7 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr text, ConstantArray::Make(expr->value(), length, expr->type().nullable));
       return text;
     }
-    // Their non-string arguments (substr's positions, if's condition) run through kernels.
-    const internal::EvaluateFn evaluate = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
-      EvalReport inner;
-      return EvaluateAdmitted(e, cols, n, options, inner);
-    };
-    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(expr, columns, length, evaluate,
-                                     internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes)));
+    ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, MaterializeStrings(expr, columns, length, options));
     rep.strategy = Strategy::kStrings;
     if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
     return internal::ResolveFailedRows(EvaluateAdmitted(s.expr, s.columns, length, options, rep, into), s.failed_rows,
@@ -290,6 +284,16 @@ Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<con
   rep.strategy = plan.strategy;
   if (plan.strategy == Strategy::kStaged) return EvaluateStaged(expr, columns, length, options, rep, into);
   return impl_->RunPlan(*expr, batch, plan, options, rep, nullptr, into);
+}
+
+Result<internal::StringColumns> Engine::MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                                           int64_t length, const EvalOptions& options) {
+  const internal::EvaluateFn kernels = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
+    EvalReport inner;
+    return EvaluateAdmitted(e, cols, n, options, inner);
+  };
+  return internal::MaterializeStrings(expr, columns, length, kernels,
+                                      internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes));
 }
 
 Result<ArrayPtr> Engine::EvaluateOverDictionary(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
@@ -479,12 +483,7 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
       return internal::FoldStrings(agg, *rows);
     }
     if (internal::NeedsStringColumns(*agg.arg) && !agg.arg->is_column()) {  // lower(s), concat(a, b), ...
-      const internal::EvaluateFn evaluate = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
-        EvalReport inner;
-        return EvaluateAdmitted(e, cols, n, options, inner);
-      };
-      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, internal::MaterializeStrings(agg.arg, columns, length, evaluate,
-                                     internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes)));
+      ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, MaterializeStrings(agg.arg, columns, length, options));
       ir::Aggregate over = agg;
       over.arg = s.expr;
       return internal::ResolveFailedRows(Aggregate(over, s.columns, length, options, &rep), s.failed_rows,

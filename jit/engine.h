@@ -112,6 +112,9 @@ struct OutputBuffers {
 class PreparedExpression;
 class PreparedProjection;
 class PreparedAggregate;
+namespace internal {
+struct StringColumns;
+}
 
 class Engine {
  public:
@@ -242,6 +245,11 @@ class Engine {
                                   std::span<const OutputBuffers> into);
   // Strategy::kOverDictionary: `expr` over the values of the dictionary in column `column`, then
   // gathered through its codes.
+  // The string-valued calls of `expr` computed a column at a time (internal::MaterializeStrings),
+  // their non-string arguments through kernels with `options`, their buffers from the output pool
+  // within EngineOptions::max_evaluation_bytes.
+  Result<internal::StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                                     int64_t length, const EvalOptions& options);
   Result<ArrayPtr> EvaluateOverDictionary(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                           int column, const EvalOptions& options, EvalReport& report);
   Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,

@@ -103,12 +103,7 @@ Result<std::vector<ArrayPtr>> Engine::ProjectStrings(const ir::ExprPtr& root, st
   rep.strategy = Strategy::kStrings;
   if (rest.empty()) return results;
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr sub, ir::MakeProjection(rest));
-  const internal::EvaluateFn evaluate = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
-    EvalReport inner;
-    return EvaluateAdmitted(e, cols, n, options, inner);
-  };
-  Result<internal::StringColumns> s = internal::MaterializeStrings(sub, columns, length, evaluate,
-                                     internal::StringResultPool(impl_->outputs, impl_->options.max_evaluation_bytes));
+  Result<internal::StringColumns> s = MaterializeStrings(sub, columns, length, options);
   // Failing string-valued calls (rows the whole output decides): output by output.
   if (!s.ok() || !s->failed_rows.empty()) return ProjectSeparately(exprs, columns, length, options, rep, outs);
   Result<std::vector<ArrayPtr>> r = ProjectRoot(s->expr, s->columns, length, options, rep, rest_outs);
