@@ -230,9 +230,9 @@ Result<Scalar> LogicalToText(std::span<const Scalar> a, DataType result, std::op
   return Scalar::String(TemporalValueText(a[0]), result.id);
 }
 
-
 // --- column forms of the casts to text (ir/string_columns.h): numbers and bools formatted as
-// FormatValue formats them, a row at a time into one scratch string; other casts have none.
+// FormatValue formats them, each row once into pooled scratch (ProduceFormatted); other casts
+// have none.
 
 // The text of `v` as FormatValue writes it, at `at`; returns the end. At most kMaxValueText
 // bytes: "-9223372036854775808", "-2.2250738585072014e-308", "false".

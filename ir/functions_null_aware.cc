@@ -97,12 +97,11 @@ Result<DataType> BetweenRule(std::string_view n, std::span<const DataType> a,
   return internal::CompareRule(n, a, t);
 }
 
-
 // --- column forms over strings (ir/string_columns.h): each row copies the argument the row
 // form picks; other types have none (kernels compute them).
 
-// The argument `choose(i, valid)` picks for row i (-1: the row is null), copied; `valid(k, i)`
-// tells whether argument k is valid in row i.
+// The argument `choose(i, valid, text)` picks for row i (-1: the row is null), copied;
+// `valid(k, i)` tells whether argument k is valid in row i, `text(k, i)` reads a string argument.
 template <typename ChooseFn>
 Result<ArrayPtr> PickStrings(std::span<const ArrayPtr> a, size_t first_string, DataType r, int64_t length,
                              const std::shared_ptr<MemoryPool>& pool, ChooseFn choose) {
@@ -114,18 +113,19 @@ Result<ArrayPtr> PickStrings(std::span<const ArrayPtr> a, size_t first_string, D
     if (k >= first_string) in.emplace_back(*a[k]);
   }
   auto is_valid = [&](size_t k, int64_t i) { return valid[k].IsValid(i); };
+  auto text = [&](size_t k, int64_t i) { return in[k - first_string].Get(i); };
   std::vector<int32_t> picked(static_cast<size_t>(length));
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(length));
   for (int64_t i = 0; i < length; ++i) {
-    picked[static_cast<size_t>(i)] = choose(i, is_valid);
+    picked[static_cast<size_t>(i)] = choose(i, is_valid, text);
     kernels::SetBitTo(bits->mutable_data(), i, picked[static_cast<size_t>(i)] >= 0);
   }
   ROWJIT_ASSIGN_OR_RETURN(Validity out, Validity::FromBitmap(std::move(bits), 0, length));
   return ProduceStrings(
       r, length, std::move(out), pool,
-      [&](int64_t i) { return static_cast<int64_t>(in[static_cast<size_t>(picked[static_cast<size_t>(i)]) - first_string].Get(i).size()); },
+      [&](int64_t i) { return static_cast<int64_t>(text(static_cast<size_t>(picked[static_cast<size_t>(i)]), i).size()); },
       [&](int64_t i, uint8_t* dst) {
-        const std::string_view v = in[static_cast<size_t>(picked[static_cast<size_t>(i)]) - first_string].Get(i);
+        const std::string_view v = text(static_cast<size_t>(picked[static_cast<size_t>(i)]), i);
         CopyString(v, dst);
         return static_cast<int64_t>(v.size());
       });
@@ -134,7 +134,7 @@ Result<ArrayPtr> PickStrings(std::span<const ArrayPtr> a, size_t first_string, D
 Result<ArrayPtr> CoalesceColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
                                  const std::shared_ptr<MemoryPool>& pool) {
   if (!IsString(r.id)) return ArrayPtr();
-  return PickStrings(a, 0, r, length, pool, [&](int64_t i, auto is_valid) -> int32_t {
+  return PickStrings(a, 0, r, length, pool, [&](int64_t i, auto is_valid, auto) -> int32_t {
     for (size_t k = 0; k < a.size(); ++k) {
       if (is_valid(k, i)) return static_cast<int32_t>(k);
     }
@@ -147,14 +147,12 @@ template <bool kGreatest>
 Result<ArrayPtr> ExtremeColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
                                  const std::shared_ptr<MemoryPool>& pool) {
   if (!IsString(r.id)) return ArrayPtr();
-  std::vector<StringReader> in;
-  for (const ArrayPtr& x : a) in.emplace_back(*x);
-  return PickStrings(a, 0, r, length, pool, [&](int64_t i, auto is_valid) -> int32_t {
+  return PickStrings(a, 0, r, length, pool, [&](int64_t i, auto is_valid, auto text) -> int32_t {
     int32_t best = -1;
     std::string_view at;
     for (size_t k = 0; k < a.size(); ++k) {
       if (!is_valid(k, i)) continue;
-      const std::string_view v = in[k].Get(i);
+      const std::string_view v = text(k, i);
       if (best < 0 || (kGreatest ? at < v : v < at)) best = static_cast<int32_t>(k), at = v;
     }
     return best;
@@ -166,7 +164,7 @@ Result<ArrayPtr> IfColumns(std::span<const ArrayPtr> a, DataType r, int64_t leng
                                  const std::shared_ptr<MemoryPool>& pool) {
   if (!IsString(r.id)) return ArrayPtr();
   const Array& cond = *a[0];
-  return PickStrings(a, 1, r, length, pool, [&](int64_t i, auto is_valid) -> int32_t {
+  return PickStrings(a, 1, r, length, pool, [&](int64_t i, auto is_valid, auto) -> int32_t {
     bool taken = false;
     if (is_valid(0, i)) {
       taken = cond.encoding() == Encoding::kBool ? static_cast<const BoolArray&>(cond).Value(i)

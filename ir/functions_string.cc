@@ -68,14 +68,6 @@ Result<DataType> SubstrRule(std::string_view n, std::span<const DataType> a, std
   return a[0].WithNullable(internal::AnyNullable(a));
 }
 
-int64_t AsInt64(const Scalar& s) {
-  return IsSignedInt(s.type_id()) ? VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> int64_t {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<int64_t>(s.value<T>());
-    return 0;
-  })
-                                  : static_cast<int64_t>(std::min<uint64_t>(s.bits(), INT64_MAX));
-}
-
 template <bool kUpper>
 Result<Scalar> ChangeCase(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
   std::string out(a[0].str());
@@ -91,7 +83,7 @@ Result<Scalar> ChangeCase(std::span<const Scalar> a, DataType r, std::optional<T
 // positions before 1 shorten the count (PostgreSQL); a negative count gives ''.
 Result<Scalar> Substr(std::span<const Scalar> a, DataType r, std::optional<TypeId>) {
   const std::string_view s = a[0].str();
-  const int64_t start = AsInt64(a[1]), count = AsInt64(a[2]);
+  const int64_t start = ClampedInt64(a[1]), count = ClampedInt64(a[2]);
   const int64_t end = count < 0 ? start : (start > INT64_MAX - count ? INT64_MAX : start + count);
   const int64_t from = std::max<int64_t>(start, 1);
   if (end <= from) return Scalar::String("", r.id);
@@ -142,11 +134,8 @@ Result<Scalar> Replace(std::span<const Scalar> a, DataType r, std::optional<Type
   return Scalar::String(out, r.id);
 }
 
-
 // --- column forms of the functions returning strings (ir/string_columns.h): the same results
 // as the row forms above, which stay the reference the tests compare them with.
-
-const uint8_t* Bytes(const char* p) { return reinterpret_cast<const uint8_t*>(p); }
 
 // ASCII letters' case changed over n bytes: one compare and one xor a byte, no branch (the
 // loop vectorizes).
@@ -244,7 +233,7 @@ Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int6
       r, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(in.Get(i).size()); },
       [&](int64_t i, uint8_t* out) {
         const std::string_view v = in.Get(i);
-        ChangeCaseBytes<kUpper>(Bytes(v.data()), v.size(), out);
+        ChangeCaseBytes<kUpper>(Bytes(v), v.size(), out);
         return static_cast<int64_t>(v.size());
       });
 }

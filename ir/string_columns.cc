@@ -42,20 +42,19 @@ StringReader::StringReader(const Array& array) {
   }
 }
 
+int64_t ClampedInt64(const Scalar& s) {
+  if (s.is_null()) return 0;
+  if (!IsSignedInt(s.type_id())) return static_cast<int64_t>(std::min<uint64_t>(s.bits(), std::numeric_limits<int64_t>::max()));
+  return VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<int64_t>(s.value<T>());
+    return 0;
+  });
+}
+
 IntegerReader::IntegerReader(const Array& array) {
-  auto as_int64 = [](const Scalar& s) -> int64_t {
-    if (s.is_null()) return 0;
-    if (IsSignedInt(s.type_id())) {
-      return VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> int64_t {
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<int64_t>(s.value<T>());
-        return 0;
-      });
-    }
-    return static_cast<int64_t>(std::min<uint64_t>(s.bits(), std::numeric_limits<int64_t>::max()));
-  };
   if (array.encoding() == Encoding::kConstant) {
     constant_ = true;
-    value_ = as_int64(static_cast<const ConstantArray&>(array).value());
+    value_ = ClampedInt64(static_cast<const ConstantArray&>(array).value());
     return;
   }
   values_.resize(static_cast<size_t>(array.length()));
@@ -75,7 +74,7 @@ IntegerReader::IntegerReader(const Array& array) {
     });
     return;
   }
-  for (size_t i = 0; i < values_.size(); ++i) values_[i] = as_int64(array.GetScalar(static_cast<int64_t>(i)));
+  for (size_t i = 0; i < values_.size(); ++i) values_[i] = ClampedInt64(array.GetScalar(static_cast<int64_t>(i)));
 }
 
 Result<Validity> RowValidity(const Array& array) {

@@ -5,8 +5,8 @@
 // (ir/function.h), which the executor runs instead of the row-at-a-time reference.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -37,8 +37,6 @@ class StringReader {
     }
     return {};
   }
-  // Whether rows live in one offsets buffer pair (Range reads need no view decode).
-  bool is_offsets() const { return kind_ == Kind::kOffsets32 || kind_ == Kind::kOffsets64; }
 
  private:
   enum class Kind : uint8_t { kOffsets32, kOffsets64, kViews, kConstant, kDictionary };
@@ -108,8 +106,11 @@ inline void CopyString(std::string_view v, uint8_t* out) {
   }
 }
 
-// Row i of an integer-typed array (flat, constant or dictionary) as int64: unsigned values past
-// INT64_MAX read as INT64_MAX (the reference's substr reads them so).
+// An integer scalar as int64, unsigned values past INT64_MAX as INT64_MAX (substr's positions;
+// null as 0, which strict callers never read).
+int64_t ClampedInt64(const Scalar& s);
+
+// Row i of an integer-typed array (flat, constant or dictionary) as ClampedInt64 reads it.
 class IntegerReader {
  public:
   explicit IntegerReader(const Array& array);

@@ -186,10 +186,6 @@ class Materializer {
   std::unordered_map<const ir::Expr*, ir::ExprPtr> done_;
 };
 
-}  // namespace
-
-namespace {
-
 // The memory of one evaluation's string results, refused past `limit` bytes in all
 // (EngineOptions::max_evaluation_bytes: their sizes are only known once computed, so they are
 // counted as they are allocated; freed blocks are not given back to the count).
