@@ -305,17 +305,7 @@ Scalar Scalar::Int128(__int128 value, DataType type) {
   return s;
 }
 
-std::string Int128Text(__int128 v) {
-  const bool negative = v < 0;
-  auto u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-  std::string digits;
-  do {
-    digits += static_cast<char>('0' + static_cast<int>(u % 10));
-    u /= 10;
-  } while (u != 0);
-  if (negative) digits += '-';
-  return std::string(digits.rbegin(), digits.rend());
-}
+std::string Int128Text(__int128 v) { return DecimalText(v, 0); }
 
 std::string DecimalText(__int128 unscaled, int scale) {
   char text[kMaxDecimalText];
