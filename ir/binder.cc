@@ -1,6 +1,7 @@
 // Binder: types, literal typing, nullability and folding (ir layer).
 #include "ir/binder.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "ir/analysis.h"
@@ -106,9 +107,9 @@ Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const 
     return MakeError(ErrorCode::kTypeError, "{} does not take {} (a logical type over {}; no rule of {} covers it yet)",
                      f.name, type, TypeIdName(first->id), f.name);
   }
-  if (first->logical == LogicalKind::kInterval) {
-    return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported yet (intervals have no total order)", f.name,
-                     type);
+  if (first->logical == LogicalKind::kInterval && f.logical != LogicalArgs::kPassThrough) {
+    // Comparisons of intervals are BindIntervalCall's rewrites; their storage does not order them.
+    return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported", f.name, type);
   }
   const size_t unify = f.unify_from < 0 ? types.size() : static_cast<size_t>(f.unify_from);
   for (size_t i = 0; i < types.size(); ++i) {
@@ -254,25 +255,69 @@ class Binder {
     return BindDecimalCall(f.name, bound, e.type_arg(), &Fold);
   }
 
-  // A comparison, between, if or coalesce over a date, timestamp or time: its untyped string
-  // literals are values of that type ('2024-02-29', '2024-02-29 12:00:00.25'), as PostgreSQL
-  // reads an unknown-typed literal.
+  // A comparison, between, if or coalesce over a date, timestamp, time, duration or interval: its
+  // untyped string literals are values of that type ('2024-02-29', '2024-02-29 12:00:00.25', '1
+  // day 2 hours'), as PostgreSQL reads an unknown-typed literal; so are they beside a duration
+  // in add and sub (`t - u > '1 day'`, `(t - u) + '1 hour'`).
   static Status BindTemporalLiterals(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
-    if (f.logical != LogicalArgs::kCompare && f.logical != LogicalArgs::kPassThrough) return Status::OK();
+    const bool arith = f.logical == LogicalArgs::kTemporalArith;
+    if (f.logical != LogicalArgs::kCompare && f.logical != LogicalArgs::kPassThrough && !arith) return Status::OK();
     const ExprPtr* temporal = nullptr;
     for (const ExprPtr& b : bound) {
       const LogicalKind k = b ? b->type().logical : LogicalKind::kNone;
-      if (temporal == nullptr && (k == LogicalKind::kDate || k == LogicalKind::kTimestamp || k == LogicalKind::kTime)) temporal = &b;
+      const bool dated = k == LogicalKind::kDate || k == LogicalKind::kTimestamp || k == LogicalKind::kTime ||
+                         k == LogicalKind::kInterval;
+      if (temporal == nullptr && (k == LogicalKind::kDuration || (dated && !arith))) temporal = &b;
     }
     if (temporal == nullptr) return Status::OK();
+    const DataType type = (*temporal)->type();
     for (size_t i = 0; i < bound.size(); ++i) {
       const Expr& a = *e.args()[i];
       if (bound[i] || !IsUntypedLiteral(a) || a.literal_text().empty() || a.literal_text().front() != '\'') continue;
       ROWJIT_ASSIGN_OR_RETURN(const Scalar text, ParseScalar(TypeId::kUtf8, a.literal_text()));
-      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseTemporalLiteral(text.str(), (*temporal)->type()));
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, type.logical == LogicalKind::kDuration ? ParseDurationLiteral(text.str(), type)
+                                                  : type.logical == LogicalKind::kInterval ? ParseIntervalLiteral(text.str(), type)
+                                                                                           : ParseTemporalLiteral(text.str(), type));
       bound[i] = Expr::BoundLiteral(value);
     }
     return Status::OK();
+  }
+
+  // Comparisons, greatest/least and arithmetic over intervals (ir/temporal.h BindIntervalCall):
+  // untyped string literals beside an interval are interval_month_day_nano values (any interval
+  // type compares and adds with any other), an untyped null one of that type, other untyped
+  // arguments bound as i64 (`i * 3`).
+  Result<std::optional<ExprPtr>> BindIntervalOperands(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
+    using Out = std::optional<ExprPtr>;
+    const bool any = std::any_of(bound.begin(), bound.end(),
+                                 [](const ExprPtr& b) { return b && b->type().logical == LogicalKind::kInterval; });
+    constexpr std::string_view kCalls[] = {"eq", "ne", "lt", "le", "gt", "ge", "between", "in_list", "greatest",
+                                           "least", "add", "sub", "neg", "mul", "div"};
+    if (!any || std::find(std::begin(kCalls), std::end(kCalls), f.name) == std::end(kCalls)) return Out();
+    // greatest/least keep their arguments' type: a literal takes the first interval's.
+    const bool pick = f.name == "greatest" || f.name == "least";
+    DataType literal_type = DataType::Interval(IntervalUnit::kMonthDayNano);
+    for (const ExprPtr& b : bound) {
+      if (pick && b && b->type().logical == LogicalKind::kInterval) {
+        literal_type = b->type().WithNullable(false);
+        break;
+      }
+    }
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i]) continue;
+      const Expr& a = *e.args()[i];
+      const std::string& text = IsUntypedLiteral(a) ? a.literal_text() : std::string();
+      if (text == "null") {
+        bound[i] = Expr::BoundLiteral(Scalar::Null(literal_type.id).As(literal_type));
+      } else if (!text.empty() && text.front() == '\'') {
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar interval, ParseIntervalLiteral(value.str(), literal_type));
+        bound[i] = Expr::BoundLiteral(interval);
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], TypeId::kI64, ""));
+      }
+    }
+    return BindIntervalCall(f.name, bound, &Fold);
   }
 
   // date/timestamp ± interval (ir/temporal.h BindIntervalArith); an untyped string literal
@@ -333,6 +378,8 @@ class Binder {
     if (decimal) return *decimal;
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> interval, BindInterval(e, *f, bound));
     if (interval) return *interval;
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> over_intervals, BindIntervalOperands(e, *f, bound));
+    if (over_intervals) return *over_intervals;
     ROWJIT_RETURN_NOT_OK(BindTemporalLiterals(e, *f, bound));
     if (!group && f->propagates_type) group = expected;
     for (size_t i = unify; i < n; ++i) {

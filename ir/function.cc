@@ -25,6 +25,16 @@ std::string ArgTypes(std::span<const DataType> args) {
   return out;
 }
 
+ExprPtr BuildCall(std::string_view name, std::vector<ExprPtr> args, DataType type, FoldFn fold,
+                  std::optional<TypeId> type_arg) {
+  const Function* f = FindFunction(name);
+  if (f->strict()) {
+    type.nullable = false;
+    for (const ExprPtr& a : args) type.nullable = type.nullable || a->type().nullable;
+  }
+  return fold(Expr::BoundCall(f, std::move(args), type_arg, type));
+}
+
 Error TypeMismatch(std::string_view name, std::span<const DataType> args, std::string_view want) {
   return MakeError(ErrorCode::kTypeError, "{}({}): {}", name, ArgTypes(args), want);
 }

@@ -25,7 +25,8 @@ enum class NullBehavior : uint8_t {
 enum class LogicalArgs : uint8_t {
   kRefused,      // numbers only: arithmetic on a date's storage would be a wrong answer
   kCompare,      // the unified arguments share one logical type (timestamps: one unit, and each
-                 // with a zone or none) and compare as their storage does; not intervals
+                 // with a zone or none) and compare as their storage does; intervals are
+                 // rewritten first (ir/temporal.h BindIntervalCall)
   kPassThrough,  // as kCompare, and a result of the arguments' storage takes their logical type
   kTemporalArith,  // add/sub: timestamp ± duration, timestamp - timestamp, duration ± duration
                    // in one unit, date32 ± i32 days, date32 - date32 (ir/binder.cc)

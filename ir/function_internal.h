@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ir/expr.h"
 #include "ir/function.h"
 
 namespace rowjit::ir::internal {
@@ -25,6 +26,11 @@ Result<DataType> IntegerRule(std::string_view, std::span<const DataType>, std::o
 Result<DataType> FloatRule(std::string_view, std::span<const DataType>, std::optional<TypeId>);
 Result<DataType> BoolRule(std::string_view, std::span<const DataType>, std::optional<TypeId>);
 Result<DataType> CompareRule(std::string_view, std::span<const DataType>, std::optional<TypeId>);
+
+// A bound call of catalog function `name` (which must exist) of type `type`, nullable where a
+// strict function has a nullable argument, folded by `fold`: what the binder's rewrites build.
+ExprPtr BuildCall(std::string_view name, std::vector<ExprPtr> args, DataType type, FoldFn fold,
+                  std::optional<TypeId> type_arg = std::nullopt);
 
 // --- scalar visitors ----------------------------------------------------------------------
 

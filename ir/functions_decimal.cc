@@ -192,31 +192,19 @@ const Function kFunctions[] = {
 
 // --- the binder's rules ---------------------------------------------------------------------
 
-bool AnyNullable(std::span<const ExprPtr> args) {
-  for (const ExprPtr& a : args) {
-    if (a->type().nullable) return true;
-  }
-  return false;
-}
-
-ExprPtr Call(std::string_view name, std::vector<ExprPtr> args, DataType type, FoldFn fold,
-             std::optional<TypeId> type_arg = std::nullopt) {
-  const Function* f = FindFunction(name);
-  if (f->strict()) type.nullable = AnyNullable(args);
-  return fold(Expr::BoundCall(f, std::move(args), type_arg, type));
-}
+using internal::BuildCall;
 
 std::string TypeText(const ExprPtr& e) { return e->type().WithNullable(false).ToString(); }
 
 ExprPtr ToFloat(const ExprPtr& x, TypeId to, FoldFn fold) {
   if (x->type().id == to && !x->type().is_logical()) return x;
-  if (IsDecimal(x->type())) return Call("decimal_to_float", {x}, DataType(to), fold);
-  return Call("cast", {x}, DataType(to), fold, to);
+  if (IsDecimal(x->type())) return BuildCall("decimal_to_float", {x}, DataType(to), fold);
+  return BuildCall("cast", {x}, DataType(to), fold, to);
 }
 
 ExprPtr Rescale(const ExprPtr& x, DataType to, FoldFn fold) {
   if (x->type().SameType(to)) return x;
-  return Call("decimal_cast", {x}, to, fold);
+  return BuildCall("decimal_cast", {x}, to, fold);
 }
 
 // Every operand a decimal, an integer or a float; the float type the call computes in, if any.
@@ -327,7 +315,7 @@ bool HasDecimalRule(std::string_view n) {
 ExprPtr NarrowDecimal128(const ExprPtr& x, FoldFn fold) {
   const DataType t = x->type();
   if (!IsDecimal(t) || t.id != TypeId::kI128 || t.precision > kMaxDecimal64Digits) return x;
-  return Call("decimal_cast", {x}, Decimal64(t.precision, t.scale), fold);
+  return BuildCall("decimal_cast", {x}, Decimal64(t.precision, t.scale), fold);
 }
 
 Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
@@ -335,10 +323,10 @@ Result<ExprPtr> BindDecimalCast(const ExprPtr& x, DataType to, FoldFn fold) {
     to = Decimal64(to.precision, to.scale);  // computed, and exported, as decimal64
   }
   const DataType from = x->type();
-  if (IsFloat(from.id) && !from.is_logical()) return Call("float_to_decimal", {x}, to, fold);
+  if (IsFloat(from.id) && !from.is_logical()) return BuildCall("float_to_decimal", {x}, to, fold);
   // A row's text, or a literal's (folded): cast(s, decimal64(3,2)), cast('1.50', decimal64(3,2)).
   if (from.id == TypeId::kUtf8 && !from.is_logical()) {
-    return Call("text_to_decimal", {x}, to, fold);
+    return BuildCall("text_to_decimal", {x}, to, fold);
   }
   if (!DecimalOperand(from) && from.id != TypeId::kU64) {
     return MakeError(ErrorCode::kUnsupported, "cast from {} to {} is not supported", TypeText(x), to.ToString());
@@ -386,12 +374,12 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr whole, BindDecimalRound(args[0], 0, fold));
     if (IsDecimal128(whole->type())) {
       const TypeId storage = *type_arg == TypeId::kU64 ? TypeId::kU64 : TypeId::kI64;
-      whole = Call("decimal_cast", {whole}, DataType(storage), fold);
+      whole = BuildCall("decimal_cast", {whole}, DataType(storage), fold);
       if (storage == *type_arg) return Out(whole);
     }
-    return Out(Call("cast", {whole}, DataType(*type_arg), fold, *type_arg));
+    return Out(BuildCall("cast", {whole}, DataType(*type_arg), fold, *type_arg));
   }
-  if (name == "neg" || name == "abs") return Out(Call(name, args, args[0]->type(), fold));
+  if (name == "neg" || name == "abs") return Out(BuildCall(name, args, args[0]->type(), fold));
   if (name == "round") {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindDecimalRound(args[0], 0, fold));
     return Out(r);
@@ -413,7 +401,7 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
     std::vector<DataType> types = {values[0]->type(), values[1]->type()};
     const Function* d = FindFunction(decimal_name);
     ROWJIT_ASSIGN_OR_RETURN(DataType type, d->type_rule(d->name, types, std::nullopt));
-    return Out(Call(decimal_name, values, type, fold));
+    return Out(BuildCall(decimal_name, values, type, fold));
   }
   std::copy(values.begin(), values.end(), args.begin() + static_cast<std::ptrdiff_t>(first));
   std::vector<DataType> types;
@@ -424,7 +412,7 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
     if (like.is_logical() && type.id == like.id) type = like.WithNullable(type.nullable);
   }
   if (!f->strict()) return Out(fold(Expr::BoundCall(f, std::move(args), type_arg, type)));
-  return Out(Call(name, std::move(args), type, fold, type_arg));
+  return Out(BuildCall(name, std::move(args), type, fold, type_arg));
 }
 
 }  // namespace rowjit::ir

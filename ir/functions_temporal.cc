@@ -11,6 +11,7 @@
 // arithmetic, jit/lower_temporal.cc), shifted by whole 400-year cycles into its range.
 #include "ir/temporal.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "ir/function_internal.h"
@@ -23,6 +24,7 @@ int64_t FloorDiv(int64_t x, int64_t d) { return x / d - (x % d < 0 ? 1 : 0); }
 int64_t FloorMod(int64_t x, int64_t d) { return x % d + (x % d < 0 ? d : 0); }
 
 constexpr int64_t kCycleDays = 146'097;  // 400 Gregorian years: the calendar and weekdays repeat
+constexpr int64_t kDayNanos = 86'400'000'000'000;
 
 struct Civil {
   int64_t year;
@@ -286,7 +288,7 @@ Result<Scalar> IntervalArithEval(std::span<const Scalar> a, DataType result, std
     day = DaysOf(year, month, std::min(c.day, in_month));
   }
   day += days;
-  const __int128 unit = 86'400'000'000'000 / s.per_day;  // nanoseconds a unit of t
+  const __int128 unit = kDayNanos / s.per_day;  // nanoseconds a unit of t
   const bool narrow = result.id == TypeId::kI32;
   auto past = [&](__int128 x) { return x > (narrow ? INT32_MAX : INT64_MAX) || x < (narrow ? INT32_MIN : INT64_MIN); };
   __int128 start = day * s.per_day + s.within;
@@ -314,6 +316,40 @@ Result<Scalar> IntervalArithEval(std::span<const Scalar> a, DataType result, std
 }
 
 bool AlwaysCanFail(std::span<const DataType>, DataType) { return true; }
+
+// interval_from_parts(months:i32, days:i32, nanos:i64): the interval_month_day_nano of three
+// parts, what interval arithmetic builds its result from (BindIntervalCall).
+Result<DataType> FromPartsRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  if (a[0].SameType(DataType(TypeId::kI32)) && a[1].SameType(DataType(TypeId::kI32)) &&
+      a[2].SameType(DataType(TypeId::kI64))) {
+    return DataType::Interval(IntervalUnit::kMonthDayNano).WithNullable(internal::AnyNullable(a));
+  }
+  return internal::TypeMismatch(n, a, "months:i32, days:i32 and nanoseconds:i64");
+}
+
+Result<Scalar> FromPartsEval(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  return MonthDayNano(a[0].value<int32_t>(), a[1].value<int32_t>(), a[2].value<int64_t>());
+}
+
+// interval_compare(x, y): -1, 0 or 1 as x orders before, with or after y in PostgreSQL's order
+// of intervals: each read as one length, a month 30 days and a day 24 hours ('1 month' = '30
+// days', '1 day' = '24 hours'), compared exactly.
+Result<DataType> CompareIntervalsRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  if (a[0].logical != LogicalKind::kInterval || a[1].logical != LogicalKind::kInterval) {
+    return internal::TypeMismatch(n, a, "two intervals");
+  }
+  return DataType(TypeId::kI32, internal::AnyNullable(a));
+}
+
+__int128 IntervalLength(const Scalar& interval) {
+  const IntervalParts p = PartsOf(interval);
+  return (static_cast<__int128>(p.months) * 30 + p.days) * kDayNanos + p.nanos;
+}
+
+Result<Scalar> CompareIntervalsEval(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
+  const __int128 x = IntervalLength(a[0]), y = IntervalLength(a[1]);
+  return Scalar::Of<int32_t>((x > y) - (x < y));
+}
 
 #define ROWJIT_FIELD(fname, field)                                                                   \
   {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .unify_from = -1,                 \
@@ -350,6 +386,10 @@ const Function kFunctions[] = {
     {.name = "sub_interval", .arg_names = {"t", "months", "days", "nanos"}, .family = Family::kTemporal,
      .can_fail = AlwaysCanFail, .unify_from = -1, .type_rule = IntervalArithRule, .eval = IntervalArithEval<true>,
      .logical = LogicalArgs::kAny},
+    {.name = "interval_from_parts", .arg_names = {"months", "days", "nanos"}, .family = Family::kTemporal,
+     .unify_from = -1, .type_rule = FromPartsRule, .eval = FromPartsEval, .logical = LogicalArgs::kAny},
+    {.name = "interval_compare", .arg_names = {"x", "y"}, .family = Family::kTemporal, .unify_from = -1,
+     .type_rule = CompareIntervalsRule, .eval = CompareIntervalsEval, .logical = LogicalArgs::kAny},
 };
 
 #undef ROWJIT_FIELD
@@ -737,6 +777,12 @@ IntervalParts PartsOf(const Scalar& interval) {
   return {};
 }
 
+Scalar MonthDayNano(int32_t months, int32_t days, int64_t nanos) {
+  const uint64_t low = static_cast<uint32_t>(months) | uint64_t{static_cast<uint32_t>(days)} << 32;
+  const auto high = static_cast<unsigned __int128>(static_cast<uint64_t>(nanos));
+  return Scalar::Int128(static_cast<__int128>(high << 64 | low), DataType::Interval(IntervalUnit::kMonthDayNano));
+}
+
 namespace {
 
 struct IntervalUnitText {
@@ -810,7 +856,6 @@ Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type)
     }
   }
   if (parts == 0) return bad("empty");
-  const auto m32 = static_cast<uint32_t>(static_cast<int32_t>(months));
   const auto d32 = static_cast<uint32_t>(static_cast<int32_t>(days));
   switch (unit) {
     case IntervalUnit::kMonths:
@@ -824,10 +869,8 @@ Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type)
       const uint64_t bits = d32 | uint64_t{static_cast<uint32_t>(static_cast<int32_t>(ms))} << 32;
       return Scalar::FromBits(TypeId::kI64, bits).As(type.WithNullable(false));
     }
-    case IntervalUnit::kMonthDayNano: {
-      const auto high = static_cast<unsigned __int128>(static_cast<uint64_t>(static_cast<int64_t>(nanos)));
-      return Scalar::Int128(static_cast<__int128>(high << 64 | (m32 | uint64_t{d32} << 32)), type);
-    }
+    case IntervalUnit::kMonthDayNano:
+      return MonthDayNano(static_cast<int32_t>(months), static_cast<int32_t>(days), static_cast<int64_t>(nanos));
   }
   return bad("unknown interval type");
 }
@@ -859,6 +902,66 @@ Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn) {
                    from.WithNullable(false).ToString(), to.ToString(), to.ToString());
 }
 
+namespace {
+
+bool IsInterval(const ExprPtr& e) { return e->type().logical == LogicalKind::kInterval; }
+
+// Part `part` of interval i as a bound expression (interval_months(i), ...), a literal 0 where
+// i's type does not hold it.
+ExprPtr PartOf(const ExprPtr& i, Part part, FoldFn fold) {
+  const auto unit = static_cast<IntervalUnit>(i->type().unit);
+  const bool present = part == Part::kMonths ? unit != IntervalUnit::kDayTime : unit != IntervalUnit::kMonths;
+  const TypeId id = part == Part::kNanos ? TypeId::kI64 : TypeId::kI32;
+  if (!present) return Expr::BoundLiteral(part == Part::kNanos ? Scalar::Of<int64_t>(0) : Scalar::Of<int32_t>(0));
+  constexpr std::string_view kNames[] = {"interval_months", "interval_days", "interval_nanos"};
+  return internal::BuildCall(kNames[static_cast<int>(part)], {i}, DataType(id), fold);
+}
+
+bool IsZeroLiteral(const ExprPtr& e) {
+  if (!e->is_literal() || e->value().is_null()) return false;
+  return e->type().id == TypeId::kI64 ? e->value().value<int64_t>() == 0
+                                      : e->type().id == TypeId::kI32 && e->value().value<int32_t>() == 0;
+}
+
+// x op y for one part of two intervals (op add or sub, in the part's checked arithmetic); a
+// literal 0 on the right, or on the left of an add, leaves the other side.
+ExprPtr PartArith(std::string_view op, const ExprPtr& x, const ExprPtr& y, FoldFn fold) {
+  if (IsZeroLiteral(y)) return x;
+  if (op == "add" && IsZeroLiteral(x)) return y;
+  return internal::BuildCall(op, {x, y}, x->type(), fold);
+}
+
+ExprPtr FromParts(ExprPtr months, ExprPtr days, ExprPtr nanos, FoldFn fold) {
+  return internal::BuildCall("interval_from_parts", {std::move(months), std::move(days), std::move(nanos)},
+                             DataType::Interval(IntervalUnit::kMonthDayNano), fold);
+}
+
+std::string TypeText(const ExprPtr& e) { return e->type().WithNullable(false).ToString(); }
+
+// interval × n for an integer n (cast to i64: a u64 past INT64_MAX is an error in its row): each
+// part times n in 64 bits, months and days then narrowed back to 32 (checked casts).
+Result<ExprPtr> ScaleInterval(const ExprPtr& i, const ExprPtr& n, FoldFn fold) {
+  if (n->type().is_logical() || !IsInteger(n->type().id)) {
+    return MakeError(ErrorCode::kTypeError,
+                     "mul of {} and {}: an interval is multiplied by an integer (PostgreSQL spills fractions of "
+                     "months into 30-day months; rowjit does not)",
+                     TypeText(i), TypeText(n));
+  }
+  const DataType i64(TypeId::kI64);
+  const ExprPtr factor = n->type().id == TypeId::kI64 ? n : internal::BuildCall("cast", {n}, i64, fold, TypeId::kI64);
+  auto scaled = [&](Part part) {
+    ExprPtr p = PartOf(i, part, fold);
+    if (IsZeroLiteral(p)) return p;
+    if (part != Part::kNanos) p = internal::BuildCall("cast", {p}, i64, fold, TypeId::kI64);
+    ExprPtr product = internal::BuildCall("mul", {p, factor}, i64, fold);
+    if (part == Part::kNanos) return product;
+    return internal::BuildCall("cast", {product}, DataType(TypeId::kI32), fold, TypeId::kI32);
+  };
+  return FromParts(scaled(Part::kMonths), scaled(Part::kDays), scaled(Part::kNanos), fold);
+}
+
+}  // namespace
+
 Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, const ExprPtr& x, const ExprPtr& y,
                                                  std::optional<std::string_view> interval_text, FoldFn fold) {
   using Out = std::optional<ExprPtr>;
@@ -873,15 +976,8 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
     t = x, i = y;
   } else if (!sub && interval(x) && dated(y)) {
     t = y, i = x;
-  } else if ((x != nullptr && x->type().logical == LogicalKind::kInterval) ||
-             (y != nullptr && y->type().logical == LogicalKind::kInterval)) {
-    return MakeError(ErrorCode::kTypeError,
-                     "{} of {} and {}: intervals are added to and subtracted from dates and timestamps (date + "
-                     "interval, timestamp - interval); interval arithmetic is not supported yet",
-                     function, x ? x->type().WithNullable(false).ToString() : "a literal",
-                     y ? y->type().WithNullable(false).ToString() : "a literal");
   } else {
-    return Out();
+    return Out();  // interval ± interval is BindIntervalCall's
   }
   if (i == nullptr) {
     ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseIntervalLiteral(*interval_text, DataType::Interval(IntervalUnit::kMonthDayNano)));
@@ -892,19 +988,112 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
     const TimeUnit to = unit == IntervalUnit::kDayTime ? TimeUnit::kMilli : TimeUnit::kMicro;
     ROWJIT_ASSIGN_OR_RETURN(t, BindTemporalCast(t, *DataType::Temporal(LogicalKind::kTimestamp, to), fold));
   }
-  auto part = [&](std::string_view name, bool present) {
-    const bool nanos = name == "interval_nanos";
-    if (!present) return Expr::BoundLiteral(nanos ? Scalar::Of<int64_t>(0) : Scalar::Of<int32_t>(0));
-    return fold(Expr::BoundCall(FindFunction(name), {i}, std::nullopt,
-                                DataType(nanos ? TypeId::kI64 : TypeId::kI32, i->type().nullable)));
-  };
-  std::vector<ExprPtr> args = {t, part("interval_months", unit != IntervalUnit::kDayTime),
-                               part("interval_days", unit != IntervalUnit::kMonths),
-                               part("interval_nanos", unit != IntervalUnit::kMonths)};
+  std::vector<ExprPtr> args = {t, PartOf(i, Part::kMonths, fold), PartOf(i, Part::kDays, fold),
+                               PartOf(i, Part::kNanos, fold)};
   const Function* f = FindFunction(sub ? "sub_interval" : "add_interval");
   ROWJIT_RETURN_NOT_OK(TemporalArg(f->name, std::vector<DataType>{t->type()}, false, true).status());
   const DataType type = t->type().WithNullable(t->type().nullable || i->type().nullable);
   return Out(fold(Expr::BoundCall(f, std::move(args), std::nullopt, type)));
+}
+
+Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::span<const ExprPtr> args, FoldFn fold) {
+  using Out = std::optional<ExprPtr>;
+  if (std::none_of(args.begin(), args.end(), IsInterval)) return Out();
+  const DataType i32(TypeId::kI32), boolean(TypeId::kBool);
+  auto refuse = [&](std::string_view want) -> Error {
+    std::string types;
+    for (const ExprPtr& a : args) types += (types.empty() ? "" : ", ") + TypeText(a);
+    return MakeError(ErrorCode::kTypeError, "{}({}): {}", function, types, want);
+  };
+  auto all_intervals = [&] { return std::all_of(args.begin(), args.end(), IsInterval); };
+  // interval_compare(x, y) op 0: x op y in PostgreSQL's order.
+  auto compare = [&](std::string_view op, const ExprPtr& x, const ExprPtr& y) {
+    const ExprPtr order = internal::BuildCall("interval_compare", {x, y}, i32, fold);
+    return internal::BuildCall(op, {order, Expr::BoundLiteral(Scalar::Of<int32_t>(0))}, boolean, fold);
+  };
+  auto logic = [&](std::string_view op, const ExprPtr& x, const ExprPtr& y) {  // Kleene and/or: null where either is
+    return internal::BuildCall(op, {x, y}, boolean.WithNullable(x->type().nullable || y->type().nullable), fold);
+  };
+  constexpr std::string_view kComparisons[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  if (std::find(std::begin(kComparisons), std::end(kComparisons), function) != std::end(kComparisons)) {
+    if (!all_intervals()) return refuse("an interval compares with an interval");
+    return Out(compare(function, args[0], args[1]));
+  }
+  if (function == "between") {  // (x >= lo) and (x <= hi), three-valued
+    if (!all_intervals()) return refuse("between takes three intervals");
+    return Out(logic("and", compare("ge", args[0], args[1]), compare("le", args[0], args[2])));
+  }
+  if (function == "in_list") {  // x = a or x = b ..., three-valued
+    if (!all_intervals()) return refuse("in compares an interval with intervals");
+    ExprPtr any = compare("eq", args[0], args[1]);
+    for (size_t k = 2; k < args.size(); ++k) any = logic("or", any, compare("eq", args[0], args[k]));
+    return Out(any);
+  }
+  if (function == "greatest" || function == "least") {
+    // Nulls skipped; of equal ones the first, as PostgreSQL's greatest and least keep theirs.
+    for (const ExprPtr& a : args) {
+      if (!a->type().SameType(args[0]->type())) return refuse("greatest and least take intervals of one type");
+    }
+    ExprPtr pick = args[0];
+    for (size_t k = 1; k < args.size(); ++k) {
+      const ExprPtr& next = args[k];
+      const DataType type = args[0]->type().WithNullable(pick->type().nullable && next->type().nullable);
+      auto choose = [&](const ExprPtr& cond, const ExprPtr& then, const ExprPtr& otherwise, DataType t) {
+        return fold(Expr::BoundCall(FindFunction("if"), {cond, then, otherwise}, std::nullopt, t));
+      };
+      auto is_null = [&](const ExprPtr& e) {
+        return fold(Expr::BoundCall(FindFunction("is_null"), {e}, std::nullopt, boolean));
+      };
+      const ExprPtr better = compare(function == "greatest" ? "gt" : "lt", next, pick);
+      ExprPtr chosen = choose(better, next, pick, args[0]->type().WithNullable(true));
+      chosen = choose(is_null(next), pick, chosen, args[0]->type().WithNullable(true));
+      pick = choose(is_null(pick), next, chosen, type);
+    }
+    return Out(pick);
+  }
+  if (function == "add" || function == "sub") {
+    if (!all_intervals()) return refuse("an interval is added to an interval, a date or a timestamp");
+    auto part = [&](Part p) { return PartArith(function, PartOf(args[0], p, fold), PartOf(args[1], p, fold), fold); };
+    return Out(FromParts(part(Part::kMonths), part(Part::kDays), part(Part::kNanos), fold));
+  }
+  if (function == "neg") {
+    auto part = [&](Part p) {
+      const ExprPtr x = PartOf(args[0], p, fold);
+      return IsZeroLiteral(x) ? x : internal::BuildCall("neg", {x}, x->type(), fold);
+    };
+    return Out(FromParts(part(Part::kMonths), part(Part::kDays), part(Part::kNanos), fold));
+  }
+  if (function == "mul") {
+    if (all_intervals()) return refuse("an interval is multiplied by an integer");
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, IsInterval(args[0]) ? ScaleInterval(args[0], args[1], fold)
+                                                           : ScaleInterval(args[1], args[0], fold));
+    return Out(std::move(r));
+  }
+  if (function == "div") {
+    return MakeError(ErrorCode::kUnsupported,
+                     "div of intervals is not supported (PostgreSQL spills fractions of months into 30-day months "
+                     "and fractions of days into 24-hour days; multiply by an integer instead)");
+  }
+  return Out();
+}
+
+Result<Scalar> ParseDurationLiteral(std::string_view text, const DataType& type) {
+  ROWJIT_ASSIGN_OR_RETURN(const Scalar interval, ParseIntervalLiteral(text, DataType::Interval(IntervalUnit::kMonthDayNano)));
+  const IntervalParts p = PartsOf(interval);
+  const std::string name = type.WithNullable(false).ToString();
+  if (p.months != 0) {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal (a duration is a fixed length: no months)", text, name);
+  }
+  const int64_t unit = kDayNanos / UnitsPerDay(type.time_unit());
+  const __int128 nanos = static_cast<__int128>(p.days) * kDayNanos + p.nanos;
+  if (nanos % unit != 0) {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal (a fraction of its unit)", text, name);
+  }
+  const __int128 units = nanos / unit;
+  if (units > INT64_MAX || units < INT64_MIN) {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal (past its storage)", text, name);
+  }
+  return Scalar::Of<int64_t>(static_cast<int64_t>(units)).As(type.WithNullable(false));
 }
 
 std::span<const Function> TemporalFunctions() { return kFunctions; }

@@ -101,7 +101,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       continue;
     }
     auto two = s.substr(i, 2);
-    if (two == "!=" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::") {
+    if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::") {
       out.push_back({Tok::kOp, std::string(two), start});
       i += 2;
       continue;
@@ -250,7 +250,7 @@ class Parser {
   Result<ExprPtr> ParseComparison() {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseAdditive());
     static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
-        {"=", "eq"}, {"!=", "ne"}, {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}};
+        {"=", "eq"}, {"!=", "ne"}, {"<>", "ne"}, {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}};
     for (const auto& [sym, fn] : kOps) {
       if (Peek().kind == Tok::kOp && Peek().text == sym) {
         Next();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -106,6 +107,8 @@ struct IntervalParts {
   int64_t nanos = 0;
 };
 IntervalParts PartsOf(const Scalar& interval);
+// The interval_month_day_nano of three parts.
+Scalar MonthDayNano(int32_t months, int32_t days, int64_t nanos);
 // An interval written as text, as a value of the interval type `type`: a sequence of
 // `[+-]N unit`, units year(s) month(s) week(s) day(s) hour(s) minute(s) second(s)
 // millisecond(s) microsecond(s) nanosecond(s) (and the short forms y mon w d h min s ms us ns);
@@ -123,5 +126,22 @@ Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold);
 // and DuckDB return a timestamp). nullopt when the call is not one of these.
 Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, const ExprPtr& x, const ExprPtr& y,
                                                  std::optional<std::string_view> interval_text, FoldFn fold);
+// A call over intervals that is not a date's or timestamp's arithmetic, its arguments bound (an
+// untyped string literal beside an interval read as an interval, an untyped number as i64):
+//   - comparisons (eq ne lt le gt ge, between, in_list) in PostgreSQL's order, a month 30 days
+//     and a day 24 hours (interval_compare(x, y) against 0: '1 month' = '30 days');
+//   - greatest and least of intervals of one type (the first of equal ones, as PostgreSQL);
+//   - interval ± interval, -interval and interval × integer (either side): part by part, each in
+//     its storage's checked arithmetic (months and days 32-bit, nanoseconds 64-bit; an overflow
+//     is an error in its row), interval_from_parts(months, days, nanos): an
+//     interval_month_day_nano whatever the operands' interval types.
+// Division and multiplication by a fraction are refused (PostgreSQL spills their fractions of
+// months into days by 30-day months, a rule this does not copy). nullopt when `function` is none
+// of these or no argument is an interval.
+Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::span<const ExprPtr> args, FoldFn fold);
+// An interval written as text (ParseIntervalLiteral's grammar) as a value of the duration type
+// `type`: a fixed length, so no months, and a whole number of the duration's unit; otherwise a
+// type error.
+Result<Scalar> ParseDurationLiteral(std::string_view text, const DataType& type);
 
 }  // namespace rowjit::ir

@@ -573,23 +573,66 @@ Val Cast(LowerContext& c, std::span<const Val> a) {
 // The parts of an interval (ir/functions_temporal.cc PartsOf): interval_months holds months
 // (i32); interval_day_time days (low 32 bits) and milliseconds (high); interval_month_day_nano
 // months, days (the low half's two i32) and nanoseconds (the high half).
+struct IntervalVals {
+  llvm::Value* months;  // i32
+  llvm::Value* days;    // i32
+  llvm::Value* nanos;   // i64
+};
+
+IntervalVals IntervalPartsOf(llvm::IRBuilder<>& b, IntervalUnit unit, const Val& interval) {
+  llvm::Value* x = interval.v;
+  llvm::Type* i32 = b.getInt32Ty();
+  switch (unit) {
+    case IntervalUnit::kMonths: return {x, b.getInt32(0), b.getInt64(0)};
+    case IntervalUnit::kDayTime:  // milliseconds in the high 32 bits
+      return {b.getInt32(0), b.CreateTrunc(x, i32), b.CreateMul(b.CreateAShr(x, K(x, 32)), K(x, 1'000'000))};
+    case IntervalUnit::kMonthDayNano: break;
+  }
+  return {b.CreateTrunc(x, i32), b.CreateTrunc(b.CreateLShr(x, K(x, 32)), i32), interval.high};
+}
+
+IntervalUnit IntervalUnitOf(const ir::ExprPtr& e) { return static_cast<IntervalUnit>(e->type().unit); }
+
 template <int64_t ir::IntervalParts::*kPart>
 Val IntervalPart(LowerContext& c, std::span<const Val> a) {
+  const IntervalVals p = IntervalPartsOf(c.b, IntervalUnitOf(c.call.args()[0]), a[0]);
+  if constexpr (kPart == &ir::IntervalParts::nanos) return {p.nanos};
+  if constexpr (kPart == &ir::IntervalParts::days) return {p.days};
+  return {p.months};
+}
+
+// interval_from_parts(months, days, nanos): the 16-byte interval_month_day_nano, months and days
+// the low half's two i32 (months low), the nanoseconds its high half.
+Val IntervalFromParts(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
-  const auto unit = static_cast<IntervalUnit>(c.call.args()[0]->type().unit);
-  llvm::Value* x = a[0].v;
+  llvm::Type* i64 = b.getInt64Ty();
+  Val out;
+  out.v = b.CreateOr(b.CreateZExt(a[0].v, i64), b.CreateShl(b.CreateZExt(a[1].v, i64), b.getInt64(32)));
+  out.high = a[2].v;
+  return out;
+}
+
+// interval_compare(x, y) (ir/functions_temporal.cc): each interval's length as whole days
+// (months × 30 + days + the nanoseconds' whole days: below 2^38 in magnitude) and nanoseconds
+// into the last day ([0, 86,400 × 10^9)), the pairs compared in order: -1, 0 or 1.
+Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Type* i64 = b.getInt64Ty();
+  constexpr int64_t kDayNanos = 86'400'000'000'000;
+  auto length = [&](size_t k) -> std::pair<llvm::Value*, llvm::Value*> {
+    const IntervalVals p = IntervalPartsOf(b, IntervalUnitOf(c.call.args()[k]), a[k]);
+    llvm::Value* days = b.CreateAdd(b.CreateMul(b.CreateSExt(p.months, i64), b.getInt64(30)), b.CreateSExt(p.days, i64));
+    if (IsZero(p.nanos)) return {days, p.nanos};
+    const DivMod split = FloorDivModWide(b, p.nanos, kDayNanos);
+    return {b.CreateAdd(days, split.q), split.r};
+  };
+  const auto [x_days, x_nanos] = length(0);
+  const auto [y_days, y_nanos] = length(1);
+  llvm::Value* same_day = b.CreateICmpEQ(x_days, y_days);
+  llvm::Value* before = b.CreateOr(b.CreateICmpSLT(x_days, y_days), b.CreateAnd(same_day, b.CreateICmpSLT(x_nanos, y_nanos)));
+  llvm::Value* after = b.CreateOr(b.CreateICmpSGT(x_days, y_days), b.CreateAnd(same_day, b.CreateICmpSGT(x_nanos, y_nanos)));
   llvm::Type* i32 = b.getInt32Ty();
-  if constexpr (kPart == &ir::IntervalParts::nanos) {
-    if (unit == IntervalUnit::kMonthDayNano) return {a[0].high};
-    if (unit == IntervalUnit::kMonths) return {b.getInt64(0)};
-    return {b.CreateMul(b.CreateAShr(x, K(x, 32)), K(x, 1'000'000))};  // milliseconds
-  } else if constexpr (kPart == &ir::IntervalParts::days) {
-    if (unit == IntervalUnit::kMonths) return {b.getInt32(0)};
-    return {b.CreateTrunc(unit == IntervalUnit::kMonthDayNano ? b.CreateLShr(x, K(x, 32)) : x, i32)};
-  } else {
-    if (unit == IntervalUnit::kDayTime) return {b.getInt32(0)};
-    return {unit == IntervalUnit::kMonths ? x : b.CreateTrunc(x, i32)};
-  }
+  return {b.CreateSub(b.CreateZExt(after, i32), b.CreateZExt(before, i32))};
 }
 
 // Days since 1970 (i64) after moving the civil date of `days` by `months` (i64, |months| below
@@ -747,6 +790,8 @@ const Lowering kLowerings[] = {
     {"interval_months", IntervalPart<&ir::IntervalParts::months>},
     {"interval_days", IntervalPart<&ir::IntervalParts::days>},
     {"interval_nanos", IntervalPart<&ir::IntervalParts::nanos>},
+    {"interval_from_parts", IntervalFromParts},
+    {"interval_compare", CompareIntervals},
     {"add_interval", AddInterval<false>},
     {"sub_interval", AddInterval<true>},
     {"temporal_cast", Cast},

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "ir/analysis.h"
 #include "ir/binder.h"
 #include "ir/function.h"
 #include "jit/gates/gate_report.h"
@@ -175,6 +176,22 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
                        KernelRequest{text, filled, {}, nullable ? "branch-skip" : "dense", target}});
       }
       if (!std::string_view(text).ends_with(" i")) break;  // a literal: one interval type
+    }
+  }
+  // Interval arithmetic and comparisons (ir/temporal.h BindIntervalCall) over each interval type,
+  // with a column and a literal: part by part, and the two-part length compare.
+  constexpr const char* kIntervalTexts[] = {"i + j", "i - j", "-i", "i * n", "i < j", "i = '1 month'",
+                                            "interval_compare(i, j)", "greatest(i, j)"};
+  for (const char* text : kIntervalTexts) {
+    for (const char* interval : {"interval_months", "interval_day_time", "interval_month_day_nano"}) {
+      for (bool nullable : {false, true}) {
+        const std::string schema = fmt::format("i:{0}{1}, j:{0}{1}, n:i64{1}", interval, nullable ? "?" : "");
+        auto bound = ir::ParseAndBind(text, *ParseSchema(schema));
+        if (!bound.ok()) continue;
+        const bool fallible = (*bound)->facts().can_fail;
+        out.push_back({std::string((*bound)->name()),
+                       KernelRequest{text, schema, {}, nullable && fallible ? "branch-skip" : "dense", target}});
+      }
     }
   }
   for (const ir::Function* f : ir::AllFunctions()) {

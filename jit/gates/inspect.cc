@@ -211,8 +211,9 @@ bool IsRemainder(const llvm::Loop& loop, const llvm::LoopInfo& li,
           if (it != vectorized.end() && it->second && l != &loop) return true;
         }
         for (const llvm::BasicBlock* sibling : llvm::successors(pred)) {
-          // Through the vector preheader (a block with one successor) to the vector loop.
-          for (int hop = 0; hop < 2 && sibling != nullptr && li.getLoopFor(sibling) == nullptr; ++hop) {
+          // Through the vector preheader (a block with one successor, in no loop of its own: in
+          // the enclosing loop where the row loop is nested in one) to the vector loop.
+          for (int hop = 0; hop < 2 && sibling != nullptr && li.getLoopFor(sibling) == loop.getParentLoop(); ++hop) {
             sibling = sibling->getUniqueSuccessor();
           }
           const llvm::Loop* s = sibling ? li.getLoopFor(sibling) : nullptr;

@@ -30,6 +30,7 @@ TEST(Parser, PrecedenceAndCanonicalForm) {
   EXPECT_EQ(Canon("a * b + c < d"), "((a * b) + c) < d");
   EXPECT_EQ(Canon("not a and b or c"), "((not a) and b) or c");
   EXPECT_EQ(Canon("a = b and c != d"), "(a = b) and (c != d)");
+  EXPECT_EQ(Canon("a <> b"), "a != b");  // SQL's spelling
   EXPECT_EQ(Canon("checked_mul(x, 3) < y"), "(x * 3) < y");
   EXPECT_EQ(Canon("-7"), "-7");
   EXPECT_EQ(Canon("a - -7"), "a - -7");

@@ -723,6 +723,43 @@ const Case kTemporal[] = {
     {"interval_months(x)", "x:interval_month_day_nano", "55340232229718589441", "1:i32"},
     {"interval_days(x)", "x:interval_month_day_nano", "55340232229718589441", "2:i32"},
     {"interval_nanos(x)", "x:interval_month_day_nano", "55340232229718589441", "3:i64"},
+    // Intervals compare in PostgreSQL's order, a month 30 days and a day 24 hours (PostgreSQL:
+    // interval '1 month' = interval '30 days' is true), exactly at the parts' limits; greatest
+    // and least keep the first of equal ones; arithmetic part by part, each part checked.
+    {"interval_compare(x, y)", "x:interval_months, y:interval_day_time", "1; 30", "0:i32"},
+    {"interval_compare(x, y)", "x:interval_months, y:interval_day_time", "1; 31", "-1:i32"},
+    {"interval_compare(y, x)", "x:interval_months, y:interval_day_time", "-1; 4294967295", "1:i32"},  // -1 day > -1 month
+    {"x = '30 days'", "x:interval_months", "1", "true"},
+    {"x < '30 days 1 ns'", "x:interval_months", "1", "true"},
+    {"x > '29 days 23 hours 59 minutes 59.999999999 seconds'", "x:interval_months", "1", "true"},
+    {"x = '24 hours'", "x:interval_day_time", "1", "true"},
+    {"x <> '1 day'", "x:interval_day_time", "1", "false"},
+    {"x = y", "x:interval_month_day_nano, y:interval_months", "1546188226560; 12", "true"},
+    {"x = '-1 ns'", "x:interval_month_day_nano", "-1593798687968523706366469414584320", "true"},  // 1 day -86400000000001 ns
+    {"x > y", "x:interval_month_day_nano, y:interval_month_day_nano",
+     "170141183460469231722463931676881846271; 170141183460469231704017187603172294655", "true"},
+    {"x >= y", "x:interval_month_day_nano, y:interval_month_day_nano", "0; 170141183460469231713240559642174554112", "false"},
+    {"x between '30 days' and '1 month'", "x:interval_months", "1", "true"},
+    {"x in ('1 day', '30 days')", "x:interval_months", "1", "true"},
+    {"x in ('1 day', null)", "x:interval_months", "1", "null:bool"},
+    {"cast(greatest(x, y), utf8)", "x:interval_month_day_nano, y:interval_month_day_nano", "1; 128849018880", "'1 months'"},
+    {"cast(least(y, x), utf8)", "x:interval_month_day_nano, y:interval_month_day_nano", "1; 128849018880", "'30 days'"},
+    {"cast(greatest(x, y), utf8)", "x:interval_month_day_nano, y:interval_month_day_nano", "1; 133143986176", "'31 days'"},
+    {"cast(greatest(x, y, '2 months'), utf8)", "x:interval_months?, y:interval_months", "null; 3", "'3 months'"},
+    {"cast(x + y, utf8)", "x:interval_months, y:interval_day_time", "1; 2147483648002", "'1 months 2 days 500000000 nanoseconds'"},
+    {"cast(x - '1 day 1 hour', utf8)", "x:interval_months", "1", "'1 months -1 days -3600000000000 nanoseconds'"},
+    {"cast(-x, utf8)", "x:interval_month_day_nano", "55340232229718589441", "'-1 months -2 days -3 nanoseconds'"},
+    {"cast(x * 3, utf8)", "x:interval_month_day_nano", "55340232229718589441", "'3 months 6 days 9 nanoseconds'"},
+    {"cast(y * x, utf8)", "x:interval_day_time, y:i8", "2147483648002; -2", "'-4 days -1000000000 nanoseconds'"},
+    {"x + '1 month'", "x:interval_months", "2147483647", "error:overflow"},
+    {"-x", "x:interval_months", "-2147483648", "error:overflow"},
+    {"x * 2", "x:interval_months", "1500000000", "error:overflow"},
+    {"x * y", "x:interval_months, y:u64", "1; 18446744073709551615", "error:overflow"},
+    {"x + '1 ns'", "x:interval_month_day_nano", "170141183460469231713240559642174554112", "error:overflow"},
+    // A string literal beside a duration is a duration: a fixed length in its unit.
+    {"x > '1 day'", "x:duration(s)", "86401", "true"},
+    {"x + '1 hour'", "x:duration(ms)", "0", "3600000:duration(ms)"},
+    {"x - '1.5 s'", "x:duration(ms)", "0", "-1500:duration(ms)"},
 };
 
 TEST(Semantics, Temporal) { for (const Case& c : kTemporal) Check(c); }

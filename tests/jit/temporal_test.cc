@@ -426,6 +426,64 @@ TEST(Temporal, IntervalArithmeticEqualsTheReference) {
   EXPECT_GT(values, 150);
 }
 
+// Interval arithmetic and comparisons against the reference (exact 128-bit lengths, where the
+// kernels split each length into whole days and nanoseconds): the three interval types as
+// columns and constants, pairs of one type and of two, the parts' limits (overflows by row),
+// values that compare equal in different forms (a month against 30 days), literals, and an
+// integer factor with its limits; every policy and tier.
+TEST(Temporal, IntervalCallsEqualTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const char* const kIntervals[] = {"interval_months", "interval_day_time", "interval_month_day_nano"};
+  const char* const kCalls[] = {"i + j", "i - j", "-i", "i * n", "n * j", "i * 3", "i - '1 month 1 ns'",
+                                "i < j", "i <= j", "i = j", "i <> j", "i > '1 month'", "i >= '-30 days'",
+                                "i = '30 days'", "i between j and '1 year'", "i in (j, '1 day', '1 month')",
+                                "coalesce(i, '0 days')", "if(n > 0, i, null)", "i + j = j + i", "i - j < '0 days'",
+                                "t + (i + j)", "interval_compare(i, j)", "greatest(i, k)", "least(i, k, null)"};
+  int compared = 0, errors = 0, values = 0, trues = 0;
+  for (uint64_t seed = 0; seed < 27; ++seed) {
+    std::mt19937_64 rng(seed);
+    const DataType itype = *ParseDataType(kIntervals[seed % 3]);
+    const DataType jtype = *ParseDataType(kIntervals[(seed / 3) % 3]);
+    const int64_t length = std::vector<int64_t>{1000, 1, 63, 64, 65, 0, 200}[seed % 7];
+    ArrayPtr i = IntervalColumn(itype, length, seed % 4 == 0 ? 1.0 : 0.8, rng);
+    ArrayPtr j = IntervalColumn(jtype, length, seed % 5 == 0 ? 1.0 : 0.7, rng);
+    ArrayPtr k = IntervalColumn(itype, length, 0.9, rng);
+    if (seed % 5 == 4) i = *ConstantArray::Make(RandomLogicalValue(itype, rng), length, true);
+    if (seed % 7 == 3) j = *ConstantArray::Make(RandomLogicalValue(jtype, rng), length, true);
+    // Equal lengths in different forms: j's row the same length as i's where both can say it.
+    if (seed % 3 == 1) j = i;
+    const int64_t factors[] = {0, 1, -1, 2, -3, 12, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+    std::vector<Scalar> n_rows;
+    for (int64_t r = 0; r < length; ++r) {
+      n_rows.push_back(rng() % 10 == 0 ? Scalar::Null(TypeId::kI64)
+                       : rng() % 4 == 0 ? Scalar::Of<int64_t>(factors[rng() % std::size(factors)])
+                                        : Scalar::Of<int64_t>(static_cast<int64_t>(rng() % 7) - 3));
+    }
+    const ArrayPtr n = *MakeArray(DataType(TypeId::kI64, true), n_rows);
+    const ArrayPtr t = TemporalColumn(*ParseDataType("timestamp(us)"), length, 0.9, rng, false);
+    const Schema schema{{{"i", i->type().WithNullable(true)}, {"j", j->type().WithNullable(true)},
+                         {"k", k->type().WithNullable(true)}, {"n", n->type()}, {"t", t->type().WithNullable(true)}}};
+    const std::vector<ArrayPtr> cols = {i, j, k, n, t};
+    for (const char* text : kCalls) {
+      SCOPED_TRACE(fmt::format("seed {} {} {} rows {}: {}", seed, itype.ToString(), jtype.ToString(), length, text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      const test::Compared c = test::CompareWithReference(*engine, e, cols, length, rng);
+      ASSERT_NE(c, test::Compared::kMismatch);
+      ++compared;
+      errors += c == test::Compared::kError;
+      values += c == test::Compared::kValues && length > 0;
+      if (c == test::Compared::kValues && e->type().id == TypeId::kBool && length > 0) {
+        ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, length));
+        for (int64_t r = 0; r < length; ++r) trues += got->GetScalar(r) == Scalar::Of(true);
+      }
+    }
+  }
+  EXPECT_GT(compared, 600);
+  EXPECT_GT(errors, 40);  // a part past its storage, by row
+  EXPECT_GT(values, 300);
+  EXPECT_GT(trues, 1000);
+}
+
 // Zoned timestamps ± intervals against the reference: months and days move the local date
 // (the wall-clock time kept, the result read as an instant as casts read a local time), the
 // time part is added to the instant; instants at and around every change, days that cross them,
@@ -497,12 +555,20 @@ TEST(Temporal, MonthsAtEveryDayOfFourYears) {
 TEST(Temporal, IntervalBinderRules) {
   const Schema schema = *ParseSchema(
       "t:timestamp(ms), z:timestamp(us, UTC), p:timestamp(us, Europe/Paris), d:date32, e:date64, h:time64(us), "
-      "im:interval_months, dt:interval_day_time?, mdn:interval_month_day_nano, k:i64");
+      "im:interval_months, dt:interval_day_time?, mdn:interval_month_day_nano, k:i64, u:duration(s)");
   const std::pair<const char*, const char*> typed[] = {
       {"t + im", "timestamp(ms)"},       {"im + t", "timestamp(ms)"},      {"t - dt", "timestamp(ms)?"},
       {"z + mdn", "timestamp(us, UTC)"}, {"d + im", "date32"},             {"e - im", "date64"},
       {"d + dt", "timestamp(ms)?"},      {"d - mdn", "timestamp(us)"},     {"d + '1 month'", "timestamp(us)"},
-      {"t + '1 day'", "timestamp(ms)"},  {"'2 hours' + z", "timestamp(us, UTC)"}};
+      {"t + '1 day'", "timestamp(ms)"},  {"'2 hours' + z", "timestamp(us, UTC)"},
+      // Interval arithmetic: an interval_month_day_nano whatever the operands' interval types;
+      // comparisons a bool; coalesce, if, greatest and least keep their arguments' type.
+      {"im + dt", "interval_month_day_nano?"}, {"mdn - '1 day'", "interval_month_day_nano"},
+      {"-im", "interval_month_day_nano"},      {"k * dt", "interval_month_day_nano?"},
+      {"im < dt", "bool?"},                    {"mdn = '1 day'", "bool"},
+      {"im between dt and '1 year'", "bool?"}, {"greatest(im, '1 year')", "interval_months"},
+      {"coalesce(dt, '1 day')", "interval_day_time"}, {"u > '1 day'", "bool"},
+      {"t - t > '1 hour'", "bool"},            {"u + '1 minute'", "duration(s)"}};
   for (const auto& [text, type] : typed) {
     ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
     EXPECT_EQ(e->type().ToString(), type) << text;
@@ -519,11 +585,29 @@ TEST(Temporal, IntervalBinderRules) {
   EXPECT_EQ((*ir::ParseAndBind("cast('1 mon -2 d 3 us', interval_month_day_nano)", schema))->ToString(),
             "cast('1 months -2 days 3000 nanoseconds', interval_month_day_nano)");
   EXPECT_EQ((*ir::ParseAndBind("is_null(cast('1 day 1 ms', interval_day_time))", schema))->ToString(), "false");
+  EXPECT_EQ((*ir::ParseAndBind("im + dt", schema))->ToString(),
+            "interval_from_parts(interval_months(im), interval_days(dt), interval_nanos(dt))");
+  EXPECT_EQ((*ir::ParseAndBind("mdn < '1 day'", schema))->ToString(),
+            "interval_compare(mdn, cast('1 days', interval_month_day_nano)) < 0:i32");
+  EXPECT_EQ((*ir::ParseAndBind("im * 3", schema))->ToString(),
+            "interval_from_parts(cast(cast(interval_months(im), i64) * 3:i64, i32), 0:i32, 0:i64)");
+  EXPECT_EQ((*ir::ParseAndBind("u > '1 day'", schema))->ToString(), "u > cast(86400:i64, duration(s))");
   const test::Refusal refused[] = {
-      {"im - t", ErrorCode::kTypeError, "interval arithmetic is not supported"},
-      {"im + im", ErrorCode::kTypeError, "interval arithmetic is not supported"},
-      {"h + im", ErrorCode::kTypeError, "interval arithmetic is not supported"},
-      {"k + mdn", ErrorCode::kTypeError, "interval arithmetic is not supported"},
+      {"im - t", ErrorCode::kTypeError, "added to an interval, a date or a timestamp"},
+      {"h + im", ErrorCode::kTypeError, "added to an interval, a date or a timestamp"},
+      {"k + mdn", ErrorCode::kTypeError, "added to an interval, a date or a timestamp"},
+      {"im * 1.5", ErrorCode::kTypeError, "is not i64"},
+      {"im * dt", ErrorCode::kTypeError, "multiplied by an integer"},
+      {"im * cast(k, f64)", ErrorCode::kTypeError, "multiplied by an integer"},
+      {"im / 2", ErrorCode::kUnsupported, "div of intervals is not supported"},
+      {"im < k", ErrorCode::kTypeError, "compares with an interval"},
+      {"im in (1, 2)", ErrorCode::kTypeError, "compares an interval with intervals"},
+      {"greatest(im, dt)", ErrorCode::kTypeError, "of one type"},
+      {"greatest(im, '1 day')", ErrorCode::kTypeError, "months only"},
+      {"coalesce(im, dt)", ErrorCode::kTypeError, "share one logical type"},
+      {"u = '1 month'", ErrorCode::kTypeError, "no months"},
+      {"u < '1 ms'", ErrorCode::kTypeError, "a fraction of its unit"},
+      {"u < '300000000000 days'", ErrorCode::kTypeError, "past its storage"},
       {"p + cast('1 month', interval_months) + cast(k, timestamp(s, Mars/Base))", ErrorCode::kTypeError, "temporal casts take"},
       {"t + '1 fortnight'", ErrorCode::kTypeError, "unknown unit"},
       {"t + '1.5 days'", ErrorCode::kTypeError, "only times have fractions"},
