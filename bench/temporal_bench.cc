@@ -8,7 +8,7 @@
 // ≤ 1.5 ns/row, at 1M rows. Interval arithmetic beside them: `t + '1 month'` (the civil form:
 // split, move the month count, clamp the day, join) and `t + '1 day'` (one checked add of a
 // constant), `static` the same with the overflow test; `jit_paris`, the fields and truncation in
-// Europe/Paris's local time.
+// Europe/Paris's local time. `interval/compare` and `interval/add`: intervals with each other.
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
@@ -127,7 +127,93 @@ void RunJit(benchmark::State& state, const ir::ExprPtr& expr, const char* type) 
   SetCounters(state, rows, 16 * 8);
 }
 
+// Two interval_month_day_nano columns (months within ±10 years, days ±400, nanoseconds ±2 days):
+// `interval/compare` is `i < j` (PostgreSQL's order: interval_compare against 0), `interval/add`
+// `i + j` (part by part, checked); `static` the same semantics as a C++ loop: exact 128-bit
+// lengths compared into bool bytes, parts added with __builtin_add_overflow.
+struct Mdn {
+  int32_t months, days;
+  int64_t nanos;
+};
+
+std::vector<Mdn> MakeIntervals(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Mdn> out(kRows);
+  constexpr int64_t kDay = 86'400'000'000'000;
+  for (Mdn& x : out) {
+    x = {static_cast<int32_t>(rng() % 241) - 120, static_cast<int32_t>(rng() % 801) - 400,
+         static_cast<int64_t>(rng() % (4 * kDay)) - 2 * kDay};
+  }
+  return out;
+}
+
+const std::vector<Mdn>& Intervals(int which) {
+  static const std::vector<Mdn> i = MakeIntervals(43), j = MakeIntervals(44);
+  return which == 0 ? i : j;
+}
+
+ArrayPtr IntervalColumn(int which) {
+  static BufferPtr b[2] = {nullptr, nullptr};
+  if (b[which] == nullptr) {
+    b[which] = *Buffer::Allocate(kRows * sizeof(Mdn));
+    std::memcpy(b[which]->mutable_data(), Intervals(which).data(), kRows * sizeof(Mdn));
+  }
+  return ArrayPtr(*PrimitiveArray::Make(*ParseDataType("interval_month_day_nano"), kRows, b[which], Validity::AllValid()));
+}
+
+void RunIntervalJit(benchmark::State& state, const ir::ExprPtr& expr) {
+  const int64_t rows = state.range(0);
+  const std::vector<ArrayPtr> cols = {*IntervalColumn(0)->Slice(0, rows), *IntervalColumn(1)->Slice(0, rows)};
+  jit::Engine& engine = SharedEngine();
+  if (Status warm = engine.Evaluate(expr, cols, rows).status(); !warm.ok()) {
+    state.SkipWithError(warm.error().ToString().c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(engine.Evaluate(expr, cols, rows));
+  SetCounters(state, rows, 32 * 8);
+}
+
+__int128 Length(const Mdn& x) {
+  return (static_cast<__int128>(x.months) * 30 + x.days) * 86'400'000'000'000 + x.nanos;
+}
+
+void RunIntervalStatic(benchmark::State& state, bool add) {
+  const int64_t rows = state.range(0);
+  const Mdn* i = Intervals(0).data();
+  const Mdn* j = Intervals(1).data();
+  std::vector<Mdn> sums(add ? rows : 0);
+  std::vector<uint8_t> less(add ? 0 : rows);
+  for (auto _ : state) {
+    bool overflow = false;
+    if (add) {
+      for (int64_t r = 0; r < rows; ++r) {
+        overflow |= __builtin_add_overflow(i[r].months, j[r].months, &sums[r].months);
+        overflow |= __builtin_add_overflow(i[r].days, j[r].days, &sums[r].days);
+        overflow |= __builtin_add_overflow(i[r].nanos, j[r].nanos, &sums[r].nanos);
+      }
+    } else {
+      for (int64_t r = 0; r < rows; ++r) less[r] = Length(i[r]) < Length(j[r]);
+    }
+    benchmark::DoNotOptimize(sums.data());
+    benchmark::DoNotOptimize(less.data());
+    benchmark::DoNotOptimize(overflow);
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, rows, 32 * 8);
+}
+
 const bool kRegistered = [] {
+  for (const auto& [name, text] : {std::pair{"compare", "i < j"}, std::pair{"add", "i + j"}}) {
+    const LazyExpr expr(text, "i:interval_month_day_nano, j:interval_month_day_nano");
+    benchmark::RegisterBenchmark(fmt::format("interval/{}/jit", name).c_str(),
+                                 [expr](benchmark::State& state) { RunIntervalJit(state, expr.get()); })
+        ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+    const bool add = std::string_view(name) == "add";
+    benchmark::RegisterBenchmark(fmt::format("interval/{}/static", name).c_str(),
+                                 [add](benchmark::State& state) { RunIntervalStatic(state, add); })
+        ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+  }
+
   const std::pair<Fn, const char*> fns[] = {{Fn::kYear, "year(t)"},
                                             {Fn::kMonth, "month(t)"},
                                             {Fn::kDayOfWeek, "day_of_week(t)"},

@@ -612,27 +612,32 @@ Val IntervalFromParts(LowerContext& c, std::span<const Val> a) {
   return out;
 }
 
-// interval_compare(x, y) (ir/functions_temporal.cc): each interval's length as whole days
-// (months × 30 + days + the nanoseconds' whole days: below 2^38 in magnitude) and nanoseconds
-// into the last day ([0, 86,400 × 10^9)), the pairs compared in order: -1, 0 or 1.
+// interval_compare(x, y) (ir/functions_temporal.cc): the sign of Lx - Ly for lengths L = K·D + N
+// (K = months × 30 + days, D = a day in nanoseconds = 2^16 · D', N the nanoseconds), without a
+// division or a 128-bit lane. With N = 2^16 · Nh + Nl (Nl in [0, 2^16)),
+//   Lx - Ly = 2^16 · A + (Nlx - Nly),  A = (Kx - Ky) · D' - (Nhy - Nhx),
+// and |Nlx - Nly| < 2^16, so the sign is A's, or the low parts' where A is 0. |Nhy - Nhx| < 2^48,
+// so a difference of K past ±2^20 decides alone (its product passes 2^50): K's difference is
+// clamped there, and the product, one signed 32 × 32 → 64 multiply, is exact.
 Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   llvm::Type* i64 = b.getInt64Ty();
-  constexpr int64_t kDayNanos = 86'400'000'000'000;
-  auto length = [&](size_t k) -> std::pair<llvm::Value*, llvm::Value*> {
-    const IntervalVals p = IntervalPartsOf(b, IntervalUnitOf(c.call.args()[k]), a[k]);
-    llvm::Value* days = b.CreateAdd(b.CreateMul(b.CreateSExt(p.months, i64), b.getInt64(30)), b.CreateSExt(p.days, i64));
-    if (IsZero(p.nanos)) return {days, p.nanos};
-    const DivMod split = FloorDivModWide(b, p.nanos, kDayNanos);
-    return {b.CreateAdd(days, split.q), split.r};
-  };
-  const auto [x_days, x_nanos] = length(0);
-  const auto [y_days, y_nanos] = length(1);
-  llvm::Value* same_day = b.CreateICmpEQ(x_days, y_days);
-  llvm::Value* before = b.CreateOr(b.CreateICmpSLT(x_days, y_days), b.CreateAnd(same_day, b.CreateICmpSLT(x_nanos, y_nanos)));
-  llvm::Value* after = b.CreateOr(b.CreateICmpSGT(x_days, y_days), b.CreateAnd(same_day, b.CreateICmpSGT(x_nanos, y_nanos)));
   llvm::Type* i32 = b.getInt32Ty();
-  return {b.CreateSub(b.CreateZExt(after, i32), b.CreateZExt(before, i32))};
+  constexpr int64_t kDayUnits = 1'318'359'375;  // 86,400 · 10^9 / 2^16
+  constexpr int64_t kClamp = int64_t{1} << 20;
+  const IntervalVals x = IntervalPartsOf(b, IntervalUnitOf(c.call.args()[0]), a[0]);
+  const IntervalVals y = IntervalPartsOf(b, IntervalUnitOf(c.call.args()[1]), a[1]);
+  auto diff = [&](llvm::Value* p, llvm::Value* q) { return b.CreateSub(b.CreateSExt(p, i64), b.CreateSExt(q, i64)); };
+  llvm::Value* dk = b.CreateAdd(b.CreateMul(diff(x.months, y.months), b.getInt64(30)), diff(x.days, y.days));
+  dk = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, dk, b.getInt64(kClamp)),
+                               b.getInt64(-kClamp));
+  llvm::Value* product = MulI64(b, b.CreateTrunc(dk, i32), kDayUnits);
+  llvm::Value* high = b.CreateSub(b.CreateAShr(y.nanos, K(y.nanos, 16)), b.CreateAShr(x.nanos, K(x.nanos, 16)));
+  llvm::Value* whole = b.CreateSub(product, high);
+  llvm::Value* low = b.CreateSub(b.CreateAnd(x.nanos, K(x.nanos, 0xffff)), b.CreateAnd(y.nanos, K(y.nanos, 0xffff)));
+  llvm::Value* decider = b.CreateSelect(b.CreateICmpEQ(whole, K(whole, 0)), low, whole);
+  return {b.CreateSub(b.CreateZExt(b.CreateICmpSGT(decider, K(decider, 0)), i32),
+                      b.CreateZExt(b.CreateICmpSLT(decider, K(decider, 0)), i32))};
 }
 
 // Days since 1970 (i64) after moving the civil date of `days` by `months` (i64, |months| below

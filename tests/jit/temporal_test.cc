@@ -426,6 +426,28 @@ TEST(Temporal, IntervalArithmeticEqualsTheReference) {
   EXPECT_GT(values, 150);
 }
 
+// Intervals of the same length as i's rows or one nanosecond either side, written differently
+// (months as 30 days, a day as 86,400 s of nanoseconds): what the comparisons' low parts decide.
+ArrayPtr NearIntervals(const Array& i, std::mt19937_64& rng) {
+  constexpr int64_t kDay = 86'400'000'000'000;
+  std::vector<Scalar> rows;
+  for (int64_t r = 0; r < i.length(); ++r) {
+    const Scalar s = i.GetScalar(r);
+    if (s.is_null()) {
+      rows.push_back(Scalar::Null(TypeId::kI128));
+      continue;
+    }
+    const ir::IntervalParts p = ir::PartsOf(s);
+    int64_t m = p.months, d = p.days, n = p.nanos;
+    const int64_t nudge = static_cast<int64_t>(rng() % 3) - 1;  // -1, 0 or 1 ns
+    if (rng() % 2 == 0 && m * 30 + d <= INT32_MAX && m * 30 + d >= INT32_MIN) d += m * 30, m = 0;
+    if (rng() % 2 == 0 && d < INT32_MAX && n >= INT64_MIN + kDay) ++d, n -= kDay;
+    if ((nudge >= 0 || n > INT64_MIN) && (nudge <= 0 || n < INT64_MAX)) n += nudge;
+    rows.push_back(ir::MonthDayNano(static_cast<int32_t>(m), static_cast<int32_t>(d), n));
+  }
+  return *MakeArray(DataType::Interval(IntervalUnit::kMonthDayNano).WithNullable(true), rows);
+}
+
 // Interval arithmetic and comparisons against the reference (exact 128-bit lengths, where the
 // kernels split each length into whole days and nanoseconds): the three interval types as
 // columns and constants, pairs of one type and of two, the parts' limits (overflows by row),
@@ -438,7 +460,8 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
                                 "i < j", "i <= j", "i = j", "i <> j", "i > '1 month'", "i >= '-30 days'",
                                 "i = '30 days'", "i between j and '1 year'", "i in (j, '1 day', '1 month')",
                                 "coalesce(i, '0 days')", "if(n > 0, i, null)", "i + j = j + i", "i - j < '0 days'",
-                                "t + (i + j)", "interval_compare(i, j)", "greatest(i, k)", "least(i, k, null)"};
+                                "t + (i + j)", "interval_compare(i, j)", "greatest(i, k)", "least(i, k, null)",
+                                "interval_compare(i, e)", "i < e", "e <= i", "i = e", "greatest(e, e - '1 ns')"};
   int compared = 0, errors = 0, values = 0, trues = 0;
   for (uint64_t seed = 0; seed < 27; ++seed) {
     std::mt19937_64 rng(seed);
@@ -461,9 +484,11 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
     }
     const ArrayPtr n = *MakeArray(DataType(TypeId::kI64, true), n_rows);
     const ArrayPtr t = TemporalColumn(*ParseDataType("timestamp(us)"), length, 0.9, rng, false);
+    const ArrayPtr e = NearIntervals(*i, rng);
     const Schema schema{{{"i", i->type().WithNullable(true)}, {"j", j->type().WithNullable(true)},
-                         {"k", k->type().WithNullable(true)}, {"n", n->type()}, {"t", t->type().WithNullable(true)}}};
-    const std::vector<ArrayPtr> cols = {i, j, k, n, t};
+                         {"k", k->type().WithNullable(true)}, {"n", n->type()}, {"t", t->type().WithNullable(true)},
+                         {"e", e->type()}}};
+    const std::vector<ArrayPtr> cols = {i, j, k, n, t, e};
     for (const char* text : kCalls) {
       SCOPED_TRACE(fmt::format("seed {} {} {} rows {}: {}", seed, itype.ToString(), jtype.ToString(), length, text));
       ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
