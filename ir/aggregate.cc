@@ -10,6 +10,7 @@
 #include "ir/decimal.h"
 #include "ir/parser.h"
 #include "ir/reference.h"
+#include "ir/temporal.h"
 
 namespace rowjit::ir {
 namespace {
@@ -82,6 +83,16 @@ std::string AggregateResult::ToString(AggKind kind) const {
   return text(value);
 }
 
+Result<Scalar> IntervalSumResult(__int128 months, __int128 days, __int128 nanos) {
+  if (months > INT32_MAX || months < INT32_MIN || days > INT32_MAX || days < INT32_MIN || nanos > INT64_MAX ||
+      nanos < INT64_MIN) {
+    return Error(ErrorCode::kOverflow,
+                 "sum: the sum of the non-null rows does not fit interval_month_day_nano (32-bit months and days, "
+                 "64-bit nanoseconds)");
+  }
+  return MonthDayNano(static_cast<int32_t>(months), static_cast<int32_t>(days), static_cast<int64_t>(nanos));
+}
+
 Result<Scalar> IntegerSumResult(__int128 total, DataType result) {
   if (result.logical == LogicalKind::kDecimal) {
     static constexpr __int128 kMax = (static_cast<__int128>(10'000'000'000'000'000'000ULL) * 10'000'000'000'000'000'000ULL) - 1;
@@ -104,13 +115,12 @@ Result<Scalar> IntegerSumResult(__int128 total, DataType result) {
 
 namespace {
 
-// Folds over logical types: sum over decimals; min and max over decimals, dates, times,
-// timestamps and durations; count over anything.
+// Folds over logical types: sum over decimals and intervals; min and max over decimals, dates,
+// times, timestamps, durations and intervals; count over anything.
 Status CheckLogicalFold(AggKind kind, const DataType& arg, std::string_view name) {
   const std::string type = arg.WithNullable(false).ToString();
-  const bool ordered = arg.logical != LogicalKind::kInterval;
-  const bool ok = kind == AggKind::kSum ? arg.logical == LogicalKind::kDecimal
-                                        : (kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax) && ordered;
+  const bool ok = kind == AggKind::kSum ? arg.logical == LogicalKind::kDecimal || arg.logical == LogicalKind::kInterval
+                                        : kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax;
   if (!ok) return MakeError(ErrorCode::kTypeError, "{} does not take {}", name, type);
   return Status::OK();
 }
@@ -148,6 +158,10 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   }
   switch (agg.kind) {
     case AggKind::kSum:
+      if (arg.logical == LogicalKind::kInterval) {
+        agg.result = DataType::Interval(IntervalUnit::kMonthDayNano).WithNullable(true);
+        break;
+      }
       if (!IsNumeric(t) && !IsDecimal128(arg)) return type_error("expects a numeric argument");
       agg.result = DataType(IsFloat(t) ? TypeId::kF64 : IsSignedInt(t) ? TypeId::kI64 : TypeId::kU64, true);
       // Exact wide sums: 64-bit integers and decimals sum to decimal(38, scale).
@@ -158,7 +172,7 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
     case AggKind::kMin:
     case AggKind::kMax:
     case AggKind::kMinMax:
-      if (!IsNumeric(t) && !IsDecimal128(arg) && !(IsString(t) && !agg.keep_nan)) {
+      if (!IsNumeric(t) && !IsDecimal128(arg) && !(IsString(t) && !agg.keep_nan) && arg.logical != LogicalKind::kInterval) {
         return type_error("expects a numeric or string argument");
       }
       if (agg.keep_nan && !IsFloat(t)) return type_error("keeps NaN: expects f32 or f64");
@@ -189,6 +203,7 @@ struct ReferenceFold {
   int64_t nan_count = 0;
   __int128 int_sum = 0;  // wide enough that no i64/u64 sum overflows before the final check
   int64_t sum_carry = 0;  // decimal128 sums: the total is sum_carry * 2^128 + int_sum
+  __int128 months = 0, days = 0, nanos = 0;  // interval sums, part by part
   std::array<double, 16> lanes = {};  // float sums: row i adds to lane i % 16 (kernels/fold.h)
   bool any = false, all = true;
   Scalar lo, hi;
@@ -221,9 +236,25 @@ void AddToSum(ReferenceFold& fold, const Scalar& s, TypeId t, int64_t row) {
   }
 }
 
+// Folds one non-null interval: sums by part, min and max by length, the last of equal ones.
+void FoldInterval(ReferenceFold& fold, const Aggregate& agg, const Scalar& s) {
+  const IntervalParts p = PartsOf(s);
+  if (agg.kind == AggKind::kSum) {
+    fold.months += p.months;
+    fold.days += p.days;
+    fold.nanos += p.nanos;
+  } else {
+    const __int128 length = IntervalLength(p);
+    if (fold.count == 0 || length <= IntervalLength(PartsOf(fold.lo))) fold.lo = s;
+    if (fold.count == 0 || length >= IntervalLength(PartsOf(fold.hi))) fold.hi = s;
+  }
+  ++fold.count;
+}
+
 // Folds one non-null row into every accumulator `agg` reads.
 void FoldRow(ReferenceFold& fold, const Aggregate& agg, const Scalar& s, int64_t row) {
   const TypeId t = agg.arg->type().id;
+  if (agg.arg->type().logical == LogicalKind::kInterval && agg.kind != AggKind::kCount) return FoldInterval(fold, agg, s);
   const bool nan = IsFloat(t) && IsNan(s);
   fold.nan_count += nan;
   switch (agg.kind) {
@@ -270,6 +301,10 @@ Result<AggregateResult> Finish(const ReferenceFold& fold, const Aggregate& agg) 
     case AggKind::kCount:
     case AggKind::kNanCount: break;
     case AggKind::kSum: {
+      if (agg.arg->type().logical == LogicalKind::kInterval) {
+        ROWJIT_ASSIGN_OR_RETURN(out.value, IntervalSumResult(fold.months, fold.days, fold.nanos));
+        break;
+      }
       ROWJIT_ASSIGN_OR_RETURN(out.value, FinishSum(fold, agg.arg->type().id, agg.result));
       break;
     }

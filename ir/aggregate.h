@@ -4,7 +4,11 @@
 //                   floats; decimal(38,0) for i64 and u64 (exact wide sums) and decimal(38,S) for
 //                   a decimal of scale S; exact or an overflow error, never wrapped; float sums in
 //                   the fixed order of kernels/fold.h
-//   min(x) max(x) min_max(x)            NaN rows skipped; strings in bytewise order
+//   sum(interval)   part by part, interval_month_day_nano; an overflow error when a part's
+//                   total does not fit its storage
+//   min(x) max(x) min_max(x)            NaN rows skipped; strings in bytewise order; intervals
+//                   in PostgreSQL's order (ir/temporal.h IntervalLength), the last of equal ones
+//                   (PostgreSQL's interval_smaller/interval_larger)
 //   min_nan(x) max_nan(x) min_max_nan(x) NaN kept in the IEEE totalOrder reduction
 //   count(x)        non-null rows (i64); nan_count(x): non-null NaN rows (i64, float x)
 //   any(b) all(b)   over the non-null rows of a bool
@@ -45,6 +49,10 @@ struct AggregateResult {
 // An exact integer sum as `result` (i64, u64 or decimal(38,S)), or an overflow error when it does
 // not fit: shared by the reference and the kernels' executor.
 Result<Scalar> IntegerSumResult(__int128 total, DataType result);
+
+// The sum of intervals from its parts' exact totals: an interval_month_day_nano, or an overflow
+// error when a part does not fit its storage (months and days 32-bit, nanoseconds 64-bit).
+Result<Scalar> IntervalSumResult(__int128 months, __int128 days, __int128 nanos);
 
 // Whether `text` is an aggregate call (sum(x), min(x) with one argument, ...).
 bool IsAggregateText(std::string_view text);

@@ -341,13 +341,8 @@ Result<DataType> CompareIntervalsRule(std::string_view n, std::span<const DataTy
   return DataType(TypeId::kI32, internal::AnyNullable(a));
 }
 
-__int128 IntervalLength(const Scalar& interval) {
-  const IntervalParts p = PartsOf(interval);
-  return (static_cast<__int128>(p.months) * 30 + p.days) * kDayNanos + p.nanos;
-}
-
 Result<Scalar> CompareIntervalsEval(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
-  const __int128 x = IntervalLength(a[0]), y = IntervalLength(a[1]);
+  const __int128 x = IntervalLength(PartsOf(a[0])), y = IntervalLength(PartsOf(a[1]));
   return Scalar::Of<int32_t>((x > y) - (x < y));
 }
 
@@ -775,6 +770,10 @@ IntervalParts PartsOf(const Scalar& interval) {
       return {static_cast<int32_t>(low), static_cast<int32_t>(low >> 32), static_cast<int64_t>(interval.int128() >> 64)};
   }
   return {};
+}
+
+__int128 IntervalLength(const IntervalParts& p) {
+  return (static_cast<__int128>(p.months) * 30 + p.days) * kDayNanos + p.nanos;
 }
 
 Scalar MonthDayNano(int32_t months, int32_t days, int64_t nanos) {

@@ -109,6 +109,9 @@ struct IntervalParts {
 IntervalParts PartsOf(const Scalar& interval);
 // The interval_month_day_nano of three parts.
 Scalar MonthDayNano(int32_t months, int32_t days, int64_t nanos);
+// An interval's length in nanoseconds in PostgreSQL's order of intervals (a month 30 days, a day
+// 24 hours): what comparisons, greatest/least and min/max order intervals by.
+__int128 IntervalLength(const IntervalParts& p);
 // An interval written as text, as a value of the interval type `type`: a sequence of
 // `[+-]N unit`, units year(s) month(s) week(s) day(s) hour(s) minute(s) second(s)
 // millisecond(s) microsecond(s) nanosecond(s) (and the short forms y mon w d h min s ms us ns);

@@ -471,6 +471,10 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
     ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length, /*folded=*/true));
+    if (agg.arg->type().logical == LogicalKind::kInterval && agg.kind != ir::AggKind::kCount) {
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, EvaluateAdmitted(agg.arg, columns, length, options, rep));
+      return internal::FoldIntervals(agg, *rows);
+    }
     if (agg.arg->type().id == TypeId::kI128 && agg.kind != ir::AggKind::kCount) {  // decimals of 19-38 digits
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, EvaluateAdmitted(agg.arg, columns, length, options, rep));
       return internal::FoldSixteenByte(agg, *rows);

@@ -10,6 +10,7 @@
 
 #include "ir/decimal.h"
 #include "ir/reference.h"
+#include "ir/temporal.h"
 #include "jit/executor_internal.h"
 #include "kernels/total_order.h"
 #include "runtime/builder.h"
@@ -208,18 +209,25 @@ void SumBlock(const uint64_t* halves, const Validity& valid, int64_t start, int6
 
 }  // namespace
 
+namespace {
+
+// `given` as a flat array of its type (a constant or dictionary: its rows, copied into `owner`).
+Result<const PrimitiveArray*> FlatRows(const Array& given, DataType t, ArrayPtr& owner) {
+  if (given.encoding() == Encoding::kPrimitive) return static_cast<const PrimitiveArray*>(&given);
+  std::vector<Scalar> values;
+  for (int64_t i = 0; i < given.length(); ++i) values.push_back(given.GetScalar(i));
+  ROWJIT_ASSIGN_OR_RETURN(owner, MakeArray(t.WithNullable(true), values));
+  return static_cast<const PrimitiveArray*>(owner.get());
+}
+
+}  // namespace
+
 Result<ir::AggregateResult> FoldSixteenByte(const ir::Aggregate& agg, const Array& given) {
   const DataType t = agg.arg->type().WithNullable(true);
   ir::AggregateResult out{.value = Scalar::Null(agg.result.id).As(agg.result), .max = Scalar::Null(agg.result.id).As(agg.result)};
   ArrayPtr flat_owner;
-  const Array* rows = &given;
-  if (given.encoding() != Encoding::kPrimitive) {  // a constant or dictionary: its rows, flat
-    std::vector<Scalar> values;
-    for (int64_t i = 0; i < given.length(); ++i) values.push_back(given.GetScalar(i));
-    ROWJIT_ASSIGN_OR_RETURN(flat_owner, MakeArray(t, values));
-    rows = flat_owner.get();
-  }
-  const auto& flat = static_cast<const PrimitiveArray&>(*rows);
+  ROWJIT_ASSIGN_OR_RETURN(const PrimitiveArray* rows, FlatRows(given, t, flat_owner));
+  const PrimitiveArray& flat = *rows;
   const auto* halves = reinterpret_cast<const uint64_t*>(flat.raw_values());
   const Validity& valid = flat.validity();
   const int64_t n = flat.length();
@@ -242,6 +250,52 @@ Result<ir::AggregateResult> FoldSixteenByte(const ir::Aggregate& agg, const Arra
   }
   out.value = Scalar::Int128(agg.kind == ir::AggKind::kMax ? *hi : *lo, agg.result);
   if (agg.kind == ir::AggKind::kMinMax) out.max = Scalar::Int128(*hi, agg.result);
+  return out;
+}
+
+Result<ir::AggregateResult> FoldIntervals(const ir::Aggregate& agg, const Array& given) {
+  const DataType t = agg.arg->type();
+  ir::AggregateResult out{.value = Scalar::Null(agg.result.id).As(agg.result), .max = Scalar::Null(agg.result.id).As(agg.result)};
+  ArrayPtr flat_owner;
+  ROWJIT_ASSIGN_OR_RETURN(const PrimitiveArray* rows, FlatRows(given, t, flat_owner));
+  const Validity& valid = rows->validity();
+  const int64_t n = rows->length();
+  if (valid.all_null() || valid.CountValid(n) == 0) return out;
+  // Arrow's layouts: months an i32; day_time days (low) and milliseconds (high) in an i64;
+  // month_day_nano months and days in the low 8 bytes, nanoseconds in the high.
+  const auto unit = static_cast<IntervalUnit>(t.unit);
+  const auto* words = reinterpret_cast<const uint64_t*>(rows->raw_values());
+  const auto* months32 = reinterpret_cast<const int32_t*>(rows->raw_values());
+  auto parts = [&](int64_t i) -> ir::IntervalParts {
+    switch (unit) {
+      case IntervalUnit::kMonths: return {months32[i], 0, 0};
+      case IntervalUnit::kDayTime:
+        return {0, static_cast<int32_t>(words[i]), int64_t{static_cast<int32_t>(words[i] >> 32)} * 1'000'000};
+      case IntervalUnit::kMonthDayNano: break;
+    }
+    return {static_cast<int32_t>(words[2 * i]), static_cast<int32_t>(words[2 * i] >> 32), static_cast<int64_t>(words[2 * i + 1])};
+  };
+  if (agg.kind == ir::AggKind::kSum) {  // exact part totals (2^64 rows of 64-bit parts fit 128 bits)
+    __int128 months = 0, days = 0, nanos = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid.IsValid(i)) continue;
+      const ir::IntervalParts p = parts(i);
+      months += p.months, days += p.days, nanos += p.nanos;
+    }
+    ROWJIT_ASSIGN_OR_RETURN(out.value, ir::IntervalSumResult(months, days, nanos));
+    return out;
+  }
+  // PostgreSQL's order; of equal lengths the last row, as interval_smaller and interval_larger keep.
+  int64_t lo = -1, hi = -1;
+  __int128 lo_length = 0, hi_length = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!valid.IsValid(i)) continue;
+    const __int128 length = ir::IntervalLength(parts(i));
+    if (lo < 0 || length <= lo_length) lo = i, lo_length = length;
+    if (hi < 0 || length >= hi_length) hi = i, hi_length = length;
+  }
+  out.value = rows->GetScalar(agg.kind == ir::AggKind::kMax ? hi : lo).As(agg.result);
+  if (agg.kind == ir::AggKind::kMinMax) out.max = rows->GetScalar(hi).As(agg.result);
   return out;
 }
 

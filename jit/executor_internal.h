@@ -153,6 +153,11 @@ ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);
 // (jit/executor_fold.cc): a static loop, not a kernel; the sum exact (an error past 38 digits).
 Result<ir::AggregateResult> FoldSixteenByte(const ir::Aggregate& agg, const Array& rows);
 
+// sum, min, max or min_max of an interval argument (any of the three types) over its rows
+// (jit/executor_fold.cc): a static loop; sums part by part, min and max in PostgreSQL's order
+// (ir/aggregate.h).
+Result<ir::AggregateResult> FoldIntervals(const ir::Aggregate& agg, const Array& rows);
+
 // Strategy::kOverDictionary (jit/dictionary.cc): an expression that reads one column, cannot
 // fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded string
 // column of at most one value per kDictionaryRowsPerValue rows runs once per dictionary value;

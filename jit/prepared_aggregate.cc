@@ -100,7 +100,8 @@ Result<std::unique_ptr<PreparedAggregate>> Engine::PrepareAggregate(const ir::Ag
     state->options = options;
     const TypeId t = arg->type().id;
     const bool counts = aggregate.kind == ir::AggKind::kCount;
-    state->one_kernel = (counts || (t != TypeId::kI128 && !IsString(t))) &&
+    const bool interval = arg->type().logical == LogicalKind::kInterval;
+    state->one_kernel = (counts || (t != TypeId::kI128 && !IsString(t) && !interval)) &&
                         !(internal::NeedsStringColumns(*arg) && !arg->is_column()) &&
                         arg->facts().kernel_nodes <= impl_->options.max_kernel_nodes;
     return std::unique_ptr<PreparedAggregate>(new PreparedAggregate(std::move(state)));

@@ -142,9 +142,11 @@ TEST(Logical, BinderRefusesWhatHasNoRuleYet) {
   EXPECT_EQ((*ir::ParseAndBind("if(d < e, d, e)", schema))->type().ToString(), "date32?");
   EXPECT_EQ((*ir::ParseAndBind("if(d < e, d, null)", schema))->type().ToString(), "date32?");  // a null joins
   EXPECT_EQ((*ir::ParseAndBind("coalesce(null, e)", schema))->type().ToString(), "date32");
-  for (const char* agg : {"sum(d)", "sum(t)", "min(i)", "sum(i)"}) {
+  for (const char* agg : {"sum(d)", "sum(t)", "sum(m < m)"}) {
     EXPECT_FALSE(ir::ParseAndBindAggregate(agg, schema).ok()) << agg;
   }
+  EXPECT_EQ(ir::ParseAndBindAggregate("min(i)", schema)->result.ToString(), "interval_months?");
+  EXPECT_EQ(ir::ParseAndBindAggregate("sum(i)", schema)->result.ToString(), "interval_month_day_nano?");
   EXPECT_EQ(ir::ParseAndBindAggregate("count(w)", schema)->result.ToString(), "i64");
   EXPECT_EQ(ir::ParseAndBindAggregate("sum(w)", schema)->result.ToString(), "decimal(38,2)?");  // 128-bit decimals fold
   EXPECT_EQ(ir::ParseAndBindAggregate("max(w)", schema)->result.ToString(), "decimal(30,2)?");

@@ -509,6 +509,73 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
   EXPECT_GT(trues, 1000);
 }
 
+// Folds over intervals against the reference: sum part by part (an overflow error when a part's
+// total passes its storage), min, max and min_max in PostgreSQL's order, the last of equal
+// lengths; each interval type as a column and a constant, expressions of intervals, nulls,
+// engine and prepared aggregates; and the answers PostgreSQL gives.
+TEST(Temporal, IntervalFoldsEqualTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const char* const kIntervals[] = {"interval_months", "interval_day_time", "interval_month_day_nano"};
+  const char* const kFolds[] = {"sum(i)", "min(i)", "max(i)", "min_max(i)", "count(i)", "sum(i + j)",
+                                "min_max(e)", "max(if(e < j, e, j))", "sum(-i)", "min(i * 2)"};
+  int values = 0, errors = 0;
+  for (uint64_t seed = 0; seed < 18; ++seed) {
+    std::mt19937_64 rng(seed);
+    const DataType itype = *ParseDataType(kIntervals[seed % 3]);
+    const int64_t length = std::vector<int64_t>{1000, 0, 65, 300}[seed % 4];
+    // Without edges half the time, so that sums fit; with them, parts overflow.
+    ArrayPtr i = IntervalColumn(itype, length, seed % 5 == 0 ? 1.0 : 0.7, rng);
+    if (seed % 2 == 0) {
+      std::vector<Scalar> rows;
+      for (int64_t r = 0; r < length; ++r) rows.push_back(rng() % 4 == 0 ? Scalar::Null(itype.id) : RandomLogicalValue(itype, rng));
+      i = *MakeArray(itype.WithNullable(true), rows);
+    }
+    if (seed % 6 == 5) i = *ConstantArray::Make(RandomLogicalValue(itype, rng), length, true);
+    const ArrayPtr j = IntervalColumn(*ParseDataType("interval_month_day_nano"), length, 0.8, rng);
+    const ArrayPtr e = NearIntervals(*i, rng);
+    const Schema schema{{{"i", itype.WithNullable(true)}, {"j", j->type()}, {"e", e->type()}}};
+    const std::vector<ArrayPtr> cols = {i, j, e};
+    for (const char* text : kFolds) {
+      SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, itype.ToString(), length, text));
+      ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
+      const auto want = ir::EvaluateAggregateReference(agg, cols, length);
+      ASSERT_OK_AND_ASSIGN(std::unique_ptr<PreparedAggregate> prepared, engine->PrepareAggregate(agg));
+      for (const auto& got : {engine->Aggregate(agg, cols, length), prepared->Aggregate(cols, length)}) {
+        ASSERT_EQ(got.ok(), want.ok()) << (want.ok() ? got.error().ToString() : want.error().ToString());
+        if (want.ok()) {
+          EXPECT_EQ(got->ToString(agg.kind), want->ToString(agg.kind));
+        } else {
+          EXPECT_EQ(got.error().ToString(), want.error().ToString());
+        }
+      }
+      values += want.ok() && !want->value.is_null();
+      errors += !want.ok();
+    }
+  }
+  EXPECT_GT(values, 80);
+  EXPECT_GT(errors, 5);
+  // PostgreSQL: sum('1 mon', '30 days', '-1 day') is '1 mon 29 days'; min and max of '1 mon' and
+  // '30 days' are both the later one.
+  const Schema one = *ParseSchema("i:interval_month_day_nano");
+  const std::vector<ArrayPtr> rows = {*MakeArray(DataType::Interval(IntervalUnit::kMonthDayNano),
+                                                 {ir::MonthDayNano(1, 0, 0), ir::MonthDayNano(0, 30, 0), ir::MonthDayNano(0, -1, 0)})};
+  const std::vector<ArrayPtr> tie = {*MakeArray(DataType::Interval(IntervalUnit::kMonthDayNano),
+                                                {ir::MonthDayNano(1, 0, 0), ir::MonthDayNano(0, 30, 0)})};
+  auto fold = [&](const char* text, const std::vector<ArrayPtr>& cols) {
+    return engine->Aggregate(*ir::ParseAndBindAggregate(text, one), cols, cols[0]->length())->value;
+  };
+  EXPECT_EQ(fold("sum(i)", rows), ir::MonthDayNano(1, 29, 0));
+  EXPECT_EQ(fold("min(i)", tie), ir::MonthDayNano(0, 30, 0));
+  EXPECT_EQ(fold("max(i)", tie), ir::MonthDayNano(0, 30, 0));
+  EXPECT_EQ(fold("max(i)", rows), ir::MonthDayNano(0, 30, 0));
+  EXPECT_EQ(fold("min(i)", rows), ir::MonthDayNano(0, -1, 0));
+  const std::vector<ArrayPtr> big = {*MakeArray(DataType::Interval(IntervalUnit::kMonthDayNano),
+                                                {ir::MonthDayNano(INT32_MAX, 0, 0), ir::MonthDayNano(1, 0, 0)})};
+  const auto overflow = engine->Aggregate(*ir::ParseAndBindAggregate("sum(i)", one), big, 2);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.error().code(), ErrorCode::kOverflow);
+}
+
 // Zoned timestamps ± intervals against the reference: months and days move the local date
 // (the wall-clock time kept, the result read as an instant as casts read a local time), the
 // time part is added to the instant; instants at and around every change, days that cross them,
