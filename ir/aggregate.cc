@@ -103,9 +103,10 @@ Result<Scalar> IntegerSumResult(__int128 total, DataType result) {
   }
   if (IsSignedInt(result.id)) {
     if (total > std::numeric_limits<int64_t>::max() || total < std::numeric_limits<int64_t>::min()) {
-      return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit i64");
+      return Error(ErrorCode::kOverflow, fmt::format("sum: the sum of the non-null rows does not fit {}",
+                                                     result.WithNullable(false).ToString()));
     }
-    return Scalar::Of<int64_t>(static_cast<int64_t>(total));
+    return Scalar::Of<int64_t>(static_cast<int64_t>(total)).As(result.WithNullable(false));  // a duration keeps its type
   }
   if (total < 0 || total > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
     return Error(ErrorCode::kOverflow, "sum: the sum of the non-null rows does not fit u64");
@@ -115,11 +116,12 @@ Result<Scalar> IntegerSumResult(__int128 total, DataType result) {
 
 namespace {
 
-// Folds over logical types: sum over decimals and intervals; min and max over decimals, dates,
-// times, timestamps, durations and intervals; count over anything.
+// Folds over logical types: sum over decimals, durations and intervals; min and max over
+// decimals, dates, times, timestamps, durations and intervals; count over anything.
 Status CheckLogicalFold(AggKind kind, const DataType& arg, std::string_view name) {
   const std::string type = arg.WithNullable(false).ToString();
-  const bool ok = kind == AggKind::kSum ? arg.logical == LogicalKind::kDecimal || arg.logical == LogicalKind::kInterval
+  const bool ok = kind == AggKind::kSum ? arg.logical == LogicalKind::kDecimal || arg.logical == LogicalKind::kInterval ||
+                                              arg.logical == LogicalKind::kDuration
                                         : kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kMinMax;
   if (!ok) return MakeError(ErrorCode::kTypeError, "{} does not take {}", name, type);
   return Status::OK();
@@ -160,6 +162,10 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
     case AggKind::kSum:
       if (arg.logical == LogicalKind::kInterval) {
         agg.result = DataType::Interval(IntervalUnit::kMonthDayNano).WithNullable(true);
+        break;
+      }
+      if (arg.logical == LogicalKind::kDuration) {  // exact, an overflow error past i64
+        agg.result = arg.WithNullable(true);
         break;
       }
       if (!IsNumeric(t) && !IsDecimal128(arg)) return type_error("expects a numeric argument");

@@ -7,6 +7,7 @@
 #include "ir/analysis.h"
 #include "ir/decimal.h"
 #include "ir/function.h"
+#include "ir/function_internal.h"
 #include "ir/parser.h"
 #include "ir/temporal.h"
 #include "runtime/builder.h"
@@ -338,6 +339,67 @@ class Binder {
                              &Fold);
   }
 
+  // Durations scaled and measured (a duration is a count of its unit): `d * n` and `n * d` for an
+  // integer n, `-d` and `abs(d)` in checked i64 arithmetic (a duration of d's type); `d1 / d2` of
+  // one unit, their ratio as f64 (`(t - u) / '1 hour'`: an untyped string literal beside a
+  // duration is one); `cast(d, T)` to a number, the count of d's units.
+  Result<std::optional<ExprPtr>> BindDurationOperands(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
+    using Out = std::optional<ExprPtr>;
+    auto duration = [](const ExprPtr& b) { return b && b->type().logical == LogicalKind::kDuration; };
+    const auto d = std::find_if(bound.begin(), bound.end(), duration);
+    constexpr std::string_view kCalls[] = {"mul", "div", "neg", "abs", "cast"};
+    if (d == bound.end() || std::find(std::begin(kCalls), std::end(kCalls), f.name) == std::end(kCalls)) return Out();
+    const DataType type = (*d)->type();
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i]) continue;
+      const Expr& a = *e.args()[i];
+      const std::string& text = IsUntypedLiteral(a) ? a.literal_text() : std::string();
+      if (f.name == "div" && !text.empty() && text.front() == '\'') {
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar length, ParseDurationLiteral(value.str(), type));
+        bound[i] = Expr::BoundLiteral(length);
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], TypeId::kI64, ""));
+      }
+    }
+    const std::string types = bound.size() == 1 ? bound[0]->type().WithNullable(false).ToString()
+                              : fmt::format("{} and {}", bound[0]->type().WithNullable(false).ToString(),
+                                            bound[1]->type().WithNullable(false).ToString());
+    const DataType f64(TypeId::kF64), i64(TypeId::kI64);
+    auto count = [&](const ExprPtr& x, TypeId to) { return internal::BuildCall("cast", {x}, DataType(to), &Fold, to); };
+    if (f.name == "cast") {
+      const TypeId to = *e.type_arg();
+      if (!IsNumeric(to)) return MakeError(ErrorCode::kTypeError, "cast of {} to {}: a duration casts to a number (its count of units)", types, TypeIdName(to));
+      return Out(count(bound[0], to));
+    }
+    if (f.name == "neg" || f.name == "abs") return Out(internal::BuildCall(f.name, {bound[0]}, type, &Fold));
+    const ExprPtr& other = bound[0] == *d ? bound[1] : bound[0];
+    if (f.name == "div" && other == bound[1] && other->type().SameType(type)) {
+      return Out(internal::BuildCall("div", {count(bound[0], TypeId::kF64), count(bound[1], TypeId::kF64)}, f64, &Fold));
+    }
+    if (f.name == "mul" && !other->type().is_logical() && IsInteger(other->type().id)) {
+      const ExprPtr n = other->type().id == TypeId::kI64 ? other : count(other, TypeId::kI64);
+      return Out(internal::BuildCall("mul", {*d, n}, type, &Fold));
+    }
+    return MakeError(ErrorCode::kTypeError,
+                     "{} of {}: a duration is multiplied by an integer, divided by a duration of its unit (an f64 "
+                     "ratio) or negated",
+                     f.name, types);
+  }
+
+  // The rules of decimals, dates and timestamps ± intervals, intervals and durations, in that
+  // order: the call they bind to, or nullopt where none applies.
+  Result<std::optional<ExprPtr>> BindLogicalCall(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
+    using Out = std::optional<ExprPtr>;
+    ROWJIT_ASSIGN_OR_RETURN(Out decimal, BindDecimal(e, f, bound));
+    if (decimal) return decimal;
+    ROWJIT_ASSIGN_OR_RETURN(Out interval, BindInterval(e, f, bound));
+    if (interval) return interval;
+    ROWJIT_ASSIGN_OR_RETURN(Out over_intervals, BindIntervalOperands(e, f, bound));
+    if (over_intervals) return over_intervals;
+    return BindDurationOperands(e, f, bound);
+  }
+
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
     if (rewritten) return BindNode(*rewritten, expected, "");
@@ -374,12 +436,8 @@ class Binder {
       const DataType to(TypeId::kUtf8, bound[0]->type().nullable);
       return Fold(Expr::BoundCall(FindFunction("logical_to_text"), {bound[0]}, std::nullopt, to));
     }
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> decimal, BindDecimal(e, *f, bound));
-    if (decimal) return *decimal;
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> interval, BindInterval(e, *f, bound));
-    if (interval) return *interval;
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> over_intervals, BindIntervalOperands(e, *f, bound));
-    if (over_intervals) return *over_intervals;
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> logical_call, BindLogicalCall(e, *f, bound));
+    if (logical_call) return *logical_call;
     ROWJIT_RETURN_NOT_OK(BindTemporalLiterals(e, *f, bound));
     if (!group && f->propagates_type) group = expected;
     for (size_t i = unify; i < n; ++i) {

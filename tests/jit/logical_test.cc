@@ -81,16 +81,22 @@ TEST(Logical, KernelsEqualTheReference) {
     for (const char* text : {"min(x)", "max(y)", "min_max(x)", "count(x)", "sum(x)", "min(if(x < y, x, y))"}) {
       SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, type.ToString(), length, text));
       auto agg = ir::ParseAndBindAggregate(text, schema);
-      if (std::string_view(text) == "sum(x)" && type.logical != LogicalKind::kDecimal) {
+      const bool summed = type.logical == LogicalKind::kDecimal || type.logical == LogicalKind::kDuration;
+      if (std::string_view(text) == "sum(x)" && !summed) {
         ASSERT_FALSE(agg.ok());
         EXPECT_EQ(agg.error().code(), ErrorCode::kTypeError);
         continue;
       }
       ASSERT_TRUE(agg.ok()) << agg.error().ToString();
-      ASSERT_OK_AND_ASSIGN(ir::AggregateResult want, ir::EvaluateAggregateReference(*agg, cols, length));
-      ASSERT_OK_AND_ASSIGN(ir::AggregateResult got, engine->Aggregate(*agg, cols, length));
-      EXPECT_EQ(got.ToString(agg->kind), want.ToString(agg->kind));
-      EXPECT_EQ(got.value.type().ToString(), agg->result.WithNullable(got.value.is_null()).ToString());
+      const auto want = ir::EvaluateAggregateReference(*agg, cols, length);
+      const auto got = engine->Aggregate(*agg, cols, length);
+      ASSERT_EQ(got.ok(), want.ok()) << (want.ok() ? got.error().ToString() : want.error().ToString());
+      if (!want.ok()) {  // a duration's sum past i64
+        EXPECT_EQ(got.error().ToString(), want.error().ToString());
+        continue;
+      }
+      EXPECT_EQ(got->ToString(agg->kind), want->ToString(agg->kind));
+      EXPECT_EQ(got->value.type().ToString(), agg->result.WithNullable(got->value.is_null()).ToString());
       ++compared;
     }
   }

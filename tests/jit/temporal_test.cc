@@ -193,7 +193,11 @@ TEST(Temporal, ArithmeticOverTheStorage) {
   const std::pair<const char*, const char*> typed[] = {
       {"t + d", "timestamp(ns)?"}, {"d + t", "timestamp(ns)?"}, {"t - d", "timestamp(ns)?"}, {"t - u", "duration(ns)?"},
       {"d - d", "duration(ns)?"},  {"a + n", "date32?"},        {"n + a", "date32?"},        {"a - 7", "date32?"},
-      {"a - a", "i32?"},           {"year(t - d) + day(a + n)", "i64?"}};
+      {"a - a", "i32?"},           {"year(t - d) + day(a + n)", "i64?"},
+      // Durations scaled (checked i64), measured against each other (an f64 ratio), counted.
+      {"d * n", "duration(ns)?"},  {"3 * d", "duration(ns)?"},   {"-d", "duration(ns)?"},     {"abs(d)", "duration(ns)?"},
+      {"d / (t - u)", "f64?"},     {"(t - u) / '1 hour'", "f64?"}, {"cast(d, i64)", "i64?"},  {"t - u > '1 day'", "bool?"},
+      {"(t - u) * 2 + '1 ms'", "duration(ns)?"}};
   for (uint64_t seed = 0; seed < 8; ++seed) {
     std::mt19937_64 rng(seed);
     const int64_t length = std::vector<int64_t>{1000, 65, 64, 7}[seed % 4];
@@ -217,9 +221,27 @@ TEST(Temporal, ArithmeticOverTheStorage) {
       EXPECT_EQ((*got)->type(), (*want)->type());
       EXPECT_EQ(FirstDifference(**got, **want), -1);
     }
+    // Folds over durations: sum exact into the duration's type (an overflow error past i64).
+    for (const char* text : {"sum(d)", "min_max(d)", "sum(t - u)", "max(d * n)"}) {
+      SCOPED_TRACE(fmt::format("seed {}: {}", seed, text));
+      ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
+      EXPECT_TRUE(agg.result.logical == LogicalKind::kDuration) << agg.result.ToString();
+      const auto want = ir::EvaluateAggregateReference(agg, cols, length);
+      const auto got = engine->Aggregate(agg, cols, length);
+      ASSERT_EQ(got.ok(), want.ok()) << (want.ok() ? got.error().ToString() : want.error().ToString());
+      if (want.ok()) {
+        EXPECT_EQ(got->ToString(agg.kind), want->ToString(agg.kind));
+        if (!got->value.is_null()) {
+          EXPECT_EQ(got->value.type().ToString(), agg.result.WithNullable(false).ToString());
+        }
+      } else {
+        EXPECT_EQ(got.error().ToString(), want.error().ToString());
+      }
+    }
   }
   const Schema other = *ParseSchema("t:timestamp(ns), z:timestamp(ns, UTC), m:timestamp(ms), d:duration(ms), a:date32, k:i64");
-  for (const char* refused : {"t + t", "t - z", "t - m", "t + d", "d - t", "a + a", "a + k", "a * 2", "t + 1"}) {
+  for (const char* refused : {"t + t", "t - z", "t - m", "t + d", "d - t", "a + a", "a + k", "a * 2", "t + 1", "d * d",
+                              "d / 2", "d * 1.5", "cast(d, utf8)", "d / (t - t)", "d < '1 month'"}) {
     auto r = ir::ParseAndBind(refused, other);
     ASSERT_FALSE(r.ok()) << refused;
     EXPECT_EQ(r.error().code(), ErrorCode::kTypeError) << refused << ": " << r.error().ToString();
