@@ -49,6 +49,24 @@ def test_durations_and_refusals():
         rowjit.evaluate("year(t)", t=np.array(["2024-01-01"], dtype="datetime64[D]"))
 
 
+def test_durations_scale_measure_and_sum():
+    t = np.array(["2024-01-01T00:00", "2024-01-03T06:00", "NaT"], dtype="datetime64[us]")
+    u = np.array(["2024-01-02T00:00", "2024-01-01T00:00", "2024-01-01T00:00"], dtype="datetime64[us]")
+    hours = rowjit.evaluate("(t - u) / '1 hour'", t=t, u=u)
+    assert hours[0] == -24.0 and hours[1] == 54.0 and hours.mask[2]
+    assert list(rowjit.evaluate("t - u > '1 day'", t=t, u=u)[:2]) == [False, True]
+    d = np.array([1500, -5, 7], dtype="timedelta64[ms]")
+    doubled = rowjit.evaluate("d * 2 - '1 s'", d=d)
+    assert doubled.dtype == np.dtype("timedelta64[ms]") and list(doubled) == list((d * 2 - np.timedelta64(1, "s")))
+    assert rowjit.aggregate("sum(d)", d=d) == np.timedelta64(1502, "ms")
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.aggregate("sum(d)", d=np.array([2**62, 2**62], dtype="timedelta64[ns]"))
+    assert e.value.kind == "overflow"
+    with pytest.raises(rowjit.Error) as e:
+        rowjit.evaluate("d / 2", d=d)
+    assert e.value.kind == "type error" and "divided by a duration" in str(e.value)
+
+
 def test_exact_wide_sums_are_python_ints():
     x = np.full(1000, np.iinfo(np.int64).max, dtype=np.int64)
     assert rowjit.aggregate("sum(x)", x=x) == 1000 * (2**63 - 1)
