@@ -365,7 +365,7 @@ class Binder {
     const std::string types = bound.size() == 1 ? bound[0]->type().WithNullable(false).ToString()
                               : fmt::format("{} and {}", bound[0]->type().WithNullable(false).ToString(),
                                             bound[1]->type().WithNullable(false).ToString());
-    const DataType f64(TypeId::kF64), i64(TypeId::kI64);
+    const DataType f64(TypeId::kF64);
     auto count = [&](const ExprPtr& x, TypeId to) { return internal::BuildCall("cast", {x}, DataType(to), &Fold, to); };
     if (f.name == "cast") {
       const TypeId to = *e.type_arg();

@@ -908,6 +908,8 @@ bool IsInterval(const ExprPtr& e) { return e->type().logical == LogicalKind::kIn
 // Part `part` of interval i as a bound expression (interval_months(i), ...), a literal 0 where
 // i's type does not hold it.
 ExprPtr PartOf(const ExprPtr& i, Part part, FoldFn fold) {
+  // A computed interval's part is its argument: chains (a + b + c) do not copy their operands.
+  if (i->is_call() && i->name() == "interval_from_parts") return i->args()[static_cast<int>(part)];
   const auto unit = static_cast<IntervalUnit>(i->type().unit);
   const bool present = part == Part::kMonths ? unit != IntervalUnit::kDayTime : unit != IntervalUnit::kMonths;
   const TypeId id = part == Part::kNanos ? TypeId::kI64 : TypeId::kI32;

@@ -426,6 +426,9 @@ Result<ir::AggregateResult> Engine::AggregateStaged(const ir::Aggregate& agg,
 Result<ir::AggregateResult> Engine::AggregateSliced(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
                                                     int64_t length, const EvalOptions& options, EvalReport& rep) {
   const int64_t step = impl_->options.fold_slice_rows;
+  // A duration's slices sum exactly (decimal(38,0)): only the total must fit its i64.
+  ir::Aggregate per_slice = agg;
+  if (agg.result.logical == LogicalKind::kDuration) per_slice.result = DataType::Decimal(38, 0)->WithNullable(true);
   __int128 total = 0;
   bool any = false;
   for (int64_t start = 0; start < length; start += step) {
@@ -440,7 +443,7 @@ Result<ir::AggregateResult> Engine::AggregateSliced(const ir::Aggregate& agg, st
       slice.push_back(std::move(s));
     }
     EvalReport part;
-    Result<ir::AggregateResult> r = Aggregate(agg, slice, n, options, &part);
+    Result<ir::AggregateResult> r = Aggregate(per_slice, slice, n, options, &part);
     rep.compiled = rep.compiled || part.compiled;
     rep.strategy = part.strategy;
     if (!r.ok()) {

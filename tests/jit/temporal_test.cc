@@ -8,6 +8,7 @@
 #include <random>
 
 #include "ir/aggregate.h"
+#include "ir/analysis.h"
 #include "ir/binder.h"
 #include "ir/function.h"
 #include "ir/reference.h"
@@ -529,6 +530,26 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
   EXPECT_GT(errors, 40);  // a part past its storage, by row
   EXPECT_GT(values, 300);
   EXPECT_GT(trues, 1000);
+}
+
+// A duration's sum split into slices (EngineOptions::fold_slice_rows) is exact across them: only
+// the total must fit i64 (2^62 + 2^62 - 2^62 - 2^62 is 0, not an overflow); a chain of interval
+// sums binds in linear size.
+TEST(Temporal, SlicedDurationSumsAndIntervalChains) {
+  auto engine = std::move(Engine::Make({.fold_slice_rows = 2, .compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType d = *ParseDataType("duration(ns)");
+  std::vector<Scalar> rows;
+  for (int64_t v : {int64_t{1} << 62, int64_t{1} << 62, -(int64_t{1} << 62), -(int64_t{1} << 62), int64_t{5}}) {
+    rows.push_back(Scalar::Of<int64_t>(v).As(d));
+  }
+  const std::vector<ArrayPtr> cols = {*MakeArray(d, rows)};
+  const Schema schema{{{"d", d}}};
+  ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate("sum(d)", schema));
+  ASSERT_OK_AND_ASSIGN(ir::AggregateResult got, engine->Aggregate(agg, cols, 5));
+  EXPECT_EQ(got.value, Scalar::Of<int64_t>(5).As(d));
+  const Schema intervals = *ParseSchema("i:interval_month_day_nano");
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr chain, ir::ParseAndBind("i + i + i + i + i + i + i + i + i + i + i + i", intervals));
+  EXPECT_LT(chain->facts().nodes, 200) << chain->ToString();
 }
 
 // Folds over intervals against the reference: sum part by part (an overflow error when a part's
