@@ -284,6 +284,14 @@ class Binder {
     return Status::OK();
   }
 
+  // An untyped number beside an interval or a duration: an integer as i64 (`i * 3`), a fraction as
+  // f64, so that a refusal names the rule (an interval scales by integers), not the literal.
+  Result<ExprPtr> BindFactor(const ExprPtr& arg) {
+    const std::string& text = IsUntypedLiteral(*arg) ? arg->literal_text() : std::string();
+    const bool fraction = !text.empty() && text.front() != '\'' && text.find_first_of(".eE") != std::string::npos;
+    return BindNode(arg, fraction ? TypeId::kF64 : TypeId::kI64, "");
+  }
+
   // Comparisons, greatest/least and arithmetic over intervals (ir/temporal.h BindIntervalCall):
   // untyped string literals beside an interval are interval_month_day_nano values (any interval
   // type compares and adds with any other), an untyped null one of that type, other untyped
@@ -308,14 +316,14 @@ class Binder {
       if (bound[i]) continue;
       const Expr& a = *e.args()[i];
       const std::string& text = IsUntypedLiteral(a) ? a.literal_text() : std::string();
-      if (text == "null") {
+      if (text == "null" && f.name != "mul") {  // a factor's null is a number's (`i * null`)
         bound[i] = Expr::BoundLiteral(Scalar::Null(literal_type.id).As(literal_type));
       } else if (!text.empty() && text.front() == '\'') {
         ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
         ROWJIT_ASSIGN_OR_RETURN(const Scalar interval, ParseIntervalLiteral(value.str(), literal_type));
         bound[i] = Expr::BoundLiteral(interval);
       } else {
-        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], TypeId::kI64, ""));
+        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindFactor(e.args()[i]));
       }
     }
     return BindIntervalCall(f.name, bound, &Fold);
@@ -359,7 +367,7 @@ class Binder {
         ROWJIT_ASSIGN_OR_RETURN(const Scalar length, ParseDurationLiteral(value.str(), type));
         bound[i] = Expr::BoundLiteral(length);
       } else {
-        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], TypeId::kI64, ""));
+        ROWJIT_ASSIGN_OR_RETURN(bound[i], BindFactor(e.args()[i]));
       }
     }
     const std::string types = bound.size() == 1 ? bound[0]->type().WithNullable(false).ToString()
@@ -374,7 +382,7 @@ class Binder {
     }
     if (f.name == "neg" || f.name == "abs") return Out(internal::BuildCall(f.name, {bound[0]}, type, &Fold));
     const ExprPtr& other = bound[0] == *d ? bound[1] : bound[0];
-    if (f.name == "div" && other == bound[1] && other->type().SameType(type)) {
+    if (f.name == "div" && bound[0]->type().SameType(bound[1]->type())) {  // d / '1 hour', '1 hour' / d
       return Out(internal::BuildCall("div", {count(bound[0], TypeId::kF64), count(bound[1], TypeId::kF64)}, f64, &Fold));
     }
     if (f.name == "mul" && !other->type().is_logical() && IsInteger(other->type().id)) {

@@ -2,6 +2,7 @@
 // takes the else branch), between (x >= lo and x <= hi in Kleene logic), in_list (SQL's IN).
 #include "ir/function_internal.h"
 #include "ir/string_columns.h"
+#include "ir/temporal.h"
 
 namespace rowjit::ir {
 namespace {
@@ -26,12 +27,18 @@ int Order(const Scalar& x, const Scalar& y) { return CompareScalarsSql(x, y); }
 
 // greatest, least: the extreme of the non-null arguments (PostgreSQL, DuckDB), the first of equals;
 // null only when every argument is.
+// Intervals (all of one type) order as PostgreSQL's do, a month 30 days (ir/temporal.h).
 template <bool kGreatest>
 Result<Scalar> Extreme(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  auto order = [&](const Scalar& x, const Scalar& y) {
+    if (result.logical != LogicalKind::kInterval) return Order(x, y);
+    const __int128 lx = IntervalLength(PartsOf(x.As(result))), ly = IntervalLength(PartsOf(y.As(result)));
+    return (lx > ly) - (lx < ly);
+  };
   const Scalar* best = nullptr;
   for (const Scalar& s : a) {
     if (s.is_null()) continue;
-    if (best == nullptr || (kGreatest ? Order(*best, s) < 0 : Order(s, *best) < 0)) best = &s;
+    if (best == nullptr || (kGreatest ? order(*best, s) < 0 : order(s, *best) < 0)) best = &s;
   }
   return best != nullptr ? *best : Scalar::Null(result.id);
 }

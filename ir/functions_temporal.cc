@@ -950,9 +950,13 @@ Result<ExprPtr> ScaleInterval(const ExprPtr& i, const ExprPtr& n, FoldFn fold) {
   }
   const DataType i64(TypeId::kI64);
   const ExprPtr factor = n->type().id == TypeId::kI64 ? n : internal::BuildCall("cast", {n}, i64, fold, TypeId::kI64);
+  // A part that is a literal 0 stays 0, unless every part is: then the nanoseconds are multiplied
+  // still, so that a null factor gives a null interval ('0 days' * null is null).
+  const bool all_zero = IsZeroLiteral(PartOf(i, Part::kMonths, fold)) && IsZeroLiteral(PartOf(i, Part::kDays, fold)) &&
+                        IsZeroLiteral(PartOf(i, Part::kNanos, fold));
   auto scaled = [&](Part part) {
     ExprPtr p = PartOf(i, part, fold);
-    if (IsZeroLiteral(p)) return p;
+    if (IsZeroLiteral(p) && !(all_zero && part == Part::kNanos)) return p;
     if (part != Part::kNanos) p = internal::BuildCall("cast", {p}, i64, fold, TypeId::kI64);
     ExprPtr product = internal::BuildCall("mul", {p, factor}, i64, fold);
     if (part == Part::kNanos) return product;
@@ -1031,26 +1035,12 @@ Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::
     return Out(any);
   }
   if (function == "greatest" || function == "least") {
-    // Nulls skipped; of equal ones the first, as PostgreSQL's greatest and least keep theirs.
+    // Bound as themselves: their lowering and evaluation order intervals (nulls skipped, the
+    // first of equal ones kept, as PostgreSQL's greatest and least keep theirs).
     for (const ExprPtr& a : args) {
       if (!a->type().SameType(args[0]->type())) return refuse("greatest and least take intervals of one type");
     }
-    ExprPtr pick = args[0];
-    for (size_t k = 1; k < args.size(); ++k) {
-      const ExprPtr& next = args[k];
-      const DataType type = args[0]->type().WithNullable(pick->type().nullable && next->type().nullable);
-      auto choose = [&](const ExprPtr& cond, const ExprPtr& then, const ExprPtr& otherwise, DataType t) {
-        return fold(Expr::BoundCall(FindFunction("if"), {cond, then, otherwise}, std::nullopt, t));
-      };
-      auto is_null = [&](const ExprPtr& e) {
-        return fold(Expr::BoundCall(FindFunction("is_null"), {e}, std::nullopt, boolean));
-      };
-      const ExprPtr better = compare(function == "greatest" ? "gt" : "lt", next, pick);
-      ExprPtr chosen = choose(better, next, pick, args[0]->type().WithNullable(true));
-      chosen = choose(is_null(next), pick, chosen, args[0]->type().WithNullable(true));
-      pick = choose(is_null(pick), next, chosen, type);
-    }
-    return Out(pick);
+    return Out();
   }
   if (function == "add" || function == "sub") {
     if (!all_intervals()) return refuse("an interval is added to an interval, a date or a timestamp");

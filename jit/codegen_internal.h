@@ -80,6 +80,8 @@ class LowerContext {
 // The order of strings (bytewise, unsigned; a prefix first), through the compare helper.
 llvm::Value* StringLess(LowerContext& c, llvm::Value* x, llvm::Value* y);
 llvm::Value* StringEqual(LowerContext& c, llvm::Value* x, llvm::Value* y);
+// PostgreSQL's order of intervals of one type (a month 30 days; jit/lower_temporal.cc).
+llvm::Value* IntervalLess(llvm::IRBuilder<>& b, IntervalUnit unit, const Val& x, const Val& y);
 
 using LowerFn = Val (*)(LowerContext& ctx, std::span<const Val> args);
 

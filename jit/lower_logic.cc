@@ -76,7 +76,9 @@ template <bool kGreatest>
 Val Extreme(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   const TypeId t = c.arg_type(0);
+  const DataType type = c.call.args()[0]->type();
   auto less = [&](const Val& x, const Val& y) {
+    if (type.logical == LogicalKind::kInterval) return IntervalLess(b, static_cast<IntervalUnit>(type.unit), x, y);
     if (t == TypeId::kI128) return Less128(b, Widen128(b, x, t), Widen128(b, y, t));  // decimal128
     if (IsString(t)) return StringLess(c, x.v, y.v);
     return c.Less(x.v, y.v, t);

@@ -619,14 +619,13 @@ Val IntervalFromParts(LowerContext& c, std::span<const Val> a) {
 // and |Nlx - Nly| < 2^16, so the sign is A's, or the low parts' where A is 0. |Nhy - Nhx| < 2^48,
 // so a difference of K past ±2^20 decides alone (its product passes 2^50): K's difference is
 // clamped there, and the product, one signed 32 × 32 → 64 multiply, is exact.
-Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
-  auto& b = c.b;
+// The sign decider of Lx - Ly (see above): negative, zero or positive as x orders before, with or
+// after y.
+llvm::Value* IntervalOrder(llvm::IRBuilder<>& b, const IntervalVals& x, const IntervalVals& y) {
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* i32 = b.getInt32Ty();
   constexpr int64_t kDayUnits = 1'318'359'375;  // 86,400 · 10^9 / 2^16
   constexpr int64_t kClamp = int64_t{1} << 20;
-  const IntervalVals x = IntervalPartsOf(b, IntervalUnitOf(c.call.args()[0]), a[0]);
-  const IntervalVals y = IntervalPartsOf(b, IntervalUnitOf(c.call.args()[1]), a[1]);
   auto diff = [&](llvm::Value* p, llvm::Value* q) { return b.CreateSub(b.CreateSExt(p, i64), b.CreateSExt(q, i64)); };
   llvm::Value* dk = b.CreateAdd(b.CreateMul(diff(x.months, y.months), b.getInt64(30)), diff(x.days, y.days));
   dk = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, dk, b.getInt64(kClamp)),
@@ -635,7 +634,14 @@ Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
   llvm::Value* high = b.CreateSub(b.CreateAShr(y.nanos, K(y.nanos, 16)), b.CreateAShr(x.nanos, K(x.nanos, 16)));
   llvm::Value* whole = b.CreateSub(product, high);
   llvm::Value* low = b.CreateSub(b.CreateAnd(x.nanos, K(x.nanos, 0xffff)), b.CreateAnd(y.nanos, K(y.nanos, 0xffff)));
-  llvm::Value* decider = b.CreateSelect(b.CreateICmpEQ(whole, K(whole, 0)), low, whole);
+  return b.CreateSelect(b.CreateICmpEQ(whole, K(whole, 0)), low, whole);
+}
+
+Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Value* decider = IntervalOrder(b, IntervalPartsOf(b, IntervalUnitOf(c.call.args()[0]), a[0]),
+                                       IntervalPartsOf(b, IntervalUnitOf(c.call.args()[1]), a[1]));
   return {b.CreateSub(b.CreateZExt(b.CreateICmpSGT(decider, K(decider, 0)), i32),
                       b.CreateZExt(b.CreateICmpSLT(decider, K(decider, 0)), i32))};
 }
@@ -823,6 +829,11 @@ const Lowering kLowerings[] = {
 };
 
 }  // namespace
+
+llvm::Value* IntervalLess(llvm::IRBuilder<>& b, IntervalUnit unit, const Val& x, const Val& y) {
+  llvm::Value* decider = IntervalOrder(b, IntervalPartsOf(b, unit, x), IntervalPartsOf(b, unit, y));
+  return b.CreateICmpSLT(decider, K(decider, 0));
+}
 
 std::span<const Lowering> TemporalLowerings() { return kLowerings; }
 

@@ -359,7 +359,9 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
   }
   const char kind = given.dtype().kind();
   const bool temporal = kind == 'M' || kind == 'm';
-  const DataType logical = temporal ? TypeOfTemporalDtype(given.dtype()) : DataType(TypeOfDtype(given.dtype()));
+  const DataType logical = kind == 'V'  ? TypeOfIntervalDtype(given.dtype())
+                           : temporal ? TypeOfTemporalDtype(given.dtype())
+                                      : DataType(TypeOfDtype(given.dtype()));
   const TypeId id = logical.id;
   const py::array arr = ReadableLayout(given);
   const int64_t n = arr.shape(0);
@@ -371,7 +373,7 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
   Validity v = validity.value_or(Validity::AllValid());
   if (id == TypeId::kBool) return Check(ByteBoolArray::Make(n, std::move(buffer), std::move(v), 0, nullable));
   if (temporal) return TemporalColumn(logical, n, std::move(buffer), std::move(v), nullable);
-  return Check(PrimitiveArray::Make(DataType(id, nullable), n, std::move(buffer), std::move(v)));
+  return Check(PrimitiveArray::Make(logical.WithNullable(nullable), n, std::move(buffer), std::move(v)));
 }
 
 }  // namespace
@@ -412,12 +414,36 @@ TypeId TypeOfDtype(const py::dtype& dt) {
   throw py::type_error("rowjit: unsupported dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>());
 }
 
+// Intervals as numpy structured values laid out as Arrow's: interval_months a months field,
+// interval_day_time days and milliseconds, interval_month_day_nano months, days and nanoseconds.
+py::dtype IntervalDtype(IntervalUnit unit) {
+  py::list fields;
+  auto field = [&](const char* name, const char* type) { fields.append(py::make_tuple(name, type)); };
+  if (unit != IntervalUnit::kDayTime) field("months", "<i4");
+  if (unit != IntervalUnit::kMonths) field("days", "<i4");
+  if (unit == IntervalUnit::kDayTime) field("milliseconds", "<i4");
+  if (unit == IntervalUnit::kMonthDayNano) field("nanoseconds", "<i8");
+  return py::dtype::from_args(fields);
+}
+
+bool IsIntervalValues(const DataType& type) { return type.logical == LogicalKind::kInterval; }
+
 py::dtype DtypeOf(const DataType& type) {
+  if (IsIntervalValues(type)) return IntervalDtype(static_cast<IntervalUnit>(type.unit));
   const bool timestamp = type.logical == LogicalKind::kTimestamp, duration = type.logical == LogicalKind::kDuration;
   if (timestamp || duration) {
     return py::dtype(fmt::format("{}[{}]", timestamp ? "datetime64" : "timedelta64", TimeUnitName(type.time_unit())));
   }
   return VisitType(type.id, []<typename T>(std::type_identity<T>) { return py::dtype::of<T>(); });
+}
+
+DataType TypeOfIntervalDtype(const py::dtype& dt) {
+  for (IntervalUnit unit : {IntervalUnit::kMonths, IntervalUnit::kDayTime, IntervalUnit::kMonthDayNano}) {
+    if (dt.equal(IntervalDtype(unit))) return DataType::Interval(unit);
+  }
+  throw py::type_error("rowjit: unsupported dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>() +
+                       " (structured columns are intervals: rowjit.interval_dtype('month_day_nano'), 'day_time' or "
+                       "'months')");
 }
 
 DataType TypeOfTemporalDtype(const py::dtype& dt) {
@@ -446,6 +472,10 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
     if (has_valid) throw py::value_error("rowjit: column '" + name + "' is a masked array and has a valid= mask");
     auto data = py::array::ensure(value.attr("data"));
     py::object mask = g.getmask(value);
+    if (!mask.is(g.nomask) && !mask.attr("dtype").attr("names").is_none()) {
+      // A structured column (intervals) masks each field: a row is null where any field is.
+      mask = py::module_::import("numpy.lib.recfunctions").attr("structured_to_unstructured")(mask).attr("any")(py::arg("axis") = 1);
+    }
     std::optional<Validity> v = Validity::AllValid();  // nullable even without a masked row
     if (!mask.is(g.nomask)) v = ValidityOfMask(mask, data.ndim() == 1 ? data.shape(0) : -1, true);
     Append(cols, name, NumpyColumn(cols, name, data, std::move(v)));
@@ -520,6 +550,16 @@ py::array SixteenByteObjects(const Array& a) {
 
 // Any other encoding (constant, dictionary, byte bools), row by row: a copy.
 py::array RowByRow(const Array& a) {
+  if (a.type().id == TypeId::kI128 && IsIntervalValues(a.type())) {  // the storage's bytes, zeros where null
+    py::array out(DtypeOf(a.type()), std::vector<py::ssize_t>{static_cast<py::ssize_t>(a.length())});
+    auto* o = static_cast<uint8_t*>(out.mutable_data());
+    for (int64_t i = 0; i < a.length(); ++i) {
+      const Scalar s = a.GetScalar(i);
+      const __int128 v = s.is_null() ? 0 : s.int128();
+      std::memcpy(o + i * 16, &v, 16);
+    }
+    return out;
+  }
   if (a.type().id == TypeId::kI128) return SixteenByteObjects(a);
   if (IsString(a.type().id)) {  // an object array: str for utf8, bytes for binary, None for null
     py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(a.length())});
@@ -572,7 +612,7 @@ py::object Masked(py::object values, const Validity& validity, int64_t n) {
 py::object ToNumpy(const ArrayPtr& array, bool writable) {
   const Array& a = *array;
   py::object values;
-  if (a.encoding() == Encoding::kPrimitive && a.type().id != TypeId::kI128) {
+  if (a.encoding() == Encoding::kPrimitive && (a.type().id != TypeId::kI128 || IsIntervalValues(a.type()))) {
     values = FlatView(static_cast<const PrimitiveArray&>(a), array, writable);
   } else if (a.encoding() == Encoding::kBool) {
     values = BoolsOfBits(static_cast<const BoolArray&>(a).bits(), false);

@@ -30,8 +30,11 @@ inline void Check(const Status& s) {
 }
 
 TypeId TypeOfDtype(const py::dtype& dt);  // TypeError for a dtype rowjit has no type for
-py::dtype DtypeOf(const DataType& type);  // datetime64/timedelta64 for timestamps and durations
+py::dtype DtypeOf(const DataType& type);  // datetime64/timedelta64 for timestamps and durations, intervals structured
 DataType TypeOfTemporalDtype(const py::dtype& dt);  // datetime64[us] -> timestamp(us), timedelta64 -> duration
+// Intervals as structured values laid out as Arrow's (months; days, milliseconds; months, days, nanoseconds).
+py::dtype IntervalDtype(IntervalUnit unit);
+DataType TypeOfIntervalDtype(const py::dtype& dt);
 
 // The columns of one call and the schema they make. Numpy inputs are read in place when
 // C-contiguous and aligned (copied otherwise) and borrowed without an owner: `keep` holds them

@@ -52,8 +52,10 @@ struct ResultMemory {
     m.arrow = arrow;
     const int64_t words = kernels::NumWords(n);
     // 16-byte results (decimal128) have no numpy dtype: rowjit's memory, objects at the end.
-    const bool own = arrow || type.id == TypeId::kI128;
-    if (!out.is_none() && type.id == TypeId::kI128) {
+    // Intervals do: structured values (python/convert.cc DtypeOf).
+    const bool objects = type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval;
+    const bool own = arrow || objects;
+    if (!out.is_none() && objects) {
       throw py::type_error("rowjit: out= takes no 16-byte (decimal128) results: numpy has no such integer");
     }
     if (!out.is_none()) {
@@ -116,7 +118,7 @@ struct ResultMemory {
   py::object Finish(bool any_null) const {
     Validity v = Validity::AllValid();
     if (any_null) v = Check(Validity::FromBitmap(validity_buffer, 0, length));
-    if (!arrow && type.id == TypeId::kI128) return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
+    if (!arrow && type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
     if (!arrow) {
       py::object out = numpy ? numpy : caller_out;
       if (type.id == TypeId::kBool) out = UnpackInto(kernels::BitSpan{values, 0, length});
@@ -212,6 +214,12 @@ class PyEngine {
       if (s.type().logical == LogicalKind::kTimestamp || s.type().logical == LogicalKind::kDuration) {
         return py::module_::import("numpy").attr(s.type().logical == LogicalKind::kTimestamp ? "datetime64" : "timedelta64")(
             s.value<int64_t>(), std::string(TimeUnitName(s.type().time_unit())));
+      }
+      if (s.type().logical == LogicalKind::kInterval) {  // a numpy structured value, as evaluate's rows
+        py::array one(DtypeOf(s.type()), std::vector<py::ssize_t>{1});
+        const __int128 bits = s.int128();
+        std::memcpy(one.mutable_data(), &bits, static_cast<size_t>(ByteWidth(s.type_id())));
+        return one[py::int_(0)];
       }
       if (s.type().is_logical() || s.type_id() == TypeId::kI128) {
         return py::module_::import("builtins").attr("int")(Int128Text(s.int128()));
@@ -426,6 +434,16 @@ PYBIND11_MODULE(_rowjit, m) {
         "The engine the module functions use unless engine= is given.");
   m.def("_expr_type", [](py::args a, py::kwargs k) { return rp::TypeCall(false, a, k); });
   m.def("_aggregate_type", [](py::args a, py::kwargs k) { return rp::TypeCall(true, a, k); });
+  m.def(
+      "interval_dtype",
+      [](const std::string& unit) {
+        for (auto [name, u] : {std::pair{"months", rowjit::IntervalUnit::kMonths}, std::pair{"day_time", rowjit::IntervalUnit::kDayTime},
+                               std::pair{"month_day_nano", rowjit::IntervalUnit::kMonthDayNano}}) {
+          if (unit == name) return rp::IntervalDtype(u);
+        }
+        throw py::value_error("rowjit: interval_dtype takes 'months', 'day_time' or 'month_day_nano'");
+      },
+      "The numpy structured dtype of an interval type, laid out as Arrow's");
   m.def("evaluate", [](py::args a, py::kwargs k) { return rp::EvaluateCall(nullptr, a, k); });
   m.def("filter", [](py::args a, py::kwargs k) { return rp::FilterCall(nullptr, a, k); });
   m.def("project", [](py::args a, py::kwargs k) { return rp::ProjectCall(nullptr, a, k); });

@@ -208,7 +208,7 @@ bool IsRemainder(const llvm::Loop& loop, const llvm::LoopInfo& li,
         const llvm::Loop* l = li.getLoopFor(pred);
         if (l != nullptr) {
           auto it = vectorized.find(l);
-          if (it != vectorized.end() && it->second && l != &loop) return true;
+          if (it != vectorized.end() && it->second && l != &loop && l != loop.getParentLoop()) return true;
         }
         for (const llvm::BasicBlock* sibling : llvm::successors(pred)) {
           // Through the vector preheader (a block with one successor, in no loop of its own: in
@@ -217,7 +217,7 @@ bool IsRemainder(const llvm::Loop& loop, const llvm::LoopInfo& li,
             sibling = sibling->getUniqueSuccessor();
           }
           const llvm::Loop* s = sibling ? li.getLoopFor(sibling) : nullptr;
-          if (s == nullptr || s == &loop || s->getHeader() != sibling) continue;
+          if (s == nullptr || s == &loop || s == loop.getParentLoop() || s->getHeader() != sibling) continue;
           auto it = vectorized.find(s);
           if (it != vectorized.end() && it->second) return true;
         }

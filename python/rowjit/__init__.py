@@ -19,7 +19,7 @@ call (threads, valid, arrow, engine) goes in the batch dict: rowjit.evaluate("va
 from . import _rowjit
 
 __all__ = ["Array", "Engine", "Error", "RecordBatch", "aggregate", "array", "default_engine", "evaluate",
-           "filter", "project", "record_batch"]
+           "filter", "interval_dtype", "project", "record_batch"]
 
 
 class Error(Exception):
@@ -45,6 +45,9 @@ RecordBatch = _rowjit.RecordBatch
 array = _rowjit.array
 record_batch = _rowjit.record_batch
 default_engine = _rowjit.default_engine
+# Intervals are numpy structured values laid out as Arrow's: interval_dtype('month_day_nano') is
+# months (i4), days (i4), nanoseconds (i8); 'day_time' days and milliseconds; 'months' months.
+interval_dtype = _rowjit.interval_dtype
 
 # evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, engine=None, **columns): one array
 # of the columns' length; threads > 1 evaluates chunks at once.

@@ -484,7 +484,10 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
                                 "i = '30 days'", "i between j and '1 year'", "i in (j, '1 day', '1 month')",
                                 "coalesce(i, '0 days')", "if(n > 0, i, null)", "i + j = j + i", "i - j < '0 days'",
                                 "t + (i + j)", "interval_compare(i, j)", "greatest(i, k)", "least(i, k, null)",
-                                "interval_compare(i, e)", "i < e", "e <= i", "i = e", "greatest(e, e - '1 ns')"};
+                                "interval_compare(i, e)", "i < e", "e <= i", "i = e", "greatest(e, e - '1 ns')",
+                                "least(e, e + '1 ns', null, e - '1 day')", "greatest(k, null, i, k)",
+                                "cast('0 days', interval_month_day_nano) * n",
+                                "n * cast('0 days', interval_months) + j"};
   int compared = 0, errors = 0, values = 0, trues = 0;
   for (uint64_t seed = 0; seed < 27; ++seed) {
     std::mt19937_64 rng(seed);
@@ -547,9 +550,18 @@ TEST(Temporal, SlicedDurationSumsAndIntervalChains) {
   ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate("sum(d)", schema));
   ASSERT_OK_AND_ASSIGN(ir::AggregateResult got, engine->Aggregate(agg, cols, 5));
   EXPECT_EQ(got.value, Scalar::Of<int64_t>(5).As(d));
-  const Schema intervals = *ParseSchema("i:interval_month_day_nano");
+  const Schema intervals = *ParseSchema("i:interval_month_day_nano, j:interval_month_day_nano?");
   ASSERT_OK_AND_ASSIGN(ir::ExprPtr chain, ir::ParseAndBind("i + i + i + i + i + i + i + i + i + i + i + i", intervals));
   EXPECT_LT(chain->facts().nodes, 200) << chain->ToString();
+  // greatest and least bind as themselves whatever their number of arguments.
+  std::string many = "greatest(i";
+  for (int k = 0; k < 40; ++k) many += k % 2 ? ", j" : ", i - '1 day'";
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr widest, ir::ParseAndBind(many + ")", intervals));
+  EXPECT_LT(widest->facts().nodes, 400) << widest->ToString();
+  // '0 days' times a null factor is null (PostgreSQL), not '0 days'.
+  ASSERT_OK_AND_ASSIGN(ir::ExprPtr zero, ir::ParseAndBind("cast('0 days', interval_month_day_nano) * null", intervals));
+  EXPECT_TRUE(zero->is_literal() && zero->value().is_null()) << zero->ToString();
+  EXPECT_EQ(zero->type().ToString(), "interval_month_day_nano?");
 }
 
 // Folds over intervals against the reference: sum part by part (an overflow error when a part's
@@ -703,7 +715,11 @@ TEST(Temporal, IntervalBinderRules) {
       {"im < dt", "bool?"},                    {"mdn = '1 day'", "bool"},
       {"im between dt and '1 year'", "bool?"}, {"greatest(im, '1 year')", "interval_months"},
       {"coalesce(dt, '1 day')", "interval_day_time"}, {"u > '1 day'", "bool"},
-      {"t - t > '1 hour'", "bool"},            {"u + '1 minute'", "duration(s)"}};
+      {"t - t > '1 hour'", "bool"},            {"u + '1 minute'", "duration(s)"},
+      {"'1 hour' / u", "f64"},                 {"u / '1 hour'", "f64"},
+      {"greatest(dt, '1 day', null)", "interval_day_time"}, {"least(mdn, mdn * k)", "interval_month_day_nano"},
+      {"cast('0 days', interval_months) * k", "interval_month_day_nano"},
+      {"cast('0 days', interval_months) * if(k > 0, k, null)", "interval_month_day_nano?"}};
   for (const auto& [text, type] : typed) {
     ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
     EXPECT_EQ(e->type().ToString(), type) << text;
@@ -731,7 +747,9 @@ TEST(Temporal, IntervalBinderRules) {
       {"im - t", ErrorCode::kTypeError, "added to an interval, a date or a timestamp"},
       {"h + im", ErrorCode::kTypeError, "added to an interval, a date or a timestamp"},
       {"k + mdn", ErrorCode::kTypeError, "added to an interval, a date or a timestamp"},
-      {"im * 1.5", ErrorCode::kTypeError, "is not i64"},
+      {"im * 1.5", ErrorCode::kTypeError, "multiplied by an integer"},
+      {"1.5e0 * mdn", ErrorCode::kTypeError, "multiplied by an integer"},
+      {"u * 2.5", ErrorCode::kTypeError, "multiplied by an integer"},
       {"im * dt", ErrorCode::kTypeError, "multiplied by an integer"},
       {"im * cast(k, f64)", ErrorCode::kTypeError, "multiplied by an integer"},
       {"im / 2", ErrorCode::kUnsupported, "div of intervals is not supported"},

@@ -93,3 +93,30 @@ def test_bad_text_names_its_row():
     assert e.value.kind == "invalid input" and "row 2" in str(e.value) and "'2024-02-30'" in str(e.value)
     ok = rowjit.evaluate("cast(s, decimal64(10,2))", s=np.array([" 1.005", "-2e1", None], dtype=object))
     assert list(ok[:2]) == [101, -2000] and ok.mask[2]  # storage integers, rounded half away from zero
+
+
+def test_intervals_are_structured_values():
+    mdn = rowjit.interval_dtype("month_day_nano")
+    assert mdn.names == ("months", "days", "nanoseconds") and mdn.itemsize == 16
+    i = np.array([(1, 2, 3), (0, 30, 0), (-1, 0, 5)], dtype=mdn)
+    n = np.array([2, 3, -1], dtype=np.int64)
+    scaled = rowjit.evaluate("i * n + '1 day'", i=i, n=n)
+    assert scaled.dtype == mdn
+    assert scaled.tolist() == [(2, 5, 6), (0, 91, 0), (1, 1, -5)]
+    # PostgreSQL's order: a month is 30 days, so '1 month' and '30 days' tie (the first is kept).
+    assert list(rowjit.evaluate("i > '29 days'", i=i)) == [True, True, False]
+    assert rowjit.aggregate("max(i)", i=i).tolist() == (1, 2, 3)
+    assert rowjit.aggregate("sum(i)", i=i).tolist() == (0, 32, 8)
+    assert rowjit.evaluate("greatest(i, '1 month')", i=i).tolist() == [(1, 2, 3), (0, 30, 0), (1, 0, 0)]
+    dt = rowjit.interval_dtype("day_time")
+    days = np.array([(1, 500), (2, -1)], dtype=dt)
+    assert rowjit.evaluate("d + d", d=days).tolist() == [(0, 2, 1_000_000_000), (0, 4, -2_000_000)]
+    assert rowjit.aggregate("min(d)", d=days).tolist() == (1, 500)
+    assert rowjit.evaluate("m * 2", m=np.array([(7,)], dtype=rowjit.interval_dtype("months"))).tolist() == [(14, 0, 0)]
+    masked = np.ma.masked_array(i, mask=[False, True, False])
+    got = rowjit.evaluate("i - '1 ns'", i=masked)
+    assert [any(m) for m in got.mask.tolist()] == [False, True, False] and got.data[2].tolist() == (-1, 0, 4)
+    with pytest.raises(TypeError):
+        rowjit.evaluate("i", i=np.zeros(2, dtype=[("a", "<i4"), ("b", "<i4")]))
+    with pytest.raises(ValueError):
+        rowjit.interval_dtype("weeks")
