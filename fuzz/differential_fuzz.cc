@@ -3,7 +3,8 @@
 // encodings, constants, extreme values) and a policy; the JIT's result must equal the
 // reference's: values, nulls, and the error with its row. A mismatch aborts with the case.
 // A quarter of the cases are decimal expressions (64- and 128-bit: +, -, *, casts up and down,
-// round, neg, abs, comparisons, if, coalesce, literals) over decimal columns. One case in three
+// round, neg, abs, comparisons, if, coalesce, literals) over decimal columns; an eighth are
+// temporal (TemporalExpression: intervals, times, timestamps, durations). One case in three
 // also folds its expression (a fold its type takes: sum, min, max, min_max, count, nan_count,
 // min_max_nan, any, all) against the reference fold: value, count, or the error with its row.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -49,9 +50,9 @@ ArrayPtr MakeColumn(FuzzedDataProvider& in, DataType t, int64_t length, std::mt1
   return a;
 }
 
-// A decimal (or i64) column: values of a few digits (arithmetic that mostly fits) or anywhere in
-// the storage (RandomLogicalValue: every digit count, the limits), nulls, a bit offset, or a
-// batch constant.
+// A decimal, temporal or i64 column: small storage values (arithmetic that mostly fits) or
+// anywhere in the storage (RandomLogicalValue: every digit count, the limits), nulls, a bit
+// offset, or a batch constant.
 ArrayPtr DecimalColumn(FuzzedDataProvider& in, DataType t, int64_t length, std::mt19937_64& rng, std::string& layout) {
   const double valid = in.PickValueInArray(kDensities);
   const int64_t offset = in.ConsumeIntegralInRange<int64_t>(0, 70);
@@ -99,6 +100,60 @@ std::string DecimalExpression(FuzzedDataProvider& in, int depth) {
   }
 }
 
+// A random expression over dates, times, timestamps, intervals and durations (t, z, d, h, g, i,
+// m, w, u) and k (i64), of the kind `kind` (0 interval, 1 timestamp or date, 2 time, 3 bool,
+// 4 number): interval arithmetic and order, ± intervals, time ± interval, text read as one.
+std::string TemporalExpression(FuzzedDataProvider& in, int kind, int depth) {
+  auto sub = [&](int k) { return TemporalExpression(in, k, depth - 1); };
+  const bool leaf = depth == 0 || in.ConsumeIntegralInRange(0, 3) == 0;
+  switch (kind) {
+    case 0: {
+      if (leaf) {
+        return in.PickValueInArray({"i", "m", "w", "'1 month 2 days'", "'-3 hours 1 ns'", "'30 days'", "'-1 month'",
+                                    "cast('2147483647 months', interval_months)", "cast(cast(k, utf8), interval_day_time)"});
+      }
+      switch (in.ConsumeIntegralInRange(0, 6)) {
+        case 0: return fmt::format("({} + {})", sub(0), sub(0));
+        case 1: return fmt::format("({} - {})", sub(0), sub(0));
+        case 2: return fmt::format("-({})", sub(0));
+        case 3: return fmt::format("({} * {})", sub(0), in.PickValueInArray({"k", "3", "-2", "0", "null"}));
+        case 4: return fmt::format("greatest({}, {}, {})", sub(0), sub(0), sub(0));
+        case 5: return fmt::format("least({}, {})", sub(0), sub(0));
+        default: return fmt::format("coalesce({}, {})", sub(0), sub(0));
+      }
+    }
+    case 1:
+      if (leaf) return in.PickValueInArray({"t", "z", "d"});
+      switch (in.ConsumeIntegralInRange(0, 3)) {
+        case 0: return fmt::format("({} + {})", sub(1), sub(0));
+        case 1: return fmt::format("({} - {})", sub(1), sub(0));
+        case 2: return fmt::format("date_trunc('{}', {})", in.PickValueInArray({"month", "day", "hour"}), sub(1));
+        default: return fmt::format("cast({}, timestamp(ms))", sub(1));
+      }
+    case 2:
+      if (leaf) return in.PickValueInArray({"h", "g"});
+      return fmt::format(in.ConsumeBool() ? "({} + {})" : "({} - {})", sub(2), sub(0));
+    case 3: {
+      const int over = in.ConsumeIntegralInRange(0, 2);
+      const std::string a = sub(over), b = sub(over);
+      switch (in.ConsumeIntegralInRange(0, 3)) {
+        case 0: return fmt::format("({} {} {})", a, in.PickValueInArray({"<", "<=", "=", "<>", ">", ">="}), b);
+        case 1: return fmt::format("({} between {} and {})", a, b, sub(over));
+        case 2: return fmt::format("({} in ({}, {}))", a, b, sub(over));
+        default: return fmt::format("({} - {} > '1 hour')", sub(1), sub(1));
+      }
+    }
+    default:
+      switch (in.ConsumeIntegralInRange(0, 4)) {
+        case 0: return fmt::format("interval_compare({}, {})", sub(0), sub(0));
+        case 1: return fmt::format("{}({})", in.PickValueInArray({"year", "month", "day_of_week", "epoch"}), sub(1));
+        case 2: return fmt::format("{}({})", in.PickValueInArray({"hour", "minute", "second"}), sub(2));
+        case 3: return fmt::format("(u / {})", in.PickValueInArray({"'1 hour'", "u", "(u * k)"}));
+        default: return fmt::format("interval_{}({})", in.PickValueInArray({"months", "days", "nanos"}), sub(0));
+      }
+  }
+}
+
 [[noreturn]] void Mismatch(const ir::Expr& expr, const std::string& layout, int64_t length,
                            ir::Policy policy, const std::string& what) {
   std::fprintf(stderr, "differential fuzz: %s\n  expr %s\n  length %lld policy %s\n  inputs%s\n",
@@ -138,15 +193,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           .value()
           .release();
   static const Schema decimals = *ParseSchema("x:decimal(38,10)?, y:decimal(20,4)?, d:decimal64(12,2)?, k:i64?");
+  static const Schema temporals = *ParseSchema(
+      "t:timestamp(us)?, z:timestamp(ms, Europe/Paris)?, d:date32?, h:time64(us)?, g:time32(s)?, "
+      "i:interval_month_day_nano?, m:interval_months?, w:interval_day_time?, u:duration(ms)?, k:i64?");
   FuzzedDataProvider in(data, size);
   std::mt19937_64 rng(in.ConsumeIntegral<uint64_t>());
-  const bool decimal = in.ConsumeIntegralInRange(0, 3) == 0;
+  // A quarter of the cases decimal, an eighth temporal, the rest over the catalog.
+  const int family = in.ConsumeIntegralInRange(0, 7);
+  const bool decimal = family < 2, temporal = family == 2, logical = decimal || temporal;
   const TypeId want = in.PickValueInArray(kAllTypeIds);
-  const std::string text = decimal ? DecimalExpression(in, in.ConsumeIntegralInRange(1, 4))
-                                   : testing::RandomExpression(want, schema, in.ConsumeIntegralInRange(1, 4), rng);
-  const Schema& s = decimal ? decimals : schema;
+  const int depth = in.ConsumeIntegralInRange(1, 4);
+  const std::string text = decimal    ? DecimalExpression(in, depth)
+                           : temporal ? TemporalExpression(in, in.ConsumeIntegralInRange(0, 4), depth)
+                                      : testing::RandomExpression(want, schema, depth, rng);
+  const Schema& s = decimal ? decimals : temporal ? temporals : schema;
   auto expr = ir::ParseAndBind(text, s);
-  if (decimal && !expr.ok()) {  // a rule the operands have not: a scale past 38, u64 operands
+  if (logical && !expr.ok()) {  // a rule the operands have not: a scale past 38, u64 operands, mixed intervals
     if (expr.error().code() != ErrorCode::kUnsupported && expr.error().code() != ErrorCode::kTypeError) {
       std::fprintf(stderr, "differential fuzz: %s: %s\n", text.c_str(), expr.error().ToString().c_str());
       std::abort();
@@ -165,7 +227,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string layout;
   for (int c : (*expr)->facts().columns) {
     layout += " " + s.fields[c].name + "=";
-    columns[c] = decimal ? DecimalColumn(in, s.fields[c].type, length, rng, layout)
+    columns[c] = logical ? DecimalColumn(in, s.fields[c].type, length, rng, layout)
                          : MakeColumn(in, s.fields[c].type, length, rng, layout);
     if (columns[c] == nullptr) return 0;
   }

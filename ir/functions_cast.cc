@@ -207,6 +207,14 @@ Result<Scalar> TextToTemporal(std::span<const Scalar> a, DataType result, std::o
   return TemporalFromText(a[0].str(), result.WithNullable(false));
 }
 
+// cast(utf8 → interval): the interval literal's text ('1 month 2 days', as cast to utf8 writes
+// it); text that is not one is invalid input in its row.
+Result<Scalar> TextToInterval(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  Result<Scalar> v = ParseIntervalLiteral(a[0].str(), result.WithNullable(false));
+  if (!v.ok()) return Error(ErrorCode::kInvalidInput, v.error().message());
+  return v;
+}
+
 Result<Scalar> TextToDecimal(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
   const std::string_view s = a[0].str();
   const DataType t = result.WithNullable(false);
@@ -312,6 +320,8 @@ const Function kFunctions[] = {
      .takes_type_arg = true, .type_rule = CastRule<kWrapping>, .eval = Cast<kWrapping>},
     {.name = "text_to_temporal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToTemporal},
+    {.name = "text_to_interval", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToInterval},
     {.name = "text_to_decimal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal},
     {.name = "logical_to_text", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,

@@ -317,6 +317,31 @@ Result<Scalar> IntervalArithEval(std::span<const Scalar> a, DataType result, std
 
 bool AlwaysCanFail(std::span<const DataType>, DataType) { return true; }
 
+// time_add_interval(t, nanos:i64) and time_sub_interval: a time of day moved by an interval's
+// nanoseconds, its months and days ignored and the result wrapped into the day, as PostgreSQL's
+// time ± interval (time '23:30' + '1 hour' is 00:30; + '1 day 2 hours' moves it 2 hours): the
+// exact result rounded down to t's unit, modulo a day. Never an error.
+Result<DataType> TimeIntervalRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
+  if (a[0].logical == LogicalKind::kTime && a[1].SameType(DataType(TypeId::kI64))) {
+    return a[0].WithNullable(internal::AnyNullable(a));
+  }
+  return internal::TypeMismatch(n, a, "a time and nanoseconds:i64");
+}
+
+template <bool kSub>
+Result<Scalar> TimeIntervalEval(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  const DataType t = a[0].type();
+  const bool narrow = t.id == TypeId::kI32;
+  const int64_t per_day = UnitsPerDay(t.time_unit());
+  const int64_t unit = kDayNanos / per_day;
+  const __int128 v = narrow ? a[0].value<int32_t>() : a[0].value<int64_t>();
+  const __int128 exact = v * unit + (kSub ? -1 : 1) * static_cast<__int128>(a[1].value<int64_t>());
+  const __int128 units = exact / unit - (exact % unit < 0 ? 1 : 0);
+  __int128 within = units % per_day;
+  if (within < 0) within += per_day;
+  return (narrow ? Scalar::Of(static_cast<int32_t>(within)) : Scalar::Of(static_cast<int64_t>(within))).As(result);
+}
+
 // interval_from_parts(months:i32, days:i32, nanos:i64): the interval_month_day_nano of three
 // parts, what interval arithmetic builds its result from (BindIntervalCall).
 Result<DataType> FromPartsRule(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {
@@ -381,6 +406,10 @@ const Function kFunctions[] = {
     {.name = "sub_interval", .arg_names = {"t", "months", "days", "nanos"}, .family = Family::kTemporal,
      .can_fail = AlwaysCanFail, .unify_from = -1, .type_rule = IntervalArithRule, .eval = IntervalArithEval<true>,
      .logical = LogicalArgs::kAny},
+    {.name = "time_add_interval", .arg_names = {"t", "nanos"}, .family = Family::kTemporal, .unify_from = -1,
+     .type_rule = TimeIntervalRule, .eval = TimeIntervalEval<false>, .logical = LogicalArgs::kAny},
+    {.name = "time_sub_interval", .arg_names = {"t", "nanos"}, .family = Family::kTemporal, .unify_from = -1,
+     .type_rule = TimeIntervalRule, .eval = TimeIntervalEval<true>, .logical = LogicalArgs::kAny},
     {.name = "interval_from_parts", .arg_names = {"months", "days", "nanos"}, .family = Family::kTemporal,
      .unify_from = -1, .type_rule = FromPartsRule, .eval = FromPartsEval, .logical = LogicalArgs::kAny},
     {.name = "interval_compare", .arg_names = {"x", "y"}, .family = Family::kTemporal, .unify_from = -1,
@@ -886,16 +915,20 @@ std::string IntervalText(const Scalar& interval) {
   return out.empty() ? "0 days" : out;
 }
 
-Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn) {
+Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   const DataType from = x->type();
   to = to.WithNullable(false);
   if (x->is_literal() && x->value().is_null()) return Expr::BoundLiteral(Scalar::Null(to.id).As(to));
   if (IsString(from.id) && x->is_literal()) {  // cast('1 month 2 days', interval_month_day_nano)
-    ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseIntervalLiteral(x->value().str(), to));
-    return Expr::BoundLiteral(value);
+    if (auto value = ParseIntervalLiteral(x->value().str(), to); value.ok()) return Expr::BoundLiteral(*value);
+    // Text that is no interval of the type fails where the same text in a column fails: in its
+    // row, as invalid input (a date's cast does the same).
   }
   if (x->is_literal() && !from.is_logical() && from.id == to.id) return Expr::BoundLiteral(x->value().As(to));
   if (from.SameType(to)) return x;
+  if (IsString(from.id) && !from.is_logical()) {  // each row read as a literal's text
+    return fold(Expr::BoundCall(FindFunction("text_to_interval"), {x}, std::nullopt, to.WithNullable(from.nullable)));
+  }
   return MakeError(ErrorCode::kUnsupported,
                    "cast from {} to {}: an interval is written as a literal, cast('1 month 2 days', {})",
                    from.WithNullable(false).ToString(), to.ToString(), to.ToString());
@@ -974,12 +1007,13 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
   auto dated = [](const ExprPtr& e) {
     return e != nullptr && (e->type().logical == LogicalKind::kDate || e->type().logical == LogicalKind::kTimestamp);
   };
+  auto timed = [](const ExprPtr& e) { return e != nullptr && e->type().logical == LogicalKind::kTime; };
   auto interval = [&](const ExprPtr& e) { return e == nullptr ? interval_text.has_value() : e->type().logical == LogicalKind::kInterval; };
   const bool sub = function == "sub";
   ExprPtr t, i;
-  if (dated(x) && interval(y)) {
+  if ((dated(x) || timed(x)) && interval(y)) {
     t = x, i = y;
-  } else if (!sub && interval(x) && dated(y)) {
+  } else if (!sub && interval(x) && (dated(y) || timed(y))) {
     t = y, i = x;
   } else {
     return Out();  // interval ± interval is BindIntervalCall's
@@ -987,6 +1021,11 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
   if (i == nullptr) {
     ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseIntervalLiteral(*interval_text, DataType::Interval(IntervalUnit::kMonthDayNano)));
     i = Expr::BoundLiteral(value);
+  }
+  if (timed(t)) {  // a time moves by the nanoseconds alone, wrapped into the day
+    const DataType type = t->type().WithNullable(t->type().nullable || i->type().nullable);
+    return Out(fold(Expr::BoundCall(FindFunction(sub ? "time_sub_interval" : "time_add_interval"),
+                                    {t, PartOf(i, Part::kNanos, fold)}, std::nullopt, type)));
   }
   const IntervalUnit unit = static_cast<IntervalUnit>(i->type().unit);
   if (t->type().logical == LogicalKind::kDate && unit != IntervalUnit::kMonths) {

@@ -646,6 +646,33 @@ Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
                       b.CreateZExt(b.CreateICmpSLT(decider, K(decider, 0)), i32))};
 }
 
+// time_add_interval(t, nanos) and time_sub_interval (ir/functions_temporal.cc): with n = q·u + r
+// (u a unit in nanoseconds, r in [0, u)), floor((t·u ± n) / u) is t + q, or t - q - (r > 0); t and
+// q are each reduced modulo the day P first (any i64 reduces: a time column may hold anything),
+// so the sum lies in [-P, 2P) and one correction brings it into [0, P). No sum can wrap.
+template <bool kSub>
+Val TimeAddInterval(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  llvm::Type* i64 = b.getInt64Ty();
+  const DataType type = c.call.args()[0]->type();
+  const bool narrow = type.id == TypeId::kI32;
+  const int64_t per_day = UnitsPerDay(type.time_unit());
+  constexpr int64_t kDayNanos = 86'400'000'000'000;
+  llvm::Value* t = narrow ? b.CreateSExt(a[0].v, i64) : a[0].v;
+  llvm::Value* within = FloorDivModWide(b, t, per_day).r;
+  const DivMod q = FloorDivModWide(b, a[1].v, kDayNanos / per_day);
+  llvm::Value* step = FloorDivModWide(b, q.q, per_day).r;
+  llvm::Value* r = nullptr;
+  if constexpr (kSub) {
+    r = b.CreateSub(b.CreateSub(within, step), b.CreateZExt(b.CreateICmpNE(q.r, K(q.r, 0)), i64));
+    r = b.CreateSelect(b.CreateICmpSLT(r, K(r, 0)), b.CreateAdd(r, K(r, per_day)), r);
+  } else {
+    r = b.CreateAdd(within, step);
+    r = b.CreateSelect(b.CreateICmpSGE(r, K(r, per_day)), b.CreateSub(r, K(r, per_day)), r);
+  }
+  return {narrow ? b.CreateTrunc(r, b.getInt32Ty()) : r};
+}
+
 // Days since 1970 (i64) after moving the civil date of `days` by `months` (i64, |months| below
 // 2^40), its day of month kept or clamped to the new month's last: the March-based month count
 // era * 4800 + yoe * 12 + mp, moved, split again, and Hinnant's days-from-civil; no table, no
@@ -796,13 +823,32 @@ Val TextToTemporal(LowerContext& c, std::span<const Val> a) {
   return {v};
 }
 
+// cast(utf8 → interval): ir::ParseIntervalLiteral through its helper (failure evidence: text
+// that is not a value of the type); the helper writes both words, a 16-byte result takes both.
+Val TextToInterval(LowerContext& c, std::span<const Val> a) {
+  auto& b = c.b;
+  const DataType& t = c.call.type();
+  const ParsedText p = ParseByHelper(c, a[0], kHelperParseInterval, b.getInt1Ty(), t.unit, 2);
+  if (t.id == TypeId::kI32) {
+    c.Evidence(b.CreateZExt(p.answer, b.getInt32Ty()));
+    return {b.CreateTrunc(p.words[0], b.getInt32Ty())};
+  }
+  c.Evidence(b.CreateZExt(p.answer, b.getInt64Ty()));
+  Val out{.v = p.words[0]};
+  if (t.id == TypeId::kI128) out.high = p.words[1];
+  return out;
+}
+
 const Lowering kLowerings[] = {
     {"text_to_temporal", TextToTemporal},
+    {"text_to_interval", TextToInterval},
     {"interval_months", IntervalPart<&ir::IntervalParts::months>},
     {"interval_days", IntervalPart<&ir::IntervalParts::days>},
     {"interval_nanos", IntervalPart<&ir::IntervalParts::nanos>},
     {"interval_from_parts", IntervalFromParts},
     {"interval_compare", CompareIntervals},
+    {"time_add_interval", TimeAddInterval<false>},
+    {"time_sub_interval", TimeAddInterval<true>},
     {"add_interval", AddInterval<false>},
     {"sub_interval", AddInterval<true>},
     {"temporal_cast", Cast},

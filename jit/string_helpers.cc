@@ -69,6 +69,16 @@ bool rowjit_str_parse_decimal(const uint8_t* s, int64_t n, int32_t code, uint64_
   return fails;
 }
 
+bool rowjit_str_parse_interval(const uint8_t* s, int64_t n, int32_t unit, uint64_t* out) {
+  const rowjit::Result<rowjit::Scalar> v = rowjit::ir::ParseIntervalLiteral(
+      std::string_view(reinterpret_cast<const char*>(s), static_cast<size_t>(n)),
+      rowjit::DataType::Interval(static_cast<rowjit::IntervalUnit>(unit)));
+  const auto bits = v.ok() ? static_cast<unsigned __int128>(v->int128()) : 0;
+  out[0] = static_cast<uint64_t>(bits);
+  out[1] = static_cast<uint64_t>(bits >> 64);
+  return !v.ok();
+}
+
 // A string constant of a kernel: its bytes and length, as StringConstant lays them out.
 struct StringEntry {
   const uint8_t* bytes;
@@ -110,6 +120,7 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperInvalidUtf8, reinterpret_cast<void*>(&rowjit_str_invalid_utf8)},
       {kHelperParseTemporal, reinterpret_cast<void*>(&rowjit_str_parse_temporal)},
       {kHelperParseDecimal, reinterpret_cast<void*>(&rowjit_str_parse_decimal)},
+      {kHelperParseInterval, reinterpret_cast<void*>(&rowjit_str_parse_interval)},
       {kHelperInSorted, reinterpret_cast<void*>(&rowjit_str_in_sorted)},
   };
   return kSymbols;

@@ -349,6 +349,38 @@ ArrayPtr TemporalColumn(DataType type, int64_t n, BufferPtr values, Validity val
   return Check(PrimitiveArray::Make(type.WithNullable(nullable), n, std::move(values), std::move(validity)));
 }
 
+// numpy's datetime64[D] (i64 days) as a date32 column: a narrowing copy, NaT a null, a day past
+// 32 bits an error.
+ArrayPtr DateColumn(const std::string& name, int64_t n, const Buffer& days, Validity validity, bool nullable) {
+  const auto* v = reinterpret_cast<const int64_t*>(days.data());
+  BufferPtr out = Check(Buffer::AllocateForOverwrite(std::max<int64_t>(n * 4, 64)));
+  auto* o = reinterpret_cast<int32_t*>(out->mutable_data());
+  BufferPtr bits;
+  for (int64_t i = 0; i < n; ++i) {
+    if (v[i] == INT64_MIN) {  // NaT
+      if (!bits) {
+        bits = Check(Buffer::Allocate(kernels::NumBytes(n)));
+        for (int64_t k = 0; k < n; ++k) kernels::SetBitTo(bits->mutable_data(), k, validity.IsValid(k));
+      }
+      kernels::SetBitTo(bits->mutable_data(), i, false);
+      o[i] = 0;
+      continue;
+    }
+    if (!validity.IsValid(i)) {  // a masked row's value is not read
+      o[i] = 0;
+      continue;
+    }
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) {
+      throw py::value_error("rowjit: column '" + name + "' row " + std::to_string(i) + ": day " + std::to_string(v[i]) +
+                            " is past date32");
+    }
+    o[i] = static_cast<int32_t>(v[i]);
+  }
+  if (bits) validity = Check(Validity::FromBitmap(std::move(bits), 0, n)), nullable = true;
+  const DataType date32 = *DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay);
+  return Check(PrimitiveArray::Make(date32.WithNullable(nullable), n, std::move(out), std::move(validity)));
+}
+
 // `held`: the caller's own reference keeps `given` alive for the whole call (a keyword argument
 // or a batch dict's value), so that only a copy needs holding here.
 ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
@@ -372,6 +404,7 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
   if (!cols.hold_inputs && (!held || arr.ptr() != given.ptr())) cols.keep.push_back(arr);
   Validity v = validity.value_or(Validity::AllValid());
   if (id == TypeId::kBool) return Check(ByteBoolArray::Make(n, std::move(buffer), std::move(v), 0, nullable));
+  if (logical.logical == LogicalKind::kDate) return DateColumn(name, n, *buffer, std::move(v), nullable);
   if (temporal) return TemporalColumn(logical, n, std::move(buffer), std::move(v), nullable);
   return Check(PrimitiveArray::Make(logical.WithNullable(nullable), n, std::move(buffer), std::move(v)));
 }
@@ -428,8 +461,12 @@ py::dtype IntervalDtype(IntervalUnit unit) {
 
 bool IsIntervalValues(const DataType& type) { return type.logical == LogicalKind::kInterval; }
 
+// date32: numpy's dates are 8 bytes, so its values are copied wider (ToNumpy); none other is.
+bool IsWidened(const DataType& type) { return type.logical == LogicalKind::kDate && type.id == TypeId::kI32; }
+
 py::dtype DtypeOf(const DataType& type) {
   if (IsIntervalValues(type)) return IntervalDtype(static_cast<IntervalUnit>(type.unit));
+  if (type.logical == LogicalKind::kDate) return py::dtype(type.id == TypeId::kI32 ? "datetime64[D]" : "datetime64[ms]");
   const bool timestamp = type.logical == LogicalKind::kTimestamp, duration = type.logical == LogicalKind::kDuration;
   if (timestamp || duration) {
     return py::dtype(fmt::format("{}[{}]", timestamp ? "datetime64" : "timedelta64", TimeUnitName(type.time_unit())));
@@ -451,11 +488,12 @@ DataType TypeOfTemporalDtype(const py::dtype& dt) {
   const std::string text = py::str(dt.attr("str")).cast<std::string>();
   const size_t open = text.find('['), close = text.find(']');
   const std::string unit = open == std::string::npos || close == std::string::npos ? "" : text.substr(open + 1, close - open - 1);
+  if (dt.kind() == 'M' && unit == "D") return *DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay);  // date32
   for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
     if (unit == TimeUnitName(u)) return *DataType::Temporal(dt.kind() == 'M' ? LogicalKind::kTimestamp : LogicalKind::kDuration, u);
   }
   throw py::type_error("rowjit: " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>() +
-                       ": datetime64 and timedelta64 are taken in s, ms, us or ns");
+                       ": datetime64 is taken in D (date32), s, ms, us or ns, timedelta64 in s, ms, us or ns");
 }
 
 void AddColumn(Columns& cols, const std::string& name, py::handle value, py::handle valid) {
@@ -525,7 +563,8 @@ namespace {
 py::array FlatView(const PrimitiveArray& flat, const ArrayPtr& owner, bool writable) {
   py::capsule base(new ArrayPtr(owner), [](void* p) { delete static_cast<ArrayPtr*>(p); });
   const py::ssize_t width = ByteWidth(flat.type().id);
-  py::array view(DtypeOf(flat.type()), {static_cast<py::ssize_t>(flat.length())}, {width},
+  py::array view(IsWidened(flat.type()) ? py::dtype::of<int32_t>() : DtypeOf(flat.type()),
+                 {static_cast<py::ssize_t>(flat.length())}, {width},
                  flat.raw_values(), base);
   if (!writable) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return view;
@@ -586,7 +625,7 @@ py::array RowByRow(const Array& a) {
     }
     return values;
   });
-  return a.type().is_logical() ? py::array(out.attr("view")(DtypeOf(a.type()))) : out;
+  return a.type().is_logical() && !IsWidened(a.type()) ? py::array(out.attr("view")(DtypeOf(a.type()))) : out;
 }
 
 }  // namespace
@@ -619,6 +658,7 @@ py::object ToNumpy(const ArrayPtr& array, bool writable) {
   } else {
     values = RowByRow(a);
   }
+  if (IsWidened(a.type())) values = values.attr("astype")(DtypeOf(a.type()));  // a copy
   if (a.NullCount() == 0) return values;
   return Masked(std::move(values), ValidityOf(a), a.length());
 }

@@ -34,6 +34,8 @@ py::dtype DtypeOf(const DataType& type);  // datetime64/timedelta64 for timestam
 DataType TypeOfTemporalDtype(const py::dtype& dt);  // datetime64[us] -> timestamp(us), timedelta64 -> duration
 // Intervals as structured values laid out as Arrow's (months; days, milliseconds; months, days, nanoseconds).
 py::dtype IntervalDtype(IntervalUnit unit);
+// Whether a type's numpy values are wider than its storage (date32 as datetime64[D]): copied.
+bool IsWidened(const DataType& type);
 DataType TypeOfIntervalDtype(const py::dtype& dt);
 
 // The columns of one call and the schema they make. Numpy inputs are read in place when

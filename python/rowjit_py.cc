@@ -53,10 +53,11 @@ struct ResultMemory {
     const int64_t words = kernels::NumWords(n);
     // 16-byte results (decimal128) have no numpy dtype: rowjit's memory, objects at the end.
     // Intervals do: structured values (python/convert.cc DtypeOf).
-    const bool objects = type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval;
+    const bool objects = (type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) || IsWidened(type);
     const bool own = arrow || objects;
     if (!out.is_none() && objects) {
-      throw py::type_error("rowjit: out= takes no 16-byte (decimal128) results: numpy has no such integer");
+      throw py::type_error(IsWidened(type) ? "rowjit: out= takes no date32 results: numpy's dates are 8 bytes (cast to date64 for datetime64[ms])"
+                                           : "rowjit: out= takes no 16-byte (decimal128) results: numpy has no such integer");
     }
     if (!out.is_none()) {
       m.caller_out = CheckedOut(out, type, n, arrow);
@@ -118,7 +119,7 @@ struct ResultMemory {
   py::object Finish(bool any_null) const {
     Validity v = Validity::AllValid();
     if (any_null) v = Check(Validity::FromBitmap(validity_buffer, 0, length));
-    if (!arrow && type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
+    if (!arrow && ((type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) || IsWidened(type))) return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
     if (!arrow) {
       py::object out = numpy ? numpy : caller_out;
       if (type.id == TypeId::kBool) out = UnpackInto(kernels::BitSpan{values, 0, length});
@@ -214,6 +215,11 @@ class PyEngine {
       if (s.type().logical == LogicalKind::kTimestamp || s.type().logical == LogicalKind::kDuration) {
         return py::module_::import("numpy").attr(s.type().logical == LogicalKind::kTimestamp ? "datetime64" : "timedelta64")(
             s.value<int64_t>(), std::string(TimeUnitName(s.type().time_unit())));
+      }
+      if (s.type().logical == LogicalKind::kDate) {  // date32 days, date64 milliseconds
+        const bool days = s.type_id() == TypeId::kI32;
+        return py::module_::import("numpy").attr("datetime64")(days ? int64_t{s.value<int32_t>()} : s.value<int64_t>(),
+                                                               days ? "D" : "ms");
       }
       if (s.type().logical == LogicalKind::kInterval) {  // a numpy structured value, as evaluate's rows
         py::array one(DtypeOf(s.type()), std::vector<py::ssize_t>{1});

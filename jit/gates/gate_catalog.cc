@@ -159,12 +159,13 @@ void AddTemporalKernels(const std::string& target, std::vector<CatalogKernel>& o
     out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}", type), {}, "dense", target}});
     out.push_back({"temporal_cast", KernelRequest{text, fmt::format("a:{}?", type), {}, "branch-skip", target}});
   }
-  // Dates and timestamps ± intervals: interval columns of each type, and literals with months
-  // (the civil form) and without (the storage form).
+  // Dates, timestamps and times ± intervals: interval columns of each type, and literals with
+  // months (the civil form) and without (the storage form).
   const std::pair<const char*, const char*> intervals[] = {
       {"a + i", "date32"}, {"a - i", "timestamp(s)"}, {"a + i", "timestamp(us, UTC)"}, {"a + i", "timestamp(ns)"},
       {"a + '1 month'", "timestamp(ms)"}, {"a - '2 days 3 hours'", "timestamp(us)"}, {"a + '1 month 1 ms'", "date64"},
-      {"a + i", "timestamp(s, Europe/Paris)"}, {"a - '1 day'", "timestamp(us, America/New_York)"}};
+      {"a + i", "timestamp(s, Europe/Paris)"}, {"a - '1 day'", "timestamp(us, America/New_York)"},
+      {"a + i", "time32(s)"}, {"a - i", "time64(us)"}, {"a - '1 hour 1 ns'", "time64(ns)"}, {"i + a", "time32(ms)"}};
   for (const auto& [text, type] : intervals) {
     for (const char* interval : {"interval_months", "interval_day_time", "interval_month_day_nano"}) {
       const std::string schema = fmt::format("a:{}{{0}}, i:{}{{0}}", type, interval);
@@ -234,12 +235,13 @@ void AddDecimalKernels(const std::string& target, std::vector<CatalogKernel>& ou
   }
 }
 
-// Text read as dates, times, timestamps and decimals (text_to_temporal, text_to_decimal: their
-// target is their type), in each string layout, with and without nulls. (Their reverse,
-// logical_to_text, returns strings: no kernel.)
+// Text read as dates, times, timestamps, intervals and decimals (text_to_temporal,
+// text_to_interval, text_to_decimal: their target is their type), in each string layout, with and
+// without nulls. (Their reverse, logical_to_text, returns strings: no kernel.)
 void AddTextCastKernels(const std::string& target, std::vector<CatalogKernel>& out) {
   constexpr const char* kTargets[] = {"date32", "date64", "time32(ms)", "time64(us)", "timestamp(s)", "timestamp(ns, UTC)",
-                                      "timestamp(us, Europe/Paris)", "decimal32(9,2)", "decimal64(12,2)", "decimal(30,4)"};
+                                      "timestamp(us, Europe/Paris)", "decimal32(9,2)", "decimal64(12,2)", "decimal(30,4)",
+                                      "interval_months", "interval_day_time", "interval_month_day_nano"};
   for (const char* to : kTargets) {
     const std::string text = fmt::format("cast(a, {})", to);
     for (const char* type : {"utf8", "large_utf8", "utf8_view"}) {

@@ -756,6 +756,27 @@ const Case kTemporal[] = {
     {"x * 2", "x:interval_months", "1500000000", "error:overflow"},
     {"x * y", "x:interval_months, y:u64", "1; 18446744073709551615", "error:overflow"},
     {"x + '1 ns'", "x:interval_month_day_nano", "170141183460469231713240559642174554112", "error:overflow"},
+    // time ± interval moves by the interval's time part alone, wrapped into the day (PostgreSQL:
+    // time '23:30' + interval '1 hour' = 00:30:00; time '01:00' + interval '1 day 2 hours' =
+    // 03:00:00; time '01:00' - interval '2 hours' = 23:00:00); finer than the unit rounds down.
+    {"x + '1 hour'", "x:time64(us)", "84600000000", "1800000000:time64(us)"},
+    {"x + '1 day 2 hours'", "x:time64(us)", "3600000000", "10800000000:time64(us)"},
+    {"x - '2 hours'", "x:time32(s)", "3600", "82800:time32(s)"},
+    {"'1 month' + x", "x:time32(ms)", "1500", "1500:time32(ms)"},
+    {"x - '1 ns'", "x:time32(s)", "0", "86399:time32(s)"},
+    {"x + '999999999 ns'", "x:time32(s)", "5", "5:time32(s)"},
+    {"x + y", "x:time64(ns), y:interval_month_day_nano", "1; -170141183460469231731687303715884105728",
+     "763145224193:time64(ns)"},  // 1 - 2^63 ns modulo a day (2^63 ns = 106751 days + 85636854775808 ns)
+    {"x + '1 hour'", "x:time64(ns)", "9223372036854775807", "2836854775807:time64(ns)"},  // past the storage first
+    // Text columns read as intervals (the literal's grammar: PostgreSQL's units and
+    // abbreviations); text that is no value of the type is invalid input in its row.
+    {"cast(cast(x, interval_month_day_nano), utf8)", "x:utf8", "'1 mon -2 d 3 us'", "'1 months -2 days 3000 nanoseconds'"},
+    {"cast(cast(x, interval_day_time), utf8)", "x:utf8", "' 1 day 1.5 seconds '", "'1 days 1500000000 nanoseconds'"},
+    {"cast(x, interval_months) = '1 year'", "x:utf8", "'12 months'", "true"},
+    {"cast(x, interval_months)", "x:utf8", "'1 day'", "error:invalid input"},
+    {"cast(x, interval_day_time)", "x:utf8", "'1 us'", "error:invalid input"},
+    {"cast(x, interval_month_day_nano)", "x:utf8", "'1 fortnight'", "error:invalid input"},
+    {"cast(x, interval_month_day_nano)", "x:utf8", "'2147483648 months'", "error:invalid input"},
     // A string literal beside a duration is a duration: a fixed length in its unit.
     {"x > '1 day'", "x:duration(s)", "86401", "true"},
     {"x + '1 hour'", "x:duration(ms)", "0", "3600000:duration(ms)"},

@@ -46,7 +46,29 @@ def test_durations_and_refusals():
         rowjit.evaluate("t + t", t=_stamps(3, "us", 1))
     assert e.value.kind == "type error" and "add does not take timestamp(us)" in str(e.value)
     with pytest.raises(TypeError):
-        rowjit.evaluate("year(t)", t=np.array(["2024-01-01"], dtype="datetime64[D]"))
+        rowjit.evaluate("year(t)", t=np.array(["2024-01-01"], dtype="datetime64[W]"))
+
+
+def test_dates_are_datetime64_days():
+    t = _stamps(3000, "us", 9)
+    days = rowjit.evaluate("cast(t, date32)", t=t)
+    assert days.dtype == np.dtype("datetime64[D]")
+    np.testing.assert_array_equal(days, t.astype("datetime64[D]"))
+    d = np.array(["2024-02-29", "NaT", "1969-12-31", "1900-03-01"], dtype="datetime64[D]")
+    assert list(rowjit.evaluate("year(d)", d=d).filled(0)) == [2024, 0, 1969, 1900]
+    later = rowjit.evaluate("d + 1", d=d)
+    assert later.dtype == np.dtype("datetime64[D]") and list(later.mask) == [False, True, False, False]
+    assert later[0] == np.datetime64("2024-03-01") and later[2] == np.datetime64("1970-01-01")
+    assert rowjit.aggregate("max(d)", d=d) == np.datetime64("2024-02-29")
+    assert rowjit.aggregate("min(cast(d, date64))", d=d) == np.datetime64("1900-03-01T00:00:00.000")
+    assert rowjit.evaluate("cast(d, date64)", d=d).dtype == np.dtype("datetime64[ms]")
+    assert list(rowjit.evaluate("d + 0 = cast(t, date32)", d=d[:1], t=np.array(["2024-02-29T23:59"], dtype="datetime64[us]"))) == [True]
+    with pytest.raises(ValueError):
+        rowjit.evaluate("d", d=np.array([2**40], dtype="datetime64[D]"))
+    far = np.ma.masked_array(np.array([2**40, 3], dtype="datetime64[D]"), mask=[True, False])
+    assert rowjit.evaluate("d + 1", d=far)[1] == np.datetime64("1970-01-05")  # a masked row is not read
+    with pytest.raises(TypeError):
+        rowjit.evaluate("d + 1", d=d, out=np.empty(4, dtype="datetime64[D]"))
 
 
 def test_durations_scale_measure_and_sum():
