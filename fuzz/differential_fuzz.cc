@@ -132,7 +132,7 @@ std::string TemporalExpression(FuzzedDataProvider& in, int kind, int depth) {
       }
     case 2:
       if (leaf) return in.PickValueInArray({"h", "g"});
-      return fmt::format(in.ConsumeBool() ? "({} + {})" : "({} - {})", sub(2), sub(0));
+      return fmt::format("({} {} {})", sub(2), in.ConsumeBool() ? "+" : "-", sub(0));
     case 3: {
       const int over = in.ConsumeIntegralInRange(0, 2);
       const std::string a = sub(over), b = sub(over);

@@ -33,7 +33,8 @@ const std::vector<std::string>& KnownTargets() {
 // (README, "Vector width"): integer sum folds and column folds take 512 bits where the host has
 // 512-bit vectors (0.67-0.8x the time at 256); row kernels keep 256 (512 won at 65,536 rows on
 // kernels heavy with checked arithmetic, i32 `a*b+c` 0.87x, but lost on f64 arithmetic and
-// single wrapping multiplies, 1.07-1.14x the static kernels, and tied at 4M rows).
+// single wrapping multiplies, 1.07-1.14x the static kernels, and tied at 4M rows; Zen 5 measured
+// the same: 512 / 256 0.98 over the row benchmarks, f64 at 4M 1.05, so it keeps the choice).
 // ROWJIT_VECTOR_WIDTH=W sets both widths, ROWJIT_VECTOR_WIDTH=R/F rows R and folds F (128, 256
 // or 512; a developer's knob for that measurement; both widths enter the disk cache key with the
 // rest of the target).
