@@ -286,8 +286,12 @@ Result<ArrayPtr> LogicalToTextColumns(std::span<const ArrayPtr> a, DataType r, i
                                       const std::shared_ptr<MemoryPool>& pool) {
   const Array& x = *a[0];
   const DataType t = x.type();
-  if (t.logical == LogicalKind::kInterval || x.encoding() != Encoding::kPrimitive) return ArrayPtr();
+  if (x.encoding() != Encoding::kPrimitive) return ArrayPtr();
   ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::RowValidity(x));
+  if (t.logical == LogicalKind::kInterval) {
+    return ProduceFormatted(r, length, std::move(valid), pool, kMaxIntervalText,
+                            [&](int64_t i, char* at) { return WriteIntervalText(x.GetScalar(i), at); });
+  }
   if (t.logical == LogicalKind::kDecimal) {
     const auto& p = static_cast<const PrimitiveArray&>(x);
     return VisitType(t.id, [&]<typename S>(std::type_identity<S>) -> Result<ArrayPtr> {

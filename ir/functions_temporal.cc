@@ -12,6 +12,7 @@
 #include "ir/temporal.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 
 #include "ir/function_internal.h"
@@ -903,16 +904,26 @@ Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type)
   return bad("unknown interval type");
 }
 
-std::string IntervalText(const Scalar& interval) {
+char* WriteIntervalText(const Scalar& interval, char* at) {
   const IntervalParts p = PartsOf(interval);
-  std::string out;
+  char* const start = at;
   auto part = [&](int64_t v, std::string_view unit) {
-    if (v != 0) out += fmt::format("{}{} {}", out.empty() ? "" : " ", v, unit);
+    if (v == 0) return;
+    if (at != start) *at++ = ' ';
+    at = std::to_chars(at, at + 20, v).ptr;
+    *at++ = ' ';
+    at = std::copy(unit.begin(), unit.end(), at);
   };
   part(p.months, "months");
   part(p.days, "days");
   part(p.nanos, "nanoseconds");
-  return out.empty() ? "0 days" : out;
+  if (at == start) at = std::copy_n("0 days", 6, at);
+  return at;
+}
+
+std::string IntervalText(const Scalar& interval) {
+  char text[kMaxIntervalText];
+  return std::string(text, WriteIntervalText(interval, text));
 }
 
 Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold) {

@@ -120,7 +120,11 @@ __int128 IntervalLength(const IntervalParts& p);
 Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type);
 // The canonical text of an interval value ("14 months 3 days 5000 nanoseconds"; "0 days").
 std::string IntervalText(const Scalar& interval);
-// cast(x, T) to an interval type T: literals only (text, or the storage's integer).
+// The same written at `at`, which has room for kMaxIntervalText bytes; returns the end.
+inline constexpr int kMaxIntervalText = 72;  // "-2147483648 months -2147483648 days -9223372036854775808 nanoseconds"
+char* WriteIntervalText(const Scalar& interval, char* at);
+// cast(x, T) to an interval type T: literals (text, or the storage's integer) and text columns
+// (text_to_interval).
 Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold);
 // `t + i`, `i + t`, `t - i` for a date or timestamp t and an interval i (a bound interval, or
 // `interval_text`, the text of an untyped string literal): add_interval/sub_interval(t, months,

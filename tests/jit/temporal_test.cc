@@ -489,7 +489,8 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
                                 "least(e, e + '1 ns', null, e - '1 day')", "greatest(k, null, i, k)",
                                 "cast('0 days', interval_month_day_nano) * n",
                                 "n * cast('0 days', interval_months) + j", "h + i", "h - j", "i + h",
-                                "h - '1 hour 30 minutes'", "h + '-1 ns'", "h + '1 month 25 hours'", "h - e"};
+                                "h - '1 hour 30 minutes'", "h + '-1 ns'", "h + '1 month 25 hours'", "h - e",
+                                "cast(i, utf8)", "length(cast(e - j, utf8))"};
   int compared = 0, errors = 0, values = 0, trues = 0;
   for (uint64_t seed = 0; seed < 27; ++seed) {
     std::mt19937_64 rng(seed);
