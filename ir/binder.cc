@@ -193,10 +193,8 @@ class Binder {
   static bool IsUntypedLiteral(const Expr& e) { return e.is_literal() && IsUntyped(e); }
 
   // The logical types whose values have a text (logical_to_text): decimals, dates, times,
-  // timestamps and intervals (durations do not yet).
-  static bool IsTextual(const DataType& t) {
-    return t.is_logical() && t.logical != LogicalKind::kDuration;
-  }
+  // timestamps, durations and intervals.
+  static bool IsTextual(const DataType& t) { return t.is_logical(); }
 
   // cast(x, 'decimal64(12,2)') (the parser's form of a cast to a logical type) and round(x, n).
   Result<std::optional<ExprPtr>> BindLogicalCastOrRound(const Expr& e) {

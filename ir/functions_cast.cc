@@ -215,6 +215,13 @@ Result<Scalar> TextToInterval(std::span<const Scalar> a, DataType result, std::o
   return v;
 }
 
+// cast(utf8 → duration): the interval grammar without months, a whole number of the unit.
+Result<Scalar> TextToDuration(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  Result<Scalar> v = ParseDurationLiteral(a[0].str(), result.WithNullable(false));
+  if (!v.ok()) return Error(ErrorCode::kInvalidInput, v.error().message());
+  return v;
+}
+
 Result<Scalar> TextToDecimal(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
   const std::string_view s = a[0].str();
   const DataType t = result.WithNullable(false);
@@ -326,6 +333,8 @@ const Function kFunctions[] = {
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToTemporal},
     {.name = "text_to_interval", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToInterval},
+    {.name = "text_to_duration", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDuration},
     {.name = "text_to_decimal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal},
     {.name = "logical_to_text", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,

@@ -644,6 +644,12 @@ char* WriteDateText(int64_t days, char* at) {
 // an offset with seconds: 1 + 12 + 6 + 1 + 8 + 10 + 9 = 47 bytes.
 char* WriteTemporalText(const Scalar& value, char* at) {
   const DataType t = value.type();
+  if (t.logical == LogicalKind::kDuration) {  // "<count> <unit>s": the literal a duration reads back
+    constexpr std::string_view kUnits[] = {"", " seconds", " milliseconds", " microseconds", " nanoseconds"};
+    at = std::to_chars(at, at + 20, value.value<int64_t>()).ptr;
+    const std::string_view unit = kUnits[static_cast<int>(t.time_unit())];
+    return std::copy(unit.begin(), unit.end(), at);
+  }
   const Split split = SplitOf(value);
   if (t.logical != LogicalKind::kTime) {
     at = WriteDateText(split.days, at);
@@ -772,9 +778,15 @@ Result<ExprPtr> BindTemporalCast(const ExprPtr& x, DataType to, FoldFn fold) {
     return Expr::BoundLiteral(x->value().As(to.WithNullable(false)));
   }
   if (IsString(from.id)) {  // a row's text, or a literal's (folded): cast(s, date32), cast('2024-02-29', date32)
-    if (from.id != TypeId::kUtf8 || to.logical == LogicalKind::kDuration) {
-      return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: utf8 text becomes a date, time or timestamp",
+    if (from.id != TypeId::kUtf8) {
+      return MakeError(ErrorCode::kUnsupported, "cast from {} to {}: utf8 text becomes a date, time, timestamp or duration",
                        from.WithNullable(false).ToString(), to.ToString());
+    }
+    if (to.logical == LogicalKind::kDuration) {  // the interval grammar without months ('90 minutes')
+      if (x->is_literal()) {
+        if (auto value = ParseDurationLiteral(x->value().str(), to); value.ok()) return Expr::BoundLiteral(*value);
+      }
+      return fold(Expr::BoundCall(FindFunction("text_to_duration"), {x}, std::nullopt, to.WithNullable(from.nullable)));
     }
     ROWJIT_RETURN_NOT_OK(RequireZoneRules(to, fmt::format("cast from utf8 to {}", to.WithNullable(false).ToString())));
     return fold(Expr::BoundCall(FindFunction("text_to_temporal"), {x}, std::nullopt, to.WithNullable(from.nullable)));
@@ -833,15 +845,29 @@ constexpr IntervalUnitText kIntervalUnits[] = {
 
 }  // namespace
 
-Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type) {
-  const IntervalUnit unit = static_cast<IntervalUnit>(type.unit);
-  auto bad = [&](std::string_view why) {
-    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(), why);
-  };
+namespace {
+
+// Whether `word` is `name`, letters compared without case.
+bool SameUnitName(std::string_view word, std::string_view name) {
+  if (word.size() != name.size() || name.empty()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(word[i])) != name[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+IntervalTextParse ParseIntervalText(std::string_view text) {
+  IntervalTextParse out;
   __int128 months = 0, days = 0, nanos = 0;
   size_t at = 0, parts = 0;
   auto skip_spaces = [&] {
     while (at < text.size() && text[at] == ' ') ++at;
+  };
+  auto fail = [&](std::string_view why) {
+    out.why = why;
+    return out;
   };
   for (skip_spaces(); at < text.size(); skip_spaces(), ++parts) {
     const bool negative = text[at] == '-';
@@ -850,58 +876,96 @@ Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type)
     size_t digits = 0;
     for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++digits) {
       whole = whole * 10 + (text[at] - '0');
-      if (whole > INT64_MAX) return bad("a part past 64 bits");
+      if (whole > INT64_MAX) return fail("a part past 64 bits");
     }
     if (at < text.size() && text[at] == '.') {
       for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++digits) {
-        if (scale == 1'000'000'000) return bad("a fraction finer than a nanosecond");
+        if (scale == 1'000'000'000) return fail("a fraction finer than a nanosecond");
         fraction = fraction * 10 + (text[at] - '0');
         scale *= 10;
       }
     }
-    if (digits == 0) return bad("a part is a number and a unit: '1 month 2 days'");
+    if (digits == 0) return fail("a part is a number and a unit: '1 month 2 days'");
     skip_spaces();
     const size_t start = at;
     while (at < text.size() && std::isalpha(static_cast<unsigned char>(text[at]))) ++at;
-    std::string name(text.substr(start, at - start));
-    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string_view word = text.substr(start, at - start);
     const IntervalUnitText* u = nullptr;
     for (const IntervalUnitText& candidate : kIntervalUnits) {
       for (std::string_view n : candidate.names) {
-        if (!n.empty() && n == name) u = &candidate;
+        if (SameUnitName(word, n)) u = &candidate;
       }
     }
-    if (u == nullptr) return bad(fmt::format("unknown unit '{}'", name));
-    if (fraction != 0 && u->nanos == 0) return bad("only times have fractions");
+    if (u == nullptr) {
+      out.unknown_unit = word;
+      return fail("unknown unit");
+    }
+    if (fraction != 0 && u->nanos == 0) return fail("only times have fractions");
     const __int128 sign = negative ? -1 : 1;
     months += sign * whole * u->months;
     days += sign * whole * u->days;
     const __int128 fraction_nanos = fraction * u->nanos;
-    if (fraction_nanos % scale != 0) return bad("a fraction finer than a nanosecond");
+    if (fraction_nanos % scale != 0) return fail("a fraction finer than a nanosecond");
     nanos += sign * (whole * u->nanos + fraction_nanos / scale);
     if (months > INT32_MAX || months < INT32_MIN || days > INT32_MAX || days < INT32_MIN || nanos > INT64_MAX ||
         nanos < INT64_MIN) {
-      return bad("a part past its storage: months and days are 32-bit, nanoseconds 64-bit");
+      return fail("a part past its storage: months and days are 32-bit, nanoseconds 64-bit");
     }
   }
-  if (parts == 0) return bad("empty");
-  const auto d32 = static_cast<uint32_t>(static_cast<int32_t>(days));
+  if (parts == 0) return fail("empty");
+  out.parts = {static_cast<int64_t>(months), static_cast<int64_t>(days), static_cast<int64_t>(nanos)};
+  return out;
+}
+
+std::string_view IntervalStorageOf(const IntervalParts& p, IntervalUnit unit, __int128* storage) {
+  const auto d32 = static_cast<uint32_t>(static_cast<int32_t>(p.days));
   switch (unit) {
     case IntervalUnit::kMonths:
-      if (days != 0 || nanos != 0) return bad("interval_months holds months only");
-      return Scalar::Of<int32_t>(static_cast<int32_t>(months)).As(type.WithNullable(false));
+      if (p.days != 0 || p.nanos != 0) return "interval_months holds months only";
+      *storage = static_cast<int32_t>(p.months);
+      return {};
     case IntervalUnit::kDayTime: {
-      const __int128 ms = nanos / 1'000'000;
-      if (months != 0 || nanos % 1'000'000 != 0 || ms > INT32_MAX || ms < INT32_MIN) {
-        return bad("interval_day_time holds days and 32-bit milliseconds");
+      const int64_t ms = p.nanos / 1'000'000;
+      if (p.months != 0 || p.nanos % 1'000'000 != 0 || ms > INT32_MAX || ms < INT32_MIN) {
+        return "interval_day_time holds days and 32-bit milliseconds";
       }
-      const uint64_t bits = d32 | uint64_t{static_cast<uint32_t>(static_cast<int32_t>(ms))} << 32;
-      return Scalar::FromBits(TypeId::kI64, bits).As(type.WithNullable(false));
+      *storage = static_cast<int64_t>(d32 | uint64_t{static_cast<uint32_t>(static_cast<int32_t>(ms))} << 32);
+      return {};
     }
     case IntervalUnit::kMonthDayNano:
-      return MonthDayNano(static_cast<int32_t>(months), static_cast<int32_t>(days), static_cast<int64_t>(nanos));
+      *storage = MonthDayNano(static_cast<int32_t>(p.months), static_cast<int32_t>(p.days), p.nanos).int128();
+      return {};
   }
-  return bad("unknown interval type");
+  return "unknown interval type";
+}
+
+std::string_view DurationStorageOf(const IntervalParts& p, TimeUnit unit, int64_t* storage) {
+  if (p.months != 0) return "a duration is a fixed length: no months";
+  const int64_t per = kDayNanos / UnitsPerDay(unit);
+  const __int128 nanos = static_cast<__int128>(p.days) * kDayNanos + p.nanos;
+  if (nanos % per != 0) return "a fraction of its unit";
+  const __int128 units = nanos / per;
+  if (units > INT64_MAX || units < INT64_MIN) return "past its storage";
+  *storage = static_cast<int64_t>(units);
+  return {};
+}
+
+Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type) {
+  auto bad = [&](std::string_view why) {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(), why);
+  };
+  const IntervalTextParse parsed = ParseIntervalText(text);
+  if (!parsed.why.empty()) {
+    return parsed.unknown_unit.data() != nullptr ? bad(fmt::format("unknown unit '{}'", parsed.unknown_unit)) : bad(parsed.why);
+  }
+  __int128 storage = 0;
+  if (const std::string_view why = IntervalStorageOf(parsed.parts, static_cast<IntervalUnit>(type.unit), &storage);
+      !why.empty()) {
+    return bad(why);
+  }
+  const DataType t = type.WithNullable(false);
+  if (t.id == TypeId::kI128) return Scalar::Int128(storage, t);
+  return Scalar::FromBits(t.id, static_cast<uint64_t>(storage)).As(t);
 }
 
 char* WriteIntervalText(const Scalar& interval, char* at) {
@@ -937,11 +1001,11 @@ Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   }
   if (x->is_literal() && !from.is_logical() && from.id == to.id) return Expr::BoundLiteral(x->value().As(to));
   if (from.SameType(to)) return x;
-  if (IsString(from.id) && !from.is_logical()) {  // each row read as a literal's text
+  if (from.id == TypeId::kUtf8 && !from.is_logical()) {  // each row read as a literal's text
     return fold(Expr::BoundCall(FindFunction("text_to_interval"), {x}, std::nullopt, to.WithNullable(from.nullable)));
   }
   return MakeError(ErrorCode::kUnsupported,
-                   "cast from {} to {}: an interval is written as a literal, cast('1 month 2 days', {})",
+                   "cast from {} to {}: an interval is cast from utf8 text or written as a literal, cast('1 month 2 days', {})",
                    from.WithNullable(false).ToString(), to.ToString(), to.ToString());
 }
 
@@ -1035,8 +1099,15 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
   }
   if (timed(t)) {  // a time moves by the nanoseconds alone, wrapped into the day
     const DataType type = t->type().WithNullable(t->type().nullable || i->type().nullable);
-    return Out(fold(Expr::BoundCall(FindFunction(sub ? "time_sub_interval" : "time_add_interval"),
-                                    {t, PartOf(i, Part::kNanos, fold)}, std::nullopt, type)));
+    ExprPtr nanos = PartOf(i, Part::kNanos, fold);
+    if (i->type().nullable && !nanos->type().nullable) {
+      // The nanoseconds of an interval_months (a literal 0) would drop the interval's nulls.
+      const ExprPtr none = Expr::BoundLiteral(Scalar::Null(TypeId::kI64));
+      const ExprPtr is_null = fold(Expr::BoundCall(FindFunction("is_null"), {i}, std::nullopt, DataType(TypeId::kBool)));
+      nanos = fold(Expr::BoundCall(FindFunction("if"), {is_null, none, nanos}, std::nullopt, DataType(TypeId::kI64, true)));
+    }
+    return Out(fold(Expr::BoundCall(FindFunction(sub ? "time_sub_interval" : "time_add_interval"), {t, nanos},
+                                    std::nullopt, type)));
   }
   const IntervalUnit unit = static_cast<IntervalUnit>(i->type().unit);
   if (t->type().logical == LogicalKind::kDate && unit != IntervalUnit::kMonths) {
@@ -1119,22 +1190,18 @@ Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::
 }
 
 Result<Scalar> ParseDurationLiteral(std::string_view text, const DataType& type) {
-  ROWJIT_ASSIGN_OR_RETURN(const Scalar interval, ParseIntervalLiteral(text, DataType::Interval(IntervalUnit::kMonthDayNano)));
-  const IntervalParts p = PartsOf(interval);
   const std::string name = type.WithNullable(false).ToString();
-  if (p.months != 0) {
-    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal (a duration is a fixed length: no months)", text, name);
+  const IntervalTextParse parsed = ParseIntervalText(text);
+  if (!parsed.why.empty()) {
+    const std::string why = parsed.unknown_unit.data() != nullptr ? fmt::format("unknown unit '{}'", parsed.unknown_unit)
+                                                                  : std::string(parsed.why);
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, name, why);
   }
-  const int64_t unit = kDayNanos / UnitsPerDay(type.time_unit());
-  const __int128 nanos = static_cast<__int128>(p.days) * kDayNanos + p.nanos;
-  if (nanos % unit != 0) {
-    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal (a fraction of its unit)", text, name);
+  int64_t units = 0;
+  if (const std::string_view why = DurationStorageOf(parsed.parts, type.time_unit(), &units); !why.empty()) {
+    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, name, why);
   }
-  const __int128 units = nanos / unit;
-  if (units > INT64_MAX || units < INT64_MIN) {
-    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal (past its storage)", text, name);
-  }
-  return Scalar::Of<int64_t>(static_cast<int64_t>(units)).As(type.WithNullable(false));
+  return Scalar::Of<int64_t>(units).As(type.WithNullable(false));
 }
 
 std::span<const Function> TemporalFunctions() { return kFunctions; }

@@ -118,6 +118,18 @@ __int128 IntervalLength(const IntervalParts& p);
 // seconds and their fractions may have a fraction ('1.5 seconds'). A part the type does not
 // hold, a fraction finer than a nanosecond or a part past its storage is a type error.
 Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type);
+// The same grammar's parts without allocating (what the parse helper of text columns calls per
+// row): `why` empty and the parts, or a static reason (`unknown_unit` the word where the reason
+// is an unknown unit).
+struct IntervalTextParse {
+  IntervalParts parts;
+  std::string_view why;
+  std::string_view unknown_unit;
+};
+IntervalTextParse ParseIntervalText(std::string_view text);
+// Parts as the storage of an interval type or a duration unit: empty, or why they do not fit.
+std::string_view IntervalStorageOf(const IntervalParts& p, IntervalUnit unit, __int128* storage);
+std::string_view DurationStorageOf(const IntervalParts& p, TimeUnit unit, int64_t* storage);
 // The canonical text of an interval value ("14 months 3 days 5000 nanoseconds"; "0 days").
 std::string IntervalText(const Scalar& interval);
 // The same written at `at`, which has room for kMaxIntervalText bytes; returns the end.

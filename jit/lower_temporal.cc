@@ -823,12 +823,14 @@ Val TextToTemporal(LowerContext& c, std::span<const Val> a) {
   return {v};
 }
 
-// cast(utf8 → interval): ir::ParseIntervalLiteral through its helper (failure evidence: text
-// that is not a value of the type); the helper writes both words, a 16-byte result takes both.
+// cast(utf8 → interval or duration): ir::ParseIntervalLiteral (ParseDurationLiteral) through
+// their helper (failure evidence: text that is not a value of the type); the helper writes both
+// words, a 16-byte result takes both.
 Val TextToInterval(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
   const DataType& t = c.call.type();
-  const ParsedText p = ParseByHelper(c, a[0], kHelperParseInterval, b.getInt1Ty(), t.unit, 2);
+  const int32_t code = t.logical == LogicalKind::kDuration ? kParseDuration + t.unit : t.unit;
+  const ParsedText p = ParseByHelper(c, a[0], kHelperParseInterval, b.getInt1Ty(), code, 2);
   if (t.id == TypeId::kI32) {
     c.Evidence(b.CreateZExt(p.answer, b.getInt32Ty()));
     return {b.CreateTrunc(p.words[0], b.getInt32Ty())};
@@ -842,6 +844,7 @@ Val TextToInterval(LowerContext& c, std::span<const Val> a) {
 const Lowering kLowerings[] = {
     {"text_to_temporal", TextToTemporal},
     {"text_to_interval", TextToInterval},
+    {"text_to_duration", TextToInterval},
     {"interval_months", IntervalPart<&ir::IntervalParts::months>},
     {"interval_days", IntervalPart<&ir::IntervalParts::days>},
     {"interval_nanos", IntervalPart<&ir::IntervalParts::nanos>},

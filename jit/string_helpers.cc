@@ -69,14 +69,25 @@ bool rowjit_str_parse_decimal(const uint8_t* s, int64_t n, int32_t code, uint64_
   return fails;
 }
 
-bool rowjit_str_parse_interval(const uint8_t* s, int64_t n, int32_t unit, uint64_t* out) {
-  const rowjit::Result<rowjit::Scalar> v = rowjit::ir::ParseIntervalLiteral(
-      std::string_view(reinterpret_cast<const char*>(s), static_cast<size_t>(n)),
-      rowjit::DataType::Interval(static_cast<rowjit::IntervalUnit>(unit)));
-  const auto bits = v.ok() ? static_cast<unsigned __int128>(v->int128()) : 0;
+// No allocation (the IR declares it argument-memory-only and nounwind): the parts through
+// ir::ParseIntervalText, then the storage of the interval type or duration unit `code` names.
+bool rowjit_str_parse_interval(const uint8_t* s, int64_t n, int32_t code, uint64_t* out) {
+  using rowjit::jit::internal::kParseDuration;
+  const rowjit::ir::IntervalTextParse parsed =
+      rowjit::ir::ParseIntervalText(std::string_view(reinterpret_cast<const char*>(s), static_cast<size_t>(n)));
+  __int128 storage = 0;
+  bool fails = !parsed.why.empty();
+  if (!fails && code >= kParseDuration) {
+    int64_t units = 0;
+    fails = !rowjit::ir::DurationStorageOf(parsed.parts, static_cast<rowjit::TimeUnit>(code - kParseDuration), &units).empty();
+    storage = units;
+  } else if (!fails) {
+    fails = !rowjit::ir::IntervalStorageOf(parsed.parts, static_cast<rowjit::IntervalUnit>(code), &storage).empty();
+  }
+  const auto bits = fails ? 0 : static_cast<unsigned __int128>(storage);
   out[0] = static_cast<uint64_t>(bits);
   out[1] = static_cast<uint64_t>(bits >> 64);
-  return !v.ok();
+  return fails;
 }
 
 // A string constant of a kernel: its bytes and length, as StringConstant lays them out.

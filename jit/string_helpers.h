@@ -31,8 +31,10 @@ inline constexpr std::string_view kHelperInvalidUtf8 = "rowjit_str_invalid_utf8"
 inline constexpr std::string_view kHelperParseTemporal = "rowjit_str_parse_temporal";
 // i1 fails (p, n, precision << 8 | scale, ptr out [2 x i64]: low, high): kernels::ParseDecimal
 inline constexpr std::string_view kHelperParseDecimal = "rowjit_str_parse_decimal";
-// i1 fails (p, n, IntervalUnit, ptr out [2 x i64]: low, high): ir::ParseIntervalLiteral
+// i1 fails (p, n, code, ptr out [2 x i64]: low, high): ir::ParseIntervalLiteral for code an
+// IntervalUnit, ir::ParseDurationLiteral for kParseDuration + a TimeUnit
 inline constexpr std::string_view kHelperParseInterval = "rowjit_str_parse_interval";
+inline constexpr int kParseDuration = 16;
 // i1 (table of {ptr, i64} sorted bytewise, count, p, n): whether (p, n) is in the table
 inline constexpr std::string_view kHelperInSorted = "rowjit_str_in_sorted";
 

@@ -94,7 +94,10 @@ struct ResultMemory {
     auto a = py::reinterpret_borrow<py::array>(out);
     const bool layout = (a.flags() & py::array::c_style) && (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) &&
                         a.writeable() && a.dtype().byteorder() != '>';
-    if (a.ndim() != 1 || a.shape(0) != n || !a.dtype().is(DtypeOf(type)) || !layout) {
+    // Equal, not identical: structured (interval) and datetime64 dtypes are made afresh; their
+    // alignment flag says nothing about the storage's, so the address is checked too.
+    const bool aligned = reinterpret_cast<uintptr_t>(a.data()) % static_cast<uintptr_t>(std::max(ByteWidth(type.id), 1)) == 0;
+    if (a.ndim() != 1 || a.shape(0) != n || !a.dtype().equal(DtypeOf(type)) || !layout || !aligned) {
       throw py::value_error("rowjit: out= must be a writable, contiguous 1-d " +
                             py::str(static_cast<py::handle>(DtypeOf(type))).cast<std::string>() + " array of " +
                             std::to_string(n) + " rows");

@@ -241,7 +241,8 @@ void AddDecimalKernels(const std::string& target, std::vector<CatalogKernel>& ou
 void AddTextCastKernels(const std::string& target, std::vector<CatalogKernel>& out) {
   constexpr const char* kTargets[] = {"date32", "date64", "time32(ms)", "time64(us)", "timestamp(s)", "timestamp(ns, UTC)",
                                       "timestamp(us, Europe/Paris)", "decimal32(9,2)", "decimal64(12,2)", "decimal(30,4)",
-                                      "interval_months", "interval_day_time", "interval_month_day_nano"};
+                                      "interval_months", "interval_day_time", "interval_month_day_nano", "duration(s)",
+                                      "duration(ns)"};
   for (const char* to : kTargets) {
     const std::string text = fmt::format("cast(a, {})", to);
     for (const char* type : {"utf8", "large_utf8", "utf8_view"}) {

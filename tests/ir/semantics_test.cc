@@ -768,6 +768,8 @@ const Case kTemporal[] = {
     {"x + y", "x:time64(ns), y:interval_month_day_nano", "1; -170141183460469231731687303715884105728",
      "763145224193:time64(ns)"},  // 1 - 2^63 ns modulo a day (2^63 ns = 106751 days + 85636854775808 ns)
     {"x + '1 hour'", "x:time64(ns)", "9223372036854775807", "2836854775807:time64(ns)"},  // past the storage first
+    {"is_null(x + y)", "x:time32(s), y:interval_months?", "3600; null", "true"},  // a null interval of months only
+    {"is_null(x - y * z)", "x:time64(us), y:interval_months, z:i64?", "1; 2; null", "true"},
     // Text columns read as intervals (the literal's grammar: PostgreSQL's units and
     // abbreviations); text that is no value of the type is invalid input in its row.
     {"cast(cast(x, interval_month_day_nano), utf8)", "x:utf8", "'1 mon -2 d 3 us'", "'1 months -2 days 3000 nanoseconds'"},
@@ -777,6 +779,14 @@ const Case kTemporal[] = {
     {"cast(x, interval_day_time)", "x:utf8", "'1 us'", "error:invalid input"},
     {"cast(x, interval_month_day_nano)", "x:utf8", "'1 fortnight'", "error:invalid input"},
     {"cast(x, interval_month_day_nano)", "x:utf8", "'2147483648 months'", "error:invalid input"},
+    // A duration's text is its count and unit, which reads back (the interval grammar without
+    // months, a whole number of the unit).
+    {"cast(x, utf8)", "x:duration(ms)", "-1500", "'-1500 milliseconds'"},
+    {"cast(x, utf8)", "x:duration(s)", "0", "'0 seconds'"},
+    {"cast(cast(x, duration(s)), utf8)", "x:utf8", "'1 day 1 hour'", "'90000 seconds'"},
+    {"cast(x, duration(us)) = cast(y, duration(us))", "x:utf8, y:utf8", "'1.5 seconds'; '1500000 microseconds'", "true"},
+    {"cast(x, duration(ms))", "x:utf8", "'1 us'", "error:invalid input"},
+    {"cast(x, duration(s))", "x:utf8", "'1 month'", "error:invalid input"},
     // A string literal beside a duration is a duration: a fixed length in its unit.
     {"x > '1 day'", "x:duration(s)", "86401", "true"},
     {"x + '1 hour'", "x:duration(ms)", "0", "3600000:duration(ms)"},

@@ -138,6 +138,11 @@ def test_intervals_are_structured_values():
     masked = np.ma.masked_array(i, mask=[False, True, False])
     got = rowjit.evaluate("i - '1 ns'", i=masked)
     assert [any(m) for m in got.mask.tolist()] == [False, True, False] and got.data[2].tolist() == (-1, 0, 4)
+    out = np.empty(3, dtype=mdn)
+    assert rowjit.evaluate("i * n", i=i, n=n, out=out) is out and out.tolist() == [(2, 4, 6), (0, 90, 0), (1, 0, -5)]
+    ms = np.empty(2, dtype="datetime64[ms]")
+    rowjit.evaluate("cast(t, date64)", t=np.array(["2024-02-29T12:00", "1970-01-02T01:00"], dtype="datetime64[s]"), out=ms)
+    assert list(ms) == [np.datetime64("2024-02-29T00:00:00.000"), np.datetime64("1970-01-02T00:00:00.000")]
     with pytest.raises(TypeError):
         rowjit.evaluate("i", i=np.zeros(2, dtype=[("a", "<i4"), ("b", "<i4")]))
     with pytest.raises(ValueError):
