@@ -990,6 +990,11 @@ std::string IntervalText(const Scalar& interval) {
   return std::string(text, WriteIntervalText(interval, text));
 }
 
+namespace {
+ExprPtr PartOf(const ExprPtr& i, Part part, FoldFn fold);
+ExprPtr FromParts(ExprPtr months, ExprPtr days, ExprPtr nanos, FoldFn fold);
+}  // namespace
+
 Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   const DataType from = x->type();
   to = to.WithNullable(false);
@@ -1004,8 +1009,22 @@ Result<ExprPtr> BindIntervalCast(const ExprPtr& x, DataType to, FoldFn fold) {
   if (from.id == TypeId::kUtf8 && !from.is_logical()) {  // each row read as a literal's text
     return fold(Expr::BoundCall(FindFunction("text_to_interval"), {x}, std::nullopt, to.WithNullable(from.nullable)));
   }
+  const bool widest = static_cast<IntervalUnit>(to.unit) == IntervalUnit::kMonthDayNano;
+  if (widest && from.logical == LogicalKind::kInterval) {  // any interval holds in month_day_nano
+    return FromParts(PartOf(x, Part::kMonths, fold), PartOf(x, Part::kDays, fold), PartOf(x, Part::kNanos, fold), fold);
+  }
+  if (widest && from.logical == LogicalKind::kDuration) {  // a fixed length: its nanoseconds (checked)
+    const DataType i64(TypeId::kI64);
+    ExprPtr nanos = internal::BuildCall("cast", {x}, i64, fold, TypeId::kI64);
+    if (const int64_t unit = kDayNanos / UnitsPerDay(from.time_unit()); unit != 1) {
+      nanos = internal::BuildCall("mul", {nanos, Expr::BoundLiteral(Scalar::Of<int64_t>(unit))}, i64, fold);
+    }
+    const ExprPtr zero = Expr::BoundLiteral(Scalar::Of<int32_t>(0));
+    return FromParts(zero, zero, nanos, fold);
+  }
   return MakeError(ErrorCode::kUnsupported,
-                   "cast from {} to {}: an interval is cast from utf8 text or written as a literal, cast('1 month 2 days', {})",
+                   "cast from {} to {}: an interval is cast from utf8 text, from a duration or another interval to "
+                   "interval_month_day_nano, or written as a literal, cast('1 month 2 days', {})",
                    from.WithNullable(false).ToString(), to.ToString(), to.ToString());
 }
 

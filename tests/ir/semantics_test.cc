@@ -779,6 +779,11 @@ const Case kTemporal[] = {
     {"cast(x, interval_day_time)", "x:utf8", "'1 us'", "error:invalid input"},
     {"cast(x, interval_month_day_nano)", "x:utf8", "'1 fortnight'", "error:invalid input"},
     {"cast(x, interval_month_day_nano)", "x:utf8", "'2147483648 months'", "error:invalid input"},
+    // A duration or another interval casts to interval_month_day_nano: its nanoseconds (checked),
+    // or its parts.
+    {"cast(cast(x, interval_month_day_nano), utf8)", "x:duration(ms)", "-1500", "'-1500000000 nanoseconds'"},
+    {"cast(x, interval_month_day_nano)", "x:duration(s)", "9223372036854775807", "error:overflow"},
+    {"cast(cast(x, interval_month_day_nano), utf8)", "x:interval_day_time", "6442450944003", "'3 days 1500000000 nanoseconds'"},
     // A duration's text is its count and unit, which reads back (the interval grammar without
     // months, a whole number of the unit).
     {"cast(x, utf8)", "x:duration(ms)", "-1500", "'-1500 milliseconds'"},

@@ -490,7 +490,8 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
                                 "cast('0 days', interval_month_day_nano) * n",
                                 "n * cast('0 days', interval_months) + j", "h + i", "h - j", "i + h",
                                 "h - '1 hour 30 minutes'", "h + '-1 ns'", "h + '1 month 25 hours'", "h - e",
-                                "cast(i, utf8)", "length(cast(e - j, utf8))"};
+                                "cast(i, utf8)", "length(cast(e - j, utf8))", "cast(i, interval_month_day_nano)",
+                                "cast(t - cast('2000-01-01', timestamp(us)), interval_month_day_nano) < i"};
   int compared = 0, errors = 0, values = 0, trues = 0;
   for (uint64_t seed = 0; seed < 27; ++seed) {
     std::mt19937_64 rng(seed);
@@ -796,7 +797,8 @@ TEST(Temporal, IntervalBinderRules) {
       {"cast('0 days', interval_months) * if(k > 0, k, null)", "interval_month_day_nano?"},
       {"h + '1 hour'", "time64(us)"}, {"dt + h", "time64(us)?"}, {"h - mdn", "time64(us)"},
       {"cast(cast(mdn, utf8), interval_month_day_nano)", "interval_month_day_nano"},
-      {"cast(cast(dt, utf8), interval_day_time)", "interval_day_time?"}};
+      {"cast(cast(dt, utf8), interval_day_time)", "interval_day_time?"},
+      {"cast(u, interval_month_day_nano)", "interval_month_day_nano"}, {"cast(dt, interval_month_day_nano)", "interval_month_day_nano?"}};
   for (const auto& [text, type] : typed) {
     ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
     EXPECT_EQ(e->type().ToString(), type) << text;
@@ -848,6 +850,7 @@ TEST(Temporal, IntervalBinderRules) {
       {"t + ''", ErrorCode::kTypeError, "empty"},
       {"t + 'month'", ErrorCode::kTypeError, "a number and a unit"},
       {"cast(k, interval_month_day_nano)", ErrorCode::kUnsupported, "written as a literal"},
+      {"cast(mdn, interval_months)", ErrorCode::kUnsupported, "another interval to interval_month_day_nano"},
       {"add_interval(t, 1, 2, 3)", ErrorCode::kTypeError, "nanoseconds:i64"},
       {"add_interval(h, 1:i32, 2:i32, 3:i64)", ErrorCode::kTypeError, "a date or timestamp"},
   };
