@@ -218,7 +218,8 @@ bool PrintsAsCast(const Expr& e) {
            e.args()[1]->literal_text().size() > 1 && e.args()[1]->literal_text().front() == '\'';
   }
   return e.name() == "decimal_cast" || e.name() == "temporal_cast" || e.name() == "float_to_decimal" ||
-         e.name() == "decimal_to_float" || e.name() == "text_to_temporal" || e.name() == "text_to_decimal" || e.name() == "text_to_interval" || e.name() == "text_to_duration" ||
+         e.name() == "decimal_to_float" || e.name() == "text_to_temporal" || e.name() == "text_to_decimal" ||
+         e.name() == "text_to_interval" || e.name() == "text_to_duration" ||
          e.name() == "logical_to_text";
 }
 

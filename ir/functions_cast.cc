@@ -207,17 +207,12 @@ Result<Scalar> TextToTemporal(std::span<const Scalar> a, DataType result, std::o
   return TemporalFromText(a[0].str(), result.WithNullable(false));
 }
 
-// cast(utf8 → interval): the interval literal's text ('1 month 2 days', as cast to utf8 writes
-// it); text that is not one is invalid input in its row.
-Result<Scalar> TextToInterval(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
-  Result<Scalar> v = ParseIntervalLiteral(a[0].str(), result.WithNullable(false));
-  if (!v.ok()) return Error(ErrorCode::kInvalidInput, v.error().message());
-  return v;
-}
-
-// cast(utf8 → duration): the interval grammar without months, a whole number of the unit.
-Result<Scalar> TextToDuration(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
-  Result<Scalar> v = ParseDurationLiteral(a[0].str(), result.WithNullable(false));
+// cast(utf8 → interval or duration): the literal's text ('1 month 2 days', as cast to utf8
+// writes it; a duration's without months, a whole number of its unit); text that is not one is
+// invalid input in its row.
+template <Result<Scalar> (*kParse)(std::string_view, const DataType&)>
+Result<Scalar> TextToLength(std::span<const Scalar> a, DataType result, std::optional<TypeId>) {
+  Result<Scalar> v = kParse(a[0].str(), result.WithNullable(false));
   if (!v.ok()) return Error(ErrorCode::kInvalidInput, v.error().message());
   return v;
 }
@@ -332,9 +327,9 @@ const Function kFunctions[] = {
     {.name = "text_to_temporal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToTemporal},
     {.name = "text_to_interval", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
-     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToInterval},
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToLength<ParseIntervalLiteral>},
     {.name = "text_to_duration", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
-     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDuration},
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToLength<ParseDurationLiteral>},
     {.name = "text_to_decimal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
      .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal},
     {.name = "logical_to_text", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,

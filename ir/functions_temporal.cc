@@ -950,14 +950,22 @@ std::string_view DurationStorageOf(const IntervalParts& p, TimeUnit unit, int64_
   return {};
 }
 
+namespace {
+
+// Why a literal's text is no interval, as its error says it.
+std::string Reason(const IntervalTextParse& parsed) {
+  if (parsed.unknown_unit.data() != nullptr) return fmt::format("unknown unit '{}'", parsed.unknown_unit);
+  return std::string(parsed.why);
+}
+
+}  // namespace
+
 Result<Scalar> ParseIntervalLiteral(std::string_view text, const DataType& type) {
   auto bad = [&](std::string_view why) {
     return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, type.WithNullable(false).ToString(), why);
   };
   const IntervalTextParse parsed = ParseIntervalText(text);
-  if (!parsed.why.empty()) {
-    return parsed.unknown_unit.data() != nullptr ? bad(fmt::format("unknown unit '{}'", parsed.unknown_unit)) : bad(parsed.why);
-  }
+  if (!parsed.why.empty()) return bad(Reason(parsed));
   __int128 storage = 0;
   if (const std::string_view why = IntervalStorageOf(parsed.parts, static_cast<IntervalUnit>(type.unit), &storage);
       !why.empty()) {
@@ -1211,11 +1219,7 @@ Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::
 Result<Scalar> ParseDurationLiteral(std::string_view text, const DataType& type) {
   const std::string name = type.WithNullable(false).ToString();
   const IntervalTextParse parsed = ParseIntervalText(text);
-  if (!parsed.why.empty()) {
-    const std::string why = parsed.unknown_unit.data() != nullptr ? fmt::format("unknown unit '{}'", parsed.unknown_unit)
-                                                                  : std::string(parsed.why);
-    return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, name, why);
-  }
+  if (!parsed.why.empty()) return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, name, Reason(parsed));
   int64_t units = 0;
   if (const std::string_view why = DurationStorageOf(parsed.parts, type.time_unit(), &units); !why.empty()) {
     return MakeError(ErrorCode::kTypeError, "'{}' is not a {} literal ({})", text, name, why);

@@ -646,6 +646,8 @@ Val CompareIntervals(LowerContext& c, std::span<const Val> a) {
                       b.CreateZExt(b.CreateICmpSLT(decider, K(decider, 0)), i32))};
 }
 
+constexpr int64_t kDayNanos = 86'400'000'000'000;  // nanoseconds a day
+
 // time_add_interval(t, nanos) and time_sub_interval (ir/functions_temporal.cc): with n = q·u + r
 // (u a unit in nanoseconds, r in [0, u)), floor((t·u ± n) / u) is t + q, or t - q - (r > 0); t and
 // q are each reduced modulo the day P first (any i64 reduces: a time column may hold anything),
@@ -657,7 +659,6 @@ Val TimeAddInterval(LowerContext& c, std::span<const Val> a) {
   const DataType type = c.call.args()[0]->type();
   const bool narrow = type.id == TypeId::kI32;
   const int64_t per_day = UnitsPerDay(type.time_unit());
-  constexpr int64_t kDayNanos = 86'400'000'000'000;
   llvm::Value* t = narrow ? b.CreateSExt(a[0].v, i64) : a[0].v;
   llvm::Value* within = FloorDivModWide(b, t, per_day).r;
   const DivMod q = FloorDivModWide(b, a[1].v, kDayNanos / per_day);
@@ -732,7 +733,6 @@ Val AddInterval(LowerContext& c, std::span<const Val> a) {
   const DataType type = c.call.args()[0]->type();
   const bool narrow = type.id == TypeId::kI32;
   const int64_t per_day = UnitsPerDay(type.time_unit());
-  constexpr int64_t kDayNanos = 86'400'000'000'000;
   const int64_t unit = kDayNanos / per_day;  // nanoseconds a unit
   llvm::Value* v = narrow ? b.CreateSExt(a[0].v, i64) : a[0].v;
   llvm::Value* days = b.CreateSExt(a[2].v, i64);
