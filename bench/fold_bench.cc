@@ -247,6 +247,22 @@ void RegisterFused() {
   }
 }
 
+
+// fold_call: per-call cost of a fold over 64 rows (i32, half valid, nulls scattered): Engine::
+// Aggregate (`jit`) against a PreparedAggregate's call (`jit_prepared`); the kernel's work is a
+// few nanoseconds, so the figure is the call's own overhead.
+void RegisterCall() {
+  constexpr int64_t kCallRows = 64;
+  static const std::vector<int32_t> values = MakeValues<int32_t>(7, kCallRows);
+  static const std::vector<uint8_t> bits = MakeValidity(0.5, false, 11, kCallRows);
+  for (auto [impl, impl_name] : {std::pair{Impl::kJit, "jit"}, std::pair{Impl::kJitPrepared, "jit_prepared"}}) {
+    const std::string name = std::string("fold_call/min_max_i32_64_rows/") + impl_name;
+    benchmark::RegisterBenchmark(name.c_str(), [impl = impl](benchmark::State& state) {
+      RunJitFold(state, AggregateOf(Op::kMinMax, "i32", true), ColumnOf(values, &bits), kCallRows, impl);
+    });
+  }
+}
+
 const bool kRegistered = [] {
   for (Op op : {Op::kSum, Op::kMinMax}) {
     Register<int32_t>("i32", op);
@@ -257,6 +273,7 @@ const bool kRegistered = [] {
     Register1M<double>("f64", op);
   }
   RegisterFused();
+  RegisterCall();
   return true;
 }();
 

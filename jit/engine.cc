@@ -116,7 +116,11 @@ Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_
   return std::unique_ptr<Engine>(new Engine(std::move(compiler), std::move(options), std::move(disk)));
 }
 
-CacheStats Engine::cache_stats() const { return impl_->cache.stats(); }
+CacheStats Engine::cache_stats() const {
+  CacheStats s = impl_->cache.stats();
+  s.held = impl_->held_runs.load(std::memory_order_relaxed);
+  return s;
+}
 
 DiskCacheStats Engine::disk_cache_stats() const {
   return impl_->disk ? impl_->disk->stats() : DiskCacheStats{};
@@ -235,6 +239,32 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
 
 namespace {
 
+// What else than the expression sets one-shot calls apart for the held handles: the options.
+uint64_t OptionsTag(const EvalOptions& o) {
+  const uint64_t tier = o.tier ? uint64_t{static_cast<uint8_t>(*o.tier)} + 1 : 0;
+  return uint64_t{static_cast<uint8_t>(o.policy)} | tier << 8;
+}
+
+// The handle the engine holds for `expr` under `options` (jit/held.h), or null: its first call,
+// an unbound expression, holding off.
+std::shared_ptr<PreparedExpression> HeldExpression(internal::HeldHandles<PreparedExpression>& handles, Engine& engine,
+                                                   const ir::ExprPtr& expr, const EvalOptions& options) {
+  if (!expr->bound()) return nullptr;
+  return handles.Find(expr, OptionsTag(options), [&] { return engine.PrepareExpression(expr, options); });
+}
+
+// The same for an aggregate, by its argument: its kind and NaN rule set its calls apart too, and
+// a handle made for another result type (a caller's own aggregate over the same argument) is
+// not used.
+std::shared_ptr<PreparedAggregate> HeldAggregate(internal::HeldHandles<PreparedAggregate>& handles, Engine& engine,
+                                                 const ir::Aggregate& agg, const EvalOptions& options) {
+  if (!agg.arg->bound()) return nullptr;
+  const uint64_t tag = OptionsTag(options) | uint64_t{static_cast<uint8_t>(agg.kind)} << 16 | uint64_t{agg.keep_nan} << 24;
+  std::shared_ptr<PreparedAggregate> held =
+      handles.Find(agg.arg, tag, [&] { return engine.PrepareAggregate(agg, options); });
+  return held != nullptr && held->aggregate().result == agg.result ? held : nullptr;
+}
+
 // Whether row `row` of the whole expression raises an error (the reference semantics).
 Status WholeRow(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t row) {
   Result<Scalar> r = ir::EvaluateRow(expr, columns, row);
@@ -250,7 +280,12 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
-  return NoThrow([&] { return EvaluateAdmitted(expr, columns, length, options, rep); });
+  return NoThrow([&]() -> Result<ArrayPtr> {
+    if (std::shared_ptr<PreparedExpression> held = HeldExpression(impl_->held_exprs, *this, expr, options)) {
+      return EvaluateHeld(*held, columns, length, report, {});
+    }
+    return EvaluateAdmitted(expr, columns, length, options, rep);
+  });
 }
 
 Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
@@ -322,7 +357,9 @@ Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const A
   return NoThrow([&]() -> Result<ArrayPtr> {
     const std::span<const OutputBuffers> into(&out, 1);
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), into, length, columns));
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateAdmitted(expr, columns, length, options, rep, into));
+    std::shared_ptr<PreparedExpression> held = HeldExpression(impl_->held_exprs, *this, expr, options);
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, held ? EvaluateHeld(*held, columns, length, report, into)
+                                                  : EvaluateAdmitted(expr, columns, length, options, rep, into));
     return internal::Deliver(result, out, &rep.output_copied);
   });
 }
@@ -413,7 +450,7 @@ Result<ir::AggregateResult> Engine::AggregateStaged(const ir::Aggregate& agg,
   over_column.arg = ir::Expr::BoundColumn("$arg", 0, values->type());
   const ArrayPtr one[] = {values};
   EvalReport fold;
-  Result<ir::AggregateResult> out = Aggregate(over_column, one, length, options, &fold);
+  Result<ir::AggregateResult> out = AggregateUnheld(over_column, one, length, options, fold);
   rep.compiled = rep.compiled || fold.compiled;
   rep.compile_ms += fold.compile_ms;
   rep.phases += fold.phases;
@@ -443,7 +480,7 @@ Result<ir::AggregateResult> Engine::AggregateSliced(const ir::Aggregate& agg, st
       slice.push_back(std::move(s));
     }
     EvalReport part;
-    Result<ir::AggregateResult> r = Aggregate(per_slice, slice, n, options, &part);
+    Result<ir::AggregateResult> r = AggregateUnheld(per_slice, slice, n, options, part);
     rep.compiled = rep.compiled || part.compiled;
     rep.strategy = part.strategy;
     if (!r.ok()) {
@@ -473,6 +510,16 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   rep = EvalReport{};
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
+    if (std::shared_ptr<PreparedAggregate> held = HeldAggregate(impl_->held_aggregates, *this, agg, options)) {
+      return AggregateHeld(*held, columns, length, report);
+    }
+    return AggregateUnheld(agg, columns, length, options, rep);
+  });
+}
+
+Result<ir::AggregateResult> Engine::AggregateUnheld(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
+                                                    int64_t length, const EvalOptions& options, EvalReport& rep) {
+  return NoThrow([&]() -> Result<ir::AggregateResult> {
     ROWJIT_RETURN_NOT_OK(impl_->Admit(*agg.arg, columns, length, /*folded=*/true));
     if (agg.arg->type().logical == LogicalKind::kInterval && agg.kind != ir::AggKind::kCount) {
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, EvaluateAdmitted(agg.arg, columns, length, options, rep));
@@ -493,7 +540,7 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
       ROWJIT_ASSIGN_OR_RETURN(internal::StringColumns s, MaterializeStrings(agg.arg, columns, length, options));
       ir::Aggregate over = agg;
       over.arg = s.expr;
-      return internal::ResolveFailedRows(Aggregate(over, s.columns, length, options, &rep), s.failed_rows,
+      return internal::ResolveFailedRows(AggregateUnheld(over, s.columns, length, options, rep), s.failed_rows,
                                          [&](int64_t row) { return WholeRow(*agg.arg, columns, row); });
     }
     if (agg.arg->facts().kernel_nodes > impl_->options.max_kernel_nodes) {

@@ -48,6 +48,13 @@ struct EngineOptions {
   // quarter less memory traffic for a*b+c, and the output is not left in cache, where it would
   // not fit anyway. 0: the host's last-level cache size; negative: never. x86-64 only.
   int64_t stream_output_bytes = 0;
+  // Evaluate, EvaluateInto and Aggregate called again with the same ExprPtr (the same object,
+  // not an equal one) run as a prepared handle the engine keeps for it: no planning and no
+  // cache lookup on a batch layout already met, so a loop of one-shot calls costs what a
+  // PreparedExpression's calls cost. The handles of this many expressions (and as many
+  // aggregates) are kept, the least recently used dropped first; each holds its expression and
+  // its layouts' kernels (which the kernel cache may then evict without freeing). 0: none.
+  size_t held_expressions = 64;
 
   // --- compile economics ---
   // The persistent kernel cache: optimized kernels' objects are stored in this folder and read
@@ -235,6 +242,15 @@ class Engine {
   Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                     int64_t length, const EvalOptions& options, EvalReport& report,
                                     std::span<const OutputBuffers> into = {});
+  // Aggregate without the held handles (what a held handle falls back to).
+  Result<ir::AggregateResult> AggregateUnheld(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
+                                              int64_t length, const EvalOptions& options, EvalReport& report);
+  // A call through a handle the engine holds (EngineOptions::held_expressions); its runs on a
+  // held kernel are counted (CacheStats::held).
+  Result<ArrayPtr> EvaluateHeld(PreparedExpression& handle, std::span<const ArrayPtr> columns, int64_t length,
+                                EvalReport* report, std::span<const OutputBuffers> into);
+  Result<ir::AggregateResult> AggregateHeld(PreparedAggregate& handle, std::span<const ArrayPtr> columns,
+                                            int64_t length, EvalReport* report);
   Result<ir::AggregateResult> AggregateSliced(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
                                               int64_t length, const EvalOptions& options, EvalReport& report);
   Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,

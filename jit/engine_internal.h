@@ -10,6 +10,7 @@
 #include "jit/compile_pool.h"
 #include "jit/engine.h"
 #include "jit/executor_internal.h"
+#include "jit/held.h"
 
 namespace rowjit::jit {
 
@@ -72,6 +73,11 @@ struct Engine::Impl {
   KernelCache cache;
   RetryPressure retry_pressure;
   std::shared_ptr<MemoryPool> outputs;  // null: the system allocator
+  // Handles for expressions (aggregates) passed again to the one-shot calls (jit/held.h), and
+  // the calls they answered with a held kernel (CacheStats::held).
+  internal::HeldHandles<PreparedExpression> held_exprs;
+  internal::HeldHandles<PreparedAggregate> held_aggregates;
+  std::atomic<int64_t> held_runs{0};
   // Last: destroyed first, so that no background compile outlives the cache or the compiler.
   std::unique_ptr<CompilePool> pool;
 
@@ -80,7 +86,9 @@ struct Engine::Impl {
         compiler(std::move(c)),
         disk(std::move(d)),
         object_environment(compiler->ObjectEnvironment()),
-        cache(o.cache_capacity, o.optimize_after_uses, Makers()) {
+        cache(o.cache_capacity, o.optimize_after_uses, Makers()),
+        held_exprs(o.held_expressions),
+        held_aggregates(o.held_expressions) {
     if (kRecycleOutputs && o.retained_output_bytes > 0) {
       outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes, kRecycledOutputMin);
     }

@@ -19,6 +19,9 @@ struct CacheStats {
   int64_t fast_compiles = 0;  // fast-tier kernels compiled
   int64_t disk_loads = 0;     // optimized kernels read from the disk cache instead
   int64_t hits = 0;           // lookups served by a kernel in memory or in flight
+  // Engine calls answered by a kernel a held handle keeps (EngineOptions::held_expressions),
+  // with no lookup (Engine::cache_stats; a host's own prepared handles count nothing)
+  int64_t held = 0;
   int64_t evictions = 0;
   int64_t size = 0;
   int64_t background_compiles = 0;  // optimized compiles started on the background pool

@@ -18,9 +18,10 @@ struct PreparedExpression::State {
   bool strings = false;  // string-valued calls: computed outside kernels (jit/strings_materialize.cc)
 
   // `full_report`: the caller asked for a report, so that the kernel key is copied into it.
-  // `into`: the caller's output, when it lent one.
+  // `into`: the caller's output, when it lent one. `held_runs`: counts a run on a held kernel
+  // (a handle the engine holds; null for a host's own).
   Result<ArrayPtr> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep, bool full_report,
-                       std::span<const OutputBuffers> into);
+                       std::span<const OutputBuffers> into, std::atomic<int64_t>* held_runs = nullptr);
   Result<ArrayPtr> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                               std::span<const OutputBuffers> into);
   // The exact twin of a layout's speculative kernel, compiled (in the tier the layout holds) the
@@ -82,7 +83,8 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
 
 Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> columns, int64_t length,
                                                 EvalReport& rep, bool full_report,
-                                                std::span<const OutputBuffers> into) {
+                                                std::span<const OutputBuffers> into,
+                                                std::atomic<int64_t>* held_runs) {
   Engine::Impl& impl = *engine->impl_;
   // String-valued calls and dictionary-encoded columns: Evaluate's path (it admits the batch).
   if (strings || (into.empty() && options.policy == ir::Policy::kAuto &&
@@ -116,6 +118,7 @@ Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> column
   const CacheKey* key = layout->key ? &*layout->key : nullptr;
   if (kernel != nullptr) rep.tier = kernel->tier();
   if (full_report && key != nullptr) rep.kernel = *key;
+  if (held_runs != nullptr && kernel != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
   auto find_twin = [&] { return TwinOf(*layout, rep); };
   const internal::FindExactTwin exact_twin(find_twin);
   const bool speculates = kernel != nullptr && kernel->shape().speculative_mul;
@@ -160,6 +163,13 @@ Result<ArrayPtr> PreparedExpression::Evaluate(std::span<const ArrayPtr> columns,
                                     [&](std::span<const ArrayPtr> cols, int64_t n, bool) {
                                       return Evaluate(cols, n, report);
                                     });
+}
+
+Result<ArrayPtr> Engine::EvaluateHeld(PreparedExpression& handle, std::span<const ArrayPtr> columns, int64_t length,
+                                      EvalReport* report, std::span<const OutputBuffers> into) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  return handle.state_->Run(columns, length, rep, report != nullptr, into, &impl_->held_runs);
 }
 
 Result<SelectionVector> PreparedExpression::Filter(std::span<const ArrayPtr> columns, int64_t length,

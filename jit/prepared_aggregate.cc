@@ -18,8 +18,9 @@ struct PreparedAggregate::State {
   bool one_kernel = false;
 
   // `full_report`: the caller asked for a report, so that the kernel key is copied into it.
+  // `held_runs`: counts a fold on a held kernel (a handle the engine holds; null for a host's own).
   Result<ir::AggregateResult> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
-                                  bool full_report);
+                                  bool full_report, std::atomic<int64_t>* held_runs = nullptr);
   Result<ir::AggregateResult> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep);
 };
 
@@ -49,16 +50,17 @@ Result<ir::AggregateResult> PreparedAggregate::State::PlanAndRun(std::span<const
 }
 
 Result<ir::AggregateResult> PreparedAggregate::State::Run(std::span<const ArrayPtr> columns, int64_t length,
-                                                          EvalReport& rep, bool full_report) {
+                                                          EvalReport& rep, bool full_report,
+                                                          std::atomic<int64_t>* held_runs) {
   Engine::Impl& impl = *engine->impl_;
   const bool sliced = agg.kind == ir::AggKind::kSum && !IsFloat(agg.arg->type().id) &&
                       length > impl.options.fold_slice_rows;
-  if (!one_kernel || sliced) return engine->Aggregate(agg, columns, length, options, &rep);
+  if (!one_kernel || sliced) return engine->AggregateUnheld(agg, columns, length, options, rep);
   ROWJIT_RETURN_NOT_OK(impl.Admit(*agg.arg, columns, length, /*folded=*/true));
   const ir::ExprFacts& f = agg.arg->facts();
   const BatchInputs inputs(f.columns, columns);
   // Inputs the kernels cannot read as they are: the engine's path decodes them (once).
-  if (inputs.decode) return engine->Aggregate(agg, columns, length, options, &rep);
+  if (inputs.decode) return engine->AggregateUnheld(agg, columns, length, options, rep);
   internal::Batch batch;
   batch.columns = columns;
   batch.facts.length = length;
@@ -68,6 +70,7 @@ Result<ir::AggregateResult> PreparedAggregate::State::Run(std::span<const ArrayP
   rep.strategy = layout->strategy;
   rep.tier = layout->kernel->tier();
   if (full_report) rep.kernel = *layout->key;
+  if (held_runs != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
   const internal::Execution run{*agg.arg, batch, &*layout->key, layout->kernel.get(), impl.outputs, rep};
   return internal::ExecuteFold(agg, run);
 }
@@ -85,6 +88,13 @@ Result<ir::AggregateResult> PreparedAggregate::Aggregate(std::span<const ArrayPt
   if (report != nullptr) *report = EvalReport{};
   EvalReport& rep = report ? *report : local;
   return NoThrow([&] { return state_->Run(columns, length, rep, report != nullptr); });
+}
+
+Result<ir::AggregateResult> Engine::AggregateHeld(PreparedAggregate& handle, std::span<const ArrayPtr> columns,
+                                                  int64_t length, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = report ? *report : local;
+  return handle.state_->Run(columns, length, rep, report != nullptr, &impl_->held_runs);
 }
 
 Result<std::unique_ptr<PreparedAggregate>> Engine::PrepareAggregate(const ir::Aggregate& aggregate,

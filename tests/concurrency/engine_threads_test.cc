@@ -57,7 +57,10 @@ TEST(KernelCache, EightThreadsCompileEachKeyOnce) {
   const CacheStats s = engine->cache_stats();
   EXPECT_EQ(s.compiles, 4);  // exactly one compile per key
   EXPECT_EQ(s.fast_compiles, 0);
-  EXPECT_EQ(s.hits, 8 * 20 - 4);
+  // Every other call found its kernel: by a cache lookup, or (an expression passed again) on a
+  // handle the engine holds for it, with no lookup.
+  EXPECT_EQ(s.hits + s.held, 8 * 20 - 4);
+  EXPECT_GT(s.held, 0);
 }
 
 TEST(KernelCache, EightThreadsTieredCompileEachKeyOncePerTier) {

@@ -242,6 +242,113 @@ TEST(KernelCache, EvictionFreesAndRecompiles) {
   EXPECT_EQ(s.evictions, 4);
 }
 
+// Engine::Evaluate and Aggregate called again with the same ExprPtr run on a handle the engine
+// holds (EngineOptions::held_expressions): from the third call on a layout, no lookup. Results
+// and errors equal the reference's on every path, batch layouts and options included.
+TEST(HeldHandles, RepeatedExpressionsRunHeldAndEqualTheReference) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?");
+  const ir::ExprPtr expr = *ir::ParseAndBind("a * b + 1", schema);
+  const ir::Aggregate agg = *ir::ParseAndBindAggregate("sum(a * b)", schema);
+  const ir::Aggregate min = *ir::ParseAndBindAggregate("min(a * b)", schema);
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    // Alternating layouts: nulls or none, a short batch or whole words.
+    const double valid = seed % 3 == 0 ? 1.0 : 0.7;
+    const int64_t rows = seed % 2 ? 200 : 50;
+    auto batch = *RandomBatch(schema, rows, valid, seed);
+    for (ir::Policy policy : {ir::Policy::kAuto, ir::Policy::kDense}) {
+      auto out = engine->Evaluate(expr, batch, EvalOptions{policy});
+      auto ref = ir::EvaluateReference(*expr, batch.columns, batch.length);
+      ASSERT_EQ(out.ok(), ref.ok()) << "seed " << seed;
+      if (out.ok()) {
+        EXPECT_EQ(FirstDifference(**out, **ref), -1) << "seed " << seed;
+      } else {
+        EXPECT_EQ(out.error().row(), ref.error().row()) << "seed " << seed;
+      }
+    }
+    for (const ir::Aggregate* a : {&agg, &min}) {
+      auto got = engine->Aggregate(*a, batch.columns, batch.length);
+      auto want = ir::EvaluateAggregateReference(*a, batch.columns, batch.length);
+      ASSERT_EQ(got.ok(), want.ok()) << "seed " << seed;
+      if (got.ok()) {
+        EXPECT_EQ(*got, *want) << a->ToString() << " seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(engine->cache_stats().held, 0);
+}
+
+TEST(HeldHandles, HeldCallsSkipTheLookup) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, b:i32");
+  const ir::ExprPtr expr = *ir::ParseAndBind("a - b", schema);
+  auto batch = *RandomBatch(schema, 100, 1.0, 3);
+  ASSERT_OK(engine->Evaluate(expr, batch).status());  // compiles; the expression is noted
+  ASSERT_OK(engine->Evaluate(expr, batch).status());  // its handle plans the layout (a hit)
+  const CacheStats before = engine->cache_stats();
+  EXPECT_EQ(before.compiles, 1);
+  EXPECT_EQ(before.hits, 1);
+  EXPECT_EQ(before.held, 0);
+  EvalReport report;
+  for (int i = 0; i < 5; ++i) ASSERT_OK(engine->Evaluate(expr, batch, {}, &report).status());
+  const CacheStats after = engine->cache_stats();
+  EXPECT_EQ(after.hits, 1);
+  EXPECT_EQ(after.held, 5);
+  ASSERT_TRUE(report.kernel.has_value());  // the report names the kernel as before
+  EXPECT_EQ(report.strategy, Strategy::kDense);
+}
+
+// Equal expressions bound afresh are other objects: never held, even when one lands at the
+// address of one that died (noted by a weak reference). Holding can be turned off.
+TEST(HeldHandles, OnlyTheSameObjectIsHeld) {
+  for (size_t capacity : {size_t{64}, size_t{0}}) {
+    auto engine = NewEngine(EngineOptions{.held_expressions = capacity});
+    const Schema schema = *ParseSchema("a:i32, b:i32");
+    auto batch = *RandomBatch(schema, 100, 1.0, 4);
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_OK(engine->Evaluate(*ir::ParseAndBind("a + b", schema), batch).status());  // noted, then freed
+      // Likely at the address of the one just freed: its first call is a first call still, so
+      // its second makes its handle and runs nothing held.
+      const ir::ExprPtr fresh = *ir::ParseAndBind("a + b", schema);
+      ASSERT_OK(engine->Evaluate(fresh, batch).status());
+      ASSERT_OK(engine->Evaluate(fresh, batch).status());
+    }
+    EXPECT_EQ(engine->cache_stats().held, 0);
+    EXPECT_EQ(engine->cache_stats().compiles, 1);
+    const int64_t before = engine->cache_stats().held;
+    const ir::ExprPtr kept = *ir::ParseAndBind("a + b", schema);
+    for (int i = 0; i < 4; ++i) ASSERT_OK(engine->Evaluate(kept, batch).status());
+    EXPECT_EQ(engine->cache_stats().held - before, capacity == 0 ? 0 : 2) << capacity;
+  }
+}
+
+// More expressions than the engine holds: the least recently used handle is dropped (and its
+// expression freed), and every result stays right.
+TEST(HeldHandles, DroppedHandlesFreeTheirExpressions) {
+  // A kernel cache of one kernel: its keys (which own their expressions) do not outlive the test's
+  // loop either.
+  auto engine = NewEngine(EngineOptions{.cache_capacity = 1, .held_expressions = 2});
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto batch = *RandomBatch(schema, 130, 0.8, 6);
+  std::vector<ir::ExprPtr> exprs;
+  for (const char* t : {"a + b", "a - b", "a * b"}) exprs.push_back(*ir::ParseAndBind(t, schema));
+  std::weak_ptr<const ir::Expr> first = exprs[0];
+  for (int round = 0; round < 4; ++round) {
+    for (const ir::ExprPtr& e : exprs) {
+      auto out = engine->Evaluate(e, batch);
+      auto ref = ir::EvaluateReference(*e, batch.columns, batch.length);
+      ASSERT_TRUE(out.ok() && ref.ok());
+      EXPECT_EQ(FirstDifference(**out, **ref), -1) << e->ToString();
+    }
+  }
+  exprs.erase(exprs.begin());
+  for (int round = 0; round < 2; ++round) {
+    for (const ir::ExprPtr& e : exprs) ASSERT_OK(engine->Evaluate(e, batch).status());
+  }
+  EXPECT_TRUE(first.expired());  // "a + b" was the least recently used: dropped
+  EXPECT_GT(engine->cache_stats().held, 0);
+}
+
 TEST(Engine, CompileTimesAreReported) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32, b:i32, c:i32, d:i32");
