@@ -125,10 +125,41 @@ void RegisterProject() {
   }
 }
 
+// project_call: the per-call cost of the same projection over 64 rows (all valid): Engine::Project
+// (`jit`) against a PreparedProjection's call (`jit_prepared`).
+void RegisterProjectCall() {
+  constexpr int64_t kCallRows = 64;
+  for (bool prepared : {false, true}) {
+    const std::string name = std::string("project_call/i32_three_sharing_mul_64_rows/") + (prepared ? "jit_prepared" : "jit");
+    benchmark::RegisterBenchmark(name.c_str(), [prepared](benchmark::State& state) {
+      const std::string schema = "a:i32, b:i32, c:i32";
+      std::vector<ir::ExprPtr> bound;
+      for (const char* t : {"a * b + c", "a * b - c", "a * b > c"}) bound.push_back(Bind(t, schema));
+      const std::vector<ArrayPtr> cols =
+          MakeColumns(std::vector<ColumnSpec>(3, ColumnSpec{TypeId::kI32, false, false}), kCallRows, 1.0,
+                      NullLayout::kScattered, 23);
+      jit::Engine& engine = SharedEngine();
+      auto handle = engine.PrepareProjection(bound);
+      if (!handle.ok() || !engine.Project(bound, cols, kCallRows).ok() || !(*handle)->Project(cols, kCallRows).ok()) {
+        state.SkipWithError("projection failed");
+        return;
+      }
+      for (auto _ : state) {
+        if (prepared) {
+          benchmark::DoNotOptimize((*handle)->Project(cols, kCallRows));
+        } else {
+          benchmark::DoNotOptimize(engine.Project(bound, cols, kCallRows));
+        }
+      }
+    })->Unit(benchmark::kMicrosecond);
+  }
+}
+
 const bool kRegistered = [] {
   RegisterFilter();
   RegisterSelection();
   RegisterProject();
+  RegisterProjectCall();
   return true;
 }();
 

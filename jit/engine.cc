@@ -239,18 +239,12 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
 
 namespace {
 
-// What else than the expression sets one-shot calls apart for the held handles: the options.
-uint64_t OptionsTag(const EvalOptions& o) {
-  const uint64_t tier = o.tier ? uint64_t{static_cast<uint8_t>(*o.tier)} + 1 : 0;
-  return uint64_t{static_cast<uint8_t>(o.policy)} | tier << 8;
-}
-
 // The handle the engine holds for `expr` under `options` (jit/held.h), or null: its first call,
 // an unbound expression, holding off.
 std::shared_ptr<PreparedExpression> HeldExpression(internal::HeldHandles<PreparedExpression>& handles, Engine& engine,
                                                    const ir::ExprPtr& expr, const EvalOptions& options) {
   if (!expr->bound()) return nullptr;
-  return handles.Find(expr, OptionsTag(options), [&] { return engine.PrepareExpression(expr, options); });
+  return handles.Find(expr, internal::OptionsTag(options), [&] { return engine.PrepareExpression(expr, options); });
 }
 
 // The same for an aggregate, by its argument: its kind and NaN rule set its calls apart too, and
@@ -259,7 +253,7 @@ std::shared_ptr<PreparedExpression> HeldExpression(internal::HeldHandles<Prepare
 std::shared_ptr<PreparedAggregate> HeldAggregate(internal::HeldHandles<PreparedAggregate>& handles, Engine& engine,
                                                  const ir::Aggregate& agg, const EvalOptions& options) {
   if (!agg.arg->bound()) return nullptr;
-  const uint64_t tag = OptionsTag(options) | uint64_t{static_cast<uint8_t>(agg.kind)} << 16 | uint64_t{agg.keep_nan} << 24;
+  const uint64_t tag = internal::OptionsTag(options) | uint64_t{static_cast<uint8_t>(agg.kind)} << 16 | uint64_t{agg.keep_nan} << 24;
   std::shared_ptr<PreparedAggregate> held =
       handles.Find(agg.arg, tag, [&] { return engine.PrepareAggregate(agg, options); });
   return held != nullptr && held->aggregate().result == agg.result ? held : nullptr;

@@ -48,12 +48,13 @@ struct EngineOptions {
   // quarter less memory traffic for a*b+c, and the output is not left in cache, where it would
   // not fit anyway. 0: the host's last-level cache size; negative: never. x86-64 only.
   int64_t stream_output_bytes = 0;
-  // Evaluate, EvaluateInto and Aggregate called again with the same ExprPtr (the same object,
-  // not an equal one) run as a prepared handle the engine keeps for it: no planning and no
-  // cache lookup on a batch layout already met, so a loop of one-shot calls costs what a
-  // PreparedExpression's calls cost. The handles of this many expressions (and as many
-  // aggregates) are kept, the least recently used dropped first; each holds its expression and
-  // its layouts' kernels (which the kernel cache may then evict without freeing). 0: none.
+  // Evaluate, EvaluateInto, Aggregate, Project and ProjectInto called again with the same
+  // ExprPtr(s) (the same objects, not equal ones) run as a prepared handle the engine keeps for
+  // them: no planning and no cache lookup on a batch layout already met, so a loop of one-shot
+  // calls costs what a prepared handle's calls cost. The handles of this many expressions (and
+  // as many aggregates, and projections) are kept, the least recently used dropped first; each
+  // holds its expressions and its layouts' kernels (which the kernel cache may then evict
+  // without freeing). 0: none.
   size_t held_expressions = 64;
 
   // --- compile economics ---
@@ -121,6 +122,7 @@ class PreparedProjection;
 class PreparedAggregate;
 namespace internal {
 struct StringColumns;
+struct HeldProjection;
 }
 
 class Engine {
@@ -251,6 +253,11 @@ class Engine {
                                 EvalReport* report, std::span<const OutputBuffers> into);
   Result<ir::AggregateResult> AggregateHeld(PreparedAggregate& handle, std::span<const ArrayPtr> columns,
                                             int64_t length, EvalReport* report);
+  // The projection handle held for these same expressions under `options`, or null.
+  std::shared_ptr<internal::HeldProjection> HeldProjectionOf(std::span<const ir::ExprPtr> exprs,
+                                                             const EvalOptions& options);
+  Result<std::vector<ArrayPtr>> ProjectHeld(internal::HeldProjection& held, std::span<const ArrayPtr> columns,
+                                            int64_t length, EvalReport& report, std::span<const OutputBuffers> outs);
   Result<ir::AggregateResult> AggregateSliced(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
                                               int64_t length, const EvalOptions& options, EvalReport& report);
   Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,

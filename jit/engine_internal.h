@@ -65,6 +65,23 @@ constexpr bool kRecycleOutputs = true;
 // four interleaved runs) against the pool's default of 1 MiB.
 constexpr int64_t kRecycledOutputMin = int64_t{64} << 10;
 
+namespace internal {
+
+// What else than the expression sets one-shot calls apart for the held handles: the options.
+inline uint64_t OptionsTag(const EvalOptions& o) {
+  const uint64_t tier = o.tier ? uint64_t{static_cast<uint8_t>(*o.tier)} + 1 : 0;
+  return uint64_t{static_cast<uint8_t>(o.policy)} | tier << 8;
+}
+
+// A projection the engine holds for Engine::Project (jit/held.h, keyed by its first expression):
+// the host's expressions, so that a call runs it only when it passes these same objects.
+struct HeldProjection {
+  std::vector<ir::ExprPtr> exprs;
+  std::unique_ptr<PreparedProjection> handle;
+};
+
+}  // namespace internal
+
 struct Engine::Impl {
   EngineOptions options;
   std::unique_ptr<JitCompiler> compiler;
@@ -77,6 +94,7 @@ struct Engine::Impl {
   // the calls they answered with a held kernel (CacheStats::held).
   internal::HeldHandles<PreparedExpression> held_exprs;
   internal::HeldHandles<PreparedAggregate> held_aggregates;
+  internal::HeldHandles<internal::HeldProjection> held_projections;
   std::atomic<int64_t> held_runs{0};
   // Last: destroyed first, so that no background compile outlives the cache or the compiler.
   std::unique_ptr<CompilePool> pool;
@@ -88,7 +106,8 @@ struct Engine::Impl {
         object_environment(compiler->ObjectEnvironment()),
         cache(o.cache_capacity, o.optimize_after_uses, Makers()),
         held_exprs(o.held_expressions),
-        held_aggregates(o.held_expressions) {
+        held_aggregates(o.held_expressions),
+        held_projections(o.held_expressions) {
     if (kRecycleOutputs && o.retained_output_bytes > 0) {
       outputs = std::make_shared<RecyclingPool>(o.retained_output_bytes, kRecycledOutputMin);
     }

@@ -163,6 +163,9 @@ Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs
   EvalReport local;
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
+  if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
+    return NoThrow([&] { return ProjectHeld(*held, columns, length, rep, {}); });
+  }
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
   return NoThrow([&] { return ProjectRoot(root, columns, length, options, rep, {}); });
 }
@@ -173,6 +176,13 @@ Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> e
   EvalReport local;
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
+  if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
+    return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
+      ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(held->exprs, outs, length, columns));
+      ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, ProjectHeld(*held, columns, length, rep, outs));
+      return DeliverAll(results, outs, rep);
+    });
+  }
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
   return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(root->args(), outs, length, columns));
@@ -257,6 +267,9 @@ struct PreparedProjection::State {
   EvalOptions options;
   bool strings = false;  // outputs with strings: Engine::Project's path every call (ProjectStrings)
   internal::LayoutTable layouts;
+  // A handle the engine holds for Engine::Project: its runs on a held kernel, counted
+  // (CacheStats::held); null for a host's own handle.
+  std::atomic<int64_t>* held_runs = nullptr;
 
   Result<std::vector<ArrayPtr>> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                                     std::span<const OutputBuffers> outs);
@@ -294,6 +307,7 @@ Result<std::vector<ArrayPtr>> PreparedProjection::State::RunHeld(const internal:
   rep.strategy = layout.strategy;
   rep.tier = layout.kernel->tier();
   rep.kernel = layout.key;
+  if (held_runs != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
   const internal::Execution run{*root, batch, &*layout.key, layout.kernel.get(), engine->impl_->outputs, rep, outs};
   std::vector<Validity> validity;
   if (layout.output_validity) {
@@ -360,6 +374,30 @@ Result<std::vector<ArrayPtr>> PreparedProjection::Project(std::span<const ArrayP
   Result<std::vector<ArrayPtr>> out = Project(taken, selection.size(), report);
   if (out.ok()) return out;
   return internal::AtBatchRow(std::move(out).TakeError(), selection);
+}
+
+Result<std::vector<ArrayPtr>> Engine::ProjectHeld(internal::HeldProjection& held, std::span<const ArrayPtr> columns,
+                                                  int64_t length, EvalReport& rep, std::span<const OutputBuffers> outs) {
+  return held.handle->state_->Run(columns, length, rep, outs);
+}
+
+std::shared_ptr<internal::HeldProjection> Engine::HeldProjectionOf(std::span<const ir::ExprPtr> exprs,
+                                                                   const EvalOptions& options) {
+  if (exprs.empty()) return nullptr;
+  for (const ir::ExprPtr& e : exprs) {
+    if (e == nullptr || !e->bound()) return nullptr;
+  }
+  const uint64_t tag = internal::OptionsTag(options) | uint64_t{exprs.size()} << 32;
+  std::shared_ptr<internal::HeldProjection> held =
+      impl_->held_projections.Find(exprs[0], tag, [&]() -> Result<std::unique_ptr<internal::HeldProjection>> {
+        ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<PreparedProjection> handle, PrepareProjection(exprs, options));
+        handle->state_->held_runs = &impl_->held_runs;
+        return std::make_unique<internal::HeldProjection>(
+            internal::HeldProjection{std::vector<ir::ExprPtr>(exprs.begin(), exprs.end()), std::move(handle)});
+      });
+  // Keyed by the first expression: another projection that starts with it is not this one.
+  if (held == nullptr || !std::equal(exprs.begin(), exprs.end(), held->exprs.begin(), held->exprs.end())) return nullptr;
+  return held;
 }
 
 Result<std::unique_ptr<PreparedProjection>> Engine::PrepareProjection(std::span<const ir::ExprPtr> exprs,

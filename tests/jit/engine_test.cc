@@ -278,6 +278,31 @@ TEST(HeldHandles, RepeatedExpressionsRunHeldAndEqualTheReference) {
   EXPECT_GT(engine->cache_stats().held, 0);
 }
 
+// Engine::Project holds its handle by the first expression and runs it only for the same
+// objects: a projection that starts with the same expression is another projection.
+TEST(HeldHandles, ProjectionsAreHeldForTheSameExpressions) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32, c:i32?");
+  const ir::ExprPtr shared = *ir::ParseAndBind("a * b", schema);
+  const std::vector<ir::ExprPtr> one = {shared, *ir::ParseAndBind("a * b + c", schema)};
+  const std::vector<ir::ExprPtr> other = {shared, *ir::ParseAndBind("c - b", schema), *ir::ParseAndBind("a < c", schema)};
+  const std::vector<ir::ExprPtr> same_size = {shared, *ir::ParseAndBind("b + c", schema)};
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    auto batch = *RandomBatch(schema, seed % 2 ? 130 : 40, seed % 3 ? 0.8 : 1.0, seed);
+    for (const auto* exprs : {&one, &other, &same_size}) {
+      auto out = engine->Project(*exprs, batch.columns, batch.length);
+      ASSERT_TRUE(out.ok()) << out.error().ToString();
+      ASSERT_EQ(out->size(), exprs->size());
+      for (size_t k = 0; k < exprs->size(); ++k) {
+        auto ref = ir::EvaluateReference(*(*exprs)[k], batch.columns, batch.length);
+        ASSERT_TRUE(ref.ok());
+        EXPECT_EQ(FirstDifference(*(*out)[k], **ref), -1) << (*exprs)[k]->ToString() << " seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(engine->cache_stats().held, 0);
+}
+
 TEST(HeldHandles, HeldCallsSkipTheLookup) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32, b:i32");
