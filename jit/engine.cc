@@ -105,6 +105,11 @@ Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_
   }
   // A stage holds at least one call and its arguments (at most 4, add_interval's; variadic
   // calls are grouped by staging): below 5 nodes staging could not shrink such a call.
+  // Each held table notes as many expressions as it holds, up front.
+  if (options.held_expressions > kMaxHeldExpressions) {
+    return MakeError(ErrorCode::kInvalidInput, "held_expressions {} is above {}", options.held_expressions,
+                     kMaxHeldExpressions);
+  }
   if (options.max_kernel_nodes < kMinKernelNodes) {
     return MakeError(ErrorCode::kInvalidInput, "max_kernel_nodes {} is below {}", options.max_kernel_nodes,
                      kMinKernelNodes);
@@ -285,8 +290,7 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
 Result<ArrayPtr> Engine::EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                           int64_t length, const EvalOptions& options, EvalReport& rep,
                                           std::span<const OutputBuffers> into) {
-  const bool strings = internal::NeedsStringColumns(*expr) ||
-                       (IsString(expr->type().id) && (expr->is_column() || expr->is_literal()));
+  const bool strings = internal::StringsOutsideKernels(*expr);
   ROWJIT_RETURN_NOT_OK(impl_->Admit(*expr, columns, length, /*folded=*/strings));
   if (strings) {  // string-valued calls computed outside kernels, then the rest
     if (expr->is_column()) return columns[static_cast<size_t>(expr->column_index())];

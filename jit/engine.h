@@ -24,6 +24,8 @@
 
 namespace rowjit::jit {
 
+inline constexpr size_t kMaxHeldExpressions = 4096;  // EngineOptions::held_expressions' bound
+
 struct EngineOptions {
   size_t cache_capacity = 1024;  // compiled kernels kept; older ones are evicted and freed
   // Freed output buffers of at least 64 KiB are kept (up to this many bytes) and reused by later
@@ -55,7 +57,7 @@ struct EngineOptions {
   // as many aggregates, and projections) are kept, the least recently used dropped first; each
   // holds its expressions and its layouts' kernels (which the kernel cache may then evict
   // without freeing). 0: none.
-  size_t held_expressions = 64;
+  size_t held_expressions = 64;  // at most kMaxHeldExpressions
 
   // --- compile economics ---
   // The persistent kernel cache: optimized kernels' objects are stored in this folder and read

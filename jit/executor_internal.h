@@ -139,6 +139,12 @@ Result<T> ResolveFailedRows(Result<T> rest, std::span<const int64_t> failed,
 }
 using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<const ArrayPtr>, int64_t)>;
 bool NeedsStringColumns(const ir::Expr& expr);
+// Whether Evaluate answers `expr` outside the kernels: string-valued calls computed a column at
+// a time, or a string result that is a column or a literal as it is (Engine::Evaluate and
+// prepared expressions decide alike).
+inline bool StringsOutsideKernels(const ir::Expr& expr) {
+  return NeedsStringColumns(expr) || (IsString(expr.type().id) && (expr.is_column() || expr.is_literal()));
+}
 // The pool an evaluation's string results come from: the engine's output pool, and with a byte
 // limit (EngineOptions::max_evaluation_bytes > 0) one that refuses allocations past it.
 std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit);

@@ -201,7 +201,7 @@ Result<std::unique_ptr<PreparedExpression>> Engine::PrepareExpression(const ir::
     state->engine = this;
     state->expr = expr;
     state->options = options;
-    state->strings = internal::NeedsStringColumns(*expr) || (IsString(expr->type().id) && expr->is_column());
+    state->strings = internal::StringsOutsideKernels(*expr);
     return std::unique_ptr<PreparedExpression>(new PreparedExpression(std::move(state)));
   });
 }

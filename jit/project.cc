@@ -163,11 +163,13 @@ Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs
   EvalReport local;
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
-  if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
-    return NoThrow([&] { return ProjectHeld(*held, columns, length, rep, {}); });
-  }
-  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
-  return NoThrow([&] { return ProjectRoot(root, columns, length, options, rep, {}); });
+  return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
+    if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
+      return ProjectHeld(*held, columns, length, rep, {});
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
+    return ProjectRoot(root, columns, length, options, rep, {});
+  });
 }
 
 Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
@@ -176,15 +178,13 @@ Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> e
   EvalReport local;
   EvalReport& rep = report ? *report : local;
   rep = EvalReport{};
-  if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
-    return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
+  return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
+    if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
       ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(held->exprs, outs, length, columns));
       ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, ProjectHeld(*held, columns, length, rep, outs));
       return DeliverAll(results, outs, rep);
-    });
-  }
-  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
-  return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(root->args(), outs, length, columns));
     ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, ProjectRoot(root, columns, length, options, rep, outs));
     return DeliverAll(results, outs, rep);

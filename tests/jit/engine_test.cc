@@ -303,6 +303,45 @@ TEST(HeldHandles, ProjectionsAreHeldForTheSameExpressions) {
   EXPECT_GT(engine->cache_stats().held, 0);
 }
 
+// What Evaluate answers outside the kernels (a string literal, a string column, string-valued
+// calls) it answers so on every call, held or not, alone or as a projection's output; a host's
+// own prepared handle too.
+TEST(HeldHandles, StringResultsAnswerEveryCall) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32, s:utf8");
+  auto batch = *RandomBatch(schema, 70, 1.0, 8);
+  const std::vector<ir::ExprPtr> exprs = {*ir::ParseAndBind("'x'", schema), *ir::ParseAndBind("s", schema),
+                                          *ir::ParseAndBind("cast(cast('2024-02-29' as date32) as utf8)", schema),
+                                          *ir::ParseAndBind("upper(s)", schema)};
+  for (const ir::ExprPtr& e : exprs) {
+    auto ref = ir::EvaluateReference(*e, batch.columns, batch.length);
+    ASSERT_TRUE(ref.ok()) << e->ToString();
+    auto prepared = engine->PrepareExpression(e);
+    ASSERT_TRUE(prepared.ok());
+    for (int call = 0; call < 3; ++call) {
+      auto out = engine->Evaluate(e, batch);
+      ASSERT_TRUE(out.ok()) << e->ToString() << " call " << call << ": " << out.error().ToString();
+      EXPECT_EQ(FirstDifference(**out, **ref), -1) << e->ToString();
+      auto held = (*prepared)->Evaluate(batch.columns, batch.length);
+      ASSERT_TRUE(held.ok()) << e->ToString() << " call " << call << ": " << held.error().ToString();
+      EXPECT_EQ(FirstDifference(**held, **ref), -1) << e->ToString();
+    }
+  }
+  const std::vector<ir::ExprPtr> projection = {exprs[0], *ir::ParseAndBind("a + 1", schema)};
+  for (int call = 0; call < 3; ++call) {
+    auto out = engine->Project(projection, batch.columns, batch.length);
+    ASSERT_TRUE(out.ok()) << "call " << call << ": " << out.error().ToString();
+    EXPECT_EQ((*out)[0]->length(), batch.length);
+  }
+}
+
+TEST(HeldHandles, HeldCountIsBounded) {
+  auto bad = Engine::Make(EngineOptions{.held_expressions = kMaxHeldExpressions + 1});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("held_expressions"), std::string::npos) << bad.error().ToString();
+  EXPECT_TRUE(Engine::Make(EngineOptions{.held_expressions = kMaxHeldExpressions}).ok());
+}
+
 TEST(HeldHandles, HeldCallsSkipTheLookup) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32, b:i32");
