@@ -103,13 +103,13 @@ Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_
   if (options.fold_slice_rows < 1 || options.fold_slice_rows > (int64_t{1} << 31)) {
     return MakeError(ErrorCode::kInvalidInput, "fold_slice_rows {} is not in [1, 2^31]", options.fold_slice_rows);
   }
-  // A stage holds at least one call and its arguments (at most 4, add_interval's; variadic
-  // calls are grouped by staging): below 5 nodes staging could not shrink such a call.
   // Each held table notes as many expressions as it holds, up front.
   if (options.held_expressions > kMaxHeldExpressions) {
     return MakeError(ErrorCode::kInvalidInput, "held_expressions {} is above {}", options.held_expressions,
                      kMaxHeldExpressions);
   }
+  // A stage holds at least one call and its arguments (at most 4, add_interval's; variadic
+  // calls are grouped by staging): below 5 nodes staging could not shrink such a call.
   if (options.max_kernel_nodes < kMinKernelNodes) {
     return MakeError(ErrorCode::kInvalidInput, "max_kernel_nodes {} is below {}", options.max_kernel_nodes,
                      kMinKernelNodes);
