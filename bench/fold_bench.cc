@@ -247,7 +247,6 @@ void RegisterFused() {
   }
 }
 
-
 // fold_call: per-call cost of a fold over 64 rows (i32, half valid, nulls scattered): Engine::
 // Aggregate (`jit`) against a PreparedAggregate's call (`jit_prepared`); the kernel's work is a
 // few nanoseconds, so the figure is the call's own overhead.
