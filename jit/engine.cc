@@ -244,26 +244,6 @@ Status Engine::Impl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> colum
 
 namespace {
 
-// The handle the engine holds for `expr` under `options` (jit/held.h), or null: its first call,
-// an unbound expression, holding off.
-std::shared_ptr<PreparedExpression> HeldExpression(internal::HeldHandles<PreparedExpression>& handles, Engine& engine,
-                                                   const ir::ExprPtr& expr, const EvalOptions& options) {
-  if (!expr->bound()) return nullptr;
-  return handles.Find(expr, internal::OptionsTag(options), [&] { return engine.PrepareExpression(expr, options); });
-}
-
-// The same for an aggregate, by its argument: its kind and NaN rule set its calls apart too, and
-// a handle made for another result type (a caller's own aggregate over the same argument) is
-// not used.
-std::shared_ptr<PreparedAggregate> HeldAggregate(internal::HeldHandles<PreparedAggregate>& handles, Engine& engine,
-                                                 const ir::Aggregate& agg, const EvalOptions& options) {
-  if (!agg.arg->bound()) return nullptr;
-  const uint64_t tag = internal::OptionsTag(options) | uint64_t{static_cast<uint8_t>(agg.kind)} << 16 | uint64_t{agg.keep_nan} << 24;
-  std::shared_ptr<PreparedAggregate> held =
-      handles.Find(agg.arg, tag, [&] { return engine.PrepareAggregate(agg, options); });
-  return held != nullptr && held->aggregate().result == agg.result ? held : nullptr;
-}
-
 // Whether row `row` of the whole expression raises an error (the reference semantics).
 Status WholeRow(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t row) {
   Result<Scalar> r = ir::EvaluateRow(expr, columns, row);
@@ -280,8 +260,8 @@ Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const Array
   rep = EvalReport{};
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
   return NoThrow([&]() -> Result<ArrayPtr> {
-    if (std::shared_ptr<PreparedExpression> held = HeldExpression(impl_->held_exprs, *this, expr, options)) {
-      return EvaluateHeld(*held, columns, length, report, {});
+    if (std::shared_ptr<PreparedExpression> held = HeldExpression(expr, options)) {
+      return held->Evaluate(columns, length, report);
     }
     return EvaluateAdmitted(expr, columns, length, options, rep);
   });
@@ -353,11 +333,12 @@ Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const A
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
   if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
   return NoThrow([&]() -> Result<ArrayPtr> {
+    if (std::shared_ptr<PreparedExpression> held = HeldExpression(expr, options)) {
+      return held->EvaluateInto(columns, length, out, report);
+    }
     const std::span<const OutputBuffers> into(&out, 1);
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), into, length, columns));
-    std::shared_ptr<PreparedExpression> held = HeldExpression(impl_->held_exprs, *this, expr, options);
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, held ? EvaluateHeld(*held, columns, length, report, into)
-                                                  : EvaluateAdmitted(expr, columns, length, options, rep, into));
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateAdmitted(expr, columns, length, options, rep, into));
     return internal::Deliver(result, out, &rep.output_copied);
   });
 }
@@ -508,8 +489,8 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
   rep = EvalReport{};
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
-    if (std::shared_ptr<PreparedAggregate> held = HeldAggregate(impl_->held_aggregates, *this, agg, options)) {
-      return AggregateHeld(*held, columns, length, report);
+    if (std::shared_ptr<PreparedAggregate> held = HeldAggregate(agg, options)) {
+      return held->Aggregate(columns, length, report);
     }
     return AggregateUnheld(agg, columns, length, options, rep);
   });

@@ -249,17 +249,14 @@ class Engine {
   // Aggregate without the held handles (what a held handle falls back to).
   Result<ir::AggregateResult> AggregateUnheld(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
                                               int64_t length, const EvalOptions& options, EvalReport& report);
-  // A call through a handle the engine holds (EngineOptions::held_expressions); its runs on a
-  // held kernel are counted (CacheStats::held).
-  Result<ArrayPtr> EvaluateHeld(PreparedExpression& handle, std::span<const ArrayPtr> columns, int64_t length,
-                                EvalReport* report, std::span<const OutputBuffers> into);
-  Result<ir::AggregateResult> AggregateHeld(PreparedAggregate& handle, std::span<const ArrayPtr> columns,
-                                            int64_t length, EvalReport* report);
+  // The handles the engine holds for the one-shot calls (EngineOptions::held_expressions, jit/held.h),
+  // or null: a first call, an unbound expression, holding off. The engine calls their public
+  // methods; their runs on a held kernel count in CacheStats::held.
+  std::shared_ptr<PreparedExpression> HeldExpression(const ir::ExprPtr& expr, const EvalOptions& options);
+  std::shared_ptr<PreparedAggregate> HeldAggregate(const ir::Aggregate& agg, const EvalOptions& options);
   // The projection handle held for these same expressions under `options`, or null.
   std::shared_ptr<internal::HeldProjection> HeldProjectionOf(std::span<const ir::ExprPtr> exprs,
                                                              const EvalOptions& options);
-  Result<std::vector<ArrayPtr>> ProjectHeld(internal::HeldProjection& held, std::span<const ArrayPtr> columns,
-                                            int64_t length, EvalReport& report, std::span<const OutputBuffers> outs);
   Result<ir::AggregateResult> AggregateSliced(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
                                               int64_t length, const EvalOptions& options, EvalReport& report);
   Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,

@@ -16,12 +16,14 @@ struct PreparedExpression::State {
   EvalOptions options;
   internal::LayoutTable layouts;
   bool strings = false;  // string-valued calls: computed outside kernels (jit/strings_materialize.cc)
+  // A handle the engine holds for its one-shot calls: its runs on a held kernel, counted
+  // (CacheStats::held); null for a host's own handle.
+  std::atomic<int64_t>* held_runs = nullptr;
 
   // `full_report`: the caller asked for a report, so that the kernel key is copied into it.
-  // `into`: the caller's output, when it lent one. `held_runs`: counts a run on a held kernel
-  // (a handle the engine holds; null for a host's own).
+  // `into`: the caller's output, when it lent one.
   Result<ArrayPtr> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep, bool full_report,
-                       std::span<const OutputBuffers> into, std::atomic<int64_t>* held_runs = nullptr);
+                       std::span<const OutputBuffers> into);
   Result<ArrayPtr> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                               std::span<const OutputBuffers> into);
   // The exact twin of a layout's speculative kernel, compiled (in the tier the layout holds) the
@@ -83,8 +85,7 @@ Result<ArrayPtr> PreparedExpression::State::PlanAndRun(std::span<const ArrayPtr>
 
 Result<ArrayPtr> PreparedExpression::State::Run(std::span<const ArrayPtr> columns, int64_t length,
                                                 EvalReport& rep, bool full_report,
-                                                std::span<const OutputBuffers> into,
-                                                std::atomic<int64_t>* held_runs) {
+                                                std::span<const OutputBuffers> into) {
   Engine::Impl& impl = *engine->impl_;
   // String-valued calls and dictionary-encoded columns: Evaluate's path (it admits the batch).
   if (strings || (into.empty() && options.policy == ir::Policy::kAuto &&
@@ -165,13 +166,6 @@ Result<ArrayPtr> PreparedExpression::Evaluate(std::span<const ArrayPtr> columns,
                                     });
 }
 
-Result<ArrayPtr> Engine::EvaluateHeld(PreparedExpression& handle, std::span<const ArrayPtr> columns, int64_t length,
-                                      EvalReport* report, std::span<const OutputBuffers> into) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  return handle.state_->Run(columns, length, rep, report != nullptr, into, &impl_->held_runs);
-}
-
 Result<SelectionVector> PreparedExpression::Filter(std::span<const ArrayPtr> columns, int64_t length,
                                                    EvalReport* report) {
   if (state_->expr->type().id != TypeId::kBool) {
@@ -204,6 +198,19 @@ Result<std::unique_ptr<PreparedExpression>> Engine::PrepareExpression(const ir::
     state->strings = internal::StringsOutsideKernels(*expr);
     return std::unique_ptr<PreparedExpression>(new PreparedExpression(std::move(state)));
   });
+}
+
+// The handle Engine::Evaluate and EvaluateInto hold for `expr` under `options`: keyed by the
+// expression and the options' tag.
+std::shared_ptr<PreparedExpression> Engine::HeldExpression(const ir::ExprPtr& expr, const EvalOptions& options) {
+  if (!expr->bound()) return nullptr;
+  return impl_->held_exprs.Find(expr, internal::OptionsTag(options),
+                                [&]() -> Result<std::unique_ptr<PreparedExpression>> {
+                                  ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<PreparedExpression> handle,
+                                                          PrepareExpression(expr, options));
+                                  handle->state_->held_runs = &impl_->held_runs;
+                                  return handle;
+                                });
 }
 
 }  // namespace rowjit::jit

@@ -13,14 +13,16 @@ struct PreparedAggregate::State {
   ir::Aggregate agg;
   EvalOptions options;
   internal::LayoutTable layouts;
+  // A handle the engine holds for its one-shot calls: its runs on a held kernel, counted
+  // (CacheStats::held); null for a host's own handle.
+  std::atomic<int64_t>* held_runs = nullptr;
   // The fold is one kernel over the columns as they are (Engine::Aggregate's last path): not a
   // 16-byte or string-valued fold, no strings computed first, not staged.
   bool one_kernel = false;
 
   // `full_report`: the caller asked for a report, so that the kernel key is copied into it.
-  // `held_runs`: counts a fold on a held kernel (a handle the engine holds; null for a host's own).
   Result<ir::AggregateResult> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
-                                  bool full_report, std::atomic<int64_t>* held_runs = nullptr);
+                                  bool full_report);
   Result<ir::AggregateResult> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep);
 };
 
@@ -50,8 +52,7 @@ Result<ir::AggregateResult> PreparedAggregate::State::PlanAndRun(std::span<const
 }
 
 Result<ir::AggregateResult> PreparedAggregate::State::Run(std::span<const ArrayPtr> columns, int64_t length,
-                                                          EvalReport& rep, bool full_report,
-                                                          std::atomic<int64_t>* held_runs) {
+                                                          EvalReport& rep, bool full_report) {
   Engine::Impl& impl = *engine->impl_;
   const bool sliced = agg.kind == ir::AggKind::kSum && !IsFloat(agg.arg->type().id) &&
                       length > impl.options.fold_slice_rows;
@@ -90,13 +91,6 @@ Result<ir::AggregateResult> PreparedAggregate::Aggregate(std::span<const ArrayPt
   return NoThrow([&] { return state_->Run(columns, length, rep, report != nullptr); });
 }
 
-Result<ir::AggregateResult> Engine::AggregateHeld(PreparedAggregate& handle, std::span<const ArrayPtr> columns,
-                                                  int64_t length, EvalReport* report) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  return handle.state_->Run(columns, length, rep, report != nullptr, &impl_->held_runs);
-}
-
 Result<std::unique_ptr<PreparedAggregate>> Engine::PrepareAggregate(const ir::Aggregate& aggregate,
                                                                     const EvalOptions& options) {
   if (aggregate.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
@@ -116,6 +110,21 @@ Result<std::unique_ptr<PreparedAggregate>> Engine::PrepareAggregate(const ir::Ag
                         arg->facts().kernel_nodes <= impl_->options.max_kernel_nodes;
     return std::unique_ptr<PreparedAggregate>(new PreparedAggregate(std::move(state)));
   });
+}
+
+// The handle Engine::Aggregate holds for `agg` under `options`: keyed by its argument, with the
+// kind and NaN rule in the tag; a handle made for another result type (a caller's own aggregate
+// over the same argument) is not used.
+std::shared_ptr<PreparedAggregate> Engine::HeldAggregate(const ir::Aggregate& agg, const EvalOptions& options) {
+  if (!agg.arg->bound()) return nullptr;
+  const uint64_t tag = internal::OptionsTag(options) | uint64_t{static_cast<uint8_t>(agg.kind)} << 16 | uint64_t{agg.keep_nan} << 24;
+  std::shared_ptr<PreparedAggregate> held =
+      impl_->held_aggregates.Find(agg.arg, tag, [&]() -> Result<std::unique_ptr<PreparedAggregate>> {
+        ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<PreparedAggregate> handle, PrepareAggregate(agg, options));
+        handle->state_->held_runs = &impl_->held_runs;
+        return handle;
+      });
+  return held != nullptr && held->aggregate().result == agg.result ? held : nullptr;
 }
 
 }  // namespace rowjit::jit

@@ -165,7 +165,7 @@ Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs
   rep = EvalReport{};
   return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
     if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
-      return ProjectHeld(*held, columns, length, rep, {});
+      return held->handle->Project(columns, length, report);
     }
     ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
     return ProjectRoot(root, columns, length, options, rep, {});
@@ -180,9 +180,7 @@ Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> e
   rep = EvalReport{};
   return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
     if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
-      ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(held->exprs, outs, length, columns));
-      ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, ProjectHeld(*held, columns, length, rep, outs));
-      return DeliverAll(results, outs, rep);
+      return held->handle->ProjectInto(columns, length, outs, report);
     }
     ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(root->args(), outs, length, columns));
@@ -374,11 +372,6 @@ Result<std::vector<ArrayPtr>> PreparedProjection::Project(std::span<const ArrayP
   Result<std::vector<ArrayPtr>> out = Project(taken, selection.size(), report);
   if (out.ok()) return out;
   return internal::AtBatchRow(std::move(out).TakeError(), selection);
-}
-
-Result<std::vector<ArrayPtr>> Engine::ProjectHeld(internal::HeldProjection& held, std::span<const ArrayPtr> columns,
-                                                  int64_t length, EvalReport& rep, std::span<const OutputBuffers> outs) {
-  return held.handle->state_->Run(columns, length, rep, outs);
 }
 
 std::shared_ptr<internal::HeldProjection> Engine::HeldProjectionOf(std::span<const ir::ExprPtr> exprs,
