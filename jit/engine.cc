@@ -255,14 +255,14 @@ Status WholeRow(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t
 
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                   int64_t length, const EvalOptions& options, EvalReport* report) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  rep = EvalReport{};
+  if (report != nullptr) *report = EvalReport{};
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
   return NoThrow([&]() -> Result<ArrayPtr> {
     if (std::shared_ptr<PreparedExpression> held = HeldExpression(expr, options)) {
       return held->Evaluate(columns, length, report);
     }
+    EvalReport local;  // not built on the held path: the handle has its own
+    EvalReport& rep = report ? *report : local;
     return EvaluateAdmitted(expr, columns, length, options, rep);
   });
 }
@@ -327,15 +327,15 @@ Result<ArrayPtr> Engine::EvaluateOverDictionary(const ir::ExprPtr& expr, std::sp
 
 Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                       const OutputBuffers& out, const EvalOptions& options, EvalReport* report) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  rep = EvalReport{};
+  if (report != nullptr) *report = EvalReport{};
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
   if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
   return NoThrow([&]() -> Result<ArrayPtr> {
     if (std::shared_ptr<PreparedExpression> held = HeldExpression(expr, options)) {
       return held->EvaluateInto(columns, length, out, report);
     }
+    EvalReport local;  // not built on the held path: the handle has its own
+    EvalReport& rep = report ? *report : local;
     const std::span<const OutputBuffers> into(&out, 1);
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), into, length, columns));
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateAdmitted(expr, columns, length, options, rep, into));
@@ -484,14 +484,14 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::spa
 Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& agg, std::span<const ArrayPtr> columns,
                                               int64_t length, const EvalOptions& options,
                                               EvalReport* report) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  rep = EvalReport{};
+  if (report != nullptr) *report = EvalReport{};
   if (agg.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   return NoThrow([&]() -> Result<ir::AggregateResult> {
     if (std::shared_ptr<PreparedAggregate> held = HeldAggregate(agg, options)) {
       return held->Aggregate(columns, length, report);
     }
+    EvalReport local;  // not built on the held path: the handle has its own
+    EvalReport& rep = report ? *report : local;
     return AggregateUnheld(agg, columns, length, options, rep);
   });
 }

@@ -160,13 +160,13 @@ Result<std::vector<ArrayPtr>> Engine::ProjectSeparately(std::span<const ir::Expr
 
 Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
                                               int64_t length, const EvalOptions& options, EvalReport* report) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  rep = EvalReport{};
+  if (report != nullptr) *report = EvalReport{};
   return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
     if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
       return held->handle->Project(columns, length, report);
     }
+    EvalReport local;  // not built on the held path: the handle has its own
+    EvalReport& rep = report ? *report : local;
     ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
     return ProjectRoot(root, columns, length, options, rep, {});
   });
@@ -175,13 +175,13 @@ Result<std::vector<ArrayPtr>> Engine::Project(std::span<const ir::ExprPtr> exprs
 Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
                                                   int64_t length, std::span<const OutputBuffers> outs,
                                                   const EvalOptions& options, EvalReport* report) {
-  EvalReport local;
-  EvalReport& rep = report ? *report : local;
-  rep = EvalReport{};
+  if (report != nullptr) *report = EvalReport{};
   return NoThrow([&]() -> Result<std::vector<ArrayPtr>> {
     if (std::shared_ptr<internal::HeldProjection> held = HeldProjectionOf(exprs, options)) {
       return held->handle->ProjectInto(columns, length, outs, report);
     }
+    EvalReport local;  // not built on the held path: the handle has its own
+    EvalReport& rep = report ? *report : local;
     ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr root, ir::MakeProjection(exprs));
     ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(root->args(), outs, length, columns));
     ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> results, ProjectRoot(root, columns, length, options, rep, outs));

@@ -145,8 +145,13 @@ std::optional<Result<DataType>> TemporalFromFormat(std::string_view f) {
 
 Result<DataType> TypeFromFormat(const char* format) {
   if (format == nullptr) return MakeError(ErrorCode::kInvalidInput, "ArrowSchema.format is null");
-  for (TypeId id : kAllTypeIds) {
-    if (std::strcmp(format, ArrowFormat(id)) == 0) return DataType(id);
+  // The plain types are one letter: compared by their letter (this runs for every column of
+  // every batch a host imports).
+  if (format[0] != '\0' && format[1] == '\0') {
+    for (TypeId id : kAllTypeIds) {
+      const char* f = ArrowFormat(id);
+      if (f[0] == format[0] && f[0] != '\0' && f[1] == '\0') return DataType(id);
+    }
   }
   if (auto string = StringFormat(format)) return DataType(string->first);
   const std::string_view f(format);
