@@ -150,7 +150,7 @@ Result<DataType> TypeFromFormat(const char* format) {
   if (format[0] != '\0' && format[1] == '\0') {
     for (TypeId id : kAllTypeIds) {
       const char* f = ArrowFormat(id);
-      if (f[0] == format[0] && f[0] != '\0' && f[1] == '\0') return DataType(id);
+      if (f[0] == format[0] && f[1] == '\0') return DataType(id);
     }
   }
   if (auto string = StringFormat(format)) return DataType(string->first);

@@ -18,11 +18,11 @@
 #include "jit/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
-#include "support/sanitized.h"
 #include "runtime/selection.h"
 #include "support/assert_ok.h"
 #include "support/differential.h"
 #include "support/refusals.h"
+#include "support/sanitized.h"
 
 namespace rowjit::jit {
 namespace {
