@@ -113,15 +113,22 @@ Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const 
     return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported", f.name, type);
   }
   const size_t unify = f.unify_from < 0 ? types.size() : static_cast<size_t>(f.unify_from);
-  for (size_t i = 0; i < types.size(); ++i) {
+  auto fits = [&](size_t i) {
     const bool null_literal = args[i]->is_literal() && args[i]->value().is_null();
-    const bool ok = i < unify ? !types[i].is_logical() : null_literal || Comparable(*first, types[i], f.logical);
-    if (!ok) {
-      return MakeError(ErrorCode::kTypeError,
-                       "{} of {} and {}: {}'s arguments must share one logical type (a literal of a logical type "
-                       "cannot be written yet; compare with a column)",
-                       f.name, type, types[i].WithNullable(false).ToString(), f.name);
-    }
+    return i < unify ? !types[i].is_logical() : null_literal || Comparable(*first, types[i], f.logical);
+  };
+  // Intervals of mixed types are widened where every argument is one (WidenMixedIntervals): an
+  // argument that is no interval is the one to name.
+  auto interval = [&](size_t i) { return types[i].logical == LogicalKind::kInterval; };
+  std::optional<size_t> bad;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!fits(i) && (!bad || (interval(*bad) && !interval(i)))) bad = i;
+  }
+  if (bad) {
+    return MakeError(ErrorCode::kTypeError,
+                     "{} of {} and {}: {}'s arguments must share one logical type (a literal of a logical type "
+                     "cannot be written yet; compare with a column)",
+                     f.name, type, types[*bad].WithNullable(false).ToString(), f.name);
   }
   return std::optional<DataType>(first->WithNullable(false));
 }
@@ -269,7 +276,12 @@ class Binder {
       if (temporal == nullptr && (k == LogicalKind::kDuration || (dated && !arith))) temporal = &b;
     }
     if (temporal == nullptr) return Status::OK();
-    const DataType type = (*temporal)->type();
+    DataType type = (*temporal)->type();
+    const bool mixed_intervals = std::any_of(bound.begin(), bound.end(), [&](const ExprPtr& b) {
+      return b && type.logical == LogicalKind::kInterval && b->type().logical == LogicalKind::kInterval &&
+             !b->type().SameType(type);
+    });
+    if (mixed_intervals) type = DataType::Interval(IntervalUnit::kMonthDayNano);  // WidenMixedIntervals' type
     for (size_t i = 0; i < bound.size(); ++i) {
       const Expr& a = *e.args()[i];
       if (bound[i] || !IsUntypedLiteral(a) || a.literal_text().empty() || a.literal_text().front() != '\'') continue;
@@ -301,15 +313,20 @@ class Binder {
     constexpr std::string_view kCalls[] = {"eq", "ne", "lt", "le", "gt", "ge", "between", "in_list", "greatest",
                                            "least", "add", "sub", "neg", "mul", "div"};
     if (!any || std::find(std::begin(kCalls), std::end(kCalls), f.name) == std::end(kCalls)) return Out();
-    // greatest/least keep their arguments' type: a literal takes the first interval's.
+    // greatest/least keep their arguments' type, and a literal takes it; intervals of mixed
+    // types are widened to interval_month_day_nano, which a literal then is.
     const bool pick = f.name == "greatest" || f.name == "least";
     DataType literal_type = DataType::Interval(IntervalUnit::kMonthDayNano);
+    const ExprPtr* first = nullptr;
     for (const ExprPtr& b : bound) {
-      if (pick && b && b->type().logical == LogicalKind::kInterval) {
-        literal_type = b->type().WithNullable(false);
+      if (!pick || !b || b->type().logical != LogicalKind::kInterval) continue;
+      if (first == nullptr) first = &b;
+      if (!b->type().SameType((*first)->type())) {
+        first = nullptr;
         break;
       }
     }
+    if (first != nullptr) literal_type = (*first)->type().WithNullable(false);
     for (size_t i = 0; i < bound.size(); ++i) {
       if (bound[i]) continue;
       const Expr& a = *e.args()[i];
@@ -324,6 +341,7 @@ class Binder {
         ROWJIT_ASSIGN_OR_RETURN(bound[i], BindFactor(e.args()[i]));
       }
     }
+    if (pick) WidenMixedIntervals(bound, 0, &Fold);
     return BindIntervalCall(f.name, bound, &Fold);
   }
 
@@ -455,6 +473,9 @@ class Binder {
       ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], group, context));
       if (!group) group = bound[i]->type().id;
     }
+    // coalesce and if over intervals of mixed types: interval_month_day_nano (greatest and least
+    // widened theirs in BindIntervalOperands).
+    if (f->logical == LogicalArgs::kPassThrough) WidenMixedIntervals(bound, unify, &Fold);
     std::vector<DataType> types;
     for (const auto& b : bound) types.push_back(b->type());
     ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(*f, types, bound));

@@ -1149,6 +1149,28 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
   return Out(fold(Expr::BoundCall(f, std::move(args), std::nullopt, type)));
 }
 
+bool WidenMixedIntervals(std::span<ExprPtr> args, size_t from, FoldFn fold) {
+  const ExprPtr* first = nullptr;
+  bool mixed = false;
+  for (size_t i = from; i < args.size(); ++i) {
+    if (args[i]->is_literal() && args[i]->value().is_null()) continue;
+    if (!IsInterval(args[i])) return false;  // the call's refusal names the arguments as written
+    if (first == nullptr) first = &args[i];
+    mixed = mixed || !args[i]->type().SameType((*first)->type());
+  }
+  if (!mixed) return false;
+  const DataType widest = DataType::Interval(IntervalUnit::kMonthDayNano);
+  for (size_t i = from; i < args.size(); ++i) {
+    ExprPtr& a = args[i];
+    if (a->is_literal() && a->value().is_null()) {
+      a = Expr::BoundLiteral(Scalar::Null(widest.id).As(widest));
+    } else if (IsInterval(a) && static_cast<IntervalUnit>(a->type().unit) != IntervalUnit::kMonthDayNano) {
+      a = FromParts(PartOf(a, Part::kMonths, fold), PartOf(a, Part::kDays, fold), PartOf(a, Part::kNanos, fold), fold);
+    }
+  }
+  return true;
+}
+
 Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::span<const ExprPtr> args, FoldFn fold) {
   using Out = std::optional<ExprPtr>;
   if (std::none_of(args.begin(), args.end(), IsInterval)) return Out();

@@ -149,7 +149,8 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
 // untyped string literal beside an interval read as an interval, an untyped number as i64):
 //   - comparisons (eq ne lt le gt ge, between, in_list) in PostgreSQL's order, a month 30 days
 //     and a day 24 hours (interval_compare(x, y) against 0: '1 month' = '30 days');
-//   - greatest and least of intervals of one type (the first of equal ones, as PostgreSQL);
+//   - greatest and least of intervals (the first of equal ones, as PostgreSQL; of mixed types
+//     widened to interval_month_day_nano, WidenMixedIntervals);
 //   - interval ± interval, -interval and interval × integer (either side): part by part, each in
 //     its storage's checked arithmetic (months and days 32-bit, nanoseconds 64-bit; an overflow
 //     is an error in its row), interval_from_parts(months, days, nanos): an
@@ -158,6 +159,13 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
 // months into days by 30-day months, a rule this does not copy). nullopt when `function` is none
 // of these or no argument is an interval.
 Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::span<const ExprPtr> args, FoldFn fold);
+// The arguments args[from..] of coalesce, if (its branches), greatest or least when they hold
+// intervals of more than one type: each interval widened to interval_month_day_nano, as
+// cast(x, interval_month_day_nano) widens it (lossless), and each null literal made one of that
+// type, so that the call returns an interval_month_day_nano, as + and - of mixed intervals do.
+// False, and nothing changed, when the intervals share one type, there are none, or an argument
+// is neither an interval nor a null literal.
+bool WidenMixedIntervals(std::span<ExprPtr> args, size_t from, FoldFn fold);
 // An interval written as text (ParseIntervalLiteral's grammar) as a value of the duration type
 // `type`: a fixed length, so no months, and a whole number of the duration's unit; otherwise a
 // type error.

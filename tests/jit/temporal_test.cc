@@ -491,7 +491,11 @@ TEST(Temporal, IntervalCallsEqualTheReference) {
                                 "n * cast('0 days', interval_months) + j", "h + i", "h - j", "i + h",
                                 "h - '1 hour 30 minutes'", "h + '-1 ns'", "h + '1 month 25 hours'", "h - e",
                                 "cast(i, utf8)", "length(cast(e - j, utf8))", "cast(i, interval_month_day_nano)",
-                                "cast(t - cast('2000-01-01', timestamp(us)), interval_month_day_nano) < i"};
+                                "cast(t - cast('2000-01-01', timestamp(us)), interval_month_day_nano) < i",
+                                // Intervals of mixed types (i and j differ in 6 of the 9 pairs) widened
+                                // to interval_month_day_nano; of one type, kept.
+                                "coalesce(i, j)", "if(n > 0, i, j)", "greatest(i, j, k)", "least(j, null, i)",
+                                "coalesce(i, j) + j"};
   int compared = 0, errors = 0, values = 0, trues = 0;
   for (uint64_t seed = 0; seed < 27; ++seed) {
     std::mt19937_64 rng(seed);
@@ -774,6 +778,67 @@ TEST(Temporal, MonthsAtEveryDayOfFourYears) {
   }
 }
 
+// coalesce, if, greatest and least over intervals of mixed types, values worked by hand: each
+// interval widened to interval_month_day_nano part by part (a day_time's milliseconds in
+// nanoseconds), ordered as PostgreSQL orders intervals (a month 30 days; of equal ones the first
+// kept), through Evaluate and a prepared expression, against the reference too.
+TEST(Temporal, MixedIntervalsWidenToMonthDayNano) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const DataType months = DataType::Interval(IntervalUnit::kMonths).WithNullable(true);
+  const DataType day_time = DataType::Interval(IntervalUnit::kDayTime).WithNullable(true);
+  auto value = [](const char* text, const DataType& t) { return *ir::ParseIntervalLiteral(text, t.WithNullable(false)); };
+  const Scalar none = Scalar::Null(months.id).As(months);
+  const Scalar none_dt = Scalar::Null(day_time.id).As(day_time);
+  // Rows: a null beside a value, equal lengths ('1 month' = '30 days'), a longer day_time, a
+  // shorter one, negative parts, both null.
+  const ArrayPtr a = *MakeArray(months, {none, value("1 month", months), value("1 month", months),
+                                         value("2 months", months), value("-1 month", months), none});
+  const ArrayPtr b = *MakeArray(day_time, {value("2 days 5 ms", day_time), value("30 days", day_time),
+                                           value("30 days 1 ms", day_time), value("59 days", day_time),
+                                           value("-31 days", day_time), none_dt});
+  const ArrayPtr x = *MakeArray(DataType(TypeId::kI32), {Scalar::Of<int32_t>(1), Scalar::Of<int32_t>(0), Scalar::Of<int32_t>(1),
+                                                          Scalar::Of<int32_t>(0), Scalar::Of<int32_t>(1), Scalar::Of<int32_t>(0)});
+  const Schema schema{{{"a", months}, {"b", day_time}, {"x", DataType(TypeId::kI32)}}};
+  const std::vector<ArrayPtr> cols = {a, b, x};
+  const Scalar null_mdn = Scalar::Null(TypeId::kI128).As(DataType::Interval(IntervalUnit::kMonthDayNano));
+  const Scalar m1 = ir::MonthDayNano(1, 0, 0), m2 = ir::MonthDayNano(2, 0, 0), m_1 = ir::MonthDayNano(-1, 0, 0);
+  const Scalar d2 = ir::MonthDayNano(0, 2, 5'000'000), d30 = ir::MonthDayNano(0, 30, 0);
+  const Scalar d30ms = ir::MonthDayNano(0, 30, 1'000'000), d59 = ir::MonthDayNano(0, 59, 0), d_31 = ir::MonthDayNano(0, -31, 0);
+  const std::pair<const char*, std::vector<Scalar>> cases[] = {
+      {"coalesce(a, b)", {d2, m1, m1, m2, m_1, null_mdn}},
+      {"coalesce(b, a)", {d2, d30, d30ms, d59, d_31, null_mdn}},
+      {"coalesce(a, b, '3 hours')", {d2, m1, m1, m2, m_1, ir::MonthDayNano(0, 0, 3 * 3'600'000'000'000)}},
+      {"if(x > 0, a, b)", {null_mdn, d30, m1, d59, m_1, null_mdn}},
+      {"case when x > 0 then b else a end", {d2, m1, d30ms, m2, d_31, null_mdn}},
+      {"greatest(a, b)", {d2, m1, d30ms, m2, m_1, null_mdn}},
+      {"greatest(b, a)", {d2, d30, d30ms, m2, m_1, null_mdn}},
+      {"least(a, b)", {d2, m1, m1, d59, d_31, null_mdn}},
+      {"least(a, null, b)", {d2, m1, m1, d59, d_31, null_mdn}}};
+  for (const auto& [text, want] : cases) {
+    SCOPED_TRACE(text);
+    ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+    EXPECT_EQ(e->type().WithNullable(false), DataType::Interval(IntervalUnit::kMonthDayNano));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<PreparedExpression> prepared, engine->PrepareExpression(e));
+    for (const auto& got : {engine->Evaluate(e, cols, 6), prepared->Evaluate(cols, 6)}) {
+      ASSERT_OK(got.status());
+      for (int64_t r = 0; r < 6; ++r) {
+        const Scalar g = (*got)->GetScalar(r);
+        EXPECT_EQ(g.is_null(), want[r].is_null()) << "row " << r;
+        if (!want[r].is_null()) {
+          EXPECT_EQ(g, want[r]) << "row " << r << ": " << ir::IntervalText(g);
+        }
+      }
+    }
+    for (int64_t r = 0; r < 6; ++r) {
+      ASSERT_OK_AND_ASSIGN(Scalar ref, ir::EvaluateRow(*e, cols, r));
+      EXPECT_EQ(ref.is_null(), want[r].is_null()) << "reference row " << r;
+      if (!want[r].is_null()) {
+        EXPECT_EQ(ref, want[r]) << "reference row " << r;
+      }
+    }
+  }
+}
+
 TEST(Temporal, IntervalBinderRules) {
   const Schema schema = *ParseSchema(
       "t:timestamp(ms), z:timestamp(us, UTC), p:timestamp(us, Europe/Paris), d:date32, e:date64, h:time64(us), "
@@ -798,7 +863,14 @@ TEST(Temporal, IntervalBinderRules) {
       {"h + '1 hour'", "time64(us)"}, {"dt + h", "time64(us)?"}, {"h - mdn", "time64(us)"},
       {"cast(cast(mdn, utf8), interval_month_day_nano)", "interval_month_day_nano"},
       {"cast(cast(dt, utf8), interval_day_time)", "interval_day_time?"},
-      {"cast(u, interval_month_day_nano)", "interval_month_day_nano"}, {"cast(dt, interval_month_day_nano)", "interval_month_day_nano?"}};
+      {"cast(u, interval_month_day_nano)", "interval_month_day_nano"}, {"cast(dt, interval_month_day_nano)", "interval_month_day_nano?"},
+      // coalesce, if (case), greatest and least of intervals of mixed types: interval_month_day_nano,
+      // a literal or null among them one too.
+      {"coalesce(dt, im)", "interval_month_day_nano"},   {"coalesce(dt, im, '1 day')", "interval_month_day_nano"},
+      {"coalesce(dt, null, mdn)", "interval_month_day_nano"}, {"if(k > 0, im, dt)", "interval_month_day_nano?"},
+      {"case when k > 0 then im when k < 0 then mdn else dt end", "interval_month_day_nano?"},
+      {"greatest(im, dt)", "interval_month_day_nano"},   {"least(dt, null, im, '1 day 1 ms')", "interval_month_day_nano"},
+      {"greatest(im, im, '1 year')", "interval_months"}};
   for (const auto& [text, type] : typed) {
     ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
     EXPECT_EQ(e->type().ToString(), type) << text;
@@ -836,9 +908,10 @@ TEST(Temporal, IntervalBinderRules) {
       {"im / 2", ErrorCode::kUnsupported, "div of intervals is not supported"},
       {"im < k", ErrorCode::kTypeError, "compares with an interval"},
       {"im in (1, 2)", ErrorCode::kTypeError, "compares an interval with intervals"},
-      {"greatest(im, dt)", ErrorCode::kTypeError, "of one type"},
+      {"greatest(im, dt, k)", ErrorCode::kTypeError, "greatest(interval_months, interval_day_time, i64): greatest and least take intervals of one type"},
       {"greatest(im, '1 day')", ErrorCode::kTypeError, "months only"},
-      {"coalesce(im, dt)", ErrorCode::kTypeError, "share one logical type"},
+      {"coalesce(dt, im, k)", ErrorCode::kTypeError, "coalesce of interval_day_time and i64: coalesce's arguments must share"},
+      {"if(k > 0, im, k)", ErrorCode::kTypeError, "if of interval_months and i64"},
       {"u = '1 month'", ErrorCode::kTypeError, "no months"},
       {"u < '1 ms'", ErrorCode::kTypeError, "a fraction of its unit"},
       {"u < '300000000000 days'", ErrorCode::kTypeError, "past its storage"},
