@@ -55,13 +55,16 @@ struct ResultMemory {
     // Intervals do: structured values (python/convert.cc DtypeOf).
     const bool objects = (type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) || IsWidened(type);
     const bool own = arrow || objects;
-    if (!out.is_none() && objects) {
-      throw py::type_error(IsWidened(type) ? "rowjit: out= takes no date32 results: numpy's dates are 8 bytes (cast to date64 for datetime64[ms])"
-                                           : "rowjit: out= takes no 16-byte (decimal128) results: numpy has no such integer");
+    if (!out.is_none() && objects && !IsWidened(type)) {
+      throw py::type_error("rowjit: out= takes no 16-byte (decimal128) results: numpy has no such integer");
     }
+    // date32 into out=: the kernel's 4-byte days in rowjit's memory, widened into the caller's
+    // datetime64[D] array (8 bytes a row) by Finish.
     if (!out.is_none()) {
       m.caller_out = CheckedOut(out, type, n, arrow);
-      if (type.id != TypeId::kBool) m.values = static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(m.caller_out).mutable_data());
+      if (type.id != TypeId::kBool && !objects) {
+        m.values = static_cast<uint8_t*>(py::reinterpret_borrow<py::array>(m.caller_out).mutable_data());
+      }
     }
     if (!own && type.id != TypeId::kBool && !m.values && n * ByteWidth(type.id) < kRowjitMemoryBytes) {
       py::array a(DtypeOf(type), n);
@@ -96,7 +99,8 @@ struct ResultMemory {
                         a.writeable() && a.dtype().byteorder() != '>';
     // Equal, not identical: structured (interval) and datetime64 dtypes are made afresh; their
     // alignment flag says nothing about the storage's, so the address is checked too.
-    const bool aligned = reinterpret_cast<uintptr_t>(a.data()) % static_cast<uintptr_t>(std::max(ByteWidth(type.id), 1)) == 0;
+    const int width = IsWidened(type) ? 8 : std::max(ByteWidth(type.id), 1);  // numpy's width
+    const bool aligned = reinterpret_cast<uintptr_t>(a.data()) % static_cast<uintptr_t>(width) == 0;
     if (a.ndim() != 1 || a.shape(0) != n || !a.dtype().equal(DtypeOf(type)) || !layout || !aligned) {
       throw py::value_error("rowjit: out= must be a writable, contiguous 1-d " +
                             py::str(static_cast<py::handle>(DtypeOf(type))).cast<std::string>() + " array of " +
@@ -122,7 +126,15 @@ struct ResultMemory {
   py::object Finish(bool any_null) const {
     Validity v = Validity::AllValid();
     if (any_null) v = Check(Validity::FromBitmap(validity_buffer, 0, length));
-    if (!arrow && ((type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) || IsWidened(type))) return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
+    if (!arrow && caller_out && IsWidened(type)) {  // date32 days widened into datetime64[D]
+      auto days = reinterpret_cast<const int32_t*>(values);
+      auto into = static_cast<int64_t*>(py::reinterpret_borrow<py::array>(caller_out).mutable_data());
+      for (int64_t r = 0; r < length; ++r) into[r] = days[r];
+      return any_null ? Masked(caller_out, v, length) : caller_out;
+    }
+    if (!arrow && ((type.id == TypeId::kI128 && type.logical != LogicalKind::kInterval) || IsWidened(type))) {
+      return ToNumpy(Check(PrimitiveArray::Make(type, length, values_buffer, std::move(v))), false);
+    }
     if (!arrow) {
       py::object out = numpy ? numpy : caller_out;
       if (type.id == TypeId::kBool) out = UnpackInto(kernels::BitSpan{values, 0, length});

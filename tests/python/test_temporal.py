@@ -67,8 +67,32 @@ def test_dates_are_datetime64_days():
         rowjit.evaluate("d", d=np.array([2**40], dtype="datetime64[D]"))
     far = np.ma.masked_array(np.array([2**40, 3], dtype="datetime64[D]"), mask=[True, False])
     assert rowjit.evaluate("d + 1", d=far)[1] == np.datetime64("1970-01-05")  # a masked row is not read
-    with pytest.raises(TypeError):
-        rowjit.evaluate("d + 1", d=d, out=np.empty(4, dtype="datetime64[D]"))
+    # out= takes date32 results too: the kernel's 4-byte days widened into numpy's 8-byte dates.
+    out = np.full(4, np.datetime64("2000-01-01"), dtype="datetime64[D]")
+    got = rowjit.evaluate("d + 1", d=d, out=out)
+    assert np.shares_memory(np.ma.getdata(got), out)
+    assert list(got.mask) == [False, True, False, False]
+    assert [out[0], out[2], out[3]] == [np.datetime64("2024-03-01"), np.datetime64("1970-01-01"), np.datetime64("1900-03-02")]
+    with pytest.raises(ValueError):  # numpy's dates in milliseconds are date64's, not date32's
+        rowjit.evaluate("d + 1", d=d, out=np.empty(4, dtype="datetime64[ms]"))
+    with pytest.raises(ValueError):
+        rowjit.evaluate("d + 1", d=d, out=np.empty(5, dtype="datetime64[D]"))
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 1000, 20000])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_date32_into_out_equals_allocating(n, threads):
+    rng = np.random.default_rng(n + threads)
+    d = rng.integers(-50000, 50000, n).astype("datetime64[D]")
+    mask = rng.random(n) < 0.2
+    k = rng.integers(-1000, 1000, n).astype(np.int32)
+    col = np.ma.masked_array(d, mask=mask)
+    want = rowjit.evaluate("d + k", d=col, k=k)
+    out = np.empty(n, dtype="datetime64[D]")
+    got = rowjit.evaluate("d + k", d=col, k=k, out=out, threads=threads)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), mask)
+    np.testing.assert_array_equal(np.ma.getdata(got)[~mask], (d + k.astype("timedelta64[D]"))[~mask])
+    np.testing.assert_array_equal(np.ma.getdata(want)[~mask], out[~mask])
 
 
 def test_durations_scale_measure_and_sum():
