@@ -466,8 +466,9 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
 
 // The vector form of a word fold over a plain flat column (FoldsColumnVectors): rows in groups of
 // one vector of accumulator lanes, each group folded under its bits of the word's fold mask (the
-// column's validity AND `last_mask`): one `kmovq` and a `kshiftrq` a group on AVX-512, constant-bit
-// lane tests on AVX2; no byte mask is unpacked. Words with no row to fold are skipped (clustered
+// column's validity AND `last_mask`): one `kmovq` (straight from the validity words where it can,
+// EmitColumnWords) and a `kshiftrq` a group on AVX-512, constant-bit lane tests on AVX2; no byte
+// mask is unpacked. Words with no row to fold are skipped (clustered
 // nulls). Integer and key folds spread the groups over independent sets of accumulators; the
 // float sum keeps row i in lane i % 16 as the scalar form. (Loading each group's mask from the
 // bitmap with its own `kmovb` measured slower on Sapphire Rapids.)
@@ -529,6 +530,7 @@ struct KernelBuilder::ColumnWord {
   llvm::Value* w;
   llvm::Value* word;
   std::vector<llvm::Value*> counted;  // Flatten(sets, count) after the word's popcount
+  llvm::Value* mask_bits = nullptr;   // <64 x i1>: the word's fold mask, read as a mask register
 };
 
 // The word's groups folded, each under its lanes of the word (`full`: every lane folds), with
@@ -536,7 +538,7 @@ struct KernelBuilder::ColumnWord {
 std::vector<llvm::Value*> KernelBuilder::FoldWordGroups(ColumnWord& cw, bool full, llvm::Value* fill) {
   const int lanes = GroupLanes(cw.layout), set_count = static_cast<int>(cw.sets.size());
   llvm::Value* count = Unflatten(cw.sets, cw.counted);
-  llvm::Value* bits = b.CreateBitCast(cw.word, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
+  llvm::Value* bits = cw.mask_bits ? cw.mask_bits : b.CreateBitCast(cw.word, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
   for (int g = 0; g < 64 / lanes; ++g) {
     llvm::SmallVector<int, 16> picked;
     for (int i = 0; i < lanes; ++i) picked.push_back(g * lanes + i);
@@ -579,10 +581,44 @@ std::vector<llvm::Value*> KernelBuilder::ChoosePath(llvm::Value* cond, Yes yes, 
   return JoinPaths(b, a, a_end, c, c_end);
 }
 
+// The one input whose validity words are a word fold's mask, where there is exactly one (and no
+// null constant): nullptr otherwise.
+const KernelBuilder::Input* KernelBuilder::OneValidityInput() const {
+  if (!shape_.reads_lane_validity()) return nullptr;
+  const Input* only = nullptr;
+  for (const Input& in : inputs_) {
+    if (in.spec.shape == ir::InputShape::kNullConstant) return nullptr;
+    if (in.valid == nullptr) continue;
+    if (only != nullptr) return nullptr;
+    only = &in;
+  }
+  return only;
+}
+
 // Words [first, end) of the vector form, folded into `sets` group by group; returns the count
-// after them.
+// after them. With mask registers and one input's validity as the mask, the loop is versioned on
+// `last_mask`: all ones (every call but a padded last word's), each word's mask is loaded from
+// the validity words into a mask register directly.
 llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
                                             llvm::Value* first, llvm::Value* end, llvm::Value* last_mask) {
+  const Input* direct = mask_registers_ ? OneValidityInput() : nullptr;
+  if (direct == nullptr) return EmitColumnWordLoop(sets, l, count, first, end, last_mask, nullptr);
+  auto version = [&](const Input* in, llvm::Value* mask) {
+    std::vector<FoldAccs> s = sets;
+    llvm::Value* c = EmitColumnWordLoop(s, l, count, first, end, mask, in);
+    return Flatten(s, c);
+  };
+  const std::vector<llvm::Value*> out =
+      ChoosePath(b.CreateICmpEQ(last_mask, b.getInt64(~uint64_t{0})), [&] { return version(direct, b.getInt64(~uint64_t{0})); },
+                 [&] { return version(nullptr, last_mask); });
+  return Unflatten(sets, out);
+}
+
+// One version of EmitColumnWords' loop; `direct`: the input whose validity words are loaded into
+// mask registers as they are (`last_mask` all ones), or nullptr.
+llvm::Value* KernelBuilder::EmitColumnWordLoop(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
+                                               llvm::Value* first, llvm::Value* end, llvm::Value* last_mask,
+                                               const Input* direct) {
   LoopScaffold loop = LoopScaffold::Open(b, "words", first, Flatten(sets, count), b.CreateICmpSLT(first, end));
   const std::vector<llvm::Value*> before = loop.carried();
   count = Unflatten(sets, before);
@@ -596,6 +632,14 @@ llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const F
   b.SetInsertPoint(work);
   if (CountsByPopcount(l)) count = b.CreateAdd(count, b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, word));
   ColumnWord cw{sets, l, w, word, Flatten(sets, count)};
+  if (direct != nullptr) {
+    // Loaded again, volatile so that it is not merged with the load the test and the popcount
+    // read: a load straight into a mask register (`kmovq k, m64`). One from the word in a
+    // general register (`kmovq k, r64`) made the masked folds half as slow again on Zen 5.
+    llvm::LoadInst* again = b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), direct->valid, w), llvm::Align(1));
+    again->setVolatile(true);
+    cw.mask_bits = b.CreateBitCast(again, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
+  }
   // A word whose rows all fold (every word of a column without nulls, where the test unswitches
   // the loop) skips the lane tests and blends. With mask registers a masked instruction costs
   // what an unmasked one does.
