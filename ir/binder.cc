@@ -277,11 +277,9 @@ class Binder {
     }
     if (temporal == nullptr) return Status::OK();
     DataType type = (*temporal)->type();
-    const bool mixed_intervals = std::any_of(bound.begin(), bound.end(), [&](const ExprPtr& b) {
-      return b && type.logical == LogicalKind::kInterval && b->type().logical == LogicalKind::kInterval &&
-             !b->type().SameType(type);
-    });
-    if (mixed_intervals) type = DataType::Interval(IntervalUnit::kMonthDayNano);  // WidenMixedIntervals' type
+    if (type.logical == LogicalKind::kInterval && IntervalTypesOf(bound) == IntervalMix::kMixed) {
+      type = DataType::Interval(IntervalUnit::kMonthDayNano);  // WidenMixedIntervals' type
+    }
     for (size_t i = 0; i < bound.size(); ++i) {
       const Expr& a = *e.args()[i];
       if (bound[i] || !IsUntypedLiteral(a) || a.literal_text().empty() || a.literal_text().front() != '\'') continue;
@@ -316,17 +314,8 @@ class Binder {
     // greatest/least keep their arguments' type, and a literal takes it; intervals of mixed
     // types are widened to interval_month_day_nano, which a literal then is.
     const bool pick = f.name == "greatest" || f.name == "least";
-    DataType literal_type = DataType::Interval(IntervalUnit::kMonthDayNano);
-    const ExprPtr* first = nullptr;
-    for (const ExprPtr& b : bound) {
-      if (!pick || !b || b->type().logical != LogicalKind::kInterval) continue;
-      if (first == nullptr) first = &b;
-      if (!b->type().SameType((*first)->type())) {
-        first = nullptr;
-        break;
-      }
-    }
-    if (first != nullptr) literal_type = (*first)->type().WithNullable(false);
+    DataType literal_type = DataType::Interval(IntervalUnit::kMonthDayNano), one;
+    if (pick && IntervalTypesOf(bound, &one) == IntervalMix::kOne) literal_type = one.WithNullable(false);
     for (size_t i = 0; i < bound.size(); ++i) {
       if (bound[i]) continue;
       const Expr& a = *e.args()[i];

@@ -1149,22 +1149,30 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
   return Out(fold(Expr::BoundCall(f, std::move(args), std::nullopt, type)));
 }
 
-bool WidenMixedIntervals(std::span<ExprPtr> args, size_t from, FoldFn fold) {
+IntervalMix IntervalTypesOf(std::span<const ExprPtr> args, DataType* one) {
   const ExprPtr* first = nullptr;
-  bool mixed = false;
-  for (size_t i = from; i < args.size(); ++i) {
-    if (args[i]->is_literal() && args[i]->value().is_null()) continue;
-    if (!IsInterval(args[i])) return false;  // the call's refusal names the arguments as written
-    if (first == nullptr) first = &args[i];
-    mixed = mixed || !args[i]->type().SameType((*first)->type());
+  for (const ExprPtr& a : args) {
+    if (a == nullptr || !IsInterval(a) || (a->is_literal() && a->value().is_null())) continue;
+    if (first == nullptr) first = &a;
+    if (!a->type().SameType((*first)->type())) return IntervalMix::kMixed;
   }
-  if (!mixed) return false;
+  if (first == nullptr) return IntervalMix::kNone;
+  if (one != nullptr) *one = (*first)->type();
+  return IntervalMix::kOne;
+}
+
+bool WidenMixedIntervals(std::span<ExprPtr> args, size_t from, FoldFn fold) {
+  args = args.subspan(from);
+  // An argument that is neither: the call's refusal names the arguments as written.
+  const bool intervals_only = std::all_of(args.begin(), args.end(), [](const ExprPtr& a) {
+    return IsInterval(a) || (a->is_literal() && a->value().is_null());
+  });
+  if (!intervals_only || IntervalTypesOf(args) != IntervalMix::kMixed) return false;
   const DataType widest = DataType::Interval(IntervalUnit::kMonthDayNano);
-  for (size_t i = from; i < args.size(); ++i) {
-    ExprPtr& a = args[i];
+  for (ExprPtr& a : args) {
     if (a->is_literal() && a->value().is_null()) {
       a = Expr::BoundLiteral(Scalar::Null(widest.id).As(widest));
-    } else if (IsInterval(a) && static_cast<IntervalUnit>(a->type().unit) != IntervalUnit::kMonthDayNano) {
+    } else if (static_cast<IntervalUnit>(a->type().unit) != IntervalUnit::kMonthDayNano) {
       a = FromParts(PartOf(a, Part::kMonths, fold), PartOf(a, Part::kDays, fold), PartOf(a, Part::kNanos, fold), fold);
     }
   }

@@ -159,6 +159,10 @@ Result<std::optional<ExprPtr>> BindIntervalArith(std::string_view function, cons
 // months into days by 30-day months, a rule this does not copy). nullopt when `function` is none
 // of these or no argument is an interval.
 Result<std::optional<ExprPtr>> BindIntervalCall(std::string_view function, std::span<const ExprPtr> args, FoldFn fold);
+// The interval types among `args` (unbound entries, null literals and other arguments skipped):
+// none, one (written to `*one` when given), or more than one.
+enum class IntervalMix { kNone, kOne, kMixed };
+IntervalMix IntervalTypesOf(std::span<const ExprPtr> args, DataType* one = nullptr);
 // The arguments args[from..] of coalesce, if (its branches), greatest or least when they hold
 // intervals of more than one type: each interval widened to interval_month_day_nano, as
 // cast(x, interval_month_day_nano) widens it (lossless), and each null literal made one of that
