@@ -59,7 +59,7 @@ struct MinMaxState {
   explicit MinMaxState(K f) : fill(f) {
     for (int j = 0; j < 32; ++j) mn[j] = mx[j] = f;
   }
-  template <bool kFull>
+  template <bool kFull, bool kAllValid = false>
   void Rows(const T* p, uint32_t bits, int n) {
     for (int j = 0; j < (kFull ? 32 : n); ++j) {
       const K k = ToKey(p[j]);
@@ -118,7 +118,7 @@ RawMinMax<T> MinMaxFold(const T* values, int64_t length, BitSpan validity, NanMo
 template <typename T>
 struct NanCountState {
   int64_t count[32] = {};
-  template <bool kFull>
+  template <bool kFull, bool kAllValid = false>
   void Rows(const T* p, uint32_t bits, int n) {
     for (int j = 0; j < (kFull ? 32 : n); ++j) {
       const KeyType<T> k = ToKey(p[j]);
