@@ -35,12 +35,13 @@ inline T WrapOp(T x, T y) {
   }
 }
 
-// Overflow evidence of one row as a T, OR-reduced over a block; Failed(acc) says whether any row
-// of the block overflowed. Element-wide, so the reduction stays in vectors as wide as the data:
+// Overflow evidence of one row as a T, OR-reduced over a block; Failed(acc) says whether a row
+// of the block may have overflowed. Element-wide, so the reduction stays in vectors as wide as the data:
 // signed add/sub keep the sign-bit test of the operands against the result, multiplies narrower
 // than 64 bits compare the discarded high half of the widened product with the sign of the low
-// half (unsigned: the high half itself). 64-bit multiplies have no vector widening on x86, so
-// they use the scalar overflow flag, still without a branch.
+// half (unsigned: the high half itself). 64-bit multiplies have no vector widening on x86: their
+// evidence is conservative (an operand wider than 32 bits), and a block with any is rescanned
+// exactly (RowFails), which decides.
 template <ArithOp kOp, typename T>
 struct Evidence {
   static constexpr bool kSignTest = std::is_signed_v<T> && kOp != ArithOp::kMul;
@@ -48,9 +49,12 @@ struct Evidence {
   // The result of the row (wrapped) and its evidence.
   static T Row(T x, T y, T& ev) {
     if constexpr (kOp == ArithOp::kMul && sizeof(T) == 8) {
-      T r;
-      ev |= static_cast<T>(__builtin_mul_overflow(x, y, &r));
-      return r;
+      // Operands within 32 bits (signed: biased from [-2^31, 2^31) to [0, 2^32)) cannot overflow;
+      // a row with a wider one is only a suspect, and Failed sends its block to the exact rescan.
+      const uint64_t bias = std::is_signed_v<T> ? uint64_t{1} << 31 : 0;
+      const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+      ev |= static_cast<T>(((ux + bias) | (uy + bias)) >> 32);
+      return static_cast<T>(ux * uy);
     } else if constexpr (kOp == ArithOp::kMul) {
       using W = WideOf<T>;
       constexpr int kBits = 8 * sizeof(T);
