@@ -50,6 +50,17 @@ inline bool Qualifies(KeyType<T> k) {
   }
 }
 
+// Without SSE4.2 (baseline x86-64) there is no 64-bit vector compare, and GCC compiled the
+// select of a 64-bit key into a branch, which scattered nulls mispredict: over 1M rows at half
+// valid, i64 4.9 ns a row against 0.8 all valid (f64: 5.0 against 1.2). There the key is chosen
+// by a mask: 1.25 ns a row at every density (f64: 1.86). (With SSE4.2 the select vectorizes; the
+// mask form measured 1.4x slower at v2.)
+#if defined(__SSE4_2__)
+constexpr bool kMaskSelect = false;
+#else
+constexpr bool kMaskSelect = true;
+#endif
+
 template <typename T, bool kMin, bool kMax, bool kSkipNan>
 struct MinMaxState {
   using K = KeyType<T>;
@@ -63,7 +74,13 @@ struct MinMaxState {
   void Rows(const T* p, uint32_t bits, int n) {
     for (int j = 0; j < (kFull ? 32 : n); ++j) {
       const K k = ToKey(p[j]);
-      const K x = LaneValid<T>(bits, j) && Qualifies<T, kSkipNan>(k) ? k : fill;
+      K x;
+      if constexpr (kMaskSelect && sizeof(K) == 8) {
+        const K take = static_cast<K>(K{0} - static_cast<K>(LaneValid<T>(bits, j) & Qualifies<T, kSkipNan>(k)));
+        x = static_cast<K>((k & take) | (fill & ~take));
+      } else {
+        x = LaneValid<T>(bits, j) && Qualifies<T, kSkipNan>(k) ? k : fill;
+      }
       if constexpr (kMin) mn[j] = MinOf(mn[j], x);
       if constexpr (kMax) mx[j] = MaxOf(mx[j], x);
     }
