@@ -262,7 +262,8 @@ void FoldSplatReductions(llvm::Module& m) {
 }  // namespace
 
 std::string CodegenOptions() {
-  return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded, "
+  return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded + "
+                     "widening products paired, "
                      "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
                      RowLoopPipelineText());
 }
@@ -296,6 +297,7 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, KernelPipeline pip
   if (pipeline == KernelPipeline::kRowLoop) {
     p->Run(m, p->row_loop);
     FoldSplatReductions(m);
+    PairWideningProducts(m);
     return;
   }
   // The O3 pipeline keeps state between modules (its inliner's), so each module gets its own.

@@ -40,6 +40,10 @@ KernelPipeline PipelineFor(const KernelShape& shape);
 // will not widen a non-temporal scalar store (its alignment is the element's), so the mark goes
 // on the vector stores it made, which infer-alignment aligned from the output's 64 bytes.
 void MarkStreamingStores(llvm::Module& m);
+// After a row loop's optimization: where a vectorized loop multiplies i32 columns widened to
+// i64 and every lane ends in an order-free reduction, pairs of widening loads become one
+// full-width load whose even and odd halves `pmuldq` reads (x86 only; jit/lane_order.cc).
+void PairWideningProducts(llvm::Module& m);
 
 void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
                     KernelPipeline pipeline = KernelPipeline::kGeneric);

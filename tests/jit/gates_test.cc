@@ -377,6 +377,41 @@ TEST(Gates, FoldsReadNoByteMask) {
   }
 }
 
+// Folds of i32 products over columns without nulls (jit/lane_order.cc): on x86 the main vector
+// loop reads no column by a widening load (`sext` of a loaded i32 vector), on every width; where
+// a lane's row matters (a row kernel storing its products, a fold reading mask bytes) or the
+// target widens as it multiplies (NEON), the loads stay as the vectorizer made them.
+TEST(Gates, FoldsOfI32ProductsReadWholeVectors) {
+  // In the main vector loop (a vectorized epilogue of one part a column keeps its loads).
+  auto widening_loads = [](const KernelCheck& check) {
+    const std::string& text = check.code.optimized_ir;
+    const size_t body = text.find("\nvector.body:");
+    if (body == std::string::npos) return -1;
+    const std::string ir = text.substr(body, text.find("\n\n", body) - body);
+    int n = 0;
+    for (size_t at = ir.find("sext <"); at != std::string::npos; at = ir.find("sext <", at + 1)) {
+      const size_t end = ir.find('\n', at);
+      n += ir.substr(at, end - at).find(" x i32> %wide.load") != std::string::npos;
+    }
+    return n;
+  };
+  for (const char* target : {"native", "x86-64-v3", "x86-64-v4"}) {
+    for (const char* fold : {"sum(a * b)", "min_max(a * b)", "sum(a * b + a * c)"}) {
+      ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({fold, "a:i32, b:i32, c:i32", {}, "auto", target}));
+      EXPECT_EQ(widening_loads(check), 0) << fold << " " << target << "\n" << check.code.optimized_ir;
+      EXPECT_NE(check.code.optimized_ir.find("x i32>, ptr"), std::string::npos) << fold << " " << target;
+      EXPECT_TRUE(check.result.passed()) << Explain(check);
+    }
+    ASSERT_OK_AND_ASSIGN(KernelCheck masked, CheckRequest({"sum(a * b)", "a:i32?, b:i32?", {}, "auto", target}));
+    EXPECT_GT(widening_loads(masked), 0) << target;
+    ASSERT_OK_AND_ASSIGN(KernelCheck stored,
+                         CheckRequest({"cast(a, i64) * cast(b, i64)", "a:i32, b:i32", {}, "dense", target}));
+    EXPECT_GT(widening_loads(stored), 0) << target;
+  }
+  ASSERT_OK_AND_ASSIGN(KernelCheck neon, CheckRequest({"sum(a * b)", "a:i32, b:i32", {}, "auto", "aarch64"}));
+  EXPECT_GT(widening_loads(neon), 0);
+}
+
 // A short batch's kernel (KernelShape::short_batch): its one loop passes the gates on every target,
 // and where the target masks (AVX-512, SVE) it is vectorized with its tail folded into masks:
 // masked loads and stores, no scalar loop left.
