@@ -76,7 +76,8 @@ struct MinMaxState {
       const K k = ToKey(p[j]);
       K x;
       if constexpr (kMaskSelect && sizeof(K) == 8) {
-        const K take = static_cast<K>(K{0} - static_cast<K>(LaneValid<T>(bits, j) & Qualifies<T, kSkipNan>(k)));
+        const K valid = static_cast<K>(LaneValid<T>(bits, j));
+        const K take = static_cast<K>(K{0} - (valid & static_cast<K>(Qualifies<T, kSkipNan>(k))));
         x = static_cast<K>((k & take) | (fill & ~take));
       } else {
         x = LaneValid<T>(bits, j) && Qualifies<T, kSkipNan>(k) ? k : fill;
