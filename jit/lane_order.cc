@@ -20,27 +20,18 @@
 namespace rowjit::jit::internal {
 namespace {
 
-bool IsUniform(const llvm::Value* v) {
-  if (!v->getType()->isVectorTy()) return true;
-  return llvm::getSplatValue(v) != nullptr ||
-         (llvm::isa<llvm::Constant>(v) && llvm::cast<llvm::Constant>(v)->getSplatValue() != nullptr);
-}
+// A scalar, or a vector whose lanes are all one value (a splat constant or a broadcast).
+bool IsUniform(const llvm::Value* v) { return !v->getType()->isVectorTy() || llvm::getSplatValue(v) != nullptr; }
 
 // Integer reductions whose result does not depend on the order of the lanes.
+constexpr llvm::Intrinsic::ID kOrderFreeReductions[] = {
+    llvm::Intrinsic::vector_reduce_add,  llvm::Intrinsic::vector_reduce_or,   llvm::Intrinsic::vector_reduce_and,
+    llvm::Intrinsic::vector_reduce_xor,  llvm::Intrinsic::vector_reduce_smin, llvm::Intrinsic::vector_reduce_smax,
+    llvm::Intrinsic::vector_reduce_umin, llvm::Intrinsic::vector_reduce_umax};
+
 bool IsOrderFreeReduction(const llvm::Value* v) {
   const auto* call = llvm::dyn_cast<llvm::IntrinsicInst>(v);
-  if (call == nullptr) return false;
-  switch (call->getIntrinsicID()) {
-    case llvm::Intrinsic::vector_reduce_add:
-    case llvm::Intrinsic::vector_reduce_or:
-    case llvm::Intrinsic::vector_reduce_and:
-    case llvm::Intrinsic::vector_reduce_xor:
-    case llvm::Intrinsic::vector_reduce_smin:
-    case llvm::Intrinsic::vector_reduce_smax:
-    case llvm::Intrinsic::vector_reduce_umin:
-    case llvm::Intrinsic::vector_reduce_umax: return true;
-    default: return false;
-  }
+  return call != nullptr && llvm::is_contained(kOrderFreeReductions, call->getIntrinsicID());
 }
 
 // The reduction an accumulator's operation combines lanes with, as the intrinsic it ends in.
@@ -202,6 +193,13 @@ std::vector<Pair> PairsOf(llvm::BasicBlock& loop, const llvm::DataLayout& dl) {
     if (paired_loads.count(&i) != 0) continue;
     if (IsOrderFreeReduction(&i)) continue;  // a scalar that no lane order changes
     if (!IsLaneWise(i)) return {};
+    // Used after the loop (a phi too): only into a reduction of its own operation.
+    bool escapes = false;
+    for (const llvm::User* u : i.users()) escapes = escapes || llvm::cast<llvm::Instruction>(u)->getParent() != &loop;
+    if (escapes && vector_result) {
+      const llvm::Intrinsic::ID reduce = ReductionOf(&i);
+      if (reduce == llvm::Intrinsic::not_intrinsic || !EndsInReduction(&i, &loop, reduce)) return {};
+    }
     if (auto* phi = llvm::dyn_cast<llvm::PHINode>(&i)) {
       if (phi->getNumIncomingValues() != 2) return {};
       for (unsigned k = 0; k < 2; ++k) {
@@ -218,13 +216,6 @@ std::vector<Pair> PairsOf(llvm::BasicBlock& loop, const llvm::DataLayout& dl) {
       if (!operand->getType()->isVectorTy()) continue;
       const auto* def = llvm::dyn_cast<llvm::Instruction>(operand);
       if ((def == nullptr || def->getParent() != &loop) && !IsUniform(operand)) return {};
-    }
-    // Used after the loop: only into a reduction of its own operation.
-    bool escapes = false;
-    for (const llvm::User* u : i.users()) escapes = escapes || llvm::cast<llvm::Instruction>(u)->getParent() != &loop;
-    if (escapes && vector_result) {
-      const llvm::Intrinsic::ID reduce = ReductionOf(&i);
-      if (reduce == llvm::Intrinsic::not_intrinsic || !EndsInReduction(&i, &loop, reduce)) return {};
     }
   }
   return pairs;

@@ -230,53 +230,6 @@ TYPED_TEST(ArithTest, PlantedOverflowRow) {
   }
 }
 
-// Multiplies whose operands are wider than half the type but whose products fit: 64-bit
-// multiplies take such a row as a suspect (an operand past 32 bits) and rescan its block exactly,
-// so every row must still come out wrapped-equal and no row may be reported; then one overflowing
-// row planted after suspect blocks is found where it is, and ignored when it is null.
-template <typename T>
-class CheckedMulTest : public ::testing::Test {};
-using MulTypes = ::testing::Types<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
-TYPED_TEST_SUITE(CheckedMulTest, MulTypes);
-
-TYPED_TEST(CheckedMulTest, WideOperandsWhoseProductsFit) {
-  using T = TypeParam;
-  constexpr int kBits = 8 * sizeof(T);
-  EveryLevel guard;
-  uint64_t seed = 300;
-  for (KernelLevel level : guard.levels()) {
-    ASSERT_NO_FATAL_FAILURE(EveryLevel::Use(level));
-    for (int64_t length : {1, 64, 65, 1000, 3000}) {
-      for (double wide_share : {0.01, 0.5, 1.0}) {
-        std::mt19937_64 rng(++seed);
-        const std::string where = Case(level, static_cast<int>(ArithOp::kMul), Arm::kFlatFlat, length, seed) +
-                                  " wide share " + std::to_string(wide_share);
-        // |a| < 2^(bits - bits/4 - 1), |b| < 2^(bits/4): |a * b| < 2^(bits - 1), which fits.
-        auto draw = [&](int magnitude_bits) {
-          const uint64_t v = rng() % (uint64_t{1} << magnitude_bits);
-          return std::is_signed_v<T> && rng() % 2 ? static_cast<T>(-static_cast<int64_t>(v)) : static_cast<T>(v);
-        };
-        Inputs<T> in = MakeInputs<T>(Arm::kFlatFlat, length, true, rng);
-        for (int64_t i = 0; i < length; ++i) {
-          if (std::uniform_real_distribution<>(0, 1)(rng) >= wide_share) continue;
-          in.a[i] = draw(kBits - kBits / 4 - 1);
-          in.b[i] = draw(kBits / 4);
-        }
-        for (int64_t i = 0; i < length; ++i) ASSERT_FALSE(Fails(ArithOp::kMul, in.a[i], in.b[i])) << where;
-        ASSERT_NO_FATAL_FAILURE(CheckChecked(ArithOp::kMul, in, length, nullptr, where));
-        // The last row overflows with the narrowest operands that can: 2^(bits/2) squared. Found
-        // after every suspect block, skipped when null.
-        in.a[length - 1] = in.b[length - 1] = static_cast<T>(uint64_t{1} << (kBits / 2));
-        ASSERT_TRUE(Fails(ArithOp::kMul, in.a[length - 1], in.b[length - 1])) << where;
-        ASSERT_NO_FATAL_FAILURE(CheckChecked(ArithOp::kMul, in, length, nullptr, where + " planted"));
-        Bits valid = RandomBits(0, length, 1.0, rng);
-        SetBitTo(valid.bytes.data(), length - 1, false);
-        ASSERT_NO_FATAL_FAILURE(CheckChecked(ArithOp::kMul, in, length, &valid, where + " planted null"));
-      }
-    }
-  }
-}
-
 // Wrapping arithmetic is defined for integers only (WrappingArith requires an integral type).
 template <typename T>
 class WrappingTest : public ::testing::Test {};
@@ -314,6 +267,52 @@ TYPED_TEST(ArithTest, CompareMatchesReference) {
       ASSERT_EQ(GetBit(out.data(), i), want) << where << " row " << i;
     }
   });
+}
+
+// Multiplies whose operands are wider than half the type but whose products fit: 64-bit
+// multiplies take such a row as a suspect (an operand past 32 bits) and rescan its block exactly,
+// so every row must still come out wrapped-equal and no row may be reported; then one overflowing
+// row planted after suspect blocks is found where it is, and ignored when it is null.
+template <typename T>
+class CheckedMulTest : public ::testing::Test {};
+TYPED_TEST_SUITE(CheckedMulTest, IntegerTypes);
+
+TYPED_TEST(CheckedMulTest, WideOperandsWhoseProductsFit) {
+  using T = TypeParam;
+  constexpr int kBits = 8 * sizeof(T);
+  EveryLevel guard;
+  uint64_t seed = 300;
+  for (KernelLevel level : guard.levels()) {
+    ASSERT_NO_FATAL_FAILURE(EveryLevel::Use(level));
+    for (int64_t length : {1, 64, 65, 1000, 3000}) {
+      for (double wide_share : {0.01, 0.5, 1.0}) {
+        std::mt19937_64 rng(++seed);
+        const std::string where = Case(level, static_cast<int>(ArithOp::kMul), Arm::kFlatFlat, length, seed) +
+                                  " wide share " + std::to_string(wide_share);
+        // |a| < 2^(bits - bits/4 - 1), |b| < 2^(bits/4): |a * b| < 2^(bits - 1), which fits.
+        auto draw = [&](int magnitude_bits) {
+          const uint64_t v = rng() % (uint64_t{1} << magnitude_bits);
+          return std::is_signed_v<T> && rng() % 2 ? static_cast<T>(-static_cast<int64_t>(v)) : static_cast<T>(v);
+        };
+        Inputs<T> in = MakeInputs<T>(Arm::kFlatFlat, length, true, rng);
+        for (int64_t i = 0; i < length; ++i) {
+          if (std::uniform_real_distribution<>(0, 1)(rng) >= wide_share) continue;
+          in.a[i] = draw(kBits - kBits / 4 - 1);
+          in.b[i] = draw(kBits / 4);
+        }
+        for (int64_t i = 0; i < length; ++i) ASSERT_FALSE(Fails(ArithOp::kMul, in.a[i], in.b[i])) << where;
+        ASSERT_NO_FATAL_FAILURE(CheckChecked(ArithOp::kMul, in, length, nullptr, where));
+        // The last row overflows with the narrowest operands that can: 2^(bits/2) squared. Found
+        // after every suspect block, skipped when null.
+        in.a[length - 1] = in.b[length - 1] = static_cast<T>(uint64_t{1} << (kBits / 2));
+        ASSERT_TRUE(Fails(ArithOp::kMul, in.a[length - 1], in.b[length - 1])) << where;
+        ASSERT_NO_FATAL_FAILURE(CheckChecked(ArithOp::kMul, in, length, nullptr, where + " planted"));
+        Bits valid = RandomBits(0, length, 1.0, rng);
+        SetBitTo(valid.bytes.data(), length - 1, false);
+        ASSERT_NO_FATAL_FAILURE(CheckChecked(ArithOp::kMul, in, length, &valid, where + " planted null"));
+      }
+    }
+  }
 }
 
 }  // namespace
