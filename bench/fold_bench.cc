@@ -247,38 +247,47 @@ void RegisterFused() {
   }
 }
 
-// fused_l2: the same sum(a * b) over 16,384 i32 rows without nulls (128 KiB of input: the kernel's
-// own arithmetic, not the cache's read rate, sets its time), fused (`jit`) and materialized.
+// fused_l2: the same sum(a * b) over 16,384 i32 rows (128 KiB of input: the kernel's own
+// arithmetic, not the cache's read rate, sets its time), without nulls (`100`) and with half the
+// rows of each input null, scattered (`50`), fused (`jit`) and materialized.
 void RegisterFusedL2() {
   using namespace rowjit;
   constexpr int64_t kRows = 16384;
-  static const std::vector<ArrayPtr> cols = bench::MakeColumns(
-      std::vector<bench::ColumnSpec>(2, bench::ColumnSpec{TypeId::kI32, false, false}), kRows, 1.0, NullLayout::kScattered, 42);
-  benchmark::RegisterBenchmark("fused_l2/sum_i32_mul_100/jit", [](benchmark::State& state) {
-    auto agg = *ir::ParseAndBindAggregate("sum(a * b)", *ParseSchema("a:i32, b:i32"));
-    jit::Engine& engine = bench::SharedEngine();
-    if (auto warm = engine.Aggregate(agg, cols, kRows); !warm.ok()) {
-      state.SkipWithError(warm.error().ToString().c_str());
-      return;
-    }
-    for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, cols, kRows));
-    bench::SetCounters(state, kRows, 64);
-  });
-  benchmark::RegisterBenchmark("fused_l2/sum_i32_mul_100/jit_materialize_static", [](benchmark::State& state) {
-    const ir::ExprPtr expr = bench::Bind("a * b", "a:i32, b:i32");
-    jit::Engine& engine = bench::SharedEngine();
-    auto fold = [&]() -> int64_t {
-      auto product = engine.Evaluate(expr, cols, kRows);
-      if (!product.ok()) return 0;
-      return k::Sum(static_cast<const PrimitiveArray&>(**product).values<int32_t>(), kRows).value;
-    };
-    if (!engine.Evaluate(expr, cols, kRows).ok()) {
-      state.SkipWithError("a * b failed");
-      return;
-    }
-    for (auto _ : state) benchmark::DoNotOptimize(fold());
-    bench::SetCounters(state, kRows, 64);
-  });
+  for (int valid_pct : {100, 50}) {
+    const bool nullable = valid_pct < 100;
+    const std::string base = "fused_l2/sum_i32_mul_" + std::to_string(valid_pct) + "/";
+    const std::string schema = nullable ? "a:i32?, b:i32?" : "a:i32, b:i32";
+    auto cols = std::make_shared<const std::vector<ArrayPtr>>(
+        bench::MakeColumns(std::vector<bench::ColumnSpec>(2, bench::ColumnSpec{TypeId::kI32, nullable, false}), kRows,
+                           valid_pct / 100.0, NullLayout::kScattered, 42));
+    benchmark::RegisterBenchmark((base + "jit").c_str(), [cols, schema](benchmark::State& state) {
+      auto agg = *ir::ParseAndBindAggregate("sum(a * b)", *ParseSchema(schema));
+      jit::Engine& engine = bench::SharedEngine();
+      if (auto warm = engine.Aggregate(agg, *cols, kRows); !warm.ok()) {
+        state.SkipWithError(warm.error().ToString().c_str());
+        return;
+      }
+      for (auto _ : state) benchmark::DoNotOptimize(engine.Aggregate(agg, *cols, kRows));
+      bench::SetCounters(state, kRows, 64);
+    });
+    benchmark::RegisterBenchmark((base + "jit_materialize_static").c_str(), [cols, schema](benchmark::State& state) {
+      const ir::ExprPtr expr = bench::Bind("a * b", schema);
+      jit::Engine& engine = bench::SharedEngine();
+      auto fold = [&]() -> int64_t {
+        auto product = engine.Evaluate(expr, *cols, kRows);
+        if (!product.ok()) return 0;
+        const auto& p = static_cast<const PrimitiveArray&>(**product);
+        const BitSpan valid = p.validity().has_bitmap() ? p.validity().Span(kRows) : BitSpan{};
+        return k::Sum(p.values<int32_t>(), kRows, valid).value;
+      };
+      if (!engine.Evaluate(expr, *cols, kRows).ok()) {
+        state.SkipWithError("a * b failed");
+        return;
+      }
+      for (auto _ : state) benchmark::DoNotOptimize(fold());
+      bench::SetCounters(state, kRows, 64);
+    });
+  }
 }
 
 // fold_call: per-call cost of a fold over 64 rows (i32, half valid, nulls scattered): Engine::

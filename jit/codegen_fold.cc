@@ -734,8 +734,9 @@ Status KernelBuilder::BuildFold(const std::string& name) {
 // One loop over `rows` rows when no input has nulls. Otherwise `rows` is whole words and the
 // kernel reads the inputs' validity words itself, kRowFoldBlock rows at a time: the block's words
 // ANDed (and with `last_mask`, which keeps a padded last word's padding out), counted and spread
-// to a byte a row (0xff: fold) in a stack buffer (one `vpmovm2b` a word on AVX-512), which the
-// block's vectorized row loop reads as its mask. A strict expression's failing row raises its
+// to a byte a row (0xff: fold) in a stack buffer, which the block's vectorized row loop reads as
+// its mask. With mask registers, after vectorization, the loop reads the words' bits instead
+// (jit/mask_bits.cc, which finds the buffer by its kFoldMaskName mark). A strict expression's failing row raises its
 // error (its evidence is masked by the same byte), so no per-call validity is computed.
 Status KernelBuilder::EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows,
                                   llvm::Value* last_mask) {
@@ -749,6 +750,7 @@ Status KernelBuilder::EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     llvm::AllocaInst* a = entry.CreateAlloca(block_ty, nullptr, "fold.mask");
     a->setAlignment(llvm::Align(64));
+    a->setMetadata(kFoldMaskName, llvm::MDNode::get(ctx_, {}));  // what jit/mask_bits.cc looks for
     return a;
   }();
   LoopScaffold blocks = LoopScaffold::Open(b, "blocks", b.getInt64(0), FoldCarried(accs),

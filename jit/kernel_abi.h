@@ -168,6 +168,12 @@ using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, ui
 // The metadata name that marks a short batch's loop (for the gates: left scalar where the target
 // cannot mask, and that is by design).
 inline constexpr const char* kShortBatchLoop = "rowjit.short_batch";
+// The metadata name that marks a loop over validity words whose per-word work (an AND of the
+// inputs' words, a popcount, a store) is scalar by design: one iteration a 64-row word.
+inline constexpr const char* kWordLoop = "rowjit.word_loop";
+// The metadata name that marks a masked row fold's stack buffer of mask bytes (one a row, 0xff:
+// fold), which jit/mask_bits.cc replaces by bits where there are mask registers.
+inline constexpr const char* kFoldMaskName = "rowjit.fold.mask";
 // Word folds: whole words, and `last_word_mask` keeps the padding rows of a padded last word out
 // of the fold.
 using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,

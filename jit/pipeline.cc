@@ -263,7 +263,7 @@ void FoldSplatReductions(llvm::Module& m) {
 
 std::string CodegenOptions() {
   return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded + "
-                     "widening products paired, "
+                     "widening products paired + fold masks read as bits, "
                      "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
                      RowLoopPipelineText());
 }
@@ -298,6 +298,7 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, KernelPipeline pip
     p->Run(m, p->row_loop);
     FoldSplatReductions(m);
     PairWideningProducts(m);
+    LoadFoldMasksAsBits(m, tm);
     return;
   }
   // The O3 pipeline keeps state between modules (its inliner's), so each module gets its own.

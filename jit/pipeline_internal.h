@@ -44,6 +44,10 @@ void MarkStreamingStores(llvm::Module& m);
 // i64 and every lane ends in an order-free reduction, pairs of widening loads become one
 // full-width load whose even and odd halves `pmuldq` reads (x86 only; jit/lane_order.cc).
 void PairWideningProducts(llvm::Module& m);
+// After a row loop's optimization: a masked row fold that kept its block's validity words (targets
+// with mask registers) loads its lanes' masks as bits of them, not as the bytes it spread them to
+// (jit/mask_bits.cc).
+void LoadFoldMasksAsBits(llvm::Module& m, const llvm::TargetMachine& tm);
 
 void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
                     KernelPipeline pipeline = KernelPipeline::kGeneric);

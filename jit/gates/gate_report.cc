@@ -37,6 +37,7 @@ std::string LoopSummary(const LoopReport& l) {
   if (l.short_batch) return "scalar loop of a short batch (KernelShape::short_batch)";
   if (l.remainder) return "scalar remainder of a vector loop";
   if (l.bulk_memory) return "bulk memory (llvm.memcpy/memset): the row work is a copy or a fill";
+  if (l.word_loop) return "scalar loop over validity words, one a 64-row word (a fold's mask bits)";
   if (l.encloses_vectorized) return "not vectorized (encloses a vectorized loop)";
   return "NOT vectorized";
 }
@@ -122,10 +123,10 @@ std::string FormatCheckJson(const KernelCheck& check) {
   auto loop_json = [](const LoopReport& l) {
     return fmt::format(
         R"({{"header": {}, "depth": {}, "vectorized": {}, "remainder": {}, )"
-        R"("encloses_vectorized": {}, "bulk_memory": {}, "widths": {}, "interleave": {}, "element_types": {}, )"
+        R"("encloses_vectorized": {}, "bulk_memory": {}, "word_loop": {}, "widths": {}, "interleave": {}, "element_types": {}, )"
         R"("vector_ops": {}, "reductions": {}, "overflow_intrinsics": {}, "i128_ops": {}, )"
         R"("calls": {}}})",
-        JsonString(l.header), l.depth, l.vectorized, l.remainder, l.encloses_vectorized, l.bulk_memory,
+        JsonString(l.header), l.depth, l.vectorized, l.remainder, l.encloses_vectorized, l.bulk_memory, l.word_loop,
         JsonStrings(l.widths), l.interleave, JsonStrings(l.element_types), l.vector_ops,
         JsonArray(l.reductions, JsonReduction, "      "), JsonStrings(l.overflow_intrinsics),
         JsonStrings(l.i128_ops), JsonStrings(l.calls));

@@ -45,7 +45,7 @@ void CheckMainLoop(const KernelReport& report, GateResult& out) {
   // No loop at all: the optimizer turned the row work into llvm.memcpy / memset or nothing
   // (an identity, a constant result).
   for (const LoopReport& l : report.loops) {
-    if (l.vectorized || l.remainder || l.encloses_vectorized || l.bulk_memory) continue;
+    if (l.vectorized || l.remainder || l.encloses_vectorized || l.bulk_memory || l.word_loop) continue;
     Violation v{std::string(kRuleMainLoopVectorized),
                 fmt::format("loop '{}' (depth {}) holds no vector operation{}", l.header, l.depth,
                             any_vectorized ? "" : "; no loop of the kernel does"),
@@ -118,11 +118,18 @@ void CheckAccumulators(const KernelReport& report, const GateContext& c, GateRes
 }
 
 void CheckFoldMask(const KernelReport& report, const GateContext& c, GateResult& out) {
-  if (!c.masked_fold || !report.reads_row_mask) return;
-  out.violations.push_back({std::string(kRuleFoldMaskFromBitmap),
-                            "the fold reads a byte mask a row; its lanes' mask should come from the "
-                            "inputs' validity words",
-                            {}});
+  if (!c.masked_fold) return;
+  if (report.reads_row_mask) {
+    out.violations.push_back({std::string(kRuleFoldMaskFromBitmap),
+                              "the fold reads a byte mask a row; its lanes' mask should come from the "
+                              "inputs' validity words",
+                              {}});
+  } else if (c.mask_registers && report.spreads_row_mask) {
+    out.violations.push_back({std::string(kRuleFoldMaskFromBitmap),
+                              "the fold spreads its rows' masks to a byte a row; with mask registers its "
+                              "lanes should load them as bits",
+                              {}});
+  }
 }
 
 const GateException* FindException(const Violation& v, const GateContext& c,
@@ -166,6 +173,7 @@ GateContext ContextFor(const PlannedKernel& kernel) {
   c.kernel = kernel.Name();
   c.target = kernel.target.name;
   c.triple = kernel.target.triple;
+  c.mask_registers = kernel.target.mask_registers;
   const ir::ExprFacts& facts = kernel.expr->facts();
   for (const ir::Expr* call : facts.calls) {
     std::string tag = Tag(*call);

@@ -36,6 +36,9 @@ struct GateContext {
   // A fold over inputs with nulls: its lanes' mask must come from the inputs' validity words
   // (mask registers or lane bit tests), never from a byte mask a row the caller unpacked first.
   bool masked_fold = false;
+  // The target has mask registers (TargetSpec::mask_registers): there a masked fold reads its
+  // lanes' masks as bits, and spreading them to a byte a row first fails the same rule.
+  bool mask_registers = false;
 };
 
 GateContext ContextFor(const PlannedKernel& kernel);

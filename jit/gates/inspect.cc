@@ -305,6 +305,7 @@ Result<KernelReport> Inspect(const llvm::Function& fn) {
       if (sub != loops[i] && vectorized[sub]) reports[i].encloses_vectorized = true;
     }
     reports[i].short_batch = !reports[i].vectorized && HasLoopMetadata(*loops[i], kShortBatchLoop);
+    reports[i].word_loop = !reports[i].vectorized && HasLoopMetadata(*loops[i], kWordLoop);
     reports[i].remainder = !reports[i].vectorized && (reports[i].short_batch || IsRemainder(*loops[i], li, vectorized));
   }
   std::map<const llvm::Loop*, bool> remainder;
@@ -393,12 +394,28 @@ const LoopReport* KernelReport::MainLoop() const {
   return main;
 }
 
+// Whether a vector load of 8 or more bytes (at least 8 x vscale, scalable) reads `buffer`,
+// through GEPs.
+bool LoadsEightBytesOrMore(const llvm::Value* buffer) {
+  for (const llvm::User* u : buffer->users()) {
+    if (llvm::isa<llvm::GetElementPtrInst>(u) && LoadsEightBytesOrMore(u)) return true;
+    const auto* ty = llvm::isa<llvm::LoadInst>(u) ? llvm::dyn_cast<llvm::VectorType>(u->getType()) : nullptr;
+    if (ty != nullptr && ty->getElementCount().getKnownMinValue() >= 8) return true;
+  }
+  return false;
+}
+
 Result<KernelReport> InspectIr(std::string_view optimized_ir, std::string_view function_name) {
   llvm::LLVMContext ctx;
   ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> m, Parse(optimized_ir, ctx));
   ROWJIT_ASSIGN_OR_RETURN(const llvm::Function* fn, FindFunction(*m, function_name));
   ROWJIT_ASSIGN_OR_RETURN(KernelReport report, Inspect(*fn));
   report.reads_row_mask = fn->arg_size() > 2 && !fn->getArg(2)->use_empty();
+  for (const llvm::Instruction& i : fn->getEntryBlock()) {
+    if (llvm::isa<llvm::AllocaInst>(i) && i.getMetadata(kFoldMaskName) != nullptr) {
+      report.spreads_row_mask = report.spreads_row_mask || LoadsEightBytesOrMore(&i);
+    }
+  }
   return report;
 }
 

@@ -35,6 +35,9 @@ struct LoopReport {
   // A short batch's loop left scalar (KernelShape::short_batch, marked kShortBatchLoop, on a
   // target without masked operations); counted as a remainder.
   bool short_batch = false;
+  // A loop over validity words left scalar (one iteration a 64-row word, marked kWordLoop: a
+  // masked row fold's words kept for its mask registers, jit/mask_bits.cc).
+  bool word_loop = false;
   bool encloses_vectorized = false;  // a subloop is vectorized (the word loop around lane loops)
   // The row work became llvm.memcpy / memset / memmove of whole words (an identity or a
   // constant): as good as vector code.
@@ -62,6 +65,11 @@ struct KernelReport {
   // The kernel reads its third argument: for a fold kernel, the byte-a-row mask (KernelLoop::kRows)
   // that the executor unpacks from the validity bitmap.
   bool reads_row_mask = false;
+  // The kernel spreads its rows' masks to a byte a row itself and loads 8 or more of them at once
+  // (a masked row fold's stack buffer, marked kFoldMaskName): what jit/mask_bits.cc replaces by
+  // bits where there are mask registers. (Fewer than 8, at 256 bits over 64-bit values, cost a
+  // load and a `vpmovb2m`: no more than the bits would, shifted out of their byte.)
+  bool spreads_row_mask = false;
   // Values loaded inside a loop (not a remainder loop) that reach the returned evidence without
   // passing through a vector reduction: evidence accumulated row by row in scalars. Evidence
   // that is loop-invariant (division by a batch constant) reaches no such load; i64 loads

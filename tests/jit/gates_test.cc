@@ -360,6 +360,10 @@ TEST(Gates, FoldsReadNoByteMask) {
         ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({fold, schema, {}, "auto", target}));
         EXPECT_TRUE(check.context.masked_fold) << fold << " " << schema << " " << target;
         EXPECT_FALSE(check.report.reads_row_mask) << fold << " " << schema << " " << target;
+        // With mask registers no fold spreads its mask to bytes either (jit/mask_bits.cc).
+        if (check.context.mask_registers) {
+          EXPECT_FALSE(check.report.spreads_row_mask) << Explain(check);
+        }
         EXPECT_EQ(Find(check.result, kRuleFoldMaskFromBitmap), nullptr) << Explain(check);
         EXPECT_TRUE(check.result.passed()) << Explain(check);
       }
@@ -374,6 +378,15 @@ TEST(Gates, FoldsReadNoByteMask) {
     ASSERT_NE(v, nullptr) << target;
     EXPECT_EQ(v->exception, nullptr);
     EXPECT_FALSE(result.passed());
+    // A fused fold that spreads its own mask bytes: allowed without mask registers (AVX2's and
+    // NEON's byte lanes read them best), a violation with them.
+    KernelReport spreading = fused.report;
+    spreading.spreads_row_mask = true;
+    const GateResult spread = CheckKernel(spreading, fused.context);
+    EXPECT_EQ(Find(spread, kRuleFoldMaskFromBitmap) != nullptr, fused.context.mask_registers) << target;
+    if (std::string_view(target) != "native") {
+      EXPECT_EQ(fused.context.mask_registers, std::string_view(target) == "x86-64-v4");
+    }
   }
 }
 
