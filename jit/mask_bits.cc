@@ -8,14 +8,20 @@
 // bytes becomes a load of the words' bits: a vector load of N bytes at a row that is a multiple
 // of 8 reads N bits as <N x i1>, a scalar load (a remainder row) shifts its bit out. With no load
 // of the bytes left, the spreading stores and the byte buffer go, and the loop over the block's
-// words is left scalar (marked kWordLoop for the gates). `sum(a * b)` over i32 at half valid
+// words is left scalar (marked kWordLoop for the gates). A mask whose even and odd rows
+// jit/lane_order.cc took apart (16 rows loaded, the even ones in one vector, the odd in another)
+// reads them from the block's words deinterleaved: each word's even and odd bits, packed by
+// `pext` once a word, kept beside the words. `sum(a * b)` over i32 at half valid
 // (Zen 5, 3 interleaved pairs): 16,384 rows 1,720-1,756 -> 1,686-1,695 ns, 1M rows 119-121 ->
 // 115-118 us. Vectors of fewer than 8 rows (64-bit values at 256 bits) keep the bytes: a load and
 // a `vpmovb2m` cost no more than shifting the bits out of their byte.
 //
 // All or nothing per kernel: a load of the bytes in any other form keeps them all.
+#include <algorithm>
+#include <bit>
 #include <cassert>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "jit/codegen_internal.h"
@@ -24,12 +30,15 @@
 namespace rowjit::jit::internal {
 namespace {
 
-// An access to the mask bytes at the buffer + `index` + `offset` (`index` may be null).
+// An access to the mask bytes at the buffer + `index` + `offset` (`index` may be null). `paired`:
+// a load of 2N bytes whose every use takes its even or its odd rows (jit/lane_order.cc pairs a
+// fold's mask like its columns).
 template <typename Access>
 struct MaskAccess {
   Access* access;
   llvm::Value* index;
   int64_t offset;
+  bool paired = false;
 };
 
 llvm::AllocaInst* MarkedMask(llvm::Function& fn) {
@@ -59,45 +68,66 @@ bool Decompose(llvm::Value* ptr, const llvm::Value* base, llvm::Value*& index, i
   return true;
 }
 
-// Whether `v` is a multiple of 8: by its known bits, or through the phis and arithmetic of the
-// loops' inductions (an epilogue loop starts where the main one stopped: a phi of a phi, deeper
-// than known bits look through phis). A phi being proved is assumed a multiple on its cycles.
-bool MultipleOf8(const llvm::Value* v, const llvm::DataLayout& dl, llvm::SmallPtrSet<const llvm::PHINode*, 4>& assumed,
-                 int depth = 0) {
-  if (llvm::computeKnownBits(v, dl).countMinTrailingZeros() >= 3) return true;
-  if (depth > 8) return false;
+// The proof that a value has at least `bits` trailing zero bits (TrailingZeros).
+struct ZerosProof {
+  const llvm::DataLayout& dl;
+  int bits;
+  std::set<const llvm::PHINode*> open;  // phis being bounded (on the way here)
+  std::set<const llvm::PHINode*> used;  // open phis whose bound was assumed on a cycle
+};
+
+// A lower bound of the trailing zero bits of `v` (at most 64): its known bits, or through the phis
+// and arithmetic of the loops' inductions (an epilogue loop starts where the main one stopped: a
+// phi of a phi, deeper than known bits look through phis). A phi met again on its own cycle is
+// assumed to have `bits`; that holds by induction if the phi's bound then comes out at `bits` or
+// more. Otherwise the phi's bound is its known bits alone (what was derived under the assumption
+// reached nothing but that bound).
+int ZerosBelow(const llvm::Value* v, ZerosProof& p, int depth) {
+  const int known = static_cast<int>(std::min(64u, llvm::computeKnownBits(v, p.dl).countMinTrailingZeros()));
+  if (known >= p.bits || depth > 8) return known;
   if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(v)) {
-    if (!assumed.insert(phi).second) return true;
-    for (const llvm::Value* in : phi->incoming_values()) {
-      if (!MultipleOf8(in, dl, assumed, depth + 1)) return false;
+    if (p.open.count(phi) != 0) {
+      p.used.insert(phi);
+      return p.bits;
     }
-    return true;
+    p.open.insert(phi);
+    int zeros = 64;
+    for (const llvm::Value* in : phi->incoming_values()) zeros = std::min(zeros, ZerosBelow(in, p, depth + 1));
+    p.open.erase(phi);
+    const bool assumed = p.used.erase(phi) != 0;
+    return assumed && zeros < p.bits ? known : std::max(known, zeros);
   }
   const auto* op = llvm::dyn_cast<llvm::BinaryOperator>(v);
-  if (op == nullptr) return false;
-  auto multiple = [&](int k) { return MultipleOf8(op->getOperand(k), dl, assumed, depth + 1); };
+  if (op == nullptr) return known;
+  auto zeros = [&](int k) { return ZerosBelow(op->getOperand(k), p, depth + 1); };
+  int z = 0;
   switch (op->getOpcode()) {
     case llvm::Instruction::Add:
     case llvm::Instruction::Sub:
-    case llvm::Instruction::Or: return multiple(0) && multiple(1);
-    case llvm::Instruction::Mul:
-    case llvm::Instruction::And: {
-      // Either operand: what the first attempt assumed does not carry into the second.
-      const llvm::SmallPtrSet<const llvm::PHINode*, 4> before = assumed;
-      if (multiple(0)) return true;
-      assumed = before;
-      return multiple(1);
-    }
-    case llvm::Instruction::Shl: return multiple(0);
-    default: return false;
+    case llvm::Instruction::Or: z = std::min(zeros(0), zeros(1)); break;
+    case llvm::Instruction::Mul: z = std::min(64, zeros(0) + zeros(1)); break;
+    case llvm::Instruction::And: z = std::max(zeros(0), zeros(1)); break;
+    case llvm::Instruction::Shl:
+      if (const auto* c = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(1)); c != nullptr && c->getZExtValue() < 64) {
+        z = std::min<int>(64, zeros(0) + static_cast<int>(c->getZExtValue()));
+      }
+      break;
+    default: break;
   }
+  return std::max(known, z);
 }
 
-// Whether the access's first row is a multiple of 8: its mask is whole bytes of bits.
+// Whether `v` has at least `bits` trailing zero bits.
+bool TrailingZeros(const llvm::Value* v, const llvm::DataLayout& dl, int bits) {
+  ZerosProof proof{dl, bits, {}, {}};
+  return ZerosBelow(v, proof, 0) >= bits;
+}
+
+// Whether the access's first row is a multiple of `rows` (a power of 2).
 template <typename Access>
-bool WholeBytes(const MaskAccess<Access>& a, const llvm::DataLayout& dl) {
-  llvm::SmallPtrSet<const llvm::PHINode*, 4> assumed;
-  return a.offset % 8 == 0 && (a.index == nullptr || MultipleOf8(a.index, dl, assumed));
+bool RowMultipleOf(const MaskAccess<Access>& a, const llvm::DataLayout& dl, int rows) {
+  const int bits = std::countr_zero(static_cast<unsigned>(rows));
+  return a.offset % rows == 0 && (a.index == nullptr || TrailingZeros(a.index, dl, bits));
 }
 
 // The N-row word a store of mask bytes spread (`sext (bitcast iN word to <N x i1>)`), or null.
@@ -108,23 +138,45 @@ llvm::Value* SpreadWord(const llvm::StoreInst& store) {
   return cast->getOperand(0);
 }
 
+// Which rows a shuffle of a 2N-byte load takes: 0 its even rows, 1 its odd ones, -1 neither.
+int HalfOf(const llvm::ShuffleVectorInst& s, unsigned loaded) {
+  const llvm::ArrayRef<int> rows = s.getShuffleMask();
+  if (2 * rows.size() != loaded || rows.empty() || (rows[0] != 0 && rows[0] != 1)) return -1;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    if (rows[j] != static_cast<int>(2 * j) + rows[0]) return -1;
+  }
+  return rows[0];
+}
+
+// Whether every use of the load takes its even or its odd rows.
+bool TakenInHalves(const llvm::LoadInst& load) {
+  const unsigned n = llvm::cast<llvm::FixedVectorType>(load.getType())->getNumElements();
+  for (const llvm::User* u : load.users()) {
+    const auto* s = llvm::dyn_cast<llvm::ShuffleVectorInst>(u);
+    if (s == nullptr || s->getOperand(0) != &load || HalfOf(*s, n) < 0) return false;
+  }
+  return !load.use_empty();
+}
+
 struct MaskUses {
   std::vector<MaskAccess<llvm::LoadInst>> loads;
   std::vector<MaskAccess<llvm::StoreInst>> stores;
+  bool halves = false;  // some load is paired: the words' even and odd bits are kept too
 };
 
 // Every use of the byte buffer `mask` reached through `v`: loads, stores and the GEPs between;
-// false for anything else, or an access that bits cannot stand for: a store other than of a
-// spread word, a vector load of other than a multiple of 8 rows, or either at a row that is not
-// a multiple of 8.
+// false for anything else, or an access that bits cannot stand for: a store other than of a spread
+// 64-row word at a whole word, a vector load of other than a multiple of 8 rows (16, paired) at a
+// row a multiple of as many.
 bool CollectUses(llvm::Value* v, llvm::AllocaInst* mask, const llvm::DataLayout& dl, MaskUses& uses) {
   for (llvm::User* u : v->users()) {
     if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(u)) {
       if (!CollectUses(gep, mask, dl, uses)) return false;
     } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(u)) {
       MaskAccess<llvm::StoreInst> a{store, nullptr, 0};
-      if (store->getValueOperand() == v || !store->isSimple() || SpreadWord(*store) == nullptr ||
-          !Decompose(store->getPointerOperand(), mask, a.index, a.offset) || !WholeBytes(a, dl)) {
+      const llvm::Value* word = SpreadWord(*store);
+      if (store->getValueOperand() == v || !store->isSimple() || word == nullptr || !word->getType()->isIntegerTy(64) ||
+          !Decompose(store->getPointerOperand(), mask, a.index, a.offset) || !RowMultipleOf(a, dl, 64)) {
         return false;
       }
       uses.stores.push_back(a);
@@ -134,7 +186,13 @@ bool CollectUses(llvm::Value* v, llvm::AllocaInst* mask, const llvm::DataLayout&
       llvm::Type* ty = load->getType();
       if (auto* vec = llvm::dyn_cast<llvm::FixedVectorType>(ty)) {
         const unsigned n = vec->getNumElements();
-        if (!vec->getElementType()->isIntegerTy(8) || n % 8 != 0 || n > 64 || !WholeBytes(a, dl)) return false;
+        a.paired = TakenInHalves(*load);
+        const unsigned whole = a.paired ? 16 : 8;  // rows a whole byte of bits covers
+        if (!vec->getElementType()->isIntegerTy(8) || n % whole != 0 || n > (a.paired ? 128 : 64) ||
+            !RowMultipleOf(a, dl, static_cast<int>(whole))) {
+          return false;
+        }
+        uses.halves = uses.halves || a.paired;
       } else if (!ty->isIntegerTy(8)) {
         return false;
       }
@@ -166,48 +224,78 @@ void EraseWithOperands(llvm::Instruction* first) {
   }
 }
 
-// The address in `bits` of the byte holding the access's first row (row r: bit r % 8 of byte r / 8).
-template <typename Access>
-llvm::Value* BitsAt(llvm::IRBuilder<>& b, const MaskAccess<Access>& a, llvm::AllocaInst* bits, llvm::Value*& row) {
-  row = b.getInt64(a.offset);
-  if (a.index != nullptr) row = b.CreateAdd(a.index, row);
-  return b.CreateGEP(b.getInt8Ty(), bits, b.CreateLShr(row, 3));
-}
-
-// The mask of the rows `a` loads, read from `bits`: <N x i1>, or i1 for one row.
-llvm::Value* LoadBits(const MaskAccess<llvm::LoadInst>& a, llvm::AllocaInst* bits) {
-  llvm::IRBuilder<> b(a.access);
-  llvm::Value* row = nullptr;
-  llvm::Value* at = BitsAt(b, a, bits, row);
-  if (auto* vec = llvm::dyn_cast<llvm::FixedVectorType>(a.access->getType())) {
-    const unsigned n = vec->getNumElements();
-    llvm::Value* word = b.CreateAlignedLoad(b.getIntNTy(n), at, llvm::Align(1));
-    return b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt1Ty(), n));
+// Erases `gep` and the GEPs from it where nothing uses them.
+void EraseUnusedAddresses(llvm::GetElementPtrInst* gep) {
+  std::vector<llvm::User*> users(gep->user_begin(), gep->user_end());
+  for (llvm::User* u : users) {
+    if (auto* next = llvm::dyn_cast<llvm::GetElementPtrInst>(u)) EraseUnusedAddresses(next);
   }
-  llvm::Value* byte = b.CreateAlignedLoad(b.getInt8Ty(), at, llvm::Align(1));
-  llvm::Value* shift = b.CreateTrunc(b.CreateAnd(row, b.getInt64(7)), b.getInt8Ty());
-  return b.CreateTrunc(b.CreateLShr(byte, shift), b.getInt1Ty());
+  if (gep->use_empty()) gep->eraseFromParent();
 }
 
-// Replaces the byte load by its bits: a sign test of the bytes (how the fold reads them) becomes
-// the bits themselves, any other use reads them spread back to 0xff / 0.
-void ReplaceLoad(const MaskAccess<llvm::LoadInst>& a, llvm::AllocaInst* bits) {
-  llvm::LoadInst* load = a.access;
-  llvm::Value* mask = LoadBits(a, bits);
-  std::vector<llvm::User*> users(load->user_begin(), load->user_end());
+// The block's words (row r: bit r % 8 of byte r / 8) and, where a load is paired, their even and
+// odd rows' bits (row r of a 16-row group: bit (r % 16) / 2 of byte r / 16 of `even` or `odd`).
+struct Bits {
+  llvm::AllocaInst* words;
+  llvm::AllocaInst* even = nullptr;
+  llvm::AllocaInst* odd = nullptr;
+};
+
+// The access's first row.
+template <typename Access>
+llvm::Value* FirstRow(llvm::IRBuilder<>& b, const MaskAccess<Access>& a) {
+  llvm::Value* row = b.getInt64(a.offset);
+  return a.index != nullptr ? b.CreateAdd(a.index, row) : row;
+}
+
+// `n` rows' mask from `n` bits at `buffer` + `byte`, as <n x i1>.
+llvm::Value* LoadLanes(llvm::IRBuilder<>& b, llvm::AllocaInst* buffer, llvm::Value* byte, unsigned n) {
+  llvm::Value* word = b.CreateAlignedLoad(b.getIntNTy(n), b.CreateGEP(b.getInt8Ty(), buffer, byte), llvm::Align(1));
+  return b.CreateBitCast(word, llvm::FixedVectorType::get(b.getInt1Ty(), n));
+}
+
+// Replaces the sign tests of `bytes` (how the fold reads them) by `mask`, and any other use by
+// `mask` spread back to 0xff / 0.
+void ReplaceBytes(llvm::Instruction* bytes, llvm::Value* mask) {
+  std::vector<llvm::User*> users(bytes->user_begin(), bytes->user_end());
   for (llvm::User* u : users) {
     auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(u);
-    if (cmp != nullptr && cmp->getPredicate() == llvm::ICmpInst::ICMP_SLT && cmp->getOperand(0) == load &&
+    if (cmp != nullptr && cmp->getPredicate() == llvm::ICmpInst::ICMP_SLT && cmp->getOperand(0) == bytes &&
         llvm::isa<llvm::Constant>(cmp->getOperand(1)) && llvm::cast<llvm::Constant>(cmp->getOperand(1))->isNullValue()) {
       cmp->replaceAllUsesWith(mask);
       cmp->eraseFromParent();
     }
   }
-  if (!load->use_empty()) {
-    llvm::IRBuilder<> b(load);
-    load->replaceAllUsesWith(b.CreateSExt(mask, load->getType()));
+  if (!bytes->use_empty()) {
+    llvm::IRBuilder<> b(bytes);
+    bytes->replaceAllUsesWith(b.CreateSExt(mask, bytes->getType()));
   }
-  EraseWithOperands(load);
+}
+
+// Replaces the byte load by its bits: N rows from the words; a paired load's halves from the even
+// and odd bits; one row (a remainder's) shifted out of its byte.
+void ReplaceLoad(const MaskAccess<llvm::LoadInst>& a, const Bits& bits) {
+  llvm::LoadInst* load = a.access;
+  llvm::IRBuilder<> b(load);
+  llvm::Value* row = FirstRow(b, a);
+  if (a.paired) {
+    const unsigned n = llvm::cast<llvm::FixedVectorType>(load->getType())->getNumElements();
+    std::vector<llvm::User*> halves(load->user_begin(), load->user_end());
+    for (llvm::User* u : halves) {
+      auto* half = llvm::cast<llvm::ShuffleVectorInst>(u);
+      llvm::IRBuilder<> at(half);
+      ReplaceBytes(half, LoadLanes(at, HalfOf(*half, n) == 0 ? bits.even : bits.odd, at.CreateLShr(row, 4), n / 2));
+      half->eraseFromParent();
+    }
+  } else if (auto* vec = llvm::dyn_cast<llvm::FixedVectorType>(load->getType())) {
+    ReplaceBytes(load, LoadLanes(b, bits.words, b.CreateLShr(row, 3), vec->getNumElements()));
+  } else {
+    llvm::Value* byte = b.CreateAlignedLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), bits.words, b.CreateLShr(row, 3)),
+                                            llvm::Align(1));
+    llvm::Value* shift = b.CreateTrunc(b.CreateAnd(row, b.getInt64(7)), b.getInt8Ty());
+    ReplaceBytes(load, b.CreateTrunc(b.CreateLShr(byte, shift), b.getInt1Ty()));
+  }
+  if (load->use_empty()) EraseWithOperands(load);
 }
 
 // Marks the one-block loop `bb` (where it is one) as a loop over words (kWordLoop): with the
@@ -226,12 +314,23 @@ void MarkWordLoop(llvm::BasicBlock* bb) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
-// Stores the word a store of bytes spread into `bits` instead.
-void ReplaceStore(const MaskAccess<llvm::StoreInst>& a, llvm::AllocaInst* bits) {
+// Stores the word a store of bytes spread into the words instead, and its even and odd rows' bits
+// where they are kept (`pext`: 32 bits each).
+void ReplaceStore(const MaskAccess<llvm::StoreInst>& a, const Bits& bits) {
   MarkWordLoop(a.access->getParent());
   llvm::IRBuilder<> b(a.access);
-  llvm::Value* row = nullptr;
-  b.CreateAlignedStore(SpreadWord(*a.access), BitsAt(b, a, bits, row), llvm::Align(1));
+  llvm::Value* row = FirstRow(b, a);
+  llvm::Value* word = SpreadWord(*a.access);
+  b.CreateAlignedStore(word, b.CreateGEP(b.getInt8Ty(), bits.words, b.CreateLShr(row, 3)), llvm::Align(1));
+  if (bits.even != nullptr) {
+    llvm::Function* pext = llvm::Intrinsic::getDeclaration(a.access->getModule(),
+                                                           llvm::Function::lookupIntrinsicID("llvm.x86.bmi.pext.64"));
+    for (auto [half, select] : {std::pair{bits.even, 0x5555555555555555ull}, std::pair{bits.odd, 0xaaaaaaaaaaaaaaaaull}}) {
+      llvm::Value* packed = b.CreateCall(pext, {word, b.getInt64(select)});
+      b.CreateAlignedStore(b.CreateTrunc(packed, b.getInt32Ty()), b.CreateGEP(b.getInt8Ty(), half, b.CreateLShr(row, 4)),
+                           llvm::Align(1));
+    }
+  }
   EraseWithOperands(a.access);
 }
 
@@ -241,26 +340,38 @@ void ReadMaskBits(llvm::Function& fn, const llvm::DataLayout& dl) {
   MaskUses uses;
   if (!CollectUses(mask, mask, dl, uses) || uses.stores.empty()) return;
   const std::optional<llvm::TypeSize> size = mask->getAllocationSize(dl);
-  if (!size || size->isScalable() || size->getFixedValue() % 8 != 0) return;
-  llvm::AllocaInst* bits = [&] {
-    llvm::IRBuilder<> entry(mask);
-    llvm::AllocaInst* a = entry.CreateAlloca(llvm::ArrayType::get(entry.getInt8Ty(), size->getFixedValue() / 8),
-                                             nullptr, "fold.bits");
+  if (!size || size->isScalable() || size->getFixedValue() % 64 != 0) return;
+  llvm::IRBuilder<> entry(mask);
+  auto scratch = [&](uint64_t rows_a_byte, const char* name) {
+    llvm::AllocaInst* a = entry.CreateAlloca(llvm::ArrayType::get(entry.getInt8Ty(), size->getFixedValue() / rows_a_byte),
+                                             nullptr, name);
     a->setAlignment(llvm::Align(8));
     return a;
-  }();
+  };
+  Bits bits{scratch(8, "fold.bits")};
+  if (uses.halves) {
+    bits.even = scratch(16, "fold.even");
+    bits.odd = scratch(16, "fold.odd");
+  }
   for (const auto& store : uses.stores) ReplaceStore(store, bits);
   for (const auto& load : uses.loads) ReplaceLoad(load, bits);
+  // Addresses nothing reads any more (jit/lane_order.cc left those of the loads it paired).
+  std::vector<llvm::User*> geps(mask->user_begin(), mask->user_end());
+  for (llvm::User* gep : geps) EraseUnusedAddresses(llvm::cast<llvm::GetElementPtrInst>(gep));
   assert(mask->use_empty() && "every access of the bytes was replaced");
   if (mask->use_empty()) mask->eraseFromParent();
 }
 
 }  // namespace
 
+bool HasMaskRegisters(const llvm::TargetMachine& tm) {
+  return tm.getTargetTriple().isX86() && tm.getMCSubtargetInfo()->checkFeatures("+avx512bw,+bmi2");
+}
+
 void LoadFoldMasksAsBits(llvm::Module& m, const llvm::TargetMachine& tm) {
   // Mask registers of 64 lanes (AVX-512BW, TargetSpec::mask_registers); elsewhere <N x i1> from
   // bits is a lane-by-lane extraction.
-  if (!tm.getTargetTriple().isX86() || !tm.getMCSubtargetInfo()->checkFeatures("+avx512bw")) return;
+  if (!HasMaskRegisters(tm)) return;
   for (llvm::Function& fn : m) {
     if (!fn.isDeclaration()) ReadMaskBits(fn, m.getDataLayout());
   }

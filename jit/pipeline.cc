@@ -263,7 +263,7 @@ void FoldSplatReductions(llvm::Module& m) {
 
 std::string CodegenOptions() {
   return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded + "
-                     "widening products paired + fold masks read as bits, "
+                     "widening products paired (and their fold masks) + fold masks read as bits, "
                      "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
                      RowLoopPipelineText());
 }
@@ -297,7 +297,7 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, KernelPipeline pip
   if (pipeline == KernelPipeline::kRowLoop) {
     p->Run(m, p->row_loop);
     FoldSplatReductions(m);
-    PairWideningProducts(m);
+    PairWideningProducts(m, tm);
     LoadFoldMasksAsBits(m, tm);
     return;
   }

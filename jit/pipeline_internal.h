@@ -43,7 +43,10 @@ void MarkStreamingStores(llvm::Module& m);
 // After a row loop's optimization: where a vectorized loop multiplies i32 columns widened to
 // i64 and every lane ends in an order-free reduction, pairs of widening loads become one
 // full-width load whose even and odd halves `pmuldq` reads (x86 only; jit/lane_order.cc).
-void PairWideningProducts(llvm::Module& m);
+// With mask registers, a masked row fold's mask bytes are paired too (even and odd rows).
+void PairWideningProducts(llvm::Module& m, const llvm::TargetMachine& tm);
+// Whether `tm` targets x86 with mask registers of 64 lanes and BMI2 (AVX-512BW hosts, x86-64-v4).
+bool HasMaskRegisters(const llvm::TargetMachine& tm);
 // After a row loop's optimization: a masked row fold that kept its block's validity words (targets
 // with mask registers) loads its lanes' masks as bits of them, not as the bytes it spread them to
 // (jit/mask_bits.cc).
