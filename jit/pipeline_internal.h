@@ -47,9 +47,9 @@ void MarkStreamingStores(llvm::Module& m);
 void PairWideningProducts(llvm::Module& m, const llvm::TargetMachine& tm);
 // Whether `tm` targets x86 with mask registers of 64 lanes and BMI2 (AVX-512BW hosts, x86-64-v4).
 bool HasMaskRegisters(const llvm::TargetMachine& tm);
-// After a row loop's optimization: a masked row fold that kept its block's validity words (targets
-// with mask registers) loads its lanes' masks as bits of them, not as the bytes it spread them to
-// (jit/mask_bits.cc).
+// After a row loop's optimization, on targets with mask registers: a masked row fold keeps its
+// block's validity words (and their even and odd rows' bits, where its mask was paired) and loads
+// its lanes' masks as bits of them, not as the bytes it spread them to (jit/mask_bits.cc).
 void LoadFoldMasksAsBits(llvm::Module& m, const llvm::TargetMachine& tm);
 
 void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
