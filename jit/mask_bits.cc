@@ -3,18 +3,19 @@
 // A row fold over inputs with nulls (jit/codegen_fold.cc EmitRowFold) spreads each block's
 // validity words to a byte a row, and its row loop reads byte i as row i's mask: the loop
 // vectorizer widens that into a load of N bytes and a compare a vector. On AVX-512 the same N
-// rows' mask is N bits of the block's words, which one `kmov` loads into a mask register. So
-// where the kernel also kept the words (targets with mask registers), every load of the mask
-// bytes becomes a load of the words' bits: a vector load of N bytes at a row that is a multiple
-// of 8 reads N bits as <N x i1>, a scalar load (a remainder row) shifts its bit out. With no load
-// of the bytes left, the spreading stores and the byte buffer go, and the loop over the block's
+// rows' mask is N bits of the block's words, which one `kmov` loads into a mask register. So on
+// targets with mask registers each store of a word's 64 bytes becomes a store of the word itself,
+// and every load of the mask bytes a load of the words' bits: a vector load of N bytes at a row
+// that is a multiple of 8 reads N bits as <N x i1>, a scalar load (a remainder row) shifts its
+// bit out. With no load of the bytes left, the byte buffer goes, and the loop over the block's
 // words is left scalar (marked kWordLoop for the gates). A mask whose even and odd rows
 // jit/lane_order.cc took apart (16 rows loaded, the even ones in one vector, the odd in another)
 // reads them from the block's words deinterleaved: each word's even and odd bits, packed by
-// `pext` once a word, kept beside the words. `sum(a * b)` over i32 at half valid
-// (Zen 5, 3 interleaved pairs): 16,384 rows 1,720-1,756 -> 1,686-1,695 ns, 1M rows 119-121 ->
-// 115-118 us. Vectors of fewer than 8 rows (64-bit values at 256 bits) keep the bytes: a load and
-// a `vpmovb2m` cost no more than shifting the bits out of their byte.
+// `pext` once a word, kept beside the words. `sum(a * b)` over i32 at half valid, 16,384 rows
+// (Zen 5): bits 1,720-1,756 -> 1,686-1,695 ns (3 interleaved pairs), then the pairing 1,695 ->
+// 1,530 (llvm-mca: 12 -> 6 cycles a 32-row step); over 1M rows, read-bound, 119-121 -> 113-118 us.
+// Vectors of fewer than 8 rows (64-bit values at 256 bits) keep the bytes: a load and a
+// `vpmovb2m` cost no more than shifting the bits out of their byte.
 //
 // All or nothing per kernel: a load of the bytes in any other form keeps them all.
 #include <algorithm>
