@@ -736,8 +736,9 @@ Status KernelBuilder::BuildFold(const std::string& name) {
 // ANDed (and with `last_mask`, which keeps a padded last word's padding out), counted and spread
 // to a byte a row (0xff: fold) in a stack buffer, which the block's vectorized row loop reads as
 // its mask. With mask registers, after vectorization, the loop reads the words' bits instead
-// (jit/mask_bits.cc, which finds the buffer by its kFoldMaskName mark). A strict expression's failing row raises its
-// error (its evidence is masked by the same byte), so no per-call validity is computed.
+// (jit/mask_bits.cc, which finds the buffer by its kFoldMaskName mark). A strict expression's
+// failing row raises its error (its evidence is masked by the same byte), so no per-call
+// validity is computed.
 Status KernelBuilder::EmitRowFold(FoldAccs& accs, const FoldLayout& layout, llvm::Value* rows,
                                   llvm::Value* last_mask) {
   assert(!shape_.writes_validity && "a row fold folds by its mask; it computes no validity");
