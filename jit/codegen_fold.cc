@@ -227,6 +227,10 @@ constexpr int64_t kNarrowChunkWords = int64_t{1} << 14;
 static_assert(kNarrowChunkWords * (64 / 16) * (int64_t{1} << 16) <= int64_t{1} << 32,
               "a narrow sum's 32-bit lane overflows within a chunk");
 
+// How far ahead of its word a masked column word loop asks for values (PrefetchWordValues): 16
+// words of 8-byte values, 32 of 4-byte ones (at 4 KiB, 16 words of i32, neither i32 fold moved).
+constexpr int64_t kWordFoldPrefetchBytes = 8192;
+
 // Rows a group: one 512-bit vector of accumulator lanes (8 of 64-bit accumulators: a group's mask
 // is then one byte of the bitmap, a `kmovb` from memory), at most 16.
 int GroupLanes(const FoldLayout& l) {
@@ -614,6 +618,19 @@ llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const F
   return Unflatten(sets, out);
 }
 
+// The values `kWordFoldPrefetchBytes` past word `w`'s, asked for ahead of the loop that will read
+// them (a prefetch never faults, so past the column's end too). The masked word loop that loads
+// its masks from the validity words ran behind the hardware prefetcher over columns from the L3
+// cache: on Zen 5, 1M rows at half valid, `min_max(f64)` took 0.82× the time with it and
+// `min_max(i64)` 0.97×, four interleaved rounds each, while i32 folds and `sum(i64)` did not move.
+void KernelBuilder::PrefetchWordValues(const Input& in, llvm::Value* w) {
+  const int64_t word_bytes = 64 * ByteWidth(in.spec.type);
+  llvm::Value* at = b.CreateGEP(b.getInt8Ty(), in.values,
+                                b.CreateAdd(b.CreateMul(w, b.getInt64(word_bytes)), b.getInt64(kWordFoldPrefetchBytes)));
+  // Read, keep in every cache level, data.
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()}, {at, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+}
+
 // One version of EmitColumnWords' loop; `direct`: the input whose validity words are loaded into
 // mask registers as they are (`last_mask` all ones), or nullptr.
 llvm::Value* KernelBuilder::EmitColumnWordLoop(std::vector<FoldAccs>& sets, const FoldLayout& l, llvm::Value* count,
@@ -639,6 +656,7 @@ llvm::Value* KernelBuilder::EmitColumnWordLoop(std::vector<FoldAccs>& sets, cons
     llvm::LoadInst* again = b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), direct->valid, w), llvm::Align(1));
     again->setVolatile(true);
     cw.mask_bits = b.CreateBitCast(again, llvm::FixedVectorType::get(b.getInt1Ty(), 64));
+    PrefetchWordValues(*direct, w);
   }
   // A word whose rows all fold (every word of a column without nulls, where the test unswitches
   // the loop) skips the lane tests and blends. With mask registers a masked instruction costs

@@ -173,6 +173,7 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* EmitColumnWordLoop(std::vector<FoldAccs>& sets, const FoldLayout& layout, llvm::Value* count,
                                   llvm::Value* first, llvm::Value* end, llvm::Value* last_mask, const Input* direct);
   const Input* OneValidityInput() const;
+  void PrefetchWordValues(const Input& in, llvm::Value* w);
   void FoldGroup(FoldAccs& set, const FoldLayout& layout, llvm::Value* row, llvm::Value* m,
                  llvm::Value* fill = nullptr);
   llvm::Value* MinMaxFill(const FoldLayout& layout, llvm::Value* w, llvm::Value* word);

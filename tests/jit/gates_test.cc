@@ -434,6 +434,28 @@ TEST(Gates, FoldsOfI32ProductsReadWholeVectors) {
   EXPECT_GT(widening_loads(neon), 0);
 }
 
+// A column fold over a nullable column, on targets with mask registers, loads each word's mask
+// from the validity words and asks for the values 8 KiB ahead of the word it folds
+// (PrefetchWordValues, jit/codegen_fold.cc); without mask registers (the lane-test loop) and
+// without nulls it asks for nothing. Each still passes the gates.
+TEST(Gates, MaskedColumnFoldsPrefetchTheirValues) {
+  auto prefetches = [](const KernelCheck& check) {
+    return check.code.optimized_ir.find("call void @llvm.prefetch") != std::string::npos;
+  };
+  for (const char* target : {"native", "x86-64-v3", "x86-64-v4"}) {
+    for (const char* fold : {"min_max(a)", "sum(a)", "max(a)"}) {
+      for (const char* type : {"f64", "i64", "i32"}) {
+        ASSERT_OK_AND_ASSIGN(KernelCheck nullable,
+                             CheckRequest({fold, fmt::format("a:{}?", type), {}, "auto", target}));
+        EXPECT_EQ(prefetches(nullable), nullable.context.mask_registers) << fold << " " << type << " " << target;
+        EXPECT_TRUE(nullable.result.passed()) << Explain(nullable);
+        ASSERT_OK_AND_ASSIGN(KernelCheck flat, CheckRequest({fold, fmt::format("a:{}", type), {}, "auto", target}));
+        EXPECT_FALSE(prefetches(flat)) << fold << " " << type << " " << target;
+      }
+    }
+  }
+}
+
 // A short batch's kernel (KernelShape::short_batch): its one loop passes the gates on every target,
 // and where the target masks (AVX-512, SVE) it is vectorized with its tail folded into masks:
 // masked loads and stores, no scalar loop left.
