@@ -137,6 +137,9 @@ class KernelBuilder final : public LowerContext {
   // --- row kernels (jit/codegen_rows.cc)
   Status EmitWordLoop(llvm::Value* words);
   Status EmitWord(llvm::Value* w);
+  static llvm::Value* LaneBytes(llvm::Function& fn);
+  llvm::Value* PackLaneBytes(llvm::Value* lane_bytes, llvm::Value* guard);
+  void AskLaneWidth(llvm::BasicBlock* latch, bool x86, std::span<llvm::Value* const> lane_bytes);
   Status EmitPrefilteredWord(llvm::Value* w);
   Result<llvm::Value*> EmitLengthPrefilter(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Status EmitRowLoop(llvm::Value* words);

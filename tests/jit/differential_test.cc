@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -351,8 +352,17 @@ TEST(Differential, EngineRunsTheKernelThePlannerNames) {
       auto described = PlanKernel(*expr, specs, c.policy);
       ASSERT_TRUE(described.ok()) << where << "\n  " << described.error().ToString();
       // Descriptions plan a full-size batch; a batch under 64 rows runs the same kernel but for
-      // its short-batch loop (KernelShape::short_batch), which never speculates.
-      if (IsShortBatch(c.length) && described->shape.loop == KernelLoop::kRows) {
+      // its short-batch loop (KernelShape::short_batch), which never speculates. A bool result
+      // is packed by a word loop over full-size batches (unless a lane reads a bool word), and
+      // a short batch's loop writes it a byte a row.
+      const bool reads_bool_words = std::any_of(refs.begin(), refs.end(), [&](int col) {
+        return specs[col].shape == ir::InputShape::kFlat && specs[col].type == TypeId::kBool;
+      });
+      const bool packs_words = described->shape.loop == KernelLoop::kWords && (*expr)->type().id == TypeId::kBool &&
+                               !reads_bool_words && !described->shape.length_prefilter && !described->shape.fold &&
+                               !described->shape.mask_evidence;
+      if (IsShortBatch(c.length) && (described->shape.loop == KernelLoop::kRows || packs_words)) {
+        described->shape.loop = KernelLoop::kRows;
         described->shape.short_batch = true;
         described->shape.speculative_mul = false;
       }

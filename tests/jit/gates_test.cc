@@ -464,7 +464,14 @@ TEST(Gates, ShortBatchKernelsFoldTheirTailIntoMasks) {
     for (auto [expr, schema] : {std::pair{"a * b + c", "a:i32, b:i32, c:i32"}, std::pair{"a / b", "a:i64, b:i64"},
                                 std::pair{"a < b", "a:f64, b:f64"}, std::pair{"a * b - 1.5", "a:f32, b:f32"}}) {
       ASSERT_OK_AND_ASSIGN(PlannedKernel planned, PlanRequest({expr, schema, {}, "dense", target}));
-      ASSERT_EQ(planned.key.shape.loop, KernelLoop::kRows) << expr;
+      // A bool result's full-size kernel packs its bits in a word loop on x86; a short batch's
+      // is a row loop.
+      if (std::string_view(expr) != "a < b" || std::string_view(target).starts_with("aarch64")) {
+        ASSERT_EQ(planned.key.shape.loop, KernelLoop::kRows) << expr;
+      } else {
+        ASSERT_EQ(planned.key.shape.loop, KernelLoop::kWords) << expr << " " << target;
+      }
+      planned.key.shape.loop = KernelLoop::kRows;
       planned.key.shape.short_batch = true;
       ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckPlanned(planned));
       EXPECT_TRUE(check.result.passed()) << Explain(check);
