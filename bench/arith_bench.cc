@@ -120,8 +120,9 @@ int64_t ScalarRun(Shape shape, const std::vector<Arg<T>>& args, int64_t n, T* ou
   return -1;
 }
 
-// stream: out[i] = a[i] ^ b[i] ^ c[i] compiled for AVX2 (this machine's vector width): reads
-// three columns and writes one, the bytes a * b + c must move.
+// stream: out[i] = a[i] ^ b[i] ^ c[i] compiled for AVX2 whatever the build's target (the floor
+// is the memory's, not the loop's): reads three columns and writes one, the bytes a * b + c must
+// move.
 template <typename U>
 __attribute__((target("avx2"), noinline)) void Stream3(const U* a, const U* b, const U* c, U* out,
                                                        int64_t n) {
@@ -340,7 +341,8 @@ void RegisterChecked(const char* type) {
       nullptr);
 }
 
-// single: one operator each, for "jit no slower than static" (ratio <= 1.05).
+// single: one operator each, for "jit no slower than static" (tools/bench-report's target
+// single-op-jit-vs-static: ratio <= 1.05).
 template <typename T>
 void RegisterSingleOps(const char* type) {
   const std::string t = type;

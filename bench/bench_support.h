@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ir/binder.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "kernels/bitmap.h"
 #include "runtime/array.h"
 #include "runtime/random.h"

@@ -2,7 +2,7 @@
 // names it, and "native" or the x86-64 level ROWJIT_KERNEL_LEVEL holds every kernel to.
 #include <benchmark/benchmark.h>
 
-#include "jit/host.h"
+#include "jit/base/host.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 //                  in storage: prices and quantities; the product is decimal64(18,4), the sum
 //                  decimal64(18,4); every overflow test runs)
 //   a*b+c/jit128   the same over 16-byte decimal(12,2) columns (DuckDB's export), narrowed by row
-//   a*b+c/i64      the same storage integers as i64 columns, checked i64 `a * b + c` (the issue's
+//   a*b+c/i64      the same storage integers as i64 columns, checked i64 `a * b + c` (the
 //                  yardstick: decimal at >= half its speed)
 //   a*b+c/static   the decimal semantics as a C++ loop compiled -O3 for the build's target
 //                  (rescale, __builtin_mul_overflow, range tests) into a preallocated output

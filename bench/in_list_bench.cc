@@ -1,7 +1,7 @@
 // IN lists (bench). `in_list/<list>/<impl>` over 65,536 i64 rows (all valid), a seventh of them in
 // the list: `jit`, Engine::Evaluate of `x in (...)` (one kernel, the literals a constant set:
 // ir::InListLookup); `chain`, the same list written as `x = v1 or x = v2 or ...` — what the text
-// parsed into before in_list, staged into kernels of EngineOptions::max_kernel_nodes — and
+// means without in_list, staged into kernels of EngineOptions::max_kernel_nodes — and
 // `static`, a C++ loop compiled -O3 for the build's target: std::binary_search over the sorted
 // values into a preallocated byte a row. Lists: 10 values spread wide (compared in turn), 100 and
 // 1,000 spread wide (searched), 200 consecutive (a bitmap).

@@ -138,7 +138,7 @@ void RunFloor(benchmark::State& state, const ArrayPtr& array, int64_t rows, bool
 }
 
 // Every string family at 65,536 rows (the inputs fit in the caches: the kernels' own cost) and
-// at 1M rows (they do not: 12 to 80 MB per pass, at this machine's memory bandwidth).
+// at 1M rows (they do not: 12 to 80 MB per pass, bound by the memory's bandwidth).
 constexpr int64_t kSizes[] = {65536, kRows};
 
 // `bytes_are_strings`: the counters count the strings' bytes. `reads_bytes`: kernels read them
@@ -224,7 +224,7 @@ void RegisterDictionary() {
 // `str_produce`: functions returning strings over 1M (and 65,536) words of 4-12 mixed-case
 // letters, a tenth with spaces around them, 90 % valid: `jit` (Engine::Evaluate over 32-bit
 // offsets: the column forms of ir/string_columns.h), `jit_view` (over views), `reference` (the
-// row-at-a-time reference semantics, the path these calls took before the column forms), and
+// row-at-a-time reference semantics: these calls without the column forms), and
 // `floor` (copying the offsets and the bytes into fresh buffers: what any result costs).
 const Strings& Words() {
   static auto s = Build([](int64_t, std::mt19937_64& rng) {

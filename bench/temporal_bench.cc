@@ -4,11 +4,12 @@
 // arithmetic (H. Hinnant's algorithm) as a C++ loop compiled -O3 for the build's target into a
 // preallocated output, with i64 floor divisions as the compiler emits them; and `floor`, the
 // memory floor of any of them: `t + 1` over the same column into a preallocated output (one
-// 8-byte read and one 8-byte write a row). Issue targets: year ≤ 1 ns/row, date_trunc month
-// ≤ 1.5 ns/row, at 1M rows. Interval arithmetic beside them: `t + '1 month'` (the civil form:
-// split, move the month count, clamp the day, join) and `t + '1 day'` (one checked add of a
-// constant), `static` the same with the overflow test; `jit_paris`, the fields and truncation in
-// Europe/Paris's local time. `interval/compare` and `interval/add`: intervals with each other.
+// 8-byte read and one 8-byte write a row). Targets, at 1M rows: `temporal/year/jit` ≤ 1 ns/row,
+// `temporal/date_trunc_month/jit` ≤ 1.5 ns/row. Interval arithmetic beside them: `t + '1 month'`
+// (the civil form: split, move the month count, clamp the day, join) and `t + '1 day'` (one
+// checked add of a constant), `static` the same with the overflow test; `jit_paris`, the fields
+// and truncation in Europe/Paris's local time. `interval/compare` and `interval/add`: intervals
+// with each other.
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"

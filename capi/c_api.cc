@@ -9,7 +9,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/arrow_c.h"
 #include "runtime/builder.h"
 

@@ -1,6 +1,6 @@
 # The installed library (included by the top-level CMakeLists.txt): librowjit.so (SONAME
 # librowjit.so.0, only the rowjit:: namespace and the C API exported) and librowjit.a, both made
-# of the four layers' objects; the public headers (what jit/engine.h and the other entry headers
+# of the four layers' objects; the public headers (what jit/api/engine.h and the other entry headers
 # include, and nothing of LLVM); a CMake package (find_package(rowjit CONFIG) -> rowjit::rowjit,
 # rowjit::rowjit_static) and a pkg-config file (rowjit, rowjit-static).
 include(GNUInstallDirs)
@@ -32,13 +32,13 @@ foreach(target rowjit_shared rowjit_static)
   add_dependencies(${target} ${ROWJIT_LAYERS})
 endforeach()
 
-# The public headers: what the entry headers (jit/engine.h, ir/binder.h, ir/parser.h,
+# The public headers: what the entry headers (jit/api/engine.h, ir/binder.h, ir/parser.h,
 # runtime/builder.h, runtime/arrow_c.h, runtime/selection.h, runtime/string_array.h,
 # ir/aggregate.h) include, found with `g++ -MM`; none includes LLVM (tools/consumer-test checks
 # both by building against them).
 set(ROWJIT_PUBLIC_HEADERS
     ir/aggregate.h ir/analysis.h ir/binder.h ir/expr.h ir/limits.h ir/parser.h ir/spec_key.h
-    jit/compiler.h jit/disk_cache.h jit/engine.h jit/kernel_abi.h jit/kernel_cache.h jit/planner.h jit/target.h
+    jit/compile/compiler.h jit/cache/disk_cache.h jit/api/engine.h jit/base/kernel_abi.h jit/cache/kernel_cache.h jit/plan/planner.h jit/base/target.h
     kernels/bitmap.h
     runtime/array.h runtime/arrow_c.h runtime/arrow_c_abi.h runtime/buffer.h runtime/builder.h runtime/selection.h runtime/status.h
     runtime/string_array.h

@@ -17,7 +17,7 @@
 #include "ir/analysis.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "support/random_data.h"
 
@@ -252,7 +252,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  // The result's type is the expression's (a null computed on the storage once lost a decimal's).
+  // The result's type is the expression's (a null computed on the storage would lose a decimal's).
   if (!(*jit)->type().SameType((*expr)->type())) {
     Mismatch(**expr, layout, length, policy,
              fmt::format("jit result is {}, the expression {}", (*jit)->type().ToString(), (*expr)->type().ToString()));

@@ -36,7 +36,7 @@ struct ExprFacts {
   // expression).
   std::vector<const Expr*> calls;
   int64_t nodes = 0;  // nodes of the tree, a shared subtree counted at each use (saturating)
-  // The nodes a kernel holds, as planning and staging count them (jit/staging.h): as `nodes`,
+  // The nodes a kernel holds, as planning and staging count them (jit/plan/staging.h): as `nodes`,
   // but the literal items of an IN list are one constant set (CountsAsNodes), not counted.
   int64_t kernel_nodes = 0;
   int depth = 0;      // the longest root-to-leaf path, in nodes
@@ -61,7 +61,7 @@ bool CountsAsNodes(const Expr& call, size_t i);
 // its non-null literal items, in SQL's order (CompareScalarsSql).
 std::vector<Scalar> InListSet(const Expr& call);
 
-// How a kernel tests a row against that set (jit/lower_logic.cc, jit/lower_string.cc):
+// How a kernel tests a row against that set (jit/codegen/lower/logic.cc, jit/codegen/lower/string.cc):
 //   kCompared  value by value: up to kInListComparedValues values;
 //   kBitmap    integers within kInListBitmapSpan of the least of more than kInListBitmapMin
 //              values (every 8-bit set): a constant bitmap whose word a tree of selects picks;

@@ -1,6 +1,6 @@
 // Transcendental float functions (ir layer): one algorithm per function, written once over a
 // backend `M`, so that the reference evaluator (M = ScalarMath: doubles) and the JIT (M = the IR
-// backend in jit/lower_math.cc: the same operations emitted as LLVM IR, one row at a time, which
+// backend in jit/codegen/lower/math.cc: the same operations emitted as LLVM IR, one row at a time, which
 // the loop vectorizer widens) compute bit-identical results. Nothing here calls libm: libm's
 // scalar results are not what a vector kernel computes, and value-for-value agreement between the
 // kernels and the reference is the contract.
@@ -575,7 +575,7 @@ struct SinCos {
 };
 // `large_args` false: fdlibm's medium reduction alone, right for |x| below 2^20 π/2 (and the
 // same bits there as with the table) — a dense row loop's fast pass, whose blocks with a larger
-// argument are rerun with it (jit/lower_math.cc).
+// argument are rerun with it (jit/codegen/lower/math.cc).
 template <class M, class F = typename M::F>
 SinCos<M> SinCosOfAbs(M& m, F x, bool large_args) {
   F ax = m.Abs(x);

@@ -1,7 +1,7 @@
 // Decimal row functions and the binder's decimal rules (ir layer): add, sub and mul at the SQL
 // scales, rescaling casts (half away from zero), and conversions to and from floats, over
 // decimal32/decimal64 storage and integers (read at scale 0). The semantics compute exactly in
-// 128 bits and then check the 64-bit result's precision; the kernels (jit/lower_decimal.cc)
+// 128 bits and then check the 64-bit result's precision; the kernels (jit/codegen/lower/decimal.cc)
 // compute in 64 bits and detect the same overflows.
 #include <cmath>
 

@@ -54,7 +54,7 @@ Result<Scalar> Like(std::span<const Scalar> a, DataType, std::optional<TypeId>) 
                                        a[0].type_id() == TypeId::kUtf8, kFoldCase));
 }
 
-// --- functions returning strings (computed outside kernels: jit/strings_materialize.cc)
+// --- functions returning strings (computed outside kernels: jit/exec/strings_materialize.cc)
 
 // The first argument a string; the result its type.
 Result<DataType> SameString(std::string_view n, std::span<const DataType> a, std::optional<TypeId>) {

@@ -8,7 +8,7 @@
 // A truncation whose result falls below the storage's range is an overflow error.
 //
 // The reference computes through std::chrono (a different algorithm from the kernels' civil
-// arithmetic, jit/lower_temporal.cc), shifted by whole 400-year cycles into its range.
+// arithmetic, jit/codegen/lower/temporal.cc), shifted by whole 400-year cycles into its range.
 #include "ir/temporal.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Calendar facts shared by the temporal functions' reference (ir/functions_temporal.cc), the
-// binder and their kernels (jit/lower_temporal.cc) (ir layer).
+// binder and their kernels (jit/codegen/lower/temporal.cc) (ir layer).
 #pragma once
 
 #include <optional>
@@ -30,7 +30,7 @@ bool ReadsZoneTables(const Expr& call);
 // binds to ("year", "day_of_week" for 'dow', "date_trunc_month"), or nullopt for an unknown part.
 std::optional<std::string> TemporalCallName(std::string_view function, std::string_view part);
 
-// A cast between temporal types (jit/lower_temporal.cc, ir/functions_temporal.cc): the value
+// A cast between temporal types (jit/codegen/lower/temporal.cc, ir/functions_temporal.cc): the value
 // times `multiply` or floor-divided by `divide`; to a date, floor-divided to whole days first and
 // then times the target's units a day (`to_date`, 1 or 86,400,000). Units a day: date32 1,
 // date64 and ms 86,400,000, s 86,400, us 8.64e10, ns 8.64e13.

@@ -27,7 +27,7 @@ bool KernelLevelAvailable(KernelLevel level);
 // The level kernels run at now.
 KernelLevel ActiveKernelLevel();
 // Forces a level for every later kernel call in the process, and for the JIT kernels of every
-// engine made afterwards (an engine reads the level once, when it is made: jit/target.h). Returns
+// engine made afterwards (an engine reads the level once, when it is made: jit/base/target.h). Returns
 // false, changing nothing, when the CPU lacks it: an unsupported level is refused rather than
 // left to fault.
 [[nodiscard]] bool SetKernelLevel(KernelLevel level);

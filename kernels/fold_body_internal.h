@@ -155,8 +155,9 @@ struct FloatSumState {
       }
 #if defined(__SSE4_1__)
       // Kept a loop for the loop vectorizer: unrolled, GCC turns each lane test into a scalar bit
-      // extraction and the adds stay scalar (on Zen 5: 3.7x slower at v4, 2.5x at v3, 1.8x at v2;
-      // without SSE4.1's 64-bit compare the loop is slower than the scalar form).
+      // extraction and the adds stay scalar, slower at every level from v2 up; without SSE4.1's
+      // 64-bit compare the loop is the slower form (bench: `fold/sum_f64_scattered_0.5/static`
+      // under ROWJIT_KERNEL_LEVEL=baseline, v2, v3 and v4).
 #pragma GCC unroll 1
 #endif
       for (int l = 0; l < kFloatSumLanes; ++l) {

@@ -50,11 +50,11 @@ inline bool Qualifies(KeyType<T> k) {
   }
 }
 
-// Without SSE4.2 (baseline x86-64) there is no 64-bit vector compare, and GCC compiled the
-// select of a 64-bit key into a branch, which scattered nulls mispredict: over 1M rows at half
-// valid, i64 4.9 ns a row against 0.8 all valid (f64: 5.0 against 1.2). There the key is chosen
-// by a mask: 1.25 ns a row at every density (f64: 1.86). (With SSE4.2 the select vectorizes; the
-// mask form measured 1.4x slower at v2.)
+// Without SSE4.2 (baseline x86-64) there is no 64-bit vector compare, and GCC compiles the
+// select of a 64-bit key into a branch, which scattered nulls mispredict: at half valid the fold
+// runs several times slower than all valid. There the key is chosen by a mask, at the same cost
+// at every density. With SSE4.2 the select vectorizes and the mask form is the slower one. Bench:
+// `fold_1m/min_max_{i64,f64}_scattered_{0.5,1}/static` under ROWJIT_KERNEL_LEVEL=baseline and v2.
 #if defined(__SSE4_2__)
 constexpr bool kMaskSelect = false;
 #else

@@ -15,7 +15,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "kernels/bitmap.h"
 #include "python/module.h"
 

@@ -57,9 +57,10 @@ void* RecyclingPool::Allocate(int64_t bytes) {
   if (bytes >= min_block_) {
     std::lock_guard<std::mutex> lock(mu_);
     // The block of this size freed last (equal keys keep their insertion order): the one most
-    // likely still in cache. Taking the oldest instead rotated a batch loop's outputs through
-    // every retained block of the size, each cold: at 65,536 i32 rows (256 KiB) that cost 15 %
-    // of a prepared Evaluate in a benchmark process that had retained several.
+    // likely still in cache. Taking the oldest would rotate a batch loop's outputs through every
+    // retained block of the size, each cold, a visible part of a prepared Evaluate of 65,536 i32
+    // rows (256 KiB) in a process that has retained several (bench:
+    // `ordinary/i32_mul_add/jit_prepared/rows:65536` in a full benchmark run).
     auto [first, end] = free_.equal_range(bytes);
     if (first != end) {
       auto it = std::prev(end);

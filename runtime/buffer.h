@@ -30,12 +30,14 @@ class MemoryPool {
 // A pool that keeps freed blocks of at least `min_block` bytes for reuse by the next allocation
 // of the same size, up to `max_retained` bytes of them (the largest blocks go first when full).
 // Large outputs of a batch loop then land on memory already faulted in, instead of fresh pages
-// from the system each call (on a 2-vCPU guest, ~2 ns/row for a 4M-row i32 output). Small blocks
-// (up to kSmallMax bytes, the outputs of short batches) are kept too, up to kSmallKeep of each
-// 64-byte size class: glibc's 64-byte-aligned allocation costs several times a plain malloc,
-// which showed in the per-call cost of short batches; they are bounded by that count (at most
-// 2 MiB), not by `max_retained`, and retained_bytes() does not count them. Others go straight to
-// the system allocator. Thread-safe.
+// from the system each call, every page faulted in again (bench:
+// `into/i32_mul_add/jit/rows:4194304/valid:100`, whose output comes from this pool, against
+// `jit_into`, which writes into memory the caller lent). Small blocks (up to kSmallMax bytes, the
+// outputs of short batches) are kept too, up to kSmallKeep of each 64-byte size class: glibc's
+// 64-byte-aligned allocation costs several times a plain malloc, a visible part of the per-call
+// cost of short batches (bench: `compile/ops3/prepared_64_rows`); they are bounded by that count
+// (at most 2 MiB), not by `max_retained`, and retained_bytes() does not count them. Others go
+// straight to the system allocator. Thread-safe.
 class RecyclingPool final : public MemoryPool {
  public:
   explicit RecyclingPool(int64_t max_retained = int64_t{256} << 20, int64_t min_block = int64_t{1} << 20);

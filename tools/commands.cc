@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "ir/version.h"
-#include "jit/host.h"
+#include "jit/base/host.h"
 #include "runtime/random.h"
 
 namespace rowjit::cli {

@@ -6,10 +6,10 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/random.h"
 #include "tools/commands.h"
-#include "jit/static_chain.h"
+#include "jit/exec/static_chain.h"
 
 namespace rowjit::cli {
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "ir/version.h"
-#include "jit/host.h"
+#include "jit/base/host.h"
 #include "tools/commands.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <set>
 #include <tuple>
 
-#include "jit/kernel_abi.h"
-#include "jit/pipeline_internal.h"
+#include "jit/base/kernel_abi.h"
+#include "jit/compile/pipeline_internal.h"
 
 namespace rowjit::jit {
 namespace {

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jit/compiler.h"
-#include "jit/target.h"
+#include "jit/compile/compiler.h"
+#include "jit/base/target.h"
 
 namespace rowjit::jit {
 
@@ -36,7 +36,7 @@ struct LoopReport {
   // target without masked operations); counted as a remainder.
   bool short_batch = false;
   // A loop over validity words left scalar (one iteration a 64-row word, marked kWordLoop: a
-  // masked row fold's words kept for its mask registers, jit/mask_bits.cc).
+  // masked row fold's words kept for its mask registers, jit/compile/mask_bits.cc).
   bool word_loop = false;
   bool encloses_vectorized = false;  // a subloop is vectorized (the word loop around lane loops)
   // The row work became llvm.memcpy / memset / memmove of whole words (an identity or a
@@ -66,7 +66,7 @@ struct KernelReport {
   // that the executor unpacks from the validity bitmap.
   bool reads_row_mask = false;
   // The kernel spreads its rows' masks to a byte a row itself and loads 8 or more of them at once
-  // (a masked row fold's stack buffer, marked kFoldMaskName): what jit/mask_bits.cc replaces by
+  // (a masked row fold's stack buffer, marked kFoldMaskName): what jit/compile/mask_bits.cc replaces by
   // bits where there are mask registers. (Fewer than 8, at 256 bits over 64-bit values, cost a
   // load and a `vpmovb2m`: no more than the bits would, shifted out of their byte.)
   bool spreads_row_mask = false;

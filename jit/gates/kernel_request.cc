@@ -6,7 +6,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
-#include "jit/planner.h"
+#include "jit/plan/planner.h"
 #include "runtime/builder.h"
 
 namespace rowjit::jit {

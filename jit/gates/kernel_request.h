@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "ir/expr.h"
-#include "jit/compiler.h"
-#include "jit/kernel_cache.h"
-#include "jit/target.h"
+#include "jit/compile/compiler.h"
+#include "jit/cache/kernel_cache.h"
+#include "jit/base/target.h"
 
 namespace rowjit::jit {
 

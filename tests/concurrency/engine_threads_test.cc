@@ -12,7 +12,7 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "support/assert_ok.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ir/binder.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 
 int main() {

@@ -42,8 +42,8 @@ TEST(Parser, PrecedenceAndCanonicalForm) {
   EXPECT_EQ(Canon("1.5e3 + .5"), "1.5e3 + .5");
   EXPECT_EQ(Canon("-inf:f32"), "-inf:f32");
   EXPECT_EQ(Canon("if(a > 0, a, 0 - a)"), "if(a > 0, a, 0 - a)");
-  // `not` with no or several arguments is a call wherever it stands (a fuzz finding: `(not())`
-  // did not parse where `x + not()` did).
+  // `not` with no or several arguments is a call wherever it stands: in parentheses (`(not())`)
+  // as after an operator (`x + not()`).
   EXPECT_EQ(Canon("(c) + no + not() % or2"), "(c + no) + (not() % or2)");
   EXPECT_EQ(Canon("(not())"), "not()");
   EXPECT_EQ(Canon("not(a, b) and not (a)"), "not(a, b) and (not a)");

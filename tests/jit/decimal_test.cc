@@ -15,7 +15,7 @@
 #include "ir/binder.h"
 #include "ir/decimal.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "runtime/selection.h"

@@ -12,8 +12,8 @@
 
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
-#include "jit/planner.h"
+#include "jit/api/engine.h"
+#include "jit/plan/planner.h"
 #include "runtime/random.h"
 #include "support/random_data.h"
 #include "support/sanitized.h"
@@ -40,8 +40,8 @@ constexpr std::optional<Tier> kTiers[] = {std::nullopt, Tier::kFast, Tier::kOpti
 
 // Random batches per expression in the long differential runs, and the floors on what they reach
 // (rows compared, errors, layouts, tiers), which scale with it. Under the sanitizers every
-// expression still runs, over half as many batches: the two runs took a fifth of the sanitized
-// JIT tests' time.
+// expression still runs, over half as many batches: the two runs are among the longest of the
+// sanitized JIT tests (ctest prints each test's time).
 constexpr int kBatchesPerExpression = testing::kSanitized ? 100 : 200;
 constexpr int64_t AtLeast(int64_t at_200_batches) { return at_200_batches * kBatchesPerExpression / 200; }
 

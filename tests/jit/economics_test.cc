@@ -15,9 +15,9 @@
 #include "ir/binder.h"
 #include "ir/parser.h"
 #include "ir/reference.h"
-#include "jit/disk_cache.h"
-#include "jit/engine.h"
-#include "jit/planner.h"
+#include "jit/cache/disk_cache.h"
+#include "jit/api/engine.h"
+#include "jit/plan/planner.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "support/assert_ok.h"
@@ -343,7 +343,7 @@ TEST(DiskCache, ObjectsOfAnotherCpuOrVersionAreNeverShared) {
     const CacheKey into = *PlanKernel(*ir::ParseAndBind(text, local), specs, ir::Policy::kDense);
     EXPECT_NE(into.Serialize().find("zone America/New_York "), std::string::npos) << text << ": " << into.Serialize();
   }
-  // Fewer descriptions than the columns read: an error (it read past them before).
+  // Fewer descriptions than the columns read: an error, not a read past their end.
   auto short_specs = PlanKernel(*ir::ParseAndBind("cast(s, date32)", local), spec, ir::Policy::kDense);
   ASSERT_FALSE(short_specs.ok());
   EXPECT_EQ(short_specs.error().code(), ErrorCode::kInvalidInput);

@@ -1,6 +1,6 @@
 // Engine: errors behind nulls, error rows, strategies, constants, Arrow inputs, the kernel cache
 // under concurrency and eviction (jit).
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "ir/aggregate.h"
-#include "jit/compiler.h"
-#include "jit/host.h"
-#include "jit/target.h"
+#include "jit/compile/compiler.h"
+#include "jit/base/host.h"
+#include "jit/base/target.h"
 #include "kernels/dispatch.h"
 #include "ir/binder.h"
 #include "ir/parser.h"

@@ -8,7 +8,7 @@
 
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "runtime/selection.h"
@@ -92,7 +92,7 @@ TEST(Filter, BadInputFailsAtEverySelectedFraction) {
   }
 }
 
-// A random selection of `length` rows at one of the densities the issue names.
+// A random selection of `length` rows at one of six densities (`kind` 0-5), from none to all.
 SelectionVector RandomSelection(int64_t length, int kind, std::mt19937_64& rng) {
   const double p[] = {0.0, 0.01, 0.1, 0.5, 0.9, 1.0};
   std::bernoulli_distribution keep(p[kind]);

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "ir/aggregate.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "kernels/dispatch.h"
 #include "kernels/bitmap.h"
 #include "kernels/fold.h"
@@ -247,7 +247,7 @@ TEST(Fold, SumOfNarrowProductsMatchesReference) {
 }
 
 // Folds of i32 products over columns without nulls: on x86 their vector loop reads each column
-// 16 rows at a time and multiplies even and odd rows apart (jit/lane_order.cc), which changes the
+// 16 rows at a time and multiplies even and odd rows apart (jit/compile/lane_order.cc), which changes the
 // lane of every row; every fold the change can reach must still answer as the reference, at
 // lengths around the loop's 32-row step, with products that overflow and products that fit.
 TEST(Fold, ProductsOfI32ColumnsAnswerWhateverLaneHoldsTheirRow) {
@@ -278,7 +278,7 @@ TEST(Fold, ProductsOfI32ColumnsAnswerWhateverLaneHoldsTheirRow) {
 }
 
 // Masked row folds on AVX-512 read each vector's mask as bits of the block's validity words, and
-// a scalar row shifts its row's bit out (jit/mask_bits.cc); elsewhere they read a byte a row.
+// a scalar row shifts its row's bit out (jit/compile/mask_bits.cc); elsewhere they read a byte a row.
 // Every integer and float width (8 to 64 lanes a vector), blocks whose rows the vector loop
 // covers and blocks it leaves to the remainder (a last block of one word), a loop left scalar
 // (an i64 division: no vector divide), inputs offset within their bitmaps, and validity that is
@@ -549,7 +549,7 @@ TEST(Fold, SumsOf64BitIntegersAreExactWideSums) {
 }
 
 // Sums of 8-, 16- and 32-bit columns add in 32-bit lanes, widened every 2^20 rows
-// (jit/codegen_fold.cc, NarrowSum; a static_assert there holds the chunk to its bound): every row
+// (jit/codegen/codegen_fold.cc, NarrowSum; a static_assert there holds the chunk to its bound): every row
 // at the type's minimum, maximum or -1 (the extremes of each lane's halves) over batches that end
 // inside, at and past a chunk, with and without nulls and with a bit offset, equals count x value,
 // in both tiers. (A chunk of 2^18 words makes the i32 cases fail.)

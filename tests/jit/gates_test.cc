@@ -11,12 +11,12 @@
 #include "ir/binder.h"
 #include "ir/function.h"
 #include "ir/projection.h"
-#include "jit/planner.h"
+#include "jit/plan/planner.h"
 #include "jit/gates/gate_catalog.h"
 #include "jit/gates/gate_report.h"
 #include "jit/gates/gates.h"
 #include "jit/gates/kernel_request.h"
-#include "jit/target.h"
+#include "jit/base/target.h"
 #include "support/assert_ok.h"
 
 namespace rowjit::jit {
@@ -110,7 +110,7 @@ TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
     }
     functions.insert(k.function);
   }
-  // Functions returning strings run outside kernels (jit/strings_materialize.cc): no kernel.
+  // Functions returning strings run outside kernels (jit/exec/strings_materialize.cc): no kernel.
   const std::set<std::string> string_valued = {"lower", "upper", "substr", "concat", "trim", "ltrim", "rtrim", "replace",
                                                "logical_to_text"};
   for (const std::string& f : string_valued) EXPECT_EQ(functions.count(f), 0u) << f;
@@ -360,7 +360,7 @@ TEST(Gates, FoldsReadNoByteMask) {
         ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest({fold, schema, {}, "auto", target}));
         EXPECT_TRUE(check.context.masked_fold) << fold << " " << schema << " " << target;
         EXPECT_FALSE(check.report.reads_row_mask) << fold << " " << schema << " " << target;
-        // With mask registers no fold spreads its mask to bytes either (jit/mask_bits.cc).
+        // With mask registers no fold spreads its mask to bytes either (jit/compile/mask_bits.cc).
         if (check.context.mask_registers) {
           EXPECT_FALSE(check.report.spreads_row_mask) << Explain(check);
         }
@@ -390,7 +390,7 @@ TEST(Gates, FoldsReadNoByteMask) {
   }
 }
 
-// Folds of i32 products (jit/lane_order.cc): on x86 the main vector loop reads no column by a
+// Folds of i32 products (jit/compile/lane_order.cc): on x86 the main vector loop reads no column by a
 // widening load (`sext` of a loaded i32 vector), on every width, without nulls and, with mask
 // registers, with them; where a lane's row matters (a row kernel storing its products, a fold
 // reading mask bytes) or the target widens as it multiplies (NEON), the loads stay as the
@@ -417,7 +417,7 @@ TEST(Gates, FoldsOfI32ProductsReadWholeVectors) {
       EXPECT_TRUE(check.result.passed()) << Explain(check);
     }
     // Over inputs with nulls, with mask registers, the fold's mask is paired too (its even and
-    // odd rows' bits, jit/mask_bits.cc); as bytes (AVX2) it keeps the widening loads.
+    // odd rows' bits, jit/compile/mask_bits.cc); as bytes (AVX2) it keeps the widening loads.
     ASSERT_OK_AND_ASSIGN(KernelCheck masked, CheckRequest({"sum(a * b)", "a:i32?, b:i32?", {}, "auto", target}));
     if (masked.context.mask_registers) {
       EXPECT_EQ(widening_loads(masked), 0) << target << "\n" << masked.code.optimized_ir;
@@ -436,7 +436,7 @@ TEST(Gates, FoldsOfI32ProductsReadWholeVectors) {
 
 // A column fold over a nullable column, on targets with mask registers, loads each word's mask
 // from the validity words and asks for the values 8 KiB ahead of the word it folds
-// (PrefetchWordValues, jit/codegen_fold.cc); without mask registers (the lane-test loop) and
+// (PrefetchWordValues, jit/codegen/codegen_fold.cc); without mask registers (the lane-test loop) and
 // without nulls it asks for nothing. Each still passes the gates.
 TEST(Gates, MaskedColumnFoldsPrefetchTheirValues) {
   auto prefetches = [](const KernelCheck& check) {

@@ -10,7 +10,7 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 
 namespace rowjit::jit {

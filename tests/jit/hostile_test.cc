@@ -7,7 +7,7 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "support/assert_ok.h"
@@ -92,9 +92,9 @@ TEST(Hostile, LongExpressionsRunInStages) {
 }
 
 // A variadic call of more arguments than a kernel holds (coalesce of hundreds of columns) runs
-// in stages of grouped arguments (before, staging could not shrink it and recursed until the
-// stack overflowed); in a fold too, and with the smallest kernel limit. A limit below one call's
-// nodes is refused.
+// in stages of grouped arguments (a stage that could not shrink it would recurse until the stack
+// overflows); in a fold too, and with the smallest kernel limit. A limit below one call's nodes
+// is refused.
 TEST(Hostile, WideVariadicCallsRunInStages) {
   const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i32");
   ASSERT_OK_AND_ASSIGN(RecordBatch batch, RandomBatch(schema, 300, 0.3, 5));
@@ -119,9 +119,9 @@ TEST(Hostile, WideVariadicCallsRunInStages) {
   EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidInput);
 }
 
-// A null computed for a constant batch keeps the expression's logical type (a fuzz finding: the
-// reference's null of a strict call over a null was typed by its storage, and a broadcast
-// constant took that type: i64 for a decimal, which a later stage then refused).
+// A null computed for a constant batch keeps the expression's logical type: the reference's null
+// of a strict call over a null, typed by its storage, would give a broadcast constant that type
+// (i64 for a decimal), which a later stage refuses.
 TEST(Hostile, NullConstantsKeepTheirLogicalType) {
   auto engine = NewEngine({.max_kernel_nodes = kMinKernelNodes});
   const Schema schema = *ParseSchema("d:decimal64(12,2)?, t:timestamp(us, UTC)?");

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "ir/binder.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "runtime/string_array.h"
@@ -107,9 +107,9 @@ TEST(InList, EqualsTheReference) {
 }
 
 // A long list is one kernel of a few nodes (its literals one constant set), compiled once: not
-// the chain of comparisons it stands for, which staging cut into dozens of kernels. Items that
-// are columns still count, and a list of more of them than a kernel holds runs in stages that
-// give the same answer.
+// the chain of comparisons it stands for, which staging would cut into dozens of kernels. Items
+// that are columns still count, and a list of more of them than a kernel holds runs in stages
+// that give the same answer.
 TEST(InList, LongListsAreOneKernel) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
   ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("x:i64?"));

@@ -12,7 +12,7 @@
 #include "ir/binder.h"
 #include "ir/projection.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "kernels/bitmap.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"

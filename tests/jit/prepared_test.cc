@@ -8,7 +8,7 @@
 
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/random.h"
 #include "runtime/selection.h"
 #include "support/random_data.h"

@@ -10,7 +10,7 @@
 
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "jit/gates/gates.h"
 #include "jit/gates/kernel_request.h"
 #include "runtime/builder.h"

@@ -11,8 +11,8 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
-#include "jit/engine.h"
-#include "jit/executor_internal.h"
+#include "jit/api/engine.h"
+#include "jit/exec/executor_internal.h"
 #include "jit/gates/kernel_request.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
@@ -149,7 +149,7 @@ std::vector<std::string> Expressions(const Column& s, std::mt19937_64& rng) {
       "s = t", "s < t", "s >= t", "starts_with(s, t)", "ends_with(t, s)", "contains(s, t)",
       "like(s, t)", "ilike(t, s)", "hash(s) % 7 = 3", "hash(s) = hash(t)",
       "coalesce(s, " + lit + ") = " + lit2, "if(length(s) > 3, s, t) = " + lit,
-      // A view's address must follow the string coalesce picks (a finding: it kept the last one's).
+      // A view's address must follow the string coalesce picks, not the last argument's.
       "coalesce(s, t) = " + lit, "starts_with(coalesce(t, s), " + lit + ")", "coalesce(s, t, " + lit + ") < " + lit2,
       "between(s, " + lit + ", " + lit2 + ")", "is_null(s) or s = " + lit,
       "s = " + lit + " and length(t) < 5", "s = ''", "s like ''", "s like '%'",
@@ -253,7 +253,7 @@ TEST(Strings, DictionaryColumnsRunOncePerValue) {
       }
       EXPECT_EQ(FirstDifference(**got, **want), -1) << (*got)->ToString() << " vs " << (*want)->ToString();
       const bool fallible = text.find("3000") != std::string::npos;
-      // At most one dictionary value a row (kDictionaryRowsPerValue, jit/executor_internal.h).
+      // At most one dictionary value a row (kDictionaryRowsPerValue, jit/exec/executor_internal.h).
       EXPECT_EQ(report.strategy == Strategy::kOverDictionary, !fallible && n >= 300) << StrategyName(report.strategy);
     }
   }

@@ -14,7 +14,7 @@
 #include "ir/reference.h"
 #include "ir/temporal.h"
 #include "runtime/timezone.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
 #include "runtime/string_array.h"

@@ -340,8 +340,8 @@ TEST(Text, ArrayLiteralErrors) {
 namespace rowjit {
 namespace {
 
-// Found by the views fuzzer: an offset and a length whose sum passes INT64_MAX overflowed
-// (undefined behaviour) in the size check; now it is an error like any short bitmap.
+// An offset and a length whose sum passes INT64_MAX (the views fuzzer makes such claims) must not
+// overflow (undefined behaviour) in the size check: it is an error like any short bitmap.
 TEST(Validity, ClaimsPastInt64AreAnErrorNotAnOverflow) {
   auto bits = Buffer::Allocate(8);
   ASSERT_TRUE(bits.ok());

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "ir/expr.h"
-#include "jit/engine.h"
+#include "jit/api/engine.h"
 #include "runtime/array.h"
 
 namespace rowjit::test {

@@ -87,7 +87,7 @@ class Generator {
       type_arg = std::string(TypeIdName(want));
     } else if (name == "in_list") {
       // A few items of any form, and at times a set of literals long enough to be searched
-      // (jit/lower_logic.cc InFixedSet), moderate values among them so that rows match.
+      // (jit/codegen/lower/logic.cc InFixedSet), moderate values among them so that rows match.
       const TypeId t = AnyType(rng_);
       args.push_back(Gen(t, depth));
       for (size_t i = 0, n = 1 + rng_() % 3; i < n; ++i) args.push_back(Gen(t, depth));

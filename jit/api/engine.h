@@ -1,0 +1,390 @@
+// The public JIT API: an Engine owns one LLJIT and a kernel cache, prepares bound expressions
+// and evaluates them on batches of runtime arrays (jit layer).
+//
+//   auto engine = *rowjit::jit::Engine::Make();
+//   auto expr = *rowjit::ir::ParseAndBind("a * b + c", *rowjit::ParseSchema("a:i32?, b:i32, c:i32"));
+//   rowjit::Result<rowjit::ArrayPtr> out = engine->Evaluate(expr, batch);
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "ir/aggregate.h"
+#include "ir/expr.h"
+#include "ir/limits.h"
+#include "ir/spec_key.h"
+#include "jit/compile/compiler.h"
+#include "jit/cache/disk_cache.h"
+#include "jit/cache/kernel_cache.h"
+#include "jit/plan/planner.h"
+#include "runtime/array.h"
+#include "runtime/selection.h"
+
+namespace rowjit::jit {
+
+inline constexpr size_t kMaxHeldExpressions = 4096;  // EngineOptions::held_expressions' bound
+
+struct EngineOptions {
+  size_t cache_capacity = 1024;  // compiled kernels kept; older ones are evicted and freed
+  // Freed output buffers of at least 64 KiB are kept (up to this many bytes) and reused by later
+  // evaluations of the same size, so that a batch loop does not fault in fresh pages for every
+  // output. 0: outputs come straight from the system allocator (always so under ASan, which
+  // could not see a use after free of recycled memory).
+  int64_t retained_output_bytes = int64_t{256} << 20;
+  // What an expression may be (depth, nodes, columns); checked on every call.
+  ir::Limits limits = {};
+  // Bytes one evaluation may allocate for its outputs and scratch, estimated before anything
+  // is allocated; past it the call is refused with an out-of-memory error. 0: no limit.
+  int64_t max_evaluation_bytes = 0;
+  // Nodes one kernel may hold: larger expressions run in stages of this size, each its own
+  // kernel, so that compile time grows linearly with the expression (jit/plan/staging.h).
+  int64_t max_kernel_nodes = kDefaultMaxKernelNodes;
+  // Rows one integer sum kernel folds at a time: its 64-bit accumulators (a 64-bit sum's sum
+  // modulo 2^64 and the sum of its high 32-bit halves) are exact below 2^32 rows, so a longer batch is folded in slices of this many
+  // rows whose sums are added in 128 bits. Smaller values exist for tests.
+  int64_t fold_slice_rows = int64_t{1} << 31;
+  // Dense row kernels whose inputs and output together pass this many bytes write the output
+  // with streaming (non-temporal) stores, which skip reading each output line first: about a
+  // quarter less memory traffic for a*b+c, and the output is not left in cache, where it would
+  // not fit anyway. 0: the host's last-level cache size; negative: never. x86-64 only.
+  int64_t stream_output_bytes = 0;
+  // Evaluate, EvaluateInto, Aggregate, Project and ProjectInto called again with the same
+  // ExprPtr(s) (the same objects, not equal ones) run as a prepared handle the engine keeps for
+  // them: no planning and no cache lookup on a batch layout already met, so a loop of one-shot
+  // calls costs what a prepared handle's calls cost. The handles of this many expressions (and
+  // as many aggregates, and projections) are kept, the least recently used dropped first; each
+  // holds its expressions and its layouts' kernels (which the kernel cache may then evict
+  // without freeing). 0: none.
+  size_t held_expressions = 64;  // at most kMaxHeldExpressions
+
+  // --- compile economics ---
+  // The persistent kernel cache: optimized kernels' objects are stored in this folder and read
+  // back by later engines and processes (jit/cache/disk_cache.h: key, checksums, atomic writes,
+  // eviction). Empty: no disk cache.
+  std::string cache_dir = {};
+  int64_t disk_cache_bytes = int64_t{256} << 20;  // the folder's bound; least recently used out
+  // kTiered: a never-seen kernel answers through the fast tier (about a millisecond to compile)
+  // while its optimized kernel compiles on the background pool; later calls switch to it when
+  // ready. kSynchronous: every call waits for the optimized kernel (tests, benchmarks, CLI).
+  enum class Compile : uint8_t { kTiered, kSynchronous };
+  Compile compile = Compile::kTiered;
+  int compile_threads = 1;      // threads of the background pool
+  int optimize_after_uses = 1;  // tiered: lookups of a kernel before its optimized compile starts
+};
+
+struct EvalOptions {
+  ir::Policy policy = ir::Policy::kAuto;  // forced strategies exist for tests and benchmarks
+  // Forces a tier for this call (tests, comparisons): kFast runs the fast kernel only, never
+  // starting the optimized one; kOptimized waits for the optimized kernel (kStatic, which only
+  // the engine chooses, is read as kOptimized). Unset: the engine's EngineOptions::compile
+  // decides, and the static tier answers what it covers until the optimized kernel is ready.
+  std::optional<Tier> tier = std::nullopt;
+};
+
+// What one evaluation did, for tests, benchmarks and the CLI.
+struct EvalReport {
+  Strategy strategy = Strategy::kEmpty;  // the planner's choice (jit/plan/planner.h)
+  std::optional<CacheKey> kernel;        // the kernel it ran, as the planner named it
+  bool compiled = false;    // this call compiled that kernel (not a cache hit, not another thread)
+  double compile_ms = 0;    // its compile time when this call compiled it (or read it from disk), else 0
+  CompilePhases phases;     // where that time went (staged: summed over the stages)
+  std::optional<Tier> tier;  // the tier of the kernel that ran (staged: the fast one if any stage's was)
+  KernelSource source = KernelSource::kMemory;  // where that kernel came from (staged: the last stage's)
+  bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence
+  bool cold_pass = false;   // evidence: a scalar pass located the first failing row
+  // A speculative kernel (KernelShape::speculative_mul) met a wide operand: the batch ran again
+  // through the exact kernel, which `kernel` names.
+  bool rechecked = false;
+  // Caller outputs (EvaluateInto, ProjectInto): some result's values were copied into the
+  // caller's memory rather than written there by the kernel.
+  bool output_copied = false;
+};
+
+// Memory the caller lends for one result (Engine::EvaluateInto, ProjectInto, and the prepared
+// handles' *Into calls), so that a batch loop reuses its outputs instead of allocating them. The
+// result is written in Arrow's flat layout at offset 0:
+//   values:   length * width bytes, aligned to the width; bool: bits, LSB first, in whole
+//             64-bit words (⌈length / 64⌉ * 8 bytes, 8-byte aligned)
+//   validity: ⌈length / 64⌉ * 8 bytes, 8-byte aligned, a set bit a valid row; required when the
+//             result type is nullable, else optional (then written all valid)
+// Bits past the last row, up to the end of its word, are written as zeros. The buffers must not
+// overlap each other or any input's buffers (checked: a clear error). On error their contents
+// are unspecified. The array returned refers to this memory and must not outlive it.
+struct OutputBuffers {
+  void* values = nullptr;
+  int64_t values_bytes = 0;  // capacity
+  void* validity = nullptr;
+  int64_t validity_bytes = 0;  // capacity
+};
+
+class PreparedExpression;
+class PreparedProjection;
+class PreparedAggregate;
+namespace internal {
+struct StringColumns;
+struct HeldProjection;
+}
+
+class Engine {
+ public:
+  static Result<std::unique_ptr<Engine>> Make(EngineOptions options = {});
+  // With a compiler of the caller's (tests wrap the real one to inject failures).
+  static Result<std::unique_ptr<Engine>> Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler);
+  ~Engine();
+
+  // Evaluates a bound expression over `columns` (one per schema field the expression was bound
+  // against; any encoding) of `length` rows. Returns the result array (nullable whenever any
+  // input is), or the error of the first failing row with the function's name. Thread-safe.
+  Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                            int64_t length, const EvalOptions& options = {},
+                            EvalReport* report = nullptr);
+  Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, const RecordBatch& batch,
+                            const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // Evaluates `expr` over the rows `selection` picks (jit/api/filter.cc). The result has
+  // selection.size() rows, row i being batch row selection[i] (Gandiva's convention); only the
+  // selected rows can fail, and an error names its batch row. Below a calibrated fraction of the
+  // batch the selected rows of each input are taken and only they computed; above it every row
+  // is computed and the result's selected rows taken. selection.batch_length() == length.
+  Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                            const SelectionVector& selection, const EvalOptions& options = {},
+                            EvalReport* report = nullptr);
+
+  // Evaluate, writing the result into memory the caller lends (OutputBuffers: sizes, alignment and
+  // overlap are checked first). The kernels of the common strategies write there directly; other
+  // paths (constants, the static tier, a selection's take) copy their result in. Returns an array
+  // over the caller's memory. With a selection, `out` holds selection.size() rows.
+  Result<ArrayPtr> EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                const OutputBuffers& out, const EvalOptions& options = {},
+                                EvalReport* report = nullptr);
+  Result<ArrayPtr> EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                                const SelectionVector& selection, const OutputBuffers& out,
+                                const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // The rows where a bool expression is true (null counts as false, as SQL's WHERE), as a
+  // selection of the batch: ascending 32-bit row indices. With `selection`, only its rows are
+  // considered and only they can fail; the result is still a selection of the whole batch.
+  Result<SelectionVector> Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
+                                 int64_t length, const EvalOptions& options = {}, EvalReport* report = nullptr);
+  Result<SelectionVector> Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
+                                 int64_t length, const SelectionVector& selection,
+                                 const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // Several expressions over one batch in one kernel pass (jit/api/project.cc): one result per
+  // expression, each with its own type and validity, values and nulls as Evaluate's; a
+  // subexpression they share is computed once. An error is the batch's first failing row over
+  // all outputs, at it the first failing output, and its message names the output
+  // ("expression 2: ..."). With a selection: the selected rows only (as Evaluate's).
+  Result<std::vector<ArrayPtr>> Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                        int64_t length, const EvalOptions& options = {},
+                                        EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> Project(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                        int64_t length, const SelectionVector& selection,
+                                        const EvalOptions& options = {}, EvalReport* report = nullptr);
+
+  // Project, writing output k into outs[k] (as EvaluateInto; the outputs must not overlap).
+  Result<std::vector<ArrayPtr>> ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                            int64_t length, std::span<const OutputBuffers> outs,
+                                            const EvalOptions& options = {}, EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> ProjectInto(std::span<const ir::ExprPtr> exprs, std::span<const ArrayPtr> columns,
+                                            int64_t length, const SelectionVector& selection,
+                                            std::span<const OutputBuffers> outs, const EvalOptions& options = {},
+                                            EvalReport* report = nullptr);
+
+  // A reduction template: the aggregate's expression and its fold in one pass over the batch,
+  // the expression's rows never materialized. Results equal the static folds bit for bit when
+  // the argument is a plain column, and the reference evaluator's over expressions; an error in
+  // a row whose inputs are all non-null is reported with its row, one behind a null is not.
+  Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
+                                        std::span<const ArrayPtr> columns, int64_t length,
+                                        EvalReport* report = nullptr);
+  Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
+                                        std::span<const ArrayPtr> columns, int64_t length,
+                                        const EvalOptions& options, EvalReport* report);
+
+  // Starts making the optimized kernel(s) `expr` will run on batches of `schema`'s flat columns
+  // (a nullable field taken to hold nulls), from the disk cache or compiled on the background
+  // pool, so that the first batch finds them ready. Returns at once; errors are the
+  // expression's (limits, binding). With EngineOptions::Compile::kSynchronous it compiles now.
+  Status Prepare(const ir::ExprPtr& expr, const Schema& schema);
+  // A handle for evaluating `expr` batch after batch (jit/api/prepared.cc): each batch layout it
+  // meets is planned once and its kernel held, so that a call on a known layout checks its
+  // inputs and runs the kernel, with no planning and no cache lookup. `options` apply to every
+  // call. The handle must not outlive the engine.
+  Result<std::unique_ptr<PreparedExpression>> PrepareExpression(const ir::ExprPtr& expr,
+                                                                const EvalOptions& options = {});
+  // A handle for a projection evaluated batch after batch (jit/api/project.cc): the expressions'
+  // common root is built once, and each batch layout planned once and its kernel held, as
+  // PrepareExpression's. The handle must not outlive the engine.
+  Result<std::unique_ptr<PreparedProjection>> PrepareProjection(std::span<const ir::ExprPtr> exprs,
+                                                                const EvalOptions& options = {});
+  // A handle for folding `aggregate` batch after batch (jit/api/prepared_aggregate.cc): each batch
+  // layout is planned once and its fold kernel held, as PrepareExpression's. The handle keeps its
+  // own copy of the aggregate and must not outlive the engine.
+  Result<std::unique_ptr<PreparedAggregate>> PrepareAggregate(const ir::Aggregate& aggregate,
+                                                              const EvalOptions& options = {});
+  // Blocks until the background pool has no compile queued or running.
+  void WaitForCompiles();
+
+  // The optimized kernel `key` names, through the memory and disk caches or compiled now.
+  Result<std::shared_ptr<const CompiledKernel>> KernelFor(const CacheKey& key);
+
+  CacheStats cache_stats() const;
+  DiskCacheStats disk_cache_stats() const;  // zeros without a disk cache
+
+ private:
+  // What a projection ran, for a prepared projection to hold: its kernel (null: several
+  // kernels, or none), and whether its outputs took the AND of their columns' validity.
+  struct ProjectionRan {
+    std::shared_ptr<const CompiledKernel> kernel;
+    bool output_validity = false;
+  };
+  Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk);
+  // `into`: caller memory for the result (checked by the caller), written where a kernel can.
+  Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                    int64_t length, const EvalOptions& options, EvalReport& report,
+                                    std::span<const OutputBuffers> into = {});
+  // Aggregate without the held handles (what a held handle falls back to).
+  Result<ir::AggregateResult> AggregateUnheld(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
+                                              int64_t length, const EvalOptions& options, EvalReport& report);
+  // The handles the engine holds for the one-shot calls (EngineOptions::held_expressions, jit/api/held.h),
+  // or null: a first call, an unbound expression, holding off. The engine calls their public
+  // methods; their runs on a held kernel count in CacheStats::held.
+  std::shared_ptr<PreparedExpression> HeldExpression(const ir::ExprPtr& expr, const EvalOptions& options);
+  std::shared_ptr<PreparedAggregate> HeldAggregate(const ir::Aggregate& agg, const EvalOptions& options);
+  // The projection handle held for these same expressions under `options`, or null.
+  std::shared_ptr<internal::HeldProjection> HeldProjectionOf(std::span<const ir::ExprPtr> exprs,
+                                                             const EvalOptions& options);
+  Result<ir::AggregateResult> AggregateSliced(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
+                                              int64_t length, const EvalOptions& options, EvalReport& report);
+  Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,
+                                              std::span<const ArrayPtr> columns, int64_t length,
+                                              const EvalOptions& options, EvalReport& report);
+  Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                  int64_t length, const EvalOptions& options, EvalReport& report,
+                                  std::span<const OutputBuffers> into);
+  // Strategy::kOverDictionary: `expr` over the values of the dictionary in column `column`, then
+  // gathered through its codes.
+  // The string-valued calls of `expr` computed a column at a time (internal::MaterializeStrings),
+  // their non-string arguments through kernels with `options`, their buffers from the output pool
+  // within EngineOptions::max_evaluation_bytes.
+  Result<internal::StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                                     int64_t length, const EvalOptions& options);
+  Result<ArrayPtr> EvaluateOverDictionary(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                          int column, const EvalOptions& options, EvalReport& report);
+  Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,
+                                                                 EvalReport& report);
+  Result<std::vector<ArrayPtr>> ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
+                                            int64_t length, const EvalOptions& options, EvalReport& report,
+                                            std::span<const OutputBuffers> outs, ProjectionRan* ran = nullptr);
+  Result<std::vector<ArrayPtr>> ProjectStrings(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
+                                               int64_t length, const EvalOptions& options, EvalReport& report,
+                                               std::span<const OutputBuffers> outs);
+  Result<std::vector<ArrayPtr>> ProjectSeparately(std::span<const ir::ExprPtr> exprs,
+                                                  std::span<const ArrayPtr> columns, int64_t length,
+                                                  const EvalOptions& options, EvalReport& report,
+                                                  std::span<const OutputBuffers> outs);
+  friend class PreparedExpression;
+  friend class PreparedProjection;
+  friend class PreparedAggregate;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// An expression prepared for repeated evaluation: the host keeps it beside its batch loop.
+// Results, errors and reports are those of Engine::Evaluate with the same options, call for call
+// (a call on a held layout does not touch the kernel cache, so it counts no hit there and the
+// cache may evict, and later recompile, a kernel that a handle still holds and runs).
+// A layout (per column the expression reads: encoding, type, whether it holds nulls; and whether
+// the rows' AND of validity is all valid, mixed or all null) is planned on its first batch, and
+// its optimized kernel kept; batches that the engine would not run through one plain kernel
+// (staged expressions, the static or fast tier while the optimized kernel compiles, valid-only
+// runs owed to retry pressure, inputs that must be decoded first) take Engine::Evaluate's path.
+// Thread-safe. At most kMaxLayouts layouts are kept (the first ones met); batches of other
+// layouts take Engine::Evaluate's path.
+class PreparedExpression {
+ public:
+  static constexpr size_t kMaxLayouts = 8;
+  ~PreparedExpression();
+  PreparedExpression(const PreparedExpression&) = delete;
+  PreparedExpression& operator=(const PreparedExpression&) = delete;
+
+  Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, EvalReport* report = nullptr);
+  // Into memory the caller lends, as Engine::EvaluateInto: with a held layout, a batch loop
+  // allocates no output.
+  Result<ArrayPtr> EvaluateInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
+                                EvalReport* report = nullptr);
+  // Under a selection, as Engine::Evaluate with one (the dense and the gathered way each run
+  // through this handle, so their layouts are held too).
+  Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, const SelectionVector& selection,
+                            EvalReport* report = nullptr);
+  // A prepared predicate as a filter, as Engine::Filter (a type error unless the expression is bool).
+  Result<SelectionVector> Filter(std::span<const ArrayPtr> columns, int64_t length, EvalReport* report = nullptr);
+  Result<SelectionVector> Filter(std::span<const ArrayPtr> columns, int64_t length, const SelectionVector& selection,
+                                 EvalReport* report = nullptr);
+  const ir::ExprPtr& expr() const;
+  size_t layouts() const;  // layouts planned and held so far
+
+ private:
+  friend class Engine;
+  struct State;
+  explicit PreparedExpression(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// A projection prepared for repeated evaluation (Engine::PrepareProjection): results, errors
+// and reports are those of Engine::Project with the same options. Layouts are held as a
+// PreparedExpression holds them; a layout whose outputs the planner does not give one kernel
+// (constants, staged outputs) takes Engine::Project's path every call. Thread-safe.
+class PreparedProjection {
+ public:
+  ~PreparedProjection();
+  PreparedProjection(const PreparedProjection&) = delete;
+  PreparedProjection& operator=(const PreparedProjection&) = delete;
+
+  Result<std::vector<ArrayPtr>> Project(std::span<const ArrayPtr> columns, int64_t length,
+                                        EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> ProjectInto(std::span<const ArrayPtr> columns, int64_t length,
+                                            std::span<const OutputBuffers> outs, EvalReport* report = nullptr);
+  Result<std::vector<ArrayPtr>> Project(std::span<const ArrayPtr> columns, int64_t length,
+                                        const SelectionVector& selection, EvalReport* report = nullptr);
+  std::span<const ir::ExprPtr> exprs() const;
+  size_t layouts() const;
+
+ private:
+  friend class Engine;
+  struct State;
+  explicit PreparedProjection(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// An aggregate prepared for repeated folding (Engine::PrepareAggregate): results, errors and
+// reports are those of Engine::Aggregate with the same options, call for call. A layout (per
+// column the argument reads: encoding, type, whether it holds nulls; and whether a column is all
+// null) is planned on its first batch and its optimized fold kernel kept, so that a later batch
+// of that layout costs its input checks and the fold: no planning, no cache lookup. Folds that
+// are not one kernel over the columns as they are (16-byte decimals, strings, arguments computed
+// in stages, integer sums longer than EngineOptions::fold_slice_rows, inputs that must be
+// decoded) and the fast tier while the optimized kernel compiles take Engine::Aggregate's path.
+// Thread-safe; at most PreparedExpression::kMaxLayouts layouts are kept.
+class PreparedAggregate {
+ public:
+  ~PreparedAggregate();
+  PreparedAggregate(const PreparedAggregate&) = delete;
+  PreparedAggregate& operator=(const PreparedAggregate&) = delete;
+
+  Result<ir::AggregateResult> Aggregate(std::span<const ArrayPtr> columns, int64_t length,
+                                        EvalReport* report = nullptr);
+  const ir::Aggregate& aggregate() const;
+  size_t layouts() const;  // layouts planned and held so far
+
+ private:
+  friend class Engine;
+  struct State;
+  explicit PreparedAggregate(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace rowjit::jit

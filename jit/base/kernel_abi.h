@@ -1,0 +1,206 @@
+// The calling convention of generated kernels and the shape of one kernel (jit layer): what the
+// executor passes per input, and what the planner decides a kernel does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "ir/aggregate.h"
+#include "ir/spec_key.h"
+
+namespace rowjit::jit {
+
+// One input of a kernel, 32 bytes. Which fields are read depends on the input's shape in the
+// specialization key.
+struct KernelInput {
+  const void* values = nullptr;   // flat values (row 0 first), dictionary values, bool bit
+                                  // words at bit offset 0, or byte-bool bytes
+  const void* codes = nullptr;    // dictionary codes (row 0 first)
+  const uint64_t* valid = nullptr;// validity words at bit offset 0, whole words readable
+  uint64_t scalar = 0;            // a constant's bits, or a dictionary's value count
+};
+
+// How a kernel walks its rows.
+enum class KernelLoop : uint8_t {
+  // 64-row words: validity and bool words loaded once per word, every lane tests a bit of a
+  // loop-invariant word. Row kernels write bool results as bits; folds split each word into two
+  // 32-lane halves and skip halves with no row to fold.
+  kWords,
+  // One loop over rows: no lane needs a bit of a word. Row kernels write bool results one byte
+  // a row (the executor packs them); folds over inputs with nulls spread the validity words of a
+  // block of rows to a byte mask on their stack and fold by it.
+  kRows,
+};
+
+// What one kernel does, beyond its specialization key; decided by the planner (jit/plan/planner.h)
+// and built as stated (the kernel builder never changes it).
+struct KernelShape {
+  KernelLoop loop = KernelLoop::kWords;
+  bool writes_validity = false;   // computes the output validity row by row (null-aware
+                                  // expressions); a failing call yields null in its row
+  bool mask_evidence = false;     // evidence only from rows whose inputs are all non-null
+  bool skip_empty_words = false;  // branch-and-skip: 64-row words with no valid row are skipped
+  std::optional<ir::AggKind> fold = std::nullopt;  // a reduction template: what it folds
+  bool fold_keep_nan = false;     // float min/max keep NaN in the totalOrder reduction
+  bool fold_counts_rows = false;  // the fold kernel counts the rows it folds; otherwise the
+                                  // executor counts a call without nulls (flat folds, except
+                                  // NaN-skipping float min/max, where a value drops a row).
+                                  // A column fold of NaN-skipping float min/max counts only
+                                  // whether anything folded (all a min/max count is read for)
+  // Row loops over outputs larger than the last-level cache: the values are written with
+  // non-temporal (streaming) stores, which skip reading each output line before writing it. The
+  // output must be 64-byte aligned (the kernel assumes it), and the kernel ends with a store
+  // fence. x86-64 hosts only.
+  bool stream_output = false;
+  // A dense bool row kernel over 64-row words whose result implies a string length test
+  // (jit/codegen/prefilter.h): each word tests the lengths in a vectorized lane loop, then runs the
+  // whole expression only for the lanes that passed.
+  bool length_prefilter = false;
+  // A dense row loop (KernelLoop::kRows) for a batch of fewer than 64 rows: one loop over the rows
+  // in place, its tail folded into masked vector operations where the target has them (a scalar
+  // loop elsewhere), so that a short batch costs about one vector word and no padded copies of
+  // its inputs (the whole-word kernel would run one padded word).
+  bool short_batch = false;
+  // A dense row loop whose checked 32-bit multiplies (SpeculatesMul) speculate: each is computed
+  // wrapped and tested by its operands' range only (signed: both in [-2^15, 2^15); unsigned:
+  // below 2^16), an OR of them a row, so that the kernel runs at the speed of the wrapping
+  // multiply. Evidence then means "some operand was out of that range", not "a row failed": the
+  // executor reruns the batch through the exact twin (the same key without this flag), compiled
+  // when first needed, and sends the next batches straight to the twin for a while
+  // (CompiledKernel::MarkWideOperands).
+  bool speculative_mul = false;
+  bool operator==(const KernelShape&) const = default;
+  bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
+};
+
+// Whether a checked integer multiply of type `t` takes operand-range suspects in a rechecking row
+// loop: where its exact evidence costs well over the wrapping multiply. 64 bits: 32-bit limbs;
+// unsigned 8: the 16-bit product of every lane (x86 has no byte multiply; the wrapping form is
+// two pmaddubsw and a permute). Operands within half the width (signed: [-2^(w/2-1), 2^(w/2-1)))
+// cannot overflow. 32 bits do not recheck in the kernel (the second vectorized pass doubled the
+// cold compile of the commonest kernels, 3 operators 5.6 -> 11.7 ms): they speculate instead
+// (SpeculatesMul). 16 bits: a pmulhw beside the pmullw.
+inline bool RechecksMul(TypeId t) {
+  if (!IsInteger(t)) return false;
+  const int w = BitWidth(t);
+  return w == 64 || (w == 8 && !IsSignedInt(t));
+}
+
+// Whether a checked integer multiply of type `t` speculates in a speculative kernel
+// (KernelShape::speculative_mul): 32 bits, whose exact evidence is two pmuldq and shuffles beside
+// the pmulld.
+inline bool SpeculatesMul(TypeId t) { return IsInteger(t) && BitWidth(t) == 32; }
+
+// The costly checked multiplies of an expression: the widths its row loop rechecks in blocks
+// (RechecksMul; a decimal product with an operand wider than 32 bits: 64), and whether one of
+// them may speculate (SpeculatesMul). The planner speculates only without rechecked ones (a
+// kernel takes one of the two loops); codegen builds the loop from the same scan.
+//
+// Trigonometric functions are costly the same way: their reduction of arguments of 2^20 π/2
+// and more reads a table (gathers) in every row. A dense row loop computes them without it and
+// reruns a block that has such an argument exactly (suspects of width 64: `trig`).
+struct CostlyMuls {
+  std::set<unsigned> rechecked;
+  bool speculates = false;
+  bool trig = false;
+};
+inline bool IsTrig(const ir::Expr& e) { return e.name() == "sin" || e.name() == "cos" || e.name() == "tan"; }
+inline void ScanCostlyMuls(const ir::Expr& e, CostlyMuls& out) {
+  if (!e.is_call()) return;
+  out.trig = out.trig || IsTrig(e);
+  const TypeId t = e.type().id;
+  if (e.name() == "mul") {
+    if (RechecksMul(t)) out.rechecked.insert(static_cast<unsigned>(BitWidth(t)));
+    out.speculates = out.speculates || SpeculatesMul(t);
+  }
+  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
+    out.rechecked.insert(64);
+  }
+  for (const ir::ExprPtr& a : e.args()) ScanCostlyMuls(*a, out);
+}
+
+// A fold of sum(x * y) over narrow integers sums the multiply's exact product at twice the
+// element's width (one widening multiply, shared by the overflow test); its failure evidence is
+// the product's bits beyond the element (signed: of the product biased by 2^(w-1)), OR-reduced at
+// that width, where a compare of 64-bit lanes costs AVX2 a pack to narrow them (measured on
+// x86-64-v3 code of sum(a * b) over 1M i32 rows without nulls: 491 against 288 µs). The width, or 0 when the fold sums no such
+// product.
+inline int WideProductBits(const ir::Expr& e, const KernelShape& shape) {
+  if (shape.fold != ir::AggKind::kSum || !e.is_call() || e.name() != "mul") return 0;
+  const TypeId t = e.type().id;
+  return IsInteger(t) && BitWidth(t) < 64 ? 2 * BitWidth(t) : 0;
+}
+
+// The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
+// kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers
+// sign- or zero-extended, floats and total-order keys as their bits). Successive calls (whole
+// words, then the padded last word; or blocks of rows) continue the same fold.
+inline constexpr int kFoldLanes = 32;
+// The meaning of the kernels' arguments and state, in the disk cache key: raised when it changes,
+// so that no kernel cached under another meaning is loaded (the build ID already tells builds
+// apart, but a binary may have none). 2: A of a 64-bit sum holds the sum modulo 2^64 (1: the sum
+// of the low 32-bit halves).
+inline constexpr int kKernelAbiVersion = 2;
+struct FoldState {
+  uint64_t count[kFoldLanes];
+  uint64_t a[kFoldLanes];
+  uint64_t b[kFoldLanes];
+};
+
+// Every kernel is one machine function of five arguments (pointer, pointer, pointer, i64, i64)
+// returning nonzero when its OR-reduced failure evidence is nonzero. The arguments mean what
+// the kernel's shape says; each kind has its own signature, so a call names its arguments:
+//
+// Row kernels over whole 64-row words only (a single inner loop of constant trip count, which
+// keeps kernels small and fully vectorized): the executor runs a last partial word through 64-row
+// scratch copies whose padding repeats the last row, so padding can neither fail nor read out of
+// bounds. A kernel for a short batch (KernelShape::short_batch) is the other way round: one loop
+// over `tail_rows` rows (fewer than 64; `words` is 0) in place, its tail folded into masked vector
+// operations where the target has them. Other kernels ignore `tail_rows` (0). `out_values`:
+// values (bool: words of bits, or a byte a row for KernelLoop::kRows); `out_valid`: validity
+// words when the kernel writes validity. A projection's kernel (ir/projection.h) has one output
+// per expression: `out_values` and `out_valid` are then arrays of those pointers, one per output
+// in order.
+using RowKernelFn = uint64_t (*)(const KernelInput* inputs, void* out_values, uint64_t* out_valid,
+                                 int64_t words, int64_t tail_rows);
+// The metadata name that marks a short batch's loop (for the gates: left scalar where the target
+// cannot mask, and that is by design).
+inline constexpr const char* kShortBatchLoop = "rowjit.short_batch";
+// The metadata name that marks a loop over validity words whose per-word work (an AND of the
+// inputs' words, a popcount, a store) is scalar by design: one iteration a 64-row word.
+inline constexpr const char* kWordLoop = "rowjit.word_loop";
+// The metadata name that marks a masked row fold's stack buffer of mask bytes (one a row, 0xff:
+// fold), which jit/compile/mask_bits.cc replaces by bits where there are mask registers.
+inline constexpr const char* kFoldMaskName = "rowjit.fold.mask";
+// Word folds: whole words, and `last_word_mask` keeps the padding rows of a padded last word out
+// of the fold.
+using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
+                                int64_t words, uint64_t last_word_mask);
+// Row folds (KernelLoop::kRows): `rows` rows, any count when no input has nulls. A kernel for
+// inputs with nulls reads their validity words and takes whole words (`rows` a multiple of 64):
+// `last_word_mask` is ANDed into every word (all ones, or the rows of a padded last word), and the
+// kernel counts the rows it folds.
+using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
+                               int64_t rows, uint64_t last_word_mask);
+// Rows a masked row fold spreads to a byte mask at a time (on its stack) before folding them.
+inline constexpr int kRowFoldBlock = 1024;
+
+// What one compiled kernel is: its specialization and its shape. The kernel cache's key.
+struct CacheKey {
+  ir::SpecializationKey spec;
+  KernelShape shape;
+  bool operator==(const CacheKey& o) const { return shape == o.shape && spec == o.spec; }
+  std::string ToString() const;  // the specialization, then the shape where it is not plain
+  // Every field that decides the kernel's code, as text: the disk cache's key. Unlike ToString
+  // it names each column's index and bound type (two schemas that order the same names
+  // differently give different kernels) and every shape flag.
+  std::string Serialize() const;
+};
+
+struct CacheKeyHash {
+  size_t operator()(const CacheKey& k) const;
+};
+
+}  // namespace rowjit::jit

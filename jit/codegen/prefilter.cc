@@ -1,0 +1,71 @@
+// Length prefilters of string predicates (jit layer).
+#include "jit/codegen/prefilter.h"
+
+#include <algorithm>
+
+#include "ir/analysis.h"
+#include "runtime/string_array.h"
+
+namespace rowjit::jit::internal {
+
+std::optional<LengthTest> EqualityLengthTest(const ir::Expr& call) {
+  if (!call.is_call() || call.args().size() != 2) return std::nullopt;
+  const bool eq = call.name() == "eq", like = call.name() == "like";
+  if (!eq && !like) return std::nullopt;
+  for (size_t side : {size_t{0}, size_t{1}}) {
+    const ir::Expr& col = *call.args()[side];
+    const ir::Expr& lit = *call.args()[1 - side];
+    if (!col.is_column() || !IsString(col.type().id) || !lit.is_literal() || lit.value().is_null()) continue;
+    if (like && side != 0) return std::nullopt;  // the pattern is the second argument
+    const std::string_view text = lit.value().str();
+    if (like && text.find_first_of("%_\\") != std::string_view::npos) return std::nullopt;
+    return LengthTest{&col, static_cast<int64_t>(text.size())};
+  }
+  return std::nullopt;
+}
+
+std::optional<LengthSet> InListLengths(const ir::Expr& call) {
+  if (!call.is_call() || call.name() != "in_list" || call.args().size() < 2) return std::nullopt;
+  const ir::Expr& col = *call.args()[0];
+  if (!col.is_column() || !IsString(col.type().id)) return std::nullopt;
+  LengthSet out{&col, {}};
+  for (size_t i = 1; i < call.args().size(); ++i) {
+    const ir::Expr& lit = *call.args()[i];
+    if (!lit.is_literal() || lit.value().is_null()) return std::nullopt;
+    const auto n = static_cast<int64_t>(lit.value().str().size());
+    if (std::find(out.lengths.begin(), out.lengths.end(), n) != out.lengths.end()) continue;
+    if (out.lengths.size() == kInListPrefilterLengths) return std::nullopt;
+    out.lengths.push_back(n);
+  }
+  return out;
+}
+
+namespace {
+
+bool ReadsRowBytes(const LengthTest& t, std::span<const ir::InputSpec> specs) {
+  const auto c = static_cast<size_t>(t.column->column_index());
+  if (c >= specs.size() || specs[c].shape != ir::InputShape::kFlat) return false;
+  return specs[c].layout != StringLayout::kViews || t.length > kViewInlineMax;
+}
+
+bool Prefiltered(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
+  if (std::optional<LengthTest> t = EqualityLengthTest(e)) return ReadsRowBytes(*t, specs);
+  if (std::optional<LengthSet> set = InListLengths(e)) {
+    for (int64_t n : set->lengths) {
+      if (!ReadsRowBytes(LengthTest{set->column, n}, specs)) return false;
+    }
+    return true;
+  }
+  if (!e.is_call() || e.args().size() != 2) return false;
+  if (e.name() == "and") return Prefiltered(*e.args()[0], specs) || Prefiltered(*e.args()[1], specs);
+  if (e.name() == "or") return Prefiltered(*e.args()[0], specs) && Prefiltered(*e.args()[1], specs);
+  return false;
+}
+
+}  // namespace
+
+bool UsesLengthPrefilter(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
+  return e.type().id == TypeId::kBool && e.is_call() && !e.facts().can_fail && Prefiltered(e, specs);
+}
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,250 @@
+// The executor (jit layer, internal): one batch read once, kernel inputs prepared from it, and
+// one small function per strategy of the planner. Row evaluation is jit/exec/executor.cc, reduction
+// templates jit/exec/executor_fold.cc; the Engine (jit/api/engine.cc) plans and calls them.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ir/aggregate.h"
+#include "ir/expr.h"
+#include "ir/spec_key.h"
+#include "jit/compile/compiler.h"
+#include "jit/api/engine.h"
+#include "jit/base/kernel_abi.h"
+#include "jit/plan/planner.h"
+#include "runtime/array.h"
+
+namespace rowjit::jit::internal {
+
+// One batch as the executor reads it: inputs decoded where kernels cannot read them, and what
+// the planner needs to know of it.
+struct Batch {
+  Batch() = default;
+  Batch(Batch&&) = default;  // `columns` may point into `normalized`: moved, never copied
+  Batch& operator=(Batch&&) = default;
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  // One per schema column, referenced ones normalized: the caller's columns, or `normalized`
+  // when one had to be decoded or copied (a moved Batch keeps the vector's storage).
+  std::span<const ArrayPtr> columns;
+  std::vector<ArrayPtr> normalized = {};
+  Validity rows = Validity::AllValid();   // AND of the referenced inputs' validity (strict-row
+                                          // expressions; all valid for the others; not taken
+                                          // when ReadBatch deferred it: then only facts.rows)
+  BatchFacts facts;
+};
+
+// Reads a batch for `expr`: dictionaries the kernels cannot read become flat, value buffers not
+// aligned to their element width are copied (an Arrow producer may hand us any), each referenced
+// input is described, and for strict-row expressions the AND of the inputs' validity is taken.
+// `rows_into`: caller memory of kernels::NumWords(length) words (the validity buffer it lent for
+// the output) where that AND is computed when it needs a bitmap of its own; null: a fresh one.
+// `defer_rows`: no AND is taken, only facts.rows set (Aggregate: fold kernels read the inputs'
+// validity words themselves).
+Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                        void* rows_into = nullptr, bool defer_rows = false);
+// ReadBatch's last step: for a strict-row expression over inputs with nulls (`any_nulls`), the
+// AND of the referenced columns' validity into batch.rows and batch.facts.rows.
+Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into = nullptr,
+                bool defer_rows = false);
+// Whether kernels cannot read `array` as it is: a dictionary of bools or of values with nulls,
+// or values not aligned to their width. ReadBatch decodes such columns to flat ones.
+bool NeedsDecoding(const Array& array);
+
+// Kernel inputs for one run of a kernel over `columns` (`length` rows): raw pointers, constants'
+// bits, validity words when the kernel's shape reads them. `specs` are the kernel key's.
+struct PreparedInputs {
+  std::vector<KernelInput> inputs = {};
+  std::span<const ir::InputSpec> specs = {};  // the kernel key's, which outlives the run
+  std::vector<BufferPtr> keep = {};  // copies the pointers refer to
+  // Padding rows of strings repeat the last row (ir::ExprFacts::string_evidence); otherwise they
+  // are empty strings, which read no bytes.
+  bool repeat_last_string = false;
+};
+Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
+                                     int64_t length, const CacheKey& key);
+
+// The inputs of the last partial word of `n` rows as 64-row scratch copies padded with the last
+// row (values, codes, bool and validity words). Kernels of up to kInline inputs (the common case)
+// take their copies from storage inside the object: a short batch allocates nothing here.
+struct TailInputs {
+  TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n);
+  TailInputs(const TailInputs&) = delete;  // its inputs point into itself
+  TailInputs& operator=(const TailInputs&) = delete;
+  const KernelInput* data() const { return inputs_.empty() ? inline_inputs_ : inputs_.data(); }
+
+ private:
+  static constexpr size_t kInline = 8;
+  static constexpr size_t kRowBytes = 64 * 16;  // 64 string views (16 bytes), the widest rows
+  uint8_t* RowsOf(size_t k);                   // the scratch rows of the k-th referenced input
+  uint64_t* WordsOf(size_t k);                 // its value and validity words
+  KernelInput inline_inputs_[kInline];
+  alignas(64) uint8_t inline_rows_[kInline * kRowBytes];
+  uint64_t inline_words_[kInline * 2];
+  std::vector<KernelInput> inputs_;            // more inputs than kInline
+  std::vector<uint8_t> rows_;
+  std::vector<uint64_t> words_;
+  std::vector<std::vector<uint8_t>> bytes_;    // string inputs' tail bytes, when repeated
+};
+
+// The rows [start, start + mask.length) whose mask bit is set, of every referenced input of a
+// dense kernel, compacted into `scratch` (one buffer per input, grown here and reused): inputs
+// for running the same kernel over the `kept` rows only.
+Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const std::vector<int>& refs,
+                                               int64_t start, kernels::BitSpan mask, int64_t kept,
+                                               std::vector<BufferPtr>& scratch);
+
+// Runs a row kernel over `n` rows: whole words in place, then the last partial word through
+// padded scratch copies; a short batch's kernel (`shape.short_batch`, n < 64) all rows in place.
+// `row_bytes`: bytes a row of output takes, or 0 for bits packed in 64-bit words. Returns the OR
+// of the evidence.
+uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const PreparedInputs& p, const std::vector<int>& refs,
+                 int64_t n, int row_bytes, uint8_t* out_values, uint64_t* out_valid);
+
+// The first failing row, by a scalar pass with the reference semantics.
+Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+
+// String-valued calls (jit/exec/strings_materialize.cc): whether `expr` holds a call returning a
+// string that no kernel computes (lower, substr, concat, ...; or a string-valued root), and
+// the expression with each such call read from a new column holding its rows (computed a column
+// at a time by the catalog's column forms, exactly sized; calls without one, and those that can
+// fail, row by row by the reference). A string-valued root becomes a column reference.
+// `evaluate` computes the non-string arguments of those calls (substr's positions, if's
+// condition) with kernels; without it they run through the reference. Results' buffers come
+// from `pool` (the engine's output pool; null: the system allocator).
+struct StringColumns {
+  ir::ExprPtr expr;
+  std::vector<ArrayPtr> columns;  // the batch's, then the new ones
+  int reference_nodes = 0;        // subexpressions computed row by row by the reference
+  // Rows where a string-valued subexpression that can fail raised an error when computed on its
+  // own (ascending): the whole expression decides them (ResolveFailedRows).
+  std::vector<int64_t> failed_rows;
+};
+// The result of the rest (`rest`: the kernel's rows or its first error) over a batch whose
+// string columns had `failed` rows: the first of them where the whole expression raises an error
+// (ir::EvaluateRow: its guards and nulls decide) before the rest's own failing row, or `rest`.
+template <typename T>
+Result<T> ResolveFailedRows(Result<T> rest, std::span<const int64_t> failed,
+                            const std::function<Status(int64_t)>& whole_row) {
+  const int64_t limit = rest.ok() || !rest.error().row() ? INT64_MAX : *rest.error().row();
+  for (int64_t row : failed) {
+    if (row > limit) break;
+    ROWJIT_RETURN_NOT_OK(whole_row(row));
+  }
+  return rest;
+}
+using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<const ArrayPtr>, int64_t)>;
+bool NeedsStringColumns(const ir::Expr& expr);
+// Whether Evaluate answers `expr` outside the kernels: string-valued calls computed a column at
+// a time, or a string result that is a column or a literal as it is (Engine::Evaluate and
+// prepared expressions decide alike).
+inline bool StringsOutsideKernels(const ir::Expr& expr) {
+  return NeedsStringColumns(expr) || (IsString(expr.type().id) && (expr.is_column() || expr.is_literal()));
+}
+// The pool an evaluation's string results come from: the engine's output pool, and with a byte
+// limit (EngineOptions::max_evaluation_bytes > 0) one that refuses allocations past it.
+std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit);
+Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                         int64_t length, const EvaluateFn& evaluate = nullptr,
+                                         std::shared_ptr<MemoryPool> pool = nullptr);
+
+// min, max or min_max of a string-valued aggregate argument over its rows (bytewise order).
+ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);
+
+// sum, min, max or min_max of a 16-byte decimal argument (more than 18 digits) over its rows
+// (jit/exec/executor_fold.cc): a static loop, not a kernel; the sum exact (an error past 38 digits).
+Result<ir::AggregateResult> FoldSixteenByte(const ir::Aggregate& agg, const Array& rows);
+
+// sum, min, max or min_max of an interval argument (any of the three types) over its rows
+// (jit/exec/executor_fold.cc): a static loop; sums part by part, min and max in PostgreSQL's order
+// (ir/aggregate.h).
+Result<ir::AggregateResult> FoldIntervals(const ir::Aggregate& agg, const Array& rows);
+
+// Strategy::kOverDictionary (jit/exec/dictionary.cc): an expression that reads one column, cannot
+// fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded string
+// column of at most one value per kDictionaryRowsPerValue rows runs once per dictionary value;
+// returns that column. The alternative is not a flat column but decoding this one, which reads
+// the values at the codes' (random) rows: bench `str_dict` on Zen 3 (1M rows of random codes,
+// like '%x%' over 16-byte values), 524,288 values: decoded 250 ms (a cache miss or two a row),
+// over the dictionary about 21 ms, a flat column 17-19 ms. Up to one value a row, the values
+// cost no more than the rows would.
+inline constexpr int64_t kDictionaryRowsPerValue = 1;
+std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+// The rows of a dictionary-encoded batch from `over_values` (the expression over the dictionary's
+// values) through the codes; rows with a null code take `null_row`.
+Result<ArrayPtr> GatherThroughCodes(const Array& over_values, const Scalar& null_row, const DictionaryArray& d,
+                                    const std::shared_ptr<MemoryPool>& pool);
+
+// A speculative kernel's exact twin (KernelShape::speculative_mul): the kernel and its key, found
+// (compiled if need be) when the speculative kernel's evidence asks for it. The caller that
+// provides it keeps both alive for the run.
+struct ExactTwin {
+  const CompiledKernel* kernel;
+  const CacheKey* key;
+};
+// Finds the twin: a reference to the caller's callable (no allocation on the per-call path; the
+// callable outlives the run).
+class FindExactTwin {
+ public:
+  template <typename F>
+  explicit FindExactTwin(F& find)
+      : find_(&find), call_([](void* f) -> Result<ExactTwin> { return (*static_cast<F*>(f))(); }) {}
+  Result<ExactTwin> operator()() const { return call_(find_); }
+
+ private:
+  void* find_;
+  Result<ExactTwin> (*call_)(void*);
+};
+
+// What a strategy runs with: the expression, the batch, the plan's compiled kernel (null when
+// the plan has none), where outputs come from, and the report it fills.
+struct Execution {
+  const ir::Expr& expr;
+  const Batch& batch;
+  const CacheKey* key;             // the plan's kernel key (null when the plan has none)
+  const CompiledKernel* kernel;
+  const std::shared_ptr<MemoryPool>& pool;
+  EvalReport& report;
+  // Caller memory for the outputs (one per output; checked by CheckOutputs), which kernels run
+  // over the whole batch write directly. Empty: outputs come from `pool`.
+  std::span<const OutputBuffers> targets = {};
+  // The exact twin of a speculative kernel (null when `kernel` does not speculate).
+  const FindExactTwin* exact_twin = nullptr;
+};
+
+// Runs the planned strategy (jit/exec/executor.cc).
+Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run);
+
+// Runs a projection's kernel (run.expr is the ir::MakeProjection root; the plan's strategy is
+// dense or validity): every output in one pass, or the first failing row and output. With
+// `validity` (one per output), the kernel is a dense one over inputs with nulls, whose outputs
+// take that validity, and whose evidence may come from rows behind nulls: then nullopt, and the
+// caller runs the exact kernel.
+Result<std::optional<std::vector<ArrayPtr>>> ExecuteProjection(const Execution& run,
+                                                               std::span<const Validity> validity = {});
+// `e` as an error of output `output` of a projection: the message names it, the row stays.
+Error ProjectionError(Error e, size_t output);
+
+// Caller outputs (jit/exec/output.cc). Bytes an output of `length` rows takes in the caller's memory:
+// values (bool: bits in whole 64-bit words) and validity (whole 64-bit words).
+int64_t OutputValuesBytes(TypeId type, int64_t length);
+int64_t OutputValidityBytes(int64_t length);
+// Checks the memory a caller lends for the results of `exprs` (one OutputBuffers each) over
+// `length` rows: sizes, alignment, a validity buffer for every nullable result, and no overlap
+// with each other or with any buffer of `columns`.
+Status CheckOutputs(std::span<const ir::ExprPtr> exprs, std::span<const OutputBuffers> outs, int64_t length,
+                    std::span<const ArrayPtr> columns);
+// Leaves `result` in the caller's memory (copied unless a kernel wrote it there) and returns an
+// array over that memory: flat, offset 0, validity written in full when a buffer was given.
+// `copied`, when given, is set if the values had to be copied.
+Result<ArrayPtr> Deliver(const ArrayPtr& result, const OutputBuffers& out, bool* copied = nullptr);
+
+// Runs a reduction template's fold kernel over the batch and finishes the fold
+// (jit/exec/executor_fold.cc).
+Result<ir::AggregateResult> ExecuteFold(const ir::Aggregate& aggregate, const Execution& run);
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,262 @@
+// String-valued calls outside kernels (jit layer): kernels read strings and compute bools and
+// numbers; what returns a string (lower, substr, concat, ...) is computed a column at a time by
+// the catalog's column forms (ir/string_columns.h) into a fresh string array, sized exactly
+// before it is written, and read back as a column by the kernel of the rest
+// (jit/exec/executor_internal.h). Calls without a column form run row by row through the reference.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <iterator>
+#include <unordered_map>
+
+#include "ir/aggregate.h"
+#include "ir/function.h"
+#include "ir/reference.h"
+#include "ir/string_columns.h"
+#include "jit/exec/executor_internal.h"
+#include "runtime/deep_stack.h"
+#include "runtime/string_array.h"
+
+namespace rowjit::jit::internal {
+
+namespace {
+
+// A call computing a new string: a string function, or a cast of a number to text. (A cast
+// between utf8 and binary keeps the bytes: kernels read it in place.)
+bool IsProducer(const ir::Expr& e) {
+  if (!e.is_call() || !IsString(e.type().id) || e.function() == nullptr) return false;
+  if (e.function()->family == ir::Family::kCast) return !IsString(e.args()[0]->type().id);
+  return e.function()->family == ir::Family::kString;
+}
+
+class Materializer {
+ public:
+  Materializer(std::span<const ArrayPtr> columns, int64_t length, const EvaluateFn& evaluate,
+               std::shared_ptr<MemoryPool> pool)
+      : columns_(columns.begin(), columns.end()), length_(length), evaluate_(evaluate), pool_(std::move(pool)) {}
+
+  bool HasProducer(const ir::Expr& e) {
+    if (auto it = has_.find(&e); it != has_.end()) return it->second;
+    bool found = IsProducer(e);
+    for (const ir::ExprPtr& a : e.args()) found = found || HasProducer(*a);
+    has_[&e] = found;
+    return found;
+  }
+
+  // `e` with its string-valued calls that hold a producer (and `e` itself when `whole`) read
+  // from new columns.
+  Result<ir::ExprPtr> Rewrite(const ir::ExprPtr& e, bool whole) {
+    if (!e->is_call() || !HasProducer(*e)) {
+      if (!(whole && e->is_call() && IsString(e->type().id))) return e;
+    }
+    if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    ir::ExprPtr out;
+    if (IsString(e->type().id)) {
+      ROWJIT_ASSIGN_OR_RETURN(out, Column(e, whole));
+    } else {
+      std::vector<ir::ExprPtr> args;
+      for (const ir::ExprPtr& a : e->args()) {
+        ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr r, Rewrite(a, false));
+        args.push_back(std::move(r));
+      }
+      out = ir::Expr::BoundCall(e->function(), std::move(args), e->type_arg(), e->type());
+    }
+    done_[e.get()] = out;
+    return out;
+  }
+
+  std::vector<ArrayPtr>& columns() { return columns_; }
+
+ private:
+  // The rows of string-valued `e`, as a new column. One that can fail runs row by row through
+  // the reference: at the root it raises its errors as SQL does; below it, computed on its own,
+  // it would raise errors its guards (if, coalesce, and/or, nulls) hide, so its failing rows
+  // take the value they have when the error is hidden and are kept for the whole expression to
+  // decide (StringColumns::failed_rows). (No producer fails; an `if` over them that holds a
+  // failing call, a cast of a failing number to text can.)
+  Result<ir::ExprPtr> Column(const ir::ExprPtr& e, bool whole) {
+    ArrayPtr rows;
+    if (e->facts().can_fail && whole) {
+      ROWJIT_ASSIGN_OR_RETURN(rows, Reference(*e));
+    } else if (e->facts().can_fail) {  // its failing rows are decided by the whole expression
+      ++reference_nodes_;
+      std::vector<int64_t> failed;
+      ROWJIT_ASSIGN_OR_RETURN(rows, ir::EvaluateReferenceQuiet(*e, columns_, length_, failed));
+      std::vector<int64_t> merged;
+      std::merge(failed_.begin(), failed_.end(), failed.begin(), failed.end(), std::back_inserter(merged));
+      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+      failed_ = std::move(merged);
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(rows, Columns(e));
+      // A result is flat: a dictionary one (a call over the values) is copied out row by row.
+      if (whole && rows->encoding() == Encoding::kDictionary) {
+        ROWJIT_ASSIGN_OR_RETURN(rows, ir::CopyStrings(*rows, e->type(), length_, pool_));
+      }
+    }
+    const int index = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(rows));
+    return ir::Expr::BoundColumn(fmt::format("$string{}", index), index, e->type());
+  }
+
+  // The rows of `e` (which cannot fail) column at a time: a call with a column form gets its
+  // string arguments the same way and the others from `evaluate_` (kernels), then runs it; what
+  // has no column form runs through the reference.
+  Result<ArrayPtr> Columns(const ir::ExprPtr& e) {
+    if (e->is_column()) return columns_[static_cast<size_t>(e->column_index())];
+    if (e->is_literal()) {
+      ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(e->value(), length_, e->type().nullable));
+      return ArrayPtr(std::move(c));
+    }
+    const ir::Function* f = e->function();
+    if (f == nullptr || f->columns == nullptr || !IsString(e->type().id)) return Reference(*e);
+    std::vector<ArrayPtr> args;
+    for (const ir::ExprPtr& a : e->args()) {
+      ArrayPtr rows;
+      if (IsString(a->type().id)) {
+        ROWJIT_ASSIGN_OR_RETURN(rows, Columns(a));
+      } else if (a->is_column() || a->is_literal() || evaluate_ == nullptr) {
+        ROWJIT_ASSIGN_OR_RETURN(rows, Other(a));
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(rows, evaluate_(a, columns_, length_));
+      }
+      args.push_back(std::move(rows));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr over_values, OverDictionary(*e, args));
+    if (over_values != nullptr) return over_values;
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out, f->columns(args, e->type(), length_, pool_));
+    if (out == nullptr) return Reference(*e);
+    return out;
+  }
+
+  // A strict call whose one varying argument is a dictionary (the others constants) and whose
+  // dictionary has no more values than the batch rows: computed over the values, and read
+  // through the same codes (a dictionary result). Null when that does not apply.
+  Result<ArrayPtr> OverDictionary(const ir::Expr& e, std::span<const ArrayPtr> args) {
+    const ir::Function& f = *e.function();
+    const DictionaryArray* d = nullptr;
+    for (const ArrayPtr& a : args) {
+      if (a->encoding() == Encoding::kConstant) continue;
+      if (a->encoding() != Encoding::kDictionary || d != nullptr) return ArrayPtr();
+      d = static_cast<const DictionaryArray*>(a.get());
+    }
+    if (!f.strict() || d == nullptr || d->values()->length() > length_) return ArrayPtr();
+    const int64_t n = d->values()->length();
+    std::vector<ArrayPtr> over;
+    for (const ArrayPtr& a : args) {
+      if (a.get() == d) {
+        over.push_back(d->values());
+        continue;
+      }
+      ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(static_cast<const ConstantArray&>(*a).value(), n, a->type().nullable));
+      over.push_back(std::move(c));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, f.columns(over, e.type(), n, pool_));
+    if (values == nullptr) return ArrayPtr();
+    ROWJIT_ASSIGN_OR_RETURN(auto out, DictionaryArray::Make(d->codes(), std::move(values)));
+    return ArrayPtr(std::move(out));
+  }
+
+  // A non-string argument without an evaluator: a column, a literal, or the reference's rows.
+  Result<ArrayPtr> Other(const ir::ExprPtr& e) {
+    if (e->is_column()) return columns_[static_cast<size_t>(e->column_index())];
+    if (e->is_literal()) {
+      ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(e->value(), length_, e->type().nullable));
+      return ArrayPtr(std::move(c));
+    }
+    return Reference(*e);
+  }
+
+  Result<ArrayPtr> Reference(const ir::Expr& e) {
+    ++reference_nodes_;
+    return ir::EvaluateReference(e, columns_, length_);
+  }
+
+ public:
+  int reference_nodes() const { return reference_nodes_; }
+  std::vector<int64_t>& failed_rows() { return failed_; }
+
+ private:
+  std::vector<ArrayPtr> columns_;
+  const int64_t length_;
+  const EvaluateFn& evaluate_;
+  const std::shared_ptr<MemoryPool> pool_;
+  int reference_nodes_ = 0;
+  std::vector<int64_t> failed_;  // ascending
+  std::unordered_map<const ir::Expr*, bool> has_;
+  std::unordered_map<const ir::Expr*, ir::ExprPtr> done_;
+};
+
+// The memory of one evaluation's string results, refused past `limit` bytes in all
+// (EngineOptions::max_evaluation_bytes: their sizes are only known once computed, so they are
+// counted as they are allocated; freed blocks are not given back to the count).
+class BudgetPool final : public MemoryPool {
+ public:
+  BudgetPool(std::shared_ptr<MemoryPool> inner, int64_t limit) : inner_(std::move(inner)), left_(limit) {}
+  void* Allocate(int64_t bytes) override {
+    if (bytes > left_.fetch_sub(bytes)) {  // what was left could not hold it
+      left_.fetch_add(bytes);
+      return nullptr;
+    }
+    return inner_ != nullptr ? inner_->Allocate(bytes) : AllocateAligned(static_cast<size_t>(bytes));
+  }
+  void Free(void* data, int64_t bytes) override {
+    if (inner_ != nullptr) {
+      inner_->Free(data, bytes);
+    } else {
+      std::free(data);
+    }
+  }
+
+ private:
+  const std::shared_ptr<MemoryPool> inner_;
+  std::atomic<int64_t> left_;
+};
+
+}  // namespace
+
+std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit) {
+  if (limit <= 0) return outputs;
+  return std::make_shared<BudgetPool>(std::move(outputs), limit);
+}
+
+bool NeedsStringColumns(const ir::Expr& expr) {
+  if (IsString(expr.type().id) && expr.is_call()) return true;
+  std::vector<const ir::Expr*> stack = {&expr};
+  while (!stack.empty()) {
+    const ir::Expr* e = stack.back();
+    stack.pop_back();
+    if (IsProducer(*e)) return true;
+    for (const ir::ExprPtr& a : e->args()) stack.push_back(a.get());
+  }
+  return false;
+}
+
+Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                         int64_t length, const EvaluateFn& evaluate,
+                                         std::shared_ptr<MemoryPool> pool) {
+  Materializer m(columns, length, evaluate, std::move(pool));
+  StringColumns out;
+  ROWJIT_ASSIGN_OR_RETURN(out.expr, WithStackForDepth(expr->facts().depth, [&] { return m.Rewrite(expr, true); }));
+  out.columns = std::move(m.columns());
+  out.reference_nodes = m.reference_nodes();
+  out.failed_rows = std::move(m.failed_rows());
+  return out;
+}
+
+ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows) {
+  std::optional<std::string_view> lo, hi;
+  for (int64_t i = 0; i < rows.length(); ++i) {
+    const std::optional<std::string_view> v = StringAt(rows, i);
+    if (!v) continue;
+    if (!lo || *v < *lo) lo = v;
+    if (!hi || *hi < *v) hi = v;
+  }
+  const TypeId t = agg.result.id;
+  auto scalar = [t](const std::optional<std::string_view>& v) { return v ? Scalar::String(*v, t) : Scalar::Null(t); };
+  ir::AggregateResult out;
+  out.value = scalar(agg.kind == ir::AggKind::kMax ? hi : lo);
+  out.max = agg.kind == ir::AggKind::kMinMax ? scalar(hi) : Scalar::Null(t);
+  return out;
+}
+
+}  // namespace rowjit::jit::internal
