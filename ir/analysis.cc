@@ -26,6 +26,7 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   const Function& f = *call.function();
   facts.strict = facts.strict && f.strict();
   facts.decode_cost += f.decode_cost;
+  facts.builds_strings = facts.builds_strings || IsStringBuilder(call);
   facts.calls.push_back(&call);
   if (!call.CanFail()) return;
   facts.can_fail = true;
@@ -33,7 +34,7 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   if (arg == TypeId::kBool) return;
   // A parse or UTF-8 check: a byte; a 16-byte decimal's narrowing: its 64-bit halves; an 8-bit
   // multiply: its 16-bit product's high byte (x86 multiplies no bytes; narrowing it costs more).
-  const bool byte_product = call.name() == "mul" && BitWidth(arg) == 8 && IsInteger(arg);
+  const bool byte_product = f.kernel_cost == KernelCost::kCheckedMultiply && BitWidth(arg) == 8 && IsInteger(arg);
   facts.evidence_widths.push_back(IsString(arg) ? 8 : arg == TypeId::kI128 ? 64 : byte_product ? 16 : BitWidth(arg));
   facts.string_evidence = facts.string_evidence || IsString(arg);
   facts.narrow_integer_evidence = facts.narrow_integer_evidence || (IsInteger(arg) && BitWidth(arg) < 64);
@@ -41,8 +42,16 @@ void AddCall(const Expr& call, ExprFacts& facts) {
 
 }  // namespace
 
+bool IsStringBuilder(const Expr& e) {
+  if (!e.is_call() || !IsString(e.type().id) || e.function() == nullptr) return false;
+  if (e.function()->family == Family::kCast) return !IsString(e.args()[0]->type().id);
+  return e.function()->family == Family::kString;
+}
+
 bool CountsAsNodes(const Expr& call, size_t i) {
-  return i == 0 || !call.is_call() || !call.args()[i]->is_literal() || call.name() != "in_list";
+  if (i == 0 || !call.is_call() || !call.args()[i]->is_literal()) return true;
+  const Function* f = call.bound() ? call.function() : FindFunction(call.name());
+  return f == nullptr || !f->literal_set;
 }
 
 std::vector<Scalar> InListSet(const Expr& call) {

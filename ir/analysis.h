@@ -25,6 +25,10 @@ struct ExprFacts {
   // Some call that can fail reads a string (a parse, a UTF-8 check): padding rows must repeat a
   // real row, as an empty string could fail where no row does.
   bool string_evidence = false;
+  // Some call builds a new string (a string function returning one, a cast of a number to
+  // text: IsStringBuilder), which no kernel computes: the engine computes such calls a column at
+  // a time before the kernel of the rest.
+  bool builds_strings = false;
   // The summed decode cost of the functions (per-row work beyond reading numbers).
   int decode_cost = 0;
   // Every column index the expression reads, ascending, each once.
@@ -51,6 +55,10 @@ struct ExprFacts {
 // Expr::facts(), which computes this once and keeps it. Unbound expressions get their shape
 // (nodes, depth, calls by name) and nothing that needs types.
 ExprFacts AnalyzeExpr(const Expr& expr);
+
+// Whether a bound call builds a new string: a string function returning one, or a cast of a
+// non-string to text (a cast between utf8 and binary keeps the bytes, which kernels read in place).
+bool IsStringBuilder(const Expr& call);
 
 // Whether argument `i` of the call `call` adds its nodes to the call's: every argument does but
 // the literal items of an IN list (`in_list`), which a kernel holds as one constant set whatever

@@ -186,7 +186,8 @@ class Binder {
   // date_part('year', t) and date_trunc('month', t): the part is a string literal naming the
   // catalog function the call binds to (year(t), date_trunc_month(t)).
   static Result<std::optional<ExprPtr>> RewriteTemporal(const Expr& e) {
-    if (e.name() != "date_part" && e.name() != "date_trunc") return std::optional<ExprPtr>();
+    const SurfaceForm form = SurfaceFormOf(e);
+    if (form != SurfaceForm::kDatePart && form != SurfaceForm::kDateTrunc) return std::optional<ExprPtr>();
     const std::string& text = e.args().size() == 2 && e.args()[0]->is_literal() ? e.args()[0]->literal_text() : "";
     if (text.size() < 2 || text.front() != '\'' || text.back() != '\'') {
       return MakeError(ErrorCode::kInvalidInput, "{} takes a part as a string literal and a value: {}('month', t)",
@@ -206,8 +207,9 @@ class Binder {
   // cast(x, 'decimal64(12,2)') (the parser's form of a cast to a logical type) and round(x, n).
   Result<std::optional<ExprPtr>> BindLogicalCastOrRound(const Expr& e) {
     using Out = std::optional<ExprPtr>;
-    const bool cast = e.name() == "cast" && e.args().size() == 2;
-    if (!cast && !(e.name() == "round" && e.args().size() == 2)) return Out();
+    const SurfaceForm form = SurfaceFormOf(e);
+    const bool cast = form == SurfaceForm::kLogicalCast;
+    if (!cast && form != SurfaceForm::kDecimalRound) return Out();
     const Expr& second = *e.args()[1];
     const std::string& text = second.is_literal() ? second.literal_text() : "";
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr x, BindNode(e.args()[0], std::nullopt, ""));
@@ -419,7 +421,7 @@ class Binder {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));
     if (special) return *special;
     const Function* f = FindFunction(e.name());
-    if (f == nullptr && e.name() == "log") {
+    if (f == nullptr && SurfaceFormOf(e) == SurfaceForm::kLog) {
       // numpy's log is natural, SQL's (PostgreSQL, DuckDB) is base 10: neither is guessed.
       return MakeError(ErrorCode::kInvalidInput, "unknown function 'log': write ln (natural) or log10");
     }

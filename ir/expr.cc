@@ -2,6 +2,7 @@
 #include "ir/expr.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "ir/analysis.h"
@@ -166,30 +167,28 @@ bool Expr::Equals(const Expr& o) const {
 
 namespace {
 
-// Infix operators by canonical function name; everything else prints as a call.
-struct InfixOp {
-  std::string_view function;
-  std::string_view symbol;
-};
-constexpr InfixOp kInfix[] = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"},
-                              {"mod", "%"}, {"eq", "="},  {"ne", "!="}, {"lt", "<"},
-                              {"le", "<="}, {"gt", ">"},  {"ge", ">="}, {"and", "and"},
-                              {"or", "or"}};
-
-std::string_view InfixSymbol(const Expr& e) {
-  if (!e.is_call() || e.args().size() != 2) return {};
-  for (const auto& op : kInfix) {
-    if (op.function == e.name()) return op.symbol;
-  }
-  return {};
+// The descriptor a call prints by: a bound call's, or for an unbound one the function its name
+// is the canonical name of (an alias prints as written).
+const Function* PrintedFunction(const Expr& e) {
+  if (!e.is_call()) return nullptr;
+  if (e.bound()) return e.function();
+  const Function* f = FindFunction(e.name());
+  return f != nullptr && f->name == e.name() ? f : nullptr;
 }
+
+bool HasSyntax(const Expr& e, Syntax syntax, size_t min_args, size_t max_args) {
+  const Function* f = PrintedFunction(e);
+  return f != nullptr && f->syntax == syntax && e.args().size() >= min_args && e.args().size() <= max_args;
+}
+
+std::string_view InfixSymbol(const Expr& e) { return HasSyntax(e, Syntax::kInfix, 2, 2) ? PrintedFunction(e)->symbol : ""; }
 
 // in_list(x, a, b) prints as SQL's `x in (a, b)`, which parses back to it.
-bool IsInList(const Expr& e) { return e.is_call() && e.name() == "in_list" && e.args().size() >= 2; }
+bool IsInList(const Expr& e) { return HasSyntax(e, Syntax::kInList, 2, SIZE_MAX); }
 
-bool IsOperator(const Expr& e) {
-  return !InfixSymbol(e).empty() || (e.is_call() && e.name() == "not" && e.args().size() == 1) || IsInList(e);
-}
+bool IsPrefix(const Expr& e) { return HasSyntax(e, Syntax::kPrefix, 1, 1); }
+
+bool IsOperator(const Expr& e) { return !InfixSymbol(e).empty() || IsPrefix(e) || IsInList(e); }
 
 void Append(const Expr& e, std::string& out);
 
@@ -211,16 +210,15 @@ std::string LogicalLiteralText(const Scalar& v) {
   return fmt::format("cast({}, {})", storage, t.ToString());
 }
 
-// The calls that stand for a cast print as one (their target is their type).
+// The calls that stand for a cast print as one (their target is their type), and so does the
+// parser's form of a cast to a logical type, whose type is a string literal.
 bool PrintsAsCast(const Expr& e) {
-  if (!e.bound()) {  // the parser's form of a cast to a logical type: the type's text as a literal
-    return e.name() == "cast" && e.args().size() == 2 && e.args()[1]->is_literal() &&
-           e.args()[1]->literal_text().size() > 1 && e.args()[1]->literal_text().front() == '\'';
+  if (!e.bound()) {
+    if (SurfaceFormOf(e) != SurfaceForm::kLogicalCast) return false;
+    const std::string& type = e.args()[1]->is_literal() ? e.args()[1]->literal_text() : "";
+    return type.size() > 1 && type.front() == '\'';
   }
-  return e.name() == "decimal_cast" || e.name() == "temporal_cast" || e.name() == "float_to_decimal" ||
-         e.name() == "decimal_to_float" || e.name() == "text_to_temporal" || e.name() == "text_to_decimal" ||
-         e.name() == "text_to_interval" || e.name() == "text_to_duration" ||
-         e.name() == "logical_to_text";
+  return HasSyntax(e, Syntax::kCast, 1, 1);
 }
 
 // Canonical text, appended (linear in the text's length). Recursive: ToString runs it on a stack
@@ -247,8 +245,8 @@ void Append(const Expr& e, std::string& out) {
     AppendOperand(*e.args()[1], out);
     return;
   }
-  if (e.name() == "not" && e.args().size() == 1) {
-    out += "not ";
+  if (IsPrefix(e)) {
+    out += fmt::format("{} ", PrintedFunction(e)->symbol);
     return AppendOperand(*e.args()[0], out);
   }
   if (IsInList(e)) {

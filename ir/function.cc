@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "ir/expr.h"
 #include "ir/function_internal.h"
 
 namespace rowjit::ir {
@@ -127,11 +128,31 @@ const std::vector<const Function*>& Registry() {
 
 std::span<const Function* const> AllFunctions() { return Registry(); }
 
+SurfaceForm SurfaceFormOf(const Expr& e) {
+  if (!e.is_call() || e.bound()) return SurfaceForm::kNone;
+  const std::string& name = e.name();
+  const size_t n = e.args().size();
+  if (name == "cast" && n == 2) return SurfaceForm::kLogicalCast;
+  if (name == "round" && n == 2) return SurfaceForm::kDecimalRound;
+  if (name == "date_part") return SurfaceForm::kDatePart;
+  if (name == "date_trunc") return SurfaceForm::kDateTrunc;
+  if (name == "log") return SurfaceForm::kLog;
+  return SurfaceForm::kNone;
+}
+
 std::string_view CanonicalName(std::string_view name) {
   for (const Alias& a : kAliases) {
     if (a.alias == name) return a.name;
   }
   return name;
+}
+
+std::vector<std::string_view> AliasesOf(std::string_view canonical) {
+  std::vector<std::string_view> out;
+  for (const Alias& a : kAliases) {
+    if (a.name == canonical) out.push_back(a.alias);
+  }
+  return out;
 }
 
 const Function* FindFunction(std::string_view name) {

@@ -155,36 +155,78 @@ Result<Scalar> Sign(std::span<const Scalar> a, DataType, std::optional<TypeId>) 
 const Function kFunctions[] = {
     {.name = "add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Checked<0>, .logical = LogicalArgs::kTemporalArith},
+     .eval = Checked<0>, .logical = LogicalArgs::kTemporalArith, .syntax = Syntax::kInfix, .symbol = "+",
+     .summary = "The sum x + y in the arguments' type.",
+     .notes = "Integers: a sum outside the type (`127:i8 + 1`) is an `overflow` error. Floats: IEEE 754 (`inf "
+              "+ -inf` is NaN), never an error. Also timestamp + duration, duration + duration in one unit and "
+              "date32 + i32 days; decimals bind to `decimal_add`, intervals add part by part."},
     {.name = "sub", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Checked<1>, .logical = LogicalArgs::kTemporalArith},
+     .eval = Checked<1>, .logical = LogicalArgs::kTemporalArith, .syntax = Syntax::kInfix, .symbol = "-",
+     .summary = "The difference x - y in the arguments' type.",
+     .notes = "Integers: a difference outside the type (`0:u8 - 1`) is an `overflow` error. Floats: IEEE 754, "
+              "never an error. Also timestamp - timestamp (a duration), timestamp - duration, date32 - i32 "
+              "days and date32 - date32 (i32 days); decimals bind to `decimal_sub`."},
     {.name = "mul", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Checked<2>},
+     .eval = Checked<2>, .syntax = Syntax::kInfix, .symbol = "*", .kernel_cost = KernelCost::kCheckedMultiply,
+     .summary = "The product x * y in the arguments' type.",
+     .notes = "Integers: a product outside the type (`MIN * -1`) is an `overflow` error. Floats: IEEE 754 "
+              "(`1e308 * 10` is inf), never an error. Decimals bind to `decimal_mul`; a duration or an "
+              "interval times an integer scales it (checked)."},
     {.name = "wrapping_add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<0>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<0>,
+     .summary = "The sum x + y modulo 2^width, for integers.",
+     .notes = "Never fails: the result wraps around (`wrapping_add(127:i8, 1)` is -128). Integers only."},
     {.name = "wrapping_sub", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<1>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<1>,
+     .summary = "The difference x - y modulo 2^width, for integers.",
+     .notes = "Never fails: the result wraps around (`wrapping_sub(0:u8, 1)` is 255). Integers only."},
     {.name = "wrapping_mul", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<2>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<2>,
+     .summary = "The product x * y modulo 2^width, for integers.",
+     .notes = "Never fails: the result wraps around (`wrapping_mul(MIN, -1)` is MIN). Integers only."},
     {.name = "div", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Div},
+     .eval = Div, .syntax = Syntax::kInfix, .symbol = "/",
+     .summary = "The quotient x / y: integers truncated toward zero, floats by IEEE 754 division.",
+     .notes = "Integers: a divisor of 0 is a `division by zero` error and `MIN / -1` an `overflow` error; `-7 "
+              "/ 2` is -3. Floats: `1 / 0` is inf, `0 / 0` NaN, never an error. Decimals divide as f64; a "
+              "duration divided by a duration of its unit is their f64 ratio."},
     {.name = "mod", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Mod},
+     .eval = Mod, .syntax = Syntax::kInfix, .symbol = "%",
+     .summary = "The remainder of x / y, with the sign of x (C's `%` for integers, `fmod` for floats).",
+     .notes = "Integers: a divisor of 0 is a `division by zero` error; `x % -1` is 0, also for MIN; `-7 % 2` "
+              "is -1. Floats: `fmod`, never an error (`-7.5 % 2` is -1.5; `x % 0` and `inf % y` are NaN; `x % "
+              "inf` is x)."},
     {.name = "neg", .arg_names = {"x"}, .family = Family::kArithmetic, .can_fail = FailsOnIntegers,
-     .propagates_type = true, .type_rule = internal::NumericRule, .eval = Neg},
+     .propagates_type = true, .type_rule = internal::NumericRule, .eval = Neg,
+     .summary = "The negation -x in the argument's type.",
+     .notes = "Written `-x`. Signed MIN is an `overflow` error; unsigned: 0 gives 0 and every other value is "
+              "an `overflow` error. Floats flip the sign (`neg(0.0)` is -0.0). Durations and decimals negate "
+              "in their type, intervals part by part (checked)."},
     {.name = "abs", .arg_names = {"x"}, .family = Family::kArithmetic,
      .can_fail = FailsOnSignedIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
-     .eval = Abs},
+     .eval = Abs,
+     .summary = "The absolute value of x in the argument's type.",
+     .notes = "Signed MIN is an `overflow` error; unsigned values are returned unchanged. Floats clear the "
+              "sign (`abs(-0.0)` is 0.0; NaN stays NaN). Durations and decimals keep their type."},
     {.name = "min", .arg_names = {"x", "y"}, .family = Family::kArithmetic, .propagates_type = true,
-     .type_rule = internal::NumericRule, .eval = MinMax<false>},
+     .type_rule = internal::NumericRule, .eval = MinMax<false>,
+     .summary = "The lesser of x and y in SQL's order (floats: NaN greatest); on a tie, x.",
+     .notes = "Never fails. Floats: `min(nan, 1)` is 1; -0.0 equals 0.0, so `min(-0.0, 0.0)` is -0.0 and "
+              "`min(0.0, -0.0)` is 0.0 (the first argument wins a tie)."},
     {.name = "sign", .arg_names = {"x"}, .family = Family::kArithmetic, .propagates_type = true,
-     .type_rule = internal::NumericRule, .eval = Sign},
+     .type_rule = internal::NumericRule, .eval = Sign,
+     .summary = "-1, 0 or 1 in the argument's type, as x is negative, zero or positive.",
+     .notes = "Never fails. Unsigned: 0 or 1. Floats: -1.0, 0.0 (for -0.0 too) or 1.0; ±inf give ±1.0 and NaN "
+              "stays NaN (numpy's `sign`)."},
     {.name = "max", .arg_names = {"x", "y"}, .family = Family::kArithmetic, .propagates_type = true,
-     .type_rule = internal::NumericRule, .eval = MinMax<true>},
+     .type_rule = internal::NumericRule, .eval = MinMax<true>,
+     .summary = "The greater of x and y in SQL's order (floats: NaN greatest); on a tie, x.",
+     .notes = "Never fails. Floats: `max(nan, 1)` is NaN; -0.0 equals 0.0, so the first argument wins between "
+              "them."},
 };
 
 }  // namespace

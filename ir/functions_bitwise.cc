@@ -50,17 +50,31 @@ Result<Scalar> Shift(std::span<const Scalar> a, DataType, std::optional<TypeId>)
 
 const Function kFunctions[] = {
     {.name = "bit_and", .arg_names = {"x", "y"}, .family = Family::kBitwise,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Bitwise<0>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Bitwise<0>,
+     .summary = "The bitwise AND of x and y (two's complement).",
+     .notes = "Integers only; never fails."},
     {.name = "bit_or", .arg_names = {"x", "y"}, .family = Family::kBitwise, .propagates_type = true,
-     .type_rule = internal::IntegerRule, .eval = Bitwise<1>},
+     .type_rule = internal::IntegerRule, .eval = Bitwise<1>,
+     .summary = "The bitwise OR of x and y (two's complement).",
+     .notes = "Integers only; never fails."},
     {.name = "bit_xor", .arg_names = {"x", "y"}, .family = Family::kBitwise,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Bitwise<2>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Bitwise<2>,
+     .summary = "The bitwise exclusive OR of x and y (two's complement).",
+     .notes = "Integers only; never fails."},
     {.name = "bit_not", .arg_names = {"x"}, .family = Family::kBitwise, .propagates_type = true,
-     .type_rule = internal::IntegerRule, .eval = BitNot},
+     .type_rule = internal::IntegerRule, .eval = BitNot,
+     .summary = "The bitwise complement of x (two's complement: `bit_not(0:i8)` is -1).",
+     .notes = "Integers only; never fails."},
     {.name = "shl", .arg_names = {"x", "amount"}, .family = Family::kBitwise,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Shift<true>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Shift<true>,
+     .summary = "x shifted left by `amount` bits, the bits shifted out dropped.",
+     .notes = "`amount` has x's type. An amount in [0, width) shifts (`shl(1:i32, 31)` is MIN); a negative "
+              "amount or one of at least the width gives 0. Never fails."},
     {.name = "shr", .arg_names = {"x", "amount"}, .family = Family::kBitwise,
-     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Shift<false>},
+     .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Shift<false>,
+     .summary = "x shifted right by `amount` bits: arithmetic for signed x, logical for unsigned x.",
+     .notes = "`amount` has x's type. A negative amount or one of at least the width gives 0, or for signed x "
+              "the sign fill (-1 for a negative x). Never fails."},
 };
 
 }  // namespace

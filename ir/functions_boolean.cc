@@ -34,13 +34,23 @@ Result<Scalar> Xor(std::span<const Scalar> a, DataType, std::optional<TypeId>) {
 
 const Function kFunctions[] = {
     {.name = "and", .arg_names = {"x", "y"}, .family = Family::kBoolean,
-     .null_behavior = NullBehavior::kAware, .type_rule = KleeneRule, .eval = Kleene<true>},
+     .null_behavior = NullBehavior::kAware, .type_rule = KleeneRule, .eval = Kleene<true>,
+     .syntax = Syntax::kInfix, .symbol = "and", .guard = Guard::kAnd,
+     .summary = "Kleene AND: false where either argument is false, else null where either is null, else true.",
+     .notes = "`false and null` is false, `true and null` is null. Never fails."},
     {.name = "or", .arg_names = {"x", "y"}, .family = Family::kBoolean,
-     .null_behavior = NullBehavior::kAware, .type_rule = KleeneRule, .eval = Kleene<false>},
+     .null_behavior = NullBehavior::kAware, .type_rule = KleeneRule, .eval = Kleene<false>,
+     .syntax = Syntax::kInfix, .symbol = "or", .guard = Guard::kOr,
+     .summary = "Kleene OR: true where either argument is true, else null where either is null, else false.",
+     .notes = "`true or null` is true, `false or null` is null. Never fails."},
     {.name = "not", .arg_names = {"x"}, .family = Family::kBoolean, .type_rule = internal::BoolRule,
-     .eval = Not},
+     .eval = Not, .syntax = Syntax::kPrefix, .symbol = "not",
+     .summary = "The negation of a bool.",
+     .notes = "Strict: `not null` is null. Never fails."},
     {.name = "xor", .arg_names = {"x", "y"}, .family = Family::kBoolean,
-     .type_rule = internal::BoolRule, .eval = Xor},
+     .type_rule = internal::BoolRule, .eval = Xor,
+     .summary = "True where exactly one of x and y is true.",
+     .notes = "Strict: a null argument gives null. Never fails."},
 };
 
 }  // namespace

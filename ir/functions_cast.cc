@@ -319,22 +319,57 @@ Result<ArrayPtr> LogicalToTextColumns(std::span<const ArrayPtr> a, DataType r, i
 const Function kFunctions[] = {
     {.name = "cast", .arg_names = {"x"}, .family = Family::kCast, .can_fail = CastCanFail,
      .unify_from = -1, .takes_type_arg = true, .type_rule = CastRule<kChecked>,
-     .eval = Cast<kChecked>, .columns = CastToTextColumns},
+     .eval = Cast<kChecked>, .columns = CastToTextColumns,
+     .summary = "x converted to the type T: exact where T holds every value, checked where it narrows, parsed "
+                "or written as text.",
+     .notes = "Narrowing integers, float → integer (truncated; out of range or ±inf: `overflow`, NaN: `invalid "
+              "input`) and finite f64 → f32 past its range fail; text that is no number is `invalid input`, "
+              "one out of range `overflow`; binary → utf8 checks UTF-8."},
     {.name = "saturating_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
-     .takes_type_arg = true, .type_rule = CastRule<kSaturating>, .eval = Cast<kSaturating>},
+     .takes_type_arg = true, .type_rule = CastRule<kSaturating>, .eval = Cast<kSaturating>,
+     .summary = "x converted to the type T, a value outside T clamped to its minimum or maximum.",
+     .notes = "Never fails: NaN gives 0, ±inf the minimum or maximum, a finite f64 beyond f32 ±3.4028235e38. "
+              "To bool: x != 0. Takes no strings (a type error)."},
     {.name = "wrapping_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
-     .takes_type_arg = true, .type_rule = CastRule<kWrapping>, .eval = Cast<kWrapping>},
+     .takes_type_arg = true, .type_rule = CastRule<kWrapping>, .eval = Cast<kWrapping>,
+     .summary = "x converted to the type T, an integer keeping its low bits (modulo 2^width).",
+     .notes = "Never fails (`wrapping_cast(-1, u8)` is 255). To bool, from bool and integer → float as `cast`; "
+              "a float converts only to its own type, and strings not at all (type errors)."},
     {.name = "text_to_temporal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
-     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToTemporal},
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToTemporal,
+     .syntax = Syntax::kCast,
+     .summary = "A utf8 row read as a date, time or timestamp of the call's type.",
+     .notes = "Written `cast(s, date32)`, `cast(s, timestamp(us, UTC))`, ...: `YYYY-MM-DD`, then a space or `T` "
+              "and `HH:MM[:SS[.fraction]]`, with a zone an optional offset; blanks around are ignored. Other "
+              "text is `invalid input`, a value past the storage `overflow`."},
     {.name = "text_to_interval", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
-     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToLength<ParseIntervalLiteral>},
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToLength<ParseIntervalLiteral>,
+     .syntax = Syntax::kCast,
+     .summary = "A utf8 row read as an interval of the call's type (`'1 month 2 days'`).",
+     .notes = "Written `cast(s, interval_month_day_nano)`: a sequence of `[+-]N unit`, as interval literals. "
+              "Text that is no interval of the type (an unknown unit, a part the type does not hold or past "
+              "its storage) is `invalid input`."},
     {.name = "text_to_duration", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
-     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToLength<ParseDurationLiteral>},
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToLength<ParseDurationLiteral>,
+     .syntax = Syntax::kCast,
+     .summary = "A utf8 row read as a duration of the call's unit (`'1 day 1 hour'`).",
+     .notes = "Written `cast(s, duration(s))`: the interval grammar without months, a whole number of the unit "
+              "(`'1 day 1 hour'` is 90000 seconds). Other text is `invalid input`."},
     {.name = "text_to_decimal", .arg_names = {"s"}, .family = Family::kCast, .can_fail = ParseCanFail,
-     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal},
+     .decode_cost = 2, .unify_from = -1, .type_rule = TargetIsType, .eval = TextToDecimal,
+     .syntax = Syntax::kCast,
+     .summary = "A utf8 row read as a decimal of the call's type, rounded half away from zero to its scale.",
+     .notes = "Written `cast(s, decimal64(12,2))`: an optional sign, digits with an optional point and "
+              "exponent (`' -1.5e3 '`, `.5`), blanks around. Text that is no number is `invalid input`, a "
+              "value past the precision `overflow`."},
     {.name = "logical_to_text", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
      .type_rule = TargetIsType, .eval = LogicalToText, .logical = LogicalArgs::kAny,
-     .columns = LogicalToTextColumns},
+     .columns = LogicalToTextColumns, .syntax = Syntax::kCast,
+     .summary = "The text of a decimal, date, time, timestamp, duration or interval, which casts back to the "
+                "value.",
+     .notes = "Written `cast(x, utf8)`: `-0.05`, `2024-02-29`, `12:34:56.5` (the unit's fraction when not "
+              "zero), a zoned timestamp as local time and offset, years outside 0–9999 signed, `14 months 3 "
+              "days`, `-1500 milliseconds`. Never fails."},
 };
 
 }  // namespace

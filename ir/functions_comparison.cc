@@ -36,17 +36,53 @@ Result<Scalar> Compare(std::span<const Scalar> a, DataType, std::optional<TypeId
 
 const Function kFunctions[] = {
     {.name = "eq", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kEq>, .logical = LogicalArgs::kCompare},
+     .type_rule = internal::CompareRule, .eval = Compare<kEq>, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInfix, .symbol = "=", .implied_length = ImpliedLength::kEquals,
+     .summary = "Whether x equals y (`=`).",
+     .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
+              "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
+              "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
+              "days)."},
     {.name = "ne", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kNe>, .logical = LogicalArgs::kCompare},
+     .type_rule = internal::CompareRule, .eval = Compare<kNe>, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInfix, .symbol = "!=",
+     .summary = "Whether x differs from y (`!=`, `<>`).",
+     .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
+              "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
+              "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
+              "days)."},
     {.name = "lt", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kLt>, .logical = LogicalArgs::kCompare},
+     .type_rule = internal::CompareRule, .eval = Compare<kLt>, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInfix, .symbol = "<",
+     .summary = "Whether x orders before y (`<`).",
+     .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
+              "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
+              "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
+              "days)."},
     {.name = "le", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kLe>, .logical = LogicalArgs::kCompare},
+     .type_rule = internal::CompareRule, .eval = Compare<kLe>, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInfix, .symbol = "<=",
+     .summary = "Whether x orders before y or equals it (`<=`).",
+     .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
+              "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
+              "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
+              "days)."},
     {.name = "gt", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kGt>, .logical = LogicalArgs::kCompare},
+     .type_rule = internal::CompareRule, .eval = Compare<kGt>, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInfix, .symbol = ">",
+     .summary = "Whether x orders after y (`>`).",
+     .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
+              "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
+              "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
+              "days)."},
     {.name = "ge", .arg_names = {"x", "y"}, .family = Family::kComparison,
-     .type_rule = internal::CompareRule, .eval = Compare<kGe>, .logical = LogicalArgs::kCompare},
+     .type_rule = internal::CompareRule, .eval = Compare<kGe>, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInfix, .symbol = ">=",
+     .summary = "Whether x orders after y or equals it (`>=`).",
+     .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
+              "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
+              "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
+              "days)."},
 };
 
 }  // namespace

@@ -177,17 +177,45 @@ Result<DataType> ToFloatRule(std::string_view name, std::span<const DataType> ar
 
 const Function kFunctions[] = {
     {.name = "decimal_add", .arg_names = {"x", "y"}, .family = Family::kDecimal, .can_fail = MayFail,
-     .unify_from = -1, .type_rule = AddSubRule, .eval = AddSub<0>, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = AddSubRule, .eval = AddSub<0>, .logical = LogicalArgs::kAny,
+     .summary = "The exact sum of two decimals, or of a decimal and an integer, at the larger scale.",
+     .notes = "What `x + y` binds to over decimals. Result: decimal(max integer digits + scale + 1, larger "
+              "scale), at most 18 digits (38 with a 16-byte operand). An operand that needs more digits at "
+              "that scale, or a sum past the precision, is an `overflow` error."},
     {.name = "decimal_sub", .arg_names = {"x", "y"}, .family = Family::kDecimal, .can_fail = MayFail,
-     .unify_from = -1, .type_rule = AddSubRule, .eval = AddSub<1>, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = AddSubRule, .eval = AddSub<1>, .logical = LogicalArgs::kAny,
+     .summary = "The exact difference of two decimals, or of a decimal and an integer, at the larger scale.",
+     .notes = "What `x - y` binds to over decimals. Result: decimal(max integer digits + scale + 1, larger "
+              "scale), at most 18 digits (38 with a 16-byte operand). An operand that needs more digits at "
+              "that scale, or a difference past the precision, is an `overflow` error."},
     {.name = "decimal_mul", .arg_names = {"x", "y"}, .family = Family::kDecimal, .can_fail = MayFail,
-     .unify_from = -1, .type_rule = MulRule, .eval = Mul, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = MulRule, .eval = Mul, .logical = LogicalArgs::kAny,
+     .kernel_cost = KernelCost::kDecimalMultiply,
+     .summary = "The exact product of two decimals, or of a decimal and an integer, at the sum of their "
+                "scales.",
+     .notes = "What `x * y` binds to over decimals. Result: decimal(p1 + p2, s1 + s2), at most 18 digits (38 "
+              "with a 16-byte operand); a product past it is an `overflow` error, and a scale beyond 18 (38) "
+              "is refused as unsupported."},
     {.name = "decimal_cast", .arg_names = {"x"}, .family = Family::kDecimal, .can_fail = MayFail,
-     .unify_from = -1, .type_rule = TargetRule, .eval = Cast, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = TargetRule, .eval = Cast, .logical = LogicalArgs::kAny,
+     .syntax = Syntax::kCast,
+     .summary = "A decimal or integer at the call's decimal or integer type: scaled up exactly, or down "
+                "rounded half away from zero.",
+     .notes = "Written `cast(x, decimal64(P,S))` and `round(x, n)`; also the steps of a decimal's cast to an "
+              "integer. A value past the target's precision (an integer target: its range) is an `overflow` "
+              "error."},
     {.name = "decimal_to_float", .arg_names = {"x"}, .family = Family::kDecimal, .unify_from = -1,
-     .type_rule = ToFloatRule, .eval = ToFloat, .logical = LogicalArgs::kAny},
+     .type_rule = ToFloatRule, .eval = ToFloat, .logical = LogicalArgs::kAny, .syntax = Syntax::kCast,
+     .summary = "A decimal as a float: its storage in double divided by 10^scale, each step correctly rounded.",
+     .notes = "Written `cast(x, f64)`; also how a decimal meets a float operand and how `x / y` divides "
+              "decimals. Exact decimals up to 2^53 in storage give the nearest double; an f32 result rounds "
+              "that double. Never fails."},
     {.name = "float_to_decimal", .arg_names = {"x"}, .family = Family::kDecimal, .can_fail = MayFail,
-     .unify_from = -1, .type_rule = TargetRule, .eval = FromFloat, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = TargetRule, .eval = FromFloat, .logical = LogicalArgs::kAny,
+     .syntax = Syntax::kCast,
+     .summary = "A float as a decimal of the call's type: x · 10^scale in double, rounded half away from zero.",
+     .notes = "Written `cast(x, decimal64(P,S))` of an f32 or f64. NaN, ±inf and values past the precision are "
+              "`overflow` errors."},
 };
 
 // --- the binder's rules ---------------------------------------------------------------------

@@ -185,28 +185,54 @@ Result<ArrayPtr> IfColumns(std::span<const ArrayPtr> a, DataType r, int64_t leng
 const Function kFunctions[] = {
     {.name = "is_null", .arg_names = {"x"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
-     .eval = IsNull, .logical = LogicalArgs::kAny},
+     .eval = IsNull, .logical = LogicalArgs::kAny,
+     .summary = "Whether x is null.",
+     .notes = "Written `x is null`. Every type, logical types included; the result is never null."},
     {.name = "is_not_null", .arg_names = {"x"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = -1, .type_rule = IsNullRule,
-     .eval = IsNotNull, .logical = LogicalArgs::kAny},
+     .eval = IsNotNull, .logical = LogicalArgs::kAny,
+     .summary = "Whether x is not null.",
+     .notes = "Written `x is not null`. Every type, logical types included; the result is never null."},
     {.name = "coalesce", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
-     .eval = Coalesce, .logical = LogicalArgs::kPassThrough, .columns = CoalesceColumns},
+     .eval = Coalesce, .logical = LogicalArgs::kPassThrough, .columns = CoalesceColumns,
+     .guard = Guard::kCoalesce,
+     .summary = "The first argument that is not null, or null when every argument is.",
+     .notes = "One or more arguments of one type. Decimals of other scales are rescaled to a common type; "
+              "intervals of mixed types are widened to interval_month_day_nano. Never fails itself."},
     {.name = "if", .arg_names = {"cond", "then", "else"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .unify_from = 1, .propagates_type = true,
-     .type_rule = IfRule, .eval = If, .logical = LogicalArgs::kPassThrough, .columns = IfColumns},
+     .type_rule = IfRule, .eval = If, .logical = LogicalArgs::kPassThrough, .columns = IfColumns,
+     .guard = Guard::kIf,
+     .summary = "`then` where `cond` is true, `else` where it is false or null.",
+     .notes = "The result is null where the branch taken is. `case` and `nullif` bind to nested `if`s. "
+              "Decimals of other scales are rescaled to a common type; intervals of mixed types are widened to "
+              "interval_month_day_nano."},
     {.name = "greatest", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
      .eval = Extreme<true>, .logical = LogicalArgs::kPassThrough,
-     .columns = ExtremeColumns<true>},
+     .columns = ExtremeColumns<true>,
+     .summary = "The greatest argument that is not null, in SQL's order; null only when every argument is.",
+     .notes = "Floats: NaN is greatest and -0.0 equals 0.0; strings bytewise; intervals by length (a month 30 "
+              "days). Of equal arguments the first is kept. Never fails."},
     {.name = "least", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
      .eval = Extreme<false>, .logical = LogicalArgs::kPassThrough,
-     .columns = ExtremeColumns<false>},
+     .columns = ExtremeColumns<false>,
+     .summary = "The least argument that is not null, in SQL's order; null only when every argument is.",
+     .notes = "Floats: NaN is greatest and -0.0 equals 0.0; strings bytewise; intervals by length (a month 30 "
+              "days). Of equal arguments the first is kept. Never fails."},
     {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
-     .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare},
+     .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare,
+     .summary = "Whether lo <= x <= hi, computed as `x >= lo and x <= hi` in Kleene logic.",
+     .notes = "Written `x between lo and hi`. `between(5, null, 3)` is false, `between(5, null, 9)` is null, "
+              "`between(nan, 0, nan)` is true (the float order); lo > hi gives false. Never fails."},
     {.name = "in_list", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
-     .null_behavior = NullBehavior::kAware, .type_rule = InListRule, .eval = InList, .logical = LogicalArgs::kCompare},
+     .null_behavior = NullBehavior::kAware, .type_rule = InListRule, .eval = InList, .logical = LogicalArgs::kCompare,
+     .syntax = Syntax::kInList, .literal_set = true,
+     .summary = "Whether x equals an item: true on a match, else null where x or an item is null, else false.",
+     .notes = "Written `x in (a, b, ...)`; items share x's type. Every item is evaluated (no guards). Floats: "
+              "-0.0 equals 0.0, NaN equals NaN. `2 in (1, null)` is null. Never fails."},
 };
 
 }  // namespace

@@ -372,49 +372,153 @@ Result<Scalar> CompareIntervalsEval(std::span<const Scalar> a, DataType, std::op
   return Scalar::Of<int32_t>((x > y) - (x < y));
 }
 
-#define ROWJIT_FIELD(fname, field)                                                                   \
+#define ROWJIT_FIELD(fname, field, fsummary, fnotes)                                               \
   {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .unify_from = -1,                 \
    .type_rule = FieldRule<TemporalField::field>, .eval = FieldEval<TemporalField::field>,           \
-   .logical = LogicalArgs::kAny}
-#define ROWJIT_TRUNC(fname, unit)                                                                    \
+   .logical = LogicalArgs::kAny, .summary = fsummary, .notes = fnotes}
+#define ROWJIT_TRUNC(fname, unit, fsummary, fnotes)                                                  \
   {.name = fname, .arg_names = {"t"}, .family = Family::kTemporal, .can_fail = TruncCanFail,         \
    .unify_from = -1, .type_rule = TruncRule<TemporalUnit::unit>, .eval = TruncEval<TemporalUnit::unit>, \
-   .logical = LogicalArgs::kAny}
+   .logical = LogicalArgs::kAny, .summary = fsummary, .notes = fnotes}
 
 const Function kFunctions[] = {
-    ROWJIT_FIELD("year", kYear),           ROWJIT_FIELD("quarter", kQuarter),
-    ROWJIT_FIELD("month", kMonth),         ROWJIT_FIELD("day", kDay),
-    ROWJIT_FIELD("day_of_week", kDayOfWeek), ROWJIT_FIELD("day_of_year", kDayOfYear),
-    ROWJIT_FIELD("hour", kHour),           ROWJIT_FIELD("minute", kMinute),
-    ROWJIT_FIELD("second", kSecond),       ROWJIT_FIELD("epoch", kEpoch),
-    ROWJIT_TRUNC("date_trunc_year", kYear), ROWJIT_TRUNC("date_trunc_quarter", kQuarter),
-    ROWJIT_TRUNC("date_trunc_month", kMonth), ROWJIT_TRUNC("date_trunc_week", kWeek),
-    ROWJIT_TRUNC("date_trunc_day", kDay),   ROWJIT_TRUNC("date_trunc_hour", kHour),
-    ROWJIT_TRUNC("date_trunc_minute", kMinute), ROWJIT_TRUNC("date_trunc_second", kSecond),
-    ROWJIT_TRUNC("date_trunc_millisecond", kMillisecond),
-    ROWJIT_TRUNC("date_trunc_microsecond", kMicrosecond),
+    ROWJIT_FIELD("year", kYear,
+        "The year of t's date.",
+        "`date_part('year', t)` and `extract(year from t)` bind to it. Dates and timestamps (a zoned one in "
+        "its zone's local time), proleptic Gregorian; never fails."),
+    ROWJIT_FIELD("quarter", kQuarter,
+        "The quarter (1–4) of t's date.",
+        "`date_part('quarter', t)` and `extract(quarter from t)` bind to it. Dates and timestamps (a zoned one "
+        "in its zone's local time), proleptic Gregorian; never fails."),
+    ROWJIT_FIELD("month", kMonth,
+        "The month (1–12) of t's date.",
+        "`date_part('month', t)` and `extract(month from t)` bind to it. Dates and timestamps (a zoned one in "
+        "its zone's local time), proleptic Gregorian; never fails."),
+    ROWJIT_FIELD("day", kDay,
+        "The day of the month (1–31) of t's date.",
+        "`date_part('day', t)` and `extract(day from t)` bind to it. Dates and timestamps (a zoned one in its "
+        "zone's local time), proleptic Gregorian; never fails."),
+    ROWJIT_FIELD("day_of_week", kDayOfWeek,
+        "The day of the week of t's date: Sunday 0 to Saturday 6 (PostgreSQL's `dow`).",
+        "`date_part('dow', t)` binds to it. Dates and timestamps (a zoned one in its zone's local time); never "
+        "fails."),
+    ROWJIT_FIELD("day_of_year", kDayOfYear,
+        "The day of the year of t's date, January 1st being 1.",
+        "`date_part('doy', t)` binds to it. Dates and timestamps (a zoned one in its zone's local time); never "
+        "fails."),
+    ROWJIT_FIELD("hour", kHour,
+        "The hour (0–23) of t's time of day.",
+        "`date_part('hour', t)` binds to it. Dates (at midnight), timestamps (a zoned one in its zone's local "
+        "time) and times; never fails."),
+    ROWJIT_FIELD("minute", kMinute,
+        "The minute (0–59) of t's time of day.",
+        "`date_part('minute', t)` binds to it. Dates (at midnight), timestamps (a zoned one in its zone's "
+        "local time) and times; never fails."),
+    ROWJIT_FIELD("second", kSecond,
+        "The whole second (0–59) of t's time of day; the fraction is dropped.",
+        "`date_part('second', t)` binds to it. Dates (at midnight), timestamps (a zoned one in its zone's "
+        "local time) and times; never fails."),
+    ROWJIT_FIELD("epoch", kEpoch,
+        "Whole seconds since 1970-01-01 00:00:00 UTC, rounded down (before 1970 too).",
+        "`date_part('epoch', t)` binds to it. Dates and timestamps; a zoned timestamp counts from its instant, "
+        "not its local time. Never fails."),
+    ROWJIT_TRUNC("date_trunc_year", kYear,
+        "t truncated to the start of its year (January 1st).",
+        "`date_trunc('year', t)` binds to it. A zoned timestamp gives the first instant at or after its local "
+        "period's start. A result (or local start) below the storage's range is an `overflow` error."),
+    ROWJIT_TRUNC("date_trunc_quarter", kQuarter,
+        "t truncated to the start of its quarter.",
+        "`date_trunc('quarter', t)` binds to it. A zoned timestamp gives the first instant at or after its "
+        "local period's start. A result (or local start) below the storage's range is an `overflow` error."),
+    ROWJIT_TRUNC("date_trunc_month", kMonth,
+        "t truncated to the start of its month.",
+        "`date_trunc('month', t)` binds to it. A zoned timestamp gives the first instant at or after its local "
+        "period's start. A result (or local start) below the storage's range is an `overflow` error."),
+    ROWJIT_TRUNC("date_trunc_week", kWeek,
+        "t truncated to the start of its week, weeks starting on Monday (ISO).",
+        "`date_trunc('week', t)` binds to it. A zoned timestamp gives the first instant at or after its local "
+        "period's start. A result (or local start) below the storage's range is an `overflow` error."),
+    ROWJIT_TRUNC("date_trunc_day", kDay,
+        "t truncated to the start of its day.",
+        "`date_trunc('day', t)` binds to it. A zoned timestamp gives the first instant at or after its local "
+        "period's start. A result (or local start) below the storage's range is an `overflow` error."),
+    ROWJIT_TRUNC("date_trunc_hour", kHour,
+        "t truncated to the start of its hour.",
+        "`date_trunc('hour', t)` binds to it. Timestamps only; a zoned one keeps its instant's offset. A unit "
+        "finer than the storage's changes nothing. A result below the storage's range is an `overflow` error."),
+    ROWJIT_TRUNC("date_trunc_minute", kMinute,
+        "t truncated to the start of its minute.",
+        "`date_trunc('minute', t)` binds to it. Timestamps only; a zoned one keeps its instant's offset. A "
+        "unit finer than the storage's changes nothing. A result below the storage's range is an `overflow` "
+        "error."),
+    ROWJIT_TRUNC("date_trunc_second", kSecond,
+        "t truncated to the start of its second.",
+        "`date_trunc('second', t)` binds to it. Timestamps only; a zoned one keeps its instant's offset. A "
+        "unit finer than the storage's changes nothing. A result below the storage's range is an `overflow` "
+        "error."),
+    ROWJIT_TRUNC("date_trunc_millisecond", kMillisecond,
+        "t truncated to the start of its millisecond.",
+        "`date_trunc('millisecond', t)` binds to it. Timestamps only; a zoned one keeps its instant's offset. "
+        "A unit finer than the storage's changes nothing. A result below the storage's range is an `overflow` "
+        "error."),
+    ROWJIT_TRUNC("date_trunc_microsecond", kMicrosecond,
+        "t truncated to the start of its microsecond.",
+        "`date_trunc('microsecond', t)` binds to it. Timestamps only; a zoned one keeps its instant's offset. "
+        "A unit finer than the storage's changes nothing. A result below the storage's range is an `overflow` "
+        "error."),
     {.name = "temporal_cast", .arg_names = {"t"}, .family = Family::kTemporal, .can_fail = CastCanFail,
-     .unify_from = -1, .type_rule = CastRule, .eval = CastEval, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = CastRule, .eval = CastEval, .logical = LogicalArgs::kAny,
+     .syntax = Syntax::kCast,
+     .summary = "A date, time, timestamp or duration converted to the call's temporal type.",
+     .notes = "Written `cast(t, timestamp(ms))`. A finer unit multiplies (past the storage: `overflow`); a "
+              "coarser unit or a date rounds down. Between a zoned timestamp and a zoneless one or a date, the "
+              "zone's local time is meant."},
     {.name = "interval_months", .arg_names = {"i"}, .family = Family::kTemporal, .unify_from = -1,
-     .type_rule = PartRule<Part::kMonths>, .eval = PartEval<Part::kMonths>, .logical = LogicalArgs::kAny},
+     .type_rule = PartRule<Part::kMonths>, .eval = PartEval<Part::kMonths>, .logical = LogicalArgs::kAny,
+     .summary = "The months part of an interval (0 for interval_day_time).",
+     .notes = "What interval arithmetic reads of an interval column. Never fails."},
     {.name = "interval_days", .arg_names = {"i"}, .family = Family::kTemporal, .unify_from = -1,
-     .type_rule = PartRule<Part::kDays>, .eval = PartEval<Part::kDays>, .logical = LogicalArgs::kAny},
+     .type_rule = PartRule<Part::kDays>, .eval = PartEval<Part::kDays>, .logical = LogicalArgs::kAny,
+     .summary = "The days part of an interval (0 for interval_months).",
+     .notes = "What interval arithmetic reads of an interval column. Never fails."},
     {.name = "interval_nanos", .arg_names = {"i"}, .family = Family::kTemporal, .unify_from = -1,
-     .type_rule = PartRule<Part::kNanos>, .eval = PartEval<Part::kNanos>, .logical = LogicalArgs::kAny},
+     .type_rule = PartRule<Part::kNanos>, .eval = PartEval<Part::kNanos>, .logical = LogicalArgs::kAny,
+     .summary = "The time part of an interval in nanoseconds (interval_day_time's milliseconds times 10^6).",
+     .notes = "0 for interval_months. What interval arithmetic reads of an interval column. Never fails."},
     {.name = "add_interval", .arg_names = {"t", "months", "days", "nanos"}, .family = Family::kTemporal,
      .can_fail = AlwaysCanFail, .unify_from = -1, .type_rule = IntervalArithRule, .eval = IntervalArithEval<false>,
-     .logical = LogicalArgs::kAny},
+     .logical = LogicalArgs::kAny,
+     .summary = "t moved forward by months, then days, then nanoseconds: what `t + interval` binds to.",
+     .notes = "The day of month is kept, or the month's last day where it has fewer (2024-01-31 + 1 month is "
+              "2024-02-29); the result rounds down to t's unit. A zoned t moves its local date. A result past "
+              "the storage is an `overflow` error."},
     {.name = "sub_interval", .arg_names = {"t", "months", "days", "nanos"}, .family = Family::kTemporal,
      .can_fail = AlwaysCanFail, .unify_from = -1, .type_rule = IntervalArithRule, .eval = IntervalArithEval<true>,
-     .logical = LogicalArgs::kAny},
+     .logical = LogicalArgs::kAny,
+     .summary = "t moved back by months, then days, then nanoseconds: what `t - interval` binds to.",
+     .notes = "The day of month is kept, or the month's last day where it has fewer (2024-01-31 + 1 month is "
+              "2024-02-29); the result rounds down to t's unit. A zoned t moves its local date. A result past "
+              "the storage is an `overflow` error."},
     {.name = "time_add_interval", .arg_names = {"t", "nanos"}, .family = Family::kTemporal, .unify_from = -1,
-     .type_rule = TimeIntervalRule, .eval = TimeIntervalEval<false>, .logical = LogicalArgs::kAny},
+     .type_rule = TimeIntervalRule, .eval = TimeIntervalEval<false>, .logical = LogicalArgs::kAny,
+     .summary = "A time of day moved forward by nanoseconds, modulo a day: what `time + interval` binds to.",
+     .notes = "The interval's months and days are ignored (`'23:30' + '1 hour'` is 00:30, `+ '1 day 2 hours'` "
+              "moves 2 hours); the result rounds down to the time's unit. Never fails."},
     {.name = "time_sub_interval", .arg_names = {"t", "nanos"}, .family = Family::kTemporal, .unify_from = -1,
-     .type_rule = TimeIntervalRule, .eval = TimeIntervalEval<true>, .logical = LogicalArgs::kAny},
+     .type_rule = TimeIntervalRule, .eval = TimeIntervalEval<true>, .logical = LogicalArgs::kAny,
+     .summary = "A time of day moved back by nanoseconds, modulo a day: what `time - interval` binds to.",
+     .notes = "The interval's months and days are ignored (`'23:30' + '1 hour'` is 00:30, `+ '1 day 2 hours'` "
+              "moves 2 hours); the result rounds down to the time's unit. Never fails."},
     {.name = "interval_from_parts", .arg_names = {"months", "days", "nanos"}, .family = Family::kTemporal,
-     .unify_from = -1, .type_rule = FromPartsRule, .eval = FromPartsEval, .logical = LogicalArgs::kAny},
+     .unify_from = -1, .type_rule = FromPartsRule, .eval = FromPartsEval, .logical = LogicalArgs::kAny,
+     .summary = "The interval_month_day_nano of months, days and nanoseconds.",
+     .notes = "What interval arithmetic (`i + j`, `-i`, `i * n`) builds its result from; each part is computed "
+              "in its storage's checked arithmetic first. Never fails itself."},
     {.name = "interval_compare", .arg_names = {"x", "y"}, .family = Family::kTemporal, .unify_from = -1,
-     .type_rule = CompareIntervalsRule, .eval = CompareIntervalsEval, .logical = LogicalArgs::kAny},
+     .type_rule = CompareIntervalsRule, .eval = CompareIntervalsEval, .logical = LogicalArgs::kAny,
+     .summary = "-1, 0 or 1 as interval x is shorter than, as long as or longer than y.",
+     .notes = "PostgreSQL's order, exact: a month is 30 days and a day 24 hours, so `'1 month'` equals `'30 "
+              "days'`. Comparisons of intervals bind to `interval_compare(x, y) op 0`. Never fails."},
 };
 
 #undef ROWJIT_FIELD

@@ -56,16 +56,17 @@ bool IsFalse(const Scalar& s) { return !s.is_null() && !s.value<bool>(); }
 // only where it is false or null; `coalesce` an argument only where every earlier one is null;
 // the right operand of `and` only where the left is not false, of `or` only where it is not true.
 bool Taken(const Expr& e, size_t i, std::span<const Scalar> before) {
-  const std::string_view name = e.name();
-  if (name == "if") return i == 0 || (i == 1) == IsTrue(before[0]);
-  if (name == "coalesce") {
-    for (const Scalar& s : before) {
-      if (!s.is_null()) return false;
-    }
-    return true;
+  switch (e.function()->guard) {
+    case Guard::kNone: return true;
+    case Guard::kIf: return i == 0 || (i == 1) == IsTrue(before[0]);
+    case Guard::kCoalesce:
+      for (const Scalar& s : before) {
+        if (!s.is_null()) return false;
+      }
+      return true;
+    case Guard::kAnd: return i == 0 || !IsFalse(before[0]);
+    case Guard::kOr: return i == 0 || !IsTrue(before[0]);
   }
-  if (name == "and") return i == 0 || !IsFalse(before[0]);
-  if (name == "or") return i == 0 || !IsTrue(before[0]);
   return true;
 }
 

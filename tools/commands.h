@@ -81,5 +81,6 @@ int Eval(const Args& args);
 int Ir(const Args& args);
 int Check(const Args& args);
 int Explain(const Args& args);
+int Functions(const Args& args);
 
 }  // namespace rowjit::cli

@@ -24,6 +24,7 @@ commands:
   check --catalog            run the IR gates on every catalog kernel
   explain EXPR --schema S    LLVM's loop-vectorize remarks for the kernel, with reasons
   info                       the host CPU and the LLVM that kernels are compiled with
+  functions [--markdown]     the function reference (--markdown: docs/functions.md)
 
 options:
   --help      show this help (also: rowjit <command> --help)
@@ -76,6 +77,7 @@ int Run(int argc, char** argv) {
   if (command == "ir") return rowjit::cli::Ir(rest);
   if (command == "check") return rowjit::cli::Check(rest);
   if (command == "explain") return rowjit::cli::Explain(rest);
+  if (command == "functions") return rowjit::cli::Functions(rest);
   fmt::print(stderr, "rowjit: unknown command '{}'\n\n{}", command, kUsage);
   return 2;
 }

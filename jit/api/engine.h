@@ -1,5 +1,7 @@
-// The public JIT API: an Engine owns one LLJIT and a kernel cache, prepares bound expressions
-// and evaluates them on batches of runtime arrays (jit layer).
+// The public JIT API (jit layer, api room: the only part of jit/ a host includes): an Engine owns
+// one LLJIT and a kernel cache, prepares bound expressions and evaluates them on batches of
+// runtime arrays. How each call runs is decided by its route (jit/plan/route.h); the machinery
+// behind these classes is internal::EngineImpl (jit/api/engine_impl.h).
 //
 //   auto engine = *rowjit::jit::Engine::Make();
 //   auto expr = *rowjit::ir::ParseAndBind("a * b + c", *rowjit::ParseSchema("a:i32?, b:i32, c:i32"));
@@ -15,9 +17,10 @@
 #include "ir/expr.h"
 #include "ir/limits.h"
 #include "ir/spec_key.h"
-#include "jit/compile/compiler.h"
 #include "jit/cache/disk_cache.h"
 #include "jit/cache/kernel_cache.h"
+#include "jit/compile/compiler.h"
+#include "jit/exec/call.h"
 #include "jit/plan/planner.h"
 #include "runtime/array.h"
 #include "runtime/selection.h"
@@ -74,58 +77,15 @@ struct EngineOptions {
   int optimize_after_uses = 1;  // tiered: lookups of a kernel before its optimized compile starts
 };
 
-struct EvalOptions {
-  ir::Policy policy = ir::Policy::kAuto;  // forced strategies exist for tests and benchmarks
-  // Forces a tier for this call (tests, comparisons): kFast runs the fast kernel only, never
-  // starting the optimized one; kOptimized waits for the optimized kernel (kStatic, which only
-  // the engine chooses, is read as kOptimized). Unset: the engine's EngineOptions::compile
-  // decides, and the static tier answers what it covers until the optimized kernel is ready.
-  std::optional<Tier> tier = std::nullopt;
-};
-
-// What one evaluation did, for tests, benchmarks and the CLI.
-struct EvalReport {
-  Strategy strategy = Strategy::kEmpty;  // the planner's choice (jit/plan/planner.h)
-  std::optional<CacheKey> kernel;        // the kernel it ran, as the planner named it
-  bool compiled = false;    // this call compiled that kernel (not a cache hit, not another thread)
-  double compile_ms = 0;    // its compile time when this call compiled it (or read it from disk), else 0
-  CompilePhases phases;     // where that time went (staged: summed over the stages)
-  std::optional<Tier> tier;  // the tier of the kernel that ran (staged: the fast one if any stage's was)
-  KernelSource source = KernelSource::kMemory;  // where that kernel came from (staged: the last stage's)
-  bool retried = false;     // evidence on a nullable batch: the valid rows rerun for evidence
-  bool cold_pass = false;   // evidence: a scalar pass located the first failing row
-  // A speculative kernel (KernelShape::speculative_mul) met a wide operand: the batch ran again
-  // through the exact kernel, which `kernel` names.
-  bool rechecked = false;
-  // Caller outputs (EvaluateInto, ProjectInto): some result's values were copied into the
-  // caller's memory rather than written there by the kernel.
-  bool output_copied = false;
-};
-
-// Memory the caller lends for one result (Engine::EvaluateInto, ProjectInto, and the prepared
-// handles' *Into calls), so that a batch loop reuses its outputs instead of allocating them. The
-// result is written in Arrow's flat layout at offset 0:
-//   values:   length * width bytes, aligned to the width; bool: bits, LSB first, in whole
-//             64-bit words (⌈length / 64⌉ * 8 bytes, 8-byte aligned)
-//   validity: ⌈length / 64⌉ * 8 bytes, 8-byte aligned, a set bit a valid row; required when the
-//             result type is nullable, else optional (then written all valid)
-// Bits past the last row, up to the end of its word, are written as zeros. The buffers must not
-// overlap each other or any input's buffers (checked: a clear error). On error their contents
-// are unspecified. The array returned refers to this memory and must not outlive it.
-struct OutputBuffers {
-  void* values = nullptr;
-  int64_t values_bytes = 0;  // capacity
-  void* validity = nullptr;
-  int64_t validity_bytes = 0;  // capacity
-};
-
 class PreparedExpression;
 class PreparedProjection;
 class PreparedAggregate;
 namespace internal {
-struct StringColumns;
-struct HeldProjection;
-}
+class EngineImpl;
+struct PreparedExpressionState;
+struct PreparedProjectionState;
+struct PreparedAggregateState;
+}  // namespace internal
 
 class Engine {
  public:
@@ -235,62 +195,8 @@ class Engine {
   DiskCacheStats disk_cache_stats() const;  // zeros without a disk cache
 
  private:
-  // What a projection ran, for a prepared projection to hold: its kernel (null: several
-  // kernels, or none), and whether its outputs took the AND of their columns' validity.
-  struct ProjectionRan {
-    std::shared_ptr<const CompiledKernel> kernel;
-    bool output_validity = false;
-  };
-  Engine(std::unique_ptr<JitCompiler> compiler, EngineOptions options, std::unique_ptr<DiskCache> disk);
-  // `into`: caller memory for the result (checked by the caller), written where a kernel can.
-  Result<ArrayPtr> EvaluateAdmitted(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                    int64_t length, const EvalOptions& options, EvalReport& report,
-                                    std::span<const OutputBuffers> into = {});
-  // Aggregate without the held handles (what a held handle falls back to).
-  Result<ir::AggregateResult> AggregateUnheld(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
-                                              int64_t length, const EvalOptions& options, EvalReport& report);
-  // The handles the engine holds for the one-shot calls (EngineOptions::held_expressions, jit/api/held.h),
-  // or null: a first call, an unbound expression, holding off. The engine calls their public
-  // methods; their runs on a held kernel count in CacheStats::held.
-  std::shared_ptr<PreparedExpression> HeldExpression(const ir::ExprPtr& expr, const EvalOptions& options);
-  std::shared_ptr<PreparedAggregate> HeldAggregate(const ir::Aggregate& agg, const EvalOptions& options);
-  // The projection handle held for these same expressions under `options`, or null.
-  std::shared_ptr<internal::HeldProjection> HeldProjectionOf(std::span<const ir::ExprPtr> exprs,
-                                                             const EvalOptions& options);
-  Result<ir::AggregateResult> AggregateSliced(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
-                                              int64_t length, const EvalOptions& options, EvalReport& report);
-  Result<ir::AggregateResult> AggregateStaged(const ir::Aggregate& aggregate,
-                                              std::span<const ArrayPtr> columns, int64_t length,
-                                              const EvalOptions& options, EvalReport& report);
-  Result<ArrayPtr> EvaluateStaged(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                  int64_t length, const EvalOptions& options, EvalReport& report,
-                                  std::span<const OutputBuffers> into);
-  // Strategy::kOverDictionary: `expr` over the values of the dictionary in column `column`, then
-  // gathered through its codes.
-  // The string-valued calls of `expr` computed a column at a time (internal::MaterializeStrings),
-  // their non-string arguments through kernels with `options`, their buffers from the output pool
-  // within EngineOptions::max_evaluation_bytes.
-  Result<internal::StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                                     int64_t length, const EvalOptions& options);
-  Result<ArrayPtr> EvaluateOverDictionary(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                          int column, const EvalOptions& options, EvalReport& report);
-  Result<std::shared_ptr<const CompiledKernel>> ProjectionKernel(Plan& plan, const EvalOptions& options,
-                                                                 EvalReport& report);
-  Result<std::vector<ArrayPtr>> ProjectRoot(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
-                                            int64_t length, const EvalOptions& options, EvalReport& report,
-                                            std::span<const OutputBuffers> outs, ProjectionRan* ran = nullptr);
-  Result<std::vector<ArrayPtr>> ProjectStrings(const ir::ExprPtr& root, std::span<const ArrayPtr> columns,
-                                               int64_t length, const EvalOptions& options, EvalReport& report,
-                                               std::span<const OutputBuffers> outs);
-  Result<std::vector<ArrayPtr>> ProjectSeparately(std::span<const ir::ExprPtr> exprs,
-                                                  std::span<const ArrayPtr> columns, int64_t length,
-                                                  const EvalOptions& options, EvalReport& report,
-                                                  std::span<const OutputBuffers> outs);
-  friend class PreparedExpression;
-  friend class PreparedProjection;
-  friend class PreparedAggregate;
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  Engine();  // made by Make, which sets impl_
+  std::unique_ptr<internal::EngineImpl> impl_;
 };
 
 // An expression prepared for repeated evaluation: the host keeps it beside its batch loop.
@@ -328,10 +234,9 @@ class PreparedExpression {
   size_t layouts() const;  // layouts planned and held so far
 
  private:
-  friend class Engine;
-  struct State;
-  explicit PreparedExpression(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  friend class internal::EngineImpl;
+  PreparedExpression();  // made by the engine, which sets state_
+  std::unique_ptr<internal::PreparedExpressionState> state_;
 };
 
 // A projection prepared for repeated evaluation (Engine::PrepareProjection): results, errors
@@ -354,10 +259,9 @@ class PreparedProjection {
   size_t layouts() const;
 
  private:
-  friend class Engine;
-  struct State;
-  explicit PreparedProjection(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  friend class internal::EngineImpl;
+  PreparedProjection();  // made by the engine, which sets state_
+  std::unique_ptr<internal::PreparedProjectionState> state_;
 };
 
 // An aggregate prepared for repeated folding (Engine::PrepareAggregate): results, errors and
@@ -381,10 +285,9 @@ class PreparedAggregate {
   size_t layouts() const;  // layouts planned and held so far
 
  private:
-  friend class Engine;
-  struct State;
-  explicit PreparedAggregate(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  friend class internal::EngineImpl;
+  PreparedAggregate();  // made by the engine, which sets state_
+  std::unique_ptr<internal::PreparedAggregateState> state_;
 };
 
 }  // namespace rowjit::jit

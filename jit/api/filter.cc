@@ -1,24 +1,16 @@
-// Filters and evaluation under a selection (jit layer): Engine::Filter turns a bool expression
-// into the selection of rows where it is true; Engine::Evaluate with a selection computes the
-// selected rows only (Gandiva's convention: the result has one row per selected row).
+// Filters and evaluation under a selection (jit layer, api room): Engine::Filter turns a bool
+// expression into the selection of rows where it is true; Engine::Evaluate with a selection
+// computes the selected rows only (Gandiva's convention: the result has one row per selected
+// row), the whole batch or the gathered rows by the route (RouteSelection).
 #include <algorithm>
 
 #include "ir/reference.h"
-#include "jit/api/engine.h"
-#include "jit/api/engine_internal.h"
+#include "jit/api/engine_impl.h"
 #include "kernels/bitmap.h"
 #include "runtime/selection.h"
 
-namespace rowjit::jit {
+namespace rowjit::jit::internal {
 namespace {
-
-// From this fraction of the batch selected on, every row is computed and the selected rows of
-// the result taken; below it, the selected rows of each input are taken and only they computed
-// (inputs with a decode cost are compacted by the take, so the gathered way pays off further).
-// Calibrated by the `selection` benchmark family on Sapphire Rapids, `a * b + c` over 65,536 i32
-// rows (README, "Filters and selections"): flat inputs cross over between 10 and 25 % selected,
-// one dictionary input between 75 and 90 %.
-double DenseFrom(int decode_cost) { return decode_cost <= 0 ? 0.2 : 0.8; }
 
 bool Selected(const SelectionVector& s, int64_t row) {
   const std::span<const uint32_t> rows = s.indices();
@@ -26,8 +18,6 @@ bool Selected(const SelectionVector& s, int64_t row) {
 }
 
 }  // namespace
-
-namespace internal {
 
 Result<SelectionVector> TrueRows(const Array& a, const std::shared_ptr<MemoryPool>& pool) {
   const int64_t n = a.length();
@@ -55,7 +45,6 @@ Result<SelectionVector> TrueRows(const Array& a, const std::shared_ptr<MemoryPoo
   }
 }
 
-
 Error AtBatchRow(Error e, const SelectionVector& s) {
   if (!e.row().has_value() || *e.row() < 0 || *e.row() >= s.size()) return e;
   std::string function = e.function();
@@ -82,30 +71,23 @@ Result<std::vector<ArrayPtr>> TakeInputs(const ir::Expr& expr, std::span<const A
   return taken;
 }
 
-Result<ArrayPtr> EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                                  const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool,
-                                  const RowsFn& rows) {
+Result<ArrayPtr> RunSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                             const SelectionVector& selection, const std::shared_ptr<MemoryPool>& pool,
+                             const RowsFn& rows) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
   if (selection.batch_length() != length) {
     return MakeError(ErrorCode::kInvalidInput, "a selection of a batch of {} rows over a batch of {}",
                      selection.batch_length(), length);
   }
-  // The decode cost as the planner counts it: the functions', and one per dictionary input.
-  int decode_cost = expr->facts().decode_cost;
-  for (int c : expr->facts().columns) {
-    const auto i = static_cast<size_t>(c);
-    decode_cost += i < columns.size() && columns[i] != nullptr && columns[i]->encoding() == Encoding::kDictionary;
-  }
-  const double fraction = length > 0 ? static_cast<double>(selection.size()) / static_cast<double>(length) : 0;
-  if (selection.size() > 0 && fraction >= DenseFrom(decode_cost)) {
-    Result<ArrayPtr> dense = rows(columns, length, false);
-    if (dense.ok()) return Take(**dense, selection, pool);
-    const std::optional<int64_t>& row = dense.error().row();
-    if (!row.has_value() || Selected(selection, *row)) return dense;
+  if (RouteSelection(*expr, columns, length, selection.size()) == SelectionWay::kWhole) {
+    Result<ArrayPtr> whole = rows(columns, length, false);
+    if (whole.ok()) return Take(**whole, selection, pool);
+    const std::optional<int64_t>& row = whole.error().row();
+    if (!row.has_value() || Selected(selection, *row)) return whole;
     // The first failing row is not selected: a selected row may still fail, which the gathered
     // way finds (it raises only selected rows).
   }
-  // The whole batch's inputs are checked either way (the dense way checks them in Evaluate), so
+  // The whole batch's inputs are checked either way (the whole way checks them in Evaluate), so
   // that whether a call fails on bad input does not depend on the fraction selected.
   ROWJIT_RETURN_NOT_OK(ir::CheckInputs(*expr, columns, length));
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> taken, TakeInputs(*expr, columns, length, selection, pool));
@@ -114,55 +96,47 @@ Result<ArrayPtr> EvaluateSelected(const ir::ExprPtr& expr, std::span<const Array
   return out;
 }
 
-}  // namespace internal
-
-Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                                  const SelectionVector& selection, const EvalOptions& options,
-                                  EvalReport* report) {
-  return internal::EvaluateSelected(expr, columns, length, selection, impl_->outputs,
-                                    [&](std::span<const ArrayPtr> cols, int64_t n, bool) {
-                                      return Evaluate(expr, cols, n, options, report);
-                                    });
+Result<ArrayPtr> EngineImpl::EvaluateSelected(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                              int64_t length, const SelectionVector& selection,
+                                              const EvalOptions& options, EvalReport* report) {
+  return RunSelected(expr, columns, length, selection, outputs_, [&](std::span<const ArrayPtr> cols, int64_t n, bool) {
+    return Evaluate(expr, cols, n, options, report);
+  });
 }
 
-Result<ArrayPtr> Engine::EvaluateInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                                      const SelectionVector& selection, const OutputBuffers& out,
-                                      const EvalOptions& options, EvalReport* report) {
+Result<ArrayPtr> EngineImpl::EvaluateSelectedInto(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
+                                                  int64_t length, const SelectionVector& selection,
+                                                  const OutputBuffers& out, const EvalOptions& options,
+                                                  EvalReport* report) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "no expression");
   if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
-  ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&expr, 1), std::span(&out, 1), selection.size(), columns));
+  ROWJIT_RETURN_NOT_OK(CheckOutputs(std::span(&expr, 1), std::span(&out, 1), selection.size(), columns));
   EvalReport local;
   EvalReport& rep = report ? *report : local;
-  // The gathered way's kernel writes the caller's memory; the dense way's result is taken.
+  // The gathered way's kernel writes the caller's memory; the whole way's result is taken.
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result,
-                          internal::EvaluateSelected(expr, columns, length, selection, impl_->outputs,
-                                                     [&](std::span<const ArrayPtr> cols, int64_t n, bool gathered) {
-                                                       return gathered ? EvaluateInto(expr, cols, n, out, options, &rep)
-                                                                       : Evaluate(expr, cols, n, options, &rep);
-                                                     }));
-  return NoThrow([&] { return internal::Deliver(result, out, &rep.output_copied); });
+                          RunSelected(expr, columns, length, selection, outputs_,
+                                      [&](std::span<const ArrayPtr> cols, int64_t n, bool gathered) {
+                                        return gathered ? EvaluateInto(expr, cols, n, out, options, &rep)
+                                                        : Evaluate(expr, cols, n, options, &rep);
+                                      }));
+  return NoThrow([&] { return Deliver(result, out, &rep.output_copied); });
 }
 
-Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
-                                       int64_t length, const EvalOptions& options, EvalReport* report) {
+Result<SelectionVector> EngineImpl::Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
+                                           int64_t length, const SelectionVector* selection,
+                                           const EvalOptions& options, EvalReport* report) {
   if (predicate == nullptr) return MakeError(ErrorCode::kInvalidInput, "no predicate");
   if (predicate->bound() && predicate->type().id != TypeId::kBool) {
     return MakeError(ErrorCode::kTypeError, "a filter's predicate is bool, not {}", predicate->type().ToString());
   }
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, Evaluate(predicate, columns, length, options, report));
-  return internal::TrueRows(*result, impl_->outputs);
-}
-
-Result<SelectionVector> Engine::Filter(const ir::ExprPtr& predicate, std::span<const ArrayPtr> columns,
-                                       int64_t length, const SelectionVector& selection,
-                                       const EvalOptions& options, EvalReport* report) {
-  if (predicate == nullptr) return MakeError(ErrorCode::kInvalidInput, "no predicate");
-  if (predicate->bound() && predicate->type().id != TypeId::kBool) {
-    return MakeError(ErrorCode::kTypeError, "a filter's predicate is bool, not {}", predicate->type().ToString());
+  if (selection == nullptr) {
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, Evaluate(predicate, columns, length, options, report));
+    return TrueRows(*result, outputs_);
   }
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, Evaluate(predicate, columns, length, selection, options, report));
-  ROWJIT_ASSIGN_OR_RETURN(SelectionVector inner, internal::TrueRows(*result, impl_->outputs));
-  return selection.Compose(inner, impl_->outputs);
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, EvaluateSelected(predicate, columns, length, *selection, options, report));
+  ROWJIT_ASSIGN_OR_RETURN(SelectionVector inner, TrueRows(*result, outputs_));
+  return selection->Compose(inner, outputs_);
 }
 
-}  // namespace rowjit::jit
+}  // namespace rowjit::jit::internal

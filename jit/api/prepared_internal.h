@@ -1,6 +1,6 @@
-// Prepared handles (jit layer, internal): the table of batch layouts a handle has planned, shared
-// by prepared expressions (jit/api/prepared.cc), projections (jit/api/project.cc) and aggregates
-// (jit/api/prepared_aggregate.cc).
+// Prepared handles (jit layer, api room, internal): the table of batch layouts a handle has
+// planned, shared by prepared expressions (jit/api/prepared.cc), projections (jit/api/project.cc)
+// and aggregates (jit/api/prepared_aggregate.cc).
 #pragma once
 
 #include <array>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "jit/api/engine_internal.h"
+#include "jit/api/engine_impl.h"
 
 namespace rowjit::jit::internal {
 
@@ -17,6 +17,7 @@ namespace rowjit::jit::internal {
 struct PreparedLayout {
   std::vector<ir::InputSpec> inputs;  // per referenced column, in ExprFacts::columns order
   BatchFacts::Rows rows = BatchFacts::Rows::kAllValid;
+  Route route = Route::kKernel;  // the route it was planned on (its route's kernel: the plan's)
   Strategy strategy = Strategy::kEmpty;
   std::optional<CacheKey> key;                   // the plan's kernel (none without a kernel)
   std::shared_ptr<const CompiledKernel> kernel;  // held: no cache lookup per call

@@ -1,6 +1,7 @@
 // What the JIT compiles for: the host CPU as LLVM sees it (jit layer, public).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace rowjit::jit {
@@ -16,5 +17,9 @@ struct HostInfo {
 };
 
 HostInfo GetHostInfo();
+
+// The last-level cache one core shares, in bytes: Linux's sysfs for cpu0's L3, which names the
+// slice a core sees (glibc's sysconf can report a whole socket's); else sysconf; else 32 MiB.
+int64_t LastLevelCacheBytes();
 
 }  // namespace rowjit::jit

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "ir/aggregate.h"
@@ -74,64 +73,6 @@ struct KernelShape {
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };
-
-// Whether a checked integer multiply of type `t` takes operand-range suspects in a rechecking row
-// loop: where its exact evidence costs well over the wrapping multiply. 64 bits: 32-bit limbs;
-// unsigned 8: the 16-bit product of every lane (x86 has no byte multiply; the wrapping form is
-// two pmaddubsw and a permute). Operands within half the width (signed: [-2^(w/2-1), 2^(w/2-1)))
-// cannot overflow. 32 bits do not recheck in the kernel (the second vectorized pass doubled the
-// cold compile of the commonest kernels, 3 operators 5.6 -> 11.7 ms): they speculate instead
-// (SpeculatesMul). 16 bits: a pmulhw beside the pmullw.
-inline bool RechecksMul(TypeId t) {
-  if (!IsInteger(t)) return false;
-  const int w = BitWidth(t);
-  return w == 64 || (w == 8 && !IsSignedInt(t));
-}
-
-// Whether a checked integer multiply of type `t` speculates in a speculative kernel
-// (KernelShape::speculative_mul): 32 bits, whose exact evidence is two pmuldq and shuffles beside
-// the pmulld.
-inline bool SpeculatesMul(TypeId t) { return IsInteger(t) && BitWidth(t) == 32; }
-
-// The costly checked multiplies of an expression: the widths its row loop rechecks in blocks
-// (RechecksMul; a decimal product with an operand wider than 32 bits: 64), and whether one of
-// them may speculate (SpeculatesMul). The planner speculates only without rechecked ones (a
-// kernel takes one of the two loops); codegen builds the loop from the same scan.
-//
-// Trigonometric functions are costly the same way: their reduction of arguments of 2^20 π/2
-// and more reads a table (gathers) in every row. A dense row loop computes them without it and
-// reruns a block that has such an argument exactly (suspects of width 64: `trig`).
-struct CostlyMuls {
-  std::set<unsigned> rechecked;
-  bool speculates = false;
-  bool trig = false;
-};
-inline bool IsTrig(const ir::Expr& e) { return e.name() == "sin" || e.name() == "cos" || e.name() == "tan"; }
-inline void ScanCostlyMuls(const ir::Expr& e, CostlyMuls& out) {
-  if (!e.is_call()) return;
-  out.trig = out.trig || IsTrig(e);
-  const TypeId t = e.type().id;
-  if (e.name() == "mul") {
-    if (RechecksMul(t)) out.rechecked.insert(static_cast<unsigned>(BitWidth(t)));
-    out.speculates = out.speculates || SpeculatesMul(t);
-  }
-  if (e.name() == "decimal_mul" && (BitWidth(e.args()[0]->type().id) > 32 || BitWidth(e.args()[1]->type().id) > 32)) {
-    out.rechecked.insert(64);
-  }
-  for (const ir::ExprPtr& a : e.args()) ScanCostlyMuls(*a, out);
-}
-
-// A fold of sum(x * y) over narrow integers sums the multiply's exact product at twice the
-// element's width (one widening multiply, shared by the overflow test); its failure evidence is
-// the product's bits beyond the element (signed: of the product biased by 2^(w-1)), OR-reduced at
-// that width, where a compare of 64-bit lanes costs AVX2 a pack to narrow them (measured on
-// x86-64-v3 code of sum(a * b) over 1M i32 rows without nulls: 491 against 288 µs). The width, or 0 when the fold sums no such
-// product.
-inline int WideProductBits(const ir::Expr& e, const KernelShape& shape) {
-  if (shape.fold != ir::AggKind::kSum || !e.is_call() || e.name() != "mul") return 0;
-  const TypeId t = e.type().id;
-  return IsInteger(t) && BitWidth(t) < 64 ? 2 * BitWidth(t) : 0;
-}
 
 // The accumulator state a fold kernel reads and writes, lane by lane: kFoldLanes counts, then
 // kFoldLanes of accumulator A, then kFoldLanes of accumulator B, each in a 64-bit slot (integers

@@ -3,7 +3,10 @@
 // the kernel a CacheKey names (jit/codegen/kernel_builder.cc, codegen_rows.cc, codegen_fold.cc).
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "jit/codegen/kernel_builder_internal.h"
+#include "jit/codegen/lowerings.h"
 
 namespace rowjit::jit::internal {
 
@@ -75,18 +78,46 @@ Val LowerContext::KleeneOr(const Val& x, const Val& y) {
   return {b.CreateOr(b.CreateAnd(x.v, vx), b.CreateAnd(y.v, vy)), valid};
 }
 
-const Lowering* FindLowering(std::string_view name) {
-  static const std::unordered_map<std::string_view, const Lowering*> index = [] {
-    std::unordered_map<std::string_view, const Lowering*> m;
+namespace {
+
+// The family lists' lowerings, each resolved once to the descriptor of the function it names;
+// entries that name no registered function (or name one twice) are kept aside for the catalog
+// test (LoweringProblems).
+struct LoweringIndex {
+  std::unordered_map<const ir::Function*, LowerFn> by_function;
+  std::vector<std::string> problems;
+};
+
+const LoweringIndex& Lowerings() {
+  static const LoweringIndex index = [] {
+    LoweringIndex out;
     for (auto family : {ArithmeticLowerings(), LogicLowerings(), CastFloatLowerings(), MathLowerings(), StringLowerings(),
                         TemporalLowerings(), DecimalLowerings()}) {
-      for (const Lowering& l : family) m.emplace(l.name, &l);
+      for (const Lowering& l : family) {
+        const ir::Function* f = ir::FindFunction(l.function);
+        if (f == nullptr || f->name != l.function) {
+          out.problems.push_back(fmt::format("a lowering names '{}', which is no registered function", l.function));
+        } else if (!out.by_function.emplace(f, l.lower).second) {
+          out.problems.push_back(fmt::format("'{}' has two lowerings", l.function));
+        }
+      }
     }
-    return m;
+    return out;
   }();
-  auto it = index.find(name);
-  return it == index.end() ? nullptr : it->second;
+  return index;
 }
+
+}  // namespace
+
+LowerFn LoweringFor(const ir::Function& f) {
+  const auto& by_function = Lowerings().by_function;
+  auto it = by_function.find(&f);
+  return it == by_function.end() ? nullptr : it->second;
+}
+
+bool HasLowering(const ir::Function& f) { return LoweringFor(f) != nullptr; }
+
+std::vector<std::string> LoweringProblems() { return Lowerings().problems; }
 
 Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
                   bool mask_registers) {

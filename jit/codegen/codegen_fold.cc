@@ -15,6 +15,7 @@
 #include <cassert>
 
 #include "ir/aggregate.h"
+#include "jit/codegen/costly.h"
 #include "jit/codegen/kernel_builder_internal.h"
 #include "jit/base/target.h"
 

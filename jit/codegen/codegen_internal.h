@@ -85,8 +85,11 @@ llvm::Value* IntervalLess(llvm::IRBuilder<>& b, IntervalUnit unit, const Val& x,
 
 using LowerFn = Val (*)(LowerContext& ctx, std::span<const Val> args);
 
+// One entry of a family's lowering list: the canonical name of the function it lowers (resolved
+// once to the function's descriptor; codegen finds a call's lowering by its descriptor) and the
+// lowering.
 struct Lowering {
-  std::string_view name;
+  std::string_view function;
   LowerFn lower;
 };
 
@@ -162,7 +165,8 @@ Int128 RoundDivPow10(llvm::IRBuilder<>& b, Int128 x, int k);
 llvm::Value* I128ToF64(llvm::IRBuilder<>& b, Int128 x);
 Int128 IntegralF64ToI128(llvm::IRBuilder<>& b, llvm::Value* f);
 
-const Lowering* FindLowering(std::string_view name);
+// The lowering of a registered function (jit/codegen/lowerings.h for the LLVM-free queries).
+LowerFn LoweringFor(const ir::Function& f);
 
 // Emits the kernel `key` names into `module` as a function named `name`, with the signature
 // of its kind (jit/base/kernel_abi.h): a row kernel, or a word or row fold.

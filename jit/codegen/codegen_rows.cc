@@ -7,6 +7,7 @@
 
 #include "ir/projection.h"
 #include "ir/temporal.h"
+#include "jit/codegen/costly.h"
 #include "jit/codegen/kernel_builder_internal.h"
 #include "jit/codegen/prefilter.h"
 
@@ -252,10 +253,11 @@ Result<llvm::Value*> KernelBuilder::EmitLengthPrefilter(const ir::Expr& e, llvm:
     for (int64_t n : set->lengths) any = b.CreateOr(any, b.CreateICmpEQ(len, b.getInt64(n)));
     return any;
   }
-  if (!e.is_call() || e.args().size() != 2 || (e.name() != "and" && e.name() != "or")) return nullptr;
+  const ir::Guard connective = e.is_call() ? e.function()->guard : ir::Guard::kNone;
+  if (e.args().size() != 2 || (connective != ir::Guard::kAnd && connective != ir::Guard::kOr)) return nullptr;
   ROWJIT_ASSIGN_OR_RETURN(llvm::Value* x, EmitLengthPrefilter(*e.args()[0], row, lane));
   ROWJIT_ASSIGN_OR_RETURN(llvm::Value* y, EmitLengthPrefilter(*e.args()[1], row, lane));
-  if (e.name() == "and") return x == nullptr ? y : y == nullptr ? x : b.CreateAnd(x, y);
+  if (connective == ir::Guard::kAnd) return x == nullptr ? y : y == nullptr ? x : b.CreateAnd(x, y);
   return x == nullptr || y == nullptr ? nullptr : b.CreateOr(x, y);
 }
 

@@ -365,26 +365,30 @@ Result<Val> KernelBuilder::EmitNode(const ir::Expr& e, llvm::Value* row, llvm::V
   return MakeError(ErrorCode::kInternal, "unknown expression kind");
 }
 
-// The lanes where argument `i` of a call named `name` is taken, given the arguments before it
+// The lanes where argument `i` of a call with guard `guard` is taken, given the arguments before it
 // (the guards of ir/reference.h), or nullptr where it always is: `if`'s then branch where the
 // condition is true, its else branch where it is false or null; a `coalesce` argument where every
 // earlier one is null; the right operand of `and` where the left is not false, of `or` where it
 // is not true. Values stay computed in every lane; only the evidence is masked.
-llvm::Value* KernelBuilder::TakenLanes(std::string_view name, size_t i, std::span<const Val> before) {
+llvm::Value* KernelBuilder::TakenLanes(ir::Guard guard, size_t i, std::span<const Val> before) {
   if (i == 0) return nullptr;
-  if (name == "if") {
-    llvm::Value* take = before[0].valid ? b.CreateAnd(before[0].valid, before[0].v) : before[0].v;
-    return i == 1 ? take : b.CreateNot(take);
-  }
-  if (name == "coalesce") {
-    llvm::Value* all_null = b.getTrue();
-    for (const Val& a : before) all_null = a.valid ? b.CreateAnd(all_null, b.CreateNot(a.valid)) : b.getFalse();
-    return all_null;
-  }
-  if (name == "and" || name == "or") {
-    llvm::Value* decides = name == "and" ? b.CreateNot(before[0].v) : before[0].v;
-    if (before[0].valid) decides = b.CreateAnd(before[0].valid, decides);
-    return b.CreateNot(decides);
+  switch (guard) {
+    case ir::Guard::kNone: return nullptr;
+    case ir::Guard::kIf: {
+      llvm::Value* take = before[0].valid ? b.CreateAnd(before[0].valid, before[0].v) : before[0].v;
+      return i == 1 ? take : b.CreateNot(take);
+    }
+    case ir::Guard::kCoalesce: {
+      llvm::Value* all_null = b.getTrue();
+      for (const Val& a : before) all_null = a.valid ? b.CreateAnd(all_null, b.CreateNot(a.valid)) : b.getFalse();
+      return all_null;
+    }
+    case ir::Guard::kAnd:
+    case ir::Guard::kOr: {
+      llvm::Value* decides = guard == ir::Guard::kAnd ? b.CreateNot(before[0].v) : before[0].v;
+      if (before[0].valid) decides = b.CreateAnd(before[0].valid, decides);
+      return b.CreateNot(decides);
+    }
   }
   return nullptr;
 }
@@ -394,20 +398,20 @@ llvm::Value* KernelBuilder::TakenLanes(std::string_view name, size_t i, std::spa
 Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane) {
   std::vector<Val> args;
   llvm::Value* const outer = guard_;
-  const bool in_list = e.name() == "in_list";
+  const bool in_list = e.function()->literal_set;
   for (size_t i = 0; i < e.args().size(); ++i) {
     if (in_list && i > 0 && e.args()[i]->is_literal()) {  // in the constant set InList builds
       args.push_back(Val{});
       continue;
     }
-    guard_ = And(outer, TakenLanes(e.name(), i, args));
+    guard_ = And(outer, TakenLanes(e.function()->guard, i, args));
     Result<Val> v = EmitNode(*e.args()[i], row, lane);
     guard_ = outer;
     if (!v.ok()) return std::move(v).TakeError();
     args.push_back(*v);
   }
-  const Lowering* lowering = FindLowering(e.name());
-  if (lowering == nullptr) {
+  const LowerFn lower = LoweringFor(*e.function());
+  if (lower == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "no lowering for function '{}'", e.name());
   }
   const bool strict = e.function()->strict();
@@ -425,7 +429,7 @@ Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::V
   ctx.wide_wanted = &e == wide_call_;
   call_fail_ = nullptr;
   call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
-  Val out = lowering->lower(ctx, args);
+  Val out = lower(ctx, args);
   call_valid_ = nullptr;
   if (strict) out.valid = args_valid;
   if (call_fail_ != nullptr) out.valid = And(out.valid, b.CreateNot(call_fail_));

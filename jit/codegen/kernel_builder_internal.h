@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/analysis.h"
+#include "ir/function.h"
 #include "jit/codegen/codegen_internal.h"
 
 namespace rowjit::jit::internal {
@@ -131,7 +132,7 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* MakeString(llvm::Value* ptr, llvm::Value* len);
   Result<Val> EmitNode(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
   Result<Val> EmitCall(const ir::Expr& e, llvm::Value* row, llvm::Value* lane);
-  llvm::Value* TakenLanes(std::string_view name, size_t i, std::span<const Val> before);
+  llvm::Value* TakenLanes(ir::Guard guard, size_t i, std::span<const Val> before);
   Status FinishKernel();
 
   // --- row kernels (jit/codegen/codegen_rows.cc)

@@ -4,13 +4,15 @@
 #include <algorithm>
 
 #include "ir/analysis.h"
+#include "ir/function.h"
 #include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
 
 std::optional<LengthTest> EqualityLengthTest(const ir::Expr& call) {
   if (!call.is_call() || call.args().size() != 2) return std::nullopt;
-  const bool eq = call.name() == "eq", like = call.name() == "like";
+  const ir::ImpliedLength implied = call.function()->implied_length;
+  const bool eq = implied == ir::ImpliedLength::kEquals, like = implied == ir::ImpliedLength::kLike;
   if (!eq && !like) return std::nullopt;
   for (size_t side : {size_t{0}, size_t{1}}) {
     const ir::Expr& col = *call.args()[side];
@@ -25,7 +27,7 @@ std::optional<LengthTest> EqualityLengthTest(const ir::Expr& call) {
 }
 
 std::optional<LengthSet> InListLengths(const ir::Expr& call) {
-  if (!call.is_call() || call.name() != "in_list" || call.args().size() < 2) return std::nullopt;
+  if (!call.is_call() || !call.function()->literal_set || call.args().size() < 2) return std::nullopt;
   const ir::Expr& col = *call.args()[0];
   if (!col.is_column() || !IsString(col.type().id)) return std::nullopt;
   LengthSet out{&col, {}};
@@ -57,9 +59,11 @@ bool Prefiltered(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
     return true;
   }
   if (!e.is_call() || e.args().size() != 2) return false;
-  if (e.name() == "and") return Prefiltered(*e.args()[0], specs) || Prefiltered(*e.args()[1], specs);
-  if (e.name() == "or") return Prefiltered(*e.args()[0], specs) && Prefiltered(*e.args()[1], specs);
-  return false;
+  switch (e.function()->guard) {
+    case ir::Guard::kAnd: return Prefiltered(*e.args()[0], specs) || Prefiltered(*e.args()[1], specs);
+    case ir::Guard::kOr: return Prefiltered(*e.args()[0], specs) && Prefiltered(*e.args()[1], specs);
+    default: return false;
+  }
 }
 
 }  // namespace

@@ -10,18 +10,6 @@
 
 namespace rowjit::jit::internal {
 
-std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
-  const ir::ExprFacts& f = expr.facts();
-  if (f.columns.size() != 1 || f.can_fail) return std::nullopt;  // a value no row uses must not fail
-  const int c = f.columns[0];
-  const Array& a = *columns[c];
-  // Strings only: kernels read numbers through the codes for less than the gather costs here.
-  if (a.encoding() != Encoding::kDictionary || !IsString(a.type().id)) return std::nullopt;
-  const int64_t values = static_cast<const DictionaryArray&>(a).values()->length();
-  if (values == 0 || values * kDictionaryRowsPerValue > length) return std::nullopt;
-  return c;
-}
-
 namespace {
 
 // Calls f(codes) with the codes as their C++ type.

@@ -382,10 +382,7 @@ Result<ArrayPtr> ExecuteRows(Strategy strategy, const Execution& run) {
     case Strategy::kBranchSkip: return RunDense(run);
     case Strategy::kDenseRetry: return RunDenseWithRetry(run);
     case Strategy::kFilterScatter: return RunFilterScatter(run);
-    case Strategy::kFold:
-    case Strategy::kStaged:
-    case Strategy::kOverDictionary:
-    case Strategy::kStrings: break;
+    case Strategy::kFold: break;
   }
   return MakeError(ErrorCode::kInternal, "strategy {} is not a row evaluation", StrategyName(strategy));
 }

@@ -12,48 +12,13 @@
 #include "ir/expr.h"
 #include "ir/spec_key.h"
 #include "jit/compile/compiler.h"
-#include "jit/api/engine.h"
+#include "jit/exec/call.h"
 #include "jit/base/kernel_abi.h"
+#include "jit/plan/batch.h"
 #include "jit/plan/planner.h"
 #include "runtime/array.h"
 
 namespace rowjit::jit::internal {
-
-// One batch as the executor reads it: inputs decoded where kernels cannot read them, and what
-// the planner needs to know of it.
-struct Batch {
-  Batch() = default;
-  Batch(Batch&&) = default;  // `columns` may point into `normalized`: moved, never copied
-  Batch& operator=(Batch&&) = default;
-  Batch(const Batch&) = delete;
-  Batch& operator=(const Batch&) = delete;
-
-  // One per schema column, referenced ones normalized: the caller's columns, or `normalized`
-  // when one had to be decoded or copied (a moved Batch keeps the vector's storage).
-  std::span<const ArrayPtr> columns;
-  std::vector<ArrayPtr> normalized = {};
-  Validity rows = Validity::AllValid();   // AND of the referenced inputs' validity (strict-row
-                                          // expressions; all valid for the others; not taken
-                                          // when ReadBatch deferred it: then only facts.rows)
-  BatchFacts facts;
-};
-
-// Reads a batch for `expr`: dictionaries the kernels cannot read become flat, value buffers not
-// aligned to their element width are copied (an Arrow producer may hand us any), each referenced
-// input is described, and for strict-row expressions the AND of the inputs' validity is taken.
-// `rows_into`: caller memory of kernels::NumWords(length) words (the validity buffer it lent for
-// the output) where that AND is computed when it needs a bitmap of its own; null: a fresh one.
-// `defer_rows`: no AND is taken, only facts.rows set (Aggregate: fold kernels read the inputs'
-// validity words themselves).
-Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
-                        void* rows_into = nullptr, bool defer_rows = false);
-// ReadBatch's last step: for a strict-row expression over inputs with nulls (`any_nulls`), the
-// AND of the referenced columns' validity into batch.rows and batch.facts.rows.
-Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into = nullptr,
-                bool defer_rows = false);
-// Whether kernels cannot read `array` as it is: a dictionary of bools or of values with nulls,
-// or values not aligned to their width. ReadBatch decodes such columns to flat ones.
-bool NeedsDecoding(const Array& array);
 
 // Kernel inputs for one run of a kernel over `columns` (`length` rows): raw pointers, constants'
 // bits, validity words when the kernel's shape reads them. `specs` are the kernel key's.
@@ -121,30 +86,16 @@ struct StringColumns {
   std::vector<ArrayPtr> columns;  // the batch's, then the new ones
   int reference_nodes = 0;        // subexpressions computed row by row by the reference
   // Rows where a string-valued subexpression that can fail raised an error when computed on its
-  // own (ascending): the whole expression decides them (ResolveFailedRows).
+  // own (ascending): the whole expression decides them (FirstFailingRow).
   std::vector<int64_t> failed_rows;
 };
-// The result of the rest (`rest`: the kernel's rows or its first error) over a batch whose
-// string columns had `failed` rows: the first of them where the whole expression raises an error
-// (ir::EvaluateRow: its guards and nulls decide) before the rest's own failing row, or `rest`.
-template <typename T>
-Result<T> ResolveFailedRows(Result<T> rest, std::span<const int64_t> failed,
-                            const std::function<Status(int64_t)>& whole_row) {
-  const int64_t limit = rest.ok() || !rest.error().row() ? INT64_MAX : *rest.error().row();
-  for (int64_t row : failed) {
-    if (row > limit) break;
-    ROWJIT_RETURN_NOT_OK(whole_row(row));
-  }
-  return rest;
-}
+// The first of the rows `failed` (ascending; the rows where a string-valued call failed on its
+// own) up to `limit` where the whole expression raises an error (`whole_row`: ir::EvaluateRow,
+// whose guards and nulls decide), or OK. `limit`: the first failing row of the rest of the
+// expression, or INT64_MAX.
+Status FirstFailingRow(std::span<const int64_t> failed, int64_t limit,
+                       const std::function<Status(int64_t)>& whole_row);
 using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<const ArrayPtr>, int64_t)>;
-bool NeedsStringColumns(const ir::Expr& expr);
-// Whether Evaluate answers `expr` outside the kernels: string-valued calls computed a column at
-// a time, or a string result that is a column or a literal as it is (Engine::Evaluate and
-// prepared expressions decide alike).
-inline bool StringsOutsideKernels(const ir::Expr& expr) {
-  return NeedsStringColumns(expr) || (IsString(expr.type().id) && (expr.is_column() || expr.is_literal()));
-}
 // The pool an evaluation's string results come from: the engine's output pool, and with a byte
 // limit (EngineOptions::max_evaluation_bytes > 0) one that refuses allocations past it.
 std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit);
@@ -164,16 +115,8 @@ Result<ir::AggregateResult> FoldSixteenByte(const ir::Aggregate& agg, const Arra
 // (ir/aggregate.h).
 Result<ir::AggregateResult> FoldIntervals(const ir::Aggregate& agg, const Array& rows);
 
-// Strategy::kOverDictionary (jit/exec/dictionary.cc): an expression that reads one column, cannot
-// fail (a dictionary value no row uses must raise nothing), over a dictionary-encoded string
-// column of at most one value per kDictionaryRowsPerValue rows runs once per dictionary value;
-// returns that column. The alternative is not a flat column but decoding this one, which reads
-// the values at the codes' (random) rows: bench `str_dict` on Zen 3 (1M rows of random codes,
-// like '%x%' over 16-byte values), 524,288 values: decoded 250 ms (a cache miss or two a row),
-// over the dictionary about 21 ms, a flat column 17-19 ms. Up to one value a row, the values
-// cost no more than the rows would.
-inline constexpr int64_t kDictionaryRowsPerValue = 1;
-std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
+// Route::kOverDictionary (jit/exec/dictionary.cc): the expression over the dictionary's values
+// of its one column (the route's OverDictionaryColumn), gathered through the codes.
 // The rows of a dictionary-encoded batch from `over_values` (the expression over the dictionary's
 // values) through the codes; rows with a null code take `null_row`.
 Result<ArrayPtr> GatherThroughCodes(const Array& over_values, const Scalar& null_row, const DictionaryArray& d,

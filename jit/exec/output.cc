@@ -5,8 +5,9 @@
 #include <array>
 #include <cstring>
 
-#include "jit/api/engine_internal.h"
+#include "jit/exec/executor_internal.h"
 #include "kernels/bitmap.h"
+#include "runtime/selection.h"
 
 namespace rowjit::jit::internal {
 namespace {

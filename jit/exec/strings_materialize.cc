@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ir/aggregate.h"
+#include "ir/analysis.h"
 #include "ir/function.h"
 #include "ir/reference.h"
 #include "ir/string_columns.h"
@@ -21,13 +22,8 @@ namespace rowjit::jit::internal {
 
 namespace {
 
-// A call computing a new string: a string function, or a cast of a number to text. (A cast
-// between utf8 and binary keeps the bytes: kernels read it in place.)
-bool IsProducer(const ir::Expr& e) {
-  if (!e.is_call() || !IsString(e.type().id) || e.function() == nullptr) return false;
-  if (e.function()->family == ir::Family::kCast) return !IsString(e.args()[0]->type().id);
-  return e.function()->family == ir::Family::kString;
-}
+// A call computing a new string (ir::IsStringBuilder).
+bool IsProducer(const ir::Expr& e) { return ir::IsStringBuilder(e); }
 
 class Materializer {
  public:
@@ -219,16 +215,13 @@ std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs
   return std::make_shared<BudgetPool>(std::move(outputs), limit);
 }
 
-bool NeedsStringColumns(const ir::Expr& expr) {
-  if (IsString(expr.type().id) && expr.is_call()) return true;
-  std::vector<const ir::Expr*> stack = {&expr};
-  while (!stack.empty()) {
-    const ir::Expr* e = stack.back();
-    stack.pop_back();
-    if (IsProducer(*e)) return true;
-    for (const ir::ExprPtr& a : e->args()) stack.push_back(a.get());
+Status FirstFailingRow(std::span<const int64_t> failed, int64_t limit,
+                       const std::function<Status(int64_t)>& whole_row) {
+  for (int64_t row : failed) {
+    if (row > limit) break;
+    ROWJIT_RETURN_NOT_OK(whole_row(row));
   }
-  return false;
+  return Status::OK();
 }
 
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,

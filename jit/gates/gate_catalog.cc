@@ -12,6 +12,7 @@
 #include "ir/analysis.h"
 #include "ir/binder.h"
 #include "ir/function.h"
+#include "jit/codegen/costly.h"
 #include "jit/gates/gate_report.h"
 
 namespace rowjit::jit {
@@ -319,7 +320,7 @@ std::vector<CatalogKernel> CatalogKernels(const std::string& target) {
                                          target}});
           };
           add(false, "dense");
-          if (f->name == "mul" && SpeculatesMul(s.args[0])) {  // and its exact twin
+          if (f->kernel_cost == ir::KernelCost::kCheckedMultiply && SpeculatesMul(s.args[0])) {  // and its exact twin
             out.push_back(out.back());
             out.back().request.exact_twin = true;
           }

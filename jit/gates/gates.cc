@@ -9,6 +9,7 @@
 #include "ir/analysis.h"
 #include "ir/function.h"
 #include "ir/temporal.h"
+#include "jit/codegen/costly.h"
 
 namespace rowjit::jit {
 
@@ -181,7 +182,7 @@ GateContext ContextFor(const PlannedKernel& kernel) {
     // A temporal function in a zone's local time also reads the zone's tables: "zoned:year".
     if (!call->args().empty() && ir::ReadsZoneTables(*call)) c.tags.push_back(fmt::format("zoned:{}", call->name()));
     // An IN list whose constant set is searched: row-dependent loads from a constant array.
-    if (call->name() == "in_list" &&
+    if (call->function()->literal_set &&
         ir::InListLookup(call->args()[0]->type().id, ir::InListSet(*call)) == ir::SetLookup::kSearched) {
       c.tags.push_back("searched:in_list");
     }

@@ -2,7 +2,9 @@
 #include "jit/plan/planner.h"
 
 #include "ir/projection.h"
-#include "jit/exec/executor_internal.h"
+#include "jit/plan/batch.h"
+#include "jit/plan/route.h"
+#include "jit/codegen/costly.h"
 #include "jit/codegen/prefilter.h"
 
 namespace rowjit::jit {
@@ -160,9 +162,6 @@ std::string_view StrategyName(Strategy s) {
     case Strategy::kFilterScatter: return "filter-scatter";
     case Strategy::kValidity: return "validity";
     case Strategy::kFold: return "fold";
-    case Strategy::kStaged: return "staged";
-    case Strategy::kOverDictionary: return "over-dictionary";
-    case Strategy::kStrings: return "strings";
   }
   return "?";
 }
@@ -185,12 +184,11 @@ BatchFacts DescribeSpecs(const ir::ExprFacts& facts, std::vector<ir::InputSpec> 
 }
 
 Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy policy,
-                    const std::string& target, int64_t max_kernel_nodes) {
+                    const std::string& target) {
   const ir::ExprFacts& f = expr->facts();
   if (batch.length == 0) return {Strategy::kEmpty, std::nullopt};
   if (f.strict && AnyReferenced(f, batch, IsNullConstant)) return {Strategy::kNullConstant, std::nullopt};
   if (AllConstant(f, batch)) return {Strategy::kConstant, std::nullopt};
-  if (f.kernel_nodes > max_kernel_nodes) return {Strategy::kStaged, std::nullopt};
   // A null-aware expression computes its validity row by row, unless no row can be null: no
   // input has a null and no null literal makes one (a guarded `if(b != 0, a / b, 0)` over
   // columns without nulls runs the dense kernel, as the unguarded `a / b` does).
@@ -230,6 +228,10 @@ Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> 
                        expr->ToString(), c, specs.size());
     }
   }
+  if (const Route route = RouteDescribed(*expr, kDefaultMaxKernelNodes); route != Route::kKernel) {
+    return MakeError(ErrorCode::kInvalidInput, "{} runs no single kernel (route {})", expr->ToString(),
+                     RouteName(route));
+  }
   Plan plan = PlanEvaluation(expr, DescribeSpecs(expr->facts(), std::move(specs)), policy, target);
   if (!plan.kernel) {
     return MakeError(ErrorCode::kInvalidInput, "{} over these inputs runs no kernel (strategy {})",
@@ -240,6 +242,11 @@ Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> 
 
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                             int64_t length, ir::Policy policy, const std::string& target) {
+  const Route route = RouteEvaluation(*expr, CallFacts{.columns = columns, .length = length, .policy = policy});
+  if (route != Route::kKernel) {
+    return MakeError(ErrorCode::kInvalidInput, "{} over this batch runs no single kernel (route {})",
+                     expr->ToString(), RouteName(route));
+  }
   ROWJIT_ASSIGN_OR_RETURN(internal::Batch batch, internal::ReadBatch(*expr, columns, length));
   Plan plan = PlanEvaluation(expr, batch.facts, policy, target);
   if (!plan.kernel) {

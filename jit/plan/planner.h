@@ -1,7 +1,7 @@
-// The planner (jit layer): the one function that turns an expression's facts, a batch's facts
-// and a policy into a strategy and the kernel it runs. The engine executes its plans; `rowjit
-// ir`, `check`, `explain` and the catalog gate inspect the kernels it names, so what is gated is
-// what runs.
+// The planner (jit layer, plan room): the one function that turns an expression's facts, a
+// batch's facts and a policy into a strategy and the kernel it runs, for the calls whose route
+// (jit/plan/route.h) runs one kernel. The engine executes its plans; `rowjit ir`, `check`,
+// `explain` and the catalog gate inspect the kernels it names, so what is gated is what runs.
 #pragma once
 
 #include <optional>
@@ -34,12 +34,6 @@ enum class Strategy : uint8_t {
   kFilterScatter,  // the valid rows compacted, computed, scattered back
   kValidity,       // a null-aware kernel computes validity row by row
   kFold,           // a reduction template
-  kStaged,         // too large for one kernel: stages of bounded size, each its own kernel, their
-                   // results materialized as columns (jit/plan/staging.h)
-  kOverDictionary, // one dictionary-encoded column read: the expression runs once per dictionary
-                   // value, its results gathered through the codes (jit/exec/dictionary.cc)
-  kStrings,        // string-valued calls (lower, substr, ...) computed outside kernels into
-                   // string columns, then the rest (jit/exec/strings_materialize.cc)
 };
 std::string_view StrategyName(Strategy s);
 
@@ -71,14 +65,13 @@ struct Plan {
   std::optional<CacheKey> kernel;  // the kernel the strategy runs (none for empty and constants)
 };
 
-// The plan for evaluating `expr` over a batch. Policy kAuto: dense for expressions that cannot
-// fail, dense with retry for those that can, valid-only (branch-and-skip or filter-and-scatter by
-// surviving fraction and decode cost) while retry pressure holds; forced policies are obeyed
-// where they apply (a batch without nulls always runs dense).
-// An expression of more than `max_kernel_nodes` nodes runs staged.
+// The plan for evaluating `expr` over a batch (its route runs one kernel). Policy kAuto: dense
+// for expressions that cannot fail, dense with retry for those that can, valid-only
+// (branch-and-skip or filter-and-scatter by surviving fraction and decode cost) while retry
+// pressure holds; forced policies are obeyed where they apply (a batch without nulls always runs
+// dense).
 Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy policy,
-                    const std::string& target = "native",
-                    int64_t max_kernel_nodes = kDefaultMaxKernelNodes);
+                    const std::string& target = "native");
 
 // The plan of a reduction template: its fold kernel, flat (one row loop) or over words.
 Plan PlanAggregate(const ir::Aggregate& aggregate, const BatchFacts& batch,
@@ -86,7 +79,8 @@ Plan PlanAggregate(const ir::Aggregate& aggregate, const BatchFacts& batch,
 
 // The kernel an evaluation runs for inputs described by `specs` (one per schema column) under
 // `policy`: PlanEvaluation over DescribeSpecs. What `rowjit ir`, `check` and the gates inspect.
-// An error when such a batch runs no kernel (every input constant).
+// An error when such a batch runs no kernel (every input constant) or no one kernel (an
+// expression larger than kDefaultMaxKernelNodes runs staged: RouteDescribed).
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs,
                             ir::Policy policy, const std::string& target = "native");
 // The same for a real batch, described as the engine describes it (validity counted).

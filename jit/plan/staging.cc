@@ -64,7 +64,7 @@ class Splitter {
     // stage is, else null where one is — the Kleene OR of the stages, which is the list's answer.
     // Without this the call never shrinks and staging would not end.
     while (pending > max_nodes_ && e->function()->variadic && args.size() > 2) {
-      const bool in_list = e->name() == "in_list";
+      const bool in_list = e->function()->literal_set;
       const size_t first = in_list ? 1 : 0;
       const int64_t budget = std::max<int64_t>(2, max_nodes_ - 1 - static_cast<int64_t>(first));
       std::vector<std::vector<Cut>> groups(1);

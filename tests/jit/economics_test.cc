@@ -464,7 +464,7 @@ TEST(Tiers, StagedExpressionsRunAnUnoptimizedTierInEveryStage) {
     auto engine = NewEngine({.max_kernel_nodes = 16});
     EvalReport report;
     ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, batch, {}, &report));
-    EXPECT_EQ(report.strategy, Strategy::kStaged);
+    EXPECT_EQ(report.route, Route::kStaged);
     EXPECT_EQ(report.tier, std::string_view(first) == "a" ? Tier::kStatic : Tier::kFast) << first;
     EXPECT_EQ(FirstDifference(*out, **ir::EvaluateReference(*expr, batch.columns, batch.length)), -1);
   }

@@ -63,7 +63,7 @@ EvalReport ExpectStagedAsReference(Engine& engine, const ir::ExprPtr& expr, cons
   auto ref = ir::EvaluateReference(*expr, batch.columns, batch.length);
   EXPECT_TRUE(out.ok() && ref.ok()) << (out.ok() ? "" : out.error().ToString()) << (ref.ok() ? "" : ref.error().ToString());
   if (!out.ok() || !ref.ok()) return report;
-  EXPECT_EQ(report.strategy, Strategy::kStaged);
+  EXPECT_EQ(report.route, Route::kStaged);
   EXPECT_EQ((*out)->type().ToString(), expr->type().ToString());
   EXPECT_EQ(FirstDifference(**out, **ref), -1);
   return report;
@@ -158,7 +158,7 @@ TEST(Hostile, StagedEvaluationMatchesReference) {
     EvalReport report;
     auto out = engine->Evaluate(expr, batch, {}, &report);
     auto ref = ir::EvaluateReference(*expr, batch.columns, batch.length);
-    staged += report.strategy == Strategy::kStaged;
+    staged += report.route == Route::kStaged;
     errors += !ref.ok();
     ASSERT_EQ(out.ok(), ref.ok()) << "seed " << seed << ": " << text << "\n  jit "
                                   << (out.ok() ? "ok" : out.error().ToString()) << "\n  reference "
@@ -184,7 +184,7 @@ TEST(Hostile, LongAggregatesRunInStages) {
   ASSERT_TRUE(got.ok()) << got.error().ToString();
   ASSERT_TRUE(want.ok()) << want.error().ToString();
   EXPECT_EQ(*got, *want);
-  EXPECT_EQ(report.strategy, Strategy::kStaged);  // the argument ran in stages, then its column folded
+  EXPECT_EQ(report.route, Route::kFoldStaged);  // the argument ran in stages, then its column folded
 }
 
 }  // namespace

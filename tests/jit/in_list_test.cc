@@ -146,7 +146,7 @@ TEST(InList, LongListsAreOneKernel) {
       }
       EvalReport wide_report;
       ASSERT_OK(small->Evaluate(wide_e, wide_cols, 200, {}, &wide_report).status());
-      EXPECT_EQ(wide_report.strategy, Strategy::kStaged);
+      EXPECT_EQ(wide_report.route, Route::kStaged);
       ASSERT_NE(test::CompareWithReference(*small, wide_e, wide_cols, 200, rng), test::Compared::kMismatch)
           << text.substr(0, 40) << " valid " << valid;
     }

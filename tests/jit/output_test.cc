@@ -131,7 +131,7 @@ TEST(Output, EvaluateIntoMatchesTheReferenceInCallerMemory) {
       if (got.ok()) ExpectInCallerMemory(*got, lent, where);
       // Kernels run over the whole batch write the caller's memory themselves.
       const bool kernel_path = report.tier != Tier::kStatic && report.strategy != Strategy::kConstant &&
-                               report.strategy != Strategy::kNullConstant && report.strategy != Strategy::kStaged;
+                               report.strategy != Strategy::kNullConstant && report.route != Route::kStaged;
       if (got.ok() && length > 0 && kernel_path) {
         EXPECT_FALSE(report.output_copied) << where << " " << StrategyName(report.strategy);
         ++direct;

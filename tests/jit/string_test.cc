@@ -248,13 +248,13 @@ TEST(Strings, DictionaryColumnsRunOncePerValue) {
       auto got = engine->Evaluate(e, cols, n, {}, &report);
       ASSERT_EQ(got.ok(), want.ok()) << (got.ok() ? want.error().ToString() : got.error().ToString());
       if (!got.ok()) {
-        EXPECT_NE(report.strategy, Strategy::kOverDictionary);
+        EXPECT_NE(report.route, Route::kOverDictionary);
         continue;
       }
       EXPECT_EQ(FirstDifference(**got, **want), -1) << (*got)->ToString() << " vs " << (*want)->ToString();
       const bool fallible = text.find("3000") != std::string::npos;
-      // At most one dictionary value a row (kDictionaryRowsPerValue, jit/exec/executor_internal.h).
-      EXPECT_EQ(report.strategy == Strategy::kOverDictionary, !fallible && n >= 300) << StrategyName(report.strategy);
+      // At most one dictionary value a row (kDictionaryRowsPerValue, jit/plan/route.cc).
+      EXPECT_EQ(report.route == Route::kOverDictionary, !fallible && n >= 300) << RouteName(report.route);
     }
   }
 }

@@ -6,6 +6,7 @@
 // when a sum folds the exact product); for 64-bit multiply 32-bit limb products (no <N x i128>,
 // never llvm.*.with.overflow). Division substitutes a safe divisor so nothing traps; 8- to 32-bit
 // division runs in float, where it is exact.
+#include "jit/codegen/costly.h"
 #include "jit/codegen/codegen_internal.h"
 
 namespace rowjit::jit::internal {

@@ -139,11 +139,11 @@ Val FromFloat(LowerContext& c, std::span<const Val> a) {
 
 // 64-bit calls read a 16-byte operand only to narrow it: decimal_cast up in scale to a decimal64
 // (Cast tests the high half). Every other call with a 16-byte operand or result is wide.
-bool Wide(LowerContext& c) {
+// `cast`: the call is decimal_cast.
+bool Wide(LowerContext& c, bool cast) {
   if (c.result_type() == TypeId::kI128) return true;
   const DataType& to = c.call.type();
-  const bool narrowing = c.call.name() == "decimal_cast" && to.logical == LogicalKind::kDecimal &&
-                         to.scale >= ScaleOf(c.call.args()[0]->type());
+  const bool narrowing = cast && to.logical == LogicalKind::kDecimal && to.scale >= ScaleOf(c.call.args()[0]->type());
   for (const ir::ExprPtr& a : c.call.args()) {
     if (a->type().id == TypeId::kI128 && !narrowing) return true;
   }
@@ -232,16 +232,16 @@ Val FromFloat128(LowerContext& c, std::span<const Val> a) {
 }
 
 // Each function: 64 bits unless the call is wide.
-template <LowerFn kNarrow, LowerFn kWide>
+template <LowerFn kNarrow, LowerFn kWide, bool kCast = false>
 Val Either(LowerContext& c, std::span<const Val> a) {
-  return Wide(c) ? kWide(c, a) : kNarrow(c, a);
+  return Wide(c, kCast) ? kWide(c, a) : kNarrow(c, a);
 }
 
 const Lowering kLowerings[] = {
     {"decimal_add", Either<AddSub<false>, AddSub128<false>>},
     {"decimal_sub", Either<AddSub<true>, AddSub128<true>>},
     {"decimal_mul", Either<Mul, Mul128>},
-    {"decimal_cast", Either<Cast, Cast128>},
+    {"decimal_cast", Either<Cast, Cast128, /*kCast=*/true>},
     {"decimal_to_float", ToFloat},
     {"float_to_decimal", Either<FromFloat, FromFloat128>},
 };
