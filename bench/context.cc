@@ -3,10 +3,12 @@
 #include <benchmark/benchmark.h>
 
 #include "jit/base/host.h"
+#include "runtime/environment.h"
 
 namespace {
 
 const bool kContext = [] {
+  rowjit::ApplyKernelLevelVariable();  // the static kernels' benchmarks too, before any engine
   const rowjit::jit::HostInfo host = rowjit::jit::GetHostInfo();
   benchmark::AddCustomContext("rowjit_cpu", host.cpu_name);
   benchmark::AddCustomContext("rowjit_kernels", host.kernel_target);

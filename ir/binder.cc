@@ -71,7 +71,7 @@ bool Comparable(const DataType& x, const DataType& y, LogicalArgs rule) {
 // The storage's checked add or sub computes it: an overflow is an error in its row.
 Result<std::optional<DataType>> TemporalArith(const Function& f, std::span<const DataType> types) {
   const DataType x = types[0].WithNullable(false), y = types[1].WithNullable(false);
-  const bool add = f.name == "add";
+  const bool add = f.operation == Operation::kAdd;
   auto is = [](const DataType& t, LogicalKind k) { return t.logical == k; };
   const bool same_unit = x.unit == y.unit;
   using Out = std::optional<DataType>;
@@ -310,19 +310,19 @@ class Binder {
     using Out = std::optional<ExprPtr>;
     const bool any = std::any_of(bound.begin(), bound.end(),
                                  [](const ExprPtr& b) { return b && b->type().logical == LogicalKind::kInterval; });
-    constexpr std::string_view kCalls[] = {"eq", "ne", "lt", "le", "gt", "ge", "between", "in_list", "greatest",
-                                           "least", "add", "sub", "neg", "mul", "div"};
-    if (!any || std::find(std::begin(kCalls), std::end(kCalls), f.name) == std::end(kCalls)) return Out();
+    constexpr Operation kCalls[] = {Operation::kCompare, Operation::kPick, Operation::kAdd, Operation::kSub,
+                                    Operation::kNeg,     Operation::kMul,  Operation::kDiv};
+    if (!any || std::find(std::begin(kCalls), std::end(kCalls), f.operation) == std::end(kCalls)) return Out();
     // greatest/least keep their arguments' type, and a literal takes it; intervals of mixed
     // types are widened to interval_month_day_nano, which a literal then is.
-    const bool pick = f.name == "greatest" || f.name == "least";
+    const bool pick = f.operation == Operation::kPick;
     DataType literal_type = DataType::Interval(IntervalUnit::kMonthDayNano), one;
     if (pick && IntervalTypesOf(bound, &one) == IntervalMix::kOne) literal_type = one.WithNullable(false);
     for (size_t i = 0; i < bound.size(); ++i) {
       if (bound[i]) continue;
       const Expr& a = *e.args()[i];
       const std::string& text = IsUntypedLiteral(a) ? a.literal_text() : std::string();
-      if (text == "null" && f.name != "mul") {  // a factor's null is a number's (`i * null`)
+      if (text == "null" && f.operation != Operation::kMul) {  // a factor's null is a number's (`i * null`)
         bound[i] = Expr::BoundLiteral(Scalar::Null(literal_type.id).As(literal_type));
       } else if (!text.empty() && text.front() == '\'') {
         ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
@@ -341,7 +341,7 @@ class Binder {
   // reads it.
   static Result<std::optional<ExprPtr>> BindInterval(const Expr& e, const Function& f, const std::vector<ExprPtr>& bound) {
     using Out = std::optional<ExprPtr>;
-    if ((f.name != "add" && f.name != "sub") || bound.size() != 2) return Out();
+    if ((f.operation != Operation::kAdd && f.operation != Operation::kSub) || bound.size() != 2) return Out();
     std::optional<std::string> text;
     for (size_t i = 0; i < 2; ++i) {
       if (bound[i]) continue;
@@ -362,14 +362,14 @@ class Binder {
     using Out = std::optional<ExprPtr>;
     auto duration = [](const ExprPtr& b) { return b && b->type().logical == LogicalKind::kDuration; };
     const auto d = std::find_if(bound.begin(), bound.end(), duration);
-    constexpr std::string_view kCalls[] = {"mul", "div", "neg", "abs", "cast"};
-    if (d == bound.end() || std::find(std::begin(kCalls), std::end(kCalls), f.name) == std::end(kCalls)) return Out();
+    constexpr Operation kCalls[] = {Operation::kMul, Operation::kDiv, Operation::kNeg, Operation::kAbs, Operation::kCast};
+    if (d == bound.end() || std::find(std::begin(kCalls), std::end(kCalls), f.operation) == std::end(kCalls)) return Out();
     const DataType type = (*d)->type();
     for (size_t i = 0; i < bound.size(); ++i) {
       if (bound[i]) continue;
       const Expr& a = *e.args()[i];
       const std::string& text = IsUntypedLiteral(a) ? a.literal_text() : std::string();
-      if (f.name == "div" && !text.empty() && text.front() == '\'') {
+      if (f.operation == Operation::kDiv && !text.empty() && text.front() == '\'') {
         ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
         ROWJIT_ASSIGN_OR_RETURN(const Scalar length, ParseDurationLiteral(value.str(), type));
         bound[i] = Expr::BoundLiteral(length);
@@ -382,17 +382,17 @@ class Binder {
                                             bound[1]->type().WithNullable(false).ToString());
     const DataType f64(TypeId::kF64);
     auto count = [&](const ExprPtr& x, TypeId to) { return internal::BuildCall("cast", {x}, DataType(to), &Fold, to); };
-    if (f.name == "cast") {
+    if (f.operation == Operation::kCast) {
       const TypeId to = *e.type_arg();
       if (!IsNumeric(to)) return MakeError(ErrorCode::kTypeError, "cast of {} to {}: a duration casts to a number (its count of units)", types, TypeIdName(to));
       return Out(count(bound[0], to));
     }
-    if (f.name == "neg" || f.name == "abs") return Out(internal::BuildCall(f.name, {bound[0]}, type, &Fold));
+    if (f.operation == Operation::kNeg || f.operation == Operation::kAbs) return Out(internal::BuildCall(f.name, {bound[0]}, type, &Fold));
     const ExprPtr& other = bound[0] == *d ? bound[1] : bound[0];
-    if (f.name == "div" && bound[0]->type().SameType(bound[1]->type())) {  // d / '1 hour', '1 hour' / d
+    if (f.operation == Operation::kDiv && bound[0]->type().SameType(bound[1]->type())) {  // d / '1 hour', '1 hour' / d
       return Out(internal::BuildCall("div", {count(bound[0], TypeId::kF64), count(bound[1], TypeId::kF64)}, f64, &Fold));
     }
-    if (f.name == "mul" && !other->type().is_logical() && IsInteger(other->type().id)) {
+    if (f.operation == Operation::kMul && !other->type().is_logical() && IsInteger(other->type().id)) {
       const ExprPtr n = other->type().id == TypeId::kI64 ? other : count(other, TypeId::kI64);
       return Out(internal::BuildCall("mul", {*d, n}, type, &Fold));
     }
@@ -445,7 +445,7 @@ class Binder {
       ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
       if (i >= unify && !group) group = bound[i]->type().id;
     }
-    if (f->name == "cast" && e.type_arg() == TypeId::kUtf8 && IsTextual(bound[0]->type())) {  // cast(d, utf8)
+    if (f->operation == Operation::kCast && e.type_arg() == TypeId::kUtf8 && IsTextual(bound[0]->type())) {  // cast(d, utf8)
       ROWJIT_RETURN_NOT_OK(RequireZoneRules(
           bound[0]->type(), fmt::format("cast from {} to utf8", bound[0]->type().WithNullable(false).ToString())));
       const DataType to(TypeId::kUtf8, bound[0]->type().nullable);

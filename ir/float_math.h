@@ -12,7 +12,8 @@
 // (the JIT sets no fast-math flags; ir/ is compiled with -ffp-contract=off).
 //
 // Accuracy (worst errors measured against glibc's long double functions by
-// tests/ir/float_math_test.cc, in ulps of the result; README "Transcendental functions"):
+// tests/ir/float_math_test.cc, in ulps of the result; docs/semantics.md, "Transcendental
+// functions"):
 //   exp (0.76): a Taylor polynomial after fdlibm's Cody–Waite reduction, 1 + r exact;
 //     expm1 (0.93) the same parts; sinh (0.81), cosh (0.75), tanh (0.77) over them.
 //   ln (0.85), log2 (0.84), log10 (0.67), log1p (0.76): fdlibm's (k_log1p's minimax

@@ -159,21 +159,21 @@ const Function kFunctions[] = {
      .summary = "The sum x + y in the arguments' type.",
      .notes = "Integers: a sum outside the type (`127:i8 + 1`) is an `overflow` error. Floats: IEEE 754 (`inf "
               "+ -inf` is NaN), never an error. Also timestamp + duration, duration + duration in one unit and "
-              "date32 + i32 days; decimals bind to `decimal_add`, intervals add part by part."},
+              "date32 + i32 days; decimals bind to `decimal_add`, intervals add part by part.", .operation = Operation::kAdd},
     {.name = "sub", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
      .eval = Checked<1>, .logical = LogicalArgs::kTemporalArith, .syntax = Syntax::kInfix, .symbol = "-",
      .summary = "The difference x - y in the arguments' type.",
      .notes = "Integers: a difference outside the type (`0:u8 - 1`) is an `overflow` error. Floats: IEEE 754, "
               "never an error. Also timestamp - timestamp (a duration), timestamp - duration, date32 - i32 "
-              "days and date32 - date32 (i32 days); decimals bind to `decimal_sub`."},
+              "days and date32 - date32 (i32 days); decimals bind to `decimal_sub`.", .operation = Operation::kSub},
     {.name = "mul", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
      .eval = Checked<2>, .syntax = Syntax::kInfix, .symbol = "*", .kernel_cost = KernelCost::kCheckedMultiply,
      .summary = "The product x * y in the arguments' type.",
      .notes = "Integers: a product outside the type (`MIN * -1`) is an `overflow` error. Floats: IEEE 754 "
               "(`1e308 * 10` is inf), never an error. Decimals bind to `decimal_mul`; a duration or an "
-              "interval times an integer scales it (checked)."},
+              "interval times an integer scales it (checked).", .operation = Operation::kMul},
     {.name = "wrapping_add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .propagates_type = true, .type_rule = internal::IntegerRule, .eval = Wrapping<0>,
      .summary = "The sum x + y modulo 2^width, for integers.",
@@ -192,7 +192,7 @@ const Function kFunctions[] = {
      .summary = "The quotient x / y: integers truncated toward zero, floats by IEEE 754 division.",
      .notes = "Integers: a divisor of 0 is a `division by zero` error and `MIN / -1` an `overflow` error; `-7 "
               "/ 2` is -3. Floats: `1 / 0` is inf, `0 / 0` NaN, never an error. Decimals divide as f64; a "
-              "duration divided by a duration of its unit is their f64 ratio."},
+              "duration divided by a duration of its unit is their f64 ratio.", .operation = Operation::kDiv},
     {.name = "mod", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
      .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
      .eval = Mod, .syntax = Syntax::kInfix, .symbol = "%",
@@ -205,13 +205,13 @@ const Function kFunctions[] = {
      .summary = "The negation -x in the argument's type.",
      .notes = "Written `-x`. Signed MIN is an `overflow` error; unsigned: 0 gives 0 and every other value is "
               "an `overflow` error. Floats flip the sign (`neg(0.0)` is -0.0). Durations and decimals negate "
-              "in their type, intervals part by part (checked)."},
+              "in their type, intervals part by part (checked).", .operation = Operation::kNeg},
     {.name = "abs", .arg_names = {"x"}, .family = Family::kArithmetic,
      .can_fail = FailsOnSignedIntegers, .propagates_type = true, .type_rule = internal::NumericRule,
      .eval = Abs,
      .summary = "The absolute value of x in the argument's type.",
      .notes = "Signed MIN is an `overflow` error; unsigned values are returned unchanged. Floats clear the "
-              "sign (`abs(-0.0)` is 0.0; NaN stays NaN). Durations and decimals keep their type."},
+              "sign (`abs(-0.0)` is 0.0; NaN stays NaN). Durations and decimals keep their type.", .operation = Operation::kAbs},
     {.name = "min", .arg_names = {"x", "y"}, .family = Family::kArithmetic, .propagates_type = true,
      .type_rule = internal::NumericRule, .eval = MinMax<false>,
      .summary = "The lesser of x and y in SQL's order (floats: NaN greatest); on a tie, x.",

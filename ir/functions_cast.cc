@@ -324,7 +324,7 @@ const Function kFunctions[] = {
                 "or written as text.",
      .notes = "Narrowing integers, float → integer (truncated; out of range or ±inf: `overflow`, NaN: `invalid "
               "input`) and finite f64 → f32 past its range fail; text that is no number is `invalid input`, "
-              "one out of range `overflow`; binary → utf8 checks UTF-8."},
+              "one out of range `overflow`; binary → utf8 checks UTF-8.", .operation = Operation::kCast},
     {.name = "saturating_cast", .arg_names = {"x"}, .family = Family::kCast, .unify_from = -1,
      .takes_type_arg = true, .type_rule = CastRule<kSaturating>, .eval = Cast<kSaturating>,
      .summary = "x converted to the type T, a value outside T clamped to its minimum or maximum.",

@@ -42,7 +42,7 @@ const Function kFunctions[] = {
      .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
               "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
               "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
-              "days)."},
+              "days).", .operation = Operation::kCompare},
     {.name = "ne", .arg_names = {"x", "y"}, .family = Family::kComparison,
      .type_rule = internal::CompareRule, .eval = Compare<kNe>, .logical = LogicalArgs::kCompare,
      .syntax = Syntax::kInfix, .symbol = "!=",
@@ -50,7 +50,7 @@ const Function kFunctions[] = {
      .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
               "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
               "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
-              "days)."},
+              "days).", .operation = Operation::kCompare},
     {.name = "lt", .arg_names = {"x", "y"}, .family = Family::kComparison,
      .type_rule = internal::CompareRule, .eval = Compare<kLt>, .logical = LogicalArgs::kCompare,
      .syntax = Syntax::kInfix, .symbol = "<",
@@ -58,7 +58,7 @@ const Function kFunctions[] = {
      .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
               "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
               "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
-              "days)."},
+              "days).", .operation = Operation::kCompare},
     {.name = "le", .arg_names = {"x", "y"}, .family = Family::kComparison,
      .type_rule = internal::CompareRule, .eval = Compare<kLe>, .logical = LogicalArgs::kCompare,
      .syntax = Syntax::kInfix, .symbol = "<=",
@@ -66,7 +66,7 @@ const Function kFunctions[] = {
      .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
               "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
               "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
-              "days)."},
+              "days).", .operation = Operation::kCompare},
     {.name = "gt", .arg_names = {"x", "y"}, .family = Family::kComparison,
      .type_rule = internal::CompareRule, .eval = Compare<kGt>, .logical = LogicalArgs::kCompare,
      .syntax = Syntax::kInfix, .symbol = ">",
@@ -74,7 +74,7 @@ const Function kFunctions[] = {
      .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
               "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
               "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
-              "days)."},
+              "days).", .operation = Operation::kCompare},
     {.name = "ge", .arg_names = {"x", "y"}, .family = Family::kComparison,
      .type_rule = internal::CompareRule, .eval = Compare<kGe>, .logical = LogicalArgs::kCompare,
      .syntax = Syntax::kInfix, .symbol = ">=",
@@ -82,7 +82,7 @@ const Function kFunctions[] = {
      .notes = "Every type; never fails. Floats: NaN equals NaN and is greater than every number, -0.0 equals "
               "0.0. Strings bytewise (unsigned bytes, a prefix first); bool false < true. Decimals of other "
               "scales are rescaled; zoned timestamps compare as instants; intervals by length (a month 30 "
-              "days)."},
+              "days).", .operation = Operation::kCompare},
 };
 
 }  // namespace

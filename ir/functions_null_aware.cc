@@ -214,25 +214,25 @@ const Function kFunctions[] = {
      .columns = ExtremeColumns<true>,
      .summary = "The greatest argument that is not null, in SQL's order; null only when every argument is.",
      .notes = "Floats: NaN is greatest and -0.0 equals 0.0; strings bytewise; intervals by length (a month 30 "
-              "days). Of equal arguments the first is kept. Never fails."},
+              "days). Of equal arguments the first is kept. Never fails.", .operation = Operation::kPick},
     {.name = "least", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .propagates_type = true, .type_rule = CoalesceRule,
      .eval = Extreme<false>, .logical = LogicalArgs::kPassThrough,
      .columns = ExtremeColumns<false>,
      .summary = "The least argument that is not null, in SQL's order; null only when every argument is.",
      .notes = "Floats: NaN is greatest and -0.0 equals 0.0; strings bytewise; intervals by length (a month 30 "
-              "days). Of equal arguments the first is kept. Never fails."},
+              "days). Of equal arguments the first is kept. Never fails.", .operation = Operation::kPick},
     {.name = "between", .arg_names = {"x", "lo", "hi"}, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .type_rule = BetweenRule, .eval = Between, .logical = LogicalArgs::kCompare,
      .summary = "Whether lo <= x <= hi, computed as `x >= lo and x <= hi` in Kleene logic.",
      .notes = "Written `x between lo and hi`. `between(5, null, 3)` is false, `between(5, null, 9)` is null, "
-              "`between(nan, 0, nan)` is true (the float order); lo > hi gives false. Never fails."},
+              "`between(nan, 0, nan)` is true (the float order); lo > hi gives false. Never fails.", .operation = Operation::kCompare},
     {.name = "in_list", .arg_names = {}, .variadic = true, .family = Family::kNullAware,
      .null_behavior = NullBehavior::kAware, .type_rule = InListRule, .eval = InList, .logical = LogicalArgs::kCompare,
      .syntax = Syntax::kInList, .literal_set = true,
      .summary = "Whether x equals an item: true on a match, else null where x or an item is null, else false.",
      .notes = "Written `x in (a, b, ...)`; items share x's type. Every item is evaluated (no guards). Floats: "
-              "-0.0 equals 0.0, NaN equals NaN. `2 in (1, null)` is null. Never fails."},
+              "-0.0 equals 0.0, NaN equals NaN. `2 in (1, null)` is null. Never fails.", .operation = Operation::kCompare},
 };
 
 }  // namespace

@@ -403,8 +403,8 @@ class Parser {
     Next();
     if (Peek().kind != Tok::kIdent) return Expected("a type name after ':'");
     auto type = ParseDataType(Peek().text);
-    // A storage type: a logical one (date32, interval_month_day_nano) is written as a cast (a
-    // fuzz finding: the suffix kept interval_month_day_nano's storage, which has no name to print).
+    // A storage type: a logical one (date32, interval_month_day_nano) is written as a cast. A
+    // suffix would keep only the storage, and interval_month_day_nano's has no name to print.
     if (!type.ok() || type->nullable || type->is_logical()) {
       return Expected("a type name (bool, i8..i64, u8..u64, f32, f64, utf8, binary)");
     }

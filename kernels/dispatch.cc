@@ -1,5 +1,5 @@
 // Level detection and the active kernel table (kernels layer). The table pointer is atomic so a
-// forced level is seen by every thread; the first use reads ROWJIT_KERNEL_LEVEL once.
+// forced level is seen by every thread; the first use takes the best level the CPU has.
 #include "kernels/dispatch.h"
 
 #include <atomic>
@@ -33,21 +33,7 @@ const KernelTable& TableFor(KernelLevel level) {
   return BaselineKernelTable();
 }
 
-const KernelTable* InitialTable() {
-  KernelLevel level = BestKernelLevel();
-  if (const char* env = std::getenv("ROWJIT_KERNEL_LEVEL"); env != nullptr && *env != '\0') {
-    const std::optional<KernelLevel> forced = ParseKernelLevel(env);
-    if (forced && KernelLevelAvailable(*forced)) {
-      level = *forced;
-    } else {
-      // No Status to return from a lazy first use; the kernels still run, at the best level.
-      std::fprintf(stderr, "rowjit: ROWJIT_KERNEL_LEVEL=%s is %s; using %s\n", env,
-                   forced ? "not supported by this CPU" : "not a level (baseline|v2|v3|v4)",
-                   KernelLevelName(level).data());
-    }
-  }
-  return &TableFor(level);
-}
+const KernelTable* InitialTable() { return &TableFor(BestKernelLevel()); }
 
 std::atomic<const KernelTable*>& ActiveSlot() {
   static std::atomic<const KernelTable*> slot{InitialTable()};

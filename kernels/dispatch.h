@@ -1,6 +1,7 @@
 // Run-time choice of the x86-64 level the static kernels run at (kernels layer).
 // Every hot kernel is compiled once per level; the best level the CPU supports is used unless
-// ROWJIT_KERNEL_LEVEL=baseline|v2|v3|v4 or SetKernelLevel() forces another.
+// SetKernelLevel() forces another (the ROWJIT_KERNEL_LEVEL variable does so through it:
+// runtime/environment.h).
 #pragma once
 
 #include <cstdint>

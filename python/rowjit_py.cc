@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "runtime/environment.h"
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "jit/api/engine.h"
@@ -358,13 +359,13 @@ py::handle& ModuleObject() {  // borrowed: the module outlives every call into i
 }
 
 // The engine the module functions use unless engine= names one: tiered compiles, and the
-// persistent kernel cache in $ROWJIT_CACHE_DIR when set. Held by the module (rowjit._rowjit._default).
+// persistent kernel cache in the default folder (DefaultCacheDir: the CLI's and the Dask
+// helpers' rule). Held by the module (rowjit._rowjit._default).
 py::object DefaultEngineObject() {
   py::handle m = ModuleObject();
   py::object e = m.attr("_default");
   if (e.is_none()) {
-    const char* dir = std::getenv("ROWJIT_CACHE_DIR");
-    e = py::cast(std::make_unique<PyEngine>(dir ? dir : "", false, 1));
+    e = py::cast(std::make_unique<PyEngine>(DefaultCacheDir(), false, 1));
     m.attr("_default") = e;
   }
   return e;
@@ -453,6 +454,9 @@ PYBIND11_MODULE(_rowjit, m) {
   rp::DefineEngine(m);
   m.def("default_engine", [] { return rp::DefaultEngineObject(); },
         "The engine the module functions use unless engine= is given.");
+  m.def("default_cache_dir", [] { return rowjit::DefaultCacheDir(); },
+        "The persistent kernel cache's default folder: $ROWJIT_CACHE_DIR, else $XDG_CACHE_HOME/rowjit, "
+        "else ~/.cache/rowjit ('' when none can be named); the default engine's, the CLI's and rowjit.dask's.");
   m.def("_expr_type", [](py::args a, py::kwargs k) { return rp::TypeCall(false, a, k); });
   m.def("_aggregate_type", [](py::args a, py::kwargs k) { return rp::TypeCall(true, a, k); });
   m.def(

@@ -7,6 +7,8 @@
 // answers right.
 #include "runtime/timezone.h"
 
+#include "runtime/environment.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -326,8 +328,7 @@ Result<std::shared_ptr<const ZoneRules>> Load(std::string_view name) {
   bool ok = !name.empty() && name.front() != '/' && name.find("..") == std::string_view::npos && name.size() <= 64;
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '+');
   if (!ok) return Bad(name, "not a zone name of the tz database ('Europe/Paris') or an offset ('+05:30')");
-  const char* dir = std::getenv("TZDIR");
-  const std::string path = fmt::format("{}/{}", dir != nullptr && *dir != '\0' ? dir : "/usr/share/zoneinfo", name);
+  const std::string path = fmt::format("{}/{}", ZoneDirectoryVariable().value_or("/usr/share/zoneinfo"), name);
   std::ifstream in(path, std::ios::binary);
   if (!in) return Bad(name, fmt::format("unknown (no {}; is tzdata installed?)", path));
   std::ostringstream bytes;

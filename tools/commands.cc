@@ -91,7 +91,7 @@ int Usage(const std::string& message, const char* help) {
 
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   static const std::vector<std::string_view> kWithValues = {
-      "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target",
+      "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target", "--vector-width",
       "--stage", "--cache-dir", "--tier", "--filter", "--expr", "--string-lengths", "--alphabet",
       "--match", "--match-share"};
   std::vector<std::string_view> known = kWithValues;
@@ -155,6 +155,11 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   }
   if (auto v = args.Value("--policy")) o.policy = *v;
   if (auto v = args.Value("--target")) o.target = *v;
+  if (auto v = args.Value("--vector-width")) {
+    Result<jit::VectorWidths> widths = jit::ParseVectorWidths(*v);
+    if (!widths.ok()) return Usage(widths.error().message(), help);
+    o.vector_widths = *widths;
+  }
   if (auto v = args.Value("--stage")) o.stage = *v;
   if (auto v = args.Value("--cache-dir")) o.cache_dir = *v;
   if (auto v = args.Value("--tier")) o.tier = *v;

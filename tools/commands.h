@@ -42,6 +42,7 @@ struct EvalOptions {
   std::vector<std::pair<std::string, std::string>> constants;
   std::string policy = "auto";
   std::string target = "native";
+  jit::VectorWidths vector_widths;  // --vector-width: the native kernels' widths ({}: the host's)
   bool verify = false;
   bool json = false;
   std::string stage = "opt";
@@ -65,7 +66,9 @@ int RejectEvalOnlyOptions(const EvalOptions& o, const char* help);
   "  --const NAME=V     make column NAME a batch constant (passed as a scalar; V may be null)\n" \
   "  --policy P         auto | dense | dense-retry | branch-skip | filter-scatter (default auto)\n" \
   "  --target T         native | x86-64-v2 | x86-64-v3 | x86-64-v4 | aarch64 | aarch64-sve\n"   \
-  "                     (default native)\n"
+  "                     (default native)\n"                                                      \
+  "  --vector-width W   the native kernels' vector width: W, or R/F for row kernels and folds\n" \
+  "                     apart (128, 256, 512; default: the host's choice)\n"
 
 // The kernel that ir/check/explain inspect, from the parsed options.
 Result<jit::PlannedKernel> PlanFromOptions(const EvalOptions& o);

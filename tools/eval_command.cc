@@ -10,6 +10,7 @@
 #include "runtime/random.h"
 #include "tools/commands.h"
 #include "jit/exec/static_chain.h"
+#include "runtime/environment.h"
 
 namespace rowjit::cli {
 
@@ -40,8 +41,9 @@ options:
   --verify           also run the reference evaluator; exit 1 on any difference, printing the
                      first differing row (agreeing on the same error at the same row is a match)
   --tier T           optimized (default) | fast: the kernel tier to compile and run
-  --cache-dir DIR    the disk cache of optimized kernels (default $XDG_CACHE_HOME/rowjit, or
-                     ~/.cache/rowjit): a second run of the same kernel reads it from there
+  --cache-dir DIR    the disk cache of optimized kernels (default $ROWJIT_CACHE_DIR, else
+                     $XDG_CACHE_HOME/rowjit, else ~/.cache/rowjit): a second run of the same
+                     kernel reads it from there
   --no-disk-cache    compile without reading or writing the disk cache
   --filter P         a bool predicate: Engine::Filter keeps the rows where P is true (null is
                      false), then EXPR runs under that selection (one result row per kept row;
@@ -51,23 +53,18 @@ options:
                      given); --verify checks each output against the reference
 )";
 
-// The disk cache folder: --cache-dir, else $XDG_CACHE_HOME/rowjit, else ~/.cache/rowjit; none
-// with --no-disk-cache or when no folder can be named.
+// The disk cache folder: --cache-dir, else the library's default (DefaultCacheDir: the same
+// rule as the Python module's and the Dask helpers'); none with --no-disk-cache.
 std::string CacheFolder(const EvalOptions& o) {
   if (o.no_disk_cache) return "";
   if (!o.cache_dir.empty()) return o.cache_dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
-    return std::string(xdg) + "/rowjit";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-    return std::string(home) + "/.cache/rowjit";
-  }
-  return "";
+  return DefaultCacheDir();
 }
 
 // The CLI compiles synchronously, so that the time it prints is the compile's.
 Result<std::unique_ptr<jit::Engine>> MakeEngine(const EvalOptions& o) {
-  return jit::Engine::Make({.cache_dir = CacheFolder(o), .compile = jit::EngineOptions::Compile::kSynchronous});
+  return jit::Engine::Make({.vector_widths = o.vector_widths,
+                            .cache_dir = CacheFolder(o), .compile = jit::EngineOptions::Compile::kSynchronous});
 }
 
 jit::Tier TierOf(const EvalOptions& o) { return o.tier == "fast" ? jit::Tier::kFast : jit::Tier::kOptimized; }
@@ -262,8 +259,9 @@ int EvalProjection(const EvalOptions& o, const Schema& schema, const RecordBatch
   auto out = run();
   const auto start = std::chrono::steady_clock::now();
   { auto again = run(); }
+  const bool one_kernel = report.route == jit::Route::kProjectOneKernel || report.route == jit::Route::kProjectDenseWithNulls;
   fmt::print("strategy  {} ({}), cached run {:.3f} ms\n", jit::StrategyName(report.strategy),
-             report.kernel ? "one kernel for every output" : "output by output", Seconds(start) * 1e3);
+             one_kernel ? "one kernel for every output" : "output by output", Seconds(start) * 1e3);
   if (!out.ok()) {
     PrintSummary("jit", Result<ArrayPtr>(out.error()));
   } else {
@@ -343,7 +341,9 @@ int Eval(const Args& args) {
   auto again = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
   const double second = Seconds(start);
   PrintSummary("jit", out);
-  fmt::print("strategy  {}{}{}{}\n", jit::StrategyName(report.strategy), report.retried ? " (retried over valid rows)" : "",
+  const std::string route = report.route == jit::Route::kKernel ? "" : fmt::format(" (route {})", jit::RouteName(report.route));
+  fmt::print("strategy  {}{}{}{}{}\n", jit::StrategyName(report.strategy), route,
+             report.retried ? " (retried over valid rows)" : "",
              report.cold_pass ? " (cold pass located the row)" : "",
              first_report.rechecked ? " (wide operands: the exact kernel reran the speculative one's batch)" : "");
   PrintKernel(first_report);

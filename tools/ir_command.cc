@@ -23,7 +23,7 @@ options:
 }  // namespace
 
 Result<jit::PlannedKernel> PlanFromOptions(const EvalOptions& o) {
-  jit::KernelRequest request{o.expr, o.schema, o.constants, o.policy, o.target};
+  jit::KernelRequest request{o.expr, o.schema, o.constants, o.policy, o.target, o.vector_widths};
   return jit::PlanRequest(request);
 }
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/environment.h"
 #include "ir/version.h"
 #include "jit/base/host.h"
 #include "tools/commands.h"
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
 namespace {
 
 int Run(int argc, char** argv) {
+  rowjit::ApplyKernelLevelVariable();  // `rowjit info` reports the level it holds the kernels to
   std::vector<std::string_view> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::fputs(kUsage, stderr);

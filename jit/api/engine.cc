@@ -11,6 +11,7 @@
 #include "jit/api/engine_impl.h"
 #include "jit/base/host.h"
 #include "jit/plan/staging.h"
+#include "runtime/environment.h"
 
 namespace rowjit::jit {
 
@@ -20,7 +21,8 @@ Engine::Engine() = default;
 Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
-  ROWJIT_ASSIGN_OR_RETURN(auto compiler, JitCompiler::Make());
+  ApplyKernelLevelVariable();  // before the compiler resolves the native target's level
+  ROWJIT_ASSIGN_OR_RETURN(auto compiler, JitCompiler::Make(options.vector_widths));
   return Make(std::move(options), std::move(compiler));
 }
 
@@ -134,6 +136,7 @@ DiskCacheStats Engine::disk_cache_stats() const { return impl_->disk_cache_stats
 namespace internal {
 
 Result<std::unique_ptr<EngineImpl>> EngineImpl::Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler) {
+  ApplyKernelLevelVariable();
   if (compiler == nullptr) return MakeError(ErrorCode::kInvalidInput, "null compiler");
   if (options.fold_slice_rows < 1 || options.fold_slice_rows > (int64_t{1} << 31)) {
     return MakeError(ErrorCode::kInvalidInput, "fold_slice_rows {} is not in [1, 2^31]", options.fold_slice_rows);

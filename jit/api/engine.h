@@ -1,7 +1,8 @@
-// The public JIT API (jit layer, api room: the only part of jit/ a host includes): an Engine owns
-// one LLJIT and a kernel cache, prepares bound expressions and evaluates them on batches of
-// runtime arrays. How each call runs is decided by its route (jit/plan/route.h); the machinery
-// behind these classes is internal::EngineImpl (jit/api/engine_impl.h).
+// The public JIT API (jit layer, api room: the top room, over all the others, and the only part
+// of jit/ a host includes): an Engine owns one LLJIT and a kernel cache, prepares bound
+// expressions and evaluates them on batches of runtime arrays. How each call runs is decided by
+// its route (jit/plan/route.h); the room also holds the machinery behind these classes,
+// internal::EngineImpl (jit/api/engine_impl.h), and the prepared handles (jit/api/prepared*.cc).
 //
 //   auto engine = *rowjit::jit::Engine::Make();
 //   auto expr = *rowjit::ir::ParseAndBind("a * b + c", *rowjit::ParseSchema("a:i32?, b:i32, c:i32"));
@@ -53,6 +54,9 @@ struct EngineOptions {
   // quarter less memory traffic for a*b+c, and the output is not left in cache, where it would
   // not fit anyway. 0: the host's last-level cache size; negative: never. x86-64 only.
   int64_t stream_output_bytes = 0;
+  // The native kernels' vector widths instead of the host's own choice (jit/base/target.h), for
+  // measuring one width against another; {}: the host's. Ignored by Make(options, compiler).
+  VectorWidths vector_widths = {};
   // Evaluate, EvaluateInto, Aggregate, Project and ProjectInto called again with the same
   // ExprPtr(s) (the same objects, not equal ones) run as a prepared handle the engine keeps for
   // them: no planning and no cache lookup on a batch layout already met, so a loop of one-shot

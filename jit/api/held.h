@@ -1,5 +1,5 @@
-// Held handles (jit layer, internal): the prepared handles Engine::Evaluate, EvaluateInto and
-// Aggregate keep for an expression a host passes again (the same ExprPtr, not an equal one), so
+// Held handles (jit layer, api room, internal): the prepared handles Engine::Evaluate, EvaluateInto
+// and Aggregate keep for an expression a host passes again (the same ExprPtr, not an equal one), so
 // that a batch loop over Engine's one-shot calls costs what a prepared handle's call costs: no
 // planning, no cache lookup on a layout already met. An expression is noted on its first call
 // through a weak reference (one that died is not mistaken for a new one at its address) and held

@@ -82,8 +82,8 @@ Result<std::vector<ArrayPtr>> EngineImpl::ProjectRouted(const ir::ExprPtr& root,
   ProjectionRan ignored;
   if (ran == nullptr) ran = &ignored;
   const std::span<const ir::ExprPtr> exprs = root->args();
-  if (RouteProjectionStrings(exprs)) {
-    rep.route = Route::kProjectStrings;
+  if (const std::optional<Route> strings = RouteProjectionStrings(exprs)) {
+    rep.route = *strings;
     ROWJIT_RETURN_NOT_OK(Admit(*root, columns, length, /*folded=*/true));
     return ProjectStrings(root, columns, length, options, rep, outs);
   }
@@ -309,7 +309,7 @@ Result<std::unique_ptr<PreparedProjection>> EngineImpl::PrepareProjection(std::s
     ROWJIT_RETURN_NOT_OK(ir::CheckLimits(root->facts(), options_.limits));
     auto state = std::make_unique<PreparedProjectionState>();
     state->engine = this;
-    state->strings = RouteProjectionStrings(root->args());
+    state->strings = RouteProjectionStrings(root->args()).has_value();
     state->root = std::move(root);
     state->options = options;
     state->held_runs = held_runs;

@@ -1,4 +1,4 @@
-// Host detection through LLVM (jit layer).
+// Host detection through LLVM (jit layer, base room).
 #include "jit/base/host.h"
 
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// What the JIT compiles for: the host CPU as LLVM sees it (jit layer, public).
+// What the JIT compiles for: the host CPU as LLVM sees it (jit layer, base room, public).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
-// The calling convention of generated kernels and the shape of one kernel (jit layer): what the
-// executor passes per input, and what the planner decides a kernel does.
+// The calling convention of generated kernels and the shape of one kernel (jit layer, base room:
+// the lowest room, which every other reads; it holds this ABI, the targets, the host CPU and the
+// one include of LLVM's headers). What the executor passes per input, and what the planner
+// decides a kernel does.
 #pragma once
 
 #include <cstdint>

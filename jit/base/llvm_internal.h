@@ -1,5 +1,5 @@
-// The one place rowjit includes LLVM headers (jit layer, internal). Every jit/*.cc that needs
-// LLVM includes this file and nothing from llvm/ directly. LLVM errors become rowjit errors
+// The one place rowjit includes LLVM headers (jit layer, base room, internal). Every jit/*.cc that
+// needs LLVM includes this file and nothing from llvm/ directly. LLVM errors become rowjit errors
 // (ToStatus / ToResult) before they leave jit/.
 #pragma once
 

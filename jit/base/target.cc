@@ -1,7 +1,5 @@
-// Target resolution and LLVM initialisation (jit layer).
+// Target resolution and LLVM initialisation (jit layer, base room).
 #include "jit/base/target.h"
-
-#include <cstdlib>
 
 #include <algorithm>
 #include <mutex>
@@ -29,29 +27,16 @@ const std::vector<std::string>& KnownTargets() {
   return targets;
 }
 
-// The vector widths kernels for this host prefer, chosen by measurement on Sapphire Rapids
-// (README, "Vector width"): integer sum folds and column folds take 512 bits where the host has
-// 512-bit vectors (0.67-0.8x the time at 256); row kernels keep 256 (512 won at 65,536 rows on
-// kernels heavy with checked arithmetic, i32 `a*b+c` 0.87x, but lost on f64 arithmetic and
-// single wrapping multiplies, 1.07-1.14x the static kernels, and tied at 4M rows; Zen 5 measured
-// the same: 512 / 256 0.98 over the row benchmarks, f64 at 4M 1.05, so it keeps the choice).
-// ROWJIT_VECTOR_WIDTH=W sets both widths, ROWJIT_VECTOR_WIDTH=R/F rows R and folds F (128, 256
-// or 512; a developer's knob for that measurement; both widths enter the disk cache key with the
-// rest of the target).
+// The vector widths kernels for this host prefer, chosen by measurement (docs/performance.md,
+// "Vector width"; bench: the `fold`, `fold_1m` and `ordinary` families with
+// EngineOptions::vector_widths at 256 and 512): integer sum folds and column folds take 512 bits
+// where the host has 512-bit vectors; row kernels keep 256, where 512 wins only on kernels heavy
+// with checked arithmetic and loses on f64 arithmetic and single wrapping multiplies.
 namespace {
 
-void OverrideWidths(TargetSpec& t) {
-  const char* env = std::getenv("ROWJIT_VECTOR_WIDTH");
-  if (env == nullptr) return;
-  auto width = [](const std::string& w) { return w == "128" || w == "256" || w == "512" ? std::stoi(w) : 0; };
-  const std::string text(env);
-  const size_t slash = text.find('/');
-  const int rows = width(text.substr(0, slash));
-  const int folds = slash == std::string::npos ? rows : width(text.substr(slash + 1));
-  if (rows != 0 && folds != 0) {
-    t.prefer_vector_width = rows;
-    t.sum_fold_vector_width = folds;
-  }
+void OverrideWidths(TargetSpec& t, const VectorWidths& widths) {
+  if (widths.rows != 0) t.prefer_vector_width = widths.rows;
+  if (widths.folds != 0) t.sum_fold_vector_width = widths.folds;
 }
 
 // Whether the feature list holds `feature` ("+avx512f") as a whole entry (not "+avx512fp16").
@@ -63,7 +48,6 @@ void ChooseNativeWidths(TargetSpec& t) {
   t.prefer_vector_width = 256;
   const bool has512 = HasFeature(t, "+avx512f") && !HasFeature(t, "-evex512");
   t.sum_fold_vector_width = has512 ? 512 : 256;
-  OverrideWidths(t);
 }
 
 // Code for the x86-64 level `cpu` ("x86-64", "x86-64-v2" ... "x86-64-v4"): the CPU name carries
@@ -85,7 +69,18 @@ std::optional<std::string> ForcedKernelLevel() {
                                                    : "x86-64-" + std::string(kernels::KernelLevelName(active));
 }
 
-Result<TargetSpec> ResolveTarget(const std::string& name) {
+Result<VectorWidths> ParseVectorWidths(const std::string& text) {
+  auto width = [](const std::string& w) { return w == "128" || w == "256" || w == "512" ? std::stoi(w) : 0; };
+  const size_t slash = text.find('/');
+  const int rows = width(text.substr(0, slash));
+  const int folds = slash == std::string::npos ? rows : width(text.substr(slash + 1));
+  if (rows == 0 || folds == 0) {
+    return MakeError(ErrorCode::kInvalidInput, "vector width '{}' is not W or R/F of 128, 256 or 512", text);
+  }
+  return VectorWidths{.rows = rows, .folds = folds};
+}
+
+Result<TargetSpec> ResolveTarget(const std::string& name, const VectorWidths& widths) {
   InitializeLlvmOnce();
   TargetSpec t;
   t.name = name;
@@ -95,7 +90,7 @@ Result<TargetSpec> ResolveTarget(const std::string& name) {
       // kernels::SetKernelLevel), holds for the JIT's kernels too: code for that x86-64 level,
       // which runs here, so that one host measures and tests the AVX2 path of an AVX-512 one.
       SetX86Level(t, *forced);
-      OverrideWidths(t);
+      OverrideWidths(t, widths);
       t.triple = llvm::sys::getProcessTriple();
       t.native = true;
       return t;
@@ -114,6 +109,7 @@ Result<TargetSpec> ResolveTarget(const std::string& name) {
     std::sort(features.begin(), features.end());
     for (const auto& f : features) t.features.append(t.features.empty() ? "" : ",").append(f);
     ChooseNativeWidths(t);
+    OverrideWidths(t, widths);
     t.mask_registers = t.features.find("+avx512bw") != std::string::npos;
     return t;
   }

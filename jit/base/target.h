@@ -1,5 +1,5 @@
-// Targets the JIT generates code for: the host ("native") or a named CPU for codegen-only
-// inspection (x86-64-v2/v3/v4, aarch64 = Neoverse N1, aarch64-sve = Neoverse V1) (jit layer).
+// Targets the JIT generates code for (jit layer, base room): the host ("native") or a named CPU
+// for codegen-only inspection (x86-64-v2/v3/v4, aarch64 = Neoverse N1, aarch64-sve = Neoverse V1).
 #pragma once
 
 #include <memory>
@@ -11,6 +11,17 @@
 
 namespace rowjit::jit {
 
+// Vector widths chosen for a target instead of its own choice (EngineOptions::vector_widths,
+// `rowjit check --vector-width R/F`): for measuring one width against another on one host; both
+// enter the disk cache key with the rest of the target.
+struct VectorWidths {
+  int rows = 0;   // row kernels: 128, 256 or 512; 0: the target's choice
+  int folds = 0;  // integer sum folds, column folds and float-heavy kernels; 0: the target's choice
+  bool operator==(const VectorWidths&) const = default;
+};
+// "W" (both) or "R/F" (rows, folds), each 128, 256 or 512; an error for anything else.
+Result<VectorWidths> ParseVectorWidths(const std::string& text);
+
 struct TargetSpec {
   std::string name;      // as given: "native", "x86-64-v3", ...
   std::string triple;
@@ -19,8 +30,8 @@ struct TargetSpec {
   bool native = false;   // code for this target may run here
   int prefer_vector_width = 256;
   // Integer sum folds (sums and fused sums of integer expressions) and column folds: their own
-  // width, where a CPU's measurement chooses one apart from the other kernels' (README, "Vector
-  // width"; on Sapphire Rapids both are 512 bits now).
+  // width, where a CPU's measurement chooses one apart from the other kernels' (docs/performance.md,
+  // "Vector width").
   int sum_fold_vector_width = 256;
   // 64-bit mask registers (AVX-512BW): a fold's 64-row mask word is one `kmovq`, each group's lanes
   // a `kshiftrq`; elsewhere lanes test constant bits of the broadcast word.
@@ -33,19 +44,19 @@ struct TargetSpec {
 inline constexpr const char* kFoldKindAttribute = "rowjit-fold";
 // Marks a kernel whose rows load from constant tables at row-dependent indices (a time zone's
 // offsets): on x86 with AVX2 its loads become gathers (the "fast-gather" tuning LLVM gives only
-// Intel cores and AVX-512; on Zen 3 gathers ran zoned year(t) 3x faster than the lane-by-lane
-// loads the cost model picks without it).
+// Intel cores and AVX-512), which beat the lane-by-lane loads the cost model picks without it
+// (bench: `temporal/year/jit_paris` with ROWJIT_KERNEL_LEVEL=v3).
 inline constexpr const char* kTableGathersAttribute = "rowjit-table-gathers";
 // Marks a kernel heavy with float arithmetic per row (exp, ln, power: ir/float_math.h): it
-// runs at sum_fold_vector_width, the host's widest (512 bits where it has them: on Sapphire
-// Rapids these kernels ran in 0.76-0.85x the time of 256-bit code, README "Transcendental
-// functions").
+// runs at sum_fold_vector_width, the host's widest (512 bits where it has them, which these
+// kernels use well: bench `math/exp_f64/jit` with EngineOptions::vector_widths at 256 and 512).
 inline constexpr const char* kWideMathAttribute = "rowjit-wide-math";
 
 // "native" is the host as LLVM detects it, unless a lower x86-64 level is forced for the static
 // kernels (ROWJIT_KERNEL_LEVEL, kernels::SetKernelLevel) when the compiler is made: then that
-// level's code (ForcedKernelLevel), which also runs here.
-Result<TargetSpec> ResolveTarget(const std::string& name);
+// level's code (ForcedKernelLevel), which also runs here. `widths` replace the native target's
+// vector widths where set.
+Result<TargetSpec> ResolveTarget(const std::string& name, const VectorWidths& widths = {});
 // The x86-64 level ("x86-64-v3", ...) native kernels are held to, when one below the host's best
 // is forced; nullopt otherwise.
 std::optional<std::string> ForcedKernelLevel();

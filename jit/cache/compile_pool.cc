@@ -1,4 +1,4 @@
-// The background compile pool (jit layer).
+// The background compile pool (jit layer, cache room).
 #include "jit/cache/compile_pool.h"
 
 namespace rowjit::jit {

@@ -1,5 +1,5 @@
-// The background compile pool (jit layer): a few threads that run optimizing compiles while
-// evaluations go on with fast kernels.
+// The background compile pool (jit layer, cache room): a few threads that run optimizing compiles
+// while evaluations go on with fast kernels.
 #pragma once
 
 #include <condition_variable>

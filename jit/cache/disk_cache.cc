@@ -1,5 +1,5 @@
-// The persistent kernel cache: file format, verified reads, atomic writes, LRU eviction (jit
-// layer).
+// The persistent kernel cache (jit layer, cache room): file format, verified reads, atomic
+// writes, LRU eviction.
 #include "jit/cache/disk_cache.h"
 
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-// The persistent kernel cache (jit layer): compiled objects in a folder shared by processes,
-// each file checksummed and holding its full key, written atomically, bounded in size with
-// least-recently-used eviction.
+// The persistent kernel cache (jit layer, cache room): compiled objects in a folder shared by
+// processes, each file checksummed and holding its full key, written atomically, bounded in size
+// with least-recently-used eviction.
 #pragma once
 
 #include <atomic>

@@ -1,5 +1,5 @@
 // Kernel cache: single-flight kernels in two tiers, disk loads, background compiles, LRU
-// eviction (jit layer).
+// eviction (jit layer, cache room).
 #include "jit/cache/kernel_cache.h"
 
 #include <algorithm>

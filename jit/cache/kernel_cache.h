@@ -1,6 +1,7 @@
-// The kernel cache (jit layer): each specialization made once even when many threads ask at
-// once, in up to two tiers (a fast kernel that answers while the optimized one compiles in the
-// background), from the disk cache or the compiler, and at most `capacity` keys kept, least
+// The kernel cache (jit layer, cache room, above compile and under plan: this cache, the disk
+// cache and the background compile pool): each specialization made once even when many threads
+// ask at once, in up to two tiers (a fast kernel that answers while the optimized one compiles in
+// the background), from the disk cache or the compiler, and at most `capacity` keys kept, least
 // recently used out first.
 #pragma once
 

@@ -1,6 +1,7 @@
-// Code generation entry and the helpers lowerings share (jit layer): LLVM types of rowjit types,
-// SQL comparisons and Kleene logic in IR, the lowering registry, and EmitKernel, which builds
-// the kernel a CacheKey names (jit/codegen/kernel_builder.cc, codegen_rows.cc, codegen_fold.cc).
+// Code generation entry and the helpers lowerings share (jit layer, codegen room): LLVM types of
+// rowjit types, SQL comparisons and Kleene logic in IR, the lowering registry, and EmitKernel,
+// which builds the kernel a CacheKey names (jit/codegen/kernel_builder.cc, codegen_rows.cc,
+// codegen_fold.cc).
 #include <unordered_map>
 
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
-// Reduction templates (jit layer): the bound expression computed in registers and folded in the
-// same pass, never materialized. Word folds (KernelLoop::kWords) split each 64-row word into two
-// 32-lane halves; every lane is tested against a constant bit of its half (the half's lanes are
-// unrolled in the IR, so the bit is a constant and the SLP vectorizer packs the lanes), halves
-// without a row to fold are skipped, null lanes read the fold's identity (a column's min_max
+// Reduction templates (jit layer, codegen room): the bound expression computed in registers and
+// folded in the same pass, never materialized. Word folds (KernelLoop::kWords) split each 64-row
+// word into two 32-lane halves; every lane is tested against a constant bit of its half (the half's
+// lanes are unrolled in the IR, so the bit is a constant and the SLP vectorizer packs the lanes),
+// halves without a row to fold are skipped, null lanes read the fold's identity (a column's min_max
 // without mask registers: a value of the word's that folds), and each lane keeps its
 // own accumulator across words, so the accumulators stay vectors. Float sums use 16 accumulators,
 // row i into i % 16, the fixed order of kernels/fold.h, so results are bit-identical to the
@@ -229,7 +229,7 @@ static_assert(kNarrowChunkWords * (64 / 16) * (int64_t{1} << 16) <= int64_t{1} <
               "a narrow sum's 32-bit lane overflows within a chunk");
 
 // How far ahead of its word a masked column word loop asks for values (PrefetchWordValues): 16
-// words of 8-byte values, 32 of 4-byte ones (at 4 KiB, 16 words of i32, neither i32 fold moved).
+// words of 8-byte values, 32 of 4-byte ones (bench: `fold_1m/min_max_*_scattered_0.5/jit`).
 constexpr int64_t kWordFoldPrefetchBytes = 8192;
 
 // Rows a group: one 512-bit vector of accumulator lanes (8 of 64-bit accumulators: a group's mask
@@ -250,9 +250,9 @@ int LaneBytes(const FoldLayout& l) {
 // them for accumulators) without spilling. The float sum's 16 lanes are its sets: its order is
 // fixed (row i into lane i % 16). Without mask registers, min/max over keys of 32 bits or fewer
 // keep one set: their steps take a cycle (no chain to hide), and a partial word's lane tests and
-// fill already fill the other registers (two sets spilled accumulators on AVX2, and a spill
-// reloaded beside a column's loads ran 2.3x slower whenever the stack and the column aliased
-// modulo 4 KiB).
+// fill already fill the other registers (two sets spill accumulators on AVX2, and a spill reloaded
+// beside a column's loads stalls whenever the stack and the column alias modulo 4 KiB; bench:
+// `fold/min_max_i32_scattered_0.5/jit` under ROWJIT_KERNEL_LEVEL=v3).
 int AccumulatorSets(const FoldLayout& l, bool mask_registers) {
   constexpr int kBudgetBytes = 256;
   const int lanes = GroupLanes(l);
@@ -437,8 +437,8 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
   if (NarrowSum(l)) {
     const bool is_signed = IsSignedInt(l.type);
     if (BitWidth(l.type) == 32 && mask_registers_) {
-      // The row's halves added under the mask, the load left unmasked: on Zen 5 a zero-masked
-      // load ran the 1M-row fold at half valid 0.073 ns/row, masked adds 0.060 (all valid: 0.054).
+      // The row's halves added under the mask, the load left unmasked: a zero-masked load costs
+      // more than the masked adds (bench: `fold_1m/sum_i32_scattered_0.5/jit`).
       llvm::Value* low = b.CreateAnd(x, llvm::ConstantInt::get(x->getType(), 0xffff));
       llvm::Value* high = is_signed ? b.CreateAShr(x, 16) : b.CreateLShr(x, 16);
       set.a[0] = b.CreateSelect(m, b.CreateAdd(set.a[0], low), set.a[0]);
@@ -476,7 +476,7 @@ void KernelBuilder::FoldGroup(FoldAccs& set, const FoldLayout& l, llvm::Value* r
 // mask is unpacked. Words with no row to fold are skipped (clustered nulls). Integer and key
 // folds spread the groups over independent sets of accumulators; the
 // float sum keeps row i in lane i % 16 as the scalar form. (Loading each group's mask from the
-// bitmap with its own `kmovb` measured slower on Sapphire Rapids.)
+// bitmap with its own `kmovb` is slower; bench: `fold/{sum,min_max}_{i64,f64}_scattered_0.5/jit`.)
 Status KernelBuilder::EmitColumnVectorFold(FoldAccs& accs, const FoldLayout& l, llvm::Value* words,
                                            llvm::Value* last_mask) {
   assert(evidence_.empty() && "a plain column cannot fail");
@@ -621,9 +621,9 @@ llvm::Value* KernelBuilder::EmitColumnWords(std::vector<FoldAccs>& sets, const F
 
 // The values `kWordFoldPrefetchBytes` past word `w`'s, asked for ahead of the loop that will read
 // them (a prefetch never faults, so past the column's end too). The masked word loop that loads
-// its masks from the validity words ran behind the hardware prefetcher over columns from the L3
-// cache: on Zen 5, 1M rows at half valid, `min_max(f64)` took 0.82× the time with it and
-// `min_max(i64)` 0.97×, four interleaved rounds each, while i32 folds and `sum(i64)` did not move.
+// its masks from the validity words runs behind the hardware prefetcher over columns from the L3
+// cache; the prefetch shortens `min_max` over 8-byte values and leaves i32 folds and `sum(i64)`
+// as they are (bench: `fold_1m/{min_max,sum}_{i32,i64,f64}_scattered_0.5/jit`).
 void KernelBuilder::PrefetchWordValues(const Input& in, llvm::Value* w) {
   const int64_t word_bytes = 64 * ByteWidth(in.spec.type);
   llvm::Value* at = b.CreateGEP(b.getInt8Ty(), in.values,
@@ -653,7 +653,8 @@ llvm::Value* KernelBuilder::EmitColumnWordLoop(std::vector<FoldAccs>& sets, cons
   if (direct != nullptr) {
     // Loaded again, volatile so that it is not merged with the load the test and the popcount
     // read: a load straight into a mask register (`kmovq k, m64`). Moved from the word in a
-    // general register (`kmovq k, r64`), the masked loop took 1.4× as long on Zen 5.
+    // general register (`kmovq k, r64`), the masked loop is slower (bench:
+    // `fold_1m/*_scattered_0.5/jit` on an AVX-512 host).
     llvm::LoadInst* again = b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), direct->valid, w), llvm::Align(1));
     again->setVolatile(true);
     cw.mask_bits = b.CreateBitCast(again, llvm::FixedVectorType::get(b.getInt1Ty(), 64));

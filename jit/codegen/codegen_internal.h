@@ -1,5 +1,7 @@
-// Kernel code generation (jit layer, internal): the values a lowering sees and produces, the
-// context it emits into, and the per-family lowering lists. One lowering per catalog function.
+// Kernel code generation (jit layer, codegen room, internal). The codegen room, above base and
+// under compile, builds a kernel's LLVM IR from its CacheKey: the kernel builder, row and fold
+// loops, one lowering per catalog function, string helpers. This header: the values a lowering
+// sees and produces, the context it emits into, and the per-family lowering lists.
 #pragma once
 
 #include <map>

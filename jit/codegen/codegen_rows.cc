@@ -1,7 +1,7 @@
-// Row kernels (jit layer): one fused loop for a bound expression, specialized per input shape,
-// type and nullability. Over 64-row words (KernelLoop::kWords) validity and bool words are loaded
-// once per word and every lane tests a bit of a loop-invariant word; where no lane needs a bit
-// (KernelLoop::kRows) one flat loop runs over every row of the call.
+// Row kernels (jit layer, codegen room): one fused loop for a bound expression, specialized per
+// input shape, type and nullability. Over 64-row words (KernelLoop::kWords) validity and bool words
+// are loaded once per word and every lane tests a bit of a loop-invariant word; where no lane needs
+// a bit (KernelLoop::kRows) one flat loop runs over every row of the call.
 #include <algorithm>
 #include <cassert>
 
@@ -99,9 +99,9 @@ Status KernelBuilder::EmitWordLoop(llvm::Value* words) {
 // one word each and stored after the lanes; branch-and-skip kernels skip a word with no valid row
 // (its outputs stay zero). On x86 a bool result is stored a byte a lane into 64 bytes of the
 // stack and packed after the lanes (PackLaneBytes), unless the kernel writes validity; elsewhere,
-// and for validity, each lane's bit is ORed into place. Beside validity bits the bytes measured
-// slower on Zen 5 (`coalesce(a < b, c)`, `a < b or a > 5` over nullable i32, 1M rows: 0.30-0.81
-// ns/row with bytes against 0.26-0.74 without) and compiled 3-10 ms slower.
+// and for validity, each lane's bit is ORed into place: beside validity bits the bytes run and
+// compile slower (`coalesce(a < b, c)`, `a < b or a > 5` over nullable i32 at 1M rows, as
+// `rowjit eval` times them).
 Status KernelBuilder::EmitWord(llvm::Value* w) {
   assert(shape_.loop == KernelLoop::kWords && "a word of lanes in a kernel planned as a row loop");
   if (shape_.length_prefilter) return EmitPrefilteredWord(w);
@@ -180,8 +180,8 @@ llvm::Value* KernelBuilder::LaneBytes(llvm::Function& fn) {
 // Once the vectorizer has unrolled the lanes, SROA drops the bytes and the lanes' compare masks
 // are joined directly: kunpck on AVX-512, packs and pmovmskb on AVX2. An OR of each lane's bit
 // shifted into place vectorizes in 64-bit lanes instead, four or eight to a vector: about 100
-// instructions a word for `(a < b) and c` over i32 at x86-64-v4, where `a < b` now takes 24
-// (eight loads, eight compares, seven kunpck, one kmovq store).
+// instructions a word for `(a < b) and c` over i32 at x86-64-v4, where `a < b` from lane bytes is
+// 24 (eight loads, eight compares, seven kunpck, one kmovq store; `rowjit ir --stage asm`).
 llvm::Value* KernelBuilder::PackLaneBytes(llvm::Value* lane_bytes, llvm::Value* guard) {
   auto* bytes_ty = llvm::FixedVectorType::get(b.getInt8Ty(), 64);
   llvm::Value* bytes = b.CreateAlignedLoad(bytes_ty, lane_bytes, llvm::Align(1));  // the array's alignment
@@ -193,9 +193,8 @@ llvm::Value* KernelBuilder::PackLaneBytes(llvm::Value* lane_bytes, llvm::Value* 
 // asked, the lane loop vectorizes around them as the row loop does. A word whose bool results
 // are packed from lane bytes is asked for all 64 lanes in one vector iteration, so that every
 // lane's byte is a lane of one compare's mask (at the cost model's own width the bytes of two or
-// four iterations are shuffled together before the pack: `a < b` over 65,536 i32 rows, 3.8-4.0
-// against 3.3-3.5 µs a call on Zen 5); narrow values only, since a 64-bit value of 64 lanes
-// takes eight AVX-512 registers.
+// four iterations are shuffled together before the pack; bench: `single/i32_lt/jit`); narrow
+// values only, since a 64-bit value of 64 lanes takes eight AVX-512 registers.
 void KernelBuilder::AskLaneWidth(llvm::BasicBlock* latch, bool x86, std::span<llvm::Value* const> lane_bytes) {
   if (!x86) return;
   const bool packs = std::any_of(lane_bytes.begin(), lane_bytes.end(), [](llvm::Value* v) { return v != nullptr; });
@@ -349,8 +348,8 @@ bool HasTemporalOnI64(const ir::Expr& e) {
 // Asks the loop vectorizer for `width` lanes on the loop whose latch this is. Its cost model sizes
 // a loop by its widest type: a temporal kernel's i64 day split would make it four lanes on AVX2,
 // leaving the i32 calendar after it at half a vector. Sixteen lanes (the i64 part in four
-// registers, the i32 part in two) measured year(t) 6.3 -> 2.7 ns/row and date_trunc('month', t)
-// 5.8 -> 3.7 on Zen 3 (eight: 3.5 and 3.5). x86 only: NEON keeps these loops scalar anyway (no
+// registers, the i32 part in two) keep the calendar in full vectors (bench, on an AVX2 host:
+// `temporal/{year,date_trunc_month}/jit`). x86 only: NEON keeps these loops scalar anyway (no
 // 64-bit lane multiply) and a forced width there only adds code.
 void AskVectorWidth(llvm::BasicBlock* latch, int width) {
   llvm::LLVMContext& ctx = latch->getContext();

@@ -1,7 +1,7 @@
-// 128-bit integer arithmetic on i64 halves (jit layer): what decimal128 kernels compute with.
-// LLVM splits `<N x i128>` into scalar code, and x86 before AVX-512 has no 64-bit vector
-// multiply-high, division or integer conversion: so sums carry by compare, products come from
-// 32-bit limbs, divisions by powers of ten are long divisions by limbs with double-estimated
+// 128-bit integer arithmetic on i64 halves (jit layer, codegen room): what decimal128 kernels
+// compute with. LLVM splits `<N x i128>` into scalar code, and x86 before AVX-512 has no 64-bit
+// vector multiply-high, division or integer conversion: so sums carry by compare, products come
+// from 32-bit limbs, divisions by powers of ten are long divisions by limbs with double-estimated
 // quotients (FloorDivMod), and float conversions split the value by hand.
 #include "ir/decimal.h"
 #include "jit/codegen/codegen_internal.h"

@@ -1,6 +1,7 @@
-// The kernel builder's shared half (jit layer): the kernel's signature, its inputs, one row of
-// the expression (loads, calls through their lowerings, validity of strict calls) and the
-// failure evidence. Row loops are jit/codegen/codegen_rows.cc, fold loops jit/codegen/codegen_fold.cc.
+// The kernel builder's shared half (jit layer, codegen room): the kernel's signature, its inputs,
+// one row of the expression (loads, calls through their lowerings, validity of strict calls) and
+// the failure evidence. Row loops are jit/codegen/codegen_rows.cc, fold loops are
+// jit/codegen/codegen_fold.cc.
 #include <cassert>
 
 #include "jit/codegen/kernel_builder_internal.h"

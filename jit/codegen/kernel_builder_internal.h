@@ -1,6 +1,6 @@
 // The kernel builder shared by row kernels (jit/codegen/codegen_rows.cc) and fold kernels
 // (jit/codegen/codegen_fold.cc), and the loop scaffold every kernel loop is built from (jit layer,
-// internal).
+// codegen room, internal).
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// Length prefilters of string predicates (jit layer).
+// Length prefilters of string predicates (jit layer, codegen room).
 #include "jit/codegen/prefilter.h"
 
 #include <algorithm>

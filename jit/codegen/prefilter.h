@@ -1,7 +1,7 @@
-// Length prefilters of string predicates (jit layer, internal). `s = 'literal'` over offsets
-// reads every row's bytes at a row-dependent address, which no vector unit loads well; but a row
-// whose length differs cannot match. A dense bool kernel of such a predicate runs each 64-row word
-// in two phases: a vectorized lane loop tests the lengths (the offsets only), then the whole
+// Length prefilters of string predicates (jit layer, codegen room, internal). `s = 'literal'` over
+// offsets reads every row's bytes at a row-dependent address, which no vector unit loads well; but
+// a row whose length differs cannot match. A dense bool kernel of such a predicate runs each 64-row
+// word in two phases: a vectorized lane loop tests the lengths (the offsets only), then the whole
 // predicate runs for the lanes that passed, one set bit at a time.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The static entry points string kernels call (jit layer).
+// The static entry points string kernels call (jit layer, codegen room).
 #include "jit/codegen/string_helpers.h"
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The functions string kernels call (jit layer, internal): static C entry points over
+// The functions string kernels call (jit layer, codegen room, internal): static C entry points over
 // (pointer, length) pairs, linked into every kernel by name, so that objects from the disk
 // cache link in any process.
 #pragma once

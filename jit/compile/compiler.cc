@@ -221,9 +221,9 @@ Status DefineHelpers(llvm::orc::LLJIT& jit) {
 
 }  // namespace
 
-Result<std::unique_ptr<JitCompiler>> JitCompiler::Make() {
+Result<std::unique_ptr<JitCompiler>> JitCompiler::Make(const VectorWidths& widths) {
   InitializeLlvmOnce();
-  ROWJIT_ASSIGN_OR_RETURN(TargetSpec target, ResolveTarget("native"));
+  ROWJIT_ASSIGN_OR_RETURN(TargetSpec target, ResolveTarget("native", widths));
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(target.triple)};
   jtmb.setCPU(target.cpu);
   llvm::SubtargetFeatures features(target.features);

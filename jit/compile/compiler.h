@@ -124,7 +124,8 @@ class CompiledKernel {
 class JitCompiler {
  public:
   virtual ~JitCompiler() = default;
-  static Result<std::unique_ptr<JitCompiler>> Make();
+  // For the host ("native"), with `widths` instead of its own vector widths where set.
+  static Result<std::unique_ptr<JitCompiler>> Make(const VectorWidths& widths = {});
   // The kernel's IR, its optimization (optimized tier) and code generation, on the calling
   // thread: a relocatable object for the host.
   virtual Result<KernelObject> Emit(const CacheKey& key, Tier tier) = 0;

@@ -1,5 +1,5 @@
-// Even/odd products (jit layer): a row loop's widening i32 loads regrouped, after vectorization,
-// where the loop's lane order cannot change its result.
+// Even/odd products (jit layer, compile room): a row loop's widening i32 loads regrouped, after
+// vectorization, where the loop's lane order cannot change its result.
 //
 // A fold of checked i32 products (`sum(a * b)`) multiplies the values as i64: the vectorized
 // loop loads 8 rows of each column with a widening load (`vpmovsxdq` from memory, a shuffle each
@@ -9,12 +9,13 @@
 // which row each lane holds (lane j of the first vector: row 2j, of the second: row 2j + 1), so it
 // is done only in a loop whose every lane ends in an order-free integer reduction (sums, evidence
 // ORs, min/max) and where no lane's value depends on its position (no stores, shuffles, lane
-// constants or vector inductions). Over 16,384 L2-resident rows `sum(a * b)` took 0.049 ns a row
-// this way against 0.064 (Zen 5); over 1M rows, bound by reads, the same. With mask registers a
-// masked row fold's mask bytes are paired as its columns are (one load of 16 rows' bytes, its
-// even and its odd rows shuffled apart), and jit/compile/mask_bits.cc then reads each half as 8 bits of
-// the block's words, kept deinterleaved; on AVX2 the bytes would take two shuffles a pair, and
-// the masked fold keeps the vectorizer's loads.
+// constants or vector inductions). It pays where the kernel's arithmetic sets its time (bench:
+// `fused_l2/sum_i32_mul_100/jit`, L2-resident); over 1M rows reads bound it either way (bench:
+// `fused/sum_i32_mul_scattered_100/jit`). With mask registers a masked row fold's mask bytes are
+// paired as its columns are (one load of 16 rows' bytes, its even and its odd rows shuffled
+// apart), and jit/compile/mask_bits.cc then reads each half as 8 bits of the block's words, kept
+// deinterleaved; on AVX2 the bytes would take two shuffles a pair, and the masked fold keeps the
+// vectorizer's loads.
 #include <map>
 #include <set>
 #include <vector>

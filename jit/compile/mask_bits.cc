@@ -1,4 +1,5 @@
-// Mask bits (jit layer): a masked row fold's lanes read their masks as bits, after vectorization.
+// Mask bits (jit layer, compile room): a masked row fold's lanes read their masks as bits, after
+// vectorization.
 //
 // A row fold over inputs with nulls (jit/codegen/codegen_fold.cc EmitRowFold) spreads each block's
 // validity words to a byte a row, and its row loop reads byte i as row i's mask: the loop
@@ -9,11 +10,11 @@
 // that is a multiple of 8 reads N bits as <N x i1>, a scalar load (a remainder row) shifts its
 // bit out. With no load of the bytes left, the byte buffer goes, and the loop over the block's
 // words is left scalar (marked kWordLoop for the gates). A mask whose even and odd rows
-// jit/compile/lane_order.cc took apart (16 rows loaded, the even ones in one vector, the odd in another)
+// jit/compile/lane_order.cc takes apart (16 rows loaded, the even ones in one vector, the odd in another)
 // reads them from the block's words deinterleaved: each word's even and odd bits, packed by
-// `pext` once a word, kept beside the words. `sum(a * b)` over i32 at half valid, 16,384 rows
-// (Zen 5): bits 1,720-1,756 -> 1,686-1,695 ns (3 interleaved pairs), then the pairing 1,695 ->
-// 1,530 (llvm-mca: 12 -> 6 cycles a 32-row step); over 1M rows, read-bound, 119-121 -> 113-118 us.
+// `pext` once a word, kept beside the words. The bits, and then the pairing, shorten the loop's
+// 32-row step (llvm-mca over `rowjit ir --stage asm`; bench: `fused_l2/sum_i32_mul_50/jit`,
+// L2-resident); over 1M rows reads bound it (bench: `fused/sum_i32_mul_scattered_50/jit`).
 // Vectors of fewer than 8 rows (64-bit values at 256 bits) keep the bytes: a load and a
 // `vpmovb2m` cost no more than shifting the bits out of their byte.
 //

@@ -164,28 +164,15 @@ namespace {
 // nulls), the loop vectorizer with the target's cost model and interleaving, and one cleanup
 // after it (correlated-propagation folds the checks a row count known to be whole vector steps
 // makes dead). The catalog gates hold with it on every target; word loops, whose 64-lane inner
-// loops need full unrolling and SLP, keep O3 (a shorter pipeline for them vectorized all but a
-// few bool and float-fold kernels: see README, compile economics).
+// loops need full unrolling and SLP, keep O3 (a shorter pipeline for them leaves a few bool and
+// float-fold kernels scalar, which `rowjit check --catalog` shows). To try another row pipeline,
+// change this text and run the catalog gates.
 constexpr const char* kRowLoopPipeline =
     "function(early-cse<memssa>,instcombine<max-iterations=1;no-verify-fixpoint>,simplifycfg<keep-loops>,"
     "loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication>),loop(loop-deletion),"
     "loop-vectorize,infer-alignment,instcombine<max-iterations=1;no-verify-fixpoint>,correlated-propagation,"
     "simplifycfg<keep-loops>)";
 
-const char* RowLoopPipelineText() {
-  const char* custom = std::getenv("ROWJIT_ROW_LOOP_PASSES");
-  return custom != nullptr ? custom : kRowLoopPipeline;
-}
-
-bool TryParse(llvm::PassBuilder& pb, const char* text, llvm::ModulePassManager& out) {
-  llvm::ModulePassManager mpm;
-  if (llvm::Error err = pb.parsePassPipeline(mpm, text)) {
-    llvm::consumeError(std::move(err));
-    return false;
-  }
-  out = std::move(mpm);
-  return true;
-}
 
 // One thread's pass builder, analysis managers and pipelines for one target machine: building
 // them costs more than optimizing a small kernel. Analyses are cleared after every module.
@@ -209,13 +196,9 @@ struct ThreadPipelines {
     pb->registerFunctionAnalyses(fam);
     pb->registerLoopAnalyses(lam);
     pb->crossRegisterProxies(lam, fam, cgam, mam);
-    // ROWJIT_ROW_LOOP_PASSES replaces the row-loop pipeline (a developer's knob: try a pipeline
-    // against the catalog gates with `rowjit check --catalog`); one that does not parse is ignored.
-    const char* custom = RowLoopPipelineText();
-    if (!TryParse(*pb, custom, row_loop)) {
-      const bool parsed = TryParse(*pb, kRowLoopPipeline, row_loop);
-      assert(parsed && "the row-loop pipeline parses");
-      (void)parsed;
+    if (llvm::Error err = pb->parsePassPipeline(row_loop, kRowLoopPipeline)) {
+      llvm::consumeError(std::move(err));
+      assert(false && "the row-loop pipeline parses");
     }
   }
   void Run(llvm::Module& m, llvm::ModulePassManager& mpm) {
@@ -265,7 +248,7 @@ std::string CodegenOptions() {
   return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded + "
                      "widening products paired (and their fold masks) + fold masks read as bits, "
                      "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
-                     RowLoopPipelineText());
+                     kRowLoopPipeline);
 }
 
 void MarkStreamingStores(llvm::Module& m) {

@@ -1,6 +1,6 @@
 // The pieces of compilation shared by generated kernels and hand-written IR under inspection
-// (jit layer, internal): target machines, target attributes, the pass pipelines, object
-// emission, remark capture.
+// (jit layer, compile room, internal): target machines, target attributes, the pass pipelines,
+// object emission, remark capture.
 #pragma once
 
 #include <memory>

@@ -1,6 +1,6 @@
-// Evaluation over a dictionary's values (jit layer): an expression that reads one dictionary-
-// encoded column runs once per dictionary value, and its results are gathered through the codes
-// (jit/exec/executor_internal.h).
+// Evaluation over a dictionary's values (jit layer, exec room): an expression that reads one
+// dictionary-encoded column runs once per dictionary value, and its results are gathered through
+// the codes (jit/exec/executor_internal.h).
 #include <algorithm>
 #include <cstring>
 #include <vector>

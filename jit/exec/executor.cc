@@ -1,5 +1,5 @@
-// Row evaluation: one small function per strategy of the planner (jit layer). As in DuckDB's
-// executors, each input case is its own named function and the case is chosen once, by the
+// Row evaluation: one small function per strategy of the planner (jit layer, exec room). As in
+// DuckDB's executors, each input case is its own named function and the case is chosen once, by the
 // planner; none of these re-derives it.
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
-// Reduction templates on the executor side (jit layer): run the fold kernel over the batch (row
-// folds in one call without nulls; row folds with nulls and word folds over whole words, then the
-// padded last word), then finish the fold from its accumulators.
+// Reduction templates on the executor side (jit layer, exec room): run the fold kernel over the
+// batch (row folds in one call without nulls; row folds with nulls and word folds over whole words,
+// then the padded last word), then finish the fold from its accumulators.
 #include <algorithm>
 #include <cassert>
 #include <bit>

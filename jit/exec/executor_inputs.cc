@@ -1,6 +1,6 @@
-// The executor's inputs (jit layer): a batch read once, and the kernel inputs of one run:
-// pointers into the arrays, word-aligned bit copies where a bitmap is not, padded tails, and the
-// compacted rows a valid-only run reads.
+// The executor's inputs (jit layer, exec room): a batch read once, and the kernel inputs of one
+// run: pointers into the arrays, word-aligned bit copies where a bitmap is not, padded tails, and
+// the compacted rows a valid-only run reads.
 #include <algorithm>
 #include <cassert>
 #include <cstring>

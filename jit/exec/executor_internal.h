@@ -1,6 +1,8 @@
-// The executor (jit layer, internal): one batch read once, kernel inputs prepared from it, and
-// one small function per strategy of the planner. Row evaluation is jit/exec/executor.cc, reduction
-// templates jit/exec/executor_fold.cc; the Engine (jit/api/engine.cc) plans and calls them.
+// The executor (jit layer, exec room, internal). The exec room, above plan and under api, runs
+// what the planner decided: kernel inputs prepared from the batch and one small function per
+// strategy, dictionaries, string-valued calls, caller outputs and the static chain. Row
+// evaluation is jit/exec/executor.cc, reduction templates jit/exec/executor_fold.cc; the Engine
+// (jit/api/engine.cc) plans and calls them.
 #pragma once
 
 #include <functional>

@@ -1,7 +1,7 @@
-// Caller outputs (jit layer): the checks on memory a host lends for results (Engine::EvaluateInto,
-// ProjectInto), and the last step of such a call, which leaves each result in that memory.
-// Kernels of the common strategies write there directly; whatever else answered (a constant, the
-// static tier, a take under a selection, a staged root) is copied in once.
+// Caller outputs (jit layer, exec room): the checks on memory a host lends for results
+// (Engine::EvaluateInto, ProjectInto), and the last step of such a call, which leaves each result
+// in that memory. Kernels of the common strategies write there directly; whatever else answered (a
+// constant, the static tier, a take under a selection, a staged root) is copied in once.
 #include <array>
 #include <cstring>
 

@@ -1,4 +1,5 @@
-// The static chain: one static kernel per operator, intermediates materialized (jit layer).
+// The static chain (jit layer, exec room): one static kernel per operator, intermediates
+// materialized.
 #include "jit/exec/static_chain.h"
 
 #include <chrono>

@@ -1,6 +1,6 @@
-// The static chain (jit layer): an expression evaluated the way an engine without fusion does it,
-// one static kernel per operator (kernels/arith.h) with every intermediate materialized. It is
-// the engine's static tier (a never-seen expression it covers is answered without any compile
+// The static chain (jit layer, exec room): an expression evaluated the way an engine without fusion
+// does it, one static kernel per operator (kernels/arith.h) with every intermediate materialized.
+// It is the engine's static tier (a never-seen expression it covers is answered without any compile
 // while the optimized kernel compiles), and `rowjit eval` prints it beside the JIT's time.
 #pragma once
 

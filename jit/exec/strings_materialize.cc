@@ -1,6 +1,6 @@
-// String-valued calls outside kernels (jit layer): kernels read strings and compute bools and
-// numbers; what returns a string (lower, substr, concat, ...) is computed a column at a time by
-// the catalog's column forms (ir/string_columns.h) into a fresh string array, sized exactly
+// String-valued calls outside kernels (jit layer, exec room): kernels read strings and compute
+// bools and numbers; what returns a string (lower, substr, concat, ...) is computed a column at a
+// time by the catalog's column forms (ir/string_columns.h) into a fresh string array, sized exactly
 // before it is written, and read back as a column by the kernel of the rest
 // (jit/exec/executor_internal.h). Calls without a column form run row by row through the reference.
 #include <algorithm>

@@ -1,4 +1,5 @@
-// The catalog gate: enumerating catalog kernels and checking them on a few threads (jit layer).
+// The catalog gate (jit layer, gates room): enumerating catalog kernels and checking them on a
+// few threads.
 #include "jit/gates/gate_catalog.h"
 
 #include "ir/aggregate.h"

@@ -1,6 +1,6 @@
-// The catalog gate (jit layer, public, LLVM-free): every catalog function × every type its type
-// rule accepts × every constant pattern of its arguments × each applicable policy, as kernel
-// requests, and a runner that checks them all for one target (codegen only).
+// The catalog gate (jit layer, gates room, public, LLVM-free): every catalog function × every type
+// its type rule accepts × every constant pattern of its arguments × each applicable policy, as
+// kernel requests, and a runner that checks them all for one target (codegen only).
 #pragma once
 
 #include <functional>

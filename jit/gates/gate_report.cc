@@ -1,4 +1,4 @@
-// Text and JSON output of the IR gates (jit layer).
+// Text and JSON output of the IR gates (jit layer, gates room).
 #include "jit/gates/gate_report.h"
 
 #include <fmt/ranges.h>

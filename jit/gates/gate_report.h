@@ -1,5 +1,5 @@
-// Printing gate results (jit layer, public, LLVM-free): the text and JSON that `rowjit check`
-// and `rowjit explain` print, kept here so that tests read exactly what the CLI prints.
+// Printing gate results (jit layer, gates room, public, LLVM-free): the text and JSON that `rowjit
+// check` and `rowjit explain` print, kept here so that tests read exactly what the CLI prints.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The IR gate rules and their exceptions file (jit layer).
+// The IR gate rules and their exceptions file (jit layer, gates room).
 #include "jit/gates/gates.h"
 
 #include <algorithm>

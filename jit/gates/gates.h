@@ -1,5 +1,7 @@
-// The IR gates (jit layer, public, LLVM-free): rules over an inspected kernel, and the exceptions
-// to them, listed by name and reason in one checked-in file (jit/gates/gate_exceptions.txt).
+// The IR gates (jit layer, gates room, public, LLVM-free). The gates room is its own library,
+// rowjit_gates, linking the JIT (never the reverse): IR inspection, these rules, the catalog gate,
+// reports and kernel requests. This header: rules over an inspected kernel, and the exceptions to
+// them, listed by name and reason in one checked-in file (jit/gates/gate_exceptions.txt).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// IR inspection with LLVM's LoopInfo over the optimized function (jit layer). The optimized IR
-// text is parsed back into a module, so generated and hand-written code are read the same way.
+// IR inspection with LLVM's LoopInfo over the optimized function (jit layer, gates room). The
+// optimized IR text is parsed back into a module, so generated and hand-written code read alike.
 #include "jit/gates/inspect.h"
 
 #include <algorithm>

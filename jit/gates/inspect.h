@@ -1,5 +1,5 @@
-// IR inspection (jit layer, public, LLVM-free): the shape of a kernel's optimized code, loop by
-// loop — vectorized or not (from real <N x T> operations), widths, interleave, reductions,
+// IR inspection (jit layer, gates room, public, LLVM-free): the shape of a kernel's optimized code,
+// loop by loop — vectorized or not (from real <N x T> operations), widths, interleave, reductions,
 // overflow intrinsics, i128 operations and calls — plus LLVM's loop-vectorize remarks.
 #pragma once
 

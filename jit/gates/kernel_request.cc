@@ -1,5 +1,5 @@
 // Planning a kernel from text: parse, bind, describe the inputs, plan as the executor does
-// (jit layer).
+// (jit layer, gates room).
 #include "jit/gates/kernel_request.h"
 
 #include <algorithm>
@@ -22,7 +22,7 @@ std::string PlannedKernel::Name() const {
 Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
   ROWJIT_ASSIGN_OR_RETURN(Schema schema, ParseSchema(request.schema));
   ROWJIT_ASSIGN_OR_RETURN(ir::Policy policy, ir::ParsePolicy(request.policy));
-  ROWJIT_ASSIGN_OR_RETURN(TargetSpec target, ResolveTarget(request.target));
+  ROWJIT_ASSIGN_OR_RETURN(TargetSpec target, ResolveTarget(request.target, request.vector_widths));
   std::vector<ir::InputSpec> specs;
   for (const Field& f : schema.fields) {
     ir::InputSpec s;

@@ -1,6 +1,6 @@
 // A kernel named the way a person names it: expression text, schema text, batch constants,
-// policy and target, planned into the specialization the executor would compile (jit layer).
-// What `rowjit ir`, `check` and `explain` and the gate tests start from.
+// policy and target, planned into the specialization the executor would compile (jit layer, gates
+// room). What `rowjit ir`, `check` and `explain` and the gate tests start from.
 #pragma once
 
 #include <string>
@@ -20,6 +20,7 @@ struct KernelRequest {
   std::vector<std::pair<std::string, std::string>> constants;  // column → batch-constant value
   std::string policy = "auto";  // auto | dense | dense-retry | branch-skip | filter-scatter
   std::string target = "native";
+  VectorWidths vector_widths = {};  // the native target's widths instead of its own choice
   // A speculative kernel's exact twin (KernelShape::speculative_mul cleared): what the executor
   // runs for a batch with wide operands, so the catalog gates it too.
   bool exact_twin = false;

@@ -1,4 +1,4 @@
-// The planner: strategy and kernel for a batch, decided once (jit layer).
+// The planner: strategy and kernel for a batch, decided once (jit layer, plan room).
 #include "jit/plan/planner.h"
 
 #include "ir/projection.h"
@@ -63,8 +63,8 @@ bool SpeculatesMuls(const ir::Expr& e) {
   return muls.speculates && muls.rechecked.empty();
 }
 
-// Whether the kernels of `target` are x86 code (the word loop's bool packing is measured there;
-// NEON and SVE keep their row loops).
+// Whether the kernels of `target` are x86 code, where dense bool kernels pack their results in
+// word loops (PacksInWords; NEON and SVE keep their row loops).
 bool X86Target(const std::string& target) {
 #if defined(__x86_64__)
   if (target == "native") return true;
@@ -97,10 +97,10 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
     }
     // One loop over rows unless a lane needs a bit of a bool word, or the result is bool: a
     // word loop packs a word's results as the lanes compute them, where a row loop writes a
-    // byte a row that the executor packs in a second pass (`a < b` over 65,536 i32 rows:
-    // Evaluate 4.38-4.49 against 3.29-3.45 µs on Zen 5, three interleaved rounds). Short
+    // byte a row that the executor packs in a second pass (bench: `single/i32_lt/jit`). Short
     // batches, and the checked multiplies that a row loop speculates on or rechecks by blocks,
-    // keep the row loop; so do NEON and SVE, whose word loops were not measured.
+    // keep the row loop; so do NEON and SVE, where the word forms do not pass their catalog
+    // gates (docs/performance.md, "Word loops and bool packing").
     const BatchFacts described{.inputs = specs};
     if (!AnyReferenced(expr->facts(), described, IsFlatBool) && !PacksInWords(*expr, short_batch, target)) {
       shape.loop = KernelLoop::kRows;
@@ -166,9 +166,9 @@ std::string_view StrategyName(Strategy s) {
   return "?";
 }
 
-// Calibrated on this project's benchmark (`strategy` family, two runs on Zen 3):
-// filter-and-scatter won only at the lowest survival (1 % for flat and one-dictionary inputs, up
-// to 10-25 % with two dictionaries, whose decode it compacts).
+// Filter-and-scatter pays only at low survival; the more decoding it compacts (one dictionary,
+// two), the higher the survival it still pays at. Calibrated by the `strategy` family over
+// `valid:P` (bench: `strategy/cost{0,1,2}_i32_mul_add/{jit_branch_skip,jit_filter_scatter}`).
 double BranchSkipFrom(int decode_cost) {
   return decode_cost <= 0 ? 0.05 : decode_cost == 1 ? 0.10 : 0.25;
 }

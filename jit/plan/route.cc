@@ -117,11 +117,11 @@ Route RouteAggregate(const ir::Aggregate& agg, const CallFacts& call) {
   return Route::kFold;
 }
 
-bool RouteProjectionStrings(std::span<const ir::ExprPtr> outputs) {
+std::optional<Route> RouteProjectionStrings(std::span<const ir::ExprPtr> outputs) {
   for (const ir::ExprPtr& e : outputs) {
-    if (IsString(e->type().id) || NeedsStringColumns(*e)) return true;
+    if (IsString(e->type().id) || NeedsStringColumns(*e)) return Route::kProjectStrings;
   }
-  return false;
+  return std::nullopt;
 }
 
 ProjectionRoute RouteProjection(const ir::ExprPtr& root, const BatchFacts& batch, ir::Policy policy,

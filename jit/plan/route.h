@@ -71,14 +71,14 @@ Route RouteDescribed(const ir::Expr& expr, int64_t max_kernel_nodes);
 // A projection's route and what it runs: `plan` the kernel over every output (the dense one for
 // kProjectDenseWithNulls, whose `exact` is the kernel computing validity row by row that answers
 // when the dense kernel's evidence may come from rows behind nulls). Before its batch is read a
-// projection with string outputs takes kProjectStrings (RouteProjectionStrings); with the batch
-// read, the planner's plan of the whole root decides the rest.
+// projection with string outputs takes kProjectStrings (RouteProjectionStrings, which returns
+// nothing for the others); with the batch read, the planner's plan of the whole root decides.
 struct ProjectionRoute {
   Route route = Route::kProjectSeparately;
   Plan plan;
   std::optional<Plan> exact;
 };
-bool RouteProjectionStrings(std::span<const ir::ExprPtr> outputs);
+std::optional<Route> RouteProjectionStrings(std::span<const ir::ExprPtr> outputs);
 // `root`: ir::MakeProjection of the outputs.
 ProjectionRoute RouteProjection(const ir::ExprPtr& root, const BatchFacts& batch, ir::Policy policy,
                                 int64_t max_kernel_nodes);

@@ -1,4 +1,4 @@
-// Cutting an expression into stages of bounded size (jit layer).
+// Cutting an expression into stages of bounded size (jit layer, plan room).
 #include "jit/plan/staging.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Staged evaluation (jit layer, internal): an expression too large for one kernel is cut into
-// stages of bounded size, each compiled as its own kernel, its result materialized as a column
+// Staged evaluation (jit layer, plan room, internal): an expression too large for one kernel is cut
+// into stages of bounded size, each compiled as its own kernel, its result materialized as a column
 // the later stages read. Compile work then grows linearly with the expression instead of with
 // what LLVM's passes do to one huge function, and no kernel nests deeper than a stage.
 #pragma once

@@ -18,7 +18,7 @@ call (threads, valid, arrow, engine) goes in the batch dict: rowjit.evaluate("va
 """
 from . import _rowjit
 
-__all__ = ["Array", "Engine", "Error", "RecordBatch", "aggregate", "array", "default_engine", "evaluate",
+__all__ = ["Array", "Engine", "Error", "RecordBatch", "aggregate", "array", "default_cache_dir", "default_engine", "evaluate",
            "filter", "interval_dtype", "project", "record_batch"]
 
 
@@ -45,6 +45,7 @@ RecordBatch = _rowjit.RecordBatch
 array = _rowjit.array
 record_batch = _rowjit.record_batch
 default_engine = _rowjit.default_engine
+default_cache_dir = _rowjit.default_cache_dir
 # Intervals are numpy structured values laid out as Arrow's: interval_dtype('month_day_nano') is
 # months (i4), days (i4), nanoseconds (i8); 'day_time' days and milliseconds; 'months' months.
 interval_dtype = _rowjit.interval_dtype

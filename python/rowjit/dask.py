@@ -36,10 +36,9 @@ _engines_lock = threading.Lock()
 
 
 def default_cache_dir():
-    """The kernel cache folder engines share when cache_dir= is not given (the CLI's default too)."""
-    if os.environ.get("ROWJIT_CACHE_DIR"):
-        return os.environ["ROWJIT_CACHE_DIR"]
-    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rowjit")
+    """The kernel cache folder engines share when cache_dir= is not given: the library's one rule
+    (rowjit.default_cache_dir(), the CLI's and the module's default engine's too)."""
+    return rowjit.default_cache_dir()
 
 
 def engine(cache_dir=None, synchronous=False):

@@ -74,7 +74,8 @@ double WorstUlps(const char* fn, double (*ours)(ScalarMath&, double), long doubl
   return worst;
 }
 
-// Every function is faithfully rounded (below one ulp); the figures printed are the README's.
+// Every function is faithfully rounded (below one ulp); the figures printed are those
+// ir/float_math.h lists (docs/semantics.md, "Transcendental functions", states the bounds).
 TEST(FloatMath, ExpWithinOneUlp) {
   EXPECT_LT(WorstUlps("exp", math::Exp<ScalarMath>, [](long double x) { return expl(x); },
                       {{"whole", [](std::mt19937_64& g) { return Uniform(g, -745.2, 709.8); }},

@@ -14,6 +14,7 @@
 #include "ir/reference.h"
 #include "jit/api/engine.h"
 #include "jit/plan/planner.h"
+#include "jit/plan/route.h"
 #include "runtime/random.h"
 #include "support/random_data.h"
 #include "support/sanitized.h"
@@ -305,12 +306,13 @@ bool AllFlat(const std::vector<ArrayPtr>& columns, const std::vector<int>& refs)
   return true;
 }
 
-// The engine runs the kernel the planner names: over random expressions and batches (every
-// policy, encodings, nulls, offsets, lengths), the kernel in EvalReport is the one PlanKernel
+// The engine runs the route and the kernel the route and the planner name: over random
+// expressions and batches (every policy, encodings, nulls, offsets, lengths), the route in
+// EvalReport is the one RouteEvaluation returns for the call, and its kernel the one PlanKernel
 // names for the same batch; and for flat batches it is the one PlanKernel names from the inputs'
 // descriptions, which is what `rowjit ir`, `check` and the catalog gate inspect. A fresh engine
 // per expression: policy auto is compared on its first evaluation, before any retry pressure.
-TEST(Differential, EngineRunsTheKernelThePlannerNames) {
+TEST(Differential, EngineRunsTheRouteAndKernelThePlannerNames) {
   const Schema schema = testing::WideSchema();
   int compared = 0, from_specs = 0, without_kernel = 0;
   for (uint64_t seed = 500; seed < 540; ++seed) {
@@ -332,6 +334,9 @@ TEST(Differential, EngineRunsTheKernelThePlannerNames) {
       (void)(*engine)->Evaluate(*expr, columns, c.length, EvalOptions{c.policy}, &report);
       const std::string where = fmt::format("seed {} case {}: {}\n  {}\n  inputs:{}", seed, k,
                                             (*expr)->ToString(), Describe(c), layout);
+      const Route route = RouteEvaluation(**expr, CallFacts{.columns = columns, .length = c.length, .policy = c.policy});
+      EXPECT_EQ(report.route, route) << where << "\n  ran route " << RouteName(report.route) << ", routed "
+                                     << RouteName(route);
       auto planned = PlanKernel(*expr, columns, c.length, c.policy);
       if (!report.kernel) {
         EXPECT_FALSE(planned.ok()) << where << "\n  ran no kernel, planned " << planned->ToString();

@@ -516,8 +516,8 @@ TEST(Gates, SpeculativeMultipliesKeepTheirLanesNarrow) {
 }
 
 // The `prefer-vector-width` the optimized IR of `expr` carries on `target` ("" when absent).
-std::string WidthOf(const char* expr, const char* schema, const std::string& target) {
-  auto planned = PlanRequest({expr, schema, {}, "auto", target});
+std::string WidthOf(const char* expr, const char* schema, const std::string& target, VectorWidths widths = {}) {
+  auto planned = PlanRequest({expr, schema, {}, "auto", target, widths});
   EXPECT_TRUE(planned.ok()) << expr;
   if (!planned.ok()) return "";
   auto code = GenerateCode(*planned, false);
@@ -529,16 +529,17 @@ std::string WidthOf(const char* expr, const char* schema, const std::string& tar
 }
 
 // Integer sum folds and the vector form of plain-column folds take the target's sum-fold width,
-// every other kernel the row width (README, "Vector width"); the optimized IR carries the width
-// that runs.
-void ExpectFamilyWidths(const std::string& target, const std::string& fold, const std::string& rows) {
-  EXPECT_EQ(WidthOf("sum(a)", "a:i32?", target), fold) << target;
-  EXPECT_EQ(WidthOf("sum(a * b)", "a:i16?, b:i16", target), fold) << target;
-  EXPECT_EQ(WidthOf("min(a)", "a:i32?", target), fold) << target;
-  EXPECT_EQ(WidthOf("sum(a)", "a:f64?", target), fold) << target;
-  EXPECT_EQ(WidthOf("min(a + b)", "a:i32?, b:i32", target), rows) << target;
-  EXPECT_EQ(WidthOf("sum(a * b)", "a:f64?, b:f64", target), rows) << target;
-  EXPECT_EQ(WidthOf("a * b + c", "a:i32?, b:i32, c:i32", target), rows) << target;
+// every other kernel the row width (docs/performance.md, "Vector width per CPU"); the optimized IR
+// carries the width that runs.
+void ExpectFamilyWidths(const std::string& target, const std::string& fold, const std::string& rows,
+                        VectorWidths widths = {}) {
+  EXPECT_EQ(WidthOf("sum(a)", "a:i32?", target, widths), fold) << target;
+  EXPECT_EQ(WidthOf("sum(a * b)", "a:i16?, b:i16", target, widths), fold) << target;
+  EXPECT_EQ(WidthOf("min(a)", "a:i32?", target, widths), fold) << target;
+  EXPECT_EQ(WidthOf("sum(a)", "a:f64?", target, widths), fold) << target;
+  EXPECT_EQ(WidthOf("min(a + b)", "a:i32?, b:i32", target, widths), rows) << target;
+  EXPECT_EQ(WidthOf("sum(a * b)", "a:f64?, b:f64", target, widths), rows) << target;
+  EXPECT_EQ(WidthOf("a * b + c", "a:i32?, b:i32, c:i32", target, widths), rows) << target;
 }
 
 TEST(Gates, IntegerSumFoldsTakeTheirOwnVectorWidth) {
@@ -554,24 +555,21 @@ TEST(Gates, IntegerSumFoldsTakeTheirOwnVectorWidth) {
   }
 }
 
-// The two widths apart (ROWJIT_VECTOR_WIDTH=256/512; an AVX-512 host without AVX512-FP16 splits
-// them so by itself): a fold kernel labelled with the row width, or a row kernel with the folds',
-// fails here.
+// The two widths apart (VectorWidths{256, 512}; an AVX-512 host without AVX512-FP16 splits them
+// so by itself): a fold kernel labelled with the row width, or a row kernel with the folds',
+// fails here. The widths reach the target as `rowjit check --vector-width R/F` passes them.
 TEST(Gates, SplitWidthsReachEachKernelFamily) {
-  const char* was = std::getenv("ROWJIT_VECTOR_WIDTH");
-  const std::string saved = was != nullptr ? was : "";
-  ASSERT_EQ(setenv("ROWJIT_VECTOR_WIDTH", "256/512", 1), 0);
-  ASSERT_OK_AND_ASSIGN(TargetSpec spec, ResolveTarget("native"));
+  ASSERT_OK_AND_ASSIGN(const VectorWidths split, ParseVectorWidths("256/512"));
+  ASSERT_OK_AND_ASSIGN(TargetSpec spec, ResolveTarget("native", split));
   EXPECT_EQ(spec.prefer_vector_width, 256);
   EXPECT_EQ(spec.sum_fold_vector_width, 512);
-  ExpectFamilyWidths("native", "512", "256");
-  ASSERT_EQ(setenv("ROWJIT_VECTOR_WIDTH", "512/128", 1), 0);
-  ExpectFamilyWidths("native", "128", "512");
-  if (was != nullptr) {
-    setenv("ROWJIT_VECTOR_WIDTH", saved.c_str(), 1);
-  } else {
-    unsetenv("ROWJIT_VECTOR_WIDTH");
-  }
+  ExpectFamilyWidths("native", "512", "256", split);
+  ExpectFamilyWidths("native", "128", "512", {.rows = 512, .folds = 128});
+  // Foreign targets keep their own widths.
+  ASSERT_OK_AND_ASSIGN(TargetSpec v3, ResolveTarget("x86-64-v3", split));
+  EXPECT_EQ(v3.sum_fold_vector_width, 256);
+  EXPECT_FALSE(ParseVectorWidths("300").ok());
+  EXPECT_FALSE(ParseVectorWidths("256/").ok());
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// Lowerings of the arithmetic and bitwise row functions (jit layer). Checked integer operations
-// compute the wrapped value as the row's provisional value and report evidence that vectorizes,
-// at the element's width: the sign-bit formula for signed add/sub; for 8- to 32-bit multiply the
-// discarded high half of the product at twice the width (unsigned) or that high half XOR the
-// sign fill of the low half (signed; a range test of the widened product on NEON for i32, and
-// when a sum folds the exact product); for 64-bit multiply 32-bit limb products (no <N x i128>,
+// Lowerings of the arithmetic and bitwise row functions (jit layer, codegen room). Checked integer
+// operations compute the wrapped value as the row's provisional value and report evidence that
+// vectorizes, at the element's width: the sign-bit formula for signed add/sub; for 8- to 32-bit
+// multiply the discarded high half of the product at twice the width (unsigned) or that high half
+// XOR the sign fill of the low half (signed; a range test of the widened product on NEON for i32,
+// and when a sum folds the exact product); for 64-bit multiply 32-bit limb products (no <N x i128>,
 // never llvm.*.with.overflow). Division substitutes a safe divisor so nothing traps; 8- to 32-bit
 // division runs in float, where it is exact.
 #include "jit/codegen/costly.h"

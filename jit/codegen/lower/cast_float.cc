@@ -1,4 +1,4 @@
-// Lowerings of casts and float functions (jit layer). Float → int conversions use the
+// Lowerings of casts and float functions (jit layer, codegen room). Float → int conversions use the
 // saturating intrinsics, so out-of-range rows get a defined provisional value (never poison);
 // checked casts add range evidence of the source's width.
 #include <cmath>

@@ -1,10 +1,11 @@
-// Lowerings of the decimal functions (jit layer): 64-bit storage arithmetic with the scale
-// factors of the call's types baked in as constants, and range tests that report the overflows
-// the semantics (ir/functions_decimal.cc) define. Nothing here divides by a variable or uses a
-// 64-bit float conversion: x86 before AVX-512 has neither in vectors, so the quotients by powers
-// of ten come from double estimates corrected exactly (FloorDivModWide), the multiply's overflow
-// test from the product in doubles, and float-to-decimal through two 32-bit halves. Calls over
-// 16-byte decimals compute on i64 halves (jit/codegen/int128.cc), the same semantics in 128 bits.
+// Lowerings of the decimal functions (jit layer, codegen room): 64-bit storage arithmetic with the
+// scale factors of the call's types baked in as constants, and range tests that report the
+// overflows the semantics (ir/functions_decimal.cc) define. Nothing here divides by a variable or
+// uses a 64-bit float conversion: x86 before AVX-512 has neither in vectors, so the quotients by
+// powers of ten come from double estimates corrected exactly (FloorDivModWide), the multiply's
+// overflow test from the product in doubles, and float-to-decimal through two 32-bit halves.
+// Calls over 16-byte decimals compute on i64 halves (jit/codegen/int128.cc), the same semantics
+// in 128 bits.
 #include "ir/decimal.h"
 #include "jit/codegen/codegen_internal.h"
 

@@ -1,5 +1,5 @@
-// Lowerings of comparisons, boolean logic and the null-aware functions (jit layer). Null-aware
-// lowerings compute validity themselves; the others only the value.
+// Lowerings of comparisons, boolean logic and the null-aware functions (jit layer, codegen room).
+// Null-aware lowerings compute validity themselves; the others only the value.
 #include <algorithm>
 #include <bit>
 #include <optional>

@@ -1,4 +1,4 @@
-// Lowerings of the transcendental float functions (jit layer): the algorithms of
+// Lowerings of the transcendental float functions (jit layer, codegen room): the algorithms of
 // ir/float_math.h instantiated over an IR backend, so a kernel emits, row by row, exactly the
 // operations the reference evaluator performs in C++ (hence the same bits). The row code is
 // branch-free and the loop vectorizer widens it; integers are i64 lanes (shifts, adds, masks)

@@ -1,9 +1,9 @@
-// Lowerings of the string functions (jit layer). A literal argument is code: equality compares
-// the length, then the bytes as constant-size loads compared with constants, read from the
-// literal itself where the lengths differ (no branch); over the view layout a literal of up to 12 bytes is two
-// masked 8-byte compares of the view itself, with no branch and no load of string data; a LIKE
-// pattern becomes an equality, a prefix, a suffix, a prefix and suffix, or a search. What has no
-// specialization calls a static helper (jit/codegen/string_helpers.h).
+// Lowerings of the string functions (jit layer, codegen room). A literal argument is code: equality
+// compares the length, then the bytes as constant-size loads compared with constants, read from the
+// literal itself where the lengths differ (no branch); over the view layout a literal of up to 12
+// bytes is two masked 8-byte compares of the view itself, with no branch and no load of string
+// data; a LIKE pattern becomes an equality, a prefix, a suffix, a prefix and suffix, or a search.
+// What has no specialization calls a static helper (jit/codegen/string_helpers.h).
 #include <optional>
 #include <string>
 

@@ -1,7 +1,7 @@
-// Lowerings of the temporal functions (jit layer): fields and truncations of dates and
-// timestamps as branch-free civil arithmetic (H. Hinnant's days <-> civil algorithms): divisions
-// by constants, which the vectorizer turns into multiplies, and selects; no table, no branch.
-// Days since 1970 come from one floor division of the storage (i64); the 400-year era split
+// Lowerings of the temporal functions (jit layer, codegen room): fields and truncations of dates
+// and timestamps as branch-free civil arithmetic (H. Hinnant's days <-> civil algorithms):
+// divisions by constants, which the vectorizer turns into multiplies, and selects; no table, no
+// branch. Days since 1970 come from one floor division of the storage (i64); the 400-year era split
 // keeps everything after it in non-negative i32 lanes.
 #include "ir/temporal.h"
 #include "jit/codegen/codegen_internal.h"
@@ -155,7 +155,7 @@ llvm::Value* SubWrapped(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, ll
 // 2^shift units from the first key, how many keys lie below the bucket's start: a value's count
 // of keys at or below it is its bucket's start plus a branch-free search of `steps` halvings
 // over the few keys inside the bucket (3 loads a value for a zone with two changes a year,
-// where a search of the whole table took 11).
+// where a search of the whole table takes 11).
 struct SearchTable {
   llvm::GlobalVariable* keys = nullptr;    // padded with 2^steps INT64_MAX
   llvm::GlobalVariable* starts = nullptr;  // per bucket; nullptr: no keys

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# rowjit eval: random columns, the JIT checked against the reference evaluator (--verify).
+set -euo pipefail
+# Keep the lines that do not change from run to run (timings and the kernel's origin do).
+keep() { grep -E '^(expr|type|aggregate|filter|strategy|verify|jit +error)' | sed -E 's/, cached run .*//'; }
+
+rowjit eval 'a * b + c' --schema 'a:i32?, b:i32?, c:i32' --rows 10000 --valid 0.5 --verify --no-disk-cache | keep
+rowjit eval 'a * 1000000' --schema 'a:i32?' --rows 10000 --valid 0.5 --verify --no-disk-cache | keep
+rowjit eval 'sum(a * b)' --schema 'a:i32?, b:i32?' --rows 10000 --valid 0.5 --verify --no-disk-cache | keep
+rowjit eval --expr 'if(b != 0, a / b, 0)' --expr 'a + 1' --schema 'a:i8, b:i8' \
+  --filter 'a > 0 and a < 100' --rows 5000 --verify --no-disk-cache | keep
