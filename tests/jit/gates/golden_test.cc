@@ -1,5 +1,5 @@
 // Golden tests: the stable lines of the optimized IR of representative kernels (vector loads,
-// stores, reductions and calls) against tests/jit/golden/*.txt, for fixed targets so that the
+// stores, reductions and calls) against tests/jit/gates/golden/*.txt, for fixed targets so that the
 // host does not matter. Regenerate with tools/regen-golden (tests for jit/inspect).
 #include <gtest/gtest.h>
 
@@ -88,7 +88,7 @@ TEST(Golden, VectorShapesMatch) {
     EXPECT_EQ(Join(lines), Join(g.lines))
         << g.name << ": the vector shape changed; if intended, run tools/regen-golden";
   }
-  EXPECT_GE(files, 8);  // the files checked in under tests/jit/golden
+  EXPECT_GE(files, 8);  // the files checked in under tests/jit/gates/golden
 }
 
 }  // namespace
