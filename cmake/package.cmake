@@ -38,11 +38,11 @@ endforeach()
 # both by building against them).
 set(ROWJIT_PUBLIC_HEADERS
     ir/aggregate.h ir/analysis.h ir/binder.h ir/expr.h ir/limits.h ir/parser.h ir/spec_key.h
-    jit/compile/compiler.h jit/cache/disk_cache.h jit/api/engine.h jit/base/kernel_abi.h jit/cache/kernel_cache.h jit/plan/planner.h jit/base/target.h
+    jit/api/engine.h jit/base/kernel_abi.h jit/base/target.h jit/cache/disk_cache.h jit/cache/kernel_cache.h
+    jit/compile/compiler.h jit/exec/call.h jit/plan/planner.h jit/plan/route.h
     kernels/bitmap.h
-    runtime/array.h runtime/arrow_c.h runtime/arrow_c_abi.h runtime/buffer.h runtime/builder.h runtime/selection.h runtime/status.h
-    runtime/string_array.h
-    runtime/types.h runtime/validity.h)
+    runtime/array.h runtime/arrow_c.h runtime/arrow_c_abi.h runtime/buffer.h runtime/builder.h runtime/environment.h
+    runtime/selection.h runtime/status.h runtime/string_array.h runtime/types.h runtime/validity.h)
 install(FILES ${PROJECT_SOURCE_DIR}/capi/rowjit.h DESTINATION ${ROWJIT_PUBLIC_INCLUDE})  # the C API
 foreach(header ${ROWJIT_PUBLIC_HEADERS})
   get_filename_component(dir ${header} DIRECTORY)

@@ -41,6 +41,8 @@ options:
   --verify           also run the reference evaluator; exit 1 on any difference, printing the
                      first differing row (agreeing on the same error at the same row is a match)
   --tier T           optimized (default) | fast: the kernel tier to compile and run
+  --vector-width W   the kernels' vector width: W, or R/F for row kernels and folds apart
+                     (128, 256, 512; default: the host's choice)
   --cache-dir DIR    the disk cache of optimized kernels (default $ROWJIT_CACHE_DIR, else
                      $XDG_CACHE_HOME/rowjit, else ~/.cache/rowjit): a second run of the same
                      kernel reads it from there

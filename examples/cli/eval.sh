@@ -9,3 +9,4 @@ rowjit eval 'a * 1000000' --schema 'a:i32?' --rows 10000 --valid 0.5 --verify --
 rowjit eval 'sum(a * b)' --schema 'a:i32?, b:i32?' --rows 10000 --valid 0.5 --verify --no-disk-cache | keep
 rowjit eval --expr 'if(b != 0, a / b, 0)' --expr 'a + 1' --schema 'a:i8, b:i8' \
   --filter 'a > 0 and a < 100' --rows 5000 --verify --no-disk-cache | keep
+rowjit eval "lower(s) = 'ab'" --schema 's:utf8?' --rows 10000 --valid 0.5 --verify --no-disk-cache | keep

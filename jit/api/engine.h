@@ -72,7 +72,7 @@ struct EngineOptions {
   // eviction). Empty: no disk cache.
   std::string cache_dir = {};
   int64_t disk_cache_bytes = int64_t{256} << 20;  // the folder's bound; least recently used out
-  // kTiered: a never-seen kernel answers through the fast tier (about a millisecond to compile)
+  // kTiered: a never-seen kernel answers through the fast tier (quick to compile)
   // while its optimized kernel compiles on the background pool; later calls switch to it when
   // ready. kSynchronous: every call waits for the optimized kernel (tests, benchmarks, CLI).
   enum class Compile : uint8_t { kTiered, kSynchronous };
