@@ -105,6 +105,13 @@ Status Missing(const char* what) {
   return rowjit::MakeError(ErrorCode::kInvalidInput, "{} is null", what);
 }
 
+// The structs rowjit_batch_import was given and did not take: released (a released struct's
+// `release` is NULL, so none is released twice).
+void ReleaseUntaken(ArrowArray* array, ArrowSchema* schema) {
+  if (array != nullptr && array->release != nullptr) array->release(array);
+  if (schema != nullptr && schema->release != nullptr) schema->release(schema);
+}
+
 // The common checks of the calls over a batch, and the row expression they run.
 Status CheckCall(const rowjit_engine* engine, const rowjit_expr* expr, const rowjit_batch* batch,
                  const ArrowArray* out, const ArrowSchema* out_schema, bool aggregate) {
@@ -248,21 +255,20 @@ void rowjit_expr_free(rowjit_expr* expr) { delete expr; }
 
 rowjit_status rowjit_batch_import(struct ArrowArray* array, struct ArrowSchema* schema, rowjit_batch** out,
                                   rowjit_error* error) {
-  return Guarded(error, [&]() -> Status {
-    if (out != nullptr) *out = nullptr;
-    // Ownership moves even on error: released here when the call cannot take them.
-    rowjit::Result<rowjit::RecordBatch> batch = array != nullptr && schema != nullptr
-        ? rowjit::ImportRecordBatch(array, schema)
-        : rowjit::Result<rowjit::RecordBatch>(rowjit::MakeError(ErrorCode::kInvalidInput, "array or schema is null"));
-    if (out == nullptr) {
-      if (array != nullptr && array->release != nullptr) array->release(array);
-      if (schema != nullptr && schema->release != nullptr) schema->release(schema);
-      return Missing("out");
-    }
-    if (!batch.ok()) return std::move(batch).TakeError();
-    *out = new rowjit_batch{std::move(*batch)};
+  const rowjit_status status = Guarded(error, [&]() -> Status {
+    if (out == nullptr) return Missing("out");
+    *out = nullptr;
+    if (array == nullptr) return Missing("array");
+    if (schema == nullptr) return Missing("schema");
+    // Takes both (an already released one is an error), and releases them on its errors.
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::RecordBatch batch, rowjit::ImportRecordBatch(array, schema));
+    *out = new rowjit_batch{std::move(batch)};
     return Status::OK();
   });
+  // Ownership moves on every path: whatever was given and not taken above (its partner or `out`
+  // was null, or an exception came first) is released here, once.
+  ReleaseUntaken(array, schema);
+  return status;
 }
 
 int64_t rowjit_batch_length(const rowjit_batch* batch) { return batch != nullptr ? batch->batch.length : 0; }

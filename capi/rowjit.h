@@ -97,10 +97,15 @@ const char* rowjit_expr_format(const rowjit_expr* expr);
 int rowjit_expr_nullable(const rowjit_expr* expr);
 void rowjit_expr_free(rowjit_expr* expr);
 
-/* Imports a record batch (a struct array "+s" and its schema). Ownership of both structs moves to
- * rowjit on success and on error alike (their `release` is NULL on return); the buffers are used
- * in place, and released once, when the batch and every result referring to them are gone.
- * Everything is checked, never trusted (lengths, offsets, buffers, dictionary codes). */
+/* Imports a record batch (a struct array "+s" and its schema). Ownership of each struct passed
+ * moves to rowjit on success and on error alike, whatever the error (the other struct or `out`
+ * NULL, a batch refused): on return its `release` is NULL, and rowjit calls it exactly once. The
+ * schema is released before the call returns; so is the array on error, and on success when the
+ * batch and every result referring to its buffers (used in place) are gone. A struct already
+ * released (`release` NULL) is an error and is not released again. What the C Data Interface
+ * lets rowjit check is checked (lengths, offsets, string offsets and views, null counts,
+ * dictionary codes); what it cannot carry is trusted: that each buffer holds the rows the array
+ * claims. */
 rowjit_status rowjit_batch_import(struct ArrowArray* array, struct ArrowSchema* schema, rowjit_batch** out,
                                   rowjit_error* error);
 int64_t rowjit_batch_length(const rowjit_batch* batch);

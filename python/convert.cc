@@ -4,6 +4,7 @@
 // __arrow_c_schema__) so that pyarrow, polars and other Arrow libraries take them without copies.
 #include <pybind11/stl.h>
 
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -175,10 +176,16 @@ RecordBatch ImportArrowBatch(py::handle obj) {
 // --- numpy in ----------------------------------------------------------------------------------
 
 // A numpy bool mask as a validity bitmap; `mask_is_null`: true means null (numpy.ma), else valid.
-Validity ValidityOfMask(py::handle mask_obj, int64_t n, bool mask_is_null) {
+// Anything numpy makes a bool array of is taken; a scalar (a 0-d array of one) is a TypeError.
+Validity ValidityOfMask(const std::string& name, py::handle mask_obj, int64_t n, bool mask_is_null) {
   auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(mask_obj);
-  if (!mask || mask.ndim() != 1 || mask.shape(0) != n) {
-    throw py::value_error("rowjit: a validity mask must be a 1-d bool array of the column's length");
+  if (!mask || (mask.ndim() == 0 && !py::isinstance<py::array>(mask_obj))) {
+    throw py::type_error("rowjit: the validity mask of column '" + name + "' must be a 1-d bool array, not " +
+                         TypeName(mask_obj));
+  }
+  if (mask.ndim() != 1 || mask.shape(0) != n) {
+    throw py::value_error("rowjit: the validity mask of column '" + name + "' must be a 1-d bool array of the column's length" +
+                          (n >= 0 ? " (" + std::to_string(n) + " rows)" : std::string()));
   }
   BufferPtr bits = Check(Buffer::Allocate(kernels::NumBytes(n)));
   kernels::PackByteBools(reinterpret_cast<const uint8_t*>(mask.data()), n, bits->mutable_data());
@@ -313,7 +320,7 @@ ArrayPtr NumpyStrings(const std::string& name, const py::array& arr, std::option
     } else if (PyUnicode_Check(item)) {
       Py_ssize_t size = 0;
       const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
-      if (utf8 == nullptr) throw py::error_already_set();  // a lone surrogate: UnicodeEncodeError
+      if (utf8 == nullptr) RaiseNotText(fmt::format("column '{}' row {}", name, i));  // a lone surrogate
       row = std::string_view(utf8, static_cast<size_t>(size));
       saw_str = true;
     } else if (PyBytes_Check(item)) {
@@ -413,6 +420,49 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
 
 // --- shared --------------------------------------------------------------------------------------
 
+std::string TypeName(py::handle o) {
+  const PyTypeObject* t = Py_TYPE(o.ptr());
+  return t->tp_name != nullptr ? t->tp_name : "an unnamed type";
+}
+
+// A str's UTF-8 could not be made (the error is pending): a lone surrogate is a ValueError whose
+// cause is the UnicodeEncodeError; another error (MemoryError) is raised as it is.
+[[noreturn]] void RaiseNotText(std::string_view what) {
+  py::error_already_set cause;  // fetches the pending error
+  if (!cause.matches(PyExc_UnicodeEncodeError)) throw cause;
+  const std::string why = py::str(cause.value()).cast<std::string>();
+  py::raise_from(cause, PyExc_ValueError, fmt::format("rowjit: {} is not valid text: {}", what, why).c_str());
+  throw py::error_already_set();
+}
+
+std::string_view Utf8Of(py::handle o, std::string_view what) {
+  if (!PyUnicode_Check(o.ptr())) throw py::type_error(fmt::format("rowjit: {} must be a str, not {}", what, TypeName(o)));
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(o.ptr(), &size);
+  if (data == nullptr) RaiseNotText(what);
+  return {data, static_cast<size_t>(size)};
+}
+
+bool BoolOf(py::handle o, std::string_view what) {
+  if (o.ptr() == Py_True || o.ptr() == Py_False) return o.ptr() == Py_True;
+  if (py::isinstance(o, py::module_::import("numpy").attr("bool_"))) return PyObject_IsTrue(o.ptr()) == 1;
+  throw py::type_error(fmt::format("rowjit: {} must be True or False, not {}", what, TypeName(o)));
+}
+
+int64_t IntOf(py::handle o, std::string_view what, int64_t lo, int64_t hi) {
+  if (!PyIndex_Check(o.ptr())) throw py::type_error(fmt::format("rowjit: {} must be an int, not {}", what, TypeName(o)));
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0 || v < lo || v > hi) {
+    throw py::value_error(fmt::format("rowjit: {} must be from {} to {}, not {}", what, lo, hi,
+                                      py::str(index).cast<std::string>()));
+  }
+  return v;
+}
+
 void SetErrorType(py::object type) { Globals().error = std::move(type); }
 
 [[noreturn]] void Raise(const Error& e) {
@@ -502,7 +552,7 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
   if (Py_TYPE(value.ptr()) == NdarrayType()) {  // the common case first: a plain numpy array
     std::optional<Validity> v;
     const auto arr = py::reinterpret_borrow<py::array>(value);
-    if (has_valid) v = ValidityOfMask(valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
+    if (has_valid) v = ValidityOfMask(name, valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
     Append(cols, name, NumpyColumn(cols, name, arr, std::move(v), true));
     return;
   }
@@ -515,15 +565,17 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
       mask = py::module_::import("numpy.lib.recfunctions").attr("structured_to_unstructured")(mask).attr("any")(py::arg("axis") = 1);
     }
     std::optional<Validity> v = Validity::AllValid();  // nullable even without a masked row
-    if (!mask.is(g.nomask)) v = ValidityOfMask(mask, data.ndim() == 1 ? data.shape(0) : -1, true);
+    if (!mask.is(g.nomask)) v = ValidityOfMask(name, mask, data.ndim() == 1 ? data.shape(0) : -1, true);
     Append(cols, name, NumpyColumn(cols, name, data, std::move(v)));
     return;
   }
   if (py::isinstance<py::array>(value) || !SpeaksArrow(value)) {  // ndarray subclasses, lists
     auto arr = py::array::ensure(value);
-    if (!arr) throw py::type_error("rowjit: column '" + name + "' is neither an array nor an Arrow array");
+    if (!arr || (arr.ndim() == 0 && !py::isinstance<py::array>(value))) {  // numpy makes a 0-d array of a scalar
+      throw py::type_error("rowjit: column '" + name + "' must be an array or an Arrow array, not " + TypeName(value));
+    }
     std::optional<Validity> v;
-    if (has_valid) v = ValidityOfMask(valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
+    if (has_valid) v = ValidityOfMask(name, valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
     Append(cols, name, NumpyColumn(cols, name, arr, std::move(v)));
     return;
   }
@@ -539,8 +591,12 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
 void AddBatch(Columns& cols, py::handle batch, const py::dict& valid) {
   if (py::isinstance<py::dict>(batch)) {
     for (auto item : batch.cast<py::dict>()) {
+      if (!PyUnicode_Check(item.first.ptr())) {
+        throw py::type_error("rowjit: a batch dict's keys are column names, which must be str, not " + TypeName(item.first));
+      }
+      const std::string name = TextOf(item.first, "a column name");
       py::object v = valid.contains(item.first) ? py::object(valid[item.first]) : py::object(py::none());
-      AddColumn(cols, py::str(item.first), item.second, v);
+      AddColumn(cols, name, item.second, v);
     }
     return;
   }
@@ -667,13 +723,6 @@ py::object WrapArray(ArrayPtr array) { return py::cast(PyArrowArray{std::move(ar
 
 namespace {
 
-std::string_view StrView(py::handle s) {
-  Py_ssize_t size = 0;
-  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
-  if (data == nullptr) throw py::error_already_set();
-  return {data, static_cast<size_t>(size)};
-}
-
 // Which option a keyword names, among those the call takes (0: a column).
 unsigned OptionOf(std::string_view k, unsigned options) {
   if ((options & kThreads) && k == "threads") return kThreads;
@@ -698,12 +747,23 @@ Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, u
   columns.reserve(static_cast<size_t>(PyDict_Size(kwargs.ptr())));
   PyObject *key = nullptr, *value = nullptr;
   for (Py_ssize_t pos = 0; PyDict_Next(kwargs.ptr(), &pos, &key, &value);) {
-    const std::string_view k = StrView(key);
+    const std::string_view k = Utf8Of(key, "a column name");
     switch (OptionOf(k, options)) {
-      case kThreads: out.threads = py::handle(value).cast<int>(); break;
-      case kValid: out.valid = py::reinterpret_borrow<py::object>(value); break;
+      case kThreads: out.threads = static_cast<int>(IntOf(value, "threads=", 1, INT_MAX)); break;
+      case kValid:
+        if (value != Py_None && !PyDict_Check(value)) {
+          throw py::type_error("rowjit: valid= must be a dict of column name -> bool array, not " + TypeName(value));
+        }
+        out.valid = py::reinterpret_borrow<py::object>(value);
+        break;
       case kEngine: out.engine = py::reinterpret_borrow<py::object>(value); break;
-      case kArrow: out.arrow = py::reinterpret_borrow<py::object>(value); break;
+      case kArrow:
+        if (value == Py_None) {
+          out.arrow.reset();
+        } else {
+          out.arrow = BoolOf(value, "arrow=");
+        }
+        break;
       case kOut: out.out = py::reinterpret_borrow<py::object>(value); break;
       default: columns.push_back({key, value, k});
     }
@@ -713,7 +773,12 @@ Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, u
   cols.keep.reserve(columns.size());
   cols.schema.fields.reserve(columns.size());
   const bool has_valid = !out.valid.is_none();
-  py::dict valid = has_valid ? out.valid.cast<py::dict>() : py::dict();
+  py::dict valid = has_valid ? py::reinterpret_borrow<py::dict>(out.valid) : py::dict();
+  for (auto item : valid) {
+    if (!PyUnicode_Check(item.first.ptr())) {
+      throw py::type_error("rowjit: valid= keys are column names, which must be str, not " + TypeName(item.first));
+    }
+  }
   if (args.size() > first + 1) throw py::type_error("rowjit: one positional batch at most; columns go by name");
   if (args.size() == first + 1) AddBatch(cols, args[first], valid);
   for (const Named& c : columns) {
@@ -722,7 +787,7 @@ Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, u
     AddColumn(cols, std::string(c.name), c.value, v != nullptr ? py::handle(v) : py::handle(Py_None));
   }
   for (auto item : valid) {
-    const std::string k = py::str(item.first);
+    const std::string k = TextOf(item.first, "a column name");
     if (cols.schema.FieldIndex(k) < 0) throw py::value_error("rowjit: valid= names '" + k + "', which is not a column");
   }
   if (cols.length < 0) cols.length = 0;
@@ -736,7 +801,7 @@ std::string TypeText(const DataType& t) { return std::string(TypeIdName(t.id)) +
 PyArrowArray MakeArray(py::handle values, py::handle valid) {
   Columns cols;
   cols.hold_inputs = true;
-  AddColumn(cols, "array", values, valid);
+  AddColumn(cols, "values", values, valid);
   return PyArrowArray{cols.arrays[0]};
 }
 
@@ -746,15 +811,27 @@ PyBatch MakeBatch(const py::args& args, const py::kwargs& kwargs) {
   return PyBatch{Check(RecordBatch::Make(std::move(cols.schema), std::move(cols.arrays)))};
 }
 
+// A column by name (str) or by position (an int, negative from the end).
 py::object BatchColumn(const PyBatch& b, py::handle key) {
   int64_t i = -1;
+  const auto size = static_cast<int64_t>(b.batch.columns.size());
   if (py::isinstance<py::str>(key)) {
-    i = b.batch.schema.FieldIndex(key.cast<std::string>());
-    if (i < 0) throw py::key_error("rowjit: no column '" + key.cast<std::string>() + "'");
+    const std::string name = TextOf(key, "a column name");
+    i = b.batch.schema.FieldIndex(name);
+    if (i < 0) throw py::key_error("rowjit: no column '" + name + "'");
   } else {
-    i = key.cast<int64_t>();
-    if (i < 0) i += static_cast<int64_t>(b.batch.columns.size());
-    if (i < 0 || i >= static_cast<int64_t>(b.batch.columns.size())) throw py::index_error("rowjit: no such column");
+    if (!PyIndex_Check(key.ptr())) {
+      throw py::type_error("rowjit: a column is named by a str or numbered by an int, not " + TypeName(key));
+    }
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(key.ptr()));
+    if (!index) throw py::error_already_set();
+    int overflow = 0;
+    i = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (i == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (overflow != 0) i = overflow < 0 ? INT64_MIN : INT64_MAX;  // out of range either way
+    if (i < 0 && i >= -size) i += size;
+    if (i < 0 || i >= size) throw py::index_error("rowjit: no column " + py::str(key).cast<std::string>() + " in a batch of " +
+                                                  std::to_string(size));
   }
   return WrapArray(b.batch.columns[static_cast<size_t>(i)]);
 }

@@ -6,7 +6,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/bitmap.h"
@@ -15,6 +17,18 @@
 namespace rowjit::python {
 
 namespace py = pybind11;
+
+// Arguments converted with explicit checks, so that a wrong type is a TypeError and a wrong value
+// a ValueError, each naming the argument (`what`: "threads=", "the expression", ...).
+std::string TypeName(py::handle o);  // "int", "numpy.ndarray", ...
+// A str's UTF-8, borrowed from the str (valid while it lives): TypeError for another type,
+// ValueError (chained to the UnicodeEncodeError) for one holding a lone surrogate.
+std::string_view Utf8Of(py::handle o, std::string_view what);
+[[noreturn]] void RaiseNotText(std::string_view what);  // that ValueError, for the pending UnicodeEncodeError
+inline std::string TextOf(py::handle o, std::string_view what) { return std::string(Utf8Of(o, what)); }
+bool BoolOf(py::handle o, std::string_view what);  // True or False (numpy.bool_ too)
+// An int (anything with __index__, as range() takes) from `lo` to `hi`.
+int64_t IntOf(py::handle o, std::string_view what, int64_t lo, int64_t hi);
 
 // Raises rowjit.Error (kind, row, function) for a rowjit error.
 [[noreturn]] void Raise(const Error& e);
@@ -54,10 +68,10 @@ struct Columns {
 // The keyword options of a call (those it takes: the rest of its keywords are columns).
 enum CallOption : unsigned { kThreads = 1, kValid = 2, kEngine = 4, kArrow = 8, kOut = 16 };
 struct CallOptions {
-  int threads = 1;
-  py::object valid = py::none();   // dict: column name -> bool array (true: valid)
-  py::object engine = py::none();
-  py::object arrow = py::none();   // None: Arrow results when an input came through Arrow
+  int threads = 1;                 // from 1 to INT_MAX (checked); the call clamps it further
+  py::object valid = py::none();   // None or a dict: column name (str) -> bool array (true: valid)
+  py::object engine = py::none();  // None or a rowjit.Engine (checked by the call)
+  std::optional<bool> arrow;       // none: Arrow results when an input came through Arrow
   py::object out = py::none();     // a numpy array the result is written into
 };
 // The columns of a call: args[first] (when present) is a batch, keywords are columns or, when
@@ -67,8 +81,9 @@ Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, u
                  bool hold_inputs);
 
 // Adds a column: a numpy array, a numpy masked array (mask true: null), a rowjit.Array, or any
-// object with __arrow_c_array__ (or __arrow_c_stream__ of one chunk). `valid` (None or a bool
-// array, true: valid) gives a numpy column's nulls.
+// object with __arrow_c_array__ (or __arrow_c_stream__ of one chunk); a sequence numpy makes a
+// 1-d array of. `valid` (None or a bool array, true: valid) gives a numpy column's nulls. A
+// scalar (numpy would make a 0-d array of it) is a TypeError, a 0-d or 2-d array a ValueError.
 void AddColumn(Columns& cols, const std::string& name, py::handle value, py::handle valid);
 // Adds every column of a batch: a dict of columns, a rowjit.RecordBatch, or any object whose
 // __arrow_c_array__ is a struct array (a record batch).

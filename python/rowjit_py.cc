@@ -4,11 +4,15 @@
 // as rowjit.Array for Arrow consumers); the GIL is released while rowjit runs on more than a few
 // thousand rows; errors become rowjit.Error with the kind, row and function.
 #include <pybind11/stl.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -154,7 +158,25 @@ auto WithoutGil(int64_t rows, Fn&& fn) {
   return fn();
 }
 
-bool WantArrow(const CallOptions& o, const Columns& cols) { return o.arrow.is_none() ? cols.arrow : o.arrow.cast<bool>(); }
+bool WantArrow(const CallOptions& o, const Columns& cols) { return o.arrow.value_or(cols.arrow); }
+
+// The CPUs this process may run on (its affinity mask; what os.sched_getaffinity(0) counts),
+// read at each call since the mask can change; the machine's count when the mask cannot be read.
+int AvailableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return hardware == 0 ? 1 : static_cast<int>(std::min<unsigned>(hardware, INT_MAX));
+}
+
+// The threads an evaluate call runs on: threads= (at least 1), at most the CPUs available to the
+// process and at most one per 64-row word of the batch (a chunk is whole words).
+int ClampThreads(int requested, int64_t rows) {
+  if (requested <= 1 || rows <= 64) return 1;
+  const int64_t most = std::min<int64_t>(AvailableCpus(), kernels::NumWords(rows));
+  return static_cast<int>(std::clamp<int64_t>(requested, 1, most));
+}
 
 class PyEngine {
  public:
@@ -175,7 +197,7 @@ class PyEngine {
       return WantArrow(o, cols) ? WrapArray(std::move(result)) : ToNumpy(result, false);
     }
     const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols), o.out, results_);
-    const int threads = std::max(o.threads, 1);
+    const int threads = ClampThreads(o.threads, cols.length);
     Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });
     return out.Finish(Check(std::move(any_null)));
   }
@@ -263,10 +285,15 @@ class PyEngine {
     out["hits"] = c.hits;
     out["background_compiles"] = c.background_compiles;
     out["tier_switches"] = c.tier_switches;
+    out["background_refused"] = c.background_refused;  // the compile queue was full
+    out["background_dropped"] = c.background_dropped;  // queued compiles whose key left the cache
+    out["compile_queue"] = c.compile_queue;
+    out["compile_queue_peak"] = c.compile_queue_peak;
     out["disk_hits"] = d.hits;
     out["disk_misses"] = d.misses;
     out["disk_stores"] = d.stores;
     out["disk_rejected"] = d.rejected;
+    out["disk_claim_timeouts"] = d.claim_timeouts;
     return out;
   }
 
@@ -313,8 +340,11 @@ class PyEngine {
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedAggregate>> fold_cache_;
 };
 
-// Evaluates in `threads` chunks of whole 64-row words, each into its slice of the result; the
-// error is the lowest chunk's (rows counted from the batch's start). True when a row is null.
+// Evaluates in `threads` chunks of whole 64-row words (ClampThreads bounds it), the first on the
+// calling thread and each other on a thread of its own, each into its slice of the result; the
+// error is the lowest chunk's (rows counted from the batch's start). True when a row is null. A
+// thread that cannot be started is an error (after the started ones are joined), as is an
+// exception inside a chunk: nothing here ends in std::terminate.
 Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Columns& cols, const ResultMemory& out,
                                  int threads) {
   const int64_t n = cols.length;
@@ -325,16 +355,40 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
   const int64_t per = (kernels::NumWords(n) + threads - 1) / threads * 64;  // rows per chunk
   const int64_t chunks = (n + per - 1) / per;
   std::vector<Result<ArrayPtr>> results(static_cast<size_t>(chunks), Error(ErrorCode::kInternal, "not run"));
-  auto run = [&](int64_t c) {
-    const int64_t start = c * per, len = std::min(per, n - start);
-    std::vector<ArrayPtr> slice;
-    for (const ArrayPtr& a : cols.arrays) slice.push_back(*a->Slice(start, len));
-    results[static_cast<size_t>(c)] = prepared.EvaluateInto(slice, len, out.Slice(start, len));
+  auto run = [&](int64_t c) noexcept {
+    Result<ArrayPtr>& result = results[static_cast<size_t>(c)];
+    try {
+      const int64_t start = c * per, len = std::min(per, n - start);
+      std::vector<ArrayPtr> slice;
+      for (const ArrayPtr& a : cols.arrays) {
+        Result<ArrayPtr> part = a->Slice(start, len);
+        if (!part.ok()) {
+          result = std::move(part).TakeError();
+          return;
+        }
+        slice.push_back(std::move(part).value());
+      }
+      result = prepared.EvaluateInto(slice, len, out.Slice(start, len));
+    } catch (const std::bad_alloc&) {
+      result = Error(ErrorCode::kOutOfMemory, fmt::format("evaluate: out of memory in chunk {} of {}", c + 1, chunks));
+    } catch (const std::exception& e) {
+      result = Error(ErrorCode::kInternal, fmt::format("evaluate: chunk {} of {}: {}", c + 1, chunks, e.what()));
+    } catch (...) {
+      result = Error(ErrorCode::kInternal, fmt::format("evaluate: chunk {} of {} failed", c + 1, chunks));
+    }
   };
   std::vector<std::thread> pool;
-  for (int64_t c = 1; c < chunks; ++c) pool.emplace_back(run, c);
-  run(0);
+  std::optional<Error> not_started;
+  try {
+    pool.reserve(static_cast<size_t>(chunks - 1));
+    for (int64_t c = 1; c < chunks; ++c) pool.emplace_back(run, c);
+  } catch (const std::exception& e) {  // std::system_error (EAGAIN: a thread or memory limit), bad_alloc
+    not_started = Error(ErrorCode::kOutOfMemory,
+                        fmt::format("evaluate: could not start thread {} of {}: {}", pool.size() + 2, chunks, e.what()));
+  }
+  if (!not_started) run(0);
   for (std::thread& t : pool) t.join();
+  if (not_started) return *std::move(not_started);
   bool any_null = false;
   for (int64_t c = 0; c < chunks; ++c) {
     Result<ArrayPtr>& r = results[static_cast<size_t>(c)];
@@ -373,13 +427,31 @@ py::object DefaultEngineObject() {
 PyEngine& DefaultEngine() { return DefaultEngineObject().cast<PyEngine&>(); }
 
 std::string TextArg(const py::args& args, const char* what) {
-  if (args.empty() || !py::isinstance<py::str>(args[0])) throw py::type_error(std::string("rowjit: the first argument is the ") + what);
-  return args[0].cast<std::string>();
+  if (args.empty()) throw py::type_error(std::string("rowjit: the first argument is the ") + what + " (a str)");
+  return TextOf(args[0], std::string("the ") + what);
 }
 
 PyEngine& EngineOf(PyEngine* self, const CallOptions& o) {
   if (self != nullptr) return *self;
-  return o.engine.is_none() ? DefaultEngine() : o.engine.cast<PyEngine&>();
+  if (o.engine.is_none()) return DefaultEngine();
+  if (!py::isinstance<PyEngine>(o.engine)) {
+    throw py::type_error("rowjit: engine= must be a rowjit.Engine or None, not " + TypeName(o.engine));
+  }
+  return o.engine.cast<PyEngine&>();
+}
+
+// project's expressions: a list (any sequence but a str or bytes) of str.
+std::vector<std::string> TextsArg(const py::args& args) {
+  if (args.empty()) throw py::type_error("rowjit: project takes a list of expressions (str)");
+  py::handle given = args[0];
+  if (PyUnicode_Check(given.ptr()) || PyBytes_Check(given.ptr()) || !PySequence_Check(given.ptr())) {
+    throw py::type_error("rowjit: project takes a list of expressions (str), not " + TypeName(given));
+  }
+  const auto seq = py::reinterpret_borrow<py::sequence>(given);
+  std::vector<std::string> texts;
+  texts.reserve(seq.size());
+  for (size_t i = 0; i < seq.size(); ++i) texts.push_back(TextOf(seq[i], "project's expression " + std::to_string(i)));
+  return texts;
 }
 
 py::object EvaluateCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
@@ -398,8 +470,7 @@ py::object FilterCall(PyEngine* self, const py::args& args, const py::kwargs& kw
 
 py::object ProjectCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
   CallOptions o;
-  if (args.empty() || py::isinstance<py::str>(args[0])) throw py::type_error("rowjit: project takes a list of expressions");
-  const auto texts = args[0].cast<std::vector<std::string>>();
+  const std::vector<std::string> texts = TextsArg(args);
   const Columns cols = ReadCall(args, 1, kwargs, kValid | kArrow | (self ? 0u : kEngine), o, false);
   return EngineOf(self, o).Project(texts, cols, o);
 }
@@ -425,12 +496,42 @@ py::tuple TypeCall(bool aggregate, py::args args, py::kwargs kwargs) {
   return py::make_tuple(agg.result.WithNullable(false).ToString(), agg.result.nullable, agg.name());
 }
 
+// The docstrings of the calls (the module's functions name engine= too).
+#define ROWJIT_THREADS_DOC                                                                                      \
+  "threads: an int from 1 to 2**31 - 1 (another type is a TypeError, another value a ValueError); the batch " \
+  "is split into that many chunks of whole 64-row words, each evaluated on a thread of its own, but never " \
+  "on more threads than the CPUs available to the process (len(os.sched_getaffinity(0))) nor more than one " \
+  "per 64 rows: a larger count is clamped. A thread that cannot be started raises rowjit.Error."
+constexpr const char* kEvaluateDoc =
+    "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, engine=None, **columns)\n\n"
+    "One array of the columns' length. " ROWJIT_THREADS_DOC;
+constexpr const char* kEngineEvaluateDoc =
+    "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, **columns)\n\n"
+    "One array of the columns' length. " ROWJIT_THREADS_DOC;
+#undef ROWJIT_THREADS_DOC
+
+// Engine(cache_dir="", synchronous=False, compile_threads=1), each argument checked: a wrong type
+// is a TypeError, a wrong value a ValueError. The engine clamps compile_threads further (to the
+// host's hardware threads); a pool it cannot start is its error, rowjit.Error.
+std::unique_ptr<PyEngine> MakeEngine(const py::object& cache_dir, const py::object& synchronous,
+                                     const py::object& compile_threads) {
+  std::string folder = TextOf(cache_dir, "cache_dir=");
+  if (folder.find('\0') != std::string::npos) throw py::value_error("rowjit: cache_dir= holds a NUL character");
+  const bool sync = BoolOf(synchronous, "synchronous=");
+  const auto threads = static_cast<int>(IntOf(compile_threads, "compile_threads=", 1, INT_MAX));
+  return std::make_unique<PyEngine>(folder, sync, threads);
+}
+
 void DefineEngine(py::module_& m) {
   py::class_<PyEngine>(m, "Engine", "A rowjit engine: its kernel cache, compile pool and prepared expressions.")
-      .def(py::init<const std::string&, bool, int>(), py::arg("cache_dir") = "", py::arg("synchronous") = false,
-           py::arg("compile_threads") = 1)
-      .def("evaluate", [](PyEngine& e, py::args a, py::kwargs k) { return EvaluateCall(&e, a, k); },
-           "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, **columns)")
+      .def(py::init(&MakeEngine), py::arg("cache_dir") = "", py::arg("synchronous") = false,
+           py::arg("compile_threads") = 1,
+           "Engine(cache_dir='', synchronous=False, compile_threads=1): cache_dir a str (a folder for the "
+           "persistent kernel cache, '' for none), synchronous True or False (True: every call waits for the "
+           "optimized kernel), compile_threads an int from 1 to 2**31 - 1 (threads of the background compile "
+           "pool, which the engine clamps to the host's hardware threads). A wrong type is a TypeError, a wrong value a "
+           "ValueError.")
+      .def("evaluate", [](PyEngine& e, py::args a, py::kwargs k) { return EvaluateCall(&e, a, k); }, kEngineEvaluateDoc)
       .def("filter", [](PyEngine& e, py::args a, py::kwargs k) { return FilterCall(&e, a, k); },
            "filter(predicate, [batch], *, valid=None, arrow=None, **columns)")
       .def("project", [](PyEngine& e, py::args a, py::kwargs k) { return ProjectCall(&e, a, k); },
@@ -461,16 +562,34 @@ PYBIND11_MODULE(_rowjit, m) {
   m.def("_aggregate_type", [](py::args a, py::kwargs k) { return rp::TypeCall(true, a, k); });
   m.def(
       "interval_dtype",
-      [](const std::string& unit) {
+      [](const py::object& unit) {
+        if (!PyUnicode_Check(unit.ptr())) {
+          throw py::type_error("rowjit: interval_dtype's unit must be a str, not " + rp::TypeName(unit));
+        }
         for (auto [name, u] : {std::pair{"months", rowjit::IntervalUnit::kMonths}, std::pair{"day_time", rowjit::IntervalUnit::kDayTime},
                                std::pair{"month_day_nano", rowjit::IntervalUnit::kMonthDayNano}}) {
-          if (unit == name) return rp::IntervalDtype(u);
+          if (PyUnicode_CompareWithASCIIString(unit.ptr(), name) == 0) return rp::IntervalDtype(u);
         }
-        throw py::value_error("rowjit: interval_dtype takes 'months', 'day_time' or 'month_day_nano'");
+        throw py::value_error("rowjit: interval_dtype takes 'months', 'day_time' or 'month_day_nano', not " +
+                              py::repr(unit).cast<std::string>());
       },
-      "The numpy structured dtype of an interval type, laid out as Arrow's");
-  m.def("evaluate", [](py::args a, py::kwargs k) { return rp::EvaluateCall(nullptr, a, k); });
-  m.def("filter", [](py::args a, py::kwargs k) { return rp::FilterCall(nullptr, a, k); });
-  m.def("project", [](py::args a, py::kwargs k) { return rp::ProjectCall(nullptr, a, k); });
-  m.def("aggregate", [](py::args a, py::kwargs k) { return rp::AggregateCall(nullptr, a, k); });
+      py::arg("unit"), "The numpy structured dtype of an interval type, laid out as Arrow's: 'months', 'day_time' or 'month_day_nano'.");
+  m.def("evaluate", [](py::args a, py::kwargs k) { return rp::EvaluateCall(nullptr, a, k); }, rp::kEvaluateDoc);
+  m.def("filter", [](py::args a, py::kwargs k) { return rp::FilterCall(nullptr, a, k); },
+        "filter(predicate, [batch], *, valid=None, arrow=None, engine=None, **columns): the rows where a bool "
+        "expression is true (null counts as false), as uint32 indices.");
+  m.def("project", [](py::args a, py::kwargs k) { return rp::ProjectCall(nullptr, a, k); },
+        "project(exprs, [batch], *, valid=None, arrow=None, engine=None, **columns): several expressions (a list "
+        "of str) in one pass over the columns, a list of arrays.");
+  m.def("aggregate", [](py::args a, py::kwargs k) { return rp::AggregateCall(nullptr, a, k); },
+        "aggregate(agg, [batch], *, valid=None, engine=None, **columns): sum, min, max, min_max (a tuple), "
+        "count, nan_count, any, all over the non-null rows; a Python value (None when null).");
+  // Any cast left to pybind11 that fails is a wrong type: a TypeError, not a RuntimeError.
+  py::register_local_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::cast_error& e) {
+      PyErr_SetString(PyExc_TypeError, (std::string("rowjit: ") + e.what()).c_str());
+    }
+  });
 }

@@ -227,7 +227,9 @@ Result<std::shared_ptr<const DictionaryArray>> DictionaryArray::Make(
     return MakeError(ErrorCode::kUnsupported, "dictionary values must be a flat array, not {}",
                      EncodingName(values->encoding()));
   }
-  DataType type(values->type().id, codes->type().nullable || values->type().nullable);
+  // The values' whole type (a decimal's precision and scale, a unit, a zone), nullable where
+  // either the codes or the values are.
+  const DataType type = values->type().WithNullable(codes->type().nullable || values->type().nullable);
   return std::shared_ptr<const DictionaryArray>(
       new DictionaryArray(type, std::move(codes), std::move(values)));
 }
@@ -262,7 +264,7 @@ int64_t DictionaryArray::NullCount() const {
 }
 
 Scalar DictionaryArray::GetScalar(int64_t i) const {
-  if (IsNull(i)) return Scalar::Null(type().id);
+  if (IsNull(i)) return Scalar::Null(type().id).As(type());
   return values_->GetScalar(Code(i));
 }
 

@@ -154,8 +154,10 @@ Result<ArrayPtr> SelectView(const ArrayPtr& array, const SelectionVector& select
   BufferPtr indices = Buffer::Borrow(selection.data(), selection.size() * 4, selection.buffer());
   ROWJIT_ASSIGN_OR_RETURN(auto codes, PrimitiveArray::Make(DataType(TypeId::kU32, array->type().nullable),
                                                            selection.size(), std::move(indices), std::move(valid)));
-  ROWJIT_ASSIGN_OR_RETURN(auto values, PrimitiveArray::Make(DataType(type, false), p.length(), p.values_buffer(),
-                                                            Validity::AllValid(), p.offset()));
+  // The column's whole type (a decimal's precision and scale, a temporal unit and zone), which
+  // the dictionary takes from its values: the storage alone would not bind.
+  ROWJIT_ASSIGN_OR_RETURN(auto values, PrimitiveArray::Make(array->type().WithNullable(false), p.length(),
+                                                            p.values_buffer(), Validity::AllValid(), p.offset()));
   ROWJIT_ASSIGN_OR_RETURN(auto dict, DictionaryArray::Make(std::move(codes), std::move(values)));
   return ArrayPtr(std::move(dict));
 }

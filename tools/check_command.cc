@@ -56,7 +56,9 @@ int CheckCatalog(const Args& args) {
     fmt::print(stderr, "rowjit: --catalog takes no expression\n\n{}", kCheckHelp);
     return 2;
   }
+  if (!args.MissingValue({"--target"}).empty()) return Usage("--target takes a value", kCheckHelp);
   const std::string target = args.Value("--target").value_or("native");
+  if (int rc = RejectUnknownTarget(target, kCheckHelp); rc >= 0) return rc;
   const bool json = args.Has("--json");
   auto summary = jit::RunCatalogGate(target, [&](const jit::KernelCheck& check) {
     if (!json && !check.result.passed()) {

@@ -1,11 +1,15 @@
 // Argument helpers and summaries shared by the subcommands (tools layer).
 #include "tools/commands.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "ir/version.h"
 #include "jit/base/host.h"
+#include "jit/base/target.h"
 #include "runtime/random.h"
 
 namespace rowjit::cli {
@@ -57,6 +61,14 @@ std::vector<std::string> Args::Positionals(
   return out;
 }
 
+std::string Args::MissingValue(const std::vector<std::string_view>& flags_with_values) const {
+  if (raw_.empty()) return "";
+  for (auto f : flags_with_values) {
+    if (raw_.back() == f) return std::string(f);
+  }
+  return "";
+}
+
 std::string Args::Unknown(const std::vector<std::string_view>& known) const {
   for (auto a : raw_) {
     if (!a.starts_with("--")) continue;
@@ -70,24 +82,84 @@ std::string Args::Unknown(const std::vector<std::string_view>& known) const {
 
 namespace {
 
+// The whole of `s` as a number of type T: no sign for unsigned types, no leading space, no
+// "inf" or "nan", nothing past the type's range (a float that underflows to 0 included).
 template <typename T>
 bool ParseNumber(const std::string& s, T& out) {
+  T value{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || p != s.data() + s.size()) return false;
   if constexpr (std::is_floating_point_v<T>) {
-    char* end = nullptr;
-    out = static_cast<T>(std::strtod(s.c_str(), &end));
-    return !s.empty() && end == s.c_str() + s.size();
-  } else {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
+    if (!std::isfinite(value)) return false;
   }
+  out = value;
+  return true;
 }
+
+// An integer flag's value in [lo, hi] into `out`, or a usage error naming the range and the value.
+template <typename T>
+int ParseIntegerFlag(const Args& args, std::string_view flag, T lo, T hi, T& out, const char* help) {
+  const std::optional<std::string> v = args.Value(flag);
+  if (!v) return -1;
+  T value{};
+  if (!ParseNumber(*v, value) || value < lo || value > hi) {
+    return Usage(fmt::format("{} takes an integer in [{}, {}], not '{}'", flag, lo, hi, *v), help);
+  }
+  out = value;
+  return -1;
+}
+
+// A fraction flag's value in [0, 1] into `out`, or a usage error.
+int ParseFractionFlag(const Args& args, std::string_view flag, double& out, const char* help) {
+  const std::optional<std::string> v = args.Value(flag);
+  if (!v) return -1;
+  double value = 0;
+  if (!ParseNumber(*v, value) || !(value >= 0 && value <= 1)) {
+    return Usage(fmt::format("{} takes a fraction in [0, 1], not '{}'", flag, *v), help);
+  }
+  out = value;
+  return -1;
+}
+
+// --string-lengths MIN-MAX, each in [0, kMaxStringLength], MIN <= MAX.
+int ParseStringLengths(const Args& args, StringSpec& spec, const char* help) {
+  const std::optional<std::string> v = args.Value("--string-lengths");
+  if (!v) return -1;
+  const size_t dash = v->find('-');
+  int64_t lo = 0, hi = 0;
+  if (dash == std::string::npos || !ParseNumber(v->substr(0, dash), lo) || !ParseNumber(v->substr(dash + 1), hi) ||
+      lo < 0 || hi < lo || hi > kMaxStringLength) {
+    return Usage(fmt::format("--string-lengths takes MIN-MAX bytes (0 <= MIN <= MAX <= {}), not '{}'",
+                             kMaxStringLength, *v),
+                 help);
+  }
+  spec.min_length = lo;
+  spec.max_length = hi;
+  return -1;
+}
+
+// "a, b or c"
+std::string OneOf(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace
 
 int Usage(const std::string& message, const char* help) {
   fmt::print(stderr, "rowjit: {}\n\n{}", message, help);
   return 2;
 }
 
-}  // namespace
+int RejectUnknownTarget(const std::string& target, const char* help) {
+  const std::vector<std::string>& known = jit::KnownTargets();
+  if (std::find(known.begin(), known.end(), target) != known.end()) return -1;
+  return Usage(fmt::format("unknown target '{}': --target takes {}", target, OneOf(known)), help);
+}
 
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   static const std::vector<std::string_view> kWithValues = {
@@ -97,6 +169,7 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   std::vector<std::string_view> known = kWithValues;
   known.insert(known.end(), {"--verify", "--json", "--help", "--catalog", "--no-disk-cache"});
   if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
+  if (auto m = args.MissingValue(kWithValues); !m.empty()) return Usage(m + " takes a value", help);
   auto pos = args.Positionals(kWithValues);
   o.more_exprs = args.Values("--expr");
   if (pos.size() > 1 || (pos.empty() && o.more_exprs.empty())) return Usage("expected one expression", help);
@@ -118,36 +191,20 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   auto schema = args.Value("--schema");
   if (!schema) return Usage("--schema is required", help);
   o.schema = *schema;
-  if (auto v = args.Value("--rows"); v && (!ParseNumber(*v, o.rows) || o.rows < 0)) {
-    return Usage("--rows takes a non-negative integer", help);
+  if (int rc = ParseIntegerFlag(args, "--rows", int64_t{0}, kMaxRows, o.rows, help); rc >= 0) return rc;
+  if (int rc = ParseIntegerFlag(args, "--offset", int64_t{0}, kMaxRows, o.offset, help); rc >= 0) return rc;
+  if (int rc = ParseIntegerFlag(args, "--seed", uint64_t{0}, std::numeric_limits<uint64_t>::max(), o.seed, help);
+      rc >= 0) {
+    return rc;
   }
-  if (auto v = args.Value("--valid");
-      v && (!ParseNumber(*v, o.valid) || !(o.valid >= 0 && o.valid <= 1))) {
-    return Usage("--valid takes a fraction in [0, 1]", help);
-  }
-  if (auto v = args.Value("--seed"); v && !ParseNumber(*v, o.seed)) {
-    return Usage("--seed takes an integer", help);
-  }
-  if (auto v = args.Value("--offset"); v && (!ParseNumber(*v, o.offset) || o.offset < 0)) {
-    return Usage("--offset takes a non-negative integer", help);
-  }
-  if (auto v = args.Value("--string-lengths")) {
-    const size_t dash = v->find('-');
-    if (dash == std::string::npos || !ParseNumber(v->substr(0, dash), o.strings.min_length) ||
-        !ParseNumber(v->substr(dash + 1), o.strings.max_length) || o.strings.min_length < 0 ||
-        o.strings.max_length < o.strings.min_length || o.strings.max_length > (1 << 20)) {
-      return Usage("--string-lengths takes MIN-MAX bytes (0 <= MIN <= MAX <= 1048576)", help);
-    }
-  }
+  if (int rc = ParseFractionFlag(args, "--valid", o.valid, help); rc >= 0) return rc;
+  if (int rc = ParseStringLengths(args, o.strings, help); rc >= 0) return rc;
+  if (int rc = ParseFractionFlag(args, "--match-share", o.strings.match_share, help); rc >= 0) return rc;
   if (auto v = args.Value("--alphabet")) {
     if (v->empty()) return Usage("--alphabet takes at least one character", help);
     o.strings.alphabet = *v;
   }
   if (auto v = args.Value("--match")) o.strings.match = *v;
-  if (auto v = args.Value("--match-share");
-      v && (!ParseNumber(*v, o.strings.match_share) || !(o.strings.match_share >= 0 && o.strings.match_share <= 1))) {
-    return Usage("--match-share takes a fraction in [0, 1]", help);
-  }
   for (const std::string& c : args.Values("--const")) {
     const size_t eq = c.find('=');
     if (eq == std::string::npos || eq == 0) return Usage("--const takes NAME=VALUE", help);
@@ -155,6 +212,7 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
   }
   if (auto v = args.Value("--policy")) o.policy = *v;
   if (auto v = args.Value("--target")) o.target = *v;
+  if (int rc = RejectUnknownTarget(o.target, help); rc >= 0) return rc;
   if (auto v = args.Value("--vector-width")) {
     Result<jit::VectorWidths> widths = jit::ParseVectorWidths(*v);
     if (!widths.ok()) return Usage(widths.error().message(), help);

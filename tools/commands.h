@@ -25,12 +25,20 @@ class Args {
   std::vector<std::string> Values(std::string_view flag) const;
   std::optional<std::string> Value(std::string_view flag) const;
   std::vector<std::string> Positionals(const std::vector<std::string_view>& flags_with_values) const;
+  // The first of `flags_with_values` given last, with no value after it (and no "="), or empty.
+  std::string MissingValue(const std::vector<std::string_view>& flags_with_values) const;
   // The first argument starting with "--" that is not in `known`, or empty.
   std::string Unknown(const std::vector<std::string_view>& known) const;
 
  private:
   std::vector<std::string_view> raw_;
 };
+
+// The most rows --rows and --offset may each name (2^40: the most an Arrow array may claim on
+// import). eval also refuses, before allocating, a batch the machine cannot hold.
+inline constexpr int64_t kMaxRows = int64_t{1} << 40;
+// The longest random string --string-lengths may ask for, in bytes.
+inline constexpr int64_t kMaxStringLength = int64_t{1} << 20;
 
 struct EvalOptions {
   std::string expr;
@@ -54,9 +62,13 @@ struct EvalOptions {
   StringSpec strings;           // eval: --string-lengths, --alphabet, --match, --match-share
 };
 
-// Fills `o` from the flags shared by eval, ir, check and explain. Returns -1 to continue, or an
-// exit code (2 on usage errors, printed on stderr).
+// Fills `o` from the flags shared by eval, ir, check and explain, each value checked (numbers
+// against their ranges, --target against the known targets). Returns -1 to continue, or an exit
+// code (2 on usage errors, printed on stderr).
 int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help);
+// A usage error (2) when `target` is not one of jit::KnownTargets() (what ir, check and explain
+// generate code for), else -1.
+int RejectUnknownTarget(const std::string& target, const char* help);
 // For the commands other than eval: a usage error (2) when --filter or --expr was given, else -1.
 int RejectEvalOnlyOptions(const EvalOptions& o, const char* help);
 
@@ -74,6 +86,8 @@ int RejectEvalOnlyOptions(const EvalOptions& o, const char* help);
 Result<jit::PlannedKernel> PlanFromOptions(const EvalOptions& o);
 
 int PrintHelp(const char* help);
+// Prints "rowjit: <message>" and the help on stderr; exit code 2.
+int Usage(const std::string& message, const char* help);
 // Prints "rowjit: <error>" on stderr; exit code 2 for usage/parse/type errors, 1 otherwise.
 int Fail(const Error& error);
 // "rows N, nulls N, checksum 0x..." or "error <code>: <function> at row R: <message>".

@@ -1,12 +1,19 @@
 // `rowjit eval`: evaluate an expression over random inputs with the JIT (and the reference with
 // --verify) and summarise the result (tools).
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
 #include "jit/api/engine.h"
+#include "jit/base/host.h"
+#include "kernels/dispatch.h"
 #include "runtime/random.h"
 #include "tools/commands.h"
 #include "jit/exec/static_chain.h"
@@ -27,17 +34,21 @@ is printed beside the JIT's, and its values must equal the JIT's.
 
 options:
   --schema S         columns as NAME:TYPE, '?' for nullable (required)
-  --rows N           rows to generate (default 1000)
-  --valid F          fraction of non-null rows in nullable columns (default 0.9)
+  --rows N           rows to generate, 0 to 2^40 (default 1000)
+  --valid F          fraction of non-null rows in nullable columns, 0 to 1 (default 0.9)
   --const NAME=V     make column NAME a batch constant of value V (V may be null); repeatable
-  --seed S           random seed (default 1)
-  --string-lengths A-B  random strings of A to B bytes (default 0-16)
+  --seed S           random seed, 0 to 2^64 - 1 (default 1)
+  --string-lengths A-B  random strings of A to B bytes, 0 <= A <= B <= 1048576 (default 0-16)
   --alphabet S       the characters random strings are made of (UTF-8; default
                      'abcxyzAB-_%' and three multibyte characters)
-  --match TEXT       with --match-share F: that share of string rows equal TEXT (a literal's
-                     matches)
-  --offset K         slice every input at row (bit) offset K first
+  --match TEXT       with --match-share F (0 to 1): that share of string rows equal TEXT (a
+                     literal's matches)
+  --offset K         slice every input at row (bit) offset K first, 0 to 2^40
   --policy P         auto | dense | dense-retry | branch-skip | filter-scatter (default auto)
+  --target T         native (default), or an x86-64 level this CPU runs (x86-64-v2, x86-64-v3,
+                     x86-64-v4, where the CPU has it): the JIT's and the static kernels are held
+                     to that level (over ROWJIT_KERNEL_LEVEL). eval runs what it compiles: other
+                     targets are for ir, check and explain
   --verify           also run the reference evaluator; exit 1 on any difference, printing the
                      first differing row (agreeing on the same error at the same row is a match)
   --tier T           optimized (default) | fast: the kernel tier to compile and run
@@ -53,6 +64,11 @@ options:
   --expr E           another expression (repeatable; EXPR may then be omitted): every one is
                      evaluated in one pass by Engine::Project (under --filter's selection if
                      given); --verify checks each output against the reference
+
+The batch (K + N rows of every column that is not a constant, strings at the average of their
+lengths) is estimated before anything is allocated: past this machine's memory it is refused
+(out of memory, exit 2), as is a utf8 or binary column whose strings would pass the 2^31 - 1
+bytes its 32-bit offsets reach (exit 2).
 )";
 
 // The disk cache folder: --cache-dir, else the library's default (DefaultCacheDir: the same
@@ -61,6 +77,97 @@ std::string CacheFolder(const EvalOptions& o) {
   if (o.no_disk_cache) return "";
   if (!o.cache_dir.empty()) return o.cache_dir;
   return DefaultCacheDir();
+}
+
+// eval runs the kernels it compiles, so it takes the targets this CPU runs: native (the
+// default; ROWJIT_KERNEL_LEVEL may hold it to a lower x86-64 level), or an x86-64 level the CPU
+// has, to which the JIT's kernels and the static ones are then held (kernels::SetKernelLevel, as
+// ROWJIT_KERNEL_LEVEL does).
+std::vector<std::string> RunnableTargets() {
+  std::vector<std::string> out = {"native"};
+  if (!jit::GetHostInfo().target_triple.starts_with("x86_64")) return out;
+  for (kernels::KernelLevel level : kernels::AvailableKernelLevels()) {
+    if (level != kernels::KernelLevel::kBaseline) out.push_back("x86-64-" + std::string(kernels::KernelLevelName(level)));
+  }
+  return out;
+}
+
+int UseTarget(const std::string& target) {
+  if (target == "native") return -1;
+  const std::vector<std::string> runnable = RunnableTargets();
+  const std::optional<kernels::KernelLevel> level = kernels::ParseKernelLevel(target);
+  if (std::find(runnable.begin(), runnable.end(), target) == runnable.end() || !level ||
+      !kernels::SetKernelLevel(*level)) {
+    std::string names;
+    for (const std::string& t : runnable) names += (names.empty() ? "" : ", ") + t;
+    return Usage(fmt::format("eval runs its kernels on this CPU: --target takes {} here, not '{}' (ir, check "
+                             "and explain generate code for any target)",
+                             names, target),
+                 kHelp);
+  }
+  return -1;
+}
+
+// A random string's expected bytes: the middle of --string-lengths, and --match's share.
+double AverageStringLength(const EvalOptions& o) {
+  const double random = (static_cast<double>(o.strings.min_length) + static_cast<double>(o.strings.max_length)) / 2;
+  return (1 - o.strings.match_share) * random + o.strings.match_share * static_cast<double>(o.strings.match.size());
+}
+
+double ValidShare(const EvalOptions& o, const Field& f) { return f.type.nullable ? o.valid : 1.0; }
+
+bool IsConstant(const EvalOptions& o, const Field& f) {
+  return std::any_of(o.constants.begin(), o.constants.end(), [&](const auto& c) { return c.first == f.name; });
+}
+
+// The bytes RandomBatch holds at its peak for one generated row of a column: a fixed-width row
+// passes through a Scalar into its buffer; a string row is held twice (the rows, then the
+// column's data) at the average length (null rows are empty), with its bookkeeping and its
+// offset or view.
+double RowBytes(const EvalOptions& o, const Field& f) {
+  if (!IsString(f.type.id)) return static_cast<double>(sizeof(Scalar)) + ByteWidth(f.type.id) + 1;
+  const double layout = f.layout == StringLayout::kViews ? 16 : f.layout == StringLayout::kOffsets64 ? 8 : 4;
+  const double bookkeeping = 2 * sizeof(std::optional<std::string>) + sizeof(std::optional<std::string_view>) + 16;
+  return 2 * AverageStringLength(o) * ValidShare(o, f) + bookkeeping + layout + 1;
+}
+
+// Refuses, before anything is allocated, a batch that cannot be built: a utf8 or binary column
+// whose strings would pass its 32-bit offsets (a usage error), or a batch past this machine's
+// memory (out of memory).
+Status CheckBatchFits(const Schema& schema, const EvalOptions& o) {
+  const double rows = static_cast<double>(o.rows) + static_cast<double>(o.offset);
+  double bytes = 0, string_bytes = 0;
+  int string_columns = 0;
+  for (const Field& f : schema.fields) {
+    if (IsConstant(o, f)) continue;
+    bytes += rows * RowBytes(o, f);
+    if (!IsString(f.type.id)) continue;
+    ++string_columns;
+    const double data = rows * AverageStringLength(o) * ValidShare(o, f);
+    string_bytes += data;
+    if (f.layout == StringLayout::kOffsets32 && data > static_cast<double>(std::numeric_limits<int32_t>::max())) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "column '{}' ({}) would hold about {:.1f} GiB of strings ({:.0f} rows of {:.0f} bytes on "
+                       "average), past the 2^31 - 1 bytes its 32-bit offsets reach: use {} or {}, fewer rows or "
+                       "shorter --string-lengths",
+                       f.name, StringTypeName(f.type.id, f.layout), data / (1 << 30), rows, AverageStringLength(o),
+                       StringTypeName(f.type.id, StringLayout::kOffsets64),
+                       StringTypeName(f.type.id, StringLayout::kViews));
+    }
+  }
+  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && bytes > have) {
+    const std::string strings =
+        string_columns == 0 ? ""
+                            : fmt::format(", {:.1f} GiB of it strings of {:.0f} bytes on average in {} column{}",
+                                          string_bytes / (1 << 30), AverageStringLength(o), string_columns,
+                                          string_columns == 1 ? "" : "s");
+    return MakeError(ErrorCode::kOutOfMemory,
+                     "the random batch of {:.0f} rows (--rows {} and --offset {}) needs about {:.1f} GiB{}; this "
+                     "machine has {:.1f} GiB",
+                     rows, o.rows, o.offset, bytes / (1 << 30), strings, have / (1 << 30));
+  }
+  return Status::OK();
 }
 
 // The CLI compiles synchronously, so that the time it prints is the compile's.
@@ -304,8 +411,12 @@ int Eval(const Args& args) {
   if (args.Has("--help")) return PrintHelp(kHelp);
   EvalOptions o;
   if (int rc = ParseEvalOptions(args, o, kHelp); rc >= 0) return rc;
+  if (int rc = UseTarget(o.target); rc >= 0) return rc;
+  auto policy = ir::ParsePolicy(o.policy);
+  if (!policy.ok()) return Fail(policy.error());
   auto schema = ParseSchema(o.schema);
   if (!schema.ok()) return Fail(schema.error());
+  if (Status fits = CheckBatchFits(*schema, o); !fits.ok()) return Fail(fits.error());
   if (ir::IsAggregateText(o.expr)) {
     if (!o.filter.empty() || !o.more_exprs.empty()) {
       return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
@@ -318,8 +429,6 @@ int Eval(const Args& args) {
   }
   auto expr = ir::ParseAndBind(o.expr, *schema);
   if (!expr.ok()) return Fail(expr.error());
-  auto policy = ir::ParsePolicy(o.policy);
-  if (!policy.ok()) return Fail(policy.error());
   auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset, o.strings);
   if (!batch.ok()) return Fail(batch.error());
   auto engine = MakeEngine(o);

@@ -21,17 +21,21 @@ Engine::Engine() = default;
 Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options) {
-  ApplyKernelLevelVariable();  // before the compiler resolves the native target's level
-  ROWJIT_ASSIGN_OR_RETURN(auto compiler, JitCompiler::Make(options.vector_widths));
-  return Make(std::move(options), std::move(compiler));
+  return NoThrow([&]() -> Result<std::unique_ptr<Engine>> {
+    ApplyKernelLevelVariable();  // before the compiler resolves the native target's level
+    ROWJIT_ASSIGN_OR_RETURN(auto compiler, JitCompiler::Make(options.vector_widths));
+    return Make(std::move(options), std::move(compiler));
+  });
 }
 
 Result<std::unique_ptr<Engine>> Engine::Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler) {
-  ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<internal::EngineImpl> impl,
-                          internal::EngineImpl::Make(std::move(options), std::move(compiler)));
-  std::unique_ptr<Engine> engine(new Engine());
-  engine->impl_ = std::move(impl);
-  return engine;
+  return NoThrow([&]() -> Result<std::unique_ptr<Engine>> {
+    ROWJIT_ASSIGN_OR_RETURN(std::unique_ptr<internal::EngineImpl> impl,
+                            internal::EngineImpl::Make(std::move(options), std::move(compiler)));
+    std::unique_ptr<Engine> engine(new Engine());
+    engine->impl_ = std::move(impl);
+    return engine;
+  });
 }
 
 Result<ArrayPtr> Engine::Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,
@@ -152,14 +156,26 @@ Result<std::unique_ptr<EngineImpl>> EngineImpl::Make(EngineOptions options, std:
     return MakeError(ErrorCode::kInvalidInput, "max_kernel_nodes {} is below {}", options.max_kernel_nodes,
                      kMinKernelNodes);
   }
+  if (options.max_queued_compiles < 1) {
+    return MakeError(ErrorCode::kInvalidInput, "max_queued_compiles is 0; the queue holds at least 1");
+  }
+  if (options.claim_wait_ms < 0) {
+    return MakeError(ErrorCode::kInvalidInput, "claim_wait_ms {} is negative", options.claim_wait_ms);
+  }
   std::unique_ptr<DiskCache> disk;
   if (!options.cache_dir.empty()) {
-    ROWJIT_ASSIGN_OR_RETURN(disk, DiskCache::Open(options.cache_dir, options.disk_cache_bytes));
+    ROWJIT_ASSIGN_OR_RETURN(disk, DiskCache::Open(options.cache_dir, options.disk_cache_bytes,
+                                                  std::chrono::milliseconds(options.claim_wait_ms)));
   }
-  return std::make_unique<EngineImpl>(std::move(compiler), options, std::move(disk));
+  std::unique_ptr<CompilePool> pool;
+  if (options.compile == EngineOptions::Compile::kTiered) {
+    ROWJIT_ASSIGN_OR_RETURN(pool, CompilePool::Make(options.compile_threads, options.max_queued_compiles));
+  }
+  return std::make_unique<EngineImpl>(std::move(compiler), options, std::move(disk), std::move(pool));
 }
 
-EngineImpl::EngineImpl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, std::unique_ptr<DiskCache> d)
+EngineImpl::EngineImpl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, std::unique_ptr<DiskCache> d,
+                       std::unique_ptr<CompilePool> pool)
     : options_(o),
       compiler_(std::move(c)),
       disk_(std::move(d)),
@@ -167,12 +183,18 @@ EngineImpl::EngineImpl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, s
       cache_(o.cache_capacity, o.optimize_after_uses, Makers()),
       held_exprs_(o.held_expressions),
       held_aggregates_(o.held_expressions),
-      held_projections_(o.held_expressions) {
+      held_projections_(o.held_expressions),
+      pool_(std::move(pool)) {
   if (kRecycleOutputs && o.retained_output_bytes > 0) {
     outputs_ = std::make_shared<RecyclingPool>(o.retained_output_bytes, kRecycledOutputMin);
   }
-  if (o.compile == EngineOptions::Compile::kTiered) pool_ = std::make_unique<CompilePool>(o.compile_threads);
   stream_bytes_ = StreamThreshold(o.stream_output_bytes);
+}
+
+EngineImpl::~EngineImpl() {
+  cache_.Close();
+  if (disk_ != nullptr) disk_->Abandon();
+  pool_.reset();
 }
 
 // Kernels from disk when the disk cache has them; compiled optimized kernels go to disk.
@@ -193,9 +215,7 @@ KernelCache::Makers EngineImpl::Makers() {
     if (disk_ != nullptr && tier == Tier::kOptimized) (void)disk_->Store(DiskKey(key), object.bytes);
     return compiler_->Link(object, key.shape, tier);
   };
-  m.submit = [this](std::function<void()> job) {
-    if (pool_) pool_->Submit(std::move(job));
-  };
+  m.submit = [this](std::function<void()> job) { return pool_ != nullptr && pool_->Submit(std::move(job)); };
   m.claim = [this](const CacheKey& key) -> std::shared_ptr<void> {
     return disk_ != nullptr ? disk_->Claim(DiskKey(key)) : nullptr;
   };
@@ -225,6 +245,10 @@ bool EngineImpl::StreamsOutput(const ir::Expr& expr, int64_t length, int64_t inp
 CacheStats EngineImpl::cache_stats() const {
   CacheStats s = cache_.stats();
   s.held = held_runs_.load(std::memory_order_relaxed);
+  if (pool_ != nullptr) {
+    s.compile_queue = pool_->queued();
+    s.compile_queue_peak = pool_->queued_peak();
+  }
   return s;
 }
 

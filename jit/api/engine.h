@@ -77,8 +77,20 @@ struct EngineOptions {
   // ready. kSynchronous: every call waits for the optimized kernel (tests, benchmarks, CLI).
   enum class Compile : uint8_t { kTiered, kSynchronous };
   Compile compile = Compile::kTiered;
-  int compile_threads = 1;      // threads of the background pool
+  // Threads of the background pool, clamped to [1, the host's hardware threads]
+  // (std::thread::hardware_concurrency()). A thread the system cannot start is an error from Make.
+  int compile_threads = 1;
+  // Optimized compiles the background pool's queue holds (at least 1). When it is full, a new
+  // key keeps answering through its lower tier (static or fast) and starts its optimized compile
+  // again at a later lookup (CacheStats::background_refused); a queued compile whose key has
+  // left the cache is dropped when it comes up (CacheStats::background_dropped).
+  size_t max_queued_compiles = 256;
   int optimize_after_uses = 1;  // tiered: lookups of a kernel before its optimized compile starts
+  // How long a compile waits for another process's claim on its key (DiskCache::Claim) before
+  // it compiles without it (DiskCacheStats::claim_timeouts): kernels compile in milliseconds, so
+  // a claim held longer belongs to a stopped or hung process. Destroying the engine ends a wait
+  // at once. At least 0.
+  int64_t claim_wait_ms = DiskCache::kClaimWait.count();
 };
 
 class PreparedExpression;

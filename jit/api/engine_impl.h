@@ -91,7 +91,11 @@ struct ProjectionRan {
 class EngineImpl {
  public:
   static Result<std::unique_ptr<EngineImpl>> Make(EngineOptions options, std::unique_ptr<JitCompiler> compiler);
-  EngineImpl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, std::unique_ptr<DiskCache> d);
+  EngineImpl(std::unique_ptr<JitCompiler> c, const EngineOptions& o, std::unique_ptr<DiskCache> d,
+             std::unique_ptr<CompilePool> pool);
+  // Ends the background work before anything it uses goes: queued compiles are dropped, a
+  // running one stops waiting on another process's claim, and the pool is joined.
+  ~EngineImpl();
 
   // --- the public calls (Engine's methods forward here; `report` may be null) ---
   Result<ArrayPtr> Evaluate(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns, int64_t length,

@@ -3,6 +3,7 @@
 #include "jit/cache/kernel_cache.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "ir/analysis.h"
 #include "runtime/timezone.h"
@@ -79,6 +80,35 @@ std::string_view KernelSourceName(KernelSource source) {
   return "?";
 }
 
+// A promise of a kernel that answers "dropped" (nullopt) when it goes unset: a background job
+// the pool drops unrun (a full queue, a pool shutting down), or a maker that threw, never leaves
+// a waiter waiting.
+class KernelCache::Promised {
+ public:
+  Promised() = default;
+  Promised(const Promised&) = delete;
+  Promised& operator=(const Promised&) = delete;
+  ~Promised() {
+    if (!set_) promise_.set_value(std::nullopt);
+  }
+  Future future() { return promise_.get_future().share(); }
+  void Set(Made made) {
+    assert(!set_ && "a kernel's promise is kept once");
+    set_ = true;
+    promise_.set_value(std::move(made));
+  }
+
+ private:
+  std::promise<Made> promise_;
+  bool set_ = false;
+};
+
+namespace {
+
+KernelCache::Lookup Found(const Result<KernelCache::KernelPtr>& r, KernelSource source) { return {*r, source}; }
+
+}  // namespace
+
 KernelCache::Entry& KernelCache::Touch(const CacheKey& key) {
   auto it = entries_.find(key);
   if (it != entries_.end()) {
@@ -90,7 +120,8 @@ KernelCache::Entry& KernelCache::Touch(const CacheKey& key) {
   e.lru = lru_.begin();
   while (entries_.size() > capacity_) {
     // Dropping the entry drops the cache's references; the machine code is freed when the last
-    // evaluation using it finishes (a compile in flight completes into a promise nobody reads).
+    // evaluation using it finishes (a compile in flight completes into a promise nobody reads; a
+    // background job still queued for it is dropped when it comes up).
     entries_.erase(lru_.back());
     lru_.pop_back();
     ++stats_.evictions;
@@ -98,17 +129,25 @@ KernelCache::Entry& KernelCache::Touch(const CacheKey& key) {
   return e;
 }
 
+void KernelCache::ForgetDropped(Entry& e) {
+  if (Ready(e.optimized) && !e.optimized.get().has_value()) {
+    e.optimized = Future();
+    e.job = 0;
+  }
+}
+
 Result<KernelCache::Lookup> KernelCache::Get(const CacheKey& key, TierWant want) {
   std::unique_lock<std::mutex> lock(mu_);
   Entry& e = Touch(key);
   if (want != TierWant::kFast) ++e.uses;
-  if (Ready(e.optimized) && e.optimized.get().ok()) {
+  ForgetDropped(e);
+  if (Ready(e.optimized) && e.optimized.get()->ok()) {
     ++stats_.hits;
     if (e.fast.valid()) {  // the optimized kernel takes over; the fast one is freed
       e.fast = Future();
       ++stats_.tier_switches;
     }
-    return Lookup{*e.optimized.get(), KernelSource::kMemory};
+    return Found(*e.optimized.get(), KernelSource::kMemory);
   }
   if (want == TierWant::kOptimized) return GetOptimized(key, lock);
   if (want != TierWant::kFast && !e.optimized.valid() && e.uses >= optimize_after_uses_) {
@@ -121,27 +160,47 @@ Result<KernelCache::Lookup> KernelCache::Get(const CacheKey& key, TierWant want)
 Result<KernelCache::Lookup> KernelCache::Await(Future f, std::unique_lock<std::mutex>& lock) {
   ++stats_.hits;
   lock.unlock();
-  const Result<KernelPtr>& r = f.get();
-  if (!r.ok()) return r.error();
-  return Lookup{*r, KernelSource::kMemory};
+  const Made& made = f.get();
+  if (!made) return MakeError(ErrorCode::kInternal, "the kernel's compile was abandoned");
+  if (!made->ok()) return made->error();
+  return Found(*made, KernelSource::kMemory);
 }
 
-Result<KernelCache::Lookup> KernelCache::GetOptimized(const CacheKey& key,
-                                                     std::unique_lock<std::mutex>& lock) {
-  Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
-  if (e.optimized.valid()) return Await(e.optimized, lock);  // in flight elsewhere, or failed
-  std::promise<Result<KernelPtr>> promise;
-  e.optimized = promise.get_future().share();
+Result<KernelCache::Lookup> KernelCache::GetOptimized(const CacheKey& key, std::unique_lock<std::mutex>& lock) {
+  for (;;) {
+    Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
+    ForgetDropped(e);
+    if (!e.optimized.valid()) return MakeOptimizedHere(key, lock);
+    const Future f = e.optimized;  // in flight elsewhere, or failed
+    lock.unlock();
+    const Made& made = f.get();
+    lock.lock();
+    if (made) {
+      ++stats_.hits;
+      if (!made->ok()) return made->error();
+      return Found(*made, KernelSource::kMemory);
+    }
+    // Its background job was dropped: the entry forgets it, and this thread makes the kernel
+    // (or waits for another that started since).
+  }
+}
+
+Result<KernelCache::Lookup> KernelCache::MakeOptimizedHere(const CacheKey& key, std::unique_lock<std::mutex>& lock) {
+  Promised promise;
+  Entry& e = Touch(key);
+  e.optimized = promise.future();
+  e.job = 0;
   lock.unlock();
   Result<Lookup> made = MakeOptimized(key, true);
-  promise.set_value(made.ok() ? Result<KernelPtr>(made->kernel) : Result<KernelPtr>(made.error()));
+  promise.Set(made.ok() ? Made(made->kernel) : Made(made.error()));
   lock.lock();
   if (made.ok()) {
     ++(made->source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
     return std::move(made).value();
   }
   auto it = entries_.find(key);  // a failed compile is not cached
-  if (it != entries_.end() && Ready(it->second.optimized) && !it->second.optimized.get().ok()) {
+  if (it != entries_.end() && Ready(it->second.optimized) && it->second.optimized.get().has_value() &&
+      !it->second.optimized.get()->ok()) {
     it->second.optimized = Future();
   }
   return std::move(made).TakeError();
@@ -153,6 +212,9 @@ Result<KernelCache::Lookup> KernelCache::MakeOptimized(const CacheKey& key, bool
     if (loaded.ok() && *loaded != nullptr) return Lookup{std::move(loaded).value(), KernelSource::kDisk};
   }
   const std::shared_ptr<void> claim = makers_.claim ? makers_.claim(key) : nullptr;
+  if (closing_.load(std::memory_order_relaxed)) {
+    return MakeError(ErrorCode::kInternal, "the engine is being destroyed");
+  }
   if (claim != nullptr) {  // another process may have compiled and stored it while this one waited
     Result<KernelPtr> loaded = makers_.load(key);
     if (loaded.ok() && *loaded != nullptr) return Lookup{std::move(loaded).value(), KernelSource::kDisk};
@@ -163,19 +225,21 @@ Result<KernelCache::Lookup> KernelCache::MakeOptimized(const CacheKey& key, bool
 
 Result<KernelCache::Lookup> KernelCache::GetFast(const CacheKey& key, std::unique_lock<std::mutex>& lock) {
   Entry& e = Touch(key);  // found again: the lock may have been released since the lookup began
+  if (Ready(e.fast) && !e.fast.get().has_value()) e.fast = Future();  // its maker threw
   if (e.fast.valid()) return Await(e.fast, lock);
-  std::promise<Result<KernelPtr>> promise;
-  e.fast = promise.get_future().share();
+  Promised promise;
+  e.fast = promise.future();
   lock.unlock();
   Result<KernelPtr> r = makers_.compile(key, Tier::kFast);
-  promise.set_value(r);
+  promise.Set(r);
   lock.lock();
   if (r.ok()) {
     ++stats_.fast_compiles;
     return Lookup{std::move(r).value(), KernelSource::kCompiled};
   }
   auto it = entries_.find(key);
-  if (it != entries_.end() && Ready(it->second.fast) && !it->second.fast.get().ok()) {
+  if (it != entries_.end() && Ready(it->second.fast) && it->second.fast.get().has_value() &&
+      !it->second.fast.get()->ok()) {
     it->second.fast = Future();
   }
   return std::move(r).TakeError();
@@ -183,34 +247,66 @@ Result<KernelCache::Lookup> KernelCache::GetFast(const CacheKey& key, std::uniqu
 
 std::optional<KernelCache::Lookup> KernelCache::StartOptimized(const CacheKey& key,
                                                               std::unique_lock<std::mutex>& lock) {
-  auto promise = std::make_shared<std::promise<Result<KernelPtr>>>();
-  Touch(key).optimized = promise->get_future().share();
+  auto promise = std::make_shared<Promised>();
+  Entry& e = Touch(key);
+  e.optimized = promise->future();
+  const uint64_t job = e.job = ++last_job_;
   lock.unlock();
   // A disk hit costs less than a fast compile: it answers now.
   Result<KernelPtr> loaded = makers_.load(key);
   if (loaded.ok() && *loaded != nullptr) {
-    promise->set_value(loaded);
+    promise->Set(loaded);
     lock.lock();
     ++stats_.disk_loads;
     return Lookup{std::move(loaded).value(), KernelSource::kDisk};
   }
-  makers_.submit([this, key, promise] {
-    Result<Lookup> made = MakeOptimized(key, false);  // the disk was just asked
-    {
-      std::lock_guard<std::mutex> guard(mu_);
-      if (made.ok()) ++(made->source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
-      else ++stats_.background_failures;
-    }
-    promise->set_value(made.ok() ? Result<KernelPtr>(made->kernel) : Result<KernelPtr>(made.error()));
-  });
+  const bool queued = makers_.submit([this, key, promise, job] { RunBackground(key, *promise, job); });
   lock.lock();
-  ++stats_.background_compiles;
+  if (queued) {
+    ++stats_.background_compiles;
+    return std::nullopt;
+  }
+  // The queue is full: the key stays on its lower tier and a later lookup starts it again; a
+  // waiter on this promise hears "dropped" and makes the kernel itself.
+  ++stats_.background_refused;
+  auto it = entries_.find(key);
+  if (it != entries_.end() && it->second.job == job) {
+    it->second.optimized = Future();
+    it->second.job = 0;
+  }
+  promise->Set(std::nullopt);
   return std::nullopt;
+}
+
+void KernelCache::RunBackground(const CacheKey& key, Promised& promise, uint64_t job) {
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto it = entries_.find(key);
+    // Compiled for nobody: the key left the cache (a later lookup starts it again) or the engine
+    // is going away.
+    if (closing_.load(std::memory_order_relaxed) || it == entries_.end() || it->second.job != job) {
+      ++stats_.background_dropped;
+      promise.Set(std::nullopt);
+      return;
+    }
+  }
+  Result<Lookup> made = MakeOptimized(key, false);  // the disk was just asked
+  // Failed because the engine began closing while it waited for the claim: dropped, not failed.
+  const bool dropped = !made.ok() && closing_.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (dropped) ++stats_.background_dropped;
+    else if (made.ok()) ++(made->source == KernelSource::kDisk ? stats_.disk_loads : stats_.compiles);
+    else ++stats_.background_failures;
+  }
+  if (dropped) return promise.Set(std::nullopt);
+  promise.Set(made.ok() ? Made(made->kernel) : Made(made.error()));
 }
 
 void KernelCache::Prefetch(const CacheKey& key) {
   std::unique_lock<std::mutex> lock(mu_);
   Entry& e = Touch(key);
+  ForgetDropped(e);
   if (!e.optimized.valid()) StartOptimized(key, lock);
 }
 

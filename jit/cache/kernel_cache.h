@@ -5,10 +5,12 @@
 // recently used out first.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <future>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "jit/compile/compiler.h"
@@ -25,9 +27,19 @@ struct CacheStats {
   int64_t held = 0;
   int64_t evictions = 0;
   int64_t size = 0;
-  int64_t background_compiles = 0;  // optimized compiles started on the background pool
+  int64_t background_compiles = 0;  // optimized compiles queued on the background pool
   int64_t background_failures = 0;  // of those, failed: the key stays on its fast kernel
-  int64_t tier_switches = 0;        // keys whose optimized kernel replaced their fast one
+  // Of those, dropped when they came up: their key had left the cache (or the engine was
+  // closing). A later lookup of the key starts it again.
+  int64_t background_dropped = 0;
+  // Optimized compiles not queued because the pool's queue was full: the key stays on its lower
+  // tier and starts the compile again at a later lookup.
+  int64_t background_refused = 0;
+  int64_t tier_switches = 0;  // keys whose optimized kernel replaced their fast one
+  // The background pool's queue (filled in by the engine): jobs waiting now, and the most that
+  // waited at once (never above EngineOptions::max_queued_compiles).
+  int64_t compile_queue = 0;
+  int64_t compile_queue_peak = 0;
 };
 
 // Where a lookup's kernel came from.
@@ -58,8 +70,9 @@ class KernelCache {
     std::function<Result<KernelPtr>(const CacheKey&)> load;
     // Compiles a kernel (an optimized one is also stored on disk).
     std::function<Result<KernelPtr>(const CacheKey&, Tier)> compile;
-    // Runs a job on the background pool.
-    std::function<void(std::function<void()>)> submit;
+    // Queues a job on the background pool; false when it is refused (a full queue, no pool),
+    // and then the job has been destroyed unrun.
+    std::function<bool(std::function<void()>)> submit;
     // Claims the optimized compile of a key across processes (DiskCache::Claim): held while it
     // compiles; null when there is nothing to claim (no disk cache). May be empty.
     std::function<std::shared_ptr<void>(const CacheKey&)> claim;
@@ -80,21 +93,35 @@ class KernelCache {
   // Starts making the optimized kernel of `key` (from disk, or compiled in the background)
   // ahead of its first lookup.
   void Prefetch(const CacheKey& key);
+  // The engine is going away: background jobs that come up from now on are dropped, and a
+  // running one that has not begun its compile drops it after its claim (whose wait
+  // DiskCache::Abandon ends). Called before the pool is destroyed.
+  void Close() { closing_.store(true, std::memory_order_relaxed); }
   CacheStats stats() const;
 
  private:
-  using Future = std::shared_future<Result<KernelPtr>>;
+  // What a kernel's promise holds: the kernel or its error, or nullopt when the background job
+  // that was to make it was dropped unrun (its key left the cache, the queue was full, the
+  // engine is closing): a waiter then makes the kernel itself.
+  using Made = std::optional<Result<KernelPtr>>;
+  using Future = std::shared_future<Made>;
+  class Promised;
   struct Entry {
     Future optimized;  // valid once started
     Future fast;       // valid once started; dropped when the optimized kernel takes over
+    uint64_t job = 0;  // the background job making `optimized` (0: none)
     int64_t uses = 0;
     std::list<CacheKey>::iterator lru;
   };
 
   Entry& Touch(const CacheKey& key);  // under mu_
-  // Waits (unlocked) for a kernel another thread or the pool is making.
+  // Under mu_: forgets an optimized kernel whose job was dropped, so that it starts again.
+  static void ForgetDropped(Entry& e);
+  // Waits (unlocked) for a kernel another thread is making.
   Result<Lookup> Await(Future f, std::unique_lock<std::mutex>& lock);
   Result<Lookup> GetOptimized(const CacheKey& key, std::unique_lock<std::mutex>& lock);
+  // GetOptimized for an entry nobody is making: made by this thread.
+  Result<Lookup> MakeOptimizedHere(const CacheKey& key, std::unique_lock<std::mutex>& lock);
   // The optimized kernel (unlocked): from disk (when `disk_first`), else compiled under the
   // cross-process claim, unless another process stored it while this one waited for the claim.
   Result<Lookup> MakeOptimized(const CacheKey& key, bool disk_first);
@@ -102,6 +129,8 @@ class KernelCache {
   // Under mu_: starts the optimized kernel of an entry that has none; `lock` is released while
   // the disk is read. Returns a disk hit (then the entry holds it).
   std::optional<Lookup> StartOptimized(const CacheKey& key, std::unique_lock<std::mutex>& lock);
+  // A background job (unlocked): the optimized kernel of `key`, unless the job is dropped.
+  void RunBackground(const CacheKey& key, Promised& promise, uint64_t job);
   static bool Ready(const Future& f) {
     return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
@@ -109,9 +138,11 @@ class KernelCache {
   size_t capacity_;
   int optimize_after_uses_;
   Makers makers_;
+  std::atomic<bool> closing_{false};
   mutable std::mutex mu_;
   std::unordered_map<CacheKey, Entry, CacheKeyHash> entries_;
   std::list<CacheKey> lru_;  // most recently used first
+  uint64_t last_job_ = 0;
   CacheStats stats_;
 };
 

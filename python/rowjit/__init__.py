@@ -13,7 +13,9 @@ rowjit.Array). A batch may come as one positional argument after the expression:
 columns, or an Arrow record batch. Nulls of numpy columns can also come as valid={"a": mask}
 (True: valid). Results are numpy arrays (masked where null) or, when an input came through
 Arrow or arrow=True is passed, rowjit.Array objects that Arrow libraries take without a copy.
-Errors raise rowjit.Error with .kind, .row and .function. A column named like an option of the
+Errors raise rowjit.Error with .kind, .row and .function; an argument of a wrong type raises
+TypeError, one of a wrong value (a count out of range, a lone surrogate in an expression, a shape
+or length) ValueError. A column named like an option of the
 call (threads, valid, arrow, engine) goes in the batch dict: rowjit.evaluate("valid + 1", {"valid": v}).
 """
 from . import _rowjit
@@ -50,8 +52,10 @@ default_cache_dir = _rowjit.default_cache_dir
 # months (i4), days (i4), nanoseconds (i8); 'day_time' days and milliseconds; 'months' months.
 interval_dtype = _rowjit.interval_dtype
 
-# evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, engine=None, **columns): one array
-# of the columns' length; threads > 1 evaluates chunks at once.
+# evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, engine=None, **columns):
+# one array of the columns' length; threads > 1 evaluates chunks at once, on at most as many
+# threads as the process has CPUs (len(os.sched_getaffinity(0))) and one per 64 rows: a larger
+# count is clamped (threads is an int from 1 to 2**31 - 1).
 evaluate = _rowjit.evaluate
 # filter(predicate, [batch], *, valid=None, arrow=None, engine=None, **columns): the rows where a
 # bool expression is true (null counts as false), as uint32 indices.

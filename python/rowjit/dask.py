@@ -226,15 +226,23 @@ def _blocks(arrays):
     return [(int(starts[i]), blocks) for i, blocks in enumerate(zip(*delayed))]
 
 
-def _options(cache_dir, synchronous):
-    return {"cache_dir": cache_dir or default_cache_dir(), "synchronous": synchronous}
+def _options(text, cache_dir, synchronous, what="expression"):
+    """The options every partition's call gets, checked here (a wrong type is a TypeError, as the
+    module's calls raise) rather than on the workers at compute time."""
+    if not isinstance(text, str):
+        raise TypeError(f"rowjit.dask: the {what} must be a str, not {type(text).__name__}")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        raise TypeError(f"rowjit.dask: cache_dir= must be a str or None, not {type(cache_dir).__name__}")
+    if not isinstance(synchronous, (bool, np.bool_)):
+        raise TypeError(f"rowjit.dask: synchronous= must be True or False, not {type(synchronous).__name__}")
+    return {"cache_dir": cache_dir or default_cache_dir(), "synchronous": bool(synchronous)}
 
 
 def evaluate(expr, data=None, *, cache_dir=None, synchronous=False, name=None, **columns):
     """`expr` over each partition: a dask array (columns as arrays) or a dask Series (a dataframe)."""
     import dask.array as da
     frame, names, arrays = _columns(data, columns)
-    options = _options(cache_dir, synchronous)
+    options = _options(expr, cache_dir, synchronous)
     if frame is not None:
         meta = _evaluate_frame(frame._meta, expr, {**options, "synchronous": True}, name)
         return frame.map_partitions(_evaluate_frame, expr, options, name, meta=meta)
@@ -252,7 +260,7 @@ def filter(predicate, data=None, *, cache_dir=None, synchronous=False, **columns
     import dask
     import dask.array as da
     frame, names, arrays = _columns(data, columns)
-    options = _options(cache_dir, synchronous)
+    options = _options(predicate, cache_dir, synchronous, "predicate")
     if frame is not None:
         return frame.map_partitions(_filter_frame, predicate, options, meta=frame._meta)
     parts = []
@@ -270,7 +278,7 @@ def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, **columns):
     import dask
     import dask.array as da
     frame, names, arrays = _columns(data, columns)
-    options = _options(cache_dir, synchronous)
+    options = _options(agg, cache_dir, synchronous, "aggregate")
     if frame is not None:
         partials = [dask.delayed(_aggregate_frame)(part, agg, options, i) for i, part in enumerate(frame.to_delayed())]
         empty = _frame_columns(frame._meta)

@@ -354,6 +354,144 @@ static void test_batches(rowjit_engine* e, const struct ArrowSchema* schema) {
   CHECK(rowjit_batch_length(NULL) == 0);
 }
 
+/* --- ownership on import, for every combination of NULL arguments ----------------------------- */
+
+/* One struct's own release count. Its release callback is wrapped: every call is counted, and
+ * the struct's real release runs on the first call only (a second call, a double release, is
+ * counted and runs nothing, so that it fails a check instead of freeing twice). */
+typedef struct {
+  int calls;
+  void (*array_release)(struct ArrowArray*);
+  void (*schema_release)(struct ArrowSchema*);
+  void* private_data;
+} release_count;
+
+static void counted_array_release(struct ArrowArray* a) {
+  release_count* c = (release_count*)a->private_data;
+  if (++c->calls == 1) {
+    struct ArrowArray inner = *a;  /* the real struct, as built */
+    inner.private_data = c->private_data;
+    inner.release = c->array_release;
+    inner.release(&inner);
+  }
+  a->release = NULL;
+}
+
+static void counted_schema_release(struct ArrowSchema* s) {
+  release_count* c = (release_count*)s->private_data;
+  if (++c->calls == 1) {
+    struct ArrowSchema inner = *s;
+    inner.private_data = c->private_data;
+    inner.release = c->schema_release;
+    inner.release(&inner);
+  }
+  s->release = NULL;
+}
+
+static void count_releases(struct ArrowArray* a, struct ArrowSchema* s, release_count* ac, release_count* sc) {
+  memset(ac, 0, sizeof(*ac));
+  memset(sc, 0, sizeof(*sc));
+  ac->array_release = a->release;
+  ac->private_data = a->private_data;
+  a->release = counted_array_release;
+  a->private_data = ac;
+  sc->schema_release = s->release;
+  sc->private_data = s->private_data;
+  s->release = counted_schema_release;
+  s->private_data = sc;
+}
+
+/* What the test passes for a struct: NULL, a live struct, or one already released. */
+enum { kPassNull, kPassLive, kPassReleased };
+static const char* const kPassNames[] = {"NULL", "live", "released"};
+
+static int import_case_failures = 0;
+static void check_case(int ok, const char* what, int a, int s, int with_out, int with_err, int bad) {
+  ++checks;
+  if (ok) return;
+  ++failures;
+  ++import_case_failures;
+  fprintf(stderr, "rowjit_batch_import(array %s, schema %s, out %s, error %s%s): %s\n", kPassNames[a], kPassNames[s],
+          with_out ? "set" : "NULL", with_err ? "set" : "NULL", bad ? ", a batch refused" : "", what);
+}
+
+/* One combination: the status, *out and the error as documented, and each struct passed released
+ * exactly once by rowjit (a live one: once; an already released one: not again), none twice. */
+static void import_case(int a, int s, int with_out, int with_err, int bad) {
+  struct ArrowArray arr;
+  struct ArrowSchema sch;
+  if (bad) {  /* a column shorter than the batch */
+    const int32_t v[] = {1, 2};
+    struct ArrowArray* cols[] = {i32_array(v, NULL, 2)};
+    struct ArrowSchema* fields[] = {field("i", "a", 0)};
+    make_batch(cols, fields, 1, 5, &arr, &sch);
+  } else {
+    abc_batch(&arr, &sch);
+  }
+  release_count ac, sc;
+  count_releases(&arr, &sch, &ac, &sc);
+  if (a == kPassReleased) arr.release(&arr);
+  if (s == kPassReleased) sch.release(&sch);
+  const int array_before = ac.calls, schema_before = sc.calls;
+  rowjit_batch* b = (rowjit_batch*)&arr;  /* must be reset to NULL on failure */
+  rowjit_error err;
+  memset(&err, 0x5a, sizeof(err));
+  const rowjit_status st = rowjit_batch_import(a == kPassNull ? NULL : &arr, s == kPassNull ? NULL : &sch,
+                                               with_out ? &b : NULL, with_err ? &err : NULL);
+  const int succeeds = a == kPassLive && s == kPassLive && with_out && !bad;
+  check_case(st == (succeeds ? ROWJIT_OK : ROWJIT_INVALID_INPUT), "status", a, s, with_out, with_err, bad);
+  if (with_out) check_case(succeeds ? b != NULL : b == NULL, "*out", a, s, with_out, with_err, bad);
+  if (with_err) {
+    check_case(err.code == st && err.row == -1 && (succeeds || strlen(err.message) > 0), "error", a, s, with_out,
+               with_err, bad);
+  }
+  /* On return: every struct passed has a NULL release; the schema is released; so is the array
+   * unless a batch now holds it. */
+  if (a != kPassNull) check_case(arr.release == NULL, "array.release not NULL on return", a, s, with_out, with_err, bad);
+  if (s != kPassNull) check_case(sch.release == NULL, "schema.release not NULL on return", a, s, with_out, with_err, bad);
+  if (s == kPassLive) check_case(sc.calls == 1, "schema not released exactly once", a, s, with_out, with_err, bad);
+  if (a == kPassLive && !succeeds) check_case(ac.calls == 1, "array not released exactly once", a, s, with_out, with_err, bad);
+  if (succeeds) {
+    check_case(ac.calls == 0 && rowjit_batch_length(b) == 4, "array released while the batch holds it", a, s, with_out,
+               with_err, bad);
+    rowjit_batch_free(b);
+    check_case(ac.calls == 1, "array not released exactly once after rowjit_batch_free", a, s, with_out, with_err, bad);
+  }
+  if (a == kPassReleased) check_case(ac.calls == array_before, "released array released again", a, s, with_out, with_err, bad);
+  if (s == kPassReleased) check_case(sc.calls == schema_before, "released schema released again", a, s, with_out, with_err, bad);
+  /* What the test did not pass is the test's to release (rowjit must not have touched it). */
+  if (a == kPassNull) {
+    check_case(ac.calls == 0 && arr.release != NULL, "array released though not passed", a, s, with_out, with_err, bad);
+    if (arr.release != NULL) arr.release(&arr);
+  }
+  if (s == kPassNull) {
+    check_case(sc.calls == 0 && sch.release != NULL, "schema released though not passed", a, s, with_out, with_err, bad);
+    if (sch.release != NULL) sch.release(&sch);
+  }
+  check_case(ac.calls == 1 && sc.calls == 1, "a struct released twice, or never", a, s, with_out, with_err, bad);
+}
+
+/* Every combination of array, schema (each NULL, live or already released), out and error (each
+ * NULL or set), and a refused batch with every out/error combination. */
+static void test_import_ownership(void) {
+  int cases = 0;
+  for (int a = kPassNull; a <= kPassReleased; ++a) {
+    for (int s = kPassNull; s <= kPassReleased; ++s) {
+      for (int with_out = 0; with_out <= 1; ++with_out) {
+        for (int with_err = 0; with_err <= 1; ++with_err) {
+          import_case(a, s, with_out, with_err, 0);
+          ++cases;
+          if (a == kPassLive && s == kPassLive) {
+            import_case(a, s, with_out, with_err, 1);
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  CHECK(cases == 40 && import_case_failures == 0);
+}
+
 /* Strings in and out: a utf8 column imported zero-copy, a predicate over it, a string-valued
  * result exported as an Arrow utf8 array, and a parse error naming its row. */
 static void s_batch(struct ArrowArray* out, struct ArrowSchema* out_schema) {
@@ -916,6 +1054,7 @@ int main(void) {
   test_parse(e, &kept);
   test_evaluate_filter_project_aggregate(e, batch, &kept);
   test_batches(e, &kept);
+  test_import_ownership();
   test_strings(e);
   test_logical_types_and_wide_sums(e);
   test_prepared(e, batch, &kept);

@@ -111,3 +111,15 @@ def test_dataframes_with_nullable_columns(client, tmp_path):
     with pytest.raises(rowjit.Error) as e:
         rowjit.dask.evaluate("qty / (qty - qty)", ddf, cache_dir=folder).compute()
     assert e.value.kind == "division by zero" and e.value.partition is not None and e.value.row is not None
+
+
+def test_wrong_argument_types_are_refused_before_compute():
+    a = da.from_array(np.arange(10, dtype=np.int32), chunks=5)
+    with pytest.raises(TypeError, match="cache_dir= must be a str or None, not int"):
+        rowjit.dask.evaluate("a + 1", a=a, cache_dir=5)
+    with pytest.raises(TypeError, match="synchronous= must be True or False, not str"):
+        rowjit.dask.filter("a > 1", a=a, synchronous="yes")
+    with pytest.raises(TypeError, match="the aggregate must be a str, not int"):
+        rowjit.dask.aggregate(5, a=a)
+    with pytest.raises(ValueError, match="is not valid text"):
+        rowjit.dask.evaluate("a + \ud800", a=a)

@@ -90,8 +90,9 @@ def test_object_arrays_are_read_in_place_at_any_stride():
         assert [None if m else int(v) for v, m in zip(got.data, np.ma.getmaskarray(got))] == want
     masked = np.ma.masked_array(np.array(["a", "bb", "ccc"], dtype=object), mask=[False, True, False])
     assert rowjit.evaluate("length(s)", engine=ENGINE, s=masked).mask.tolist() == [False, True, False]
-    with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+    with pytest.raises(ValueError, match="column 's' row 1 is not valid text") as e:  # a lone surrogate has no UTF-8
         rowjit.evaluate("length(s)", engine=ENGINE, s=np.array(["ok", "\ud800"], dtype=object))
+    assert isinstance(e.value.__cause__, UnicodeEncodeError)
 
 
 def test_fixed_width_arrays_are_read_in_place_at_any_stride():

@@ -132,5 +132,56 @@ TEST(Selection, SelectViewHasTakesRowsAndSharesTheIndices) {
   }
 }
 
+// Take and SelectView keep a column's whole type — a decimal's precision and scale, a temporal
+// unit and zone, an interval's unit, a string layout — over every encoding (flat, dictionary,
+// constant) and at every fraction selected: a type that lost its logical part would not bind to
+// the expression the column was bound as.
+TEST(Selection, TakeAndSelectViewKeepTheLogicalType) {
+  std::mt19937_64 rng(13);
+  const int64_t length = 200;
+  const char* const kTypes[] = {"decimal32(9,2)",  "decimal64(18,4)", "decimal(38,10)",  "date32",
+                                "date64",          "time32(s)",       "time64(ns)",      "timestamp(ms)",
+                                "timestamp(us, UTC)", "timestamp(ns, Europe/Paris)",    "duration(s)",
+                                "duration(ns)",    "interval_months", "interval_day_time",
+                                "interval_month_day_nano", "utf8", "large_binary", "utf8_view"};
+  for (const char* text : kTypes) {
+    const Schema schema = *ParseSchema(fmt::format("t:{}?", text));
+    const Field& field = schema.fields[0];
+    ArraySpec spec{field.type, length, 0.8, 3, NullLayout::kScattered, ValueMode::kMixed};
+    spec.string_layout = field.layout;
+    const ArrayPtr flat = RandomFlatArray(spec, rng);
+    ASSERT_NE(flat, nullptr) << text;
+    ASSERT_TRUE(flat->type().SameType(field.type)) << text << ": " << flat->type().ToString();
+    Scalar one = flat->GetScalar(flat->IsNull(0) ? 1 : 0);
+    const ArrayPtr arrays[] = {flat, AsDictionary(flat, rng), *ConstantArray::Make(one, length, true),
+                               *ConstantArray::Make(Scalar::Null(field.type.id).As(field.type), length, true)};
+    for (const ArrayPtr& a : arrays) {
+      ASSERT_TRUE(a->type().SameType(field.type)) << text << " " << EncodingName(a->encoding()) << ": " << a->type().ToString();
+      for (int every : {1, 5, 500}) {
+        std::vector<uint32_t> rows;
+        for (uint32_t i = 0; i < length; ++i) {
+          if (rng() % every == 0) rows.push_back(i);
+        }
+        const SelectionVector s = *SelectionVector::FromIndices(rows, length);
+        const std::string where = fmt::format("{} {} every {}", text, EncodingName(a->encoding()), every);
+        auto taken = Take(*a, s);
+        auto view = SelectView(a, s);
+        ASSERT_TRUE(taken.ok()) << where << ": " << taken.error().ToString();
+        ASSERT_TRUE(view.ok()) << where << ": " << view.error().ToString();
+        EXPECT_EQ((*taken)->type(), a->type()) << where << ": " << (*taken)->type().ToString();
+        EXPECT_EQ((*view)->type(), a->type()) << where << ": " << (*view)->type().ToString();
+        ASSERT_TRUE((*view)->Validate().ok()) << where;
+        for (int64_t i = 0; i < s.size(); ++i) {
+          const Scalar want = a->GetScalar(s[i]);
+          for (const ArrayPtr& got : {*taken, *view}) {
+            ASSERT_EQ(got->GetScalar(i).ToString(), want.ToString()) << where << " row " << i;
+            ASSERT_TRUE(got->GetScalar(i).type().SameType(field.type)) << where << " row " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rowjit
