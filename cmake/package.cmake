@@ -2,7 +2,8 @@
 # librowjit.so.0, only the rowjit:: namespace and the C API exported) and librowjit.a, both made
 # of the four layers' objects; the public headers (what jit/api/engine.h and the other entry headers
 # include, and nothing of LLVM); a CMake package (find_package(rowjit CONFIG) -> rowjit::rowjit,
-# rowjit::rowjit_static) and a pkg-config file (rowjit, rowjit-static).
+# rowjit::rowjit_static) and pkg-config files: rowjit and rowjit-static for C++ (they carry
+# -std=c++20; rowjit also an rpath to its lib folder), rowjit-c for C hosts of rowjit.h.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -61,7 +62,7 @@ install(FILES ${CMAKE_BINARY_DIR}/rowjitConfig.cmake ${CMAKE_BINARY_DIR}/rowjitC
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rowjit)
 
 set(ROWJIT_LLVM_LIBDIR ${LLVM_LIBRARY_DIR})
-foreach(pc rowjit rowjit-static)
+foreach(pc rowjit rowjit-static rowjit-c)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${CMAKE_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
