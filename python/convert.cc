@@ -723,72 +723,80 @@ py::object WrapArray(ArrayPtr array) { return py::cast(PyArrowArray{std::move(ar
 
 namespace {
 
-// Which option a keyword names, among those the call takes (0: a column).
-unsigned OptionOf(std::string_view k, unsigned options) {
-  if ((options & kThreads) && k == "threads") return kThreads;
-  if ((options & kValid) && k == "valid") return kValid;
-  if ((options & kEngine) && k == "engine") return kEngine;
-  if ((options & kArrow) && k == "arrow") return kArrow;
-  if ((options & kOut) && k == "out") return kOut;
-  return 0;
+// A decimal constant (unscaled int, precision, scale): decimal64 storage up to 18 digits,
+// 16 bytes past that.
+Scalar DecimalScalar(py::handle spec) {
+  const auto t = py::reinterpret_borrow<py::tuple>(spec);
+  const int precision = static_cast<int>(IntOf(t[1], "a decimal's precision", 1, 38));
+  const int scale = static_cast<int>(IntOf(t[2], "a decimal's scale", 0, precision));
+  const bool wide = precision > 18;
+  const DataType type = Check(DataType::Decimal(precision, scale, wide ? TypeId::kI128 : TypeId::kI64));
+  py::object unscaled = t[0];
+  const uint64_t lo = PyLong_AsUnsignedLongLongMask(unscaled.ptr());
+  py::object high = unscaled.attr("__rshift__")(64);
+  const long long hi = PyLong_AsLongLong(high.ptr());
+  if (PyErr_Occurred()) throw py::error_already_set();
+  if (!wide) return Scalar::FromBits(TypeId::kI64, lo).As(type);
+  const auto v = static_cast<__int128>((static_cast<unsigned __int128>(static_cast<uint64_t>(hi)) << 64) | lo);
+  return Scalar::Int128(v, type);
+}
+
+// A constant's value: row 0 of a one-row numpy array (its dtype decides the type), or a decimal.
+Scalar ConstantScalar(const std::string& name, py::handle value) {
+  if (PyTuple_Check(value.ptr())) return DecimalScalar(value);
+  Columns one;
+  AddColumn(one, name, value, py::none());
+  if (one.length != 1) throw py::value_error("rowjit: constant '" + name + "' is not one value");
+  return one.arrays[0]->GetScalar(0);
+}
+
+py::dict DictArg(py::handle value, const char* what) {
+  if (value.is_none()) return py::dict();
+  if (!PyDict_Check(value.ptr())) {
+    throw py::type_error(std::string("rowjit: ") + what + " must be a dict of column name -> " +
+                         (std::string_view(what) == "valid=" ? "bool array" : "column") + ", not " + TypeName(value));
+  }
+  return py::reinterpret_borrow<py::dict>(value);
 }
 
 }  // namespace
 
-Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, unsigned options, CallOptions& out,
-                 bool hold_inputs) {
+Columns ReadColumns(py::handle batch, py::handle columns, py::handle constants, py::handle valid_arg, bool hold_inputs) {
   Columns cols;
   cols.hold_inputs = hold_inputs;
-  struct Named {
-    py::handle key, value;
-    std::string_view name;
-  };
-  std::vector<Named> columns;  // one pass over the keywords: options now, columns after the batch
-  columns.reserve(static_cast<size_t>(PyDict_Size(kwargs.ptr())));
-  PyObject *key = nullptr, *value = nullptr;
-  for (Py_ssize_t pos = 0; PyDict_Next(kwargs.ptr(), &pos, &key, &value);) {
-    const std::string_view k = Utf8Of(key, "a column name");
-    switch (OptionOf(k, options)) {
-      case kThreads: out.threads = static_cast<int>(IntOf(value, "threads=", 1, INT_MAX)); break;
-      case kValid:
-        if (value != Py_None && !PyDict_Check(value)) {
-          throw py::type_error("rowjit: valid= must be a dict of column name -> bool array, not " + TypeName(value));
-        }
-        out.valid = py::reinterpret_borrow<py::object>(value);
-        break;
-      case kEngine: out.engine = py::reinterpret_borrow<py::object>(value); break;
-      case kArrow:
-        if (value == Py_None) {
-          out.arrow.reset();
-        } else {
-          out.arrow = BoolOf(value, "arrow=");
-        }
-        break;
-      case kOut: out.out = py::reinterpret_borrow<py::object>(value); break;
-      default: columns.push_back({key, value, k});
-    }
-  }
-  cols.key.reserve(16 * columns.size());
-  cols.arrays.reserve(columns.size());
-  cols.keep.reserve(columns.size());
-  cols.schema.fields.reserve(columns.size());
-  const bool has_valid = !out.valid.is_none();
-  py::dict valid = has_valid ? py::reinterpret_borrow<py::dict>(out.valid) : py::dict();
+  const py::dict valid = DictArg(valid_arg, "valid=");
+  const py::dict named = DictArg(columns, "the columns");
+  const py::dict fixed = DictArg(constants, "the constants");
   for (auto item : valid) {
     if (!PyUnicode_Check(item.first.ptr())) {
       throw py::type_error("rowjit: valid= keys are column names, which must be str, not " + TypeName(item.first));
     }
   }
-  if (args.size() > first + 1) throw py::type_error("rowjit: one positional batch at most; columns go by name");
-  if (args.size() == first + 1) AddBatch(cols, args[first], valid);
-  for (const Named& c : columns) {
-    PyObject* v = has_valid ? PyDict_GetItemWithError(valid.ptr(), c.key.ptr()) : nullptr;
+  const size_t count = named.size() + fixed.size();
+  cols.key.reserve(16 * count);
+  cols.arrays.reserve(count);
+  cols.keep.reserve(count);
+  cols.schema.fields.reserve(count);
+  if (!batch.is_none()) AddBatch(cols, batch, valid);
+  const bool has_valid = !valid.empty();
+  for (auto item : named) {
+    const std::string name = TextOf(item.first, "a column name");
+    PyObject* v = has_valid ? PyDict_GetItemWithError(valid.ptr(), item.first.ptr()) : nullptr;
     if (v == nullptr && PyErr_Occurred()) throw py::error_already_set();
-    AddColumn(cols, std::string(c.name), c.value, v != nullptr ? py::handle(v) : py::handle(Py_None));
+    AddColumn(cols, name, item.second, v != nullptr ? py::handle(v) : py::handle(Py_None));
+  }
+  if (!fixed.empty() && cols.length < 0) cols.length = 1;  // scalars alone: one row
+  for (auto item : fixed) {
+    const std::string name = TextOf(item.first, "a column name");
+    Append(cols, name, Check(ConstantArray::Make(ConstantScalar(name, item.second), cols.length)));
   }
   for (auto item : valid) {
     const std::string k = TextOf(item.first, "a column name");
-    if (cols.schema.FieldIndex(k) < 0) throw py::value_error("rowjit: valid= names '" + k + "', which is not a column");
+    const int index = cols.schema.FieldIndex(k);
+    if (index < 0) throw py::value_error("rowjit: valid= names '" + k + "', which is not a column");
+    if (cols.arrays[static_cast<size_t>(index)]->encoding() == Encoding::kConstant) {
+      throw py::value_error("rowjit: valid= names '" + k + "', which is a scalar (pass None for a null)");
+    }
   }
   if (cols.length < 0) cols.length = 0;
   return cols;
@@ -805,9 +813,8 @@ PyArrowArray MakeArray(py::handle values, py::handle valid) {
   return PyArrowArray{cols.arrays[0]};
 }
 
-PyBatch MakeBatch(const py::args& args, const py::kwargs& kwargs) {
-  CallOptions options;
-  Columns cols = ReadCall(args, 0, kwargs, kValid, options, true);
+PyBatch MakeBatch(py::handle batch, py::handle columns, py::handle valid) {
+  Columns cols = ReadColumns(batch, columns, py::none(), valid, true);
   return PyBatch{Check(RecordBatch::Make(std::move(cols.schema), std::move(cols.arrays)))};
 }
 
@@ -890,11 +897,9 @@ void DefineArrow(py::module_& m) {
   g.getmask = ma.attr("getmask");
   DefineArrayClass(m);
   DefineBatchClass(m);
-  m.def("array", &MakeArray, py::arg("values"), py::kw_only(), py::arg("valid") = py::none(),
-        "A rowjit.Array from a numpy array (shared when its layout allows; nulls from a masked array or "
-        "valid=) or from any Arrow array (__arrow_c_array__ / __arrow_c_stream__ of one chunk).");
-  m.def("record_batch", &MakeBatch,
-        "record_batch([batch], *, valid=None, **columns): a rowjit.RecordBatch of numpy or Arrow columns.");
+  // rowjit.array() and rowjit.record_batch() are rowjit/_api.py's (signatures, pandas inputs).
+  m.def("_array", &MakeArray);
+  m.def("_record_batch", &MakeBatch);
 }
 
 }  // namespace rowjit::python

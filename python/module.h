@@ -65,20 +65,19 @@ struct Columns {
   bool hold_inputs = false;  // the arrays outlive the call: numpy memory is owned by reference
 };
 
-// The keyword options of a call (those it takes: the rest of its keywords are columns).
-enum CallOption : unsigned { kThreads = 1, kValid = 2, kEngine = 4, kArrow = 8, kOut = 16 };
+// The options of a call, as the Python layer (rowjit/_api.py) passes them checked or raw.
 struct CallOptions {
-  int threads = 1;                 // from 1 to INT_MAX (checked); the call clamps it further
-  py::object valid = py::none();   // None or a dict: column name (str) -> bool array (true: valid)
-  py::object engine = py::none();  // None or a rowjit.Engine (checked by the call)
+  int threads = 0;                 // 0: chosen by the batch's length (ChooseThreads); else 1 to INT_MAX
   std::optional<bool> arrow;       // none: Arrow results when an input came through Arrow
   py::object out = py::none();     // a numpy array the result is written into
+  bool masked = false;             // numpy results of a nullable type are masked arrays even without a null
 };
-// The columns of a call: args[first] (when present) is a batch, keywords are columns or, when
-// `options` names them, options. Column names missing from valid= and options that are not
-// columns are errors.
-Columns ReadCall(const py::args& args, size_t first, const py::kwargs& kwargs, unsigned options, CallOptions& out,
-                 bool hold_inputs);
+// The columns of a call: `batch` (None, a dict of columns or an Arrow record batch), `columns`
+// (a dict of name -> column), `constants` (a dict of name -> a one-row numpy array, or a decimal
+// as (unscaled int, precision, scale)) repeated over the batch's length (one row when there is
+// no column), `valid` (None or a dict of name -> bool array, true: valid). A name in valid= that
+// is not a column is a ValueError.
+Columns ReadColumns(py::handle batch, py::handle columns, py::handle constants, py::handle valid, bool hold_inputs);
 
 // Adds a column: a numpy array, a numpy masked array (mask true: null), a rowjit.Array, or any
 // object with __arrow_c_array__ (or __arrow_c_stream__ of one chunk); a sequence numpy makes a

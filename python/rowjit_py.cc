@@ -20,6 +20,8 @@
 #include "runtime/environment.h"
 #include "ir/aggregate.h"
 #include "ir/binder.h"
+#include "ir/parser.h"
+#include "ir/version.h"
 #include "jit/api/engine.h"
 #include "kernels/bitmap.h"
 #include "python/module.h"
@@ -170,12 +172,28 @@ int AvailableCpus() {
   return hardware == 0 ? 1 : static_cast<int>(std::min<unsigned>(hardware, INT_MAX));
 }
 
-// The threads an evaluate call runs on: threads= (at least 1), at most the CPUs available to the
-// process and at most one per 64-row word of the batch (a chunk is whole words).
+// threads=None: from this many rows on, a call runs on every CPU available to the process;
+// below it on one thread, where starting threads costs more than the chunks save (bench:
+// tools/python-bench's thread rows; docs/python.md states how the figure was chosen).
+constexpr int64_t kParallelRows = int64_t{1} << 18;
+
+// The threads an evaluate call runs on: threads= (0: every CPU from kParallelRows rows on, else
+// one), at most the CPUs available to the process and at most one per 64-row word of the batch
+// (a chunk is whole words).
 int ClampThreads(int requested, int64_t rows) {
+  if (requested == 0) requested = rows >= kParallelRows ? AvailableCpus() : 1;
   if (requested <= 1 || rows <= 64) return 1;
   const int64_t most = std::min<int64_t>(AvailableCpus(), kernels::NumWords(rows));
   return static_cast<int>(std::clamp<int64_t>(requested, 1, most));
+}
+
+// A numpy result of a nullable type as a masked array even when no row is null (o.masked: the
+// pandas layer maps masked arrays to pandas' nullable dtypes, by type rather than by data).
+py::object MaskedIfNullable(py::object result, bool nullable, const CallOptions& o) {
+  if (!o.masked || !nullable || !py::isinstance<py::array>(result)) return result;
+  py::object masked_array = py::module_::import("numpy.ma").attr("MaskedArray");
+  if (py::isinstance(result, masked_array)) return result;
+  return masked_array(result, py::arg("mask") = false);
 }
 
 class PyEngine {
@@ -194,12 +212,13 @@ class PyEngine {
       if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string results");
       Result<ArrayPtr> rows = WithoutGil(cols.length, [&] { return prepared->Evaluate(cols.arrays, cols.length); });
       ArrayPtr result = Check(std::move(rows));
-      return WantArrow(o, cols) ? WrapArray(std::move(result)) : ToNumpy(result, false);
+      if (WantArrow(o, cols)) return WrapArray(std::move(result));
+      return MaskedIfNullable(ToNumpy(result, false), result->type().nullable, o);
     }
     const ResultMemory out = ResultMemory::Make(prepared->expr()->type(), cols.length, WantArrow(o, cols), o.out, results_);
     const int threads = ClampThreads(o.threads, cols.length);
     Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });
-    return out.Finish(Check(std::move(any_null)));
+    return MaskedIfNullable(out.Finish(Check(std::move(any_null))), out.type.nullable && !WantArrow(o, cols), o);
   }
 
   py::object Filter(const std::string& text, const Columns& cols, const CallOptions& o) {
@@ -222,7 +241,9 @@ class PyEngine {
       Result<std::vector<ArrayPtr>> results =
           WithoutGil(cols.length, [&] { return engine_->Project(exprs, cols.arrays, cols.length); });
       py::list out;
-      for (const ArrayPtr& r : Check(std::move(results))) out.append(WantArrow(o, cols) ? WrapArray(r) : ToNumpy(r, false));
+      for (const ArrayPtr& r : Check(std::move(results))) {
+        out.append(WantArrow(o, cols) ? WrapArray(r) : MaskedIfNullable(ToNumpy(r, false), r->type().nullable, o));
+      }
       return out;
     }
     std::vector<ResultMemory> memory;
@@ -235,7 +256,10 @@ class PyEngine {
         WithoutGil(cols.length, [&] { return engine_->ProjectInto(exprs, cols.arrays, cols.length, outs); });
     const std::vector<ArrayPtr> r = Check(std::move(results));
     py::list out;
-    for (size_t k = 0; k < r.size(); ++k) out.append(memory[k].Finish(r[k]->NullCount() > 0));
+    for (size_t k = 0; k < r.size(); ++k) {
+      const bool nullable = memory[k].type.nullable && !WantArrow(o, cols);
+      out.append(MaskedIfNullable(memory[k].Finish(r[k]->NullCount() > 0), nullable, o));
+    }
     return out;
   }
 
@@ -405,45 +429,27 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
   return any_null;
 }
 
-// --- entry points: (expr, [batch], **columns and options) -------------------------------------
+// --- entry points: rowjit/_api.py resolves names, pandas inputs, scalars and the default
+// engine, and calls these with every argument in place --------------------------------------
 
-py::handle& ModuleObject() {  // borrowed: the module outlives every call into it
-  static py::handle m;
-  return m;
-}
-
-// The engine the module functions use unless engine= names one: tiered compiles, and the
-// persistent kernel cache in the default folder (DefaultCacheDir: the CLI's and the Dask
-// helpers' rule). Held by the module (rowjit._rowjit._default).
-py::object DefaultEngineObject() {
-  py::handle m = ModuleObject();
-  py::object e = m.attr("_default");
-  if (e.is_none()) {
-    e = py::cast(std::make_unique<PyEngine>(DefaultCacheDir(), false, 1));
-    m.attr("_default") = e;
+PyEngine& EngineArg(py::handle engine) {
+  if (!py::isinstance<PyEngine>(engine)) {
+    throw py::type_error("rowjit: engine= must be a rowjit.Engine or None, not " + TypeName(engine));
   }
-  return e;
-}
-PyEngine& DefaultEngine() { return DefaultEngineObject().cast<PyEngine&>(); }
-
-std::string TextArg(const py::args& args, const char* what) {
-  if (args.empty()) throw py::type_error(std::string("rowjit: the first argument is the ") + what + " (a str)");
-  return TextOf(args[0], std::string("the ") + what);
+  return engine.cast<PyEngine&>();
 }
 
-PyEngine& EngineOf(PyEngine* self, const CallOptions& o) {
-  if (self != nullptr) return *self;
-  if (o.engine.is_none()) return DefaultEngine();
-  if (!py::isinstance<PyEngine>(o.engine)) {
-    throw py::type_error("rowjit: engine= must be a rowjit.Engine or None, not " + TypeName(o.engine));
-  }
-  return o.engine.cast<PyEngine&>();
+CallOptions OptionsOf(py::handle threads, py::handle arrow, py::handle out, bool masked) {
+  CallOptions o;
+  if (!threads.is_none()) o.threads = static_cast<int>(IntOf(threads, "threads=", 1, INT_MAX));
+  if (!arrow.is_none()) o.arrow = BoolOf(arrow, "arrow=");
+  o.out = py::reinterpret_borrow<py::object>(out);
+  o.masked = masked;
+  return o;
 }
 
 // project's expressions: a list (any sequence but a str or bytes) of str.
-std::vector<std::string> TextsArg(const py::args& args) {
-  if (args.empty()) throw py::type_error("rowjit: project takes a list of expressions (str)");
-  py::handle given = args[0];
+std::vector<std::string> TextsArg(py::handle given) {
   if (PyUnicode_Check(given.ptr()) || PyBytes_Check(given.ptr()) || !PySequence_Check(given.ptr())) {
     throw py::type_error("rowjit: project takes a list of expressions (str), not " + TypeName(given));
   }
@@ -454,61 +460,84 @@ std::vector<std::string> TextsArg(const py::args& args) {
   return texts;
 }
 
-py::object EvaluateCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
-  CallOptions o;
-  const std::string text = TextArg(args, "expression");
-  const Columns cols = ReadCall(args, 1, kwargs, kThreads | kValid | kArrow | kOut | (self ? 0u : kEngine), o, false);
-  return EngineOf(self, o).Evaluate(text, cols, o);
+// The columns of one call as ReadColumns takes them: a batch, named columns, scalar constants
+// and valid= (each None or as module.h says).
+Columns Read(const py::tuple& inputs) {
+  if (inputs.size() != 4) throw py::type_error("rowjit: the inputs are (batch, columns, constants, valid)");
+  return ReadColumns(inputs[0], inputs[1], inputs[2], inputs[3], false);
 }
 
-py::object FilterCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
-  CallOptions o;
-  const std::string text = TextArg(args, "predicate");
-  const Columns cols = ReadCall(args, 1, kwargs, kValid | kArrow | (self ? 0u : kEngine), o, false);
-  return EngineOf(self, o).Filter(text, cols, o);
+py::object EvaluateEntry(py::handle engine, py::handle text, const py::tuple& inputs, py::handle threads,
+                         py::handle arrow, py::handle out, bool masked) {
+  PyEngine& e = EngineArg(engine);
+  const CallOptions o = OptionsOf(threads, arrow, out, masked);
+  const std::string t = TextOf(text, "the expression");
+  return e.Evaluate(t, Read(inputs), o);
 }
 
-py::object ProjectCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
-  CallOptions o;
-  const std::vector<std::string> texts = TextsArg(args);
-  const Columns cols = ReadCall(args, 1, kwargs, kValid | kArrow | (self ? 0u : kEngine), o, false);
-  return EngineOf(self, o).Project(texts, cols, o);
+py::object FilterEntry(py::handle engine, py::handle text, const py::tuple& inputs, py::handle arrow) {
+  PyEngine& e = EngineArg(engine);
+  const CallOptions o = OptionsOf(py::none(), arrow, py::none(), false);
+  const std::string t = TextOf(text, "the predicate");
+  return e.Filter(t, Read(inputs), o);
 }
 
-py::object AggregateCall(PyEngine* self, const py::args& args, const py::kwargs& kwargs) {
-  CallOptions o;
-  const std::string text = TextArg(args, "aggregate");
-  const Columns cols = ReadCall(args, 1, kwargs, kValid | (self ? 0u : kEngine), o, false);
-  return EngineOf(self, o).Aggregate(text, cols);
+py::object ProjectEntry(py::handle engine, py::handle texts, const py::tuple& inputs, py::handle arrow, bool masked) {
+  PyEngine& e = EngineArg(engine);
+  const CallOptions o = OptionsOf(py::none(), arrow, py::none(), masked);
+  const std::vector<std::string> t = TextsArg(texts);
+  return e.Project(t, Read(inputs), o);
 }
 
-// The result type of an expression or aggregate over the columns (only their types are read):
+py::object AggregateEntry(py::handle engine, py::handle text, const py::tuple& inputs) {
+  PyEngine& e = EngineArg(engine);
+  const std::string t = TextOf(text, "the aggregate");
+  return e.Aggregate(t, Read(inputs));
+}
+
+// The result type of an expression or aggregate over the inputs (only their types are read):
 // (type name, nullable), and for an aggregate its function's name.
-py::tuple TypeCall(bool aggregate, py::args args, py::kwargs kwargs) {
-  CallOptions o;
-  const std::string text = TextArg(args, aggregate ? "aggregate" : "expression");
-  const Columns cols = ReadCall(args, 1, kwargs, kValid, o, false);
+py::tuple TypeEntry(bool aggregate, py::handle text, const py::tuple& inputs) {
+  const std::string t = TextOf(text, aggregate ? "the aggregate" : "the expression");
+  const Columns cols = Read(inputs);
   if (!aggregate) {
-    const DataType t = Check(ir::ParseAndBind(text, cols.schema))->type();
-    return py::make_tuple(std::string(TypeIdName(t.id)), t.nullable, py::none());
+    const DataType type = Check(ir::ParseAndBind(t, cols.schema))->type();
+    return py::make_tuple(std::string(TypeIdName(type.id)), type.nullable, py::none());
   }
-  const ir::Aggregate agg = Check(ir::ParseAndBindAggregate(text, cols.schema));
+  const ir::Aggregate agg = Check(ir::ParseAndBindAggregate(t, cols.schema));
   return py::make_tuple(agg.result.WithNullable(false).ToString(), agg.result.nullable, agg.name());
 }
 
-// The docstrings of the calls (the module's functions name engine= too).
-#define ROWJIT_THREADS_DOC                                                                                      \
-  "threads: an int from 1 to 2**31 - 1 (another type is a TypeError, another value a ValueError); the batch " \
-  "is split into that many chunks of whole 64-row words, each evaluated on a thread of its own, but never " \
-  "on more threads than the CPUs available to the process (len(os.sched_getaffinity(0))) nor more than one " \
-  "per 64 rows: a larger count is clamped. A thread that cannot be started raises rowjit.Error."
-constexpr const char* kEvaluateDoc =
-    "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, engine=None, **columns)\n\n"
-    "One array of the columns' length. " ROWJIT_THREADS_DOC;
-constexpr const char* kEngineEvaluateDoc =
-    "evaluate(expr, [batch], *, threads=1, valid=None, arrow=None, out=None, **columns)\n\n"
-    "One array of the columns' length. " ROWJIT_THREADS_DOC;
-#undef ROWJIT_THREADS_DOC
+// The names an expression (or aggregate) reads, in order of first use; None when the text does
+// not parse (the call itself then raises the parser's error).
+py::object NamesEntry(py::handle text, const std::string& what) {
+  const std::string t = TextOf(text, what);
+  Result<ir::ExprPtr> parsed = ir::Parse(t);
+  if (!parsed.ok()) return py::none();
+  std::vector<std::string> names;
+  auto walk = [&](auto& self, const ir::ExprPtr& e) -> void {
+    if (e->is_column() && std::find(names.begin(), names.end(), e->name()) == names.end()) names.push_back(e->name());
+    for (const ir::ExprPtr& a : e->args()) self(self, a);
+  };
+  walk(walk, *parsed);
+  return py::cast(names);
+}
+
+// The text with the named columns replaced by an untyped null, which takes its siblings' type
+// as a written `null` does (a None scalar).
+std::string WithNulls(const std::string& text, const std::vector<std::string>& names) {
+  const ir::ExprPtr parsed = Check(ir::Parse(text));
+  auto rewrite = [&](auto& self, const ir::ExprPtr& e) -> ir::ExprPtr {
+    if (e->is_column()) {
+      return std::find(names.begin(), names.end(), e->name()) != names.end() ? ir::Expr::Literal("null") : e;
+    }
+    if (!e->is_call()) return e;
+    std::vector<ir::ExprPtr> args;
+    for (const ir::ExprPtr& a : e->args()) args.push_back(self(self, a));
+    return ir::Expr::Call(e->name(), std::move(args), e->type_arg());
+  };
+  return rewrite(rewrite, parsed)->ToString();
+}
 
 // Engine(cache_dir="", synchronous=False, compile_threads=1), each argument checked: a wrong type
 // is a TypeError, a wrong value a ValueError. The engine clamps compile_threads further (to the
@@ -531,14 +560,7 @@ void DefineEngine(py::module_& m) {
            "optimized kernel), compile_threads an int from 1 to 2**31 - 1 (threads of the background compile "
            "pool, which the engine clamps to the host's hardware threads). A wrong type is a TypeError, a wrong value a "
            "ValueError.")
-      .def("evaluate", [](PyEngine& e, py::args a, py::kwargs k) { return EvaluateCall(&e, a, k); }, kEngineEvaluateDoc)
-      .def("filter", [](PyEngine& e, py::args a, py::kwargs k) { return FilterCall(&e, a, k); },
-           "filter(predicate, [batch], *, valid=None, arrow=None, **columns)")
-      .def("project", [](PyEngine& e, py::args a, py::kwargs k) { return ProjectCall(&e, a, k); },
-           "project(exprs, [batch], *, valid=None, arrow=None, **columns)")
-      .def("aggregate", [](PyEngine& e, py::args a, py::kwargs k) { return AggregateCall(&e, a, k); },
-           "aggregate(agg, [batch], *, valid=None, **columns)")
-      .def("stats", &PyEngine::Stats, "Counters: compiles, disk loads, cache hits, disk cache hits and stores.");
+      .def("_stats", &PyEngine::Stats);
 }
 
 }  // namespace
@@ -548,20 +570,23 @@ PYBIND11_MODULE(_rowjit, m) {
   namespace rp = rowjit::python;
   namespace py = pybind11;
   m.doc() = "rowjit: JIT-compiled row expressions over numpy arrays and Arrow arrays";
-  rp::ModuleObject() = m;
-  m.attr("_default") = py::none();
   m.def("_set_error_type", [](py::object type) { rp::SetErrorType(std::move(type)); });
   rp::DefineArrow(m);
   rp::DefineEngine(m);
-  m.def("default_engine", [] { return rp::DefaultEngineObject(); },
-        "The engine the module functions use unless engine= is given.");
-  m.def("default_cache_dir", [] { return rowjit::DefaultCacheDir(); },
-        "The persistent kernel cache's default folder: $ROWJIT_CACHE_DIR, else $XDG_CACHE_HOME/rowjit, "
-        "else ~/.cache/rowjit ('' when none can be named); the default engine's, the CLI's and rowjit.dask's.");
-  m.def("_expr_type", [](py::args a, py::kwargs k) { return rp::TypeCall(false, a, k); });
-  m.def("_aggregate_type", [](py::args a, py::kwargs k) { return rp::TypeCall(true, a, k); });
+  // The calls behind rowjit/_api.py's functions and Engine methods (which give them their
+  // signatures, docstrings, name lookup, pandas and scalar inputs).
+  m.def("_evaluate", &rp::EvaluateEntry);
+  m.def("_filter", &rp::FilterEntry);
+  m.def("_project", &rp::ProjectEntry);
+  m.def("_aggregate", &rp::AggregateEntry);
+  m.def("_expr_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(false, text, inputs); });
+  m.def("_aggregate_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(true, text, inputs); });
+  m.def("_names", &rp::NamesEntry);
+  m.def("_with_nulls", &rp::WithNulls);
+  m.def("_default_cache_dir", [] { return rowjit::DefaultCacheDir(); });
+  m.def("_version", [] { return std::string(rowjit::Version()); });
   m.def(
-      "interval_dtype",
+      "_interval_dtype",
       [](const py::object& unit) {
         if (!PyUnicode_Check(unit.ptr())) {
           throw py::type_error("rowjit: interval_dtype's unit must be a str, not " + rp::TypeName(unit));
@@ -574,16 +599,6 @@ PYBIND11_MODULE(_rowjit, m) {
                               py::repr(unit).cast<std::string>());
       },
       py::arg("unit"), "The numpy structured dtype of an interval type, laid out as Arrow's: 'months', 'day_time' or 'month_day_nano'.");
-  m.def("evaluate", [](py::args a, py::kwargs k) { return rp::EvaluateCall(nullptr, a, k); }, rp::kEvaluateDoc);
-  m.def("filter", [](py::args a, py::kwargs k) { return rp::FilterCall(nullptr, a, k); },
-        "filter(predicate, [batch], *, valid=None, arrow=None, engine=None, **columns): the rows where a bool "
-        "expression is true (null counts as false), as uint32 indices.");
-  m.def("project", [](py::args a, py::kwargs k) { return rp::ProjectCall(nullptr, a, k); },
-        "project(exprs, [batch], *, valid=None, arrow=None, engine=None, **columns): several expressions (a list "
-        "of str) in one pass over the columns, a list of arrays.");
-  m.def("aggregate", [](py::args a, py::kwargs k) { return rp::AggregateCall(nullptr, a, k); },
-        "aggregate(agg, [batch], *, valid=None, engine=None, **columns): sum, min, max, min_max (a tuple), "
-        "count, nan_count, any, all over the non-null rows; a Python value (None when null).");
   // Any cast left to pybind11 that fails is a wrong type: a TypeError, not a RuntimeError.
   py::register_local_exception_translator([](std::exception_ptr p) {
     try {

@@ -21,11 +21,13 @@ rowjit.Error with .partition (the partition's number) and .row (for arrays the g
 dataframe the row within that partition, whose global position Dask does not know).
 """
 import os
+import sys
 import threading
 
 import numpy as np
 
 import rowjit
+from . import _api, _pandas
 
 __all__ = ["evaluate", "filter", "aggregate", "engine", "worker_stats", "default_cache_dir"]
 
@@ -80,10 +82,10 @@ def _block_position(block_info):
     return info["chunk-location"][0], info["array-location"][0][0]
 
 
-def _evaluate_block(*blocks, names, expr, options, block_info=None):
+def _evaluate_block(*blocks, names, expr, options, scalars, block_info=None):
     partition, start = _block_position(block_info)
     try:
-        result = engine(**options).evaluate(expr, dict(zip(names, blocks)))
+        result = engine(**options).evaluate(expr, dict(zip(names, blocks)), local_dict=scalars, global_dict={})
     except rowjit.Error as e:
         raise _located(e, partition, start) from None
     if not isinstance(result, np.ma.MaskedArray) and any(isinstance(b, np.ma.MaskedArray) for b in blocks):
@@ -91,72 +93,42 @@ def _evaluate_block(*blocks, names, expr, options, block_info=None):
     return result
 
 
-def _filter_block(*blocks, names, expr, options, partition, start):
+def _filter_block(*blocks, names, expr, options, scalars, partition, start):
     try:
-        rows = engine(**options).filter(expr, dict(zip(names, blocks)))
+        rows = engine(**options).filter(expr, dict(zip(names, blocks)), local_dict=scalars, global_dict={})
     except rowjit.Error as e:
         raise _located(e, partition, start) from None
     return rows.astype(np.int64) + start
 
 
-def _aggregate_block(*blocks, names, expr, options, partition, start):
+def _aggregate_block(*blocks, names, expr, options, scalars, partition, start):
     try:
-        return engine(**options).aggregate(expr, dict(zip(names, blocks)))
+        return engine(**options).aggregate(expr, dict(zip(names, blocks)), local_dict=scalars, global_dict={})
     except rowjit.Error as e:
         raise _located(e, partition, start) from None
 
 
-# --- pandas partitions --------------------------------------------------------------------------
+# --- pandas partitions: rowjit's own pandas handling (rowjit/_pandas.py) reads the columns the
+# expression uses and gives pandas' nullable dtypes back -----------------------------------------
 
-def _frame_columns(frame):
-    """A pandas frame's numeric and bool columns as numpy (masked where a nullable dtype is NA)."""
-    import pandas as pd
-    out = {}
-    for name, series in frame.items():
-        array = series.array
-        if isinstance(array, pd.core.arrays.masked.BaseMaskedArray):  # Int32, Float64, boolean, ...
-            out[str(name)] = np.ma.MaskedArray(array._data, mask=array._mask)
-        elif series.dtype.kind in "biuf":
-            out[str(name)] = series.to_numpy()
-    return out
-
-
-def _to_series(result, index, name, nullable):
-    import pandas as pd
-    values = np.ma.getdata(result)
-    if not nullable:
-        return pd.Series(values, index=index, name=name)
-    mask = np.ma.getmaskarray(result)
-    if values.dtype == np.bool_:
-        array = pd.arrays.BooleanArray(values, mask)
-    elif values.dtype.kind == "f":
-        array = pd.arrays.FloatingArray(values, mask)
-    else:
-        array = pd.arrays.IntegerArray(values, mask)
-    return pd.Series(array, index=index, name=name)
-
-
-def _evaluate_frame(frame, expr, options, name, partition_info=None):
-    columns = _frame_columns(frame)
-    nullable = any(isinstance(c, np.ma.MaskedArray) for c in columns.values())
+def _evaluate_frame(frame, expr, options, name, scalars, partition_info=None):
     try:
-        result = engine(**options).evaluate(expr, columns)
+        result = engine(**options).evaluate(expr, frame, local_dict=scalars, global_dict={})
     except rowjit.Error as e:
         raise _located(e, (partition_info or {}).get("number"), 0) from None
-    return _to_series(result, frame.index, name, nullable)
+    return result.rename(name)
 
 
-def _filter_frame(frame, expr, options, partition_info=None):
+def _filter_frame(frame, expr, options, scalars, partition_info=None):
     try:
-        rows = engine(**options).filter(expr, _frame_columns(frame))
+        return engine(**options).filter(expr, frame, local_dict=scalars, global_dict={})
     except rowjit.Error as e:
         raise _located(e, (partition_info or {}).get("number"), 0) from None
-    return frame.iloc[rows]
 
 
-def _aggregate_frame(frame, expr, options, partition):
+def _aggregate_frame(frame, expr, options, scalars, partition):
     try:
-        return engine(**options).aggregate(expr, _frame_columns(frame))
+        return engine(**options).aggregate(expr, frame, local_dict=scalars, global_dict={})
     except rowjit.Error as e:
         raise _located(e, partition, 0) from None
 
@@ -205,16 +177,47 @@ def _combiner():
 
 # --- the API ------------------------------------------------------------------------------------
 
-def _columns(data, columns):
-    if data is not None and columns:
-        raise TypeError("rowjit.dask: pass a dataframe or keyword columns, not both")
-    if data is None:
-        if not columns:
-            raise TypeError("rowjit.dask: no columns")
-        return None, list(columns), list(columns.values())
+def _bootstrap_check(call):
+    """A call made while a spawned process is still importing the main script (its bootstrap)
+    comes from a script that starts a cluster or calls rowjit.dask without the
+    `if __name__ == "__main__":` guard: every worker would run the script again. Refused with a
+    RuntimeError that names the guard, instead of a cluster that never starts."""
+    import multiprocessing
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError(
+            f"rowjit.dask.{call}() was called while a worker process was starting: the script runs again in every "
+            "worker process Dask spawns, so the code that makes the cluster (LocalCluster, Client) and calls "
+            "rowjit.dask must be under `if __name__ == \"__main__\":` (see the multiprocessing docs: safe "
+            "importing of the main module)")
+
+
+_OPTIONS = ("cache_dir", "synchronous", "name", "local_dict", "global_dict")
+
+
+def _columns(call, text, data, columns, local_dict, global_dict, frame):
+    """(dask dataframe or None, column names, dask arrays, scalars): keyword dask arrays or one
+    dataframe (or a dict of dask arrays), scalars as constants, names the expression uses and
+    the call does not give looked up in local_dict/global_dict (the caller's frame by default),
+    and a keyword that is neither an option nor a name of the expression refused."""
+    _bootstrap_check(call)
+    names = _api._Inputs._names_of(text) or ()
+    unknown = [k for k in columns if k not in names]
+    if unknown:
+        _api._unknown_keywords(f"dask.{call}", unknown, names, _OPTIONS)
     if isinstance(data, dict):
-        return None, list(data), list(data.values())
-    return data, None, None  # a dask dataframe
+        data, columns = None, {**data, **columns}
+    given = set(columns) | (set(map(str, data.columns)) if data is not None else set())
+    lookup = _api._Frame(frame, local_dict, global_dict)
+    for n in names:
+        if n not in given and (found := lookup.lookup(n)) is not None:
+            columns[n] = found[0]
+    scalars = {k: v for k, v in columns.items() if _api._is_null(v) or _api._constant(k, v) is not None}
+    arrays = {k: v for k, v in columns.items() if k not in scalars}
+    if data is not None and arrays:
+        raise TypeError("rowjit.dask: pass a dataframe or keyword columns, not both (scalars may go with either)")
+    if data is None and not arrays:
+        raise TypeError("rowjit.dask: no columns")
+    return data, list(arrays), list(arrays.values()), scalars
 
 
 def _blocks(arrays):
@@ -238,53 +241,77 @@ def _options(text, cache_dir, synchronous, what="expression"):
     return {"cache_dir": cache_dir or default_cache_dir(), "synchronous": bool(synchronous)}
 
 
-def evaluate(expr, data=None, *, cache_dir=None, synchronous=False, name=None, **columns):
-    """`expr` over each partition: a dask array (columns as arrays) or a dask Series (a dataframe)."""
+def _result_type(text, names, arrays, scalars, aggregate=False):
+    """The result type of `text` over the columns' dtypes and the scalars, without running it."""
+    empty = {n: np.ma.MaskedArray(np.empty(0, a.dtype)) if isinstance(a._meta, np.ma.MaskedArray) else
+             np.empty(0, a.dtype) for n, a in zip(names, arrays)}
+    inputs = _api._Inputs("evaluate", text, empty, {}, None, _api._Frame(None, scalars, {}), ())
+    call = rowjit._rowjit._aggregate_type if aggregate else rowjit._rowjit._expr_type
+    return call(inputs.text(text), inputs.inputs)
+
+
+def evaluate(expr, data=None, *, cache_dir=None, synchronous=False, name=None, local_dict=None, global_dict=None,
+             **columns):
+    """`expr` over each partition: a dask array (columns as dask arrays) or a dask Series (a dask
+    dataframe; pandas' nullable dtype for a nullable result, `name=` its name). Scalars are
+    constants; names are looked up as rowjit.evaluate looks them up."""
     import dask.array as da
-    frame, names, arrays = _columns(data, columns)
     options = _options(expr, cache_dir, synchronous)
+    frame, names, arrays, scalars = _columns("evaluate", expr, data, columns, local_dict, global_dict,
+                                             sys._getframe(1))
     if frame is not None:
-        meta = _evaluate_frame(frame._meta, expr, {**options, "synchronous": True}, name)
-        return frame.map_partitions(_evaluate_frame, expr, options, name, meta=meta)
-    type_name, _, _ = rowjit._rowjit._expr_type(expr, {n: np.empty(0, a.dtype) for n, a in zip(names, arrays)})
+        meta = _evaluate_frame(frame._meta, expr, {**options, "synchronous": True}, name, scalars)
+        return frame.map_partitions(_evaluate_frame, expr, options, name, scalars, meta=meta)
+    type_name, _, _ = _result_type(expr, names, arrays, scalars)
     meta = np.empty(0, _DTYPES[type_name])
     if any(isinstance(a._meta, np.ma.MaskedArray) for a in arrays):
         meta = np.ma.MaskedArray(meta, mask=False)
-    return da.map_blocks(_evaluate_block, *arrays, names=names, expr=expr, options=options,
+    return da.map_blocks(_evaluate_block, *arrays, names=names, expr=expr, options=options, scalars=scalars,
                          dtype=_DTYPES[type_name], meta=meta)
 
 
-def filter(predicate, data=None, *, cache_dir=None, synchronous=False, **columns):  # noqa: A001
+def filter(predicate, data=None, *, cache_dir=None, synchronous=False, local_dict=None,  # noqa: A001
+           global_dict=None, **columns):
     """The rows where `predicate` is true (null is false): for arrays their global indices (int64,
     a dask array of unknown chunk sizes), for a dataframe the rows themselves."""
     import dask
     import dask.array as da
-    frame, names, arrays = _columns(data, columns)
     options = _options(predicate, cache_dir, synchronous, "predicate")
+    frame, names, arrays, scalars = _columns("filter", predicate, data, columns, local_dict, global_dict,
+                                             sys._getframe(1))
     if frame is not None:
-        return frame.map_partitions(_filter_frame, predicate, options, meta=frame._meta)
+        return frame.map_partitions(_filter_frame, predicate, options, scalars, meta=frame._meta)
     parts = []
     for i, (start, blocks) in enumerate(_blocks(arrays)):
-        rows = dask.delayed(_filter_block)(*blocks, names=names, expr=predicate, options=options, partition=i,
-                                           start=start)
+        rows = dask.delayed(_filter_block)(*blocks, names=names, expr=predicate, options=options, scalars=scalars,
+                                           partition=i, start=start)
         parts.append(da.from_delayed(rows, shape=(np.nan,), dtype=np.int64, meta=np.empty(0, np.int64)))
     return da.concatenate(parts)
 
 
-def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, **columns):
+def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, local_dict=None, global_dict=None, **columns):
     """A dask Delayed of the aggregate over every partition (.compute() gives the number; None
     when every row is null), equal to the single-process aggregate (floating-point sums up to
     the order of additions)."""
     import dask
-    import dask.array as da
-    frame, names, arrays = _columns(data, columns)
     options = _options(agg, cache_dir, synchronous, "aggregate")
+    frame, names, arrays, scalars = _columns("aggregate", agg, data, columns, local_dict, global_dict,
+                                             sys._getframe(1))
     if frame is not None:
-        partials = [dask.delayed(_aggregate_frame)(part, agg, options, i) for i, part in enumerate(frame.to_delayed())]
-        empty = _frame_columns(frame._meta)
+        partials = [dask.delayed(_aggregate_frame)(part, agg, options, scalars, i)
+                    for i, part in enumerate(frame.to_delayed())]
+        meta = _pandas.frame_columns(frame._meta, _api._Inputs._names_of(agg))
+        names, arrays = list(meta), [_Meta(v) for v in meta.values()]
     else:
-        partials = [dask.delayed(_aggregate_block)(*blocks, names=names, expr=agg, options=options, partition=i,
-                                                   start=start) for i, (start, blocks) in enumerate(_blocks(arrays))]
-        empty = {n: np.empty(0, a.dtype) for n, a in zip(names, arrays)}
-    type_name, _, name = rowjit._rowjit._aggregate_type(agg, empty)
+        partials = [dask.delayed(_aggregate_block)(*blocks, names=names, expr=agg, options=options, scalars=scalars,
+                                                   partition=i, start=start)
+                    for i, (start, blocks) in enumerate(_blocks(arrays))]
+    type_name, _, name = _result_type(agg, names, arrays, scalars, aggregate=True)
     return dask.delayed(_combine)(partials, name, type_name)
+
+
+class _Meta:
+    """An empty pandas column's numpy form, shaped as a dask array's dtype and _meta."""
+
+    def __init__(self, values):
+        self.dtype, self._meta = values.dtype, values

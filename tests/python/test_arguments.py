@@ -27,7 +27,7 @@ def run_child(code, timeout=600):
 
 # --- threads= ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("threads", ["x", 2.5, None, [2]])
+@pytest.mark.parametrize("threads", ["x", 2.5, "2", [2]])
 def test_threads_of_a_wrong_type_is_a_type_error(threads):
     with pytest.raises(TypeError, match="threads= must be an int"):
         rowjit.evaluate("a + 1", engine=ENGINE, a=A, threads=threads)
@@ -149,7 +149,7 @@ def test_a_lone_surrogate_in_the_text_is_a_value_error(call):
 def test_text_of_a_wrong_type_is_a_type_error(call):
     with pytest.raises(TypeError, match="must be a str, not int"):
         getattr(rowjit, call)(5, engine=ENGINE, a=A)
-    with pytest.raises(TypeError, match="the first argument is the"):
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
         getattr(rowjit, call)(engine=ENGINE, a=A)
 
 
@@ -178,13 +178,15 @@ def test_valid_of_a_wrong_type_is_a_type_error():
 
 
 def test_columns_of_a_wrong_type_are_type_errors():
-    with pytest.raises(TypeError, match="column 'a' must be an array or an Arrow array, not int"):
-        rowjit.evaluate("a + 1", engine=ENGINE, a=5)
-    with pytest.raises(TypeError, match="column 'a' must be an array or an Arrow array, not str"):
-        rowjit.evaluate("a + 1", engine=ENGINE, a="1,2,3")
+    with pytest.raises(TypeError, match="column 'a' must be an array or an Arrow array, not object"):
+        rowjit.evaluate("a + 1", {"a": object()}, engine=ENGINE)
+    with pytest.raises(TypeError, match="column 'a' must be an array or an Arrow array, not object"):
+        rowjit.evaluate("a + 1", engine=ENGINE, a=object())
     with pytest.raises(TypeError, match="a batch dict's keys are column names, which must be str, not int"):
         rowjit.evaluate("a + 1", {5: A}, engine=ENGINE)
     with pytest.raises(ValueError, match="a column name is not valid text"):
+        rowjit.evaluate("a + 1", {"\ud800": A}, engine=ENGINE)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):   # a keyword the expression does not use
         rowjit.evaluate("a + 1", engine=ENGINE, **{"\ud800": A})
     with pytest.raises(ValueError, match="not a 1-d array"):
         rowjit.evaluate("a + 1", engine=ENGINE, a=np.zeros((2, 2), dtype=np.int32))

@@ -45,7 +45,7 @@ def test_arrays_equal_the_single_process_results(client, columns, tmp_path):
     assert rows.dtype == np.int64
     total = rowjit.dask.aggregate("sum(a * b)", a=A, b=B, cache_dir=folder, synchronous=True).compute()
     assert total == rowjit.aggregate("sum(a * b)", a=a, b=b) == int((a.astype(np.int64) * b).sum())
-    assert rowjit.dask.aggregate("min_max(c)", a=A, c=C, cache_dir=folder, synchronous=True).compute() == \
+    assert rowjit.dask.aggregate("min_max(c)", c=C, cache_dir=folder, synchronous=True).compute() == \
         (int(c.min()), int(c.max()))
     assert rowjit.dask.aggregate("count(a)", a=A, cache_dir=folder, synchronous=True).compute() == N
 

@@ -1,0 +1,459 @@
+"""rowjit's Python calls (python layer): explicit signatures over the C++ extension (_rowjit), and
+what a call's arguments become before the engine reads them: a batch (dict, pandas DataFrame or
+Arrow record batch), keyword columns, scalars as constants, names looked up in the caller's frame,
+and unknown keywords refused."""
+import datetime
+import decimal
+import difflib
+import sys
+import threading
+
+import numpy as np
+
+from . import _pandas
+from . import _rowjit
+
+__version__ = _rowjit._version()
+
+
+class Error(Exception):
+    """A rowjit error: .kind ("overflow", "division by zero", "invalid input", ...), .row (the
+    first failing row, or None), .function (the failing function of a row error, or None) and
+    .partition (the partition of a rowjit.dask computation, or None)."""
+
+    def __init__(self, message, kind, row, function, partition=None):
+        super().__init__(message)
+        self.kind = kind
+        self.row = row
+        self.function = function
+        self.partition = partition
+
+    def __reduce__(self):  # picklable, so that errors cross Dask's process boundaries intact
+        return (type(self), (str(self), self.kind, self.row, self.function, self.partition))
+
+
+_rowjit._set_error_type(Error)
+Array = _rowjit.Array
+RecordBatch = _rowjit.RecordBatch
+
+# --- what the names of an expression are bound to ------------------------------------------------
+
+_names_cache = {}
+_nulls_cache = {}
+_I64_MAX, _U64_MAX = 2**63 - 1, 2**64 - 1
+
+
+def _names(text, what):
+    """The names `text` reads (a tuple, cached), or None when it does not parse."""
+    try:
+        return _names_cache[text]
+    except (KeyError, TypeError):
+        pass
+    names = _rowjit._names(text, what)
+    names = None if names is None else tuple(names)
+    if len(_names_cache) > 4096:
+        _names_cache.clear()
+    _names_cache[text] = names
+    return names
+
+
+def _with_nulls(text, nulls):
+    key = (text, nulls)
+    got = _nulls_cache.get(key)
+    if got is None:
+        if len(_nulls_cache) > 1024:
+            _nulls_cache.clear()
+        got = _nulls_cache[key] = _rowjit._with_nulls(text, list(nulls))
+    return got
+
+
+def _decimal(name, value):
+    """A Decimal as (unscaled int, precision, scale): decimal64(18, S) when it fits 18 digits,
+    decimal(38, S) otherwise; S is the Decimal's own exponent."""
+    if not value.is_finite():
+        raise ValueError(f"rowjit: scalar '{name}' is {value}, which a decimal cannot hold")
+    exponent = value.as_tuple().exponent
+    scale = max(-exponent, 0)
+    unscaled = int(value.scaleb(scale))
+    if scale > 38 or abs(unscaled) >= 10**38:
+        raise ValueError(f"rowjit: scalar '{name}' ({value}) does not fit decimal(38, S)")
+    return (unscaled, 18 if abs(unscaled) < 10**18 and scale <= 18 else 38, scale)
+
+
+def _constant(name, value):
+    """A scalar as a one-row numpy array of its type (or a decimal tuple); None when `value` is
+    not a scalar (a column)."""
+    if isinstance(value, (bool, np.bool_)):
+        return np.array([value], dtype=np.bool_)
+    if isinstance(value, int):
+        if -_I64_MAX - 1 <= value <= _I64_MAX:
+            return np.array([value], dtype=np.int64)
+        if 0 <= value <= _U64_MAX:
+            return np.array([value], dtype=np.uint64)
+        raise ValueError(f"rowjit: scalar '{name}' ({value}) does not fit i64 or u64")
+    if isinstance(value, float):
+        return np.array([value], dtype=np.float64)
+    if isinstance(value, (str, bytes)):
+        return np.array([value], dtype=object)
+    if isinstance(value, np.generic):
+        return np.array([value])
+    if isinstance(value, decimal.Decimal):
+        return _decimal(name, value)
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            raise TypeError(f"rowjit: scalar '{name}' has a time zone; numpy timestamps have none: pass "
+                            f"a naive datetime (UTC: value.astimezone(datetime.timezone.utc).replace(tzinfo=None))")
+        unit = "ns" if _pandas.is_pandas(value) else "us"
+        return np.array([np.datetime64(value, unit)])
+    if isinstance(value, datetime.date):
+        return np.array([np.datetime64(value, "D")])
+    if isinstance(value, datetime.timedelta):
+        return np.array([np.timedelta64(value, "ns" if _pandas.is_pandas(value) else "us")])
+    return None
+
+
+def _is_null(value):
+    return value is None or value is np.ma.masked or type(value).__name__ == "NAType"
+
+
+class _Frame:
+    """The caller's frame, read only when a name is missing (numexpr's local_dict/global_dict)."""
+
+    def __init__(self, frame, local_dict, global_dict):
+        self.frame, self.local_dict, self.global_dict = frame, local_dict, global_dict
+
+    def lookup(self, name):
+        """(value, where) for `name`, or None: locals (local_dict) first, then globals (global_dict)."""
+        locals_ = self.local_dict if self.local_dict is not None else self.frame.f_locals
+        if name in locals_:
+            return locals_[name], "local_dict" if self.local_dict is not None else "the caller's locals"
+        globals_ = self.global_dict if self.global_dict is not None else self.frame.f_globals
+        if name in globals_:
+            return globals_[name], "global_dict" if self.global_dict is not None else "the caller's globals"
+        return None
+
+
+def _unknown_keywords(call, unknown, names, options):
+    name = unknown[0]
+    close = difflib.get_close_matches(name, list(options) + list(names or ()), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    uses = ", ".join(names) if names else "no name"
+    raise TypeError(f"rowjit.{call}() got an unexpected keyword argument '{name}': not an option of {call}() "
+                    f"and not a name the expression uses ({uses}){hint}")
+
+
+def _batch_names(batch):
+    """The column names of a batch and the batch as the extension reads it."""
+    if isinstance(batch, dict):
+        return batch.keys(), batch
+    if isinstance(batch, RecordBatch):
+        return batch.names, batch
+    if hasattr(batch, "__arrow_c_array__") or hasattr(batch, "__arrow_c_stream__"):
+        imported = _rowjit._record_batch(batch, None, None)  # zero-copy: its names are then known
+        return imported.names, imported
+    raise TypeError("rowjit: a batch is a dict of columns, a pandas DataFrame or an Arrow record batch "
+                    f"(__arrow_c_array__), not {type(batch).__name__}")
+
+
+class _Inputs:
+    """A call's inputs resolved: (batch, columns, constants, valid) for the extension, the text
+    with None scalars written as null, and the pandas index of a pandas input (or None)."""
+
+    def __init__(self, call, texts, batch, columns, valid, frame, options):
+        self.index = None
+        self.columns, self.constants, nulls = {}, {}, []
+        names = self._names_of(texts)
+        batch_names = ()
+        if batch is not None:
+            if _pandas.is_frame(batch):
+                self.index = batch.index
+                batch = _pandas.frame_columns(batch, names or ())
+            batch_names, batch = _batch_names(batch)
+            if isinstance(batch, dict):
+                batch = self._batch_dict(batch, names, valid, nulls)
+        if names is not None:
+            unknown = [k for k in columns if k not in names]
+            if unknown:
+                _unknown_keywords(call, unknown, names, options)
+            missing = [n for n in names if n not in columns and n not in batch_names]
+            if missing:
+                columns = dict(columns)
+                for n in missing:
+                    found = frame.lookup(n)
+                    if found is not None:
+                        columns[n] = self._looked_up(n, *found)
+        for k, v in columns.items():
+            if k in batch_names:
+                raise TypeError(f"rowjit: column '{k}' is given twice: in the batch and as a keyword")
+            self._add(k, v, self.columns, nulls)
+        self.nulls = tuple(nulls)
+        self.inputs = (batch, self.columns, self.constants, valid)
+
+    def _add(self, name, value, columns, nulls):
+        """A column (into `columns`), a scalar (a constant) or None (a null, written as `null`)."""
+        if type(value) is np.ndarray:
+            columns[name] = value
+        elif _is_null(value):
+            nulls.append(name)
+        else:
+            fixed = _constant(name, value)
+            if fixed is None:
+                columns[name] = self._column(name, value)
+            else:
+                self.constants[name] = fixed
+
+    def _batch_dict(self, batch, names, valid, nulls):
+        """A batch dict as the extension reads it: the columns the expression uses (every column
+        when it uses none of them, so that the batch still gives the length; and those valid=
+        names), pandas columns converted, scalars as constants."""
+        if names is not None and any(n in batch for n in names):
+            keep = set(names) | set(valid or ())
+            if len(keep) < len(batch) or any(type(v) is not np.ndarray for v in batch.values()):
+                columns = {}
+                for k, v in batch.items():
+                    if not isinstance(k, str):
+                        raise TypeError(f"rowjit: a batch dict's keys are column names, which must be str, not "
+                                        f"{type(k).__name__}")
+                    if k in keep:
+                        self._add(k, v, columns, nulls)
+                return columns
+            return batch
+        if any(type(v) is not np.ndarray for v in batch.values()):
+            columns = {}
+            for k, v in batch.items():
+                self._add(k, v, columns, nulls)
+            return columns
+        return batch
+
+    @staticmethod
+    def _names_of(texts):
+        if isinstance(texts, str):
+            return _names(texts, "the expression")
+        if isinstance(texts, (list, tuple)) and all(isinstance(t, str) for t in texts):
+            each = [_names(t, "the expression") for t in texts]
+            if any(n is None for n in each):
+                return None
+            return tuple(dict.fromkeys(n for names in each for n in names))
+        return None  # a wrong type: the extension raises the TypeError
+
+    def _column(self, name, value):
+        if _pandas.is_series(value):
+            if self.index is None:
+                self.index = value.index if hasattr(value, "index") else value
+            return _pandas.column(value, name)
+        return value
+
+    def _looked_up(self, name, value, where):
+        if (type(value) is np.ndarray or _is_null(value) or _constant(name, value) is not None or _pandas.is_series(value)
+                or isinstance(value, (np.ndarray, list, Array)) or hasattr(value, "__arrow_c_array__")
+                or hasattr(value, "__arrow_c_stream__")):
+            return value
+        raise TypeError(f"rowjit: '{name}' is not a column: it was looked up in {where}, where it is a "
+                        f"{type(value).__name__}, not an array or a scalar")
+
+    def text(self, text):
+        return _with_nulls(text, self.nulls) if self.nulls else text
+
+    def finish(self, result):
+        """The result for the caller: a pandas Series over the pandas input's index when there is one."""
+        if self.index is None or not isinstance(result, np.ndarray):
+            return result
+        return _pandas.to_series(result, self.index)
+
+
+def _frame(local_dict, global_dict, depth=2):
+    return _Frame(sys._getframe(depth), local_dict, global_dict)
+
+
+def _check_dict(value, what):
+    if value is not None and not isinstance(value, dict):
+        raise TypeError(f"rowjit: {what} must be a dict or None, not {type(value).__name__}")
+
+
+# --- the calls ----------------------------------------------------------------------------------
+
+_EVALUATE_OPTIONS = ("threads", "valid", "arrow", "out", "engine", "local_dict", "global_dict")
+_FILTER_OPTIONS = ("valid", "arrow", "engine", "local_dict", "global_dict")
+_AGGREGATE_OPTIONS = ("valid", "engine", "local_dict", "global_dict")
+
+
+def _evaluate(engine, expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns, frame):
+    _check_dict(local_dict, "local_dict=")
+    _check_dict(global_dict, "global_dict=")
+    inputs = _Inputs("evaluate", expr, batch, columns, valid, frame, _EVALUATE_OPTIONS)
+    text = inputs.text(expr) if isinstance(expr, str) else expr
+    result = _rowjit._evaluate(engine, text, inputs.inputs, threads, arrow, out, inputs.index is not None)
+    return inputs.finish(result)
+
+
+def _filter(engine, predicate, batch, valid, arrow, local_dict, global_dict, columns, frame):
+    _check_dict(local_dict, "local_dict=")
+    _check_dict(global_dict, "global_dict=")
+    frame_batch = batch if _pandas.is_frame(batch) else None
+    inputs = _Inputs("filter", predicate, batch, columns, valid, frame, _FILTER_OPTIONS)
+    text = inputs.text(predicate) if isinstance(predicate, str) else predicate
+    rows = _rowjit._filter(engine, text, inputs.inputs, arrow)
+    if frame_batch is not None and isinstance(rows, np.ndarray):
+        return frame_batch.iloc[rows]
+    return rows
+
+
+def _project(engine, exprs, batch, valid, arrow, local_dict, global_dict, columns, frame):
+    _check_dict(local_dict, "local_dict=")
+    _check_dict(global_dict, "global_dict=")
+    inputs = _Inputs("project", exprs, batch, columns, valid, frame, _FILTER_OPTIONS)
+    if inputs.nulls:
+        exprs = [inputs.text(e) for e in exprs]
+    results = _rowjit._project(engine, exprs, inputs.inputs, arrow, inputs.index is not None)
+    return [inputs.finish(r) for r in results]
+
+
+def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, frame):
+    _check_dict(local_dict, "local_dict=")
+    _check_dict(global_dict, "global_dict=")
+    inputs = _Inputs("aggregate", agg, batch, columns, valid, frame, _AGGREGATE_OPTIONS)
+    text = inputs.text(agg) if isinstance(agg, str) else agg
+    return _rowjit._aggregate(engine, text, inputs.inputs)
+
+
+class Engine(_rowjit.Engine):
+    """A rowjit engine: its kernel cache (in memory, and on disk in `cache_dir`), its compile
+    pool and its prepared expressions. Any number of Python threads may call one engine at once.
+
+    cache_dir: a folder for the persistent kernel cache ('' for none); synchronous: True makes
+    every call wait for the optimized kernel (False: tiered compiles, a fast kernel first);
+    compile_threads: threads of the background compile pool, from 1 to 2**31 - 1 (clamped to the
+    host's hardware threads). A wrong type is a TypeError, a wrong value a ValueError."""
+
+    def __init__(self, cache_dir: str = "", synchronous: bool = False, compile_threads: int = 1):
+        super().__init__(cache_dir, synchronous, compile_threads)
+
+    def evaluate(self, expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=None, local_dict=None,
+                 global_dict=None, **columns):
+        """`expr` over the columns: one array of their length. See rowjit.evaluate."""
+        return _evaluate(self, expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns,
+                         _frame(local_dict, global_dict))
+
+    def filter(self, predicate, batch=None, /, *, valid=None, arrow=None, local_dict=None, global_dict=None,
+               **columns):
+        """The rows where `predicate` is true (null is false). See rowjit.filter."""
+        return _filter(self, predicate, batch, valid, arrow, local_dict, global_dict, columns,
+                       _frame(local_dict, global_dict))
+
+    def project(self, exprs, batch=None, /, *, valid=None, arrow=None, local_dict=None, global_dict=None,
+                **columns):
+        """Several expressions in one pass over the columns: a list of arrays. See rowjit.project."""
+        return _project(self, exprs, batch, valid, arrow, local_dict, global_dict, columns,
+                        _frame(local_dict, global_dict))
+
+    def aggregate(self, agg, batch=None, /, *, valid=None, local_dict=None, global_dict=None, **columns):
+        """An aggregate over the non-null rows: a Python value. See rowjit.aggregate."""
+        return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _frame(local_dict, global_dict))
+
+    def stats(self):
+        """The engine's counters: compiles, fast_compiles, disk_loads, hits, background_compiles,
+        tier_switches, background_refused, background_dropped, compile_queue, compile_queue_peak,
+        disk_hits, disk_misses, disk_stores, disk_rejected, disk_claim_timeouts."""
+        return self._stats()
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_engine():
+    """The engine the module functions use unless engine= names one: tiered compiles, and the
+    persistent kernel cache in default_cache_dir(). Made on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Engine(cache_dir=default_cache_dir())
+    return _default
+
+
+def default_cache_dir():
+    """The persistent kernel cache's default folder: $ROWJIT_CACHE_DIR, else
+    $XDG_CACHE_HOME/rowjit (when absolute), else ~/.cache/rowjit ('' when none can be named);
+    the default engine's, the CLI's and rowjit.dask's."""
+    return _rowjit._default_cache_dir()
+
+
+def _engine(engine):
+    if engine is None:
+        return default_engine()
+    if not isinstance(engine, _rowjit.Engine):
+        raise TypeError(f"rowjit: engine= must be a rowjit.Engine or None, not {type(engine).__name__}")
+    return engine
+
+
+def evaluate(expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=None, engine=None, local_dict=None,
+             global_dict=None, **columns):
+    """Evaluates the expression `expr` (a str) over the columns: one array of their length.
+
+    batch: a dict of columns, a pandas DataFrame or an Arrow record batch; columns may also come
+    as keywords (numpy arrays, masked arrays, pandas Series, Arrow arrays) and scalars as
+    constants (a=a, k=2.0). A name the expression uses that is not given is looked up in
+    local_dict and global_dict (by default the caller's locals and globals); a keyword that is
+    neither an option nor a name of the expression is a TypeError.
+    threads: None (every CPU from 262,144 rows on, else one) or an int from 1 to 2**31 - 1 (at
+    most the CPUs available to the process and one per 64 rows). valid: {name: bool array}
+    (True: valid) for numpy columns. arrow: True for a rowjit.Array result, False for numpy, None
+    (Arrow when an input is). out: a numpy array to write the result into. engine: a
+    rowjit.Engine (default: default_engine()).
+    Returns a numpy array (masked where null), a rowjit.Array, or for pandas inputs a pandas
+    Series over the first pandas input's index (pandas' nullable dtype for a nullable result).
+    Row errors raise rowjit.Error."""
+    return _evaluate(_engine(engine), expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns,
+                     _frame(local_dict, global_dict))
+
+
+def filter(predicate, batch=None, /, *, valid=None, arrow=None, engine=None, local_dict=None,  # noqa: A001
+           global_dict=None, **columns):
+    """The rows where the bool expression `predicate` is true (null counts as false), as uint32
+    row indices; for a pandas DataFrame batch, the DataFrame's rows kept (frame.iloc[rows]).
+    Arguments as evaluate's."""
+    return _filter(_engine(engine), predicate, batch, valid, arrow, local_dict, global_dict, columns,
+                   _frame(local_dict, global_dict))
+
+
+def project(exprs, batch=None, /, *, valid=None, arrow=None, engine=None, local_dict=None, global_dict=None,
+            **columns):
+    """Several expressions (a list of str) in one pass over the columns, shared subexpressions
+    computed once: a list of what evaluate would return for each. Arguments as evaluate's."""
+    return _project(_engine(engine), exprs, batch, valid, arrow, local_dict, global_dict, columns,
+                    _frame(local_dict, global_dict))
+
+
+def aggregate(agg, batch=None, /, *, valid=None, engine=None, local_dict=None, global_dict=None, **columns):
+    """An aggregate over the non-null rows: sum, min, max, min_max (a tuple), count, nan_count,
+    any, all, ... of one expression (`agg`, a str such as "sum(a * b)"). A Python value (None
+    when null; exact wide sums as int or decimal.Decimal). Arguments as evaluate's."""
+    return _aggregate(_engine(engine), agg, batch, valid, local_dict, global_dict, columns,
+                      _frame(local_dict, global_dict))
+
+
+def array(values, *, valid=None):
+    """A rowjit.Array (immutable, an Arrow producer) from a numpy array (memory shared when its
+    layout allows; nulls from a masked array or valid=, True: valid), a pandas Series, or any
+    Arrow array (__arrow_c_array__, or __arrow_c_stream__ of one chunk)."""
+    if _pandas.is_series(values):
+        values = _pandas.column(values, "values")
+    return _rowjit._array(values, valid)
+
+
+def record_batch(batch=None, /, *, valid=None, **columns):
+    """A rowjit.RecordBatch (named columns of one length, immutable, an Arrow producer) from a
+    dict of columns, a pandas DataFrame or an Arrow record batch, and keyword columns."""
+    if _pandas.is_frame(batch):
+        batch = _pandas.frame_columns(batch)
+    if isinstance(batch, dict):
+        batch = {k: _pandas.column(v, k) if _pandas.is_series(v) else v for k, v in batch.items()}
+    columns = {k: _pandas.column(v, k) if _pandas.is_series(v) else v for k, v in columns.items()}
+    return _rowjit._record_batch(batch, columns, valid)
+
+
+def interval_dtype(unit):
+    """The numpy structured dtype of an interval type, laid out as Arrow's: 'months' (months i4),
+    'day_time' (days i4, milliseconds i4) or 'month_day_nano' (months i4, days i4, nanoseconds i8)."""
+    return _rowjit._interval_dtype(unit)
