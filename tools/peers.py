@@ -8,6 +8,8 @@ values of the same ranges, not the same bits); outputs are preallocated, as the 
 when their output pool recycles them. numba's loops wrap on overflow where rowjit's checked
 arithmetic detects it: the peers do less work than rowjit, never more.
 
+Progress goes to stderr (tools/progress.py).
+
   /usr/bin/python3 tools/peers.py [--repetitions 3] [--min-time 0.1] [--quick]
 """
 import argparse
@@ -16,6 +18,8 @@ import math
 import statistics
 import sys
 import time
+
+from progress import Progress
 
 try:
     import numba
@@ -175,13 +179,16 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
+    work = [(family, case, rows, valid, impl, fn)
+            for family, case, rows, valid, impls in cases(args.quick) for impl, fn in impls.items()]
+    progress = Progress(len(work), "peers")  # stderr; the JSON alone on stdout
     results = []
-    for family, case, rows, valid, impls in cases(args.quick):
-        for impl, fn in impls.items():
-            ns = timed(fn, args.min_time, args.repetitions)
-            results.append({"family": family, "case": case, "impl": impl, "rows": rows, "valid": valid,
-                            "ns_per_iter": ns})
-            print(f"peers: {family}/{case}/{impl}/rows:{rows}/valid:{valid} {ns:.0f} ns", file=sys.stderr)
+    for family, case, rows, valid, impl, fn in work:
+        ns = timed(fn, args.min_time, args.repetitions)
+        results.append({"family": family, "case": case, "impl": impl, "rows": rows, "valid": valid,
+                        "ns_per_iter": ns})
+        progress.advance(note=f"{family}/{case}/{impl}/rows:{rows}/valid:{valid} {ns:.0f} ns")
+    progress.close()
     print(json.dumps({"numpy": np.__version__, "numba": numba.__version__, "results": results}))
 
 

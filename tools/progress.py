@@ -116,7 +116,9 @@ class Progress:
     def draw(self, t):
         width = shutil.get_terminal_size((80, 24)).columns
         eta = self.eta(t)
-        tail = f" {self.count()} {clock(t - self.start)}" + (f" ETA {clock(eta)}" if eta is not None else "")
+        tail = f" {self.count()} {clock(t - self.start)}"
+        if eta is not None and not self.finished():
+            tail += f" ETA {clock(eta)}"
         bar = ""
         if self.total:
             cells = 20
