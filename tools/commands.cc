@@ -11,6 +11,7 @@
 #include "jit/base/host.h"
 #include "jit/base/target.h"
 #include "runtime/random.h"
+#include "tools/csv_input.h"
 
 namespace rowjit::cli {
 
@@ -161,16 +162,12 @@ int RejectUnknownTarget(const std::string& target, const char* help) {
   return Usage(fmt::format("unknown target '{}': --target takes {}", target, OneOf(known)), help);
 }
 
-int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
-  static const std::vector<std::string_view> kWithValues = {
-      "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target", "--vector-width",
-      "--stage", "--cache-dir", "--tier", "--filter", "--expr", "--string-lengths", "--alphabet",
-      "--match", "--match-share"};
-  std::vector<std::string_view> known = kWithValues;
-  known.insert(known.end(), {"--verify", "--json", "--help", "--catalog", "--no-disk-cache"});
-  if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
-  if (auto m = args.MissingValue(kWithValues); !m.empty()) return Usage(m + " takes a value", help);
-  auto pos = args.Positionals(kWithValues);
+namespace {
+
+// EXPR (or the first --expr) and the other --expr; EXPR "-" is read from standard input.
+int ParseExpressions(const Args& args, const std::vector<std::string_view>& with_values, EvalOptions& o,
+                     const char* help) {
+  auto pos = args.Positionals(with_values);
   o.more_exprs = args.Values("--expr");
   if (pos.size() > 1 || (pos.empty() && o.more_exprs.empty())) return Usage("expected one expression", help);
   if (pos.empty()) {
@@ -180,6 +177,7 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
     o.expr = pos[0];
   }
   if (o.expr == "-") {  // generated expressions outgrow a command line
+    if (args.Value("--input") == "-") return Usage("EXPR and --input cannot both be standard input", help);
     std::string text;
     char buffer[1 << 16];
     size_t n;
@@ -188,9 +186,11 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     o.expr = std::move(text);
   }
-  auto schema = args.Value("--schema");
-  if (!schema) return Usage("--schema is required", help);
-  o.schema = *schema;
+  return -1;
+}
+
+// The random input's options: rows, offset, seed, valid share, strings, constants.
+int ParseRandomOptions(const Args& args, EvalOptions& o, const char* help) {
   if (int rc = ParseIntegerFlag(args, "--rows", int64_t{0}, kMaxRows, o.rows, help); rc >= 0) return rc;
   if (int rc = ParseIntegerFlag(args, "--offset", int64_t{0}, kMaxRows, o.offset, help); rc >= 0) return rc;
   if (int rc = ParseIntegerFlag(args, "--seed", uint64_t{0}, std::numeric_limits<uint64_t>::max(), o.seed, help);
@@ -210,6 +210,45 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
     if (eq == std::string::npos || eq == 0) return Usage("--const takes NAME=VALUE", help);
     o.constants.emplace_back(c.substr(0, eq), c.substr(eq + 1));
   }
+  return -1;
+}
+
+// eval's rows in and out: --input, --print, --output, --null.
+int ParseRowsOptions(const Args& args, EvalOptions& o, const char* help) {
+  if (auto v = args.Value("--input")) {
+    if (v->empty()) return Usage("--input takes a file (- for standard input)", help);
+    o.input = *v;
+  }
+  int64_t print_rows = 0;
+  if (int rc = ParseIntegerFlag(args, "--print", int64_t{0}, kMaxRows, print_rows, help); rc >= 0) return rc;
+  if (args.Has("--print")) o.print_rows = print_rows;
+  if (auto v = args.Value("--output")) {
+    if (v->empty()) return Usage("--output takes a file (- for standard output)", help);
+    o.output = *v;
+  }
+  if (o.print_rows && o.output == "-") return Usage("--print and --output - would both write to standard output", help);
+  if (auto v = args.Value("--null")) o.null_text = *v;
+  return -1;
+}
+
+}  // namespace
+
+int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
+  static const std::vector<std::string_view> kWithValues = {
+      "--schema", "--rows", "--valid", "--const", "--seed", "--offset", "--policy", "--target", "--vector-width",
+      "--stage", "--cache-dir", "--tier", "--filter", "--expr", "--string-lengths", "--alphabet",
+      "--match", "--match-share", "--input", "--print", "--output", "--null"};
+  std::vector<std::string_view> known = kWithValues;
+  known.insert(known.end(), {"--verify", "--json", "--help", "--catalog", "--no-disk-cache"});
+  if (auto u = args.Unknown(known); !u.empty()) return Usage("unknown option '" + u + "'", help);
+  if (auto m = args.MissingValue(kWithValues); !m.empty()) return Usage(m + " takes a value", help);
+  if (int rc = ParseExpressions(args, kWithValues, o, help); rc >= 0) return rc;
+  auto schema = args.Value("--schema");
+  if (!schema && !args.Has("--input")) return Usage("--schema is required", help);
+  o.schema_given = schema.has_value();
+  o.schema = schema.value_or("");
+  if (int rc = ParseRandomOptions(args, o, help); rc >= 0) return rc;
+  if (int rc = ParseRowsOptions(args, o, help); rc >= 0) return rc;
   if (auto v = args.Value("--policy")) o.policy = *v;
   if (auto v = args.Value("--target")) o.target = *v;
   if (int rc = RejectUnknownTarget(o.target, help); rc >= 0) return rc;
@@ -230,7 +269,20 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help) {
 }
 
 int RejectEvalOnlyOptions(const EvalOptions& o, const char* help) {
-  if (!o.filter.empty() || !o.more_exprs.empty()) return Usage("--filter and --expr are options of eval", help);
+  if (!o.filter.empty() || !o.more_exprs.empty() || !o.input.empty() || o.print_rows || !o.output.empty() ||
+      !o.null_text.empty()) {
+    return Usage("--filter, --expr, --input, --print, --output and --null are options of eval", help);
+  }
+  return -1;
+}
+
+int RejectRandomOptions(const Args& args, const char* help) {
+  for (std::string_view flag : {"--rows", "--valid", "--seed", "--offset", "--const", "--string-lengths",
+                                "--alphabet", "--match", "--match-share"}) {
+    if (args.Has(flag)) {
+      return Usage(fmt::format("{} makes random input: it cannot be given with --input", flag), help);
+    }
+  }
   return -1;
 }
 
@@ -239,20 +291,35 @@ int PrintHelp(const char* help) {
   return 0;
 }
 
-int Fail(const Error& error) {
-  fmt::print(stderr, "rowjit: {}\n", error.ToString());
+int ExitCode(const Error& error) {
+  if (error.row()) return 1;
   switch (error.code()) {
     case ErrorCode::kInvalidInput:
     case ErrorCode::kTypeError:
     case ErrorCode::kUnsupported:
+    case ErrorCode::kIoError:
     case ErrorCode::kOutOfMemory: return 2;
     default: return 1;
   }
 }
 
-void PrintSummary(std::string_view label, const Result<ArrayPtr>& result) {
+int Fail(const Error& error) {
+  fmt::print(stderr, "rowjit: {}\n", error.ToString());
+  return ExitCode(error);
+}
+
+std::string ErrorText(const Error& error, const CsvInput* input) {
+  if (input == nullptr || !error.row()) return error.ToString();
+  std::string out(ErrorCodeName(error.code()));
+  if (!error.function().empty()) out += ": " + error.function();
+  out += fmt::format(" at row {} ({})", *error.row(), input->Where(*error.row()));
+  if (!error.message().empty()) out += ": " + error.message();
+  return out;
+}
+
+void PrintSummary(std::string_view label, const Result<ArrayPtr>& result, const CsvInput* input) {
   if (!result.ok()) {
-    fmt::print("{:<10}error {}\n", label, result.error().ToString());
+    fmt::print("{:<10}error {}\n", label, ErrorText(result.error(), input));
     return;
   }
   const Array& a = **result;

@@ -15,6 +15,8 @@
 
 namespace rowjit::cli {
 
+struct CsvInput;  // tools/csv_input.h
+
 // Arguments after the subcommand: flags with values (--rows 10 or --rows=10), switches and
 // positionals.
 class Args {
@@ -60,6 +62,12 @@ struct EvalOptions {
   std::string filter;           // eval: a predicate; EXPR runs under the selection it keeps
   std::vector<std::string> more_exprs;  // eval: --expr, repeatable: a projection of every EXPR
   StringSpec strings;           // eval: --string-lengths, --alphabet, --match, --match-share
+  bool schema_given = false;    // --schema was given (eval with --input may go without)
+  std::string input;            // eval: --input FILE, a CSV file ("-": standard input); empty: random
+  std::optional<int64_t> print_rows;  // eval: --print N, the first N result rows as a table
+  std::string output;           // eval: --output FILE, every result row as CSV ("-": standard output)
+  std::string null_text;        // eval: --null TEXT, the unquoted spelling of null in CSV ("": empty)
+  std::vector<std::string> names;  // eval: the output column names (EXPR's, then each --expr's)
 };
 
 // Fills `o` from the flags shared by eval, ir, check and explain, each value checked (numbers
@@ -69,8 +77,11 @@ int ParseEvalOptions(const Args& args, EvalOptions& o, const char* help);
 // A usage error (2) when `target` is not one of jit::KnownTargets() (what ir, check and explain
 // generate code for), else -1.
 int RejectUnknownTarget(const std::string& target, const char* help);
-// For the commands other than eval: a usage error (2) when --filter or --expr was given, else -1.
+// For the commands other than eval: a usage error (2) when --filter, --expr, --input, --print,
+// --output or --null was given, else -1.
 int RejectEvalOnlyOptions(const EvalOptions& o, const char* help);
+// eval with --input: a usage error (2) when an option of the random input was given, else -1.
+int RejectRandomOptions(const Args& args, const char* help);
 
 // The options ir, check and explain share, for their help texts (a literal, so it concatenates).
 #define ROWJIT_KERNEL_OPTIONS_HELP                                                              \
@@ -88,10 +99,16 @@ Result<jit::PlannedKernel> PlanFromOptions(const EvalOptions& o);
 int PrintHelp(const char* help);
 // Prints "rowjit: <message>" and the help on stderr; exit code 2.
 int Usage(const std::string& message, const char* help);
-// Prints "rowjit: <error>" on stderr; exit code 2 for usage/parse/type errors, 1 otherwise.
+// The exit code of an error: 1 when rows failed (the error names its row); 2 for usage, parse,
+// type, input and i/o errors, unsupported input and out of memory; 1 otherwise.
+int ExitCode(const Error& error);
+// Prints "rowjit: <error>" on stderr; returns ExitCode(error).
 int Fail(const Error& error);
-// "rows N, nulls N, checksum 0x..." or "error <code>: <function> at row R: <message>".
-void PrintSummary(std::string_view label, const Result<ArrayPtr>& result);
+// "<code>: <function> at row R: <message>", and with a CSV input the row's line after the row:
+// "overflow: mul at row 2 (prices.csv line 4): ...".
+std::string ErrorText(const Error& error, const CsvInput* input);
+// "rows N, nulls N, checksum 0x..." or "error " and ErrorText.
+void PrintSummary(std::string_view label, const Result<ArrayPtr>& result, const CsvInput* input = nullptr);
 
 int Info(const Args& args);
 int Eval(const Args& args);

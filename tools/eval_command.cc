@@ -15,25 +15,46 @@
 #include "jit/base/host.h"
 #include "kernels/dispatch.h"
 #include "runtime/random.h"
-#include "tools/commands.h"
 #include "jit/exec/static_chain.h"
 #include "runtime/environment.h"
+#include "tools/commands.h"
+#include "tools/csv_input.h"
+#include "tools/eval_internal.h"
 
 namespace rowjit::cli {
 
 namespace {
 
 constexpr const char* kHelp = R"(usage: rowjit eval EXPR --schema 'a:i32?,b:i32' [options]
+       rowjit eval EXPR --input FILE.csv [--schema S] [--print N] [--output FILE] [options]
 
-Evaluates EXPR over random inputs with the JIT and prints a summary: rows, nulls, the first
-error (function and row) or a checksum, the strategy, compile time and time per row. An
-aggregate (sum(a * b), min_max(a), count(x), ...) prints its result instead. When every
-operator has a static kernel (checked/wrapping add, sub, mul, comparisons), the same rows also
-run as a static chain (one kernel per operator, intermediates materialized): its time per row
-is printed beside the JIT's, and its values must equal the JIT's.
+Evaluates EXPR with the JIT over random columns for --schema, or over the columns of a CSV file
+(--input), and prints a summary: rows, nulls, the first error (function and row) or a checksum,
+the strategy, compile time and time per row. An aggregate (sum(a * b), min_max(a), count(x), ...)
+prints its result instead. When every operator has a static kernel (checked/wrapping add, sub,
+mul, comparisons), the same rows also run as a static chain (one kernel per operator,
+intermediates materialized): its time per row is printed beside the JIT's, and its values must
+equal the JIT's. With --print or --output the result rows are printed instead of the summary.
+
+Exit status: 0 when every row was computed; 1 when a row failed (the first failure is printed
+with its row and function, and with --input its line) or --verify found a difference; 2 on a
+usage, parse or type error, or input that cannot be read.
+
+input and output:
+  --input FILE       read the columns from a CSV file with a header row (- for standard input):
+                     typed by --schema (columns matched by header name, the others ignored), by
+                     NAME:TYPE header cells, or inferred (i64, f64, bool, else utf8; nullable when
+                     a field is null). An empty unquoted field is null, "" is the empty string.
+                     The random input's options (--rows, --valid, --seed, --offset, --const,
+                     --string-lengths, --alphabet, --match, --match-share) are refused with it
+  --null TEXT        the unquoted spelling of null in CSV input and output (default: empty)
+  --print N          print the first N result rows as a table instead of the summary (values as
+                     SQL text, null as null)
+  --output FILE      write every result row as CSV (- for standard output; null as an empty
+                     field, or --null's TEXT); EXPR's header is its text, or NAME for 'EXPR as NAME'
 
 options:
-  --schema S         columns as NAME:TYPE, '?' for nullable (required)
+  --schema S         columns as NAME:TYPE, '?' for nullable (required without --input)
   --rows N           rows to generate, 0 to 2^40 (default 1000)
   --valid F          fraction of non-null rows in nullable columns, 0 to 1 (default 0.9)
   --const NAME=V     make column NAME a batch constant of value V (V may be null); repeatable
@@ -65,10 +86,10 @@ options:
                      evaluated in one pass by Engine::Project (under --filter's selection if
                      given); --verify checks each output against the reference
 
-The batch (K + N rows of every column that is not a constant, strings at the average of their
-lengths) is estimated before anything is allocated: past this machine's memory it is refused
-(out of memory, exit 2), as is a utf8 or binary column whose strings would pass the 2^31 - 1
-bytes its 32-bit offsets reach (exit 2).
+The random batch (K + N rows of every column that is not a constant, strings at the average of
+their lengths) is estimated before anything is allocated: past this machine's memory it is
+refused (out of memory, exit 2), as is a utf8 or binary column whose strings would pass the
+2^31 - 1 bytes its 32-bit offsets reach (exit 2).
 )";
 
 // The disk cache folder: --cache-dir, else the library's default (DefaultCacheDir: the same
@@ -197,10 +218,12 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// Nanoseconds per row of a run of `seconds` over `rows` rows.
+double PerRow(double seconds, int64_t rows) { return rows > 0 ? seconds * 1e9 / static_cast<double>(rows) : 0.0; }
+
 // sum(a * b) and the other aggregates: the fused fold kernel, and the reference with --verify.
-int EvalAggregate(const EvalOptions& o, const Schema& schema, const RecordBatch& batch,
-                  jit::Engine& engine) {
-  auto agg = ir::ParseAndBindAggregate(o.expr, schema);
+int EvalAggregate(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine) {
+  auto agg = ir::ParseAndBindAggregate(o.expr, batch.schema);
   if (!agg.ok()) return Fail(agg.error());
   fmt::print("aggregate {}\n", agg->ToString());
   jit::EvalReport report;
@@ -214,13 +237,14 @@ int EvalAggregate(const EvalOptions& o, const Schema& schema, const RecordBatch&
   auto again = engine.Aggregate(*agg, batch.columns, batch.length, eval_options, &report);
   const double second = Seconds(start);
   auto text = [&](const Result<ir::AggregateResult>& r) {
-    return r.ok() ? r->ToString(agg->kind) : "error " + r.error().ToString();
+    return r.ok() ? r->ToString(agg->kind) : "error " + ErrorText(r.error(), input);
   };
   fmt::print("jit       {}\n", text(out));
   fmt::print("time      compile {:.2f} ms, first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n",
              compile_ms, first * 1e3, second * 1e3,
-             o.rows > 0 ? second * 1e9 / static_cast<double>(o.rows) : 0.0);
-  if (!o.verify) return out.ok() || out.error().row().has_value() ? 0 : 1;
+             PerRow(second, batch.length));
+  const int rows_rc = out.ok() ? 0 : ExitCode(out.error());
+  if (!o.verify) return rows_rc;
   auto ref = ir::EvaluateAggregateReference(*agg, batch.columns, batch.length);
   fmt::print("reference {}\n", text(ref));
   if (text(out) != text(ref)) {
@@ -228,7 +252,7 @@ int EvalAggregate(const EvalOptions& o, const Schema& schema, const RecordBatch&
     return 1;
   }
   fmt::print("verify    ok: {}\n", out.ok() ? "identical results" : "both report the same error");
-  return 0;
+  return rows_rc;
 }
 
 // The static chain beside the JIT: its time per row, and whether its values equal the JIT's
@@ -271,7 +295,220 @@ struct FilteredReference {
   Result<SelectionVector> rows = Error(ErrorCode::kInternal, "not evaluated");
   Result<ArrayPtr> out = Error(ErrorCode::kInternal, "not evaluated");
 };
-Result<SelectionVector> ReferenceRows(const ir::Expr& pred, const RecordBatch& batch) {
+FilteredReference ReferenceFiltered(const ir::Expr& pred, const ir::Expr& expr, const RecordBatch& batch) {
+  FilteredReference r;
+  r.rows = ReferenceSelection(pred, batch);
+  r.out = r.rows.ok() ? ReferenceUnder(expr, batch, *r.rows) : Result<ArrayPtr>(r.rows.error());
+  return r;
+}
+
+// `--filter P`: Engine::Filter, then EXPR under the selection it keeps; --verify against the
+// reference of both.
+int EvalFiltered(const EvalOptions& o, const ir::ExprPtr& expr, const RecordBatch& batch, const CsvInput* input,
+                 jit::Engine& engine, const jit::EvalOptions& eval_options) {
+  auto pred = ir::ParseAndBind(o.filter, batch.schema);
+  if (!pred.ok()) return Fail(pred.error());
+  fmt::print("filter    {}\n", (*pred)->ToString());
+  auto sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
+  if (!sel.ok()) {
+    fmt::print("jit       filter error {}\n", ErrorText(sel.error(), input));
+  } else {
+    fmt::print("selection {} of {} rows\n", sel->size(), batch.length);
+  }
+  Result<ArrayPtr> out = sel.ok() ? engine.Evaluate(expr, batch.columns, batch.length, *sel, eval_options)
+                                  : Result<ArrayPtr>(sel.error());
+  if (sel.ok()) {
+    const auto start = std::chrono::steady_clock::now();
+    auto timed = engine.Filter(*pred, batch.columns, batch.length, eval_options);
+    if (timed.ok()) auto again = engine.Evaluate(expr, batch.columns, batch.length, *timed, eval_options);
+    fmt::print("time      filter and evaluate (cached) {:.3f} ms, {:.2f} ns/row of the batch\n", Seconds(start) * 1e3,
+               PerRow(Seconds(start), batch.length));
+  }
+  PrintSummary("jit", out, input);
+  const int rows_rc = out.ok() ? 0 : ExitCode(out.error());
+  if (!o.verify) return rows_rc;
+  const FilteredReference ref = ReferenceFiltered(**pred, *expr, batch);
+  PrintSummary("reference", ref.out, input);
+  const bool same_rows = ref.rows.ok() == sel.ok() &&
+                         (!sel.ok() ? sel.error() == ref.rows.error()
+                                    : std::equal(sel->indices().begin(), sel->indices().end(),
+                                                 ref.rows->indices().begin(), ref.rows->indices().end()));
+  const bool same_out = out.ok() == ref.out.ok() &&
+                        (out.ok() ? FirstDifference(**out, **ref.out) < 0 : out.error() == ref.out.error());
+  if (!same_rows || !same_out) {
+    fmt::print("verify    DIFFERENT: {}\n", !same_rows ? "the selections differ" : "the results differ");
+    return 1;
+  }
+  fmt::print("verify    ok: {}\n", out.ok() ? "identical selections and rows" : "both report the same error");
+  return rows_rc;
+}
+
+// `--expr`: a projection of EXPR and every --expr, under --filter's selection if given; --verify
+// against the reference expression by expression (the first failing row over all outputs).
+int EvalProjection(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine,
+                   const jit::EvalOptions& eval_options) {
+  const Schema& schema = batch.schema;
+  std::vector<std::string> texts = {o.expr};
+  texts.insert(texts.end(), o.more_exprs.begin(), o.more_exprs.end());
+  std::vector<ir::ExprPtr> exprs;
+  for (size_t k = 0; k < texts.size(); ++k) {
+    auto e = ir::ParseAndBind(texts[k], schema);
+    if (!e.ok()) return Fail(e.error());
+    fmt::print("expr {:<4} {}  ({})\n", k, (*e)->ToString(), (*e)->type().ToString());
+    exprs.push_back(*e);
+  }
+  Result<SelectionVector> sel = SelectionVector::All(batch.length);
+  if (!o.filter.empty()) {
+    auto pred = ir::ParseAndBind(o.filter, schema);
+    if (!pred.ok()) return Fail(pred.error());
+    sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
+    if (!sel.ok()) {
+      fmt::print("jit       filter error {}\n", ErrorText(sel.error(), input));
+      return ExitCode(sel.error());
+    }
+    fmt::print("filter    {}: {} of {} rows\n", (*pred)->ToString(), sel->size(), batch.length);
+  }
+  jit::EvalReport report;
+  auto run = [&] {
+    return o.filter.empty() ? engine.Project(exprs, batch.columns, batch.length, eval_options, &report)
+                            : engine.Project(exprs, batch.columns, batch.length, *sel, eval_options, &report);
+  };
+  auto out = run();
+  const auto start = std::chrono::steady_clock::now();
+  { auto again = run(); }
+  const bool one_kernel = report.route == jit::Route::kProjectOneKernel || report.route == jit::Route::kProjectDenseWithNulls;
+  fmt::print("strategy  {} ({}), cached run {:.3f} ms\n", jit::StrategyName(report.strategy),
+             one_kernel ? "one kernel for every output" : "output by output", Seconds(start) * 1e3);
+  if (!out.ok()) {
+    PrintSummary("jit", Result<ArrayPtr>(out.error()), input);
+  } else {
+    for (size_t k = 0; k < out->size(); ++k) PrintSummary(fmt::format("jit {}", k), (*out)[k], input);
+  }
+  const int rows_rc = out.ok() ? 0 : ExitCode(out.error());
+  if (!o.verify) return rows_rc;
+  // The reference: each expression over the selected rows; the projection's error is the lowest
+  // failing row, at it the first failing output.
+  std::optional<Error> first;
+  size_t at = 0;
+  std::vector<ArrayPtr> want;
+  for (size_t k = 0; k < exprs.size(); ++k) {
+    auto r = ReferenceUnder(*exprs[k], batch, *sel);
+    if (r.ok()) {
+      want.push_back(*r);
+    } else if (!first || (r.error().row() && first->row() && *r.error().row() < *first->row())) {
+      first = std::move(r).TakeError();
+      at = k;
+    }
+  }
+  bool same;
+  if (first) {
+    same = !out.ok() && out.error().row() == first->row() && out.error().code() == first->code() &&
+           out.error().message() == fmt::format("expression {}: {}", at, first->message());
+    fmt::print("reference error {} (expression {})\n", ErrorText(*first, input), at);
+  } else {
+    same = out.ok();
+    for (size_t k = 0; same && k < want.size(); ++k) same = FirstDifference(*(*out)[k], *want[k]) < 0;
+  }
+  fmt::print("verify    {}\n", !same ? "DIFFERENT" : first ? "ok: both report the same error"
+                                                           : "ok: every output identical to the reference");
+  return same ? rows_rc : 1;
+}
+
+// --verify of one expression: the reference's result against the JIT's, row by row (the same
+// error at the same row is agreement); 1 on a difference.
+int VerifySingle(const Result<ArrayPtr>& out, const Result<ArrayPtr>& ref, const CsvInput* input) {
+  PrintSummary("reference", ref, input);
+  if (out.ok() != ref.ok()) {
+    fmt::print("verify    DIFFERENT: jit {} but reference {}\n", out.ok() ? "succeeded" : ErrorText(out.error(), input),
+               ref.ok() ? "succeeded" : ErrorText(ref.error(), input));
+    return 1;
+  }
+  if (!out.ok()) {
+    if (out.error() == ref.error()) {
+      fmt::print("verify    ok: both report {}\n", ErrorText(out.error(), input));
+      return 0;
+    }
+    fmt::print("verify    DIFFERENT errors\n");
+    return 1;
+  }
+  const int64_t diff = (*out)->type() != (*ref)->type() ? 0 : FirstDifference(**out, **ref);
+  if (diff >= 0) {
+    fmt::print("verify    DIFFERENT at row {}: jit {} reference {}\n", diff, (*out)->GetScalar(diff).ToString(),
+               (*ref)->GetScalar(diff).ToString());
+    return 1;
+  }
+  fmt::print("verify    ok: {} rows identical\n", (*out)->length());
+  return 0;
+}
+
+// One expression over the whole batch: the JIT's summary, its kernel and times, the static chain
+// beside it, and the reference with --verify.
+int EvalSingle(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine,
+               const jit::EvalOptions& eval_options) {
+  auto expr = ir::ParseAndBind(o.expr, batch.schema);
+  if (!expr.ok()) return Fail(expr.error());
+  fmt::print("expr      {}\ntype      {}\n", (*expr)->ToString(), (*expr)->type().ToString());
+  if (!o.filter.empty()) return EvalFiltered(o, *expr, batch, input, engine, eval_options);
+  jit::EvalReport report;
+  auto start = std::chrono::steady_clock::now();
+  auto out = engine.Evaluate(*expr, batch, eval_options, &report);
+  const double first = Seconds(start);
+  const double compile_ms = report.compile_ms;
+  const jit::EvalReport first_report = report;
+  // Later runs hit the cache: their time is the kernel's, not the compiler's. The timed one runs
+  // after a warm run whose result is dropped, so that its output lands on memory the engine's
+  // pool already holds, as in a loop over batches.
+  { auto warm = engine.Evaluate(*expr, batch, eval_options); }
+  start = std::chrono::steady_clock::now();
+  auto again = engine.Evaluate(*expr, batch, eval_options, &report);
+  const double second = Seconds(start);
+  PrintSummary("jit", out, input);
+  const std::string route = report.route == jit::Route::kKernel ? "" : fmt::format(" (route {})", jit::RouteName(report.route));
+  fmt::print("strategy  {}{}{}{}{}\n", jit::StrategyName(report.strategy), route,
+             report.retried ? " (retried over valid rows)" : "",
+             report.cold_pass ? " (cold pass located the row)" : "",
+             first_report.rechecked ? " (wide operands: the exact kernel reran the speculative one's batch)" : "");
+  PrintKernel(first_report);
+  fmt::print("time      compile {:.2f} ms, first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n",
+             compile_ms, first * 1e3, second * 1e3, PerRow(second, batch.length));
+  const int chain_rc = CompareStaticChain(**expr, batch, out, second, batch.length);
+  const int rows_rc = out.ok() ? 0 : ExitCode(out.error());
+  if (chain_rc != 0) return chain_rc;
+  if (!o.verify) return rows_rc;
+  const int verify_rc = VerifySingle(out, ir::EvaluateReference(**expr, batch.columns, batch.length), input);
+  return verify_rc != 0 ? verify_rc : rows_rc;
+}
+
+// The batch eval runs on: the CSV file of --input (typed by --schema, its header or inference),
+// or random columns for --schema (checked to fit first).
+Result<RecordBatch> LoadInput(const EvalOptions& o, jit::Engine& engine, std::optional<CsvInput>& csv) {
+  std::optional<Schema> schema;
+  if (o.schema_given) {
+    ROWJIT_ASSIGN_OR_RETURN(schema, ParseSchema(o.schema));
+  }
+  if (!o.input.empty()) {
+    ROWJIT_ASSIGN_OR_RETURN(csv, ReadCsvInput(o.input, schema, o.null_text, engine));
+    return csv->batch;
+  }
+  ROWJIT_RETURN_NOT_OK(CheckBatchFits(*schema, o));
+  return RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset, o.strings);
+}
+
+// Splits a trailing `as NAME` off EXPR and every --expr: the outputs' names.
+void NameOutputs(EvalOptions& o) {
+  auto [expr, name] = SplitName(o.expr);
+  o.expr = expr;
+  o.names = {name};
+  for (std::string& e : o.more_exprs) {
+    auto [more, more_name] = SplitName(e);
+    e = more;
+    o.names.push_back(more_name);
+  }
+}
+
+}  // namespace
+
+Result<SelectionVector> ReferenceSelection(const ir::Expr& pred, const RecordBatch& batch) {
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr keep, ir::EvaluateReference(pred, batch.columns, batch.length));
   std::vector<uint32_t> rows;
   for (int64_t i = 0; i < batch.length; ++i) {
@@ -292,203 +529,58 @@ Result<ArrayPtr> ReferenceUnder(const ir::Expr& expr, const RecordBatch& batch, 
   const int64_t row = sel[*e.row()];
   return std::move(e).WithRow(std::move(f), row);
 }
-FilteredReference ReferenceFiltered(const ir::Expr& pred, const ir::Expr& expr, const RecordBatch& batch) {
-  FilteredReference r;
-  r.rows = ReferenceRows(pred, batch);
-  r.out = r.rows.ok() ? ReferenceUnder(expr, batch, *r.rows) : Result<ArrayPtr>(r.rows.error());
-  return r;
+std::pair<std::string, std::string> SplitName(const std::string& text) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const std::string whole = first == std::string::npos ? text : text.substr(first, text.find_last_not_of(" \t\r\n") + 1 - first);
+  // From the end: NAME, blanks, `as`, a blank.
+  size_t i = whole.size();
+  while (i > 0 && word(whole[i - 1])) --i;
+  const size_t name = i;
+  while (i > 0 && blank(whole[i - 1])) --i;
+  const bool as = name < whole.size() && !std::isdigit(static_cast<unsigned char>(whole[name])) && i < name && i >= 3 &&
+                  (whole[i - 2] | 0x20) == 'a' && (whole[i - 1] | 0x20) == 's' && blank(whole[i - 3]);
+  if (!as) return {text, whole};
+  // `as` must stand outside parentheses and quotes (`cast(x as i64)` names nothing).
+  std::string expr = whole.substr(0, i - 2);
+  int depth = 0;
+  bool quoted = false;
+  for (char c : expr) {
+    if (c == '\'') quoted = !quoted;
+    if (!quoted) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+  }
+  if (depth != 0 || quoted) return {text, whole};
+  expr.erase(expr.find_last_not_of(" \t\r\n") + 1);
+  return {expr, whole.substr(name)};
 }
-
-// `--filter P`: Engine::Filter, then EXPR under the selection it keeps; --verify against the
-// reference of both.
-int EvalFiltered(const EvalOptions& o, const Schema& schema, const ir::ExprPtr& expr, const RecordBatch& batch,
-                 jit::Engine& engine, const jit::EvalOptions& eval_options) {
-  auto pred = ir::ParseAndBind(o.filter, schema);
-  if (!pred.ok()) return Fail(pred.error());
-  fmt::print("filter    {}\n", (*pred)->ToString());
-  auto sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
-  if (!sel.ok()) {
-    fmt::print("jit       filter error {}\n", sel.error().ToString());
-  } else {
-    fmt::print("selection {} of {} rows\n", sel->size(), batch.length);
-  }
-  Result<ArrayPtr> out = sel.ok() ? engine.Evaluate(expr, batch.columns, batch.length, *sel, eval_options)
-                                  : Result<ArrayPtr>(sel.error());
-  if (sel.ok()) {
-    const auto start = std::chrono::steady_clock::now();
-    auto timed = engine.Filter(*pred, batch.columns, batch.length, eval_options);
-    if (timed.ok()) auto again = engine.Evaluate(expr, batch.columns, batch.length, *timed, eval_options);
-    fmt::print("time      filter and evaluate (cached) {:.3f} ms, {:.2f} ns/row of the batch\n", Seconds(start) * 1e3,
-               o.rows > 0 ? Seconds(start) * 1e9 / static_cast<double>(o.rows) : 0.0);
-  }
-  PrintSummary("jit", out);
-  if (!o.verify) return out.ok() || out.error().row().has_value() ? 0 : 1;
-  const FilteredReference ref = ReferenceFiltered(**pred, *expr, batch);
-  PrintSummary("reference", ref.out);
-  const bool same_rows = ref.rows.ok() == sel.ok() &&
-                         (!sel.ok() ? sel.error() == ref.rows.error()
-                                    : std::equal(sel->indices().begin(), sel->indices().end(),
-                                                 ref.rows->indices().begin(), ref.rows->indices().end()));
-  const bool same_out = out.ok() == ref.out.ok() &&
-                        (out.ok() ? FirstDifference(**out, **ref.out) < 0 : out.error() == ref.out.error());
-  if (!same_rows || !same_out) {
-    fmt::print("verify    DIFFERENT: {}\n", !same_rows ? "the selections differ" : "the results differ");
-    return 1;
-  }
-  fmt::print("verify    ok: {}\n", out.ok() ? "identical selections and rows" : "both report the same error");
-  return 0;
-}
-
-// `--expr`: a projection of EXPR and every --expr, under --filter's selection if given; --verify
-// against the reference expression by expression (the first failing row over all outputs).
-int EvalProjection(const EvalOptions& o, const Schema& schema, const RecordBatch& batch, jit::Engine& engine,
-                   const jit::EvalOptions& eval_options) {
-  std::vector<std::string> texts = {o.expr};
-  texts.insert(texts.end(), o.more_exprs.begin(), o.more_exprs.end());
-  std::vector<ir::ExprPtr> exprs;
-  for (size_t k = 0; k < texts.size(); ++k) {
-    auto e = ir::ParseAndBind(texts[k], schema);
-    if (!e.ok()) return Fail(e.error());
-    fmt::print("expr {:<4} {}  ({})\n", k, (*e)->ToString(), (*e)->type().ToString());
-    exprs.push_back(*e);
-  }
-  Result<SelectionVector> sel = SelectionVector::All(batch.length);
-  if (!o.filter.empty()) {
-    auto pred = ir::ParseAndBind(o.filter, schema);
-    if (!pred.ok()) return Fail(pred.error());
-    sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
-    if (!sel.ok()) return Fail(sel.error());
-    fmt::print("filter    {}: {} of {} rows\n", (*pred)->ToString(), sel->size(), batch.length);
-  }
-  jit::EvalReport report;
-  auto run = [&] {
-    return o.filter.empty() ? engine.Project(exprs, batch.columns, batch.length, eval_options, &report)
-                            : engine.Project(exprs, batch.columns, batch.length, *sel, eval_options, &report);
-  };
-  auto out = run();
-  const auto start = std::chrono::steady_clock::now();
-  { auto again = run(); }
-  const bool one_kernel = report.route == jit::Route::kProjectOneKernel || report.route == jit::Route::kProjectDenseWithNulls;
-  fmt::print("strategy  {} ({}), cached run {:.3f} ms\n", jit::StrategyName(report.strategy),
-             one_kernel ? "one kernel for every output" : "output by output", Seconds(start) * 1e3);
-  if (!out.ok()) {
-    PrintSummary("jit", Result<ArrayPtr>(out.error()));
-  } else {
-    for (size_t k = 0; k < out->size(); ++k) PrintSummary(fmt::format("jit {}", k), (*out)[k]);
-  }
-  if (!o.verify) return out.ok() || out.error().row().has_value() ? 0 : 1;
-  // The reference: each expression over the selected rows; the projection's error is the lowest
-  // failing row, at it the first failing output.
-  std::optional<Error> first;
-  size_t at = 0;
-  std::vector<ArrayPtr> want;
-  for (size_t k = 0; k < exprs.size(); ++k) {
-    auto r = ReferenceUnder(*exprs[k], batch, *sel);
-    if (r.ok()) {
-      want.push_back(*r);
-    } else if (!first || (r.error().row() && first->row() && *r.error().row() < *first->row())) {
-      first = std::move(r).TakeError();
-      at = k;
-    }
-  }
-  bool same;
-  if (first) {
-    same = !out.ok() && out.error().row() == first->row() && out.error().code() == first->code() &&
-           out.error().message() == fmt::format("expression {}: {}", at, first->message());
-    fmt::print("reference error {} (expression {})\n", first->ToString(), at);
-  } else {
-    same = out.ok();
-    for (size_t k = 0; same && k < want.size(); ++k) same = FirstDifference(*(*out)[k], *want[k]) < 0;
-  }
-  fmt::print("verify    {}\n", !same ? "DIFFERENT" : first ? "ok: both report the same error"
-                                                           : "ok: every output identical to the reference");
-  return same ? 0 : 1;
-}
-
-}  // namespace
 
 int Eval(const Args& args) {
   if (args.Has("--help")) return PrintHelp(kHelp);
   EvalOptions o;
   if (int rc = ParseEvalOptions(args, o, kHelp); rc >= 0) return rc;
+  if (!o.input.empty()) {
+    if (int rc = RejectRandomOptions(args, kHelp); rc >= 0) return rc;
+  }
   if (int rc = UseTarget(o.target); rc >= 0) return rc;
+  NameOutputs(o);
   auto policy = ir::ParsePolicy(o.policy);
   if (!policy.ok()) return Fail(policy.error());
-  auto schema = ParseSchema(o.schema);
-  if (!schema.ok()) return Fail(schema.error());
-  if (Status fits = CheckBatchFits(*schema, o); !fits.ok()) return Fail(fits.error());
-  if (ir::IsAggregateText(o.expr)) {
-    if (!o.filter.empty() || !o.more_exprs.empty()) {
-      return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
-    }
-    auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset, o.strings);
-    if (!batch.ok()) return Fail(batch.error());
-    auto engine = MakeEngine(o);
-    if (!engine.ok()) return Fail(engine.error());
-    return EvalAggregate(o, *schema, *batch, **engine);
+  if (ir::IsAggregateText(o.expr) && (!o.filter.empty() || !o.more_exprs.empty())) {
+    return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
   }
-  auto expr = ir::ParseAndBind(o.expr, *schema);
-  if (!expr.ok()) return Fail(expr.error());
-  auto batch = RandomBatch(*schema, o.rows, o.valid, o.seed, o.constants, o.offset, o.strings);
-  if (!batch.ok()) return Fail(batch.error());
   auto engine = MakeEngine(o);
   if (!engine.ok()) return Fail(engine.error());
-
+  std::optional<CsvInput> csv;
+  auto batch = LoadInput(o, **engine, csv);
+  if (!batch.ok()) return Fail(batch.error());
+  const CsvInput* input = csv ? &*csv : nullptr;
   const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
-  if (!o.more_exprs.empty()) return EvalProjection(o, *schema, *batch, **engine, eval_options);
-  fmt::print("expr      {}\ntype      {}\n", (*expr)->ToString(), (*expr)->type().ToString());
-  jit::EvalReport report;
-  if (!o.filter.empty()) return EvalFiltered(o, *schema, *expr, *batch, **engine, eval_options);
-  auto start = std::chrono::steady_clock::now();
-  auto out = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
-  const double first = Seconds(start);
-  const double compile_ms = report.compile_ms;
-  const jit::EvalReport first_report = report;
-  // Later runs hit the cache: their time is the kernel's, not the compiler's. The timed one runs
-  // after a warm run whose result is dropped, so that its output lands on memory the engine's
-  // pool already holds, as in a loop over batches.
-  { auto warm = (*engine)->Evaluate(*expr, *batch, eval_options); }
-  start = std::chrono::steady_clock::now();
-  auto again = (*engine)->Evaluate(*expr, *batch, eval_options, &report);
-  const double second = Seconds(start);
-  PrintSummary("jit", out);
-  const std::string route = report.route == jit::Route::kKernel ? "" : fmt::format(" (route {})", jit::RouteName(report.route));
-  fmt::print("strategy  {}{}{}{}{}\n", jit::StrategyName(report.strategy), route,
-             report.retried ? " (retried over valid rows)" : "",
-             report.cold_pass ? " (cold pass located the row)" : "",
-             first_report.rechecked ? " (wide operands: the exact kernel reran the speculative one's batch)" : "");
-  PrintKernel(first_report);
-  fmt::print("time      compile {:.2f} ms, first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n",
-             compile_ms, first * 1e3, second * 1e3,
-             o.rows > 0 ? second * 1e9 / static_cast<double>(o.rows) : 0.0);
-  const int chain_rc = CompareStaticChain(**expr, *batch, out, second, o.rows);
-  if (!o.verify) return chain_rc != 0 ? chain_rc : (out.ok() || out.error().row().has_value() ? 0 : 1);
-  if (chain_rc != 0) return chain_rc;
-
-  auto ref = ir::EvaluateReference(**expr, batch->columns, batch->length);
-  PrintSummary("reference", ref);
-  if (out.ok() != ref.ok()) {
-    fmt::print("verify    DIFFERENT: jit {} but reference {}\n",
-               out.ok() ? "succeeded" : out.error().ToString(),
-               ref.ok() ? "succeeded" : ref.error().ToString());
-    return 1;
-  }
-  if (!out.ok()) {
-    if (out.error() == ref.error()) {
-      fmt::print("verify    ok: both report {}\n", out.error().ToString());
-      return 0;
-    }
-    fmt::print("verify    DIFFERENT errors\n");
-    return 1;
-  }
-  const int64_t diff = (*out)->type() != (*ref)->type() ? 0 : FirstDifference(**out, **ref);
-  if (diff >= 0) {
-    fmt::print("verify    DIFFERENT at row {}: jit {} reference {}\n", diff,
-               (*out)->GetScalar(diff).ToString(), (*ref)->GetScalar(diff).ToString());
-    return 1;
-  }
-  fmt::print("verify    ok: {} rows identical\n", o.rows);
-  return 0;
+  if (o.print_rows || !o.output.empty()) return EvalRows(o, *batch, input, **engine, eval_options);
+  if (input) fmt::print("input     {}: {} rows of {}\n", input->name, batch->length, batch->schema.ToString());
+  if (ir::IsAggregateText(o.expr)) return EvalAggregate(o, *batch, input, **engine);
+  if (!o.more_exprs.empty()) return EvalProjection(o, *batch, input, **engine, eval_options);
+  return EvalSingle(o, *batch, input, **engine, eval_options);
 }
 
 }  // namespace rowjit::cli
