@@ -173,9 +173,10 @@ int AvailableCpus() {
 }
 
 // threads=None: from this many rows on, a call runs on every CPU available to the process;
-// below it on one thread, where starting threads costs more than the chunks save (bench:
-// tools/python-bench's thread rows; docs/python.md states how the figure was chosen).
-constexpr int64_t kParallelRows = int64_t{1} << 18;
+// below it on one thread. Starting a thread costs as much as evaluating some hundreds of
+// thousands of rows of a short expression, and the chunks share one memory bus, so a split pays
+// only for batches of millions of rows (docs/python.md: how to measure it on a host).
+constexpr int64_t kParallelRows = int64_t{1} << 21;
 
 // The threads an evaluate call runs on: threads= (0: every CPU from kParallelRows rows on, else
 // one), at most the CPUs available to the process and at most one per 64-row word of the batch

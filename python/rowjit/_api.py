@@ -396,7 +396,7 @@ def evaluate(expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=N
     constants (a=a, k=2.0). A name the expression uses that is not given is looked up in
     local_dict and global_dict (by default the caller's locals and globals); a keyword that is
     neither an option nor a name of the expression is a TypeError.
-    threads: None (every CPU from 262,144 rows on, else one) or an int from 1 to 2**31 - 1 (at
+    threads: None (every CPU from 2**21 rows on, else one) or an int from 1 to 2**31 - 1 (at
     most the CPUs available to the process and one per 64 rows). valid: {name: bool array}
     (True: valid) for numpy columns. arrow: True for a rowjit.Array result, False for numpy, None
     (Arrow when an input is). out: a numpy array to write the result into. engine: a

@@ -20,6 +20,7 @@ per machine: the first process compiles it, the others read it from disk. A row 
 rowjit.Error with .partition (the partition's number) and .row (for arrays the global row; for a
 dataframe the row within that partition, whose global position Dask does not know).
 """
+import ast
 import os
 import sys
 import threading
@@ -315,3 +316,72 @@ class _Meta:
 
     def __init__(self, values):
         self.dtype, self._meta = values.dtype, values
+
+
+# --- a script that starts a cluster without the main guard ----------------------------------------
+
+def _is_main_guard(node):
+    """`if __name__ == "__main__":` (either order)."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+
+def _starts_processes(call):
+    """A call that starts a local cluster of worker processes: LocalCluster(...) (unless
+    processes=False) or Client() without a scheduler's address."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    keywords = {k.arg: k.value for k in call.keywords}
+    if name == "LocalCluster":
+        processes = keywords.get("processes")
+        return not (isinstance(processes, ast.Constant) and processes.value is False)
+    return name == "Client" and not call.args and "address" not in keywords
+
+
+def _unguarded_cluster_line(statements):
+    """The line of the first module-level statement (outside functions, classes and the main
+    guard) that starts a local cluster, or None."""
+    for node in statements:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.If):
+            if _is_main_guard(node):
+                continue
+            line = _unguarded_cluster_line(node.body) or _unguarded_cluster_line(node.orelse)
+        else:
+            line = next((n.lineno for n in ast.walk(node) if isinstance(n, ast.Call) and _starts_processes(n)), None)
+        if line is not None:
+            return line
+    return None
+
+
+def _check_main_script():
+    """Refuses (RuntimeError) to run under a main script that starts a local cluster outside
+    `if __name__ == "__main__":`. Dask starts worker processes by spawning Python again, which
+    imports the main script in each of them: unguarded, every worker starts a cluster of its
+    own, fails, and the first cluster waits for its workers forever. Found by reading the
+    script (its module-level statements), before any process is started."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or not str(path).endswith(".py"):
+        return
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return
+    line = _unguarded_cluster_line(tree.body)
+    if line is not None:
+        raise RuntimeError(
+            f"rowjit.dask: {path} line {line} starts a Dask cluster of worker processes outside "
+            "`if __name__ == \"__main__\":`. Each worker process imports the main script again, so unguarded it "
+            "would start a cluster of its own and the first cluster would wait for its workers forever. Put the code "
+            "that makes the cluster and computes under `if __name__ == \"__main__\":` (see "
+            "examples/python/dask_cluster.py).")
+
+
+_check_main_script()
