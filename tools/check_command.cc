@@ -5,6 +5,7 @@
 #include "jit/gates/gate_catalog.h"
 #include "jit/gates/gate_report.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 
 namespace rowjit::cli {
 
@@ -60,8 +61,12 @@ int CheckCatalog(const Args& args) {
   const std::string target = args.Value("--target").value_or("native");
   if (int rc = RejectUnknownTarget(target, kCheckHelp); rc >= 0) return rc;
   const bool json = args.Has("--json");
+  // A minute of codegen: progress on stderr, the report alone on stdout.
+  Progress progress("rowjit check --catalog --target " + target,
+                    static_cast<int64_t>(jit::CatalogKernels(target).size()));
   auto summary = jit::RunCatalogGate(target, [&](const jit::KernelCheck& check) {
     if (!json && !check.result.passed()) {
+      progress.Clear();
       for (const jit::Violation& v : check.result.violations) {
         if (v.exception == nullptr) {
           fmt::print("FAIL {}: {}: {}\n", check.context.kernel, v.rule, v.message);
@@ -69,7 +74,9 @@ int CheckCatalog(const Args& args) {
       }
       std::fflush(stdout);
     }
+    progress.Advance(check.context.kernel);
   });
+  progress.Finish(summary.ok() ? "" : "stopped by an error");
   if (!summary.ok()) return Fail(summary.error());
   if (json) {
     std::fputs(jit::FormatCatalogJson(*summary).c_str(), stdout);

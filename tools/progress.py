@@ -16,6 +16,7 @@ import threading
 import time
 
 LINE_EVERY_S = 30.0  # a plain line at least this often while the work advances
+NOTE_CHARS = 100  # of a note in a plain line
 REDRAW_EVERY_S = 0.1  # the bar is redrawn at most this often
 
 
@@ -46,7 +47,8 @@ class Progress:
         self.lock = threading.RLock()  # message() may come from a thread relaying a child's stderr
 
     def advance(self, n=1, note=""):
-        self.update(self.done + n, note)
+        with self.lock:
+            self._update(self.done + n, note)
 
     def update(self, done, note=""):
         """Sets the count (work measured in seconds passes the seconds elapsed)."""
@@ -111,20 +113,21 @@ class Progress:
         parts = [f"{self.label}: {self.count()}", f"{clock(t - self.start)} elapsed"]
         if eta is not None and not self.finished():
             parts.append(f"ETA {clock(eta)}")
-        return ", ".join(parts) + (f": {self.note}" if self.note else "")
+        note = self.note if len(self.note) <= NOTE_CHARS else self.note[:NOTE_CHARS - 3] + "..."
+        return ", ".join(parts) + (f": {note}" if note else "")
 
     def draw(self, t):
+        """"label 12/40 (30%) 0:07 ETA 0:16 [######--------------]  note": a narrow terminal cuts
+        the bar and the note, never the count or the time left."""
         width = shutil.get_terminal_size((80, 24)).columns
         eta = self.eta(t)
-        tail = f" {self.count()} {clock(t - self.start)}"
+        line = f"{self.label} {self.count()} {clock(t - self.start)}"
         if eta is not None and not self.finished():
-            tail += f" ETA {clock(eta)}"
-        bar = ""
+            line += f" ETA {clock(eta)}"
         if self.total:
             cells = 20
             full = min(cells, int(cells * self.done / self.total))
-            bar = " [" + "#" * full + "-" * (cells - full) + "]"
-        line = f"{self.label}{bar}{tail}"
+            line += " [" + "#" * full + "-" * (cells - full) + "]"
         if self.note:
             line += "  " + self.note
         self.write("\r\033[K" + line[:max(width - 1, 10)])

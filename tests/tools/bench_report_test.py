@@ -70,7 +70,7 @@ class ProgressLines(unittest.TestCase):
         p.message("a line of its own")
         p.close()
         text = out.getvalue()
-        self.assertIn("\r\033[Kbar [#####---------------] 1/4 (25%) 0:01 ETA 0:03  one", text)
+        self.assertIn("\r\033[Kbar 1/4 (25%) 0:01 ETA 0:03 [#####---------------]  one", text)
         self.assertIn("\r\033[Ka line of its own\n", text)
         self.assertTrue(text.endswith("\r\033[Kbar: 1/4 (25%) in 0:01\n"), text)
         self.assertNotIn("\n", text.split("a line of its own\n")[0])  # the bar is never a line
