@@ -20,6 +20,7 @@ JIT-compiles row expressions over columnar arrays into vectorized kernels for th
 
 commands:
   eval EXPR --schema S ...   evaluate over random inputs and summarise the result
+  eval EXPR --input F.csv    evaluate over a CSV file; --print N rows, --output F as CSV
   ir EXPR --schema S ...     the kernel's IR before or after optimization, or its assembly
   check EXPR --schema S ...  run the IR gates on one kernel (exit 1 when a rule fails)
   check --catalog            run the IR gates on every catalog kernel
