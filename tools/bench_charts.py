@@ -61,41 +61,59 @@ RATIOS = {
 }
 for _fam in ("str_prefix", "str_search", "str_length"):
     RATIOS[_fam] = RATIOS["str_eq"]
+# Every chart the report can draw: file name (without .svg) -> the one question it answers.
+# docs/performance.md lists them (a test checks it does).
 QUESTIONS = {
-    "ordinary": "a*b+c and a*b+c<d: the JIT against a static kernel per operator and the memory floor",
-    "constant": "a*b+c with a batch constant or literal: the JIT against the static kernels",
-    "single": "one operator: is the JIT as fast as one static kernel?",
-    "checked": "checked multiply: is the JIT as fast as the static kernel, type by type?",
-    "fold_1m": "folds over 1M rows: the JIT against the static masked fold",
-    "fused": "sum(a*b) over 1M rows: fused into one pass against materialize then fold",
-    "fused_l2": "sum(a*b) over 16,384 rows (in L2): fused against materialize then fold",
-    "project": "three expressions sharing a*b: one projection against three Evaluates",
-    "into": "does writing into the caller's memory cost anything against a fresh output?",
-    "math": "transcendental functions: the JIT against glibc's scalar libm",
-    "temporal": "date and timestamp functions: the JIT against static loops",
-    "interval": "interval arithmetic: the JIT against static loops",
-    "decimal": "decimals: the JIT against a static loop and against plain i64",
-    "in_list": "x in (...): the JIT's constant sets against a static lookup and an OR chain",
-    "str_eq": "s = 'ABCDEFGH': the JIT against a static loop and the memory floor",
-    "str_prefix": "prefix tests: the JIT against a static loop and the memory floor",
-    "str_search": "s like '%needle%': the JIT against a static loop and the memory floor",
-    "str_length": "length(s) > 100: the JIT against a static loop and the memory floor",
-    "str_produce": "string results: the JIT's column forms against the row-by-row reference",
-    "str_format": "casts to text: the JIT against the row-by-row reference",
-    "str_dict": "when does running over a dictionary's values beat decoding it?",
-    "capi": "the C API's call forms against a one-shot evaluate",
-    "fold_call": "a 64-row fold call: prepared against Evaluate",
-    "project_call": "a 64-row projection call: prepared against Project",
-    "filter": "Filter against Evaluate to a bitmap",
-    "stream": "outputs past the last-level cache: do streaming stores beat plain ones?",
+    "ordinary": "ordinary: is one fused kernel faster than a static kernel per operator, and how near the memory "
+                "floor does it run? (a*b+c, a*b+c<d)",
+    "constant": "constant: with a batch constant or a literal in the expression, is the JIT faster than the "
+                "static kernels?",
+    "nullable": "nullable: what do nulls in every input cost the JIT, against all valid?",
+    "checked": "checked: is the JIT's checked multiply as fast as the static kernel, type by type?",
+    "checked_vs_wrapping": "checked: what does checking a multiply for overflow cost, type by type?",
+    "single": "single: is the JIT as fast as one static kernel on one operator?",
+    "guarded": "guarded: what does guarding a division with if(b != 0, ...) cost?",
+    "stream": "stream: past the last-level cache, do streaming stores beat plain ones?",
+    "strategy": "strategy: does the executor pick the fastest null strategy at each density? (above 1: a forced "
+                "strategy beats its choice)",
+    "selection": "selection: is evaluating under a selection faster than the alternatives at every selectivity?",
+    "project": "project: is one projection of three expressions sharing a*b faster than three Evaluates?",
+    "project_call": "project_call: what does a prepared 64-row projection call save against Project?",
+    "filter": "filter: is Filter faster than Evaluate to a bitmap?",
+    "into": "into: does writing into the caller's memory cost anything against a fresh output?",
+    "fold": "fold: does the JIT's masked fold keep up with the static masked fold at every null density?",
+    "fold_density": "fold: does a fold cost the same at every null density?",
+    "fold_1m": "fold_1m: over 1M rows, is the JIT's fold as fast as the static masked fold?",
+    "fold_call": "fold_call: what does a prepared 64-row fold call save against Evaluate?",
+    "fused": "fused: is sum(a*b) fused into one pass faster than Evaluate(a*b) then a static fold? (1M rows)",
+    "fused_l2": "fused_l2: is the fused sum(a*b) faster than materialize-then-fold in L2? (16,384 rows)",
+    "compile_size": "compile: how does compile time grow with the expression's size?",
+    "compile_phases": "compile: where does a compile's time go, by expression size?",
+    "compile_calls": "compile: what does a call on a warm kernel cost at small batch sizes?",
+    "math": "math: are the JIT's transcendental functions faster than glibc's scalar libm?",
+    "temporal": "temporal: are the JIT's date and timestamp functions faster than static loops?",
+    "interval": "interval: is the JIT's interval arithmetic faster than static loops?",
+    "decimal": "decimal: how do the JIT's decimals compare with a static loop and with plain i64?",
+    "in_list": "in_list: are the JIT's constant sets faster than a static lookup and than an OR chain of =?",
+    "str_eq": "str_eq: is s = 'ABCDEFGH' faster than a static loop, and how near the memory floor does it run?",
+    "str_prefix": "str_prefix: are prefix tests faster than a static loop, and how near the memory floor?",
+    "str_search": "str_search: is s like '%needle%' faster than a static loop, and how near the memory floor?",
+    "str_length": "str_length: is length(s) > 100 faster than a static loop, and how near the memory floor?",
+    "str_produce": "str_produce: how much faster are the JIT's string results than the row-by-row reference?",
+    "str_format": "str_format: how much faster are the JIT's casts to text than the row-by-row reference?",
+    "str_dict": "str_dict: when does running over a dictionary's values beat decoding it?",
+    "capi": "capi: what do the C API's prepared call forms save against a one-shot evaluate?",
+    "bitmap_times": "bitmap: how long do the static bitmap kernels take? (ns per iteration)",
+    "bool_zip_times": "bool_zip: how do the static bool zips compare with a plain word copy and memcpy? "
+                      "(ns per iteration)",
+    "bytebool_pack_times": "bytebool_pack: how does packing byte bools compare with a plain word copy and memcpy? "
+                           "(ns per iteration)",
 }
-# Case pairs within a family: (chart name, question, family, panel title, numerator case suffix,
-# denominator case suffix), compared impl by impl (jit).
+# Case pairs within a family: (chart name, family, panel title, numerator case suffix, denominator
+# case suffix), compared impl by impl (jit).
 CASE_PAIRS = [
-    ("checked_vs_wrapping", "what does checking a multiply for overflow cost, type by type?", "checked",
-     "checked mul ÷ wrapping mul (JIT Evaluate)", "_mul", "_wrapping_mul"),
-    ("guarded", "what does guarding a division with if(b != 0, ...) cost?", "guarded",
-     "if(b != 0, a / b, 0) ÷ a / b (JIT)", "_guarded_div", "_div"),
+    ("checked_vs_wrapping", "checked", "checked mul ÷ wrapping mul (JIT Evaluate)", "_mul", "_wrapping_mul"),
+    ("guarded", "guarded", "if(b != 0, a / b, 0) ÷ a / b (JIT)", "_guarded_div", "_div"),
 ]
 SIZES = {64: "64", 65536: "64K", 1 << 20: "1M", 1 << 22: "4M"}
 
@@ -168,7 +186,7 @@ def bars_panel(k, panel, chart, color):
         s += f"set arrow 1 from {chart.ref}, graph 0 to {chart.ref}, graph 1 nohead lw 2 lc rgb 'black' front\n"
     s += (f"plot $p{k} using ({ref} < $3 ? {ref} : $3):1:({ref} < $3 ? {ref} : $3):({ref} < $3 ? $3 : {ref})"
           f":($1 - 0.36):($1 + 0.36):yticlabels(2) with boxxyerror fs solid 0.85 noborder lc rgb '{color}', "
-          f"$p{k} using ($3 > {ref} ? $3 : {ref}):1:(sprintf('%.3g', $3)) with labels left offset 0.6,0 font ',8'\n"
+          f"$p{k} using ($3 > {ref} ? $3 : {ref}):1:($3 >= 100 ? sprintf('%.0f', $3) : sprintf('%.3g', $3)) with labels left offset 0.6,0 font ',8'\n"
           "unset arrow 1\n")
     return s
 
@@ -249,7 +267,7 @@ def script(chart, path, terminal):
     s = (f"set terminal {terminal} size {width},{height} font '{FONT}' background '#ffffff'\n"
          f"set output {quoted(path)}\nset datafile missing 'NaN'\nset termoption noenhanced\n")
     if chart.kind == "bars":
-        s += f"set lmargin {min(longest, 60) + 2}\n"
+        s += f"set lmargin {min(longest, 60) + 4}\n"
     s += f"set multiplot layout {rows},{cols} title {quoted(chart.question)} font ',12' noenhanced\n"
     for k, panel in enumerate(chart.panels):
         if chart.kind == "bars":
@@ -296,11 +314,11 @@ def ratio_chart(fam, groups):
                if num in g and den in g and ns_row(g[den]) > 0]
         if pts:
             panels.append(Panel(title, [Series(title, pts)]))
-    return Chart(fam, f"{fam}: {QUESTIONS[fam]}", "bars", panels, BARS_X, "") if panels else None
+    return Chart(fam, QUESTIONS[fam], "bars", panels, BARS_X, "") if panels else None
 
 
 def case_pair_chart(spec, groups):
-    name, question, fam, title, num_suffix, den_suffix = spec
+    name, fam, title, num_suffix, den_suffix = spec
     pts = []
     for (case, rows, valid), g in groups.items():
         if case.endswith(num_suffix) and "jit" in g:
@@ -310,7 +328,7 @@ def case_pair_chart(spec, groups):
                 pts.append((case_label(base, rows, valid), ns_row(g["jit"]) / ns_row(den)))
     if not pts:
         return None
-    return Chart(name, f"{fam}: {question}", "bars", [Panel(title, [Series(title, pts)])], BARS_X, "")
+    return Chart(name, QUESTIONS[name], "bars", [Panel(title, [Series(title, pts)])], BARS_X, "")
 
 
 def sweep(groups, pattern, x_of, y_of, series_of, panel_of):
@@ -340,10 +358,9 @@ def fold_charts(groups):
 
     args = dict(x_of=lambda m, rows, valid: round(100 * float(m[4]), 3), series_of=lambda m, rows: m[3],
                 panel_of=lambda m, rows: f"{m[1]}({m[2]}), 15,000 rows")
-    return [Chart("fold", "fold: does the JIT's masked fold keep up with the static masked fold at every "
-                  "null density?", "lines", sweep(groups, pattern, y_of=vs_static, **args),
+    return [Chart("fold", QUESTIONS["fold"], "lines", sweep(groups, pattern, y_of=vs_static, **args),
                   "valid %", "JIT fold ÷ static masked fold", catx=True),
-            Chart("fold_density", "fold: does a fold cost the same at every null density?", "lines",
+            Chart("fold_density", QUESTIONS["fold_density"], "lines",
                   sweep(groups, pattern, y_of=vs_all_valid, **args), "valid %",
                   "JIT fold time ÷ its time with every row valid", catx=True)]
 
@@ -355,7 +372,7 @@ def nullable_chart(groups):
 
     panels = sweep(groups, r"^(.*)_(scattered|clustered)$", x_of=lambda m, rows, valid: valid, y_of=vs_all_valid,
                    series_of=lambda m, rows: f"{m[2]}, {size_text(rows)} rows", panel_of=lambda m, rows: m[1])
-    return Chart("nullable", "nullable: what do nulls in every input cost the JIT, against all valid?", "lines",
+    return Chart("nullable", QUESTIONS["nullable"], "lines",
                  panels, "valid %", "JIT time ÷ its time with every row valid")
 
 
@@ -395,7 +412,7 @@ def compile_charts(groups):
     out = []
     tiers = [(t, name) for t, name in (("cold", "optimized tier"), ("fast", "fast tier")) if len(sizes[t]) > 1]
     if tiers:
-        out.append(Chart("compile_size", "compile: how does compile time grow with the expression's size?", "lines",
+        out.append(Chart("compile_size", QUESTIONS["compile_size"], "lines",
                          [Panel("cold compile, wall time", [Series(name, [(ops, r.ns_per_iter / 1e6)
                                                                          for ops, r in sorted(sizes[t].items())])
                                                             for t, name in tiers])],
@@ -406,20 +423,13 @@ def compile_charts(groups):
                                for c, label in phases])
                   for t, name in tiers if any(r.counters for r in sizes[t].values())]
         if panels:
-            out.append(Chart("compile_phases", "compile: where does a compile's time go, by expression size?",
+            out.append(Chart("compile_phases", QUESTIONS["compile_phases"],
                              "shares", panels, "operators in the expression", "% of the compile's time"))
     if calls:
-        out.append(Chart("compile_calls", "compile: what does a call on a warm kernel cost at small batch sizes?",
+        out.append(Chart("compile_calls", QUESTIONS["compile_calls"],
                          "lines", [Panel("a*b+c over i32, kernel compiled", [Series(n, p) for n, p in calls.items()])],
                          "rows in the batch", "µs per call", False, False, None, True))
     return out
-
-
-FALLBACK = {"bool_zip": "the static bool zip kernels beside a plain word copy and memcpy",
-            "bytebool_pack": "packing byte bools beside a plain word copy and memcpy",
-            "bitmap": "the static bitmap kernels",
-            "strategy": "time per row of each forced strategy", "selection": "time per row under each selection",
-            "guarded": "guarded divisions", "compile": "the compile family's latencies"}
 
 
 def times_chart(fam, groups):
@@ -427,39 +437,37 @@ def times_chart(fam, groups):
     pts = [(f"{case_label(*key)} {impl}", ns_row(r)) for key, g in groups.items() for impl, r in g.items()]
     per_row = all(r.rows or r.family in FIXED_ROWS for g in groups.values() for r in g.values())
     unit = "ns per row" if per_row else "ns per iteration"
-    question = FALLBACK.get(fam, "time per row of each benchmark")
-    return Chart(f"{fam}_times", f"{fam}: {question} ({unit})", "bars",
-                 [Panel(unit, [Series(unit, pts)])], f"{unit}, log scale", "", ref=None)
+    question = QUESTIONS.get(f"{fam}_times", f"{fam}: how long does each benchmark take? ({unit})")
+    return Chart(f"{fam}_times", question, "bars", [Panel(unit, [Series(unit, pts)])], f"{unit}, log scale", "",
+                 ref=None)
+
+
+SELECTION = {"jit_dense_take": "÷ compute every row, then take", "jit_take_inputs": "÷ take the inputs, then compute"}
+
+
+def family_charts(fam, groups):
+    """The charts of one family: its ratios, case pairs and sweeps, or else its times."""
+    out = [ratio_chart(fam, groups)] if fam in RATIOS else []
+    out += [case_pair_chart(spec, groups) for spec in CASE_PAIRS if spec[1] == fam]
+    if fam == "fold":
+        out += fold_charts(groups)
+    elif fam == "nullable":
+        out.append(nullable_chart(groups))
+    elif fam == "strategy":
+        out.append(forced_chart("strategy", QUESTIONS["strategy"], groups, STRATEGIES, "valid %",
+                                "executor's choice ÷ forced strategy"))
+    elif fam == "selection":
+        out.append(forced_chart("selection", QUESTIONS["selection"], groups, SELECTION, "selected %",
+                                "Evaluate under the selection ÷ alternative"))
+    elif fam == "compile":
+        out += compile_charts(groups)
+    elif not out:
+        out.append(times_chart(fam, groups))
+    return [c for c in out if c and c.panels]
 
 
 def all_charts(results):
-    fams = index(results)
-    out = []
-    for fam, groups in fams.items():
-        if fam in RATIOS:
-            out.append(ratio_chart(fam, groups))
-        for spec in CASE_PAIRS:
-            if spec[2] == fam:
-                out.append(case_pair_chart(spec, groups))
-        if fam == "fold":
-            out += fold_charts(groups)
-        elif fam == "nullable":
-            out.append(nullable_chart(groups))
-        elif fam == "strategy":
-            out.append(forced_chart("strategy", "strategy: does the executor pick the fastest null strategy at "
-                                    "each density? (above 1: a forced strategy beats its choice)", groups, STRATEGIES, "valid %",
-                                    "executor's choice ÷ forced strategy"))
-        elif fam == "selection":
-            out.append(forced_chart("selection", "selection: is evaluating under a selection faster than the "
-                                    "alternatives at every selectivity?", groups,
-                                    {"jit_dense_take": "÷ compute every row, then take",
-                                     "jit_take_inputs": "÷ take the inputs, then compute"},
-                                    "selected %", "Evaluate under the selection ÷ alternative"))
-        elif fam == "compile":
-            out += compile_charts(groups)
-        elif fam in FALLBACK and fam not in RATIOS and not any(s[2] == fam for s in CASE_PAIRS):
-            out.append(times_chart(fam, groups))
-    return [c for c in out if c and c.panels]
+    return [c for fam, groups in index(results).items() for c in family_charts(fam, groups)]
 
 
 def write_charts(results, out_dir, png=False):

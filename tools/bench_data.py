@@ -184,6 +184,9 @@ def results_of(benchmarks):
         args = dict(p.split(":", 1) for p in parts[3:] if ":" in p)
         if "values" in args:  # str_dict: one case per dictionary size
             case = f"{case}_{args['values']}_values"
+        unnamed = [p for p in parts[3:] if p.isdigit()]  # bitmap/and/static/65536/3: sizes, offsets
+        if unnamed:
+            case = "_".join([case, *unnamed])
         scale = TIME_SCALE[b.get("time_unit", "ns")]
         # CPU time: on a shared host it leaves out time spent waiting for a core. Compile
         # benchmarks use wall time: a tiered first result runs beside a background compile.

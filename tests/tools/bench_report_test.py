@@ -96,6 +96,15 @@ class JsonStream(unittest.TestCase):
         self.assertFalse(stream.ended)
 
 
+class Docs(unittest.TestCase):
+    def test_performance_md_lists_every_chart_with_its_question(self):
+        import bench_charts
+        with open(os.path.join(ROOT, "docs", "performance.md")) as f:
+            text = f.read().replace("\\*", "*")  # Markdown escapes a*b
+        for name, question in bench_charts.QUESTIONS.items():
+            self.assertIn(f"| `{name}.svg` | {question} |", text)
+
+
 def run_report(*args, **kw):
     return subprocess.run([sys.executable, REPORT, "--bin", ARGS.bin, *args], capture_output=True, text=True, **kw)
 
