@@ -13,7 +13,8 @@ enum class FieldEnd { kComma, kLine, kText };
 
 class CsvParser {
  public:
-  CsvParser(std::string_view text, std::string_view null_text) : text_(text), null_text_(null_text) {
+  CsvParser(std::string_view text, std::string_view null_text)
+      : text_(text), null_text_(null_text) {
     if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);  // a UTF-8 byte order mark
   }
 
@@ -45,7 +46,8 @@ Result<FieldEnd> CsvParser::FieldEndAt() {
   const size_t eol = text_[pos_] == '\n' ? 1 : text_.substr(pos_).starts_with("\r\n") ? 2 : 0;
   if (eol == 0) {
     return MakeError(ErrorCode::kInvalidInput,
-                     "line {}: text after the closing quote of a field (a quote inside a quoted field is doubled: \"a\"\"b\")",
+                     "line {}: text after the closing quote of a field (a quote inside a quoted "
+                     "field is doubled: \"a\"\"b\")",
                      line_);
   }
   pos_ += eol;
@@ -59,7 +61,8 @@ Result<FieldEnd> CsvParser::ReadQuoted(std::string& out) {
   while (true) {
     const size_t quote = text_.find('"', pos_);
     if (quote == std::string_view::npos) {
-      return MakeError(ErrorCode::kInvalidInput, "line {}: a quoted field is not closed", start_line);
+      return MakeError(ErrorCode::kInvalidInput, "line {}: a quoted field is not closed",
+                       start_line);
     }
     const std::string_view run = text_.substr(pos_, quote - pos_);
     line_ += std::count(run.begin(), run.end(), '\n');
@@ -79,10 +82,11 @@ Result<FieldEnd> CsvParser::ReadUnquoted(std::string& out) {
   while (end < text_.size() && text_[end] != ',' && text_[end] != '\n' &&
          !(text_[end] == '\r' && end + 1 < text_.size() && text_[end + 1] == '\n')) {
     if (text_[end] == '"') {
-      return MakeError(ErrorCode::kInvalidInput,
-                       "line {}: a quote inside an unquoted field (quote the whole field and double the quote: "
-                       "\"a\"\"b\")",
-                       line_);
+      return MakeError(
+          ErrorCode::kInvalidInput,
+          "line {}: a quote inside an unquoted field (quote the whole field and double the quote: "
+          "\"a\"\"b\")",
+          line_);
     }
     ++end;
   }
@@ -97,7 +101,9 @@ Result<FieldEnd> CsvParser::ReadField(std::string& out, bool& quoted) {
 }
 
 Status CsvParser::ReadHeader(CsvTable& table) {
-  if (text_.empty()) return MakeError(ErrorCode::kInvalidInput, "no header row (the input is empty)");
+  if (text_.empty()) {
+    return MakeError(ErrorCode::kInvalidInput, "no header row (the input is empty)");
+  }
   FieldEnd end = FieldEnd::kComma;
   while (end == FieldEnd::kComma) {
     std::string cell;
@@ -117,7 +123,8 @@ Status CsvParser::ReadRecord(CsvTable& table) {
   FieldEnd end = FieldEnd::kComma;
   while (end == FieldEnd::kComma) {
     if (fields == want) {
-      return MakeError(ErrorCode::kInvalidInput, "line {}: more than {} fields, the header has {}", line, want, want);
+      return MakeError(ErrorCode::kInvalidInput, "line {}: more than {} fields, the header has {}",
+                       line, want, want);
     }
     CsvColumn& column = table.columns[fields++];
     const size_t start = column.bytes.size();
@@ -129,8 +136,8 @@ Status CsvParser::ReadRecord(CsvTable& table) {
     column.null.push_back(null ? 1 : 0);
   }
   if (fields < want) {
-    return MakeError(ErrorCode::kInvalidInput, "line {}: {} field{}, the header has {}", line, fields,
-                     fields == 1 ? "" : "s", want);
+    return MakeError(ErrorCode::kInvalidInput, "line {}: {} field{}, the header has {}", line,
+                     fields, fields == 1 ? "" : "s", want);
   }
   table.lines.push_back(line);
   return Status::OK();
@@ -153,7 +160,8 @@ Result<CsvTable> CsvParser::Parse(bool header_only) {
 }  // namespace
 
 Result<CsvTable> ParseCsv(std::string_view text, std::string_view null_text, bool header_only) {
-  return NoThrow([&]() -> Result<CsvTable> { return CsvParser(text, null_text).Parse(header_only); });
+  return NoThrow(
+      [&]() -> Result<CsvTable> { return CsvParser(text, null_text).Parse(header_only); });
 }
 
 void AppendCsvField(std::string& out, std::string_view value, std::string_view null_text) {

@@ -22,7 +22,8 @@ struct CsvColumn {
   int64_t size() const { return static_cast<int64_t>(ends.size()); }
   std::string_view Field(int64_t k) const {
     const int64_t begin = k == 0 ? 0 : ends[static_cast<size_t>(k - 1)];
-    return std::string_view(bytes).substr(static_cast<size_t>(begin), static_cast<size_t>(ends[static_cast<size_t>(k)] - begin));
+    return std::string_view(bytes).substr(
+        static_cast<size_t>(begin), static_cast<size_t>(ends[static_cast<size_t>(k)] - begin));
   }
   bool IsNull(int64_t k) const { return null[static_cast<size_t>(k)] != 0; }
 };
@@ -46,7 +47,8 @@ struct CsvTable {
 // unclosed quote, text after a closing quote, a quote inside an unquoted field, a record with
 // another number of fields than the header, no header at all.
 // With `header_only`, the records are not read.
-Result<CsvTable> ParseCsv(std::string_view text, std::string_view null_text = "", bool header_only = false);
+Result<CsvTable> ParseCsv(std::string_view text, std::string_view null_text = "",
+                          bool header_only = false);
 
 // Appends `value` as one CSV field: in double quotes (its quotes doubled) when it holds a comma,
 // a quote, CR or LF, or equals `null_text` (so that it does not read back as null).

@@ -26,7 +26,9 @@ std::string_view TrimBlanks(std::string_view s) {
 
 Result<std::string> ReadAll(const std::string& path, const std::string& name) {
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return MakeError(ErrorCode::kIoError, "cannot open {}: {}", name, std::strerror(errno));
+  if (f == nullptr) {
+    return MakeError(ErrorCode::kIoError, "cannot open {}: {}", name, std::strerror(errno));
+  }
   std::string text;
   char buffer[1 << 16];
   size_t n;
@@ -34,7 +36,9 @@ Result<std::string> ReadAll(const std::string& path, const std::string& name) {
   const bool failed = std::ferror(f) != 0;
   const int read_errno = errno;
   if (f != stdin) std::fclose(f);
-  if (failed) return MakeError(ErrorCode::kIoError, "cannot read {}: {}", name, std::strerror(read_errno));
+  if (failed) {
+    return MakeError(ErrorCode::kIoError, "cannot read {}: {}", name, std::strerror(read_errno));
+  }
   return text;
 }
 
@@ -50,18 +54,21 @@ Result<std::vector<HeaderCell>> ParseHeader(const std::vector<std::string>& head
     const std::string_view cell = TrimBlanks(header[i]);
     if (cell.find(':') == std::string_view::npos) {
       // An empty cell still names its column (as DuckDB does), so that the others can be read.
-      cells.push_back({cell.empty() ? fmt::format("column{}", i + 1) : std::string(cell), std::nullopt});
+      cells.push_back(
+          {cell.empty() ? fmt::format("column{}", i + 1) : std::string(cell), std::nullopt});
       continue;
     }
     if (std::count(cell.begin(), cell.end(), '(') > std::count(cell.begin(), cell.end(), ')')) {
       return MakeError(ErrorCode::kInvalidInput,
-                       "header cell {} '{}' ends at a comma inside its type: quote a cell whose type holds a comma "
+                       "header cell {} '{}' ends at a comma inside its type: quote a cell whose "
+                       "type holds a comma "
                        "(\"price:decimal(10,2)?\")",
                        i + 1, cell);
     }
     Result<Schema> one = ParseSchema(cell);
     if (!one.ok() || one->fields.size() != 1) {
-      return MakeError(ErrorCode::kInvalidInput, "header cell {} '{}' is neither a name nor NAME:TYPE{}", i + 1, cell,
+      return MakeError(ErrorCode::kInvalidInput,
+                       "header cell {} '{}' is neither a name nor NAME:TYPE{}", i + 1, cell,
                        one.ok() ? " (it names several columns)" : ": " + one.error().message());
     }
     cells.push_back({one->fields[0].name, one->fields[0]});
@@ -80,12 +87,13 @@ Result<size_t> FindHeaderCell(const std::vector<HeaderCell>& cells, const std::s
   if (at) return *at;
   std::string names;
   for (const HeaderCell& c : cells) names += (names.empty() ? "" : ", ") + c.name;
-  return MakeError(ErrorCode::kInvalidInput, "column '{}' of --schema is not in the header (its columns: {})", name,
-                   names);
+  return MakeError(ErrorCode::kInvalidInput,
+                   "column '{}' of --schema is not in the header (its columns: {})", name, names);
 }
 
 std::string FieldTypeText(const Field& f) {
-  return IsString(f.type.id) ? StringTypeName(f.type.id, f.layout) + (f.type.nullable ? "?" : "") : f.type.ToString();
+  return IsString(f.type.id) ? StringTypeName(f.type.id, f.layout) + (f.type.nullable ? "?" : "")
+                             : f.type.ToString();
 }
 
 // The schema --schema gives, each field taken from the header cell of its name (its other cells
@@ -95,7 +103,8 @@ Result<Schema> SchemaFromText(const Schema& schema, const std::vector<HeaderCell
   for (const Field& f : schema.fields) {
     ROWJIT_ASSIGN_OR_RETURN(size_t at, FindHeaderCell(cells, f.name));
     if (cells[at].typed && !(*cells[at].typed == f)) {
-      return MakeError(ErrorCode::kInvalidInput, "the header types column '{}' as {}, --schema as {}", f.name,
+      return MakeError(ErrorCode::kInvalidInput,
+                       "the header types column '{}' as {}, --schema as {}", f.name,
                        FieldTypeText(*cells[at].typed), FieldTypeText(f));
     }
     source.push_back(at);
@@ -109,9 +118,12 @@ Result<Schema> SchemaFromHeader(const std::vector<HeaderCell>& cells, const CsvT
   Schema schema;
   for (size_t i = 0; i < cells.size(); ++i) {
     ROWJIT_ASSIGN_OR_RETURN(size_t at, FindHeaderCell(cells, cells[i].name));
-    if (at != i) return MakeError(ErrorCode::kInvalidInput, "the header names column '{}' twice", cells[i].name);
-    schema.fields.push_back(cells[i].typed ? *cells[i].typed
-                                           : Field{cells[i].name, InferColumnType(table.columns[i])});
+    if (at != i) {
+      return MakeError(ErrorCode::kInvalidInput, "the header names column '{}' twice",
+                       cells[i].name);
+    }
+    schema.fields.push_back(
+        cells[i].typed ? *cells[i].typed : Field{cells[i].name, InferColumnType(table.columns[i])});
     source.push_back(i);
   }
   return schema;
@@ -119,7 +131,9 @@ Result<Schema> SchemaFromHeader(const std::vector<HeaderCell>& cells, const CsvT
 
 bool FitsI64(std::string_view s) {
   const std::string_view digits = s.starts_with('+') || s.starts_with('-') ? s.substr(1) : s;
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return false;
+  }
   if (s.starts_with('+')) s.remove_prefix(1);
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -134,8 +148,11 @@ bool IsDecimalNumber(std::string_view s) {
   const std::string_view mantissa = body.substr(0, e);
   const size_t point = mantissa.find('.');
   const std::string_view whole = mantissa.substr(0, point);
-  const std::string_view fraction = point == std::string_view::npos ? "" : mantissa.substr(point + 1);
-  auto digits = [](std::string_view d) { return d.find_first_not_of("0123456789") == std::string_view::npos; };
+  const std::string_view fraction =
+      point == std::string_view::npos ? "" : mantissa.substr(point + 1);
+  auto digits = [](std::string_view d) {
+    return d.find_first_not_of("0123456789") == std::string_view::npos;
+  };
   if (whole.size() + fraction.size() == 0 || !digits(whole) || !digits(fraction)) return false;
   if (e != std::string_view::npos) {
     std::string_view exponent = body.substr(e + 1);
@@ -150,8 +167,8 @@ bool IsDecimalNumber(std::string_view s) {
 
 bool IsBoolWord(std::string_view s) {
   auto equals = [&](std::string_view word) {
-    return s.size() == word.size() &&
-           std::equal(s.begin(), s.end(), word.begin(), [](char a, char b) { return (a | 0x20) == b; });
+    return s.size() == word.size() && std::equal(s.begin(), s.end(), word.begin(),
+                                                 [](char a, char b) { return (a | 0x20) == b; });
   };
   return equals("true") || equals("false");
 }
@@ -162,7 +179,8 @@ Result<ArrayPtr> TextArray(const CsvColumn& column, DataType type, StringLayout 
   std::vector<std::optional<std::string_view>> rows;
   rows.reserve(static_cast<size_t>(column.size()));
   for (int64_t k = 0; k < column.size(); ++k) {
-    rows.push_back(column.IsNull(k) ? std::nullopt : std::optional<std::string_view>(column.Field(k)));
+    rows.push_back(column.IsNull(k) ? std::nullopt
+                                    : std::optional<std::string_view>(column.Field(k)));
   }
   if (layout == StringLayout::kOffsets32 && column.bytes.size() > static_cast<size_t>(INT32_MAX)) {
     layout = StringLayout::kOffsets64;
@@ -173,21 +191,26 @@ Result<ArrayPtr> TextArray(const CsvColumn& column, DataType type, StringLayout 
 
 // The first null of a column its type says cannot hold one, and the first field of a utf8
 // column that is not UTF-8: an error naming the line.
-Status CheckFields(const CsvColumn& column, const Field& f, const CsvInput& input, const std::string& null_text) {
+Status CheckFields(const CsvColumn& column, const Field& f, const CsvInput& input,
+                   const std::string& null_text) {
   const bool utf8 = f.type.id == TypeId::kUtf8;
   for (int64_t k = 0; k < column.size(); ++k) {
     if (column.IsNull(k) && !f.type.nullable) {
-      return MakeError(ErrorCode::kInvalidInput, "{}, column '{}': {} in a column that is not nullable (declare it {}?)",
-                       input.Where(k), f.name, null_text.empty() ? "an empty field (null)" : "a null ('" + null_text + "')",
+      return MakeError(ErrorCode::kInvalidInput,
+                       "{}, column '{}': {} in a column that is not nullable (declare it {}?)",
+                       input.Where(k), f.name,
+                       null_text.empty() ? "an empty field (null)" : "a null ('" + null_text + "')",
                        f.name + ":" + FieldTypeText(f));
     }
     if (!utf8 || column.IsNull(k)) continue;
     const std::string_view v = column.Field(k);
-    const size_t bad = kernels::FirstInvalidUtf8(reinterpret_cast<const uint8_t*>(v.data()), v.size());
+    const size_t bad =
+        kernels::FirstInvalidUtf8(reinterpret_cast<const uint8_t*>(v.data()), v.size());
     if (bad != v.size()) {
-      return MakeError(ErrorCode::kInvalidInput,
-                       "{}, column '{}': the field is not UTF-8 (byte {} of it); read such a column as binary",
-                       input.Where(k), f.name, bad + 1);
+      return MakeError(
+          ErrorCode::kInvalidInput,
+          "{}, column '{}': the field is not UTF-8 (byte {} of it); read such a column as binary",
+          input.Where(k), f.name, bad + 1);
     }
   }
   return Status::OK();
@@ -196,24 +219,27 @@ Status CheckFields(const CsvColumn& column, const Field& f, const CsvInput& inpu
 // A column of its field's type: string types as they are, the others through the engine's
 // `cast(v, T)` from utf8 (so that text parses exactly as it does in expressions). A field that
 // does not parse is an error naming its line.
-Result<ArrayPtr> TypeColumn(const CsvColumn& column, const Field& f, const CsvInput& input, jit::Engine& engine) {
+Result<ArrayPtr> TypeColumn(const CsvColumn& column, const Field& f, const CsvInput& input,
+                            jit::Engine& engine) {
   if (IsString(f.type.id)) return TextArray(column, f.type, f.layout);
   const DataType text_type(TypeId::kUtf8, f.type.nullable);
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr text, TextArray(column, text_type, StringLayout::kOffsets32));
   const Schema one{{Field{"v", text_type}}};
-  ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr cast,
-                          ir::ParseAndBind(fmt::format("cast(v, {})", f.type.WithNullable(false).ToString()), one));
+  ROWJIT_ASSIGN_OR_RETURN(
+      ir::ExprPtr cast,
+      ir::ParseAndBind(fmt::format("cast(v, {})", f.type.WithNullable(false).ToString()), one));
   const std::vector<ArrayPtr> columns = {text};
   Result<ArrayPtr> typed = engine.Evaluate(cast, columns, column.size());
   if (!typed.ok() && typed.error().row()) {
-    return MakeError(ErrorCode::kInvalidInput, "{}, column '{}': {}", input.Where(*typed.error().row()), f.name,
-                     typed.error().message());
+    return MakeError(ErrorCode::kInvalidInput, "{}, column '{}': {}",
+                     input.Where(*typed.error().row()), f.name, typed.error().message());
   }
   // A decimal(P,S) of at most 18 digits is read as the cast gives it, decimal64(P,S): the same
   // values, and the arithmetic a 16-byte one of those digits gets (docs/semantics.md).
   const auto same_decimal = [&](const DataType& t) {
     return t.logical == LogicalKind::kDecimal && f.type.logical == LogicalKind::kDecimal &&
-           t.precision == f.type.precision && t.scale == f.type.scale && t.nullable == f.type.nullable;
+           t.precision == f.type.precision && t.scale == f.type.scale &&
+           t.nullable == f.type.nullable;
   };
   if (typed.ok() && (*typed)->type() != f.type && !same_decimal((*typed)->type())) {
     return MakeError(ErrorCode::kInternal, "column '{}': the cast gave {}, not {}", f.name,
@@ -234,7 +260,7 @@ Result<CsvInput> ReadCsv(const std::string& path, const std::optional<Schema>& g
   input.lines = std::move(table.lines);
   std::vector<size_t> source;
   ROWJIT_ASSIGN_OR_RETURN(Schema schema, given ? SchemaFromText(*given, cells, source)
-                                                     : SchemaFromHeader(cells, table, source));
+                                               : SchemaFromHeader(cells, table, source));
   std::vector<ArrayPtr> columns;
   for (size_t i = 0; i < schema.fields.size(); ++i) {
     CsvColumn& column = table.columns[source[i]];
@@ -265,8 +291,8 @@ DataType InferColumnType(const CsvColumn& column) {
     all_number = all_number && IsDecimalNumber(v);
     all_bool = all_bool && IsBoolWord(v);
   }
-  const TypeId id = !any_value ? TypeId::kUtf8
-                    : all_i64  ? TypeId::kI64
+  const TypeId id = !any_value   ? TypeId::kUtf8
+                    : all_i64    ? TypeId::kI64
                     : all_number ? TypeId::kF64
                     : all_bool   ? TypeId::kBool
                                  : TypeId::kUtf8;

@@ -15,9 +15,9 @@
 namespace rowjit::cli {
 
 struct CsvInput {
-  std::string name;             // the path as given, or "standard input" for "-"
+  std::string name;  // the path as given, or "standard input" for "-"
   RecordBatch batch;
-  std::vector<int64_t> lines;   // the line each row starts on
+  std::vector<int64_t> lines;  // the line each row starts on
 
   // "prices.csv line 4" for batch row 2.
   std::string Where(int64_t row) const;

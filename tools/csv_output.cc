@@ -32,8 +32,9 @@ struct TextColumn {
 
 Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine) {
   const DataType type = column->type();
-  TextColumn out{column, type.id == TypeId::kBinary,
-                 type.logical == LogicalKind::kDecimal || (IsNumeric(type.id) && !type.is_logical())};
+  TextColumn out{
+      column, type.id == TypeId::kBinary,
+      type.logical == LogicalKind::kDecimal || (IsNumeric(type.id) && !type.is_logical())};
   if (IsString(type.id)) return out;
   const Schema one{{Field{"v", type}}};
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr cast, ir::ParseAndBind("cast(v, utf8)", one));
@@ -42,10 +43,12 @@ Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine) {
   return out;
 }
 
-Result<std::vector<TextColumn>> AsText(const ResultRows& rows, int64_t length, jit::Engine& engine) {
+Result<std::vector<TextColumn>> AsText(const ResultRows& rows, int64_t length,
+                                       jit::Engine& engine) {
   std::vector<TextColumn> out;
   for (const ArrayPtr& c : rows.columns) {
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr head, length == c->length() ? Result<ArrayPtr>(c) : c->Slice(0, length));
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr head,
+                            length == c->length() ? Result<ArrayPtr>(c) : c->Slice(0, length));
     ROWJIT_ASSIGN_OR_RETURN(TextColumn text, AsText(head, engine));
     out.push_back(std::move(text));
   }
@@ -56,18 +59,22 @@ Result<std::vector<TextColumn>> AsText(const ResultRows& rows, int64_t length, j
 std::string Printable(std::string_view v) {
   std::string out;
   for (unsigned char c : v) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out.push_back(static_cast<char>(c));
+    const char* named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : nullptr;
+    if (named != nullptr) {
+      out += named;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
   }
   return out;
 }
 
 // Characters on screen: UTF-8 lead bytes (wide characters count one).
 size_t Width(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
 void PrintLine(const std::vector<std::string>& cells, const std::vector<size_t>& widths,
@@ -81,13 +88,16 @@ void PrintLine(const std::vector<std::string>& cells, const std::vector<size_t>&
   std::fputs((line + "\n").c_str(), out);
 }
 
-std::FILE* OpenOutput(const std::string& path) { return path == "-" ? stdout : std::fopen(path.c_str(), "wb"); }
+std::FILE* OpenOutput(const std::string& path) {
+  return path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+}
 
 Status CloseOutput(std::FILE* f, const std::string& path) {
-  const bool failed = std::ferror(f) != 0 || (f == stdout ? std::fflush(f) != 0 : std::fclose(f) != 0);
+  const bool failed =
+      std::ferror(f) != 0 || (f == stdout ? std::fflush(f) != 0 : std::fclose(f) != 0);
   if (!failed) return Status::OK();
-  return MakeError(ErrorCode::kIoError, "cannot write {}: {}", path == "-" ? "standard output" : path,
-                   std::strerror(errno));
+  return MakeError(ErrorCode::kIoError, "cannot write {}: {}",
+                   path == "-" ? "standard output" : path, std::strerror(errno));
 }
 
 }  // namespace
@@ -120,7 +130,9 @@ Status WriteCsv(const ResultRows& rows, const std::string& path, const std::stri
                 jit::Engine& engine) {
   ROWJIT_ASSIGN_OR_RETURN(const std::vector<TextColumn> columns, AsText(rows, rows.length, engine));
   std::FILE* f = OpenOutput(path);
-  if (f == nullptr) return MakeError(ErrorCode::kIoError, "cannot open {}: {}", path, std::strerror(errno));
+  if (f == nullptr) {
+    return MakeError(ErrorCode::kIoError, "cannot open {}: {}", path, std::strerror(errno));
+  }
   std::string buffer;
   for (size_t c = 0; c < rows.names.size(); ++c) {
     if (c > 0) buffer.push_back(',');
@@ -131,16 +143,19 @@ Status WriteCsv(const ResultRows& rows, const std::string& path, const std::stri
     for (size_t c = 0; c < columns.size(); ++c) {
       if (c > 0) buffer.push_back(',');
       const std::optional<std::string> v = columns[c].At(i);
-      if (v) AppendCsvField(buffer, *v, null_text);
-      else buffer += null_text;
+      if (v) {
+        AppendCsvField(buffer, *v, null_text);
+      } else {
+        buffer += null_text;
+      }
     }
     buffer.push_back('\n');
-    if (buffer.size() >= (1 << 20) || i + 1 == rows.length) {
+    if (buffer.size() >= (size_t{1} << 20)) {  // written a megabyte at a time
       std::fwrite(buffer.data(), 1, buffer.size(), f);
       buffer.clear();
     }
   }
-  if (!buffer.empty()) std::fwrite(buffer.data(), 1, buffer.size(), f);
+  std::fwrite(buffer.data(), 1, buffer.size(), f);
   return CloseOutput(f, path);
 }
 

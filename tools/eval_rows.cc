@@ -25,7 +25,8 @@ Result<Bound> BindAll(const EvalOptions& o, const Schema& schema) {
   Bound b;
   if (ir::IsAggregateText(o.expr)) {
     if (!o.filter.empty() || !o.more_exprs.empty()) {
-      return Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate");
+      return Error(ErrorCode::kInvalidInput,
+                   "--filter and --expr take row expressions, not an aggregate");
     }
     ROWJIT_ASSIGN_OR_RETURN(b.aggregate, ir::ParseAndBindAggregate(o.expr, schema));
     return b;
@@ -44,12 +45,15 @@ Result<Bound> BindAll(const EvalOptions& o, const Schema& schema) {
 
 // The output columns' names: the expressions' (min_max gives NAME.min and NAME.max).
 std::vector<std::string> OutputNames(const EvalOptions& o, const Bound& b) {
-  if (b.aggregate && b.aggregate->kind == ir::AggKind::kMinMax) return {o.names[0] + ".min", o.names[0] + ".max"};
+  if (b.aggregate && b.aggregate->kind == ir::AggKind::kMinMax) {
+    return {o.names[0] + ".min", o.names[0] + ".max"};
+  }
   return o.names;
 }
 
 // An aggregate's result as one row of one column per value.
-Result<std::vector<ArrayPtr>> AggregateRow(const ir::Aggregate& agg, const ir::AggregateResult& result) {
+Result<std::vector<ArrayPtr>> AggregateRow(const ir::Aggregate& agg,
+                                           const ir::AggregateResult& result) {
   std::vector<Scalar> values = {result.value};
   if (agg.kind == ir::AggKind::kMinMax) values.push_back(result.max);
   std::vector<ArrayPtr> out;
@@ -60,21 +64,25 @@ Result<std::vector<ArrayPtr>> AggregateRow(const ir::Aggregate& agg, const ir::A
   return out;
 }
 
-Result<std::vector<ArrayPtr>> JitColumns(const Bound& b, const RecordBatch& batch, jit::Engine& engine,
-                                         const jit::EvalOptions& options) {
+Result<std::vector<ArrayPtr>> JitColumns(const Bound& b, const RecordBatch& batch,
+                                         jit::Engine& engine, const jit::EvalOptions& options) {
   if (b.aggregate) {
-    ROWJIT_ASSIGN_OR_RETURN(ir::AggregateResult r,
-                            engine.Aggregate(*b.aggregate, batch.columns, batch.length, options, nullptr));
+    ROWJIT_ASSIGN_OR_RETURN(
+        ir::AggregateResult r,
+        engine.Aggregate(*b.aggregate, batch.columns, batch.length, options, nullptr));
     return AggregateRow(*b.aggregate, r);
   }
   if (!b.filter) {
     if (b.exprs.size() > 1) return engine.Project(b.exprs, batch.columns, batch.length, options);
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out, engine.Evaluate(b.exprs[0], batch.columns, batch.length, options));
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out,
+                            engine.Evaluate(b.exprs[0], batch.columns, batch.length, options));
     return std::vector<ArrayPtr>{out};
   }
-  ROWJIT_ASSIGN_OR_RETURN(SelectionVector sel, engine.Filter(b.filter, batch.columns, batch.length, options));
+  ROWJIT_ASSIGN_OR_RETURN(SelectionVector sel,
+                          engine.Filter(b.filter, batch.columns, batch.length, options));
   if (b.exprs.size() > 1) return engine.Project(b.exprs, batch.columns, batch.length, sel, options);
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out, engine.Evaluate(b.exprs[0], batch.columns, batch.length, sel, options));
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr out,
+                          engine.Evaluate(b.exprs[0], batch.columns, batch.length, sel, options));
   return std::vector<ArrayPtr>{out};
 }
 
@@ -82,8 +90,8 @@ Result<std::vector<ArrayPtr>> JitColumns(const Bound& b, const RecordBatch& batc
 // rule for a projection).
 Result<std::vector<ArrayPtr>> ReferenceColumns(const Bound& b, const RecordBatch& batch) {
   if (b.aggregate) {
-    ROWJIT_ASSIGN_OR_RETURN(ir::AggregateResult r,
-                            ir::EvaluateAggregateReference(*b.aggregate, batch.columns, batch.length));
+    ROWJIT_ASSIGN_OR_RETURN(ir::AggregateResult r, ir::EvaluateAggregateReference(
+                                                       *b.aggregate, batch.columns, batch.length));
     return AggregateRow(*b.aggregate, r);
   }
   ROWJIT_ASSIGN_OR_RETURN(SelectionVector sel, b.filter ? ReferenceSelection(*b.filter, batch)
@@ -108,7 +116,8 @@ int Verify(const Result<std::vector<ArrayPtr>>& jit, const Result<std::vector<Ar
            const CsvInput* input) {
   std::string differs;
   if (jit.ok() != ref.ok()) {
-    differs = fmt::format("the jit {} but the reference {}", jit.ok() ? "succeeded" : ErrorText(jit.error(), input),
+    differs = fmt::format("the jit {} but the reference {}",
+                          jit.ok() ? "succeeded" : ErrorText(jit.error(), input),
                           ref.ok() ? "succeeded" : ErrorText(ref.error(), input));
   } else if (!jit.ok()) {
     if (jit.error().code() != ref.error().code() || jit.error().row() != ref.error().row()) {
@@ -119,11 +128,13 @@ int Verify(const Result<std::vector<ArrayPtr>>& jit, const Result<std::vector<Ar
     for (size_t k = 0; k < jit->size() && differs.empty(); ++k) {
       const Array& a = *(*jit)[k];
       const Array& b = *(*ref)[k];
-      const int64_t row = a.type() != b.type() || a.length() != b.length() ? 0 : FirstDifference(a, b);
+      const int64_t row =
+          a.type() != b.type() || a.length() != b.length() ? 0 : FirstDifference(a, b);
       if (row >= 0) differs = fmt::format("output {} at row {}", k, row);
     }
   }
-  fmt::print(stderr, "verify    {}\n", differs.empty() ? "ok: the jit and the reference agree" : "DIFFERENT: " + differs);
+  fmt::print(stderr, "verify    {}\n",
+             differs.empty() ? "ok: the jit and the reference agree" : "DIFFERENT: " + differs);
   return differs.empty() ? 0 : 1;
 }
 
@@ -135,8 +146,8 @@ Status WriteRows(const EvalOptions& o, const ResultRows& rows, jit::Engine& engi
 
 }  // namespace
 
-int EvalRows(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine,
-             const jit::EvalOptions& eval_options) {
+int EvalRows(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input,
+             jit::Engine& engine, const jit::EvalOptions& eval_options) {
   const Result<Bound> bound = BindAll(o, batch.schema);
   if (!bound.ok()) return Fail(bound.error());
   const Result<std::vector<ArrayPtr>> jit = JitColumns(*bound, batch, engine, eval_options);
@@ -146,7 +157,8 @@ int EvalRows(const EvalOptions& o, const RecordBatch& batch, const CsvInput* inp
     return std::max(verify_rc, ExitCode(jit.error()));
   }
   const int64_t length = jit->empty() ? 0 : jit->front()->length();
-  if (Status written = WriteRows(o, ResultRows{OutputNames(o, *bound), *jit, length}, engine); !written.ok()) {
+  if (Status written = WriteRows(o, ResultRows{OutputNames(o, *bound), *jit, length}, engine);
+      !written.ok()) {
     return Fail(written.error());
   }
   return verify_rc;

@@ -123,9 +123,15 @@ void ExpectError(std::string_view text, std::string_view fragment) {
 TEST(CsvRead, UnclosedQuoteNamesTheLineItOpensOn) {
   ExpectError("a,b\n1,2\n3,\"four\nfive\n", "line 3: a quoted field is not closed");
 }
-TEST(CsvRead, TextAfterClosingQuote) { ExpectError("a,b\n\"1\"x,2\n", "line 2: text after the closing quote"); }
-TEST(CsvRead, QuoteInsideUnquotedField) { ExpectError("a,b\n1,2\"3\n", "line 2: a quote inside an unquoted field"); }
-TEST(CsvRead, TooManyFields) { ExpectError("a,b\n1,2\n1,2,3\n", "line 3: more than 2 fields, the header has 2"); }
+TEST(CsvRead, TextAfterClosingQuote) {
+  ExpectError("a,b\n\"1\"x,2\n", "line 2: text after the closing quote");
+}
+TEST(CsvRead, QuoteInsideUnquotedField) {
+  ExpectError("a,b\n1,2\"3\n", "line 2: a quote inside an unquoted field");
+}
+TEST(CsvRead, TooManyFields) {
+  ExpectError("a,b\n1,2\n1,2,3\n", "line 3: more than 2 fields, the header has 2");
+}
 TEST(CsvRead, TooFewFields) { ExpectError("a,b,c\n1,2\n", "line 2: 2 fields, the header has 3"); }
 TEST(CsvRead, LineNumbersCountQuotedLineEnds) {
   ExpectError("a,b\n\"x\ny\nz\",1\n1\n", "line 5: 1 field, the header has 2");
@@ -144,7 +150,7 @@ TEST(CsvWrite, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(field("say \"hi\""), "\"say \"\"hi\"\"\"");
   EXPECT_EQ(field("one\ntwo"), "\"one\ntwo\"");
   EXPECT_EQ(field("cr\r"), "\"cr\r\"");
-  EXPECT_EQ(field(""), "\"\"");           // the empty string is not the null
+  EXPECT_EQ(field(""), "\"\"");            // the empty string is not the null
   EXPECT_EQ(field("", "NA"), "");          // ... unless null is spelled otherwise
   EXPECT_EQ(field("NA", "NA"), "\"NA\"");  // a string equal to the null spelling
 }
@@ -198,13 +204,13 @@ TEST(CsvInfer, NumbersPastI64OrWithAPointAreF64) {
 TEST(CsvInfer, NotNumbers) {
   EXPECT_EQ(Inferred({"1", "inf"}), "utf8");  // inf and nan are read by f64, never inferred
   EXPECT_EQ(Inferred({"nan"}), "utf8");
-  EXPECT_EQ(Inferred({"1e400"}), "utf8");     // past a double
+  EXPECT_EQ(Inferred({"1e400"}), "utf8");  // past a double
   EXPECT_EQ(Inferred({"0x10"}), "utf8");
   EXPECT_EQ(Inferred({"1_000"}), "utf8");
   EXPECT_EQ(Inferred({"+-5"}), "utf8");
   EXPECT_EQ(Inferred({"-"}), "utf8");
   EXPECT_EQ(Inferred({"1e"}), "utf8");
-  EXPECT_EQ(Inferred({"1", ""}), "utf8");     // a quoted empty string is a value, not a number
+  EXPECT_EQ(Inferred({"1", ""}), "utf8");  // a quoted empty string is a value, not a number
 }
 
 TEST(CsvInfer, Bools) {
