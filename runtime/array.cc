@@ -373,25 +373,31 @@ size_t ItemEnd(std::string_view text, size_t start) {
 Result<Schema> ParseSchema(std::string_view text) {
   Schema schema;
   if (Trim(text).empty()) return schema;
+  // Every error points at its part of `text` (its views into it give the offsets).
+  auto at = [&](std::string_view part, Error e) {
+    return std::move(e).WithSpan({static_cast<size_t>(part.data() - text.data()), part.size()});
+  };
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = ItemEnd(text, start);
     std::string_view item = Trim(text.substr(start, comma - start));
+    if (item.empty()) item = text.substr(start, 0);
     const size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
-      return MakeError(ErrorCode::kInvalidInput, "schema field '{}' is not NAME:TYPE", item);
+      return at(item, MakeError(ErrorCode::kInvalidInput, "schema field '{}' is not NAME:TYPE", item));
     }
     std::string_view name = Trim(item.substr(0, colon));
+    if (name.empty()) name = item.substr(0, 0);
     if (!IsIdentifier(name)) {
-      return MakeError(ErrorCode::kInvalidInput, "schema field name '{}' is not an identifier",
-                       name);
+      return at(name, MakeError(ErrorCode::kInvalidInput, "schema field name '{}' is not an identifier", name));
     }
     if (schema.FieldIndex(name) >= 0) {
-      return MakeError(ErrorCode::kInvalidInput, "schema names field '{}' twice", name);
+      return at(name, MakeError(ErrorCode::kInvalidInput, "schema names field '{}' twice", name));
     }
-    const std::string_view type_text = Trim(item.substr(colon + 1));
-    const bool nullable = type_text.ends_with('?');
-    const std::string_view base = nullable ? type_text.substr(0, type_text.size() - 1) : type_text;
+    const std::string_view type_text = item.substr(colon + 1);
+    const std::string_view trimmed = Trim(type_text);
+    const bool nullable = trimmed.ends_with('?');
+    const std::string_view base = nullable ? Trim(trimmed.substr(0, trimmed.size() - 1)) : trimmed;
     Field field{std::string(name), DataType(), StringLayout::kOffsets32};
     bool is_string = false;
     for (TypeId id : {TypeId::kUtf8, TypeId::kBinary}) {
@@ -404,7 +410,9 @@ Result<Schema> ParseSchema(std::string_view text) {
       }
     }
     if (!is_string) {
-      ROWJIT_ASSIGN_OR_RETURN(field.type, ParseDataType(type_text));
+      auto type = ParseDataType(type_text);
+      if (!type.ok()) return std::move(type).TakeError().ShiftSpan(static_cast<size_t>(type_text.data() - text.data()));
+      field.type = *type;
     }
     schema.fields.push_back(std::move(field));
     start = comma + 1;

@@ -30,7 +30,17 @@ enum class ErrorCode : uint8_t {
 
 std::string_view ErrorCodeName(ErrorCode code);
 
-// One error: a code, a message, and for row errors the function name and the first failing row.
+// Where in a text an error is: `length` bytes from byte `offset` (0-based). A zero length marks
+// a point, such as the end of the text where more was expected.
+struct SourceSpan {
+  size_t offset = 0;
+  size_t length = 0;
+  bool operator==(const SourceSpan&) const = default;
+};
+
+// One error: a code, a message, for row errors the function name and the first failing row, and
+// for errors about a text (an expression, a schema, a type name) the span of the text it is
+// about. The span is the caller's to show (FormatError); ToString() does not print it.
 class Error {
  public:
   Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -39,10 +49,22 @@ class Error {
   const std::string& message() const { return message_; }
   const std::optional<int64_t>& row() const { return row_; }
   const std::string& function() const { return function_; }
+  const std::optional<SourceSpan>& span() const { return span_; }
 
   Error&& WithRow(std::string function, int64_t row) && {
     function_ = std::move(function);
     row_ = row;
+    return std::move(*this);
+  }
+  // This error about the text at `span`.
+  Error&& WithSpan(SourceSpan span) && {
+    span_ = span;
+    return std::move(*this);
+  }
+  // A span found in a part of a text, moved to the whole text, where the part starts at `offset`
+  // (a schema's field, a type name in an expression); no span stays none.
+  Error&& ShiftSpan(size_t offset) && {
+    if (span_) span_->offset += offset;
     return std::move(*this);
   }
 
@@ -56,7 +78,18 @@ class Error {
   std::string message_;
   std::string function_;
   std::optional<int64_t> row_;
+  std::optional<SourceSpan> span_;
 };
+
+// The error as ToString() writes it and, when it has a span inside `text` (the text it was
+// made from: the expression, or the schema), that line of the text under it with a caret and
+// tildes under the span:
+//   type error: add(i32, utf8): expects numeric arguments
+//     a + s
+//     ^~~~~
+// Columns count UTF-8 characters; tabs and control characters show as spaces; a long line is
+// cut around the span with "...". Without a span, or with one outside `text`: ToString().
+std::string FormatError(std::string_view text, const Error& error);
 
 template <typename... Args>
 Error MakeError(ErrorCode code, fmt::format_string<Args...> format, Args&&... args) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -391,6 +392,30 @@ __int128 ZoneRules::FirstInstantAtOrAfter(__int128 local) const {
 int32_t ZoneRules::OffsetOfLocal(__int128 local) const {
   const LocalRange r = RangeOf(local);
   return r.changing ? r.before : r.after;
+}
+
+const std::vector<std::string>& KnownTimeZoneNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = {"UTC"};
+    namespace fs = std::filesystem;
+    const fs::path root = ZoneDirectoryVariable().value_or("/usr/share/zoneinfo");
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().lexically_relative(root).generic_string();
+      if (it->is_directory(ec)) {
+        if (name == "posix" || name == "right") it.disable_recursion_pending();
+        continue;
+      }
+      if (name.find('.') != std::string::npos || !it->is_regular_file(ec) || name == "posixrules") continue;
+      char magic[4] = {};
+      std::ifstream in(it->path(), std::ios::binary);
+      if (in.read(magic, 4) && std::string_view(magic, 4) == "TZif") out.push_back(name);
+    }
+    std::sort(out.begin() + 1, out.end());
+    return out;
+  }();
+  return names;
 }
 
 Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {

@@ -70,6 +70,10 @@ bool InLocalZone(const DataType& t);
 // a name and kept for the process's life. An unknown name, a malformed file or a zone with leap
 // seconds ("right/...") is an error naming the zone.
 Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name);
+// The zone names this host knows, for suggestions when a name is not one: the UTC names and
+// every TZif file under $TZDIR or /usr/share/zoneinfo (not its posix/ and right/ copies), sorted.
+// Read once a process; empty without tzdata.
+const std::vector<std::string>& KnownTimeZoneNames();
 // The rules in a TZif file's bytes (what LoadZoneRules reads; public for the fuzz target): any
 // bytes give rules or an error naming `name`, never a crash.
 Result<std::shared_ptr<const ZoneRules>> ParseZoneRules(std::string_view name, std::string_view tzif);

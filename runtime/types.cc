@@ -1,7 +1,6 @@
 // Type names, type parsing and scalar printing (runtime layer).
 #include "runtime/types.h"
 
-#include <charconv>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -189,93 +188,12 @@ std::string LogicalName(const DataType& t) {
   return std::string(TypeIdName(t.id));
 }
 
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
-std::optional<TimeUnit> ParseUnit(std::string_view s) {
-  for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
-    if (s == TimeUnitName(u)) return u;
-  }
-  return std::nullopt;
-}
-
-std::optional<int> ParseSmallInt(std::string_view s) {
-  int v = 0;
-  s = TrimSpaces(s);
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
-// "decimal(12,2)", "timestamp(us, UTC)", "time64(ns)", ...: a name with arguments.
-Result<DataType> ParseLogical(std::string_view name, std::string_view args, std::string_view text) {
-  auto bad = [&] {
-    return MakeError(ErrorCode::kTypeError, "unknown type '{}' (decimal(P,S), decimal64(P,S), decimal32(P,S), "
-                     "time32(s|ms), time64(us|ns), timestamp(UNIT[, ZONE]), duration(UNIT))", text);
-  };
-  const size_t comma = args.find(',');
-  const std::string_view first = TrimSpaces(args.substr(0, comma));
-  const std::string_view rest = comma == std::string_view::npos ? std::string_view() : TrimSpaces(args.substr(comma + 1));
-  if (name == "decimal" || name == "decimal64" || name == "decimal32") {
-    auto p = ParseSmallInt(first);
-    auto sc = comma == std::string_view::npos ? std::optional<int>(0) : ParseSmallInt(rest);
-    if (!p || !sc) return bad();
-    return DataType::Decimal(*p, *sc, name == "decimal" ? TypeId::kI128 : name == "decimal64" ? TypeId::kI64 : TypeId::kI32);
-  }
-  const auto unit = ParseUnit(first);
-  if (!unit) return bad();
-  if (name == "timestamp") {
-    ROWJIT_ASSIGN_OR_RETURN(uint16_t tz, InternTimeZone(rest));
-    return DataType::Temporal(LogicalKind::kTimestamp, *unit, tz);
-  }
-  if (comma != std::string_view::npos) return bad();
-  if (name == "duration") return DataType::Temporal(LogicalKind::kDuration, *unit);
-  const bool short_unit = *unit == TimeUnit::kSecond || *unit == TimeUnit::kMilli;
-  if ((name == "time32" && short_unit) || (name == "time64" && !short_unit)) {
-    return DataType::Temporal(LogicalKind::kTime, *unit);
-  }
-  return bad();
-}
-
 }  // namespace
 
 std::string DataType::ToString() const {
   std::string s = LogicalName(*this);
   if (nullable) s += '?';
   return s;
-}
-
-Result<DataType> ParseDataType(std::string_view text) {
-  bool nullable = false;
-  if (!text.empty() && text.back() == '?') {
-    nullable = true;
-    text.remove_suffix(1);
-  }
-  for (TypeId id : kAllTypeIds) {
-    if (TypeIdName(id) == text) return DataType(id, nullable);
-  }
-  if (text == "utf8" || text == "string") return DataType(TypeId::kUtf8, nullable);
-  if (text == "binary") return DataType(TypeId::kBinary, nullable);
-  if (text == "date32") return DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay)->WithNullable(nullable);
-  if (text == "date64") return DataType::Temporal(LogicalKind::kDate, TimeUnit::kMilli)->WithNullable(nullable);
-  for (IntervalUnit u : {IntervalUnit::kMonths, IntervalUnit::kDayTime, IntervalUnit::kMonthDayNano}) {
-    const DataType t = DataType::Interval(u);
-    if (text == t.ToString()) return t.WithNullable(nullable);
-  }
-  const size_t open = text.find('(');
-  if (open != std::string_view::npos && text.back() == ')') {
-    ROWJIT_ASSIGN_OR_RETURN(DataType t, ParseLogical(text.substr(0, open), text.substr(open + 1, text.size() - open - 2), text));
-    return t.WithNullable(nullable);
-  }
-  return MakeError(ErrorCode::kTypeError,
-                   "unknown type '{}' (expected bool, i8..i64, u8..u64, f32, f64, utf8, binary, "
-                   "decimal(P,S), date32, date64, time32(U), time64(U), timestamp(U[, ZONE]), "
-                   "duration(U), interval_months, interval_day_time or interval_month_day_nano, "
-                   "with '?' for nullable)",
-                   text);
 }
 
 Scalar Scalar::String(std::string_view bytes, TypeId id) {

@@ -116,7 +116,19 @@ struct DataType {
   bool operator==(const DataType&) const = default;
 };
 
-Result<DataType> ParseDataType(std::string_view text);
+// Which type names a text may use: rowjit's alone (schemas, literal suffixes), or SQL's too
+// (PostgreSQL's and DuckDB's, any case: the target of a cast in an expression).
+enum class TypeNames : uint8_t { kRowjit, kSql };
+
+// A type from its name (runtime/type_names.cc): rowjit's names ("i32", "u8?", "decimal(12,2)",
+// "timestamp(us, Europe/Paris)", ...) and with kSql also SQL's ("bigint", "double precision",
+// "numeric(12, 2)", "timestamp with time zone"). A zone is checked against the tz database
+// (runtime/timezone.h) and may be quoted ('Europe/Paris'). Errors carry the span of the part of
+// `text` they are about, and an unknown name or zone a suggestion when one is close:
+//   kInvalidInput  unknown type name or time zone, malformed parameters
+//   kUnsupported   a decimal precision or scale out of range (decimal(40,2))
+//   kTypeError     a unit the type does not have (time32(us))
+Result<DataType> ParseDataType(std::string_view text, TypeNames names = TypeNames::kRowjit);
 
 // A 128-bit integer in decimal, and an unscaled decimal value with `scale` digits after the point
 // ("-0.05" for -5 at scale 2).
