@@ -14,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <unordered_map>
 
@@ -173,9 +174,9 @@ int AvailableCpus() {
 }
 
 // threads=None: from this many rows on, a call runs on every CPU available to the process;
-// below it on one thread. Starting a thread costs as much as evaluating some hundreds of
-// thousands of rows of a short expression, and the chunks share one memory bus, so a split pays
-// only for batches of millions of rows (docs/python.md: how to measure it on a host).
+// below it on one thread. Starting a thread costs more than evaluating a large batch of a short
+// expression, and the chunks share one memory bus, so a split pays only for batches of millions
+// of rows (docs/python.md: how to measure it on a host).
 constexpr int64_t kParallelRows = int64_t{1} << 21;
 
 // The threads an evaluate call runs on: threads= (0: every CPU from kParallelRows rows on, else
@@ -205,6 +206,21 @@ class PyEngine {
     o.compile = synchronous ? jit::EngineOptions::Compile::kSynchronous : jit::EngineOptions::Compile::kTiered;
     o.compile_threads = compile_threads;
     engine_ = Check(jit::Engine::Make(std::move(o)));
+  }
+
+  // Ends the engine before the interpreter does (rowjit/_api.py calls it at exit): its prepared
+  // handles go and its background compiles are joined, so that no compile thread is still in
+  // LLVM while the process runs its exit handlers. A closed engine refuses calls.
+  void Close() {
+    std::unique_ptr<jit::Engine> ending;
+    {
+      std::lock_guard lock(mu_);
+      cache_.clear();
+      fold_cache_.clear();
+      ending = std::move(engine_);
+    }
+    py::gil_scoped_release release;
+    ending.reset();
   }
 
   py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
@@ -240,7 +256,7 @@ class PyEngine {
     }
     if (strings) {  // string results are rowjit's own arrays (as evaluate's): every result is
       Result<std::vector<ArrayPtr>> results =
-          WithoutGil(cols.length, [&] { return engine_->Project(exprs, cols.arrays, cols.length); });
+          WithoutGil(cols.length, [&] { return Live().Project(exprs, cols.arrays, cols.length); });
       py::list out;
       for (const ArrayPtr& r : Check(std::move(results))) {
         out.append(WantArrow(o, cols) ? WrapArray(r) : MaskedIfNullable(ToNumpy(r, false), r->type().nullable, o));
@@ -254,7 +270,7 @@ class PyEngine {
       outs.push_back(memory.back().Slice(0, cols.length));
     }
     Result<std::vector<ArrayPtr>> results =
-        WithoutGil(cols.length, [&] { return engine_->ProjectInto(exprs, cols.arrays, cols.length, outs); });
+        WithoutGil(cols.length, [&] { return Live().ProjectInto(exprs, cols.arrays, cols.length, outs); });
     const std::vector<ArrayPtr> r = Check(std::move(results));
     py::list out;
     for (size_t k = 0; k < r.size(); ++k) {
@@ -300,9 +316,9 @@ class PyEngine {
   }
 
   // The engine's counters: its kernel cache and its disk cache.
-  py::dict Stats() const {
-    const jit::CacheStats c = engine_->cache_stats();
-    const jit::DiskCacheStats d = engine_->disk_cache_stats();
+  py::dict Stats() {
+    const jit::CacheStats c = Live().cache_stats();
+    const jit::DiskCacheStats d = Live().disk_cache_stats();
     py::dict out;
     out["compiles"] = c.compiles;
     out["fast_compiles"] = c.fast_compiles;
@@ -342,18 +358,22 @@ class PyEngine {
   }
   std::shared_ptr<jit::PreparedExpression> Prepared(const std::string& text, const Columns& cols) {
     return Held(cache_, text, cols, [&] {
-      return std::shared_ptr<jit::PreparedExpression>(Check(engine_->PrepareExpression(Check(ir::ParseAndBind(text, cols.schema)))));
+      return std::shared_ptr<jit::PreparedExpression>(Check(Live().PrepareExpression(Check(ir::ParseAndBind(text, cols.schema)))));
     });
   }
   std::shared_ptr<jit::PreparedAggregate> PreparedFold(const std::string& text, const Columns& cols) {
     return Held(fold_cache_, text, cols, [&] {
       return std::shared_ptr<jit::PreparedAggregate>(
-          Check(engine_->PrepareAggregate(Check(ir::ParseAndBindAggregate(text, cols.schema)))));
+          Check(Live().PrepareAggregate(Check(ir::ParseAndBindAggregate(text, cols.schema)))));
     });
   }
 
   Result<bool> RunChunks(jit::PreparedExpression& prepared, const Columns& cols, const ResultMemory& out,
                          int threads);
+  jit::Engine& Live() {
+    if (!engine_) throw std::runtime_error("rowjit: this engine was closed (the interpreter is exiting)");
+    return *engine_;
+  }
 
   static constexpr size_t kCached = 256;
   std::unique_ptr<jit::Engine> engine_;
@@ -561,7 +581,8 @@ void DefineEngine(py::module_& m) {
            "optimized kernel), compile_threads an int from 1 to 2**31 - 1 (threads of the background compile "
            "pool, which the engine clamps to the host's hardware threads). A wrong type is a TypeError, a wrong value a "
            "ValueError.")
-      .def("_stats", &PyEngine::Stats);
+      .def("_stats", &PyEngine::Stats)
+      .def("_close", &PyEngine::Close);
 }
 
 }  // namespace

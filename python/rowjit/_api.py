@@ -2,11 +2,13 @@
 what a call's arguments become before the engine reads them: a batch (dict, pandas DataFrame or
 Arrow record batch), keyword columns, scalars as constants, names looked up in the caller's frame,
 and unknown keywords refused."""
+import atexit
 import datetime
 import decimal
 import difflib
 import sys
 import threading
+import weakref
 
 import numpy as np
 
@@ -327,6 +329,7 @@ class Engine(_rowjit.Engine):
 
     def __init__(self, cache_dir: str = "", synchronous: bool = False, compile_threads: int = 1):
         super().__init__(cache_dir, synchronous, compile_threads)
+        _live.add(self)
 
     def evaluate(self, expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=None, local_dict=None,
                  global_dict=None, **columns):
@@ -355,6 +358,18 @@ class Engine(_rowjit.Engine):
         tier_switches, background_refused, background_dropped, compile_queue, compile_queue_peak,
         disk_hits, disk_misses, disk_stores, disk_rejected, disk_claim_timeouts."""
         return self._stats()
+
+
+# Every engine is closed at exit, before the interpreter's own teardown: a module global holding
+# one is not always released before the process runs its exit handlers, and a background compile
+# still running in LLVM then would crash the exit.
+_live = weakref.WeakSet()
+
+
+@atexit.register
+def _close_engines():
+    for engine in list(_live):
+        engine._close()
 
 
 _default = None
