@@ -263,8 +263,23 @@ class _Inputs:
         return _pandas.to_series(result, self.index)
 
 
-def _frame(local_dict, global_dict, depth=2):
-    return _Frame(sys._getframe(depth), local_dict, global_dict)
+def _plain(text, batch, columns, valid):
+    """The common call's inputs without the resolution _Inputs does: numpy arrays alone, by
+    keyword or in a batch dict, exactly the names the expression uses (nothing to convert, look
+    up or refuse); None for any other call."""
+    names = _names_cache.get(text) if type(text) is str else None
+    if names is None:
+        return None
+    given = columns if batch is None else batch if type(batch) is dict and not columns else None
+    if given is None or len(given) != len(names):
+        return None
+    for n in names:
+        if type(given.get(n)) is not np.ndarray:
+            return None
+    return (None, given, None, valid)
+
+
+_getframe = sys._getframe
 
 
 def _check_dict(value, what):
@@ -280,8 +295,12 @@ _AGGREGATE_OPTIONS = ("valid", "engine", "local_dict", "global_dict")
 
 
 def _evaluate(engine, expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns, frame):
+    plain = _plain(expr, batch, columns, valid) if local_dict is None and global_dict is None else None
+    if plain is not None:
+        return _rowjit._evaluate(engine, expr, plain, threads, arrow, out, False)
     _check_dict(local_dict, "local_dict=")
     _check_dict(global_dict, "global_dict=")
+    frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("evaluate", expr, batch, columns, valid, frame, _EVALUATE_OPTIONS)
     text = inputs.text(expr) if isinstance(expr, str) else expr
     result = _rowjit._evaluate(engine, text, inputs.inputs, threads, arrow, out, inputs.index is not None)
@@ -289,8 +308,12 @@ def _evaluate(engine, expr, batch, threads, valid, arrow, out, local_dict, globa
 
 
 def _filter(engine, predicate, batch, valid, arrow, local_dict, global_dict, columns, frame):
+    plain = _plain(predicate, batch, columns, valid) if local_dict is None and global_dict is None else None
+    if plain is not None:
+        return _rowjit._filter(engine, predicate, plain, arrow)
     _check_dict(local_dict, "local_dict=")
     _check_dict(global_dict, "global_dict=")
+    frame = _Frame(frame, local_dict, global_dict)
     frame_batch = batch if _pandas.is_frame(batch) else None
     inputs = _Inputs("filter", predicate, batch, columns, valid, frame, _FILTER_OPTIONS)
     text = inputs.text(predicate) if isinstance(predicate, str) else predicate
@@ -303,6 +326,7 @@ def _filter(engine, predicate, batch, valid, arrow, local_dict, global_dict, col
 def _project(engine, exprs, batch, valid, arrow, local_dict, global_dict, columns, frame):
     _check_dict(local_dict, "local_dict=")
     _check_dict(global_dict, "global_dict=")
+    frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("project", exprs, batch, columns, valid, frame, _FILTER_OPTIONS)
     if inputs.nulls:
         exprs = [inputs.text(e) for e in exprs]
@@ -311,8 +335,12 @@ def _project(engine, exprs, batch, valid, arrow, local_dict, global_dict, column
 
 
 def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, frame):
+    plain = _plain(agg, batch, columns, valid) if local_dict is None and global_dict is None else None
+    if plain is not None:
+        return _rowjit._aggregate(engine, agg, plain)
     _check_dict(local_dict, "local_dict=")
     _check_dict(global_dict, "global_dict=")
+    frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("aggregate", agg, batch, columns, valid, frame, _AGGREGATE_OPTIONS)
     text = inputs.text(agg) if isinstance(agg, str) else agg
     return _rowjit._aggregate(engine, text, inputs.inputs)
@@ -335,23 +363,23 @@ class Engine(_rowjit.Engine):
                  global_dict=None, **columns):
         """`expr` over the columns: one array of their length. See rowjit.evaluate."""
         return _evaluate(self, expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns,
-                         _frame(local_dict, global_dict))
+                         _getframe(1))
 
     def filter(self, predicate, batch=None, /, *, valid=None, arrow=None, local_dict=None, global_dict=None,
                **columns):
         """The rows where `predicate` is true (null is false). See rowjit.filter."""
         return _filter(self, predicate, batch, valid, arrow, local_dict, global_dict, columns,
-                       _frame(local_dict, global_dict))
+                       _getframe(1))
 
     def project(self, exprs, batch=None, /, *, valid=None, arrow=None, local_dict=None, global_dict=None,
                 **columns):
         """Several expressions in one pass over the columns: a list of arrays. See rowjit.project."""
         return _project(self, exprs, batch, valid, arrow, local_dict, global_dict, columns,
-                        _frame(local_dict, global_dict))
+                        _getframe(1))
 
     def aggregate(self, agg, batch=None, /, *, valid=None, local_dict=None, global_dict=None, **columns):
         """An aggregate over the non-null rows: a Python value. See rowjit.aggregate."""
-        return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _frame(local_dict, global_dict))
+        return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _getframe(1))
 
     def stats(self):
         """The engine's counters: compiles, fast_compiles, disk_loads, hits, background_compiles,
@@ -420,7 +448,7 @@ def evaluate(expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=N
     Series over the first pandas input's index (pandas' nullable dtype for a nullable result).
     Row errors raise rowjit.Error."""
     return _evaluate(_engine(engine), expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns,
-                     _frame(local_dict, global_dict))
+                     _getframe(1))
 
 
 def filter(predicate, batch=None, /, *, valid=None, arrow=None, engine=None, local_dict=None,  # noqa: A001
@@ -429,7 +457,7 @@ def filter(predicate, batch=None, /, *, valid=None, arrow=None, engine=None, loc
     row indices; for a pandas DataFrame batch, the DataFrame's rows kept (frame.iloc[rows]).
     Arguments as evaluate's."""
     return _filter(_engine(engine), predicate, batch, valid, arrow, local_dict, global_dict, columns,
-                   _frame(local_dict, global_dict))
+                   _getframe(1))
 
 
 def project(exprs, batch=None, /, *, valid=None, arrow=None, engine=None, local_dict=None, global_dict=None,
@@ -437,7 +465,7 @@ def project(exprs, batch=None, /, *, valid=None, arrow=None, engine=None, local_
     """Several expressions (a list of str) in one pass over the columns, shared subexpressions
     computed once: a list of what evaluate would return for each. Arguments as evaluate's."""
     return _project(_engine(engine), exprs, batch, valid, arrow, local_dict, global_dict, columns,
-                    _frame(local_dict, global_dict))
+                    _getframe(1))
 
 
 def aggregate(agg, batch=None, /, *, valid=None, engine=None, local_dict=None, global_dict=None, **columns):
@@ -445,7 +473,7 @@ def aggregate(agg, batch=None, /, *, valid=None, engine=None, local_dict=None, g
     any, all, ... of one expression (`agg`, a str such as "sum(a * b)"). A Python value (None
     when null; exact wide sums as int or decimal.Decimal). Arguments as evaluate's."""
     return _aggregate(_engine(engine), agg, batch, valid, local_dict, global_dict, columns,
-                      _frame(local_dict, global_dict))
+                      _getframe(1))
 
 
 def array(values, *, valid=None):

@@ -123,3 +123,21 @@ def test_wrong_argument_types_are_refused_before_compute():
         rowjit.dask.aggregate(5, a=a)
     with pytest.raises(ValueError, match="is not valid text"):
         rowjit.dask.evaluate("a + \ud800", a=a)
+
+
+def test_scalars_names_and_keywords_as_the_module_takes_them(client, columns, tmp_path):
+    a = columns["a"]
+    A = da.from_array(a, chunks=CHUNK)
+    folder = str(tmp_path)
+    got = rowjit.dask.evaluate("a * k - 1", a=A, k=3, cache_dir=folder, synchronous=True).compute()
+    np.testing.assert_array_equal(got, a.astype(np.int64) * 3 - 1)   # k: an i64 constant
+    limit = 990  # found in this function's locals by the lookup
+    rows = rowjit.dask.filter("a > limit", a=A, cache_dir=folder, synchronous=True).compute()
+    np.testing.assert_array_equal(rows, np.nonzero(a > 990)[0])
+    frame = pd.DataFrame({"x": pd.array([1, None, 3, 4], dtype="Int32"), "y": [1.0, 2.0, 3.0, 4.0]})
+    ddf = dd.from_pandas(frame, npartitions=2)
+    series = rowjit.dask.evaluate("x * k", ddf, k=np.int32(2), name="x2", cache_dir=folder, synchronous=True)
+    assert series.compute().tolist() == [2, pd.NA, 6, 8] and str(series.dtype) == "Int32"
+    assert rowjit.dask.aggregate("sum(y * k)", ddf, k=0.5, cache_dir=folder, synchronous=True).compute() == 5.0
+    with pytest.raises(TypeError, match="unexpected keyword argument 'cache'.*did you mean 'cache_dir'"):
+        rowjit.dask.evaluate("a + 1", a=A, cache=folder)
