@@ -331,14 +331,17 @@ def _is_main_guard(node):
 
 
 def _starts_processes(call):
-    """A call that starts a local cluster of worker processes: LocalCluster(...) (unless
-    processes=False) or Client() without a scheduler's address."""
+    """A call that surely starts a local cluster of worker processes: LocalCluster(...) or
+    Client() without a scheduler's address, with no processes= other than True and no **kwargs
+    (what those hold is not known from the text, so they are not refused)."""
     func = call.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     keywords = {k.arg: k.value for k in call.keywords}
+    processes = keywords.get("processes")
+    if None in keywords or not (processes is None or (isinstance(processes, ast.Constant) and processes.value is True)):
+        return False
     if name == "LocalCluster":
-        processes = keywords.get("processes")
-        return not (isinstance(processes, ast.Constant) and processes.value is False)
+        return True
     return name == "Client" and not call.args and "address" not in keywords
 
 

@@ -50,11 +50,13 @@ def test_the_same_script_with_the_guard_runs(tmp_path):
 
 
 def test_a_client_of_a_remote_scheduler_is_not_refused(tmp_path):
-    # Client("tcp://...") starts no process: nothing to guard (the script stops before connecting).
+    # Client("tcp://...") and LocalCluster(processes=False) start no process: nothing to guard (the
+    # script stops before either runs).
     done = run_script(tmp_path, BODY + """
     import sys
     if len(sys.argv) > 5:
         Client("tcp://127.0.0.1:1")
+        LocalCluster(processes=False)   # threads in this process: nothing is spawned
     print("imported")
     """, timeout=60)
     assert done.returncode == 0, done.stderr[-3000:]
