@@ -136,7 +136,11 @@ bool IsAggregateText(std::string_view text) {
 
 Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema,
                                         const Limits& limits) {
-  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, limits));
+  return ParseAndBindAggregate(text, schema, BindOptions{.limits = limits});
+}
+
+Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema, const BindOptions& options) {
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, options.limits));
   const AggName* a = e->is_call() && e->args().size() == 1 ? FindAgg(e->name()) : nullptr;
   if (a == nullptr) {
     return MakeError(ErrorCode::kInvalidInput,
@@ -147,7 +151,7 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
   Aggregate agg;
   agg.kind = a->kind;
   agg.keep_nan = a->keep_nan;
-  ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema, limits));
+  ROWJIT_ASSIGN_OR_RETURN(agg.arg, Bind(e->args()[0], schema, options));
   // A decimal128 of at most 18 digits folds as decimal64 (narrowed by row; count reads nullness).
   if (agg.kind != AggKind::kCount) agg.arg = NarrowDecimal128(agg.arg, [](const ExprPtr& call) { return call; });
   const DataType arg = agg.arg->type();

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 
+#include "ir/binder.h"
 #include "ir/expr.h"
 #include "ir/limits.h"
 #include "runtime/array.h"
@@ -57,7 +58,9 @@ Result<Scalar> IntervalSumResult(__int128 months, __int128 days, __int128 nanos)
 // Whether `text` is an aggregate call (sum(x), min(x) with one argument, ...).
 bool IsAggregateText(std::string_view text);
 
-// Parses and binds "sum(a * b)" against `schema`.
+// Parses and binds "sum(a * b)" against `schema` (its argument as ir::Bind binds, `options`
+// deciding implicit casts and limits).
+Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema, const BindOptions& options);
 Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema,
                                         const Limits& limits = {});
 

@@ -1,14 +1,18 @@
-// Binder: types, literal typing, nullability and folding (ir layer).
+// Binder: types, literal typing, SQL's implicit numeric casts, nullability and folding; its errors point
+// at the text they are about (ir layer).
 #include "ir/binder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "ir/analysis.h"
+#include "ir/binder_internal.h"
 #include "ir/decimal.h"
 #include "ir/function.h"
 #include "ir/function_internal.h"
 #include "ir/parser.h"
+#include "ir/promotion.h"
 #include "ir/temporal.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
@@ -16,130 +20,30 @@
 namespace rowjit::ir {
 namespace {
 
-// Untyped: a literal without suffix, or a type-propagating call of untyped arguments only.
-bool IsUntyped(const Expr& e) {
-  if (e.is_literal()) return !e.literal_suffix().has_value() && e.literal_text() != "true" &&
-                             e.literal_text() != "false";
-  if (!e.is_call() || e.args().empty()) return false;
-  const Function* f = FindFunction(e.name());
-  // The arguments whose type is the result's (from unify_from: if's branches, not its
-  // condition) are all untyped: `if(c, 1, null)` takes the type its caller expects.
-  if (f == nullptr || !f->propagates_type || f->unify_from < 0) return false;
-  const auto from = static_cast<size_t>(f->unify_from);
-  if (e.args().size() <= from) return false;
-  for (size_t i = from; i < e.args().size(); ++i) {
-    if (!IsUntyped(*e.args()[i])) return false;
-  }
-  return true;
-}
-
-bool LooksFloat(const std::string& text) {
-  return text.find_first_of(".eE") != std::string::npos || text == "nan" || text == "-nan" ||
-         text == "inf" || text == "-inf";
-}
-
-// The type an untyped literal gets when nothing around it says: i32 if it fits, else i64, else
-// u64; floats f64; true/false bool.
-Result<TypeId> DefaultLiteralType(const std::string& text) {
-  if (text == "true" || text == "false") return TypeId::kBool;
-  if (!text.empty() && text.front() == '\'') return TypeId::kUtf8;
-  if (text == "null") {
-    return MakeError(ErrorCode::kTypeError,
-                     "cannot infer the type of an untyped null; write null:TYPE (null:i32)");
-  }
-  if (LooksFloat(text)) return TypeId::kF64;
-  for (TypeId id : {TypeId::kI32, TypeId::kI64, TypeId::kU64}) {
-    if (ParseScalar(id, text).ok()) return id;
-  }
-  return MakeError(ErrorCode::kTypeError, "integer literal {} does not fit any integer type", text);
-}
-
-// Timestamps compare across zones (Arrow stores instants in UTC) but not with zoneless ones
-// (local times); every other logical type only with itself.
-bool Comparable(const DataType& x, const DataType& y, LogicalArgs rule) {
-  if (x.SameType(y)) return true;
-  return rule == LogicalArgs::kCompare && x.logical == LogicalKind::kTimestamp && y.logical == LogicalKind::kTimestamp &&
-         x.unit == y.unit && x.tz != 0 && y.tz != 0;
-}
-
-// add and sub over temporal types (LogicalArgs::kTemporalArith): the SQL pairs whose storage
-// arithmetic is the answer, in one unit (a unit conversion is a cast, which does not exist yet):
-//   timestamp ± duration -> timestamp (its zone)   duration + timestamp -> timestamp
-//   timestamp - timestamp -> duration (both with a zone or both without)
-//   duration ± duration -> duration                date32 ± i32 days -> date32, i32 + date32 -> date32
-//   date32 - date32 -> i32 days (PostgreSQL's integer)
-// The storage's checked add or sub computes it: an overflow is an error in its row.
-Result<std::optional<DataType>> TemporalArith(const Function& f, std::span<const DataType> types) {
-  const DataType x = types[0].WithNullable(false), y = types[1].WithNullable(false);
-  const bool add = f.operation == Operation::kAdd;
-  auto is = [](const DataType& t, LogicalKind k) { return t.logical == k; };
-  const bool same_unit = x.unit == y.unit;
-  using Out = std::optional<DataType>;
-  if (is(x, LogicalKind::kTimestamp) && is(y, LogicalKind::kDuration) && same_unit) return Out(x);
-  if (add && is(x, LogicalKind::kDuration) && is(y, LogicalKind::kTimestamp) && same_unit) return Out(y);
-  if (is(x, LogicalKind::kDuration) && is(y, LogicalKind::kDuration) && same_unit) return Out(x);
-  if (!add && is(x, LogicalKind::kTimestamp) && is(y, LogicalKind::kTimestamp) && same_unit && (x.tz != 0) == (y.tz != 0)) {
-    return Out(DataType::Temporal(LogicalKind::kDuration, x.time_unit()).value());
-  }
-  const DataType date32 = *DataType::Temporal(LogicalKind::kDate, TimeUnit::kDay);
-  const DataType days(TypeId::kI32);
-  if (x == date32 && y == days) return Out(date32);
-  if (add && x == days && y == date32) return Out(date32);
-  if (!add && x == date32 && y == date32) return Out();  // i32 days
-  return MakeError(ErrorCode::kTypeError,
-                   "{} does not take {} and {} (timestamp ± duration, timestamp - timestamp, duration ± duration "
-                   "in one unit; date32 ± i32 days)",
-                   f.name, x.ToString(), y.ToString());
-}
-
-// The binder's rule for arguments of logical types (ir/function.h LogicalArgs): the logical type
-// the unified arguments share, nullopt when the call has none (or reads only nullness). A null
-// literal joins any group (`if(c, t, null)`: it took the storage type when it was bound).
-Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const DataType> types,
-                                             std::span<const ExprPtr> args) {
-  const DataType* first = nullptr;
-  for (const DataType& t : types) {
-    if (t.is_logical() && first == nullptr) first = &t;
-  }
-  if (first == nullptr || f.logical == LogicalArgs::kAny) return std::optional<DataType>();
-  if (f.logical == LogicalArgs::kTemporalArith && types.size() == 2) return TemporalArith(f, types);
-  const std::string type = first->WithNullable(false).ToString();
-  if (f.logical == LogicalArgs::kRefused) {
-    return MakeError(ErrorCode::kTypeError, "{} does not take {} (a logical type over {}; no rule of {} covers it yet)",
-                     f.name, type, TypeIdName(first->id), f.name);
-  }
-  if (first->logical == LogicalKind::kInterval && f.logical != LogicalArgs::kPassThrough) {
-    // Comparisons of intervals are BindIntervalCall's rewrites; their storage does not order them.
-    return MakeError(ErrorCode::kUnsupported, "{} of {} is not supported", f.name, type);
-  }
-  const size_t unify = f.unify_from < 0 ? types.size() : static_cast<size_t>(f.unify_from);
-  auto fits = [&](size_t i) {
-    const bool null_literal = args[i]->is_literal() && args[i]->value().is_null();
-    return i < unify ? !types[i].is_logical() : null_literal || Comparable(*first, types[i], f.logical);
-  };
-  // Intervals of mixed types are widened where every argument is one (WidenMixedIntervals): an
-  // argument that is no interval is the one to name.
-  auto interval = [&](size_t i) { return types[i].logical == LogicalKind::kInterval; };
-  std::optional<size_t> bad;
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (!fits(i) && (!bad || (interval(*bad) && !interval(i)))) bad = i;
-  }
-  if (bad) {
-    return MakeError(ErrorCode::kTypeError,
-                     "{} of {} and {}: {}'s arguments must share one logical type (a literal of a logical type "
-                     "cannot be written yet; compare with a column)",
-                     f.name, type, types[*bad].WithNullable(false).ToString(), f.name);
-  }
-  return std::optional<DataType>(first->WithNullable(false));
-}
+using internal::At;
+using internal::ColumnSuggestion;
+using internal::DefaultLiteralType;
+using internal::FunctionSuggestion;
+using internal::IsUntyped;
+using internal::Located;
+using internal::LogicalGroup;
+using internal::LooksFloat;
 
 class Binder {
  public:
-  explicit Binder(const Schema& schema) : schema_(schema) {}
+  Binder(const Schema& schema, bool implicit_casts) : schema_(schema), implicit_casts_(implicit_casts) {}
 
-  // `expected`: the type the surrounding call wants for an untyped subtree.
+  // `expected`: the type the surrounding call wants for an untyped subtree. An error points at
+  // the text of the node it arose in (the innermost: an argument's error at the argument).
   Result<ExprPtr> BindNode(const ExprPtr& e, std::optional<TypeId> expected,
                            std::string_view context) {
+    Result<ExprPtr> out = BindKind(e, expected, context);
+    if (!out.ok()) return At(*e, std::move(out).TakeError());
+    return out;
+  }
+
+ private:
+  Result<ExprPtr> BindKind(const ExprPtr& e, std::optional<TypeId> expected, std::string_view context) {
     switch (e->kind()) {
       case ExprKind::kColumn: return BindColumn(*e);
       case ExprKind::kLiteral: return BindLiteral(*e, expected, context);
@@ -148,22 +52,41 @@ class Binder {
     return MakeError(ErrorCode::kInternal, "unknown expression kind");
   }
 
- private:
   Result<ExprPtr> BindColumn(const Expr& e) {
     const int index = schema_.FieldIndex(e.name());
     if (index < 0) {
+      const std::string hint = ColumnSuggestion(e.name(), schema_);
+      if (!hint.empty()) return MakeError(ErrorCode::kInvalidInput, "unknown column '{}'{}", e.name(), hint);
       return MakeError(ErrorCode::kInvalidInput, "unknown column '{}' (the schema has {})",
                        e.name(), schema_.ToString());
     }
     return Expr::BoundColumn(e.name(), index, schema_.fields[index].type);
   }
 
+  // The type of an untyped number beside operands of the numeric type `expected` under implicit
+  // casts: `expected` where it holds the value, else a wider integer (LiteralIntegerType), f64
+  // for a number written as a float beside integers, or f64 for one f32 would make infinite;
+  // the call's common type then decides.
+  static TypeId Widened(const std::string& text, TypeId expected) {
+    if (IsFloat(expected)) {
+      auto narrow = ParseScalar(TypeId::kF32, text);
+      auto wide = ParseScalar(TypeId::kF64, text);
+      const bool overflows = expected == TypeId::kF32 && narrow.ok() && wide.ok() &&
+                             std::isinf(narrow->value<float>()) && !std::isinf(wide->value<double>());
+      return overflows ? TypeId::kF64 : expected;
+    }
+    return LooksFloat(text) ? TypeId::kF64 : LiteralIntegerType(text, expected);
+  }
+
   Result<ExprPtr> BindLiteral(const Expr& e, std::optional<TypeId> expected,
                               std::string_view context) {
     const std::string& text = e.literal_text();
     TypeId type;
+    const bool number = !text.empty() && text.front() != '\'' && text != "null" && text != "true" && text != "false";
     if (e.literal_suffix()) {
       type = *e.literal_suffix();
+    } else if (expected && implicit_casts_ && number && IsNumeric(*expected)) {
+      type = Widened(text, *expected);
     } else if (expected) {
       type = *expected;
     } else {
@@ -194,8 +117,8 @@ class Binder {
                        e.name(), e.name());
     }
     const std::optional<std::string> name = TemporalCallName(e.name(), text.substr(1, text.size() - 2));
-    if (!name) return MakeError(ErrorCode::kInvalidInput, "{}: unknown part {}", e.name(), text);
-    return std::optional<ExprPtr>(Expr::Call(*name, {e.args()[1]}));
+    if (!name) return At(*e.args()[0], MakeError(ErrorCode::kInvalidInput, "{}: unknown part {}", e.name(), text));
+    return std::optional<ExprPtr>(Expr::Call(*name, {e.args()[1]}, std::nullopt, e.span()));
   }
 
   static bool IsUntypedLiteral(const Expr& e) { return e.is_literal() && IsUntyped(e); }
@@ -217,7 +140,12 @@ class Binder {
       if (text.size() < 2 || text.front() != '\'' || text.back() != '\'') {
         return MakeError(ErrorCode::kInvalidInput, "cast takes a value and a type: cast(x, decimal64(12, 2))");
       }
-      ROWJIT_ASSIGN_OR_RETURN(const DataType to, ParseDataType(text.substr(1, text.size() - 2)));
+      Result<DataType> target = ParseDataType(text.substr(1, text.size() - 2));
+      if (!target.ok()) {  // its span points into the type's text: the target's place in the expression instead
+        Error error = std::move(target).TakeError();
+        return second.span().length == 0 ? error : std::move(error).WithSpan(second.span());
+      }
+      const DataType to = *target;
       if (to.logical != LogicalKind::kDecimal) {
         if (to.logical == LogicalKind::kInterval) {
           ROWJIT_ASSIGN_OR_RETURN(ExprPtr r, BindIntervalCast(x, to, &Fold));
@@ -254,7 +182,7 @@ class Binder {
         bound[i] = Expr::BoundLiteral(Scalar::Null(TypeId::kI64).As((*decimal)->type()));
       } else if (auto literal = IsUntypedLiteral(a) ? DecimalLiteral(a.literal_text()) : Result<Scalar>(MakeError(ErrorCode::kTypeError, ""));
                  literal.ok() || literal.error().code() == ErrorCode::kUnsupported) {
-        ROWJIT_ASSIGN_OR_RETURN(const Scalar value, std::move(literal));  // more than 18 digits: an error
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar value, Located(a, std::move(literal)));  // more than 38 digits: an error
         bound[i] = Expr::BoundLiteral(value);
       } else {
         ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
@@ -286,9 +214,9 @@ class Binder {
       const Expr& a = *e.args()[i];
       if (bound[i] || !IsUntypedLiteral(a) || a.literal_text().empty() || a.literal_text().front() != '\'') continue;
       ROWJIT_ASSIGN_OR_RETURN(const Scalar text, ParseScalar(TypeId::kUtf8, a.literal_text()));
-      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, type.logical == LogicalKind::kDuration ? ParseDurationLiteral(text.str(), type)
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, Located(a, type.logical == LogicalKind::kDuration ? ParseDurationLiteral(text.str(), type)
                                                   : type.logical == LogicalKind::kInterval ? ParseIntervalLiteral(text.str(), type)
-                                                                                           : ParseTemporalLiteral(text.str(), type));
+                                                                                           : ParseTemporalLiteral(text.str(), type)));
       bound[i] = Expr::BoundLiteral(value);
     }
     return Status::OK();
@@ -326,7 +254,7 @@ class Binder {
         bound[i] = Expr::BoundLiteral(Scalar::Null(literal_type.id).As(literal_type));
       } else if (!text.empty() && text.front() == '\'') {
         ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
-        ROWJIT_ASSIGN_OR_RETURN(const Scalar interval, ParseIntervalLiteral(value.str(), literal_type));
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar interval, Located(a, ParseIntervalLiteral(value.str(), literal_type)));
         bound[i] = Expr::BoundLiteral(interval);
       } else {
         ROWJIT_ASSIGN_OR_RETURN(bound[i], BindFactor(e.args()[i]));
@@ -371,7 +299,7 @@ class Binder {
       const std::string& text = IsUntypedLiteral(a) ? a.literal_text() : std::string();
       if (f.operation == Operation::kDiv && !text.empty() && text.front() == '\'') {
         ROWJIT_ASSIGN_OR_RETURN(const Scalar value, ParseScalar(TypeId::kUtf8, text));
-        ROWJIT_ASSIGN_OR_RETURN(const Scalar length, ParseDurationLiteral(value.str(), type));
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar length, Located(a, ParseDurationLiteral(value.str(), type)));
         bound[i] = Expr::BoundLiteral(length);
       } else {
         ROWJIT_ASSIGN_OR_RETURN(bound[i], BindFactor(e.args()[i]));
@@ -415,17 +343,19 @@ class Binder {
     return BindDurationOperands(e, f, bound);
   }
 
-  Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
-    if (rewritten) return BindNode(*rewritten, expected, "");
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));
-    if (special) return *special;
+  // The descriptor a call names, with its arity and type argument checked.
+  static Result<const Function*> Resolve(const Expr& e) {
     const Function* f = FindFunction(e.name());
     if (f == nullptr && SurfaceFormOf(e) == SurfaceForm::kLog) {
       // numpy's log is natural, SQL's (PostgreSQL, DuckDB) is base 10: neither is guessed.
       return MakeError(ErrorCode::kInvalidInput, "unknown function 'log': write ln (natural) or log10");
     }
-    if (f == nullptr) return MakeError(ErrorCode::kInvalidInput, "unknown function '{}'", e.name());
+    if (f == nullptr) {
+      // At the name: a call's text starts with it (operators always name known functions).
+      Error error = MakeError(ErrorCode::kInvalidInput, "unknown function '{}'{}", e.name(), FunctionSuggestion(e.name()));
+      if (e.span().length == 0) return error;
+      return std::move(error).WithSpan({e.span().offset, std::min(e.name().size(), e.span().length)});
+    }
     const size_t n = e.args().size();
     if (f->variadic ? n == 0 : n != f->arity()) {
       return MakeError(ErrorCode::kInvalidInput, "{} takes {} argument{}, got {}", f->name,
@@ -436,15 +366,114 @@ class Binder {
       return MakeError(ErrorCode::kInvalidInput, "{} {} a type argument", f->name,
                        f->takes_type_arg ? "needs" : "does not take");
     }
-    // Bind typed arguments first; untyped ones in the unified group then take their type.
-    std::vector<ExprPtr> bound(n);
+    return f;
+  }
+
+  static size_t UnifyFrom(const Function& f, size_t n) { return f.unify_from < 0 ? n : static_cast<size_t>(f.unify_from); }
+
+  // The plain numeric types of the unified arguments bound so far, or nullopt when one is
+  // another type (a decimal, a date, a string: their own rules decide).
+  static std::optional<std::vector<TypeId>> PlainNumbers(const std::vector<ExprPtr>& bound, size_t unify) {
+    std::vector<TypeId> types;
+    for (size_t i = unify; i < bound.size(); ++i) {
+      if (!bound[i]) continue;
+      const DataType t = bound[i]->type();
+      if (t.is_logical() || !IsNumeric(t.id)) return std::nullopt;
+      types.push_back(t.id);
+    }
+    return types;
+  }
+
+  // Binds the arguments that have a type of their own (all but the untyped ones of the unified
+  // group, which take the group's type later) and returns the group's type: the first typed
+  // argument's, or under implicit casts the common type of the typed numbers.
+  Result<std::optional<TypeId>> BindTyped(const Expr& e, const Function& f, std::vector<ExprPtr>& bound) {
     std::optional<TypeId> group;
-    const size_t unify = f->unify_from < 0 ? n : static_cast<size_t>(f->unify_from);
+    const size_t n = e.args().size(), unify = UnifyFrom(f, n);
     for (size_t i = 0; i < n; ++i) {
       if (i >= unify && IsUntyped(*e.args()[i])) continue;
       ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
+      // A float-only function takes a decimal as f64 (DuckDB's implicit cast), unless it has a
+      // decimal rule of its own (round).
+      if (implicit_casts_ && f.numbers == NumberDomain::kFloat && bound[i]->type().logical == LogicalKind::kDecimal &&
+          !HasDecimalRule(f.name)) {
+        Result<std::optional<ExprPtr>> as_float = BindDecimalCall("cast", {bound[i]}, TypeId::kF64, &Fold);
+        if (!as_float.ok()) return std::move(as_float).TakeError();
+        if (as_float->has_value()) bound[i] = **as_float;
+      }
       if (i >= unify && !group) group = bound[i]->type().id;
     }
+    if (!implicit_casts_ || !group) return group;
+    const std::optional<std::vector<TypeId>> numbers = PlainNumbers(bound, unify);
+    if (!numbers) return group;
+    Result<TypeId> common = CommonNumericType(*numbers, f.name);  // none: Promote says so
+    return common.ok() ? std::optional<TypeId>(*common) : group;
+  }
+
+  // Binds the untyped arguments of the unified group with the group's type (the first one's
+  // own when there is none).
+  Status BindUntyped(const Expr& e, const Function& f, std::optional<TypeId> group, std::vector<ExprPtr>& bound) {
+    const size_t n = e.args().size();
+    for (size_t i = UnifyFrom(f, n); i < n; ++i) {
+      if (bound[i]) continue;
+      std::string context;
+      if (group) {
+        context = fmt::format(" (the other arguments of {} are {})", f.name, TypeIdName(*group));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], group, context));
+      if (!group) group = bound[i]->type().id;
+    }
+    return Status::OK();
+  }
+
+  // SQL's implicit casts (ir/promotion.h): unified arguments that are all plain numbers, of more
+  // than one type, are cast to their common type (a float-only function's integers to f64),
+  // where the function takes that type: bit_and of i32 and f64 is refused by its type rule as
+  // written, never truncated.
+  static Status Promote(const Expr& e, const Function& f, size_t unify, std::vector<ExprPtr>& bound) {
+    const std::optional<std::vector<TypeId>> numbers = PlainNumbers(bound, unify);
+    if (!numbers || numbers->empty()) return Status::OK();
+    Result<TypeId> common = CommonNumericType(*numbers, f.name);
+    if (f.numbers == NumberDomain::kFloat && (!common.ok() || !IsFloat(*common))) common = TypeId::kF64;
+    std::vector<DataType> probe;
+    for (size_t i = 0; i < bound.size(); ++i) {
+      probe.push_back(i < unify ? bound[i]->type() : DataType(common.ok() ? *common : TypeId::kI64));
+    }
+    if (!f.type_rule(f.name, probe, e.type_arg()).ok()) return Status::OK();
+    if (!common.ok()) return common.status();
+    for (size_t i = unify; i < bound.size(); ++i) {
+      if (bound[i]->type().id == *common) continue;
+      bound[i] = internal::BuildCall("cast", {bound[i]}, DataType(*common), &Fold, *common);
+    }
+    return Status::OK();
+  }
+
+  // The bound call of `f` over bound arguments: its type from the type rule and the logical
+  // rules, nullable as its null behaviour says, folded when every argument is a literal.
+  static Result<ExprPtr> Typed(const Expr& e, const Function& f, std::vector<ExprPtr> bound) {
+    std::vector<DataType> types;
+    for (const auto& b : bound) types.push_back(b->type());
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(f, types, bound));
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, f.type_rule(f.name, types, e.type_arg()));
+    if ((f.logical == LogicalArgs::kPassThrough || f.logical == LogicalArgs::kTemporalArith) && logical &&
+        type.id == logical->id) {
+      type = logical->WithNullable(type.nullable);
+    }
+    if (f.strict()) type.nullable = internal_AnyNullable(types);
+    ExprPtr call = Expr::BoundCall(&f, std::move(bound), e.type_arg(), type);
+    return Fold(call);
+  }
+
+  Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
+    if (rewritten) return BindNode(*rewritten, expected, "");
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));
+    if (special) return *special;
+    ROWJIT_ASSIGN_OR_RETURN(const Function* f, Resolve(e));
+    // Bind typed arguments first; untyped ones in the unified group then take their type.
+    const size_t n = e.args().size(), unify = UnifyFrom(*f, n);
+    std::vector<ExprPtr> bound(n);
+    ROWJIT_ASSIGN_OR_RETURN(std::optional<TypeId> group, BindTyped(e, *f, bound));
     if (f->operation == Operation::kCast && e.type_arg() == TypeId::kUtf8 && IsTextual(bound[0]->type())) {  // cast(d, utf8)
       ROWJIT_RETURN_NOT_OK(RequireZoneRules(
           bound[0]->type(), fmt::format("cast from {} to utf8", bound[0]->type().WithNullable(false).ToString())));
@@ -455,29 +484,12 @@ class Binder {
     if (logical_call) return *logical_call;
     ROWJIT_RETURN_NOT_OK(BindTemporalLiterals(e, *f, bound));
     if (!group && f->propagates_type) group = expected;
-    for (size_t i = unify; i < n; ++i) {
-      if (bound[i]) continue;
-      std::string context;
-      if (group) {
-        context = fmt::format(" (the other arguments of {} are {})", f->name, TypeIdName(*group));
-      }
-      ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], group, context));
-      if (!group) group = bound[i]->type().id;
-    }
+    ROWJIT_RETURN_NOT_OK(BindUntyped(e, *f, group, bound));
+    if (implicit_casts_) ROWJIT_RETURN_NOT_OK(Promote(e, *f, unify, bound));
     // coalesce and if over intervals of mixed types: interval_month_day_nano (greatest and least
     // widened theirs in BindIntervalOperands).
     if (f->logical == LogicalArgs::kPassThrough) WidenMixedIntervals(bound, unify, &Fold);
-    std::vector<DataType> types;
-    for (const auto& b : bound) types.push_back(b->type());
-    ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(*f, types, bound));
-    ROWJIT_ASSIGN_OR_RETURN(DataType type, f->type_rule(f->name, types, e.type_arg()));
-    if ((f->logical == LogicalArgs::kPassThrough || f->logical == LogicalArgs::kTemporalArith) && logical &&
-        type.id == logical->id) {
-      type = logical->WithNullable(type.nullable);
-    }
-    if (f->strict()) type.nullable = internal_AnyNullable(types);
-    ExprPtr call = Expr::BoundCall(f, std::move(bound), e.type_arg(), type);
-    return Fold(call);
+    return Typed(e, *f, std::move(bound));
   }
 
   static bool internal_AnyNullable(const std::vector<DataType>& types) {
@@ -510,13 +522,15 @@ class Binder {
   }
 
   const Schema& schema_;
+  const bool implicit_casts_;
 };
 
 }  // namespace
 
 namespace {
 
-Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Limits& limits) {
+Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const BindOptions& options) {
+  const Limits& limits = options.limits;
   if (static_cast<int64_t>(schema.fields.size()) > limits.max_columns) {
     return MakeError(ErrorCode::kInvalidInput, "schema of {} columns; the limit is {} (Limits::max_columns)",
                      schema.fields.size(), limits.max_columns);
@@ -524,7 +538,7 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Limi
   const ExprFacts& shape = expr->facts();  // of the unbound tree: its depth and nodes
   ROWJIT_RETURN_NOT_OK(CheckLimits(shape, limits));
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, WithStackForDepth(shape.depth, [&] {
-                            return Binder(schema).BindNode(expr, std::nullopt, "");
+                            return Binder(schema, options.implicit_casts).BindNode(expr, std::nullopt, "");
                           }));
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.
@@ -538,14 +552,22 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Limi
 
 }  // namespace
 
-Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema, const Limits& limits) {
+Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema, const BindOptions& options) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
-  return NoThrow([&] { return BindWithin(expr, schema, limits); });
+  return NoThrow([&] { return BindWithin(expr, schema, options); });
+}
+
+Result<ExprPtr> Bind(const ExprPtr& expr, const Schema& schema, const Limits& limits) {
+  return Bind(expr, schema, BindOptions{.limits = limits});
+}
+
+Result<ExprPtr> ParseAndBind(std::string_view text, const Schema& schema, const BindOptions& options) {
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, options.limits));
+  return Bind(e, schema, options);
 }
 
 Result<ExprPtr> ParseAndBind(std::string_view text, const Schema& schema, const Limits& limits) {
-  ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, limits));
-  return Bind(e, schema, limits);
+  return ParseAndBind(text, schema, BindOptions{.limits = limits});
 }
 
 }  // namespace rowjit::ir

@@ -42,30 +42,33 @@ void Expr::ComputeHash() {
   hash_ = h;
 }
 
-ExprPtr Expr::Column(std::string name) {
+ExprPtr Expr::Column(std::string name, SourceSpan span) {
   auto e = std::shared_ptr<Expr>(new Expr);
   e->kind_ = ExprKind::kColumn;
   e->name_ = std::move(name);
+  e->span_ = span;
   e->ComputeHash();
   return e;
 }
 
-ExprPtr Expr::Literal(std::string text, std::optional<TypeId> suffix) {
+ExprPtr Expr::Literal(std::string text, std::optional<TypeId> suffix, SourceSpan span) {
   auto e = std::shared_ptr<Expr>(new Expr);
   e->kind_ = ExprKind::kLiteral;
   e->literal_text_ = std::move(text);
   e->type_arg_ = suffix;
+  e->span_ = span;
   e->ComputeHash();
   return e;
 }
 
 ExprPtr Expr::Call(std::string function, std::vector<ExprPtr> args,
-                   std::optional<TypeId> type_arg) {
+                   std::optional<TypeId> type_arg, SourceSpan span) {
   auto e = std::shared_ptr<Expr>(new Expr);
   e->kind_ = ExprKind::kCall;
   e->name_ = std::move(function);
   e->args_ = std::move(args);
   e->type_arg_ = type_arg;
+  e->span_ = span;
   e->ComputeHash();
   return e;
 }

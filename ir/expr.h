@@ -28,13 +28,15 @@ enum class ExprKind : uint8_t { kColumn, kLiteral, kCall };
 // and calls point at their catalog descriptor.
 class Expr {
  public:
-  // --- unbound nodes, as parsed
-  static ExprPtr Column(std::string name);
+  // --- unbound nodes, as parsed; `span` is the text a node was parsed from (none: length 0),
+  // what the binder's errors point at. It is not part of the node's value: hashing, equality
+  // and the canonical text ignore it, so kernels and caches do not depend on spelling.
+  static ExprPtr Column(std::string name, SourceSpan span = {});
   // `text` as written ("42", "-7", "1.5", "true", "null", "nan", "-inf"); `suffix` from "42:u8".
-  static ExprPtr Literal(std::string text, std::optional<TypeId> suffix = std::nullopt);
+  static ExprPtr Literal(std::string text, std::optional<TypeId> suffix = std::nullopt, SourceSpan span = {});
   // `type_arg` is the target of cast(x, T) and its variants.
   static ExprPtr Call(std::string function, std::vector<ExprPtr> args,
-                      std::optional<TypeId> type_arg = std::nullopt);
+                      std::optional<TypeId> type_arg = std::nullopt, SourceSpan span = {});
 
   // --- bound nodes, made by Bind()
   static ExprPtr BoundColumn(std::string name, int index, DataType type);
@@ -47,6 +49,8 @@ class Expr {
   bool is_literal() const { return kind_ == ExprKind::kLiteral; }
   bool is_call() const { return kind_ == ExprKind::kCall; }
   bool bound() const { return bound_; }
+  // Where the node was parsed from (unbound nodes of a parsed text; length 0 otherwise).
+  const SourceSpan& span() const { return span_; }
 
   // Column name, or function name for calls.
   const std::string& name() const { return name_; }
@@ -92,6 +96,7 @@ class Expr {
   const Function* function_ = nullptr;
   Scalar value_;
   uint64_t hash_ = 0;
+  SourceSpan span_;
   mutable std::once_flag facts_once_;
   mutable std::unique_ptr<const ExprFacts> facts_;
   // facts_ once analyzed: the per-call path reads it without call_once's cost.

@@ -48,7 +48,7 @@ Result<DataType> SameType(std::string_view name, std::span<const DataType> args,
   for (const DataType& t : args) {
     if (t.id != args[0].id) {
       return TypeMismatch(name, args,
-                          "arguments must have the same type (no implicit widening: use cast)");
+                          "arguments must have the same type (write a cast)");
     }
   }
   return DataType(result_bool ? TypeId::kBool : args[0].id, AnyNullable(args));

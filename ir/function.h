@@ -100,6 +100,14 @@ enum class Operation : uint8_t {
   kCast,     // cast(x, T)
 };
 
+// The numbers a function computes on, for the binder's implicit casts (ir/promotion.h): the
+// unified arguments of different numeric types are cast to their common type where the type
+// rule takes it (bit_and of i32 and f64 stays a type error: a float is never truncated), and
+enum class NumberDomain : uint8_t {
+  kAny,    // that type is taken as it is
+  kFloat,  // floats only (sqrt, power, sin): integers and decimals are cast to f64, as DuckDB does
+};
+
 // One row function. Written with designated initializers, so each row names what it sets:
 //   {.name = "add", .arg_names = {"x", "y"}, .family = Family::kArithmetic,
 //    .can_fail = FailsOnIntegers, .propagates_type = true, .type_rule = NumericRule, .eval = Add}
@@ -133,6 +141,7 @@ struct Function {
   std::string_view summary = {};  // one sentence: what the function computes (docs/functions.md)
   std::string_view notes = {};    // its edges: errors, nulls, NaN/-0.0, rounding, units (may be empty)
   Operation operation = Operation::kOther;  // for the binder's logical-type rules
+  NumberDomain numbers = NumberDomain::kAny;  // for the binder's implicit numeric casts
 
   bool strict() const { return null_behavior == NullBehavior::kStrict; }
   // Whether some argument types make the function fail (checked arithmetic, division, casts).

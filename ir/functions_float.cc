@@ -54,7 +54,7 @@ Function Transcendental(std::string_view name, std::string_view summary, std::st
                         KernelCost cost = KernelCost::kPlain) {
   return {.name = name, .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
           .type_rule = internal::FloatRule, .eval = EvalTranscendental<kFn>, .kernel_cost = cost,
-          .summary = summary, .notes = notes};
+          .summary = summary, .notes = notes, .numbers = NumberDomain::kFloat};
 }
 
 template <double (*kFn)(math::ScalarMath&, double, double)>
@@ -86,25 +86,25 @@ const Function kFunctions[] = {
      .type_rule = internal::FloatRule, .eval = Unary<0>,
      .summary = "The square root of x, correctly rounded.",
      .notes = "Never fails: `sqrt(-1)` and `sqrt(-inf)` are NaN, `sqrt(-0.0)` is -0.0, `sqrt(inf)` is inf. "
-              "Floats only (cast an integer first)."},
+              "An integer or a decimal is cast to f64 first.", .numbers = NumberDomain::kFloat},
     {.name = "floor", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Unary<1>,
      .summary = "The largest integral value not greater than x.",
-     .notes = "Keeps ±0.0, ±inf and NaN. Never fails."},
+     .notes = "Keeps ±0.0, ±inf and NaN. Never fails.", .numbers = NumberDomain::kFloat},
     {.name = "ceil", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Unary<2>,
      .summary = "The smallest integral value not less than x.",
-     .notes = "Keeps ±0.0, ±inf and NaN; `ceil(-0.5)` is -0.0. Never fails."},
+     .notes = "Keeps ±0.0, ±inf and NaN; `ceil(-0.5)` is -0.0. Never fails.", .numbers = NumberDomain::kFloat},
     {.name = "round", .arg_names = {"x"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Unary<3>,
      .summary = "x rounded to an integral value, halves away from zero.",
      .notes = "`round(2.5)` is 3, `round(-2.5)` is -3, `round(-0.4)` is -0.0. Never fails. `round(x, n)` of a "
-              "decimal binds to `decimal_cast`."},
+              "decimal binds to `decimal_cast`.", .numbers = NumberDomain::kFloat},
     {.name = "fma", .arg_names = {"x", "y", "z"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = Fma,
      .summary = "x * y + z with a single rounding.",
      .notes = "`fma(0.1, 10, -1)` is 5.551115123125783e-17 where `0.1 * 10 - 1` is 0; `fma(inf, 0, z)` is NaN. "
-              "Never fails."},
+              "Never fails.", .numbers = NumberDomain::kFloat},
     Transcendental<math::Exp<math::ScalarMath>>("exp",
         "e raised to the power x.",
         "`exp(-inf)` is 0; inf above 709.78, 0 below -745.13. Never fails. f32 arguments are computed in f64 "
@@ -198,17 +198,17 @@ const Function kFunctions[] = {
      .summary = "x raised to the power y (C99's `pow`).",
      .notes = "Written `x ** y` too. `power(x, 0)` and `power(1, y)` are 1 even for NaN; a negative finite x "
               "to a non-integer y is NaN; `power(0, -2)` is inf, `power(-0.0, -3)` -inf. Never fails. f32 "
-              "arguments are computed in f64 and rounded once; the kernels give the same bits."},
+              "arguments are computed in f64 and rounded once; the kernels give the same bits.", .numbers = NumberDomain::kFloat},
     {.name = "atan2", .arg_names = {"y", "x"}, .family = Family::kFloat, .propagates_type = true,
      .type_rule = internal::FloatRule, .eval = EvalBinary<math::Atan2<math::ScalarMath>>,
      .summary = "The angle of the point (x, y) from the positive x axis, in radians (C99's `atan2(y, x)`).",
      .notes = "`atan2(±0, -0.0)` is ±π, `atan2(±0, +0.0)` is ±0, `atan2(±inf, -inf)` is ±3π/4, `atan2(y, ±0)` "
               "is ±π/2 for y ≠ 0. Never fails. f32 arguments are computed in f64 and rounded once; the kernels "
-              "give the same bits."},
+              "give the same bits.", .numbers = NumberDomain::kFloat},
     {.name = "is_nan", .arg_names = {"x"}, .family = Family::kFloat, .type_rule = IsNanRule,
      .eval = IsNan,
      .summary = "Whether x is NaN.",
-     .notes = "True for a NaN of either sign, false for ±inf. Never fails."},
+     .notes = "True for a NaN of either sign, false for ±inf. Never fails.", .numbers = NumberDomain::kFloat},
 };
 
 }  // namespace

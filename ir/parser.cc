@@ -10,6 +10,7 @@
 #include "ir/analysis.h"
 #include "ir/function.h"
 #include "runtime/deep_stack.h"
+#include "runtime/suggest.h"
 
 namespace rowjit::ir {
 namespace {
@@ -20,6 +21,7 @@ struct Token {
   Tok kind;
   std::string text;
   size_t pos;
+  size_t end;  // one past its last byte in the text
 };
 
 std::string Describe(const Token& t) {
@@ -50,6 +52,35 @@ bool IsWord(const std::string& text, std::string_view word) {
   return text.size() == word.size() && Lower(text) == word;
 }
 
+bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// The end of the number starting at `start`: digits with at most one point, then an optional
+// exponent (1e10, 2.5e-3). A number that runs on into a second point, a letter or '_' (12.3.4,
+// 1.5e, 3x) is malformed: an error at the first character that cannot continue it.
+Result<size_t> NumberEnd(std::string_view s, size_t start) {
+  size_t i = start;
+  while (i < s.size() && IsDigit(s[i])) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    if (j < s.size() && IsDigit(s[j])) {
+      i = j;
+      while (i < s.size() && IsDigit(s[i])) ++i;
+    }
+  }
+  auto continues = [&](size_t k) { return k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '.' || s[k] == '_'); };
+  if (!continues(i)) return i;
+  size_t end = i;
+  while (continues(end)) ++end;
+  return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: malformed number '{}'", i,
+                   s.substr(start, end - start))
+      .WithSpan({i, 1});
+}
+
 Result<std::vector<Token>> Lex(std::string_view s) {
   std::vector<Token> out;
   size_t i = 0;
@@ -64,29 +95,21 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
       std::string word(s.substr(start, i - start));
       if (std::string lower = Lower(word); IsKeyword(lower)) word = std::move(lower);  // AND, NULL, TRUE
-      out.push_back({Tok::kIdent, std::move(word), start});
+      out.push_back({Tok::kIdent, std::move(word), start, i});
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) ||
         (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-      while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-      // Exponent: 1e10, 2.5e-3.
-      if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-        size_t j = i + 1;
-        if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-        if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) {
-          i = j;
-          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-        }
-      }
-      out.push_back({Tok::kNumber, std::string(s.substr(start, i - start)), start});
+      ROWJIT_ASSIGN_OR_RETURN(i, NumberEnd(s, start));
+      out.push_back({Tok::kNumber, std::string(s.substr(start, i - start)), start, i});
       continue;
     }
     if (c == '\'') {  // a string literal, kept quoted: 'it''s'
       for (++i;; ++i) {
         if (i >= s.size()) {
           return MakeError(ErrorCode::kInvalidInput,
-                           "syntax error at position {}: the string is not closed", start);
+                           "syntax error at position {}: the string is not closed", start)
+              .WithSpan({start, s.size() - start});
         }
         if (s[i] == '\'') {
           if (i + 1 < s.size() && s[i + 1] == '\'') {
@@ -97,84 +120,67 @@ Result<std::vector<Token>> Lex(std::string_view s) {
         }
       }
       ++i;
-      out.push_back({Tok::kString, std::string(s.substr(start, i - start)), start});
+      out.push_back({Tok::kString, std::string(s.substr(start, i - start)), start, i});
       continue;
     }
     auto two = s.substr(i, 2);
     if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::") {
-      out.push_back({Tok::kOp, std::string(two), start});
+      out.push_back({Tok::kOp, std::string(two), start, start + 2});
       i += 2;
       continue;
     }
     switch (c) {
       case '+': case '-': case '*': case '/': case '%': case '=': case '<': case '>':
-        out.push_back({Tok::kOp, std::string(1, c), start});
+        out.push_back({Tok::kOp, std::string(1, c), start, start + 1});
         break;
-      case '(': out.push_back({Tok::kLParen, "(", start}); break;
-      case ')': out.push_back({Tok::kRParen, ")", start}); break;
-      case ',': out.push_back({Tok::kComma, ",", start}); break;
-      case ':': out.push_back({Tok::kColon, ":", start}); break;
+      case '(': out.push_back({Tok::kLParen, "(", start, start + 1}); break;
+      case ')': out.push_back({Tok::kRParen, ")", start, start + 1}); break;
+      case ',': out.push_back({Tok::kComma, ",", start, start + 1}); break;
+      case ':': out.push_back({Tok::kColon, ":", start, start + 1}); break;
       default:
-        return MakeError(ErrorCode::kInvalidInput,
-                         "syntax error at position {}: unexpected character '{}'", start, c);
+        return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: unexpected character '{}'{}", start,
+                         c, c == '"' ? " (strings are written in single quotes: 'text')" : "")
+            .WithSpan({start, 1});
     }
     ++i;
   }
-  out.push_back({Tok::kEnd, "", s.size()});
+  out.push_back({Tok::kEnd, "", s.size(), s.size()});
   return out;
-}
-
-// SQL's type names (PostgreSQL's and DuckDB's, any case) as rowjit's, for the target of a cast:
-// `cast(x as bigint)`, `cast(s as timestamp)`, `cast(d as numeric(12, 2))`. `parameters` is the
-// parenthesized text after the name ("(12,2)"), or empty. Nullopt for a name that is not one.
-std::optional<std::string> SqlTypeName(std::string_view name, std::string_view parameters) {
-  static const std::pair<std::string_view, std::string_view> kPlain[] = {
-      {"tinyint", "i8"},      {"int1", "i8"},         {"smallint", "i16"},    {"int2", "i16"},
-      {"integer", "i32"},     {"int", "i32"},         {"int4", "i32"},        {"bigint", "i64"},
-      {"int8", "i64"},        {"utinyint", "u8"},     {"usmallint", "u16"},   {"uinteger", "u32"},
-      {"ubigint", "u64"},     {"real", "f32"},        {"float4", "f32"},      {"double", "f64"},
-      {"float8", "f64"},      {"float", "f64"},       {"boolean", "bool"},    {"varchar", "utf8"},
-      {"text", "utf8"},       {"string", "utf8"},     {"blob", "binary"},     {"bytea", "binary"},
-      {"date", "date32"},     {"time", "time64(us)"}, {"timestamp", "timestamp(us)"},
-      {"timestamptz", "timestamp(us, UTC)"},          {"interval", "interval_month_day_nano"}};
-  const std::string lower = Lower(name);
-  if (lower == "decimal" || lower == "numeric") {
-    if (parameters.empty()) return "decimal(18,3)";  // DuckDB's DECIMAL
-    if (parameters.find(',') == std::string_view::npos) {  // DECIMAL(p): scale 0
-      return fmt::format("decimal({},0)", parameters.substr(1, parameters.size() - 2));
-    }
-    return "decimal" + std::string(parameters);
-  }
-  if ((lower == "timestamp" || lower == "timestamptz") && !parameters.empty()) {  // fractional digits
-    const std::string_view unit = parameters == "(0)" ? "s" : parameters == "(3)" ? "ms"
-                                  : parameters == "(6)" ? "us" : parameters == "(9)" ? "ns" : "";
-    if (unit.empty()) return std::nullopt;
-    return fmt::format("timestamp({}{})", unit, lower == "timestamptz" ? ", UTC" : "");
-  }
-  if (!parameters.empty()) return std::nullopt;  // varchar(n): no length limits
-  for (const auto& [sql, ours] : kPlain) {
-    if (lower == sql) return std::string(ours);
-  }
-  return std::nullopt;
 }
 
 bool IsCastName(std::string_view name) {
   return name == "cast" || name == "saturating_cast" || name == "wrapping_cast";
 }
 
+// The words that may follow an operand (for a suggestion when an unknown word does).
+constexpr std::string_view kOperatorWords[] = {"and", "or", "not", "like", "ilike", "between", "in", "is"};
+
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, const Limits& limits) : t_(std::move(tokens)), limits_(limits) {}
+  Parser(std::string_view text, std::vector<Token> tokens, const Limits& limits)
+      : text_(text), t_(std::move(tokens)), limits_(limits) {}
 
   Result<ExprPtr> ParseAll() {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
-    if (Peek().kind != Tok::kEnd) return Expected("an operator or end of input");
+    if (Peek().kind != Tok::kEnd) return Expected("an operator or end of input", kOperatorWords);
     return e;
   }
 
  private:
   const Token& Peek() const { return t_[pos_]; }
-  const Token& Next() { return t_[pos_++]; }
+  const Token& Next() {
+    last_end_ = t_[pos_].end;
+    return t_[pos_++];
+  }
+  // The text from `start` to the end of the last token taken: a node's span.
+  SourceSpan From(size_t start) const { return {start, last_end_ > start ? last_end_ - start : 0}; }
+  static size_t Start(const ExprPtr& e) { return e->span().offset; }
+  static SourceSpan SpanOf(const Token& t) { return {t.pos, t.end - t.pos}; }
+  // A call made from the tokens since `start`.
+  ExprPtr CallFrom(size_t start, std::string name, std::vector<ExprPtr> args,
+                   std::optional<TypeId> type_arg = std::nullopt) const {
+    return Expr::Call(std::move(name), std::move(args), type_arg, From(start));
+  }
   bool PeekOp(std::string_view op) const {
     return (Peek().kind == Tok::kOp || Peek().kind == Tok::kIdent) && Peek().text == op;
   }
@@ -186,7 +192,8 @@ class Parser {
       return MakeError(ErrorCode::kInvalidInput,
                        "syntax error at position {}: the expression nests more than {} levels "
                        "deep (Limits::max_depth)",
-                       Peek().pos, limits_.max_depth);
+                       Peek().pos, limits_.max_depth)
+          .WithSpan(SpanOf(Peek()));
     }
     Result<ExprPtr> out = parse();
     --depth_;
@@ -198,13 +205,17 @@ class Parser {
       return MakeError(ErrorCode::kInvalidInput,
                        "syntax error at position {}: the expression has more than {} nodes "
                        "(Limits::max_nodes)",
-                       Peek().pos, limits_.max_nodes);
+                       Peek().pos, limits_.max_nodes)
+          .WithSpan(SpanOf(Peek()));
     }
     return e;
   }
-  Error Expected(std::string_view what) const {
-    return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: expected {}, found {}",
-                     Peek().pos, what, Describe(Peek()));
+  // A syntax error at the next token; when that is a word close to one of `words`, a suggestion.
+  Error Expected(std::string_view what, std::span<const std::string_view> words = {}) const {
+    const std::string hint = Peek().kind == Tok::kIdent ? DidYouMean(Peek().text, words) : "";
+    return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: expected {}, found {}{}", Peek().pos,
+                     what, Describe(Peek()), hint)
+        .WithSpan(SpanOf(Peek()));
   }
 
   Result<ExprPtr> ParseOr() {
@@ -212,7 +223,7 @@ class Parser {
     while (PeekOp("or")) {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
-      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call("or", {left, right})));
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(CallFrom(Start(left), "or", {left, right})));
     }
     return left;
   }
@@ -221,7 +232,7 @@ class Parser {
     while (PeekOp("and")) {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
-      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call("and", {left, right})));
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(CallFrom(Start(left), "and", {left, right})));
     }
     return left;
   }
@@ -241,9 +252,9 @@ class Parser {
   }
   Result<ExprPtr> ParseNot() {
     if (PeekOp("not") && !SeveralArguments(pos_ + 1)) {
-      Next();
+      const size_t start = Next().pos;
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseNot(); }));
-      return Made(Expr::Call("not", {operand}));
+      return Made(CallFrom(start, "not", {operand}));
     }
     return ParseComparison();
   }
@@ -260,10 +271,11 @@ class Parser {
             return MakeError(ErrorCode::kInvalidInput,
                              "syntax error at position {}: comparisons do not chain; use "
                              "parentheses or 'and'",
-                             Peek().pos);
+                             Peek().pos)
+                .WithSpan(SpanOf(Peek()));
           }
         }
-        ROWJIT_ASSIGN_OR_RETURN(ExprPtr compared, Made(Expr::Call(std::string(fn), {left, right})));
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr compared, Made(CallFrom(Start(left), std::string(fn), {left, right})));
         return ParseIs(std::move(compared));  // a = b is null: IS binds looser (PostgreSQL)
       }
     }
@@ -290,24 +302,25 @@ class Parser {
     const bool negated = PeekIdent("not") && (PeekIdent("like", 1) || PeekIdent("ilike", 1) ||
                                               PeekIdent("between", 1) || PeekIdent("in", 1));
     if (negated) Next();
+    const size_t start = Start(left);
     auto maybe_not = [&](ExprPtr e) -> Result<ExprPtr> {  // then `is`: x in (1, 2) is null
       ROWJIT_ASSIGN_OR_RETURN(e, Made(std::move(e)));
       if (negated) {
-        ROWJIT_ASSIGN_OR_RETURN(e, Made(Expr::Call("not", {std::move(e)})));
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(CallFrom(start, "not", {std::move(e)})));
       }
       return ParseIs(std::move(e));
     };
     if (PeekIdent("like") || PeekIdent("ilike")) {
       const std::string fn = Lower(Next().text);
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
-      return maybe_not(Expr::Call(fn, {left, right}));
+      return maybe_not(CallFrom(start, fn, {left, right}));
     }
     if (PeekIdent("between")) {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr lo, ParseAdditive());
       ROWJIT_RETURN_NOT_OK(ExpectWord("and"));
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr hi, ParseAdditive());
-      return maybe_not(Expr::Call("between", {left, lo, hi}));
+      return maybe_not(CallFrom(start, "between", {left, lo, hi}));
     }
     if (PeekIdent("in")) {
       Next();
@@ -322,34 +335,38 @@ class Parser {
       }
       if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
       Next();
-      return maybe_not(Expr::Call("in_list", std::move(args)));
+      return maybe_not(CallFrom(start, "in_list", std::move(args)));
     }
     return ParseIs(std::move(left));
   }
   Result<ExprPtr> ParseIs(ExprPtr left) {
     if (!PeekIdent("is")) return left;
     Next();
+    const size_t start = Start(left);
     const bool is_not = PeekIdent("not");
     if (is_not) Next();
     if (PeekIdent("null")) {
       Next();
-      return Made(Expr::Call(is_not ? "is_not_null" : "is_null", {left}));
+      return Made(CallFrom(start, is_not ? "is_not_null" : "is_null", {left}));
     }
+    // The forms below are calls the text does not spell: each is the whole `x is ...`.
     if (PeekIdent("true") || PeekIdent("false")) {
       const bool want = Next().text == "true";
-      ExprPtr x = want ? left : Expr::Call("not", {left});
-      ExprPtr is = Expr::Call("coalesce", {x, Expr::Literal("false")});
-      return Made(is_not ? Expr::Call("not", {is}) : is);
+      ExprPtr x = want ? left : CallFrom(start, "not", {left});
+      ExprPtr is = CallFrom(start, "coalesce", {x, Expr::Literal("false", std::nullopt, From(start))});
+      return Made(is_not ? CallFrom(start, "not", {is}) : is);
     }
     if (PeekIdent("distinct")) {
       Next();
       ROWJIT_RETURN_NOT_OK(ExpectWord("from"));
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
-      ExprPtr both_null = Expr::Call("and", {Expr::Call("is_null", {left}), Expr::Call("is_null", {right})});
-      ExprPtr distinct = Expr::Call("coalesce", {Expr::Call("ne", {left, right}), Expr::Call("not", {both_null})});
-      return Made(is_not ? Expr::Call("not", {distinct}) : distinct);
+      auto call = [&](std::string name, std::vector<ExprPtr> args) { return CallFrom(start, std::move(name), std::move(args)); };
+      ExprPtr both_null = call("and", {call("is_null", {left}), call("is_null", {right})});
+      ExprPtr distinct = call("coalesce", {call("ne", {left, right}), call("not", {both_null})});
+      return Made(is_not ? call("not", {distinct}) : distinct);
     }
-    return Expected("'null', 'true', 'false' or 'distinct from' after 'is'");
+    static constexpr std::string_view kAfterIs[] = {"null", "true", "false", "distinct"};
+    return Expected("'null', 'true', 'false' or 'distinct from' after 'is'", kAfterIs);
   }
   Result<ExprPtr> ParseAdditive() {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
@@ -357,7 +374,7 @@ class Parser {
       const std::string op = Next().text;
       const std::string fn = op == "+" ? "add" : op == "-" ? "sub" : "concat";  // s || t: concat(s, t)
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
-      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call(fn, {left, right})));
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(CallFrom(Start(left), fn, {left, right})));
     }
     return left;
   }
@@ -368,24 +385,24 @@ class Parser {
       const std::string op = Next().text;
       const std::string fn = op == "*" ? "mul" : op == "/" ? "div" : "mod";
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
-      ROWJIT_ASSIGN_OR_RETURN(left, Made(Expr::Call(fn, {left, right})));
+      ROWJIT_ASSIGN_OR_RETURN(left, Made(CallFrom(Start(left), fn, {left, right})));
     }
     return left;
   }
   Result<ExprPtr> ParseUnary() {
     if (Peek().kind == Tok::kOp && Peek().text == "-") {
-      Next();
+      const size_t start = Next().pos;
       // A minus directly before a number is part of the literal: -7, -1.5, -inf.
       const Token& t = Peek();
       // (Not a literal before **: -2 ** 2 is -(2 ** 2), as in Python.)
       const bool power_follows = t.kind != Tok::kEnd && t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == "**";
       if (!power_follows &&
           (t.kind == Tok::kNumber || (t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan")))) {
-        ROWJIT_ASSIGN_OR_RETURN(ExprPtr negative, ParseLiteral("-"));
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr negative, ParseLiteral("-", start));
         return ParsePostfixCasts(std::move(negative));
       }
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr operand, Nested([this] { return ParseUnary(); }));
-      return Made(Expr::Call("neg", {operand}));
+      return Made(CallFrom(start, "neg", {operand}));
     }
     // x ** y is power(x, y), numexpr's and Python's operator: tighter than a unary minus on its
     // left, right-associative, and its right side may be negated (2 ** -1). (Here rather than in
@@ -396,32 +413,33 @@ class Parser {
     if (Peek().kind != Tok::kOp || Peek().text != "**") return base;
     Next();
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr exponent, Nested([this] { return ParseUnary(); }));
-    return Made(Expr::Call("power", {base, exponent}));
+    return Made(CallFrom(Start(base), "power", {base, exponent}));
   }
   Result<std::optional<TypeId>> ParseSuffix() {
     if (Peek().kind != Tok::kColon) return std::optional<TypeId>();
     Next();
     if (Peek().kind != Tok::kIdent) return Expected("a type name after ':'");
     auto type = ParseDataType(Peek().text);
+    if (!type.ok()) return std::move(type).TakeError().ShiftSpan(Peek().pos);  // 42:int32: its suggestion
     // A storage type: a logical one (date32, interval_month_day_nano) is written as a cast. A
     // suffix would keep only the storage, and interval_month_day_nano's has no name to print.
-    if (!type.ok() || type->nullable || type->is_logical()) {
+    if (type->nullable || type->is_logical()) {
       return Expected("a type name (bool, i8..i64, u8..u64, f32, f64, utf8, binary)");
     }
     Next();
     return std::optional<TypeId>(type->id);
   }
-  Result<ExprPtr> ParseLiteral(std::string prefix) {
+  Result<ExprPtr> ParseLiteral(std::string prefix, size_t start) {
     std::string text = prefix + Next().text;
     ROWJIT_ASSIGN_OR_RETURN(std::optional<TypeId> suffix, ParseSuffix());
-    return Made(Expr::Literal(std::move(text), suffix));
+    return Made(Expr::Literal(std::move(text), suffix, From(start)));
   }
   Result<ExprPtr> ParsePrimary() {
     const Token& t = Peek();
     switch (t.kind) {
       case Tok::kNumber:
       case Tok::kString:
-        return ParseLiteral("");
+        return ParseLiteral("", t.pos);
       case Tok::kLParen: {
         Next();
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr inner, Nested([this] { return ParseOr(); }));
@@ -436,26 +454,27 @@ class Parser {
     }
     if (t.text == "true" || t.text == "false" || t.text == "null" || t.text == "nan" ||
         t.text == "inf") {
-      return ParseLiteral("");
+      return ParseLiteral("", t.pos);
     }
     // and(x, y), or(x, y), not(x): the call form of the keyword operators.
     if (IsKeyword(t.text) && !(t_[pos_ + 1].kind == Tok::kLParen &&
                                (t.text == "and" || t.text == "or" || t.text == "not"))) {
       return Expected("an expression");
     }
+    const size_t start = t.pos;
     if (IsWord(t.text, "case") && StartsCase()) {
       Next();
-      return Nested([this] { return ParseCase(); });
+      return Nested([this, start] { return ParseCase(start); });
     }
     const std::string name = Next().text;
-    if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name));
+    if (Peek().kind != Tok::kLParen) return Made(Expr::Column(name, From(start)));
     Next();
     if (Lower(name) == "pi" && Peek().kind == Tok::kRParen) {
       // SQL's pi(): the double nearest π, an untyped literal (f32 beside f32 columns).
       Next();
-      return Made(Expr::Literal("3.141592653589793", std::nullopt));
+      return Made(Expr::Literal("3.141592653589793", std::nullopt, From(start)));
     }
-    return ParseCallArgs(std::string(CanonicalName(Lower(name))));  // COALESCE(a, 0): function names in any case
+    return ParseCallArgs(std::string(CanonicalName(Lower(name))), start);  // COALESCE(a, 0): function names in any case
   }
   // Whether the `case` at the cursor starts CASE rather than naming a column: what follows can
   // begin an operand or `when`, not continue an expression (an operator, a comma, ')', the end,
@@ -474,7 +493,7 @@ class Parser {
   }
   // After `case`: [operand] when c then v ... [else e] end, as if(c1, v1, if(c2, v2, e)) (with an
   // operand each condition is operand = c); no else is else null. A null condition is not taken.
-  Result<ExprPtr> ParseCase() {
+  Result<ExprPtr> ParseCase(size_t start) {
     ExprPtr operand;
     if (!PeekIdent("when")) {
       ROWJIT_ASSIGN_OR_RETURN(operand, ParseOr());
@@ -486,7 +505,8 @@ class Parser {
       ROWJIT_RETURN_NOT_OK(ExpectWord("then"));
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr value, Nested([this] { return ParseOr(); }));
       if (operand) {
-        ROWJIT_ASSIGN_OR_RETURN(cond, Made(Expr::Call("eq", {operand, cond})));
+        ROWJIT_ASSIGN_OR_RETURN(cond, Made(Expr::Call("eq", {operand, cond}, std::nullopt,
+                                                      {Start(operand), cond->span().offset + cond->span().length - Start(operand)})));
       }
       arms.emplace_back(std::move(cond), std::move(value));
     }
@@ -496,11 +516,12 @@ class Parser {
       Next();
       ROWJIT_ASSIGN_OR_RETURN(out, Nested([this] { return ParseOr(); }));
     } else {
-      ROWJIT_ASSIGN_OR_RETURN(out, Made(Expr::Literal("null")));
+      ROWJIT_ASSIGN_OR_RETURN(out, Made(Expr::Literal("null", std::nullopt, {last_end_, 0})));
     }
     ROWJIT_RETURN_NOT_OK(ExpectWord("end"));
+    // Each arm's `if` is the whole case expression: the text spells no call of its own.
     for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm) {
-      ROWJIT_ASSIGN_OR_RETURN(out, Made(Expr::Call("if", {arm->first, arm->second, out})));
+      ROWJIT_ASSIGN_OR_RETURN(out, Made(CallFrom(start, "if", {arm->first, arm->second, out})));
     }
     return out;
   }
@@ -511,29 +532,21 @@ class Parser {
     const size_t at = Peek().pos;
     const std::string head = Next().text;
     // SQL's two-word names: double precision, timestamp with[out] time zone.
-    std::string sql_head = head;
     if (IsWord(head, "double") && PeekIdent("precision")) Next();
     if (IsWord(head, "timestamp") && (PeekIdent("with") || PeekIdent("without")) && PeekIdent("time", 1) &&
         PeekIdent("zone", 2)) {
-      if (IsWord(Next().text, "with")) sql_head = "timestamptz";
-      Next();
-      Next();
+      for (int word = 0; word < 3; ++word) Next();
     }
     // A parameterized type: decimal64(12, 2), timestamp(us, UTC), numeric(12, 2).
-    std::string parameters;
     if (Peek().kind == Tok::kLParen) {
-      while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) parameters += Next().text;
+      while (Peek().kind != Tok::kRParen && Peek().kind != Tok::kEnd) Next();
       if (Peek().kind != Tok::kRParen) return Expected("')'");
-      parameters += Next().text;
+      Next();
     }
-    auto type = ParseDataType(head + parameters);
-    if (!type.ok() || sql_head != head) {
-      if (std::optional<std::string> ours = SqlTypeName(sql_head, parameters)) type = ParseDataType(*ours);
-    }
-    if (!type.ok() || type->nullable) {
-      return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: '{}{}' is not a type name", at, head,
-                       parameters);
-    }
+    // The name as written, read as a schema's type is (one message for one mistake), with SQL's
+    // names too; its errors point into it, so they are moved to where it starts.
+    auto type = ParseDataType(text_.substr(at, last_end_ - at), TypeNames::kSql);
+    if (!type.ok()) return std::move(type).TakeError().ShiftSpan(at);
     return *type;
   }
   // x::T, PostgreSQL's cast: cast(x, T), binding tighter than any operator (-x::i64 is
@@ -541,24 +554,27 @@ class Parser {
   Result<ExprPtr> ParsePostfixCasts(ExprPtr e) {
     while (Peek().kind == Tok::kOp && Peek().text == "::") {
       Next();
+      const size_t at = Peek().pos;
       ROWJIT_ASSIGN_OR_RETURN(DataType type, ParseTypeName());
       if (type.is_logical()) {
-        ROWJIT_ASSIGN_OR_RETURN(e, Made(Expr::Call("cast", {e, Expr::Literal("'" + type.ToString() + "'")})));
+        ExprPtr target = Expr::Literal("'" + type.ToString() + "'", std::nullopt, From(at));
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(CallFrom(Start(e), "cast", {e, target})));
       } else {
-        ROWJIT_ASSIGN_OR_RETURN(e, Made(Expr::Call("cast", {e}, type.id)));
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(CallFrom(Start(e), "cast", {e}, type.id)));
       }
     }
     return e;
   }
-  Result<ExprPtr> ParseCallArgs(std::string name) {
+  Result<ExprPtr> ParseCallArgs(std::string name, size_t start) {
     // SQL's extract(year from t): date_part('year', t), which binds to year(t).
     if (name == "extract" && Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kIdent && IsWord(t_[pos_ + 1].text, "from")) {
-      const std::string field = Next().text;
+      const Token& field = Next();
+      ExprPtr part = Expr::Literal("'" + field.text + "'", std::nullopt, SpanOf(field));
       Next();
       ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
       if (Peek().kind != Tok::kRParen) return Expected("')'");
       Next();
-      return Made(Expr::Call("date_part", {Expr::Literal("'" + field + "'"), std::move(arg)}));
+      return Made(CallFrom(start, "date_part", {std::move(part), std::move(arg)}));
     }
     std::vector<ExprPtr> args;
     std::optional<TypeId> type_arg;
@@ -566,14 +582,18 @@ class Parser {
       while (true) {
         // The last argument of a cast is a type name.
         if (IsCastName(name) && !args.empty()) {
+          const size_t at = Peek().pos;
           ROWJIT_ASSIGN_OR_RETURN(DataType type, ParseTypeName());
           if (!type.is_logical()) {
             type_arg = type.id;
             break;
           }
           // A cast to a logical type: its text as a second argument, which the binder reads.
-          if (name != "cast") return Expected("a storage type name (" + name + " of a logical type)");
-          args.push_back(Expr::Literal("'" + type.ToString() + "'"));
+          if (name != "cast") {
+            return MakeError(ErrorCode::kInvalidInput, "{} takes a storage type, not {}", name, type.ToString())
+                .WithSpan(From(at));
+          }
+          args.push_back(Expr::Literal("'" + type.ToString() + "'", std::nullopt, From(at)));
           break;
         }
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
@@ -586,15 +606,17 @@ class Parser {
     if (Peek().kind != Tok::kRParen) return Expected("',' or ')'");
     Next();
     if (name == "nullif" && args.size() == 2 && !type_arg) {  // SQL's nullif(a, b): if(a = b, null, a)
-      ROWJIT_ASSIGN_OR_RETURN(ExprPtr same, Made(Expr::Call("eq", {args[0], args[1]})));
-      return Made(Expr::Call("if", {same, Expr::Literal("null"), args[0]}));
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr same, Made(CallFrom(start, "eq", {args[0], args[1]})));
+      return Made(CallFrom(start, "if", {same, Expr::Literal("null", std::nullopt, From(start)), args[0]}));
     }
-    return Made(Expr::Call(std::move(name), std::move(args), type_arg));
+    return Made(CallFrom(start, std::move(name), std::move(args), type_arg));
   }
 
+  std::string_view text_;
   std::vector<Token> t_;
   const Limits& limits_;
   size_t pos_ = 0;
+  size_t last_end_ = 0;
   int64_t depth_ = 0;
   int64_t nodes_ = 0;
 };
@@ -624,7 +646,7 @@ Result<ExprPtr> ParseWithin(std::string_view text, const Limits& limits) {
   ROWJIT_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text));
   const int64_t nesting = std::min(NestingBound(tokens), limits.max_depth);
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, WithStackForDepth(nesting, [&] {
-                            return Parser(std::move(tokens), limits).ParseAll();
+                            return Parser(text, std::move(tokens), limits).ParseAll();
                           }));
   // Chains of binary operators build depth without nesting the parser: checked on the tree.
   ROWJIT_RETURN_NOT_OK(CheckLimits(e->facts(), limits));

@@ -11,9 +11,13 @@
 
 namespace rowjit::ir {
 
-// A syntax error is kInvalidInput naming the position (0-based character offset) and what was
-// expected. Aliases (checked_mul) are replaced by canonical names (mul). Text, nesting and
-// nodes are bounded by `limits`: a breach is kInvalidInput naming the limit.
+// A syntax error is kInvalidInput naming the position (0-based byte offset) and what was
+// expected, with the span of the offending text (Error::span; FormatError shows it); a number
+// that runs on (12.3.4) is malformed at the character that cannot continue it. A type name is
+// read as a schema's is (ParseDataType with SQL's names), its errors pointing into the text.
+// Every node records the span it was parsed from (Expr::span), which binding errors point at.
+// Aliases (checked_mul) are replaced by canonical names (mul). Text, nesting and nodes are
+// bounded by `limits`: a breach is kInvalidInput naming the limit.
 Result<ExprPtr> Parse(std::string_view text, const Limits& limits = {});
 
 }  // namespace rowjit::ir

@@ -10,7 +10,7 @@ namespace rowjit::ir {
 namespace {
 
 const Schema& S() {
-  static const Schema s = *ParseSchema("a:i32?, b:i32, c:u8, d:f64?, e:bool?, f:i64, x:f32");
+  static const Schema s = *ParseSchema("a:i32?, b:i32, c:u8, d:f64?, e:bool?, f:i64, x:f32, s:utf8, u:u64");
   return s;
 }
 
@@ -81,8 +81,8 @@ TEST(Binder, FoldingEqualsEvaluation) {
   EXPECT_EQ(BoundText("2147483647 + 1"), "2147483647:i32 + 1:i32 : i32");
 }
 
-void ExpectBindError(std::string_view text, ErrorCode code, std::string_view fragment) {
-  auto e = ParseAndBind(text, S());
+void ExpectBindError(std::string_view text, ErrorCode code, std::string_view fragment, BindOptions options = {}) {
+  auto e = ParseAndBind(text, S(), options);
   ASSERT_FALSE(e.ok()) << text;
   EXPECT_EQ(e.error().code(), code) << e.error().ToString();
   EXPECT_NE(e.error().message().find(fragment), std::string::npos)
@@ -92,18 +92,25 @@ void ExpectBindError(std::string_view text, ErrorCode code, std::string_view fra
 TEST(BinderErrors, UnknownColumn) { ExpectBindError("zz + 1", ErrorCode::kInvalidInput, "unknown column 'zz'"); }
 TEST(BinderErrors, UnknownFunction) { ExpectBindError("frob(a)", ErrorCode::kInvalidInput, "unknown function 'frob'"); }
 TEST(BinderErrors, Arity) { ExpectBindError("abs(a, b)", ErrorCode::kInvalidInput, "abs takes 1 argument, got 2"); }
-TEST(BinderErrors, MixedWidths) { ExpectBindError("a + f", ErrorCode::kTypeError, "add(i32, i64): arguments must have the same type"); }
-TEST(BinderErrors, LiteralDoesNotFit) { ExpectBindError("c + 300", ErrorCode::kTypeError, "literal 300 does not fit u8 (the other arguments of add are u8)"); }
-TEST(BinderErrors, FloatLiteralForInteger) { ExpectBindError("b + 1.5", ErrorCode::kTypeError, "literal 1.5 is not i32"); }
+// Strict binding (no implicit casts) refuses what SQL's implicit casts would take
+// (tests/ir/promotion_test.cc).
+constexpr BindOptions kStrict{.implicit_casts = false};
+TEST(BinderErrors, MixedWidths) { ExpectBindError("a + f", ErrorCode::kTypeError, "add(i32, i64): arguments must have the same type", kStrict); }
+TEST(BinderErrors, LiteralDoesNotFit) { ExpectBindError("c + 300", ErrorCode::kTypeError, "literal 300 does not fit u8 (the other arguments of add are u8)", kStrict); }
+TEST(BinderErrors, FloatLiteralForInteger) { ExpectBindError("b + 1.5", ErrorCode::kTypeError, "literal 1.5 is not i32", kStrict); }
+TEST(BinderErrors, LiteralFitsNoType) { ExpectBindError("b + 99999999999999999999", ErrorCode::kTypeError, "literal 99999999999999999999 does not fit u64"); }
+TEST(BinderErrors, NoIntegerHoldsBoth) { ExpectBindError("u + f", ErrorCode::kTypeError, "add of u64 and i64: no integer type holds both"); }
 TEST(BinderErrors, SuffixDoesNotFit) { ExpectBindError("-1:u8", ErrorCode::kTypeError, "literal -1 does not fit u8"); }
 TEST(BinderErrors, BoolArithmetic) { ExpectBindError("e + e", ErrorCode::kTypeError, "add(bool, bool): expects numeric arguments"); }
 TEST(BinderErrors, NonBoolLogic) { ExpectBindError("a and b", ErrorCode::kTypeError, "and(i32, i32): expects bool arguments"); }
-TEST(BinderErrors, FloatOnly) { ExpectBindError("sqrt(b)", ErrorCode::kTypeError, "sqrt(i32): expects f32 or f64"); }
+TEST(BinderErrors, FloatOnly) { ExpectBindError("sqrt(b)", ErrorCode::kTypeError, "sqrt(i32): expects f32 or f64", kStrict); }
+TEST(BinderErrors, FloatOnlyOfAString) { ExpectBindError("sqrt(s)", ErrorCode::kTypeError, "sqrt(utf8): expects f32 or f64"); }
 TEST(BinderErrors, IntegerOnly) { ExpectBindError("bit_and(d, d)", ErrorCode::kTypeError, "bit_and(f64, f64): expects integer"); }
 TEST(BinderErrors, IfCondition) { ExpectBindError("if(b, a, a)", ErrorCode::kTypeError, "the condition must be bool"); }
 TEST(BinderErrors, WrappingCastFromFloat) { ExpectBindError("wrapping_cast(d, i32)", ErrorCode::kTypeError, "wrapping is defined for integers"); }
 TEST(BinderErrors, UntypedNull) { ExpectBindError("is_null(null)", ErrorCode::kTypeError, "untyped null"); }
-TEST(BinderErrors, CompareMismatch) { ExpectBindError("a < d", ErrorCode::kTypeError, "lt(i32, f64)"); }
+TEST(BinderErrors, CompareMismatch) { ExpectBindError("a < d", ErrorCode::kTypeError, "lt(i32, f64)", kStrict); }
+TEST(BinderErrors, CompareWithAString) { ExpectBindError("a < s", ErrorCode::kTypeError, "lt(i32, utf8): arguments must have the same type"); }
 
 TEST(Catalog, EveryFunctionHasSemanticsAndTypeRule) {
   EXPECT_GE(AllFunctions().size(), 40u);

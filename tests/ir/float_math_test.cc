@@ -383,9 +383,11 @@ TEST(FloatMath, CatalogNames) {
   auto log = ParseAndBind("log(x)", schema);
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.error().message().find("write ln (natural) or log10"), std::string::npos) << log.error().ToString();
-  // No implicit widening, as for sqrt.
-  EXPECT_FALSE(ParseAndBind("exp(i)", schema).ok());
-  EXPECT_TRUE(ParseAndBind("exp(cast(i as f64))", schema).ok());
+  // Floats only: an integer is taken as f64 (SQL's implicit cast), and refused by strict binding.
+  ASSERT_OK_AND_ASSIGN(ExprPtr exp_of_int, ParseAndBind("exp(i)", schema));
+  EXPECT_EQ(exp_of_int->ToString(), "exp(cast(i, f64))");
+  EXPECT_FALSE(ParseAndBind("exp(i)", schema, BindOptions{.implicit_casts = false}).ok());
+  EXPECT_TRUE(ParseAndBind("exp(cast(i as f64))", schema, BindOptions{.implicit_casts = false}).ok());
 }
 
 }  // namespace
