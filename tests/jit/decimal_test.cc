@@ -324,7 +324,7 @@ TEST(Decimal, BinderTypesAndRefusals) {
       {"a + s", ErrorCode::kTypeError, "utf8 is not a decimal operand"},
       {"a + t", ErrorCode::kTypeError, "date32 is not a decimal operand"},
       {"a % b", ErrorCode::kTypeError, "mod does not take decimal64(12,2)"},
-      {"sqrt(a)", ErrorCode::kTypeError, "sqrt does not take decimal64(12,2)"},
+      {"bit_and(a, a)", ErrorCode::kTypeError, "bit_and does not take decimal64(12,2)"},
       {"cast(u, decimal64(10,0))", ErrorCode::kUnsupported, "cast to i64 first"},
       {"cast(a, bool)", ErrorCode::kUnsupported, "decimals cast to integers, floats and decimals"},
       {"cast(cast(s, binary), decimal64(10,0))", ErrorCode::kUnsupported, "cast from binary"},

@@ -915,7 +915,7 @@ TEST(Temporal, IntervalBinderRules) {
       {"u = '1 month'", ErrorCode::kTypeError, "no months"},
       {"u < '1 ms'", ErrorCode::kTypeError, "a fraction of its unit"},
       {"u < '300000000000 days'", ErrorCode::kTypeError, "past its storage"},
-      {"p + cast('1 month', interval_months) + cast(k, timestamp(s, Mars/Base))", ErrorCode::kTypeError, "temporal casts take"},
+      {"p + cast('1 month', interval_months) + cast(k, timestamp(s, UTC))", ErrorCode::kTypeError, "temporal casts take"},
       {"t + '1 fortnight'", ErrorCode::kTypeError, "unknown unit"},
       {"t + '1.5 days'", ErrorCode::kTypeError, "only times have fractions"},
       {"t + '0.0000000001 s'", ErrorCode::kTypeError, "finer than a nanosecond"},
@@ -946,8 +946,12 @@ TEST(Temporal, IntervalBinderRules) {
 }
 
 TEST(Temporal, BinderRules) {
-  const Schema schema = *ParseSchema(
-      "t:timestamp(us, Europe/Paris), u:timestamp(ns, +00:00), d:date32, h:time64(us), k:i64, m:timestamp(s, Mars/Olympus)");
+  // m's zone is unknown to the tz database: the schema text refuses it (runtime/type_names.cc),
+  // but an imported Arrow column carries its zone as given, so the schema is built as import
+  // builds it, and what needs the zone's rules refuses the column.
+  Schema schema = *ParseSchema("t:timestamp(us, Europe/Paris), u:timestamp(ns, +00:00), d:date32, h:time64(us), k:i64");
+  EXPECT_FALSE(ParseSchema("m:timestamp(s, Mars/Olympus)").ok());
+  schema.fields.push_back({"m", *DataType::Temporal(LogicalKind::kTimestamp, TimeUnit::kSecond, *InternTimeZone("Mars/Olympus"))});
   const test::Refusal refused[] = {
       {"year(m)", ErrorCode::kUnsupported, "time zone Mars/Olympus: unknown"},
       {"year(h)", ErrorCode::kTypeError, "a date or timestamp"},
@@ -965,7 +969,7 @@ TEST(Temporal, BinderRules) {
       {"cast(h, timestamp(us))", ErrorCode::kTypeError, "temporal casts convert"},
       {"cast(m, timestamp(us))", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
       // Text into a zone and a zone to text read its rules too (else both sides would read UTC).
-      {"cast(cast(k, utf8), timestamp(s, Mars/Olympus))", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
+      {"cast(cast(k, utf8), timestamp(s, Mars/Olympus))", ErrorCode::kInvalidInput, "Mars/Olympus: unknown"},
       {"cast(m, utf8)", ErrorCode::kUnsupported, "Mars/Olympus: unknown"},
       {"h = '12:34.5'", ErrorCode::kTypeError, "is not a time64(us) literal"},
   };
