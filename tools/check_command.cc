@@ -101,7 +101,7 @@ int Check(const Args& args) {
   if (int rc = ParseEvalOptions(args, o, kCheckHelp); rc >= 0) return rc;
   if (int rc = RejectEvalOnlyOptions(o, kCheckHelp); rc >= 0) return rc;
   auto check = CheckOne(o);
-  if (!check.ok()) return Fail(check.error());
+  if (!check.ok()) return FailBinding(o, check.error());
   std::string out = o.json ? jit::FormatCheckJson(*check) : jit::FormatCheckText(*check);
   std::fputs(out.c_str(), stdout);
   return check->result.passed() ? 0 : 1;
@@ -113,7 +113,7 @@ int Explain(const Args& args) {
   if (int rc = ParseEvalOptions(args, o, kExplainHelp); rc >= 0) return rc;
   if (int rc = RejectEvalOnlyOptions(o, kExplainHelp); rc >= 0) return rc;
   auto check = CheckOne(o);
-  if (!check.ok()) return Fail(check.error());
+  if (!check.ok()) return FailBinding(o, check.error());
   std::fputs(jit::FormatRemarksText(*check).c_str(), stdout);
   return 0;
 }

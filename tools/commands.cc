@@ -308,6 +308,17 @@ int Fail(const Error& error) {
   return ExitCode(error);
 }
 
+int Fail(const Error& error, std::string_view text) {
+  fmt::print(stderr, "rowjit: {}\n", FormatError(text, error));
+  return ExitCode(error);
+}
+
+int FailBinding(const EvalOptions& o, const Error& error) {
+  if (!error.span()) return Fail(error);
+  const bool schema_fails = !o.schema.empty() && !ParseSchema(o.schema).ok();
+  return Fail(error, schema_fails ? std::string_view(o.schema) : std::string_view(o.expr));
+}
+
 std::string ErrorText(const Error& error, const CsvInput* input) {
   if (input == nullptr || !error.row()) return error.ToString();
   std::string out(ErrorCodeName(error.code()));

@@ -104,6 +104,12 @@ int Usage(const std::string& message, const char* help);
 int ExitCode(const Error& error);
 // Prints "rowjit: <error>" on stderr; returns ExitCode(error).
 int Fail(const Error& error);
+// The same for an error about `text` (an expression or a schema): the text follows, with a caret
+// under the error's span (FormatError).
+int Fail(const Error& error, std::string_view text);
+// An error of parsing and binding the options' schema and expression (ir, check, explain): shown
+// under the schema when the schema is what does not parse, else under the expression.
+int FailBinding(const EvalOptions& o, const Error& error);
 // "<code>: <function> at row R: <message>", and with a CSV input the row's line after the row:
 // "overflow: mul at row 2 (prices.csv line 4): ...".
 std::string ErrorText(const Error& error, const CsvInput* input);

@@ -224,7 +224,7 @@ double PerRow(double seconds, int64_t rows) { return rows > 0 ? seconds * 1e9 / 
 // sum(a * b) and the other aggregates: the fused fold kernel, and the reference with --verify.
 int EvalAggregate(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine) {
   auto agg = ir::ParseAndBindAggregate(o.expr, batch.schema);
-  if (!agg.ok()) return Fail(agg.error());
+  if (!agg.ok()) return Fail(agg.error(), o.expr);
   fmt::print("aggregate {}\n", agg->ToString());
   jit::EvalReport report;
   auto start = std::chrono::steady_clock::now();
@@ -307,7 +307,7 @@ FilteredReference ReferenceFiltered(const ir::Expr& pred, const ir::Expr& expr, 
 int EvalFiltered(const EvalOptions& o, const ir::ExprPtr& expr, const RecordBatch& batch, const CsvInput* input,
                  jit::Engine& engine, const jit::EvalOptions& eval_options) {
   auto pred = ir::ParseAndBind(o.filter, batch.schema);
-  if (!pred.ok()) return Fail(pred.error());
+  if (!pred.ok()) return Fail(pred.error(), o.filter);
   fmt::print("filter    {}\n", (*pred)->ToString());
   auto sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
   if (!sel.ok()) {
@@ -353,14 +353,14 @@ int EvalProjection(const EvalOptions& o, const RecordBatch& batch, const CsvInpu
   std::vector<ir::ExprPtr> exprs;
   for (size_t k = 0; k < texts.size(); ++k) {
     auto e = ir::ParseAndBind(texts[k], schema);
-    if (!e.ok()) return Fail(e.error());
+    if (!e.ok()) return Fail(e.error(), texts[k]);
     fmt::print("expr {:<4} {}  ({})\n", k, (*e)->ToString(), (*e)->type().ToString());
     exprs.push_back(*e);
   }
   Result<SelectionVector> sel = SelectionVector::All(batch.length);
   if (!o.filter.empty()) {
     auto pred = ir::ParseAndBind(o.filter, schema);
-    if (!pred.ok()) return Fail(pred.error());
+    if (!pred.ok()) return Fail(pred.error(), o.filter);
     sel = engine.Filter(*pred, batch.columns, batch.length, eval_options);
     if (!sel.ok()) {
       fmt::print("jit       filter error {}\n", ErrorText(sel.error(), input));
@@ -446,7 +446,7 @@ int VerifySingle(const Result<ArrayPtr>& out, const Result<ArrayPtr>& ref, const
 int EvalSingle(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine,
                const jit::EvalOptions& eval_options) {
   auto expr = ir::ParseAndBind(o.expr, batch.schema);
-  if (!expr.ok()) return Fail(expr.error());
+  if (!expr.ok()) return Fail(expr.error(), o.expr);
   fmt::print("expr      {}\ntype      {}\n", (*expr)->ToString(), (*expr)->type().ToString());
   if (!o.filter.empty()) return EvalFiltered(o, *expr, batch, input, engine, eval_options);
   jit::EvalReport report;
@@ -568,6 +568,9 @@ int Eval(const Args& args) {
   if (!policy.ok()) return Fail(policy.error());
   if (ir::IsAggregateText(o.expr) && (!o.filter.empty() || !o.more_exprs.empty())) {
     return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
+  }
+  if (o.schema_given) {
+    if (auto schema = ParseSchema(o.schema); !schema.ok()) return Fail(schema.error(), o.schema);
   }
   auto engine = MakeEngine(o);
   if (!engine.ok()) return Fail(engine.error());

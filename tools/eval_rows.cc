@@ -21,23 +21,27 @@ struct Bound {
   ir::ExprPtr filter;
 };
 
-Result<Bound> BindAll(const EvalOptions& o, const Schema& schema) {
+// Binds every text of the options; on an error, *failed is the text it is about.
+Result<Bound> BindAll(const EvalOptions& o, const Schema& schema, std::string* failed) {
   Bound b;
   if (ir::IsAggregateText(o.expr)) {
     if (!o.filter.empty() || !o.more_exprs.empty()) {
       return Error(ErrorCode::kInvalidInput,
                    "--filter and --expr take row expressions, not an aggregate");
     }
+    *failed = o.expr;
     ROWJIT_ASSIGN_OR_RETURN(b.aggregate, ir::ParseAndBindAggregate(o.expr, schema));
     return b;
   }
   std::vector<std::string> texts = {o.expr};
   texts.insert(texts.end(), o.more_exprs.begin(), o.more_exprs.end());
   for (const std::string& text : texts) {
+    *failed = text;
     ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
     b.exprs.push_back(std::move(e));
   }
   if (!o.filter.empty()) {
+    *failed = o.filter;
     ROWJIT_ASSIGN_OR_RETURN(b.filter, ir::ParseAndBind(o.filter, schema));
   }
   return b;
@@ -148,8 +152,9 @@ Status WriteRows(const EvalOptions& o, const ResultRows& rows, jit::Engine& engi
 
 int EvalRows(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input,
              jit::Engine& engine, const jit::EvalOptions& eval_options) {
-  const Result<Bound> bound = BindAll(o, batch.schema);
-  if (!bound.ok()) return Fail(bound.error());
+  std::string failed;
+  const Result<Bound> bound = BindAll(o, batch.schema, &failed);
+  if (!bound.ok()) return Fail(bound.error(), failed);
   const Result<std::vector<ArrayPtr>> jit = JitColumns(*bound, batch, engine, eval_options);
   const int verify_rc = o.verify ? Verify(jit, ReferenceColumns(*bound, batch), input) : 0;
   if (!jit.ok()) {

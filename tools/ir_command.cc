@@ -37,7 +37,7 @@ int Ir(const Args& args) {
     return 2;
   }
   auto kernel = PlanFromOptions(o);
-  if (!kernel.ok()) return Fail(kernel.error());
+  if (!kernel.ok()) return FailBinding(o, kernel.error());
   auto code = jit::GenerateCode(*kernel, o.stage == "asm");
   if (!code.ok()) return Fail(code.error());
   if (o.stage == "shape") {

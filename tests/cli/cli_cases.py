@@ -183,6 +183,22 @@ CASES = {
     "unknown_column_exits_2": case(
         ["eval", "weight * 2", "--input", ORDERS, "--print", "1"], exit=2, stdout="",
         stderr=r"unknown column 'weight'"),
+    # Parse and bind errors show the text they are about with a caret under the span (exit 2).
+    "caret_under_unknown_function": case(
+        ["eval", "sqroot(qty)", "--input", ORDERS, "--print", "1"], exit=2, stdout="",
+        stderr=re.escape("unknown function 'sqroot' (did you mean 'sqrt'?)\n  sqroot(qty)\n  ^~~~~~\n")),
+    "caret_under_filter_column": case(
+        ["eval", "--expr", "qty", "--filter", "qty >= 2 and qtty < 9", "--input", ORDERS, "--print", "1"],
+        exit=2, stdout="",
+        stderr=re.escape("unknown column 'qtty' (did you mean 'qty'?)\n  qty >= 2 and qtty < 9\n"
+                         "               ^~~~\n")),
+    "caret_under_schema_precision": case(
+        ["eval", "qty", "--input", ORDERS, "--schema", "qty:i64, price:decimal(40,2)?", "--print", "1"],
+        exit=2, stdout="",
+        stderr=re.escape("\n  qty:i64, price:decimal(40,2)?\n                         ^~\n")),
+    "caret_under_malformed_number_random_input": case(
+        ["eval", "a + 12.3.4", "--schema", "a:f64"], exit=2, stdout="",
+        stderr=re.escape("malformed number '12.3.4'\n  a + 12.3.4\n          ^\n")),
     "random_options_refused_with_input": case(
         ["eval", "qty", "--input", ORDERS, "--rows", "5"], exit=2, stdout="",
         stderr=r"--rows makes random input: it cannot be given with --input"),
