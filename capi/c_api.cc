@@ -2,10 +2,12 @@
 // its handles, converts errors to a status and a filled rowjit_error, and lets no exception out.
 #include "capi/rowjit.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
@@ -15,7 +17,7 @@
 
 struct rowjit_engine {
   std::shared_ptr<rowjit::jit::Engine> engine;  // shared with the prepared handles made from it
-  rowjit::ir::Limits limits;
+  rowjit::ir::BindOptions bind;                  // the engine's limits, and implicit_casts
 };
 
 struct rowjit_expr {
@@ -59,10 +61,14 @@ rowjit_status StatusOf(ErrorCode code) {
   return ROWJIT_INTERNAL;
 }
 
-// `text` into a fixed buffer, cut to fit and always terminated.
+// `text` into a fixed buffer, cut to fit and always terminated. A cut falls between UTF-8
+// characters (a message may quote a name or a row's text), so the host never reads half of one.
 template <size_t N>
 void CopyText(char (&out)[N], const std::string& text) {
-  const size_t n = std::min(text.size(), N - 1);
+  size_t n = std::min(text.size(), N - 1);
+  if (n < text.size()) {
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // text[n]: a continuation byte
+  }
   std::memcpy(out, text.data(), n);
   out[n] = '\0';
 }
@@ -74,24 +80,44 @@ rowjit_status Report(rowjit_error* error, rowjit_status code, const std::string&
     error->row = row;
     CopyText(error->function, function);
     CopyText(error->message, message);
+    error->span_offset = -1;
+    error->span_length = -1;
   }
   return code;
 }
 
-rowjit_status Report(rowjit_error* error, const rowjit::Error& e) {
-  return Report(error, StatusOf(e.code()), e.ToString(), e.row().value_or(-1), e.row() ? e.function() : "");
+// The expression text an error of rowjit_expr_parse is about (its span is in it); none for the
+// other errors, whose span, if any, is in no text the caller gave.
+using About = std::optional<std::string_view>;
+
+// The error, and when it is about `about` at a span inside it, the span and the message with the
+// span's line under it (FormatError) if that fits the message field, else the first line alone.
+rowjit_status Report(rowjit_error* error, const rowjit::Error& e, const About& about) {
+  const rowjit_status code = StatusOf(e.code());
+  const bool spanned = about && e.span() && e.span()->offset <= about->size();
+  if (error == nullptr || !spanned) {
+    return Report(error, code, e.ToString(), e.row().value_or(-1), e.row() ? e.function() : "");
+  }
+  const std::string rendered = rowjit::FormatError(*about, e);
+  Report(error, code, rendered.size() < sizeof(error->message) ? rendered : e.ToString(), e.row().value_or(-1),
+         e.row() ? e.function() : "");
+  const rowjit::SourceSpan span = *e.span();
+  error->span_offset = static_cast<int64_t>(span.offset);
+  error->span_length = static_cast<int64_t>(std::min(span.length, about->size() - span.offset));
+  return code;
 }
 
-// Runs `body` (returning a Status), converting its error and any exception.
+// Runs `body` (returning a Status), converting its error and any exception. `about`: where the
+// body says what text its error is about (rowjit_expr_parse's expression, once the schema is read).
 template <typename F>
-rowjit_status Guarded(rowjit_error* error, F&& body) {
+rowjit_status Guarded(rowjit_error* error, F&& body, const About* about = nullptr) {
   try {
     Status s = body();
     if (s.ok()) {
       if (error != nullptr) Report(error, ROWJIT_OK, "");
       return ROWJIT_OK;
     }
-    return Report(error, s.error());
+    return Report(error, s.error(), about != nullptr ? *about : About());
   } catch (const std::bad_alloc&) {
     return Report(error, ROWJIT_OUT_OF_MEMORY, "out of memory");
   } catch (const std::exception& e) {
@@ -187,7 +213,8 @@ void rowjit_engine_options_init(rowjit_engine_options* options) {
                                    .cache_dir = nullptr,
                                    .disk_cache_bytes = d.disk_cache_bytes,
                                    .compile_threads = d.compile_threads,
-                                   .synchronous = 0};
+                                   .synchronous = 0,
+                                   .implicit_casts = 1};
 }
 
 rowjit_status rowjit_engine_create(const rowjit_engine_options* options, rowjit_engine** out, rowjit_error* error) {
@@ -212,7 +239,7 @@ rowjit_status rowjit_engine_create(const rowjit_engine_options* options, rowjit_
     eo.compile = o.synchronous ? rowjit::jit::EngineOptions::Compile::kSynchronous
                                : rowjit::jit::EngineOptions::Compile::kTiered;
     auto engine = std::make_unique<rowjit_engine>();
-    engine->limits = eo.limits;
+    engine->bind = rowjit::ir::BindOptions{.implicit_casts = o.implicit_casts != 0, .limits = eo.limits};
     ROWJIT_ASSIGN_OR_RETURN(engine->engine, rowjit::jit::Engine::Make(std::move(eo)));
     *out = engine.release();
     return Status::OK();
@@ -223,28 +250,30 @@ void rowjit_engine_free(rowjit_engine* engine) { delete engine; }
 
 rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
                                 rowjit_expr** out, rowjit_error* error) {
+  About about;
   return Guarded(error, [&]() -> Status {
     if (out == nullptr) return Missing("out");
     *out = nullptr;
     if (engine == nullptr) return Missing("engine");
     if (text == nullptr) return Missing("expression text");
     ROWJIT_ASSIGN_OR_RETURN(rowjit::Schema s, rowjit::ImportSchema(schema));
+    about = text;  // from here on an error with a span is about the expression's text
     auto expr = std::make_unique<rowjit_expr>();
     if (rowjit::ir::IsAggregateText(text)) {
-      ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::Aggregate agg, rowjit::ir::ParseAndBindAggregate(text, s, engine->limits));
+      ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::Aggregate agg, rowjit::ir::ParseAndBindAggregate(text, s, engine->bind));
       expr->text = agg.ToString();
       expr->format = rowjit::ArrowFormatOf(agg.result);
       expr->nullable = true;  // no row folds: null
       expr->aggregate = std::move(agg);
     } else {
-      ROWJIT_ASSIGN_OR_RETURN(expr->expr, rowjit::ir::ParseAndBind(text, s, engine->limits));
+      ROWJIT_ASSIGN_OR_RETURN(expr->expr, rowjit::ir::ParseAndBind(text, s, engine->bind));
       expr->text = expr->expr->ToString();
       expr->format = rowjit::ArrowFormatOf(expr->expr->type());
       expr->nullable = expr->expr->type().nullable;
     }
     *out = expr.release();
     return Status::OK();
-  });
+  }, &about);
 }
 
 int rowjit_expr_is_aggregate(const rowjit_expr* expr) { return expr != nullptr && expr->aggregate ? 1 : 0; }

@@ -13,8 +13,9 @@
  *   rowjit_batch_free(batch); rowjit_expr_free(expr); rowjit_engine_free(engine);
  *
  * Errors: every fallible call returns a rowjit_status and, when `error` is not NULL, fills it (the
- * message, and for an error in a row its function and row). Result arrays are written only on
- * success; a handle out-parameter (engine, expression, batch, prepared) is set to NULL on failure.
+ * message, for an error in a row its function and row, for an error in an expression's text its
+ * span). Result arrays are written only on success; a handle out-parameter (engine, expression,
+ * batch, prepared) is set to NULL on failure.
  * Results are ArrowArray/ArrowSchema pairs the caller owns and releases once each.
  * Thread safety: an engine and the expressions and batches it uses may be shared by any number
  * of threads calling rowjit_evaluate / _filter / _project / _aggregate at once; creating and
@@ -48,12 +49,23 @@ typedef enum rowjit_status {
 } rowjit_status;
 
 /* An error's details. Filled by a failing call when the caller passes one; no allocation, nothing
- * to free (long messages are cut to fit). */
+ * to free (long messages are cut to fit, at a UTF-8 character's boundary, always terminated).
+ * An error rowjit_expr_parse finds in the expression text carries the span of the text it is
+ * about (an unknown column: its name; an unknown function: the function's name; a syntax error:
+ * where it stopped, a zero length at the end of the text): span_offset and span_length are bytes
+ * of that text, and the message shows the span's line under it with a caret and tildes when the
+ * whole rendering fits (else the first line alone):
+ *   invalid input: unknown function 'sqroot' (did you mean 'sqrt'?)
+ *     a + sqroot(b)
+ *         ^~~~~~
+ * Every other error has span_offset and span_length -1. */
 typedef struct rowjit_error {
   rowjit_status code;
-  int64_t row;         /* the first failing row of the batch, or -1 when the error is not a row's */
-  char function[64];   /* the failing function for a row error ("mul"), else "" */
-  char message[512];   /* "overflow: mul at row 3: mul result does not fit i32" */
+  int64_t row;          /* the first failing row of the batch, or -1 when the error is not a row's */
+  char function[64];    /* the failing function for a row error ("mul"), else "" */
+  char message[512];    /* "overflow: mul at row 3: mul result does not fit i32" */
+  int64_t span_offset;  /* the error's place in the expression text (bytes from its start), or -1 */
+  int64_t span_length;  /* its length in bytes (0: a point, such as the end of the text), or -1 */
 } rowjit_error;
 
 typedef struct rowjit_engine rowjit_engine;  /* a JIT, its kernel caches and compile threads */
@@ -68,6 +80,9 @@ typedef struct rowjit_engine_options {
   int64_t disk_cache_bytes;       /* that folder's bound (default 256 MiB) */
   int32_t compile_threads;        /* background compile threads (default 1) */
   int32_t synchronous;            /* 1: every call waits for the optimized kernel; 0: tiered */
+  int32_t implicit_casts;         /* 1 (default): SQL's implicit numeric casts when binding (i32 + f64 is
+                                     f64 arithmetic); 0: strict, where a call's value arguments must share
+                                     one type and a mix is ROWJIT_TYPE_ERROR (write the cast) */
 } rowjit_engine_options;
 
 /* "0.1.0". Thread-safe. */
@@ -84,7 +99,8 @@ void rowjit_engine_free(rowjit_engine* engine);
 
 /* Parses `text` (an expression such as "a * b + c", or an aggregate such as "sum(a * b)") and binds
  * it to `schema`, a struct schema ("+s") whose children name the columns (borrowed: not released).
- * The engine's limits apply. */
+ * The engine's limits and implicit_casts apply. An error in the text fills the error's span and
+ * shows it in the message (see rowjit_error). */
 rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
                                 rowjit_expr** out, rowjit_error* error);
 /* Whether the expression is an aggregate (1) or a row expression (0). */

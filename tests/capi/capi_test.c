@@ -232,6 +232,107 @@ static void test_parse(rowjit_engine* e, const struct ArrowSchema* schema) {
   rowjit_expr_free(NULL);
 }
 
+/* A failing parse of `text`: its status, with the span and message in `err` (the handle stays NULL). */
+static rowjit_status parse_fails(rowjit_engine* e, const char* text, const struct ArrowSchema* schema,
+                                 rowjit_error* err) {
+  rowjit_expr* x = (rowjit_expr*)e;
+  const rowjit_status s = rowjit_expr_parse(e, text, schema, &x, err);
+  CHECK(x == NULL);
+  return s;
+}
+
+static int ends_with(const char* s, const char* tail) {
+  const size_t n = strlen(s), m = strlen(tail);
+  return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* Whether `s` is whole UTF-8: no character cut short (a cut message ends between characters). */
+static int whole_utf8(const char* s) {
+  for (const unsigned char* p = (const unsigned char*)s; *p != 0;) {
+    const int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0) return 0;
+    for (int i = 1; i < n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return 0;  /* the terminator or another lead byte: cut short */
+    }
+    p += n;
+  }
+  return 1;
+}
+
+/* Errors in an expression's text carry its span (bytes of the text) and show it under the text;
+ * the offsets and carets below are counted by hand from the texts. */
+static void test_error_spans(rowjit_engine* e, const struct ArrowSchema* schema) {
+  rowjit_error err;
+  /* An unknown function: its name, 4 bytes at 4. */
+  CHECK(parse_fails(e, "a + frob(b, c)", schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(err.span_offset == 4 && err.span_length == 4 && err.row == -1);
+  CHECK(strcmp(err.message, "invalid input: unknown function 'frob'\n  a + frob(b, c)\n      ^~~~") == 0);
+  /* Its nearest known name is suggested. */
+  CHECK(parse_fails(e, "sqroot(b)", schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(err.span_offset == 0 && err.span_length == 6 && strstr(err.message, "did you mean 'sqrt'?") != NULL);
+  CHECK(ends_with(err.message, "\n  sqroot(b)\n  ^~~~~~"));
+  /* An unknown column: its name, with the schema's nearest name suggested. */
+  CHECK(parse_fails(e, "b * 2 + cc", schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(err.span_offset == 8 && err.span_length == 2);
+  CHECK(strstr(err.message, "unknown column 'cc' (did you mean 'c'?)") != NULL);
+  CHECK(ends_with(err.message, "\n  b * 2 + cc\n          ^~"));
+  /* In an aggregate: offsets count from the start of the whole text. */
+  CHECK(parse_fails(e, "sum(b * zz)", schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(err.span_offset == 8 && err.span_length == 2 && ends_with(err.message, "\n          ^~"));
+  /* A syntax error at the end: a point (length 0) past the last byte. */
+  CHECK(parse_fails(e, "a * ", schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(err.span_offset == 4 && err.span_length == 0 && ends_with(err.message, "\n      ^"));
+  /* A type error: the call. */
+  CHECK(parse_fails(e, "c + (a and b)", schema, &err) == ROWJIT_TYPE_ERROR);
+  CHECK(err.span_offset == 5 && err.span_length == 7);
+
+  /* A message that does not fit with its text under it: the first line, cut between UTF-8
+   * characters; the span still says where. */
+  char text[700] = "date_part('";
+  char* p = text + strlen(text);
+  for (int i = 0; i < 300; ++i) {
+    *p++ = (char)0xC3; /* é */
+    *p++ = (char)0xA9;
+  }
+  strcpy(p, "', a)");
+  CHECK(parse_fails(e, text, schema, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(err.span_offset == 10 && err.span_length == 602);
+  CHECK(strchr(err.message, '\n') == NULL && strlen(err.message) < sizeof err.message && whole_utf8(err.message));
+  CHECK(strncmp(err.message, "invalid input: date_part: unknown part '", 40) == 0);
+
+  /* Errors not about the text have no span; a call that succeeds clears it. */
+  struct ArrowSchema* not_struct = field("i", "a", 0);
+  CHECK(parse_fails(e, "a", not_struct, &err) == ROWJIT_INVALID_INPUT && err.span_offset == -1 && err.span_length == -1);
+  not_struct->release(not_struct);
+  free(not_struct);
+  CHECK(parse_fails(e, "zz", schema, &err) == ROWJIT_INVALID_INPUT && err.span_offset == 0);
+  rowjit_expr* x = NULL;
+  CHECK(rowjit_expr_parse(e, "a + 1", schema, &x, &err) == ROWJIT_OK && err.span_offset == -1 && err.span_length == -1);
+  rowjit_expr_free(x);
+}
+
+/* implicit_casts = 0: strict binding, where a literal that does not fit its sibling's type is a
+ * type error at the literal. */
+static void test_strict_binding(const struct ArrowSchema* schema) {
+  rowjit_engine_options o;
+  rowjit_engine_options_init(&o);
+  CHECK(o.implicit_casts == 1);
+  rowjit_engine* e = NULL;
+  rowjit_error err;
+  CHECK(rowjit_engine_create(&o, &e, &err) == ROWJIT_OK);
+  rowjit_expr* x = NULL;
+  CHECK(rowjit_expr_parse(e, "b + 1.5", schema, &x, &err) == ROWJIT_OK && strcmp(rowjit_expr_format(x), "g") == 0);
+  rowjit_expr_free(x);
+  rowjit_engine_free(e);
+  o.implicit_casts = 0;
+  CHECK(rowjit_engine_create(&o, &e, &err) == ROWJIT_OK);
+  CHECK(parse_fails(e, "b + 1.5", schema, &err) == ROWJIT_TYPE_ERROR);
+  CHECK(err.span_offset == 4 && err.span_length == 3 && ends_with(err.message, "\n  b + 1.5\n      ^~~"));
+  CHECK(rowjit_expr_parse(e, "b + 1", schema, &x, &err) == ROWJIT_OK && strcmp(rowjit_expr_format(x), "i") == 0);
+  rowjit_expr_free(x);
+  rowjit_engine_free(e);
+}
+
 /* The expressions the call tests share, over abc_batch's schema. */
 typedef struct {
   rowjit_expr *sum3, *mul, *pred, *agg, *minmax;
@@ -274,6 +375,7 @@ static void test_evaluate_filter_project_aggregate(rowjit_engine* e, const rowji
   memset(&out, 0, sizeof(out));
   CHECK(rowjit_evaluate(e, mul, batch, &out, &out_schema, &err) == ROWJIT_OVERFLOW);
   CHECK(err.row == 3 && strcmp(err.function, "mul") == 0 && strstr(err.message, "row 3") != NULL);
+  CHECK(err.span_offset == -1 && err.span_length == -1);  /* a row's error: no span */
   CHECK(out.release == NULL);  /* nothing written on error */
 
   CHECK(rowjit_filter(e, pred, batch, &out, &out_schema, &err) == ROWJIT_OK);
@@ -1052,6 +1154,8 @@ int main(void) {
   CHECK(rowjit_batch_import(&arr, &sch, &batch, &err) == ROWJIT_OK && batch != NULL && rowjit_batch_length(batch) == 4);
   CHECK(arr.release == NULL && sch.release == NULL);
   test_parse(e, &kept);
+  test_error_spans(e, &kept);
+  test_strict_binding(&kept);
   test_evaluate_filter_project_aggregate(e, batch, &kept);
   test_batches(e, &kept);
   test_import_ownership();
