@@ -4,6 +4,7 @@
 // __arrow_c_schema__) so that pyarrow, polars and other Arrow libraries take them without copies.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -465,17 +466,41 @@ int64_t IntOf(py::handle o, std::string_view what, int64_t lo, int64_t hi) {
 
 void SetErrorType(py::object type) { Globals().error = std::move(type); }
 
-[[noreturn]] void Raise(const Error& e) {
+namespace {
+
+// `bytes` as a str; a message may quote a row's bytes: invalid UTF-8 is replaced, never a
+// decoding error.
+py::object Decoded(std::string_view bytes) {
+  py::object s = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "backslashreplace"));
+  if (!s) throw py::error_already_set();
+  return s;
+}
+
+// Characters (code points, as a str counts them) in UTF-8 `bytes`.
+int64_t CodePoints(std::string_view bytes) {
+  return std::count_if(bytes.begin(), bytes.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
+// rowjit.Error(message, kind, row, function, partition=None, span, text).
+[[noreturn]] void RaiseWith(const Error& e, const std::string& message, py::object span, py::object text) {
   py::object row = e.row() ? py::object(py::int_(*e.row())) : py::object(py::none());
   py::object function = e.row() ? py::object(py::str(e.function())) : py::object(py::none());
-  // A message may quote a row's bytes: invalid UTF-8 is replaced, never a decoding error.
-  const std::string text = e.ToString();
-  py::object message = py::reinterpret_steal<py::object>(
-      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace"));
-  if (!message) throw py::error_already_set();
-  py::object args = py::make_tuple(message, std::string(ErrorCodeName(e.code())), row, function);
+  py::object args = py::make_tuple(Decoded(message), std::string(ErrorCodeName(e.code())), row, function, py::none(),
+                                   std::move(span), std::move(text));
   PyErr_SetObject(Globals().error.ptr(), args.ptr());
   throw py::error_already_set();
+}
+
+}  // namespace
+
+[[noreturn]] void Raise(const Error& e) { RaiseWith(e, e.ToString(), py::none(), py::none()); }
+
+[[noreturn]] void RaiseAbout(const Error& e, std::string_view text) {
+  if (!e.span() || e.span()->offset > text.size()) Raise(e);
+  const size_t offset = e.span()->offset, length = std::min(e.span()->length, text.size() - offset);
+  py::object span = py::make_tuple(CodePoints(text.substr(0, offset)), CodePoints(text.substr(offset, length)));
+  RaiseWith(e, FormatError(text, e), std::move(span), Decoded(text));
 }
 
 TypeId TypeOfDtype(const py::dtype& dt) {

@@ -32,6 +32,10 @@ int64_t IntOf(py::handle o, std::string_view what, int64_t lo, int64_t hi);
 
 // Raises rowjit.Error (kind, row, function) for a rowjit error.
 [[noreturn]] void Raise(const Error& e);
+// Raises rowjit.Error for an error about `text` (an expression the caller wrote): when the error
+// has a span in it, its message shows the span under the text (FormatError), .text is the text
+// and .span (offset, length) counts characters of it, as Python indexes a str.
+[[noreturn]] void RaiseAbout(const Error& e, std::string_view text);
 void SetErrorType(py::object type);
 
 template <typename T>
@@ -60,7 +64,11 @@ struct Columns {
   std::vector<ArrayPtr> arrays;
   std::vector<py::object> keep;
   int64_t length = -1;
-  std::string key;     // names, types and nullability: with the expression, the prepared-call key
+  std::string key;     // names, types and nullability, and the null names: with the expression, the prepared-call key
+  std::vector<std::string> nulls;  // names the caller gave as None: the expression's `null` there
+  // When a name of the expression was found nowhere: the batch's columns it does not read (a
+  // dict, unconverted), which the binder's message about that name then suggests from and lists.
+  py::object others = py::none();
   bool arrow = false;  // a column came through the Arrow PyCapsule protocol
   bool hold_inputs = false;  // the arrays outlive the call: numpy memory is owned by reference
 };

@@ -198,9 +198,132 @@ py::object MaskedIfNullable(py::object result, bool nullable, const CallOptions&
   return masked_array(result, py::arg("mask") = false);
 }
 
+// --- binding an expression to a call's columns ---------------------------------------------------
+
+// A text with the names the caller gave as None written as `null` (an untyped null, which takes
+// its siblings' type as a written one does), and where each was written, so that an error's span
+// in it is moved back to the caller's text.
+struct NullsWritten {
+  struct Splice {
+    size_t from = 0, length = 0;  // the name in the caller's text
+    size_t to = 0;                // where `null` starts in `text`
+  };
+  std::string text;
+  std::vector<Splice> splices;  // in order
+};
+constexpr std::string_view kNull = "null";
+
+// The columns of `text` named in `names`, written as `null` where the parser found them (every
+// parsed column has the span of its name; a node the parser shares, as `x between a and b` does,
+// is written once). Parse errors are about `text` itself.
+Result<NullsWritten> WriteNulls(std::string_view text, const std::vector<std::string>& names) {
+  ROWJIT_ASSIGN_OR_RETURN(const ir::ExprPtr parsed, ir::Parse(text));
+  std::vector<SourceSpan> spans;
+  auto walk = [&](auto& self, const ir::ExprPtr& e) -> void {
+    if (e->is_column() && std::find(names.begin(), names.end(), e->name()) != names.end()) spans.push_back(e->span());
+    for (const ir::ExprPtr& a : e->args()) self(self, a);
+  };
+  walk(walk, parsed);
+  std::sort(spans.begin(), spans.end(), [](const SourceSpan& x, const SourceSpan& y) { return x.offset < y.offset; });
+  spans.erase(std::unique(spans.begin(), spans.end()), spans.end());
+  NullsWritten w;
+  size_t copied = 0;
+  for (const SourceSpan& span : spans) {
+    if (span.length == 0 || span.offset < copied || span.offset + span.length > text.size()) {
+      return Error(ErrorCode::kInternal, fmt::format("a column of '{}' has no place of its own in the text", text));
+    }
+    w.text.append(text.substr(copied, span.offset - copied));
+    w.splices.push_back({span.offset, span.length, w.text.size()});
+    w.text.append(kNull);
+    copied = span.offset + span.length;
+  }
+  w.text.append(text.substr(copied));
+  return w;
+}
+
+// A place in the written text as a place in the caller's: inside a written `null`, the name's
+// start (`end`: the name's end, for the end of a span); past one, moved by the difference in
+// length (the text between splices is the caller's, byte for byte).
+size_t CallerOffset(const NullsWritten& w, size_t offset, bool end) {
+  const NullsWritten::Splice* passed = nullptr;  // the last splice wholly before `offset`
+  for (const NullsWritten::Splice& s : w.splices) {
+    if (offset <= s.to) break;
+    if (offset < s.to + kNull.size()) return end ? s.from + s.length : s.from;
+    passed = &s;
+  }
+  if (passed == nullptr) return offset;
+  return passed->from + passed->length + (offset - passed->to - kNull.size());
+}
+
+// `bind(text, schema)` (a Result) with the names given as None written as `null` first, an
+// error's span moved back to the text as the caller wrote it.
+template <typename Bind>
+auto BindWritten(const std::string& text, const Columns& cols, const Schema& schema, Bind& bind)
+    -> decltype(bind(std::string_view(), schema)) {
+  if (cols.nulls.empty()) return bind(std::string_view(text), schema);
+  Result<NullsWritten> written = WriteNulls(text, cols.nulls);
+  if (!written.ok()) return std::move(written).TakeError();  // a parse error: about `text` itself
+  auto bound = bind(std::string_view(written->text), schema);
+  if (bound.ok() || !bound.error().span()) return bound;
+  const SourceSpan span = *bound.error().span();
+  const size_t from = CallerOffset(*written, span.offset, false);
+  const size_t to = CallerOffset(*written, span.offset + span.length, true);
+  return std::move(bound).TakeError().WithSpan({from, std::max(to, from) - from});
+}
+
+// Every column the caller gave, for the binder's message about a name found nowhere: the batch's
+// (Columns::others) in its order, those the call read as read, the others where they convert;
+// then the call's columns the batch does not hold (keywords, constants).
+Schema WithOthers(const Columns& cols) {
+  Columns scratch;
+  scratch.length = cols.length;
+  Schema schema;
+  for (auto [name, value] : py::reinterpret_borrow<py::dict>(cols.others)) {
+    try {
+      const std::string n = TextOf(name, "a column name");
+      if (const int i = cols.schema.FieldIndex(n); i >= 0) {
+        schema.fields.push_back(cols.schema.fields[static_cast<size_t>(i)]);
+        continue;
+      }
+      AddColumn(scratch, n, value, py::none());
+      schema.fields.push_back(scratch.schema.fields.back());
+    } catch (const std::exception&) {  // a column that does not convert is only left out of the message
+    }
+  }
+  for (const Field& f : cols.schema.fields) {
+    if (schema.FieldIndex(f.name) < 0) schema.fields.push_back(f);
+  }
+  return schema;
+}
+
+// `bind(text, schema)`'s value, its error raised about `text` as the caller wrote it. When the
+// call's batch was cut to the columns the expression reads and a name was found nowhere, the
+// error is the binding's against every column of the batch: the expression reads none of the
+// others, so it fails the same way, and its message suggests from and lists them all.
+template <typename Bind>
+auto BindAbout(const std::string& text, const Columns& cols, Bind bind) {
+  auto bound = BindWritten(text, cols, cols.schema, bind);
+  if (bound.ok()) return std::move(bound).value();
+  if (!cols.others.is_none()) {
+    auto again = BindWritten(text, cols, WithOthers(cols), bind);
+    if (!again.ok()) RaiseAbout(again.error(), text);
+  }
+  RaiseAbout(bound.error(), text);
+}
+
+ir::ExprPtr BindExpression(const std::string& text, const Columns& cols, const ir::BindOptions& options) {
+  return BindAbout(text, cols, [&](std::string_view t, const Schema& s) { return ir::ParseAndBind(t, s, options); });
+}
+
+ir::Aggregate BindAggregate(const std::string& text, const Columns& cols, const ir::BindOptions& options) {
+  return BindAbout(text, cols,
+                   [&](std::string_view t, const Schema& s) { return ir::ParseAndBindAggregate(t, s, options); });
+}
+
 class PyEngine {
  public:
-  PyEngine(const std::string& cache_dir, bool synchronous, int compile_threads) {
+  PyEngine(const std::string& cache_dir, bool synchronous, int compile_threads, bool implicit_casts) {
+    bind_.implicit_casts = implicit_casts;
     jit::EngineOptions o;
     o.cache_dir = cache_dir;
     o.compile = synchronous ? jit::EngineOptions::Compile::kSynchronous : jit::EngineOptions::Compile::kTiered;
@@ -251,7 +374,7 @@ class PyEngine {
     std::vector<ir::ExprPtr> exprs;
     bool strings = false;
     for (const std::string& t : texts) {
-      exprs.push_back(Check(ir::ParseAndBind(t, cols.schema)));
+      exprs.push_back(BindExpression(t, cols, bind_));
       strings = strings || IsString(exprs.back()->type().id);
     }
     if (strings) {  // string results are rowjit's own arrays (as evaluate's): every result is
@@ -358,13 +481,12 @@ class PyEngine {
   }
   std::shared_ptr<jit::PreparedExpression> Prepared(const std::string& text, const Columns& cols) {
     return Held(cache_, text, cols, [&] {
-      return std::shared_ptr<jit::PreparedExpression>(Check(Live().PrepareExpression(Check(ir::ParseAndBind(text, cols.schema)))));
+      return std::shared_ptr<jit::PreparedExpression>(Check(Live().PrepareExpression(BindExpression(text, cols, bind_))));
     });
   }
   std::shared_ptr<jit::PreparedAggregate> PreparedFold(const std::string& text, const Columns& cols) {
     return Held(fold_cache_, text, cols, [&] {
-      return std::shared_ptr<jit::PreparedAggregate>(
-          Check(Live().PrepareAggregate(Check(ir::ParseAndBindAggregate(text, cols.schema)))));
+      return std::shared_ptr<jit::PreparedAggregate>(Check(Live().PrepareAggregate(BindAggregate(text, cols, bind_))));
     });
   }
 
@@ -376,6 +498,7 @@ class PyEngine {
   }
 
   static constexpr size_t kCached = 256;
+  ir::BindOptions bind_;  // implicit casts or strict (Engine(implicit_casts=))
   std::unique_ptr<jit::Engine> engine_;
   // Large results' memory: blocks freed when numpy lets go of a result are kept for the next
   // result of the same size, so that a loop over large arrays does not fault in fresh pages.
@@ -482,10 +605,26 @@ std::vector<std::string> TextsArg(py::handle given) {
 }
 
 // The columns of one call as ReadColumns takes them: a batch, named columns, scalar constants
-// and valid= (each None or as module.h says).
+// and valid= (each None or as module.h says); and optionally the names given as None (a tuple of
+// str), which the expression reads as `null`, and the batch's other columns (None or a dict:
+// Columns::others).
 Columns Read(const py::tuple& inputs) {
-  if (inputs.size() != 4) throw py::type_error("rowjit: the inputs are (batch, columns, constants, valid)");
-  return ReadColumns(inputs[0], inputs[1], inputs[2], inputs[3], false);
+  if (inputs.size() < 4 || inputs.size() > 6) {
+    throw py::type_error("rowjit: the inputs are (batch, columns, constants, valid[, nulls[, others]])");
+  }
+  Columns cols = ReadColumns(inputs[0], inputs[1], inputs[2], inputs[3], false);
+  if (inputs.size() >= 5 && !inputs[4].is_none()) {
+    if (!PyTuple_Check(inputs[4].ptr())) throw py::type_error("rowjit: the names given as None are a tuple");
+    for (py::handle name : py::reinterpret_borrow<py::tuple>(inputs[4])) {
+      cols.nulls.push_back(TextOf(name, "a name given as None"));
+      cols.key.append("|null:").append(cols.nulls.back());  // the same text binds otherwise without it
+    }
+  }
+  if (inputs.size() == 6 && !inputs[5].is_none()) {
+    if (!PyDict_Check(inputs[5].ptr())) throw py::type_error("rowjit: the other columns are a dict");
+    cols.others = py::reinterpret_borrow<py::object>(inputs[5]);
+  }
+  return cols;
 }
 
 py::object EvaluateEntry(py::handle engine, py::handle text, const py::tuple& inputs, py::handle threads,
@@ -522,10 +661,10 @@ py::tuple TypeEntry(bool aggregate, py::handle text, const py::tuple& inputs) {
   const std::string t = TextOf(text, aggregate ? "the aggregate" : "the expression");
   const Columns cols = Read(inputs);
   if (!aggregate) {
-    const DataType type = Check(ir::ParseAndBind(t, cols.schema))->type();
+    const DataType type = BindExpression(t, cols, {})->type();
     return py::make_tuple(std::string(TypeIdName(type.id)), type.nullable, py::none());
   }
-  const ir::Aggregate agg = Check(ir::ParseAndBindAggregate(t, cols.schema));
+  const ir::Aggregate agg = BindAggregate(t, cols, {});
   return py::make_tuple(agg.result.WithNullable(false).ToString(), agg.result.nullable, agg.name());
 }
 
@@ -544,43 +683,30 @@ py::object NamesEntry(py::handle text, const std::string& what) {
   return py::cast(names);
 }
 
-// The text with the named columns replaced by an untyped null, which takes its siblings' type
-// as a written `null` does (a None scalar).
-std::string WithNulls(const std::string& text, const std::vector<std::string>& names) {
-  const ir::ExprPtr parsed = Check(ir::Parse(text));
-  auto rewrite = [&](auto& self, const ir::ExprPtr& e) -> ir::ExprPtr {
-    if (e->is_column()) {
-      return std::find(names.begin(), names.end(), e->name()) != names.end() ? ir::Expr::Literal("null") : e;
-    }
-    if (!e->is_call()) return e;
-    std::vector<ir::ExprPtr> args;
-    for (const ir::ExprPtr& a : e->args()) args.push_back(self(self, a));
-    return ir::Expr::Call(e->name(), std::move(args), e->type_arg());
-  };
-  return rewrite(rewrite, parsed)->ToString();
-}
-
-// Engine(cache_dir="", synchronous=False, compile_threads=1), each argument checked: a wrong type
-// is a TypeError, a wrong value a ValueError. The engine clamps compile_threads further (to the
-// host's hardware threads); a pool it cannot start is its error, rowjit.Error.
+// Engine(cache_dir="", synchronous=False, compile_threads=1, implicit_casts=True), each argument
+// checked: a wrong type is a TypeError, a wrong value a ValueError. The engine clamps
+// compile_threads further (to the host's hardware threads); a pool it cannot start is its error,
+// rowjit.Error.
 std::unique_ptr<PyEngine> MakeEngine(const py::object& cache_dir, const py::object& synchronous,
-                                     const py::object& compile_threads) {
+                                     const py::object& compile_threads, const py::object& implicit_casts) {
   std::string folder = TextOf(cache_dir, "cache_dir=");
   if (folder.find('\0') != std::string::npos) throw py::value_error("rowjit: cache_dir= holds a NUL character");
   const bool sync = BoolOf(synchronous, "synchronous=");
   const auto threads = static_cast<int>(IntOf(compile_threads, "compile_threads=", 1, INT_MAX));
-  return std::make_unique<PyEngine>(folder, sync, threads);
+  const bool casts = BoolOf(implicit_casts, "implicit_casts=");
+  return std::make_unique<PyEngine>(folder, sync, threads, casts);
 }
 
 void DefineEngine(py::module_& m) {
   py::class_<PyEngine>(m, "Engine", "A rowjit engine: its kernel cache, compile pool and prepared expressions.")
       .def(py::init(&MakeEngine), py::arg("cache_dir") = "", py::arg("synchronous") = false,
-           py::arg("compile_threads") = 1,
-           "Engine(cache_dir='', synchronous=False, compile_threads=1): cache_dir a str (a folder for the "
-           "persistent kernel cache, '' for none), synchronous True or False (True: every call waits for the "
-           "optimized kernel), compile_threads an int from 1 to 2**31 - 1 (threads of the background compile "
-           "pool, which the engine clamps to the host's hardware threads). A wrong type is a TypeError, a wrong value a "
-           "ValueError.")
+           py::arg("compile_threads") = 1, py::arg("implicit_casts") = true,
+           "Engine(cache_dir='', synchronous=False, compile_threads=1, implicit_casts=True): cache_dir a str (a "
+           "folder for the persistent kernel cache, '' for none), synchronous True or False (True: every call waits "
+           "for the optimized kernel), compile_threads an int from 1 to 2**31 - 1 (threads of the background compile "
+           "pool, which the engine clamps to the host's hardware threads), implicit_casts True or False (False: "
+           "strict binding, where operands of different numeric types are a rowjit.Error naming the cast to write). "
+           "A wrong type is a TypeError, a wrong value a ValueError.")
       .def("_stats", &PyEngine::Stats)
       .def("_close", &PyEngine::Close);
 }
@@ -604,7 +730,6 @@ PYBIND11_MODULE(_rowjit, m) {
   m.def("_expr_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(false, text, inputs); });
   m.def("_aggregate_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(true, text, inputs); });
   m.def("_names", &rp::NamesEntry);
-  m.def("_with_nulls", &rp::WithNulls);
   m.def("_default_cache_dir", [] { return rowjit::DefaultCacheDir(); });
   m.def("_version", [] { return std::string(rowjit::Version()); });
   m.def(

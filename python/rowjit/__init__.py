@@ -18,7 +18,8 @@ does not give is looked up in the caller's locals and globals (local_dict=, glob
 numexpr does; a keyword that is neither an option nor a name of the expression is a TypeError.
 Results are numpy arrays (masked where null), pandas Series for pandas inputs, or rowjit.Array
 objects when an input came through Arrow or arrow=True is passed. Errors raise rowjit.Error with
-.kind, .row and .function; an argument of a wrong type raises TypeError, one of a wrong value
+.kind, .row and .function, and for an error in the expression's text .text and .span (its message
+shows the span under the text); an argument of a wrong type raises TypeError, one of a wrong value
 ValueError. A column named like an option of the call (threads, valid, arrow, out, engine,
 local_dict, global_dict) goes in the batch dict: rowjit.evaluate("valid + 1", {"valid": v}).
 """

@@ -14,8 +14,11 @@ class Error(Exception):
     row: Optional[int]
     function: Optional[str]
     partition: Optional[int]
+    span: Optional[tuple[int, int]]  # (offset, length) in characters of .text
+    text: Optional[str]
     def __init__(self, message: str, kind: str, row: Optional[int], function: Optional[str],
-                 partition: Optional[int] = ...) -> None: ...
+                 partition: Optional[int] = ..., span: Optional[tuple[int, int]] = ...,
+                 text: Optional[str] = ...) -> None: ...
 
 class Array:
     def __len__(self) -> int: ...
@@ -42,7 +45,8 @@ class RecordBatch:
     def __arrow_c_schema__(self) -> Any: ...
 
 class Engine:
-    def __init__(self, cache_dir: str = ..., synchronous: bool = ..., compile_threads: int = ...) -> None: ...
+    def __init__(self, cache_dir: str = ..., synchronous: bool = ..., compile_threads: int = ...,
+                 implicit_casts: bool = ...) -> None: ...
     def evaluate(self, expr: str, batch: Optional[Batch] = ..., /, *, threads: Optional[int] = ...,
                  valid: Optional[Mapping[str, Any]] = ..., arrow: Optional[bool] = ..., out: Optional[np.ndarray] = ...,
                  local_dict: Optional[Mapping[str, Any]] = ..., global_dict: Optional[Mapping[str, Any]] = ...,

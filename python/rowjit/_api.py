@@ -20,18 +20,25 @@ __version__ = _rowjit._version()
 
 class Error(Exception):
     """A rowjit error: .kind ("overflow", "division by zero", "invalid input", ...), .row (the
-    first failing row, or None), .function (the failing function of a row error, or None) and
-    .partition (the partition of a rowjit.dask computation, or None)."""
+    first failing row, or None), .function (the failing function of a row error, or None),
+    .partition (the partition of a rowjit.dask computation, or None), and for an error in an
+    expression's text (an unknown column or function, a syntax error, arguments of the wrong
+    types) .text, that expression, and .span, where in it: (offset, length) in characters of
+    .text, so that text[offset:offset + length] is what the error is about (a length of 0 marks a
+    point, such as the end of the text); both None for other errors. The message then shows the
+    span under the text's line with a caret and tildes."""
 
-    def __init__(self, message, kind, row, function, partition=None):
+    def __init__(self, message, kind, row, function, partition=None, span=None, text=None):
         super().__init__(message)
         self.kind = kind
         self.row = row
         self.function = function
         self.partition = partition
+        self.span = span
+        self.text = text
 
     def __reduce__(self):  # picklable, so that errors cross Dask's process boundaries intact
-        return (type(self), (str(self), self.kind, self.row, self.function, self.partition))
+        return (type(self), (str(self), self.kind, self.row, self.function, self.partition, self.span, self.text))
 
 
 _rowjit._set_error_type(Error)
@@ -41,7 +48,6 @@ RecordBatch = _rowjit.RecordBatch
 # --- what the names of an expression are bound to ------------------------------------------------
 
 _names_cache = {}
-_nulls_cache = {}
 _I64_MAX, _U64_MAX = 2**63 - 1, 2**64 - 1
 
 
@@ -57,16 +63,6 @@ def _names(text, what):
         _names_cache.clear()
     _names_cache[text] = names
     return names
-
-
-def _with_nulls(text, nulls):
-    key = (text, nulls)
-    got = _nulls_cache.get(key)
-    if got is None:
-        if len(_nulls_cache) > 1024:
-            _nulls_cache.clear()
-        got = _nulls_cache[key] = _rowjit._with_nulls(text, list(nulls))
-    return got
 
 
 def _decimal(name, value):
@@ -157,15 +153,38 @@ def _batch_names(batch):
                     f"(__arrow_c_array__), not {type(batch).__name__}")
 
 
+def _other_columns(batch, names):
+    """Every column of a batch dict or DataFrame in its order (a dict, or None), those the
+    expression does not read as given (pandas columns converted where they convert): only for
+    the message about a name found nowhere, which suggests from and lists every column the
+    caller gave, not only those the call passed on."""
+    if _pandas.is_frame(batch):
+        items = [(str(label), batch[label]) for label in batch.columns]
+    elif isinstance(batch, dict):
+        items = batch.items()
+    else:
+        return None  # an Arrow record batch is passed whole
+    others = {}
+    for k, v in items:
+        if not isinstance(k, str):
+            continue
+        try:
+            others[k] = _pandas.column(v, k) if _pandas.is_series(v) and k not in names else v
+        except Exception:  # noqa: BLE001 (a column that does not convert is left out of a message)
+            pass
+    return others
+
+
 class _Inputs:
-    """A call's inputs resolved: (batch, columns, constants, valid) for the extension, the text
-    with None scalars written as null, and the pandas index of a pandas input (or None)."""
+    """A call's inputs resolved: (batch, columns, constants, valid, nulls) for the extension (nulls:
+    the names given as None, which the expression reads as null), and the pandas index of a
+    pandas input (or None)."""
 
     def __init__(self, call, texts, batch, columns, valid, frame, options):
         self.index = None
         self.columns, self.constants, nulls = {}, {}, []
         names = self._names_of(texts)
-        batch_names = ()
+        given, batch_names, nowhere = batch, (), False
         if batch is not None:
             if _pandas.is_frame(batch):
                 self.index = batch.index
@@ -184,12 +203,14 @@ class _Inputs:
                     found = frame.lookup(n)
                     if found is not None:
                         columns[n] = self._looked_up(n, *found)
+                nowhere = any(n not in columns for n in missing)
         for k, v in columns.items():
             if k in batch_names:
                 raise TypeError(f"rowjit: column '{k}' is given twice: in the batch and as a keyword")
             self._add(k, v, self.columns, nulls)
-        self.nulls = tuple(nulls)
-        self.inputs = (batch, self.columns, self.constants, valid)
+        self.inputs = (batch, self.columns, self.constants, valid, tuple(nulls))
+        if nowhere:  # the binder's error names it, suggesting from every column of the batch
+            self.inputs += (_other_columns(given, names),)
 
     def _add(self, name, value, columns, nulls):
         """A column (into `columns`), a scalar (a constant) or None (a null, written as `null`)."""
@@ -253,9 +274,6 @@ class _Inputs:
         raise TypeError(f"rowjit: '{name}' is not a column: it was looked up in {where}, where it is a "
                         f"{type(value).__name__}, not an array or a scalar")
 
-    def text(self, text):
-        return _with_nulls(text, self.nulls) if self.nulls else text
-
     def finish(self, result):
         """The result for the caller: a pandas Series over the pandas input's index when there is one."""
         if self.index is None or not isinstance(result, np.ndarray):
@@ -302,8 +320,7 @@ def _evaluate(engine, expr, batch, threads, valid, arrow, out, local_dict, globa
     _check_dict(global_dict, "global_dict=")
     frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("evaluate", expr, batch, columns, valid, frame, _EVALUATE_OPTIONS)
-    text = inputs.text(expr) if isinstance(expr, str) else expr
-    result = _rowjit._evaluate(engine, text, inputs.inputs, threads, arrow, out, inputs.index is not None)
+    result = _rowjit._evaluate(engine, expr, inputs.inputs, threads, arrow, out, inputs.index is not None)
     return inputs.finish(result)
 
 
@@ -316,8 +333,7 @@ def _filter(engine, predicate, batch, valid, arrow, local_dict, global_dict, col
     frame = _Frame(frame, local_dict, global_dict)
     frame_batch = batch if _pandas.is_frame(batch) else None
     inputs = _Inputs("filter", predicate, batch, columns, valid, frame, _FILTER_OPTIONS)
-    text = inputs.text(predicate) if isinstance(predicate, str) else predicate
-    rows = _rowjit._filter(engine, text, inputs.inputs, arrow)
+    rows = _rowjit._filter(engine, predicate, inputs.inputs, arrow)
     if frame_batch is not None and isinstance(rows, np.ndarray):
         return frame_batch.iloc[rows]
     return rows
@@ -328,8 +344,6 @@ def _project(engine, exprs, batch, valid, arrow, local_dict, global_dict, column
     _check_dict(global_dict, "global_dict=")
     frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("project", exprs, batch, columns, valid, frame, _FILTER_OPTIONS)
-    if inputs.nulls:
-        exprs = [inputs.text(e) for e in exprs]
     results = _rowjit._project(engine, exprs, inputs.inputs, arrow, inputs.index is not None)
     return [inputs.finish(r) for r in results]
 
@@ -342,8 +356,7 @@ def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, fram
     _check_dict(global_dict, "global_dict=")
     frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("aggregate", agg, batch, columns, valid, frame, _AGGREGATE_OPTIONS)
-    text = inputs.text(agg) if isinstance(agg, str) else agg
-    return _rowjit._aggregate(engine, text, inputs.inputs)
+    return _rowjit._aggregate(engine, agg, inputs.inputs)
 
 
 class Engine(_rowjit.Engine):
@@ -353,10 +366,14 @@ class Engine(_rowjit.Engine):
     cache_dir: a folder for the persistent kernel cache ('' for none); synchronous: True makes
     every call wait for the optimized kernel (False: tiered compiles, a fast kernel first);
     compile_threads: threads of the background compile pool, from 1 to 2**31 - 1 (clamped to the
-    host's hardware threads). A wrong type is a TypeError, a wrong value a ValueError."""
+    host's hardware threads); implicit_casts: True binds as SQL does (operands of different
+    numeric types meet in their common type: int32 + float64 is float64 arithmetic), False
+    strictly (such a mix is a rowjit.Error naming the cast to write). A wrong type is a
+    TypeError, a wrong value a ValueError."""
 
-    def __init__(self, cache_dir: str = "", synchronous: bool = False, compile_threads: int = 1):
-        super().__init__(cache_dir, synchronous, compile_threads)
+    def __init__(self, cache_dir: str = "", synchronous: bool = False, compile_threads: int = 1,
+                 implicit_casts: bool = True):
+        super().__init__(cache_dir, synchronous, compile_threads, implicit_casts)
         _live.add(self)
 
     def evaluate(self, expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=None, local_dict=None,

@@ -70,10 +70,13 @@ def worker_stats(client):
 
 def _located(error, partition, start):
     """`error` again with its partition, and its row counted from the partition's first row
-    `start` (the message keeps the partition's own row numbers)."""
+    `start` (the message keeps the partition's own row numbers); unchanged when there is no
+    partition (the empty frame Dask's metadata is computed from, before any partition runs)."""
+    if partition is None:
+        return error
     row = None if error.row is None else error.row + start
     return rowjit.Error(f"partition {partition} (from row {start}): {error}", error.kind, row, error.function,
-                        partition)
+                        partition, error.span, error.text)
 
 
 def _block_position(block_info):
@@ -201,8 +204,9 @@ def _columns(call, text, data, columns, local_dict, global_dict, frame):
     the call does not give looked up in local_dict/global_dict (the caller's frame by default),
     and a keyword that is neither an option nor a name of the expression refused."""
     _bootstrap_check(call)
-    names = _api._Inputs._names_of(text) or ()
-    unknown = [k for k in columns if k not in names]
+    names = _api._Inputs._names_of(text)
+    unknown = [k for k in columns if k not in names] if names is not None else []  # None: a syntax error, raised below
+    names = names or ()
     if unknown:
         _api._unknown_keywords(f"dask.{call}", unknown, names, _OPTIONS)
     if isinstance(data, dict):
@@ -242,13 +246,18 @@ def _options(text, cache_dir, synchronous, what="expression"):
     return {"cache_dir": cache_dir or default_cache_dir(), "synchronous": bool(synchronous)}
 
 
-def _result_type(text, names, arrays, scalars, aggregate=False):
-    """The result type of `text` over the columns' dtypes and the scalars, without running it."""
-    empty = {n: np.ma.MaskedArray(np.empty(0, a.dtype)) if isinstance(a._meta, np.ma.MaskedArray) else
-             np.empty(0, a.dtype) for n, a in zip(names, arrays)}
-    inputs = _api._Inputs("evaluate", text, empty, {}, None, _api._Frame(None, scalars, {}), ())
+def _empty(names, arrays):
+    """Empty numpy columns of the dask arrays' dtypes (masked where their blocks are)."""
+    return {n: np.ma.MaskedArray(np.empty(0, a.dtype)) if isinstance(a._meta, np.ma.MaskedArray) else
+            np.empty(0, a.dtype) for n, a in zip(names, arrays)}
+
+
+def _result_type(text, batch, scalars, aggregate=False):
+    """The result type of `text` over a batch of empty columns (_empty, or a dask dataframe's
+    empty pandas meta) and the scalars, without running it; an error in the text is raised here."""
+    inputs = _api._Inputs("evaluate", text, batch, {}, None, _api._Frame(None, scalars, {}), ())
     call = rowjit._rowjit._aggregate_type if aggregate else rowjit._rowjit._expr_type
-    return call(inputs.text(text), inputs.inputs)
+    return call(text, inputs.inputs)
 
 
 def evaluate(expr, data=None, *, cache_dir=None, synchronous=False, name=None, local_dict=None, global_dict=None,
@@ -263,7 +272,7 @@ def evaluate(expr, data=None, *, cache_dir=None, synchronous=False, name=None, l
     if frame is not None:
         meta = _evaluate_frame(frame._meta, expr, {**options, "synchronous": True}, name, scalars)
         return frame.map_partitions(_evaluate_frame, expr, options, name, scalars, meta=meta)
-    type_name, _, _ = _result_type(expr, names, arrays, scalars)
+    type_name, _, _ = _result_type(expr, _empty(names, arrays), scalars)
     meta = np.empty(0, _DTYPES[type_name])
     if any(isinstance(a._meta, np.ma.MaskedArray) for a in arrays):
         meta = np.ma.MaskedArray(meta, mask=False)
@@ -280,6 +289,9 @@ def filter(predicate, data=None, *, cache_dir=None, synchronous=False, local_dic
     options = _options(predicate, cache_dir, synchronous, "predicate")
     frame, names, arrays, scalars = _columns("filter", predicate, data, columns, local_dict, global_dict,
                                              sys._getframe(1))
+    # Bound once here, so that an error in the text is raised by this call rather than by every
+    # partition at compute time.
+    _result_type(predicate, frame._meta if frame is not None else _empty(names, arrays), scalars)
     if frame is not None:
         return frame.map_partitions(_filter_frame, predicate, options, scalars, meta=frame._meta)
     parts = []
@@ -298,24 +310,16 @@ def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, local_dict=N
     options = _options(agg, cache_dir, synchronous, "aggregate")
     frame, names, arrays, scalars = _columns("aggregate", agg, data, columns, local_dict, global_dict,
                                              sys._getframe(1))
+    type_name, _, name = _result_type(agg, frame._meta if frame is not None else _empty(names, arrays), scalars,
+                                      aggregate=True)
     if frame is not None:
         partials = [dask.delayed(_aggregate_frame)(part, agg, options, scalars, i)
                     for i, part in enumerate(frame.to_delayed())]
-        meta = _pandas.frame_columns(frame._meta, _api._Inputs._names_of(agg))
-        names, arrays = list(meta), [_Meta(v) for v in meta.values()]
     else:
         partials = [dask.delayed(_aggregate_block)(*blocks, names=names, expr=agg, options=options, scalars=scalars,
                                                    partition=i, start=start)
                     for i, (start, blocks) in enumerate(_blocks(arrays))]
-    type_name, _, name = _result_type(agg, names, arrays, scalars, aggregate=True)
     return dask.delayed(_combine)(partials, name, type_name)
-
-
-class _Meta:
-    """An empty pandas column's numpy form, shaped as a dask array's dtype and _meta."""
-
-    def __init__(self, values):
-        self.dtype, self._meta = values.dtype, values
 
 
 # --- a script that starts a cluster without the main guard ----------------------------------------

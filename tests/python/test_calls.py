@@ -51,7 +51,8 @@ def test_engine_methods_have_the_module_signatures_without_engine(call):
 def test_every_public_function_has_a_signature():
     for name in ["array", "record_batch", "default_engine", "default_cache_dir", "interval_dtype"]:
         inspect.signature(getattr(rowjit, name))
-    assert list(inspect.signature(rowjit.Engine).parameters) == ["cache_dir", "synchronous", "compile_threads"]
+    assert list(inspect.signature(rowjit.Engine).parameters) == ["cache_dir", "synchronous", "compile_threads",
+                                                              "implicit_casts"]
     assert list(inspect.signature(rowjit.Engine.stats).parameters) == ["self"]
     assert list(inspect.signature(rowjit.array).parameters) == ["values", "valid"]
     for name in ["evaluate", "filter", "aggregate", "engine", "worker_stats", "default_cache_dir"]:
