@@ -142,9 +142,11 @@ Result<uint16_t> ReadZone(const Piece& p) {
   if (name.empty()) return At(p, MakeError(ErrorCode::kInvalidInput, "timestamp(UNIT, ZONE): the zone is empty"));
   if (auto rules = LoadZoneRules(name); !rules.ok()) {
     std::vector<std::string_view> known(KnownTimeZoneNames().begin(), KnownTimeZoneNames().end());
-    const std::string hint = DidYouMean(name, known);
-    if (hint.empty()) return At(p, std::move(rules).TakeError());
-    return At(p, MakeError(ErrorCode::kInvalidInput, "unknown time zone '{}'{}", name, hint));
+    // A name the tz database lacks is unknown, with a suggestion when one is close; without a
+    // database, or for a zone file it holds but cannot be read, the loader's error says why.
+    const bool listed = std::find(known.begin(), known.end(), name) != known.end();
+    if (known.empty() || listed) return At(p, std::move(rules).TakeError());
+    return At(p, MakeError(ErrorCode::kInvalidInput, "unknown time zone '{}'{}", name, DidYouMean(name, known)));
   }
   auto tz = InternTimeZone(name);
   if (!tz.ok()) return At(p, std::move(tz).TakeError());

@@ -152,7 +152,13 @@ std::string OneOf(const std::vector<std::string>& names) {
 }  // namespace
 
 int Usage(const std::string& message, const char* help) {
-  fmt::print(stderr, "rowjit: {}\n\n{}", message, help);
+  // The help's first line is the command's usage line; the options are one --help away.
+  const std::string_view text(help);
+  const std::string_view usage = text.substr(0, text.find('\n'));
+  const size_t at = usage.find("rowjit ");
+  const std::string_view command =
+      at == std::string_view::npos ? std::string_view("rowjit") : usage.substr(at, usage.find(' ', at + 7) - at);
+  fmt::print(stderr, "rowjit: {}\n{}\n({} --help lists the options)\n", message, usage, command);
   return 2;
 }
 
@@ -304,11 +310,13 @@ int ExitCode(const Error& error) {
 }
 
 int Fail(const Error& error) {
+  std::fflush(stdout);  // what was printed before the error comes before it in a shared log
   fmt::print(stderr, "rowjit: {}\n", error.ToString());
   return ExitCode(error);
 }
 
 int Fail(const Error& error, std::string_view text) {
+  std::fflush(stdout);
   fmt::print(stderr, "rowjit: {}\n", FormatError(text, error));
   return ExitCode(error);
 }

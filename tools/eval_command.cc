@@ -580,7 +580,8 @@ int Eval(const Args& args) {
   const CsvInput* input = csv ? &*csv : nullptr;
   const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
   if (o.print_rows || !o.output.empty()) return EvalRows(o, *batch, input, **engine, eval_options);
-  if (input) fmt::print("input     {}: {} rows of {}\n", input->name, batch->length, batch->schema.ToString());
+  if (input) fmt::print("input     {}: {} row{} of {}\n", input->name, batch->length, batch->length == 1 ? "" : "s",
+                        batch->schema.ToString());
   if (ir::IsAggregateText(o.expr)) return EvalAggregate(o, *batch, input, **engine);
   if (!o.more_exprs.empty()) return EvalProjection(o, *batch, input, **engine, eval_options);
   return EvalSingle(o, *batch, input, **engine, eval_options);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "runtime/environment.h"
+#include "runtime/suggest.h"
 #include "ir/version.h"
 #include "jit/base/host.h"
 #include "tools/commands.h"
@@ -81,7 +82,8 @@ int Run(int argc, char** argv) {
   if (command == "check") return rowjit::cli::Check(rest);
   if (command == "explain") return rowjit::cli::Explain(rest);
   if (command == "functions") return rowjit::cli::Functions(rest);
-  fmt::print(stderr, "rowjit: unknown command '{}'\n\n{}", command, kUsage);
+  constexpr std::string_view kCommands[] = {"info", "eval", "ir", "check", "explain", "functions", "help"};
+  fmt::print(stderr, "rowjit: unknown command '{}'{}\n\n{}", command, rowjit::DidYouMean(command, kCommands), kUsage);
   return 2;
 }
 

@@ -105,7 +105,7 @@ TEST(TypeNames, ZonesAreChecked) {
                   "(did you mean 'Europe/Paris'?)", "'europe/paris'");
   // Nothing close: the reason the zone could not be read.
   ExpectTypeError("timestamp(us, Mars/Olympus)", TypeNames::kRowjit, ErrorCode::kInvalidInput,
-                  "time zone Mars/Olympus: unknown", "Mars/Olympus");
+                  "unknown time zone 'Mars/Olympus'", "Mars/Olympus");
   ExpectTypeError("timestamp(us, )", TypeNames::kRowjit, ErrorCode::kInvalidInput, "the zone is empty", "");
   ExpectTypeError("timestamp(us, +25:00)", TypeNames::kRowjit, ErrorCode::kInvalidInput, "+25:00", "+25:00");
 }
