@@ -13,41 +13,10 @@
 #include "jit/api/held.h"
 #include "jit/cache/compile_pool.h"
 #include "jit/exec/executor_internal.h"
+#include "jit/plan/retry_pressure.h"
 #include "jit/plan/route.h"
 
 namespace rowjit::jit::internal {
-
-// Policy `auto` runs a deferred-error kernel dense over a batch with nulls: rows behind nulls
-// are computed too, and their evidence costs a rerun over the valid rows only when it appears.
-// When it keeps appearing (garbage behind nulls that overflows), reruns would double the work:
-// the engine then remembers, per expression, to run valid-only (branch-and-skip or
-// filter-and-scatter) for a few batches before it tries dense again. The memory is a small
-// table of counters indexed by the expression's hash: lock-free, bounded, and a collision only
-// costs a less suited strategy, never a wrong result.
-class RetryPressure {
- public:
-  static constexpr int kPerRetry = 4;  // a retry buys this many valid-only batches
-  static constexpr int kCap = 32;
-
-  // Whether valid-only runs are owed, without spending one (PreferValidOnly spends).
-  bool Pressured(const ir::Expr& e) { return slot(e).load(std::memory_order_relaxed) > 0; }
-  bool PreferValidOnly(const ir::Expr& e) {
-    std::atomic<int>& p = slot(e);
-    int v = p.load(std::memory_order_relaxed);
-    if (v <= 0) return false;
-    p.compare_exchange_strong(v, v - 1, std::memory_order_relaxed);  // decay toward dense
-    return true;
-  }
-  void Retried(const ir::Expr& e) {
-    std::atomic<int>& p = slot(e);
-    int v = p.load(std::memory_order_relaxed);
-    p.compare_exchange_strong(v, std::min(kCap, v + kPerRetry), std::memory_order_relaxed);
-  }
-
- private:
-  std::atomic<int>& slot(const ir::Expr& e) { return slots_[e.hash() % slots_.size()]; }
-  std::array<std::atomic<int>, 256> slots_{};
-};
 
 #if defined(__SANITIZE_ADDRESS__)  // GCC
 constexpr bool kRecycleOutputs = false;  // ASan must see every free

@@ -46,7 +46,7 @@ struct BatchFacts {
   enum class Rows : uint8_t { kAllValid, kSomeNull, kAllNull } rows = Rows::kAllValid;
   double surviving = 1.0;  // the fraction of rows in that AND, when rows == kSomeNull
   // The engine saw rows behind nulls fail for this expression recently: policy `auto` runs the
-  // valid rows only for a while (see the executor's retry pressure).
+  // valid rows only for a while (jit/plan/retry_pressure.h).
   bool prefer_valid_only = false;
   // The output is larger than the last-level cache and lands 64-byte aligned: a dense row loop
   // writes it with streaming stores (KernelShape::stream_output). Set by the engine.
