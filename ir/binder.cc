@@ -57,8 +57,10 @@ class Binder {
     if (index < 0) {
       const std::string hint = ColumnSuggestion(e.name(), schema_);
       if (!hint.empty()) return MakeError(ErrorCode::kInvalidInput, "unknown column '{}'{}", e.name(), hint);
-      return MakeError(ErrorCode::kInvalidInput, "unknown column '{}' (the schema has {})",
-                       e.name(), schema_.ToString());
+      // Written in double quotes (its text is longer than its name): perhaps meant as a string.
+      const bool quoted = e.span().length > e.name().size();
+      return MakeError(ErrorCode::kInvalidInput, "unknown column '{}' (the schema has {}){}", e.name(),
+                       schema_.ToString(), quoted ? "; a string is written in single quotes: 'text'" : "");
     }
     return Expr::BoundColumn(e.name(), index, schema_.fields[index].type);
   }

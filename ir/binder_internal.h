@@ -29,9 +29,11 @@ Result<std::optional<DataType>> LogicalGroup(const Function& f, std::span<const 
 // `e` about the text `node` was parsed from, unless it names a place already (an argument's
 // error keeps the argument's span) or the node has none (a tree built in code).
 Error At(const Expr& node, Error e);
-// `r`, its error about the text of `node` (a literal's value that does not parse, say).
+// `r`, its error about the text of `node` (a literal's value that does not parse, say). Hidden:
+// the symbol of an instantiation starts with its return type (rowjit::Result<...>), which the
+// export map's public patterns would otherwise take (tools/consumer-test checks).
 template <typename T>
-Result<T> Located(const Expr& node, Result<T> r) {
+[[gnu::visibility("hidden")]] Result<T> Located(const Expr& node, Result<T> r) {
   if (r.ok()) return r;
   return At(node, std::move(r).TakeError());
 }

@@ -2,6 +2,7 @@
 #include "ir/expr.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <functional>
 
@@ -226,10 +227,31 @@ bool PrintsAsCast(const Expr& e) {
 
 // Canonical text, appended (linear in the text's length). Recursive: ToString runs it on a stack
 // that holds the expression's depth.
+// A column's name as the parser reads it back: bare when it is a plain identifier that is no
+// keyword or word of SQL's forms, else in double quotes ("unit price", "case", a quote doubled).
+void AppendColumnName(std::string_view name, std::string& out) {
+  static constexpr std::string_view kWords[] = {"and", "or",   "not",  "true", "false", "null", "nan",
+                                                "inf", "case", "when", "then", "else",  "end",  "in",
+                                                "like", "ilike", "between", "is", "distinct", "from", "as"};
+  const auto plain_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool plain = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(), plain_char) &&
+                     std::find(std::begin(kWords), std::end(kWords), lower) == std::end(kWords);
+  if (plain) {
+    out += name;
+    return;
+  }
+  out += '"';
+  for (char c : name) out += c == '"' ? std::string_view("\"\"") : std::string_view(&c, 1);
+  out += '"';
+}
+
 void Append(const Expr& e, std::string& out) {
   switch (e.kind()) {
     case ExprKind::kColumn:
-      out += e.name();
+      AppendColumnName(e.name(), out);
       return;
     case ExprKind::kLiteral:
       if (e.bound()) {

@@ -15,7 +15,7 @@
 namespace rowjit::ir {
 namespace {
 
-enum class Tok { kEnd, kIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon };
+enum class Tok { kEnd, kIdent, kQuotedIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon };
 
 struct Token {
   Tok kind;
@@ -30,6 +30,7 @@ std::string Describe(const Token& t) {
     case Tok::kNumber: return "number '" + t.text + "'";
     case Tok::kString: return "string " + t.text;
     case Tok::kIdent: return "'" + t.text + "'";
+    case Tok::kQuotedIdent: return "the column \"" + t.text + "\"";
     default: return "'" + t.text + "'";
   }
 }
@@ -123,6 +124,25 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       out.push_back({Tok::kString, std::string(s.substr(start, i - start)), start, i});
       continue;
     }
+    if (c == '"') {  // a quoted column name, SQL's: "unit price", "say ""hi""" (never a keyword)
+      std::string name;
+      for (++i;; ++i) {
+        if (i >= s.size()) {
+          return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: the quoted name is not closed", start)
+              .WithSpan({start, s.size() - start});
+        }
+        if (s[i] == '"' && !(i + 1 < s.size() && s[i + 1] == '"')) break;
+        if (s[i] == '"') ++i;
+        name += s[i];
+      }
+      ++i;
+      if (name.empty()) {
+        return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: an empty quoted name", start)
+            .WithSpan({start, i - start});
+      }
+      out.push_back({Tok::kQuotedIdent, std::move(name), start, i});
+      continue;
+    }
     auto two = s.substr(i, 2);
     if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::") {
       out.push_back({Tok::kOp, std::string(two), start, start + 2});
@@ -138,8 +158,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       case ',': out.push_back({Tok::kComma, ",", start, start + 1}); break;
       case ':': out.push_back({Tok::kColon, ":", start, start + 1}); break;
       default:
-        return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: unexpected character '{}'{}", start,
-                         c, c == '"' ? " (strings are written in single quotes: 'text')" : "")
+        return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: unexpected character '{}'", start, c)
             .WithSpan({start, 1});
     }
     ++i;
@@ -447,6 +466,9 @@ class Parser {
         Next();
         return inner;
       }
+      case Tok::kQuotedIdent:
+        Next();
+        return Made(Expr::Column(t.text, From(t.pos)));
       case Tok::kIdent:
         break;
       default:

@@ -98,7 +98,9 @@ TEST(ErrorSpans, SyntaxErrors) {
   Expect("a + 1.5e", ErrorCode::kInvalidInput, "malformed number '1.5e'", "e");
   Expect("a + 3x", ErrorCode::kInvalidInput, "malformed number '3x'", "x");
   Expect("a $ b", ErrorCode::kInvalidInput, "unexpected character '$'", "$");
-  Expect("s = \"x\"", ErrorCode::kInvalidInput, "strings are written in single quotes", "\"");
+  // A name in double quotes is a column (SQL's quoted identifier); unknown, it may be a string.
+  Expect("s = \"x\"", ErrorCode::kInvalidInput, "unknown column 'x'", "\"x\"");
+  Expect("s = \"x\"", ErrorCode::kInvalidInput, "a string is written in single quotes: 'text'", "\"x\"");
   Expect("(a + b", ErrorCode::kInvalidInput, "expected ')', found end of input", "");
   Expect("a + 'open", ErrorCode::kInvalidInput, "the string is not closed", "'open");
   Expect("a < b < c", ErrorCode::kInvalidInput, "comparisons do not chain", "<");

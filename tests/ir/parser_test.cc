@@ -85,7 +85,7 @@ TEST(Parser, SqlFormsAreTheirCalls) {
   EXPECT_EQ(Canon("nullif(a, 0)"), "if(a = 0, null, a)");
   // Keywords and function names in any case (column names keep theirs); SQL's cast(x as T).
   EXPECT_EQ(Canon("A > 1 AND B IS NOT NULL OR NOT C"), "((A > 1) and is_not_null(B)) or (not C)");
-  EXPECT_EQ(Canon("CASE WHEN Case IN (1, 2) THEN TRUE ELSE NULL END"), "if(Case in (1, 2), true, null)");
+  EXPECT_EQ(Canon("CASE WHEN Case IN (1, 2) THEN TRUE ELSE NULL END"), "if(\"Case\" in (1, 2), true, null)");
   EXPECT_EQ(Canon("COALESCE(a, 0) NOT BETWEEN 1 AND 5"), "not between(coalesce(a, 0), 1, 5)");
   EXPECT_EQ(Canon("CAST(a AS i64) + Cast(b as decimal64(12, 2))"), "cast(a, i64) + cast(b, decimal64(12,2))");
   // SQL's type names (PostgreSQL's, DuckDB's) as rowjit's.
@@ -112,8 +112,8 @@ TEST(Parser, SqlFormsAreTheirCalls) {
   EXPECT_EQ(Canon("s NOT ILIKE 'x%' AND x Is Distinct From y"),
             "(not ilike(s, 'x%')) and coalesce(x != y, not (is_null(x) and is_null(y)))");
   // Still column names where an operator, a comma, ')' or the end follows.
-  EXPECT_EQ(Canon("case + 1"), "case + 1");
-  EXPECT_EQ(Canon("f(case, end)"), "f(case, end)");
+  EXPECT_EQ(Canon("case + 1"), "\"case\" + 1");
+  EXPECT_EQ(Canon("f(case, end)"), "f(\"case\", \"end\")");
 }
 
 TEST(Parser, RoundTripOverGeneratedCorpus) {
@@ -148,6 +148,27 @@ void ExpectSyntaxError(std::string_view text, std::string_view fragment) {
       << text << " -> " << e.error().message();
 }
 
+// SQL's quoted names: any text between double quotes is a column (a doubled quote is one), never
+// a keyword or a function; the printer quotes a name only when it is not a plain identifier.
+TEST(Parser, QuotedColumnNames) {
+  EXPECT_EQ(Canon("\"unit price\" * qty"), "\"unit price\" * qty");
+  EXPECT_EQ(Canon("\"qty\" + 1"), "qty + 1");
+  EXPECT_EQ(Canon("\"say \"\"hi\"\"\" = 'x'"), "\"say \"\"hi\"\"\" = 'x'");
+  EXPECT_EQ(Canon("\"case\" + \"and\""), "\"case\" + \"and\"");
+  auto e = Parse("\"2nd col\" + \"a\"\"b\"");
+  ASSERT_OK(e);
+  EXPECT_EQ((*e)->args()[0]->name(), "2nd col");
+  EXPECT_EQ((*e)->args()[1]->name(), "a\"b");
+  const Schema schema = ParseSchema("a:i32").value();
+  Schema spaced = schema;
+  spaced.fields.push_back(Field{"unit price", DataType(TypeId::kF64, false)});
+  auto bound = ParseAndBind("\"unit price\" * a", spaced);
+  ASSERT_OK(bound);
+  EXPECT_EQ((*bound)->ToString(), "\"unit price\" * cast(a, f64)");
+  ExpectSyntaxError("\"unit price", "position 0: the quoted name is not closed");
+  ExpectSyntaxError("a + \"\"", "position 4: an empty quoted name");
+  ExpectSyntaxError("\"f\"(a)", "expected an operator or end of input, found '('");
+}
 TEST(ParserErrors, UnexpectedCharacter) { ExpectSyntaxError("a $ b", "position 2: unexpected character '$'"); }
 TEST(ParserErrors, MissingOperand) { ExpectSyntaxError("a +", "position 3: expected an expression, found end of input"); }
 TEST(ParserErrors, UnclosedParen) { ExpectSyntaxError("(a + b", "expected ')', found end of input"); }
