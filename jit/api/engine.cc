@@ -302,9 +302,29 @@ void EngineImpl::ApplyRetryPressure(const ir::Expr& expr, ir::Policy policy, Bat
       batch.facts.rows != BatchFacts::Rows::kSomeNull || !retry_pressure_.PreferValidOnly(expr)) {
     return;
   }
-  batch.facts.prefer_valid_only = true;
-  batch.facts.surviving = static_cast<double>(batch.rows.CountValid(batch.facts.length)) /
-                          static_cast<double>(batch.facts.length);
+  batch.facts = ValidOnlyFacts(expr, batch);
+}
+
+// The batches after a retry run valid-only, through a kernel of their own (branch-and-skip's;
+// filter-and-scatter runs the dense one): it is found here, in the call whose retry made them owe
+// it, so that the call after it runs from memory. Found later, the first valid-only batch would
+// compile it: in a batch loop the call after the warm-up, whose one compile is then measured as
+// the loop's time per call (bench: `guarded/i32_div/jit/rows:65536/valid:50` under
+// `tools/bench-report --quick`). The retry itself is a rerun of the dense kernel over the
+// compacted valid rows for evidence only, which costs less than a valid-only run of the whole
+// batch. A tiered engine only starts the optimized compile; a kernel that fails to compile fails
+// the call that runs it, not this one.
+void EngineImpl::RaiseRetryPressure(const ir::ExprPtr& expr, const Batch& batch, const EvalOptions& options,
+                                    EvalReport& report) {
+  retry_pressure_.Retried(*expr);
+  const Plan next = PlanEvaluation(expr, ValidOnlyFacts(*expr, batch), options.policy);
+  if (!next.kernel) return;
+  const TierWant want = WantOf(options);
+  Result<KernelCache::Lookup> found =
+      cache_.Get(*next.kernel, want == TierWant::kTiered ? TierWant::kOptimizedIfReady : want);
+  if (!found.ok() || found->kernel == nullptr || found->source == KernelSource::kMemory) return;
+  report.compiled = report.compiled || found->source == KernelSource::kCompiled;
+  report.compile_ms += found->kernel->phases().total_ms();
 }
 
 Status EngineImpl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length, bool folded) const {

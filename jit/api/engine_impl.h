@@ -159,6 +159,11 @@ class EngineImpl {
   // ready, else the fast one while it compiles (projections, which have no static tier).
   Result<std::shared_ptr<const CompiledKernel>> TieredKernelOf(Plan& plan, const EvalOptions& options,
                                                                EvalReport& report);
+  // A call of policy `auto` that retried over `batch`: its next batches owe valid-only runs (the
+  // retry pressure), and the kernel they will run is found now (jit/api/engine.cc says why); a
+  // compile counts in `report`, whose kernel stays the one that ran.
+  void RaiseRetryPressure(const ir::ExprPtr& expr, const Batch& batch, const EvalOptions& options,
+                          EvalReport& report);
   // Runs a kernel route's plan over a read batch: the kernel through the cache in the tier
   // `options` want (the static tier while a tiered engine's optimized kernel is not ready), the
   // strategy through the executor. `ran`, when given, receives the kernel that ran (null: none,

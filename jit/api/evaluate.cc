@@ -212,7 +212,9 @@ Result<ArrayPtr> EngineImpl::RunPlan(const ir::Expr& expr, const Batch& batch, P
   const Execution run{expr, batch, rep.kernel ? &*rep.kernel : nullptr, kernel.get(), outputs_, rep, into,
                       speculates ? &exact_twin : nullptr};
   Result<ArrayPtr> out = ExecuteRows(plan.strategy, run);
-  if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) retry_pressure_.Retried(expr);
+  if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) {
+    RaiseRetryPressure(rep.kernel->spec.expr, batch, options, rep);
+  }
   if (ran != nullptr) *ran = std::move(kernel);
   return out;
 }

@@ -117,7 +117,9 @@ Result<ArrayPtr> PreparedExpressionState::Run(std::span<const ArrayPtr> columns,
   const bool speculates = kernel != nullptr && kernel->shape().speculative_mul;
   const Execution run{*expr, batch, key, kernel, engine->outputs(), rep, into, speculates ? &exact_twin : nullptr};
   Result<ArrayPtr> out = ExecuteRows(layout->strategy, run);
-  if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) engine->retry_pressure().Retried(*expr);
+  if (out.ok() && rep.retried && options.policy == ir::Policy::kAuto) {
+    engine->RaiseRetryPressure(expr, batch, options, rep);
+  }
   return out;
 }
 

@@ -97,6 +97,19 @@ Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_i
   return Status::OK();
 }
 
+BatchFacts ValidOnlyFacts(const ir::Expr& expr, const Batch& batch) {
+  BatchFacts facts = batch.facts;
+  if (facts.inputs.size() != batch.columns.size()) {  // a prepared handle's read: rows only
+    facts.inputs.assign(batch.columns.size(), ir::InputSpec{});
+    for (int c : expr.facts().columns) facts.inputs[c] = ir::DescribeInput(*batch.columns[c]);
+  }
+  facts.prefer_valid_only = true;
+  facts.surviving = facts.length == 0 ? 0.0
+                                      : static_cast<double>(batch.rows.CountValid(facts.length)) /
+                                            static_cast<double>(facts.length);
+  return facts;
+}
+
 bool NeedsDecoding(const Array& a) {
   if (a.encoding() == Encoding::kDictionary) return !ReadThroughCodes(static_cast<const DictionaryArray&>(a));
   if (a.encoding() != Encoding::kPrimitive) return false;

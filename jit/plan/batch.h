@@ -46,6 +46,13 @@ Result<Batch> ReadBatch(const ir::Expr& expr, std::span<const ArrayPtr> columns,
 // AND of the referenced columns' validity into batch.rows and batch.facts.rows.
 Status ReadRows(const ir::Expr& expr, bool any_nulls, Batch& batch, void* rows_into = nullptr,
                 bool defer_rows = false);
+// The facts of `batch` (`expr` strict-row, rows with nulls) for a valid-only plan:
+// prefer_valid_only set and the surviving fraction counted, which the planner's choice between
+// branch-and-skip and filter-and-scatter reads; the inputs described if the batch was read
+// without them (ReadRows alone). The engine plans from these both the batches that owe
+// valid-only runs and, in the call whose retry made them owe them, the kernel those batches will
+// run: the two name the same kernel.
+BatchFacts ValidOnlyFacts(const ir::Expr& expr, const Batch& batch);
 // Whether kernels cannot read `array` as it is: a dictionary of bools or of values with nulls,
 // or values not aligned to their width. ReadBatch decodes such columns to flat ones.
 bool NeedsDecoding(const Array& array);

@@ -1,5 +1,7 @@
 // Retry pressure (jit/plan/retry_pressure.h): one expression's memory is its own, whatever shares
-// its slot (no timing: strategies from the engine's reports).
+// its slot, and a batch loop whose rows behind nulls keep failing compiles its kernels in its
+// first call only (no timing: compile counts and strategies from the engine's reports and
+// statistics).
 #include "jit/plan/retry_pressure.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +121,89 @@ TEST(RetryPressure, RetriesBuyValidOnlyBatchesUpToTheCap) {
   owed = 0;
   while (pressure.PreferValidOnly(*div)) ++owed;
   EXPECT_EQ(owed, RetryPressure::kCap);
+}
+
+// The conditions of `guarded/{i8,i32}_div/jit/rows:65536/valid:50`: `a / b` over nullable inputs
+// with half the rows null and 0 behind every null. Policy auto runs dense with retry, retries,
+// then branch-and-skip while the pressure lasts, dense again, ... Every kernel this needs is
+// compiled in the first call (the dense one, and the branch-and-skip one of the calls its retry
+// makes owe valid-only runs); the calls after it compile nothing, whether they run dense with
+// retry or branch-and-skip, through Engine::Evaluate (its held handle from the second call) or a
+// prepared handle.
+template <typename T>
+void CompilesOnlyInTheFirstCall(const std::string& type) {
+  SCOPED_TRACE(type);
+  constexpr int64_t kRows = 4096;
+  const std::vector<ArrayPtr> cols = Divisions<T>(kRows, 500, 0);
+  const ir::ExprPtr expr = Bind("a / b", fmt::format("a:{0}?, b:{0}?", type));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr expected, ir::EvaluateReference(*expr, cols, kRows));
+  auto engine = NewEngine();
+  EvalReport first;
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, cols, kRows, {}, &first));
+  EXPECT_EQ(Ran(first), "dense-retry+retried");
+  EXPECT_TRUE(first.compiled);
+  EXPECT_EQ(out->ToString(), expected->ToString());
+  const int64_t compiles = engine->cache_stats().compiles;
+  EXPECT_EQ(compiles, 2);  // the dense kernel and the branch-and-skip one
+  ASSERT_OK_AND_ASSIGN(auto prepared, engine->PrepareExpression(expr));
+  std::vector<std::string> ran;
+  for (int i = 0; i < 12; ++i) {
+    EvalReport report;
+    auto again = i % 2 ? prepared->Evaluate(cols, kRows, &report) : engine->Evaluate(expr, cols, kRows, {}, &report);
+    ASSERT_OK(again);
+    EXPECT_EQ((*again)->ToString(), expected->ToString()) << i;
+    EXPECT_FALSE(report.compiled) << i << ": " << Ran(report);
+    EXPECT_FALSE(report.cold_pass) << i;
+    ran.push_back(Ran(report));
+  }
+  EXPECT_EQ(engine->cache_stats().compiles, compiles);
+  // Four valid-only calls a retry, then dense again (which retries).
+  EXPECT_EQ(ran, (std::vector<std::string>{"branch-skip", "branch-skip", "branch-skip", "branch-skip",
+                                           "dense-retry+retried", "branch-skip", "branch-skip", "branch-skip",
+                                           "branch-skip", "dense-retry+retried", "branch-skip", "branch-skip"}));
+}
+
+TEST(RetryPressure, ABatchLoopWhoseRowsBehindNullsFailCompilesOnlyInItsFirstCall) {
+  CompilesOnlyInTheFirstCall<int8_t>("i8");
+  CompilesOnlyInTheFirstCall<int32_t>("i32");
+}
+
+// A forced dense-with-retry policy owes no valid-only runs: its retries rerun the dense kernel
+// over the valid rows, and it compiles that kernel only.
+TEST(RetryPressure, ForcedDenseRetryCompilesOnlyTheDenseKernel) {
+  constexpr int64_t kRows = 4096;
+  const std::vector<ArrayPtr> cols = Divisions<int32_t>(kRows, 500, 0);
+  const ir::ExprPtr expr = Bind("a / b", "a:i32?, b:i32?");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr expected, ir::EvaluateReference(*expr, cols, kRows));
+  auto engine = NewEngine();
+  for (int i = 0; i < 4; ++i) {
+    EvalReport report;
+    ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, cols, kRows, {ir::Policy::kDenseRetry}, &report));
+    EXPECT_EQ(Ran(report), "dense-retry+retried") << i;
+    EXPECT_EQ(report.compiled, i == 0) << i;
+    EXPECT_EQ(out->ToString(), expected->ToString()) << i;
+  }
+  EXPECT_EQ(engine->cache_stats().compiles, 1);
+}
+
+// Few valid rows: the calls a retry makes owe valid-only runs run filter-and-scatter, whose
+// kernel is the dense one (over the compacted valid rows), so the whole loop compiles one kernel.
+TEST(RetryPressure, AtLowSurvivalValidOnlyRunsReuseTheDenseKernel) {
+  constexpr int64_t kRows = 4096;
+  const std::vector<ArrayPtr> cols = Divisions<int32_t>(kRows, 10, 0);  // 1% valid
+  const ir::ExprPtr expr = Bind("a / b", "a:i32?, b:i32?");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr expected, ir::EvaluateReference(*expr, cols, kRows));
+  auto engine = NewEngine();
+  std::vector<std::string> ran;
+  for (int i = 0; i < 6; ++i) {
+    EvalReport report;
+    ASSERT_OK_AND_ASSIGN(ArrayPtr out, engine->Evaluate(expr, cols, kRows, {}, &report));
+    EXPECT_EQ(out->ToString(), expected->ToString()) << i;
+    ran.push_back(Ran(report));
+  }
+  EXPECT_EQ(engine->cache_stats().compiles, 1);
+  EXPECT_EQ(ran, (std::vector<std::string>{"dense-retry+retried", "filter-scatter", "filter-scatter",
+                                           "filter-scatter", "filter-scatter", "dense-retry+retried"}));
 }
 
 // An expression's strategy is the same whatever unrelated expression retried before it in the
