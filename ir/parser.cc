@@ -82,6 +82,33 @@ Result<size_t> NumberEnd(std::string_view s, size_t start) {
       .WithSpan({i, 1});
 }
 
+// The quoted token that starts at `start`: a string literal, kept quoted ('it''s'), or SQL's
+// quoted column name, unquoted ("unit price", "say ""hi"""; never a keyword). A quote is doubled
+// inside either.
+Result<Token> Quoted(std::string_view s, size_t start) {
+  const char quote = s[start];
+  const bool name = quote == '"';
+  std::string text;
+  size_t i = start + 1;
+  for (;; ++i) {
+    if (i >= s.size()) {
+      return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: the {} is not closed", start,
+                       name ? "quoted name" : "string")
+          .WithSpan({start, s.size() - start});
+    }
+    if (s[i] == quote && !(i + 1 < s.size() && s[i + 1] == quote)) break;
+    if (s[i] == quote) ++i;
+    text += s[i];
+  }
+  ++i;
+  if (!name) return Token{Tok::kString, std::string(s.substr(start, i - start)), start, i};
+  if (text.empty()) {
+    return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: an empty quoted name", start)
+        .WithSpan({start, i - start});
+  }
+  return Token{Tok::kQuotedIdent, std::move(text), start, i};
+}
+
 Result<std::vector<Token>> Lex(std::string_view s) {
   std::vector<Token> out;
   size_t i = 0;
@@ -105,42 +132,10 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       out.push_back({Tok::kNumber, std::string(s.substr(start, i - start)), start, i});
       continue;
     }
-    if (c == '\'') {  // a string literal, kept quoted: 'it''s'
-      for (++i;; ++i) {
-        if (i >= s.size()) {
-          return MakeError(ErrorCode::kInvalidInput,
-                           "syntax error at position {}: the string is not closed", start)
-              .WithSpan({start, s.size() - start});
-        }
-        if (s[i] == '\'') {
-          if (i + 1 < s.size() && s[i + 1] == '\'') {
-            ++i;
-            continue;
-          }
-          break;
-        }
-      }
-      ++i;
-      out.push_back({Tok::kString, std::string(s.substr(start, i - start)), start, i});
-      continue;
-    }
-    if (c == '"') {  // a quoted column name, SQL's: "unit price", "say ""hi""" (never a keyword)
-      std::string name;
-      for (++i;; ++i) {
-        if (i >= s.size()) {
-          return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: the quoted name is not closed", start)
-              .WithSpan({start, s.size() - start});
-        }
-        if (s[i] == '"' && !(i + 1 < s.size() && s[i + 1] == '"')) break;
-        if (s[i] == '"') ++i;
-        name += s[i];
-      }
-      ++i;
-      if (name.empty()) {
-        return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: an empty quoted name", start)
-            .WithSpan({start, i - start});
-      }
-      out.push_back({Tok::kQuotedIdent, std::move(name), start, i});
+    if (c == '\'' || c == '"') {
+      ROWJIT_ASSIGN_OR_RETURN(Token token, Quoted(s, start));
+      i = token.end;
+      out.push_back(std::move(token));
       continue;
     }
     auto two = s.substr(i, 2);
