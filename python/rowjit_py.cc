@@ -275,8 +275,7 @@ auto BindWritten(const std::string& text, const Columns& cols, const Schema& sch
 // (Columns::others) in its order, those the call read as read, the others where they convert;
 // then the call's columns the batch does not hold (keywords, constants).
 Schema WithOthers(const Columns& cols) {
-  Columns scratch;
-  scratch.length = cols.length;
+  Columns scratch;  // only the columns' types are read: each is taken whatever its length
   Schema schema;
   for (auto [name, value] : py::reinterpret_borrow<py::dict>(cols.others)) {
     try {
@@ -285,6 +284,7 @@ Schema WithOthers(const Columns& cols) {
         schema.fields.push_back(cols.schema.fields[static_cast<size_t>(i)]);
         continue;
       }
+      scratch.length = -1;
       AddColumn(scratch, n, value, py::none());
       schema.fields.push_back(scratch.schema.fields.back());
     } catch (const std::exception&) {  // a column that does not convert is only left out of the message

@@ -185,6 +185,7 @@ class _Inputs:
         self.columns, self.constants, nulls = {}, {}, []
         names = self._names_of(texts)
         given, batch_names, nowhere = batch, (), False
+        given_keywords = columns
         if batch is not None:
             if _pandas.is_frame(batch):
                 self.index = batch.index
@@ -192,10 +193,9 @@ class _Inputs:
             batch_names, batch = _batch_names(batch)
             if isinstance(batch, dict):
                 batch = self._batch_dict(batch, names, valid, nulls)
+        unknown = []
         if names is not None:
             unknown = [k for k in columns if k not in names]
-            if unknown:
-                _unknown_keywords(call, unknown, names, options)
             missing = [n for n in names if n not in columns and n not in batch_names]
             if missing:
                 columns = dict(columns)
@@ -204,13 +204,23 @@ class _Inputs:
                     if found is not None:
                         columns[n] = self._looked_up(n, *found)
                 nowhere = any(n not in columns for n in missing)
+            # A keyword the expression does not use is refused, unless it is close to a name the
+            # expression uses and that is found nowhere: then that name is the mistake (`aa + 1`
+            # with a=...), and the binder's error suggests from every column given, the keywords
+            # included.
+            lost = [n for n in names if n not in columns] if nowhere else []
+            if unknown and not any(difflib.get_close_matches(k, lost, n=1) for k in unknown):
+                _unknown_keywords(call, unknown, names, options)
+            columns = {k: v for k, v in columns.items() if k not in unknown}
         for k, v in columns.items():
             if k in batch_names:
                 raise TypeError(f"rowjit: column '{k}' is given twice: in the batch and as a keyword")
             self._add(k, v, self.columns, nulls)
         self.inputs = (batch, self.columns, self.constants, valid, tuple(nulls))
         if nowhere:  # the binder's error names it, suggesting from every column of the batch
-            self.inputs += (_other_columns(given, names),)
+            others = _other_columns(given, names) or {}
+            others.update({k: v for k, v in (given_keywords or {}).items() if k in unknown})
+            self.inputs += (others or None,)
 
     def _add(self, name, value, columns, nulls):
         """A column (into `columns`), a scalar (a constant) or None (a null, written as `null`)."""

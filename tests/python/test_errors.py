@@ -52,6 +52,18 @@ def test_an_unknown_column_is_suggested_from_every_column_of_the_batch():
     assert e.span == (8, 3)
 
 
+def test_a_mistyped_name_is_the_error_not_the_keyword_it_was_meant_for():
+    # `aa + 1` with a=...: the unknown column is the mistake, suggested from the keywords; a
+    # keyword the expression does not use is still refused when every name is found.
+    e = fails(lambda: rowjit.evaluate("aa + 1", a=A, engine=ENGINE))
+    assert str(e).splitlines()[0] == "invalid input: unknown column 'aa' (did you mean 'a'?)"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'b'"):
+        rowjit.evaluate("a + 1", a=A, b=A, engine=ENGINE)
+    # A frame whose columns the expression reads none of: still suggested from all of them.
+    e = fails(lambda: rowjit.evaluate("pricee * 2", pd.DataFrame({"price": PRICE, "qty": A}), engine=ENGINE))
+    assert str(e).splitlines()[0] == "invalid input: unknown column 'pricee' (did you mean 'price'?)"
+
+
 def test_syntax_errors_aggregates_and_projections_point_into_their_own_text():
     e = fails(lambda: rowjit.evaluate("a +", a=A, engine=ENGINE))
     assert e.span == (3, 0) and str(e).endswith("\n  a +\n     ^")  # a point at the end of the text
