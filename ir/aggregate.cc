@@ -46,19 +46,20 @@ int64_t Key(const Scalar& s) {
   return b ^ static_cast<int64_t>(static_cast<uint64_t>(b >> 63) >> 1);
 }
 
+bool IsMinMax(AggKind k) { return k == AggKind::kMin || k == AggKind::kMax || k == AggKind::kMinMax; }
+
 bool IsNan(const Scalar& s) {
   return s.type_id() == TypeId::kF32 ? std::isnan(s.value<float>()) : std::isnan(s.value<double>());
 }
 
-// Signed/unsigned comparison of integer scalars, total order of floats, bytewise strings.
-bool Less(const Scalar& x, const Scalar& y) {
+}  // namespace
+
+bool FoldLess(const Scalar& x, const Scalar& y) {
   if (IsString(x.type_id())) return x.str() < y.str();
   if (IsFloat(x.type_id())) return Key(x) < Key(y);
   if (x.type_id() == TypeId::kI128) return x.int128() < y.int128();
   return VisitType(x.type_id(), [&]<typename T>(std::type_identity<T>) { return x.value<T>() < y.value<T>(); });
 }
-
-}  // namespace
 
 std::string Aggregate::name() const {
   for (const AggName& a : kNames) {
@@ -141,6 +142,11 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
 
 Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema, const BindOptions& options) {
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, Parse(text, options.limits));
+  return BindAggregate(e, text, schema, options);
+}
+
+Result<Aggregate> BindAggregate(const ExprPtr& e, std::string_view text, const Schema& schema,
+                                const BindOptions& options) {
   const AggName* a = e->is_call() && e->args().size() == 1 ? FindAgg(e->name()) : nullptr;
   if (a == nullptr) {
     return MakeError(ErrorCode::kInvalidInput,
@@ -206,19 +212,6 @@ Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& sch
 
 namespace {
 
-// What the reference fold has seen so far: every aggregate's accumulators, so one row loop
-// serves them all.
-struct ReferenceFold {
-  int64_t count = 0;  // non-null rows folded (NaNs that min/max skip are not)
-  int64_t nan_count = 0;
-  __int128 int_sum = 0;  // wide enough that no i64/u64 sum overflows before the final check
-  int64_t sum_carry = 0;  // decimal128 sums: the total is sum_carry * 2^128 + int_sum
-  __int128 months = 0, days = 0, nanos = 0;  // interval sums, part by part
-  std::array<double, 16> lanes = {};  // float sums: row i adds to lane i % 16 (kernels/fold.h)
-  bool any = false, all = true;
-  Scalar lo, hi;
-};
-
 // NaNs computed by arithmetic have no fixed sign or payload: a fold over an expression reads
 // them all as the canonical quiet NaN; a plain column keeps its NaNs bit for bit.
 Scalar CanonicalNan(TypeId t) {
@@ -226,7 +219,7 @@ Scalar CanonicalNan(TypeId t) {
                            : Scalar::FromBits(t, 0x7ff8000000000000ULL);
 }
 
-void AddToSum(ReferenceFold& fold, const Scalar& s, TypeId t, int64_t row) {
+void AddToSum(FoldAccumulator& fold, const Scalar& s, TypeId t, int64_t row) {
   if (t == TypeId::kI128) {  // 16-byte decimals: carries past 128 bits counted apart
     __int128 sum;
     if (__builtin_add_overflow(fold.int_sum, s.int128(), &sum)) fold.sum_carry += s.int128() < 0 ? -1 : 1;
@@ -247,7 +240,7 @@ void AddToSum(ReferenceFold& fold, const Scalar& s, TypeId t, int64_t row) {
 }
 
 // Folds one non-null interval: sums by part, min and max by length, the last of equal ones.
-void FoldInterval(ReferenceFold& fold, const Aggregate& agg, const Scalar& s) {
+void FoldInterval(FoldAccumulator& fold, const Aggregate& agg, const Scalar& s) {
   const IntervalParts p = PartsOf(s);
   if (agg.kind == AggKind::kSum) {
     fold.months += p.months;
@@ -261,8 +254,10 @@ void FoldInterval(ReferenceFold& fold, const Aggregate& agg, const Scalar& s) {
   ++fold.count;
 }
 
-// Folds one non-null row into every accumulator `agg` reads.
-void FoldRow(ReferenceFold& fold, const Aggregate& agg, const Scalar& s, int64_t row) {
+}  // namespace
+
+void FoldAccumulator::Fold(const Aggregate& agg, const Scalar& s, int64_t row) {
+  FoldAccumulator& fold = *this;
   const TypeId t = agg.arg->type().id;
   if (agg.arg->type().logical == LogicalKind::kInterval && agg.kind != AggKind::kCount) return FoldInterval(fold, agg, s);
   const bool nan = IsFloat(t) && IsNan(s);
@@ -273,8 +268,8 @@ void FoldRow(ReferenceFold& fold, const Aggregate& agg, const Scalar& s, int64_t
     case AggKind::kMax:
     case AggKind::kMinMax:
       if (nan && !agg.keep_nan) return;
-      if (fold.count == 0 || Less(s, fold.lo)) fold.lo = s;
-      if (fold.count == 0 || Less(fold.hi, s)) fold.hi = s;
+      if (fold.count == 0 || FoldLess(s, fold.lo)) fold.lo = s;
+      if (fold.count == 0 || FoldLess(fold.hi, s)) fold.hi = s;
       break;
     case AggKind::kAny: fold.any = fold.any || s.value<bool>(); break;
     case AggKind::kAll: fold.all = fold.all && s.value<bool>(); break;
@@ -283,10 +278,12 @@ void FoldRow(ReferenceFold& fold, const Aggregate& agg, const Scalar& s, int64_t
   ++fold.count;
 }
 
+namespace {
+
 // The sum of at least one row: floats reduce their lanes pairwise in the fixed order of
 // kernels/fold.h (which every fold reproduces bit for bit); an integer sum that does not fit
 // the result type is an error, never wrapped.
-Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t, DataType result) {
+Result<Scalar> FinishSum(const FoldAccumulator& fold, TypeId t, DataType result) {
   if (IsFloat(t)) {
     std::array<double, 16> lanes = fold.lanes;
     for (int h = 8; h >= 1; h /= 2) {
@@ -299,8 +296,35 @@ Result<Scalar> FinishSum(const ReferenceFold& fold, TypeId t, DataType result) {
   return IntegerSumResult(fold.int_sum, result);
 }
 
-// The aggregate's result: counts are never null, every other fold of no rows is.
-Result<AggregateResult> Finish(const ReferenceFold& fold, const Aggregate& agg) {
+}  // namespace
+
+void FoldAccumulator::Merge(const Aggregate& agg, const FoldAccumulator& o) {
+  if (o.count == 0 && o.nan_count == 0) return;
+  if (o.count > 0 && IsMinMax(agg.kind)) {
+    if (agg.arg->type().logical == LogicalKind::kInterval) {  // the last of equal ones
+      if (count == 0 || IntervalLength(PartsOf(o.lo)) <= IntervalLength(PartsOf(lo))) lo = o.lo;
+      if (count == 0 || IntervalLength(PartsOf(o.hi)) >= IntervalLength(PartsOf(hi))) hi = o.hi;
+    } else {
+      if (count == 0 || FoldLess(o.lo, lo)) lo = o.lo;
+      if (count == 0 || FoldLess(hi, o.hi)) hi = o.hi;
+    }
+  }
+  __int128 sum;
+  if (__builtin_add_overflow(int_sum, o.int_sum, &sum)) sum_carry += o.int_sum < 0 ? -1 : 1;
+  int_sum = sum;
+  sum_carry += o.sum_carry;
+  months += o.months;
+  days += o.days;
+  nanos += o.nanos;
+  for (size_t l = 0; l < lanes.size(); ++l) lanes[l] += o.lanes[l];
+  any = any || o.any;
+  all = all && o.all;
+  count += o.count;
+  nan_count += o.nan_count;
+}
+
+Result<AggregateResult> FoldAccumulator::Finish(const Aggregate& agg) const {
+  const FoldAccumulator& fold = *this;
   AggregateResult out;
   out.value = Scalar::Null(agg.result.id).As(agg.result);
   out.max = out.value;
@@ -330,21 +354,19 @@ Result<AggregateResult> Finish(const ReferenceFold& fold, const Aggregate& agg) 
   return out;
 }
 
-}  // namespace
-
 Result<AggregateResult> EvaluateAggregateReference(const Aggregate& agg,
                                                    std::span<const ArrayPtr> columns,
                                                    int64_t length) {
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr values, EvaluateReference(*agg.arg, columns, length));
   const TypeId t = agg.arg->type().id;
-  ReferenceFold fold;
+  FoldAccumulator fold;
   for (int64_t i = 0; i < length; ++i) {
     Scalar s = values->GetScalar(i);
     if (s.is_null()) continue;
     if (IsFloat(t) && !agg.arg->is_column() && IsNan(s)) s = CanonicalNan(t);
-    FoldRow(fold, agg, s, i);
+    fold.Fold(agg, s, i);
   }
-  return Finish(fold, agg);
+  return fold.Finish(agg);
 }
 
 }  // namespace rowjit::ir

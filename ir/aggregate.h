@@ -15,6 +15,7 @@
 // With no row to fold, count and nan_count are 0 and every other fold is null.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 
@@ -47,6 +48,31 @@ struct AggregateResult {
   bool operator==(const AggregateResult&) const = default;
 };
 
+// What a fold has seen: every aggregate kind's accumulators, so one row loop serves them all.
+// The reference folds rows into one; grouped aggregates keep one per group and aggregate, and
+// partial results of batches, blocks or threads merge into one.
+struct FoldAccumulator {
+  int64_t count = 0;  // non-null rows folded (NaNs that min/max skip are not)
+  int64_t nan_count = 0;
+  __int128 int_sum = 0;   // wide enough that no i64/u64 sum overflows before the final check
+  int64_t sum_carry = 0;  // decimal128 sums: the total is sum_carry * 2^128 + int_sum
+  __int128 months = 0, days = 0, nanos = 0;  // interval sums, part by part
+  std::array<double, 16> lanes = {};  // float sums: row i adds to lane i % 16 (kernels/fold.h)
+  bool any = false, all = true;
+  Scalar lo, hi;  // min and max so far (valid when count > 0)
+
+  // Folds one non-null row (`row`: its position in the fold, which picks a float sum's lane).
+  void Fold(const Aggregate& agg, const Scalar& value, int64_t row);
+  // Adds what `other` folded, as if its rows had followed these (float sums lane by lane).
+  void Merge(const Aggregate& agg, const FoldAccumulator& other);
+  // The result: counts are never null, every other fold of no rows is.
+  Result<AggregateResult> Finish(const Aggregate& agg) const;
+};
+
+// Ordering of values of one type, as min and max fold them: integers by value, floats by the
+// IEEE totalOrder, strings bytewise, 16-byte values by their signed value.
+bool FoldLess(const Scalar& x, const Scalar& y);
+
 // An exact integer sum as `result` (i64, u64 or decimal(38,S)), or an overflow error when it does
 // not fit: shared by the reference and the kernels' executor.
 Result<Scalar> IntegerSumResult(__int128 total, DataType result);
@@ -63,6 +89,10 @@ bool IsAggregateText(std::string_view text);
 Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema, const BindOptions& options);
 Result<Aggregate> ParseAndBindAggregate(std::string_view text, const Schema& schema,
                                         const Limits& limits = {});
+
+// Binds a parsed aggregate call `e` (parsed from `text`, which errors quote).
+Result<Aggregate> BindAggregate(const ExprPtr& e, std::string_view text, const Schema& schema,
+                                const BindOptions& options);
 
 // Row at a time: evaluates the argument with the reference evaluator (its errors are the
 // aggregate's), then folds the non-null rows.
