@@ -12,6 +12,7 @@
 
 #include "bench_support.h"
 #include "ir/aggregate.h"
+#include "jit/plan/route.h"
 #include "tpch_lineitem.h"
 
 namespace {
@@ -76,6 +77,14 @@ rowjit::Result<__int128> SumOverBatches(rowjit::jit::PreparedAggregate& aggregat
   return total;
 }
 
+// The route the aggregate's call takes on the first batch (jit/plan/route.h), as the benchmark's
+// label: which plans run as one fold kernel and which do not.
+std::string RouteOf(rowjit::jit::PreparedAggregate& aggregate, const Batches& batches) {
+  rowjit::jit::EvalReport report;
+  (void)aggregate.Aggregate(batches[0], batches[0][0]->length(), &report);
+  return std::string(rowjit::jit::RouteName(report.route));
+}
+
 std::unique_ptr<rowjit::jit::PreparedAggregate> Prepare(const std::string& text, benchmark::State& state) {
   auto aggregate = rowjit::ir::ParseAndBindAggregate(text, LineitemSchema());
   auto handle = aggregate.ok() ? Engine().PrepareAggregate(*aggregate)
@@ -108,6 +117,7 @@ void RunQ6Jit(benchmark::State& state, int64_t batch_rows) {
                          rowjit::DecimalText(ExpectedQ6(), 4)).c_str());
     return;
   }
+  state.SetLabel(RouteOf(*handle, batches));
   for (auto _ : state) benchmark::DoNotOptimize(SumOverBatches(*handle, batches));
   SetCounters(state, tpch::kQ6BytesPerRow);
 }
@@ -181,6 +191,7 @@ void RunQ1Masked(benchmark::State& state, int64_t batch_rows, GroupTest test) {
     state.SkipWithError("Q1: the JIT's group sums differ from the C++ loop's");
     return;
   }
+  state.SetLabel(RouteOf(*q1.handles[0], batches));
   for (auto _ : state) benchmark::DoNotOptimize(q1.Run(batches));
   SetCounters(state, tpch::kQ1BytesPerRow);
 }

@@ -56,6 +56,11 @@ RATIOS = {
              ("prepared into ÷ evaluate", "prepared_into", "evaluate")],
     "fold_call": [("prepared ÷ Evaluate", "jit_prepared", "jit")],
     "project_call": [("prepared ÷ Project", "jit_prepared", "jit")],
+    "tpch": [("JIT, one batch ÷ C++ loop", "jit", "static"),
+             ("JIT, 65,536-row batches ÷ C++ loop", "jit_batch65536", "static"),
+             ("JIT, 2,048-row batches ÷ C++ loop", "jit_batch2048", "static"),
+             ("JIT, 24 masked sums per 65,536-row batch ÷ C++ loop", "jit_masked_codes_batch65536", "static"),
+             ("C++ loop ÷ memory floor", "static", "floor")],
     "filter": [("Filter ÷ Evaluate to a bitmap", "jit", "jit_bitmap")],
     "stream": [("streaming stores ÷ plain stores (JIT Evaluate)", "jit", "jit_no_stream")],
 }
@@ -103,6 +108,7 @@ QUESTIONS = {
     "str_format": "str_format: how much faster are the JIT's casts to text than the row-by-row reference?",
     "str_dict": "str_dict: when does running over a dictionary's values beat decoding it?",
     "capi": "capi: what do the C API's prepared call forms save against a one-shot evaluate?",
+    "tpch": "tpch: how near the C++ loop do TPC-H Q6 and Q1 run, and the loop how near the memory floor?",
     "bitmap_times": "bitmap: how long do the static bitmap kernels take? (ns per iteration)",
     "bool_zip_times": "bool_zip: how do the static bool zips compare with a plain word copy and memcpy? "
                       "(ns per iteration)",
