@@ -10,6 +10,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
+#include "ir/query.h"
 #include "ir/reference.h"
 #include "jit/api/engine.h"
 #include "jit/base/host.h"
@@ -19,6 +20,7 @@
 #include "runtime/environment.h"
 #include "tools/commands.h"
 #include "tools/csv_input.h"
+#include "tools/csv_output.h"
 #include "tools/eval_internal.h"
 
 namespace rowjit::cli {
@@ -31,10 +33,13 @@ constexpr const char* kHelp = R"(usage: rowjit eval EXPR --schema 'a:i32?,b:i32'
 Evaluates EXPR with the JIT over random columns for --schema, or over the columns of a CSV file
 (--input), and prints a summary: rows, nulls, the first error (function and row) or a checksum,
 the strategy, compile time and time per row. An aggregate (sum(a * b), min_max(a), count(x), ...)
-prints its result instead. When every operator has a static kernel (checked/wrapping add, sub,
-mul, comparisons), the same rows also run as a static chain (one kernel per operator,
-intermediates materialized): its time per row is printed beside the JIT's, and its values must
-equal the JIT's. With --print or --output the result rows are printed instead of the summary.
+prints its result instead, and an aggregate query ('sum(x), avg(y), count(*) filter (where y > 0)
+group by g where p') its table: one row per group, the GROUP BY columns then the aggregates (the
+first 20 groups in the summary; --print N and --output print rows). When every operator has
+a static kernel (checked/wrapping add, sub, mul, comparisons), the same rows also run as a static
+chain (one kernel per operator, intermediates materialized): its time per row is printed beside
+the JIT's, and its values must equal the JIT's. With --print or --output the result rows are
+printed instead of the summary.
 
 Exit status: 0 when every row was computed; 1 when a row failed (the first failure is printed
 with its row and function, and with --input its line) or --verify found a difference; 2 on a
@@ -249,6 +254,68 @@ int EvalAggregate(const EvalOptions& o, const RecordBatch& batch, const CsvInput
   fmt::print("reference {}\n", text(ref));
   if (text(out) != text(ref)) {
     fmt::print("verify    DIFFERENT\n");
+    return 1;
+  }
+  fmt::print("verify    ok: {}\n", out.ok() ? "identical results" : "both report the same error");
+  return rows_rc;
+}
+
+// A query's groups, or its error.
+std::string QueryText(const Result<ir::QueryResult>& r, const CsvInput* input) {
+  if (!r.ok()) return "error " + ErrorText(r.error(), input);
+  return fmt::format("{} group{}", r->groups, r->groups == 1 ? "" : "s");
+}
+
+// Where the JIT's and the reference's answers to a query part: "" when they agree (the same
+// values, or the same error at the same row).
+std::string QueryDifference(const Result<ir::QueryResult>& jit, const Result<ir::QueryResult>& ref) {
+  if (jit.ok() != ref.ok()) return jit.ok() ? "the reference failed" : "the jit failed";
+  if (!jit.ok()) {
+    const bool same = jit.error().code() == ref.error().code() && jit.error().row() == ref.error().row();
+    return same ? "" : "the errors differ";
+  }
+  if (jit->groups != ref->groups) return fmt::format("{} groups, the reference {}", jit->groups, ref->groups);
+  for (size_t c = 0; c < jit->columns.size(); ++c) {
+    const Array& a = *jit->columns[c];
+    const Array& b = *ref->columns[c];
+    const int64_t row = a.type() != b.type() ? 0 : FirstDifference(a, b);
+    if (row >= 0) {
+      return fmt::format("{} of group {}: jit {} reference {}", jit->names[c], row, a.GetScalar(row).ToString(),
+                         b.GetScalar(row).ToString());
+    }
+  }
+  return "";
+}
+
+// An aggregate query ('sum(x), avg(y) group by g where p'): Engine::Query, its table (the first
+// groups), and the reference with --verify.
+int EvalQuery(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine,
+              const jit::EvalOptions& eval_options) {
+  auto query = ir::ParseAndBindQuery(o.expr, batch.schema);
+  if (!query.ok()) return Fail(query.error(), o.expr);
+  fmt::print("query     {}\n", query->ToString());
+  auto start = std::chrono::steady_clock::now();
+  auto out = engine.Query(*query, batch.columns, batch.length, eval_options);
+  const double first = Seconds(start);
+  start = std::chrono::steady_clock::now();
+  { auto again = engine.Query(*query, batch.columns, batch.length, eval_options); }
+  const double second = Seconds(start);
+  fmt::print("jit       {}\n", QueryText(out, input));
+  if (out.ok()) {
+    constexpr int64_t kShownGroups = 20;
+    if (Status shown = PrintTable(ResultRows{out->names, out->columns, out->groups}, kShownGroups, engine, stdout);
+        !shown.ok()) {
+      return Fail(shown.error());
+    }
+  }
+  fmt::print("time      first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n", first * 1e3, second * 1e3,
+             PerRow(second, batch.length));
+  const int rows_rc = out.ok() ? 0 : ExitCode(out.error());
+  if (!o.verify) return rows_rc;
+  auto ref = ir::EvaluateQueryReference(*query, batch.columns, batch.length);
+  fmt::print("reference {}\n", QueryText(ref, input));
+  if (const std::string differs = QueryDifference(out, ref); !differs.empty()) {
+    fmt::print("verify    DIFFERENT: {}\n", differs);
     return 1;
   }
   fmt::print("verify    ok: {}\n", out.ok() ? "identical results" : "both report the same error");
@@ -495,7 +562,9 @@ Result<RecordBatch> LoadInput(const EvalOptions& o, jit::Engine& engine, std::op
 }
 
 // Splits a trailing `as NAME` off EXPR and every --expr: the outputs' names.
+// A query's columns are named by its own text (which `as` does not end).
 void NameOutputs(EvalOptions& o) {
+  if (ir::IsQueryText(o.expr)) return;
   auto [expr, name] = SplitName(o.expr);
   o.expr = expr;
   o.names = {name};
@@ -566,8 +635,11 @@ int Eval(const Args& args) {
   NameOutputs(o);
   auto policy = ir::ParsePolicy(o.policy);
   if (!policy.ok()) return Fail(policy.error());
-  if (ir::IsAggregateText(o.expr) && (!o.filter.empty() || !o.more_exprs.empty())) {
-    return Fail(Error(ErrorCode::kInvalidInput, "--filter and --expr take row expressions, not an aggregate"));
+  const bool query = ir::IsQueryText(o.expr);
+  if ((query || ir::IsAggregateText(o.expr)) && (!o.filter.empty() || !o.more_exprs.empty())) {
+    return Fail(Error(ErrorCode::kInvalidInput, query ? "--filter and --expr take row expressions, not an aggregate "
+                                                        "query (its WHERE clause filters its rows)"
+                                                      : "--filter and --expr take row expressions, not an aggregate"));
   }
   if (o.schema_given) {
     if (auto schema = ParseSchema(o.schema); !schema.ok()) return Fail(schema.error(), o.schema);
@@ -582,6 +654,7 @@ int Eval(const Args& args) {
   if (o.print_rows || !o.output.empty()) return EvalRows(o, *batch, input, **engine, eval_options);
   if (input) fmt::print("input     {}: {} row{} of {}\n", input->name, batch->length, batch->length == 1 ? "" : "s",
                         batch->schema.ToString());
+  if (query) return EvalQuery(o, *batch, input, **engine, eval_options);
   if (ir::IsAggregateText(o.expr)) return EvalAggregate(o, *batch, input, **engine);
   if (!o.more_exprs.empty()) return EvalProjection(o, *batch, input, **engine, eval_options);
   return EvalSingle(o, *batch, input, **engine, eval_options);

@@ -1,10 +1,11 @@
-// `rowjit eval --print N` and `--output FILE`: the result rows of EXPR, of every --expr or of an
-// aggregate, under --filter's selection, checked against the reference with --verify (tools layer).
+// `rowjit eval --print N` and `--output FILE`: the result rows of EXPR, of every --expr, of an
+// aggregate or of an aggregate query (one row per group), under --filter's selection, checked against the reference with --verify (tools layer).
 #include <algorithm>
 #include <optional>
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
+#include "ir/query.h"
 #include "ir/reference.h"
 #include "runtime/builder.h"
 #include "tools/csv_output.h"
@@ -14,23 +15,32 @@ namespace rowjit::cli {
 
 namespace {
 
-// The expressions bound: row expressions (EXPR and every --expr) and a filter, or an aggregate.
+// The expressions bound: row expressions (EXPR and every --expr) and a filter, an aggregate, or
+// an aggregate query.
 struct Bound {
   std::vector<ir::ExprPtr> exprs;
   std::optional<ir::Aggregate> aggregate;
+  std::optional<ir::Query> query;
   ir::ExprPtr filter;
 };
 
 // Binds every text of the options; on an error, *failed is the text it is about.
 Result<Bound> BindAll(const EvalOptions& o, const Schema& schema, std::string* failed) {
   Bound b;
-  if (ir::IsAggregateText(o.expr)) {
+  const bool query = ir::IsQueryText(o.expr);
+  if (query || ir::IsAggregateText(o.expr)) {
     if (!o.filter.empty() || !o.more_exprs.empty()) {
       return Error(ErrorCode::kInvalidInput,
-                   "--filter and --expr take row expressions, not an aggregate");
+                   query ? "--filter and --expr take row expressions, not an aggregate query (its "
+                           "WHERE clause filters its rows)"
+                         : "--filter and --expr take row expressions, not an aggregate");
     }
     *failed = o.expr;
-    ROWJIT_ASSIGN_OR_RETURN(b.aggregate, ir::ParseAndBindAggregate(o.expr, schema));
+    if (query) {
+      ROWJIT_ASSIGN_OR_RETURN(b.query, ir::ParseAndBindQuery(o.expr, schema));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(b.aggregate, ir::ParseAndBindAggregate(o.expr, schema));
+    }
     return b;
   }
   std::vector<std::string> texts = {o.expr};
@@ -47,8 +57,15 @@ Result<Bound> BindAll(const EvalOptions& o, const Schema& schema, std::string* f
   return b;
 }
 
-// The output columns' names: the expressions' (min_max gives NAME.min and NAME.max).
+// The output columns' names: the expressions' (min_max gives NAME.min and NAME.max); a query's
+// GROUP BY columns, then its aggregates as written.
 std::vector<std::string> OutputNames(const EvalOptions& o, const Bound& b) {
+  if (b.query) {
+    std::vector<std::string> names;
+    for (const ir::ExprPtr& key : b.query->keys) names.push_back(key->name());
+    for (const ir::QueryAggregate& a : b.query->aggregates) names.push_back(a.text);
+    return names;
+  }
   if (b.aggregate && b.aggregate->kind == ir::AggKind::kMinMax) {
     return {o.names[0] + ".min", o.names[0] + ".max"};
   }
@@ -70,6 +87,11 @@ Result<std::vector<ArrayPtr>> AggregateRow(const ir::Aggregate& agg,
 
 Result<std::vector<ArrayPtr>> JitColumns(const Bound& b, const RecordBatch& batch,
                                          jit::Engine& engine, const jit::EvalOptions& options) {
+  if (b.query) {
+    ROWJIT_ASSIGN_OR_RETURN(ir::QueryResult r,
+                            engine.Query(*b.query, batch.columns, batch.length, options));
+    return std::move(r.columns);
+  }
   if (b.aggregate) {
     ROWJIT_ASSIGN_OR_RETURN(
         ir::AggregateResult r,
@@ -93,6 +115,11 @@ Result<std::vector<ArrayPtr>> JitColumns(const Bound& b, const RecordBatch& batc
 // The reference's columns: an error is the lowest failing row over the outputs (the engine's
 // rule for a projection).
 Result<std::vector<ArrayPtr>> ReferenceColumns(const Bound& b, const RecordBatch& batch) {
+  if (b.query) {
+    ROWJIT_ASSIGN_OR_RETURN(ir::QueryResult r,
+                            ir::EvaluateQueryReference(*b.query, batch.columns, batch.length));
+    return std::move(r.columns);
+  }
   if (b.aggregate) {
     ROWJIT_ASSIGN_OR_RETURN(ir::AggregateResult r, ir::EvaluateAggregateReference(
                                                        *b.aggregate, batch.columns, batch.length));
