@@ -22,6 +22,7 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/parser.h"
+#include "ir/query.h"
 #include "ir/version.h"
 #include "jit/api/engine.h"
 #include "kernels/bitmap.h"
@@ -320,6 +321,53 @@ ir::Aggregate BindAggregate(const std::string& text, const Columns& cols, const 
                    [&](std::string_view t, const Schema& s) { return ir::ParseAndBindAggregate(t, s, options); });
 }
 
+// An aggregate's value as a Python value: None for null, exact wide sums as int (decimal.Decimal
+// at a scale above 0), timestamps, durations and dates as numpy scalars, intervals as numpy
+// structured values, other types as Python numbers and bools.
+py::object PyValue(const Scalar& s) {
+  if (s.is_null()) return py::none();
+  // Exact wide sums are decimal(38, S): a Python int at scale 0, a decimal.Decimal otherwise.
+  if (s.type().logical == LogicalKind::kDecimal && s.type().scale > 0) {
+    return py::module_::import("decimal").attr("Decimal")(DecimalText(s.int128(), s.type().scale));
+  }
+  if (s.type().logical == LogicalKind::kTimestamp || s.type().logical == LogicalKind::kDuration) {
+    return py::module_::import("numpy").attr(s.type().logical == LogicalKind::kTimestamp ? "datetime64" : "timedelta64")(
+        s.value<int64_t>(), std::string(TimeUnitName(s.type().time_unit())));
+  }
+  if (s.type().logical == LogicalKind::kDate) {  // date32 days, date64 milliseconds
+    const bool days = s.type_id() == TypeId::kI32;
+    return py::module_::import("numpy").attr("datetime64")(days ? int64_t{s.value<int32_t>()} : s.value<int64_t>(),
+                                                           days ? "D" : "ms");
+  }
+  if (s.type().logical == LogicalKind::kInterval) {  // a numpy structured value, as evaluate's rows
+    py::array one(DtypeOf(s.type()), std::vector<py::ssize_t>{1});
+    const __int128 bits = s.int128();
+    std::memcpy(one.mutable_data(), &bits, static_cast<size_t>(ByteWidth(s.type_id())));
+    return one[py::int_(0)];
+  }
+  if (s.type().is_logical() || s.type_id() == TypeId::kI128) {
+    return py::module_::import("builtins").attr("int")(Int128Text(s.int128()));
+  }
+  return VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> py::object { return py::cast(s.value<T>()); });
+}
+
+// An aggregate query bound to a call's columns (the binder's errors raised about `text`).
+ir::Query BindQuery(const std::string& text, const Columns& cols, const ir::BindOptions& options) {
+  return BindAbout(text, cols,
+                   [&](std::string_view t, const Schema& s) { return ir::ParseAndBindQuery(t, s, options); });
+}
+
+// A query's answer for Python: (names, columns), the key columns first, a numpy array each
+// (masked where a column holds nulls).
+py::tuple QueryTable(const ir::QueryResult& result) {
+  py::list names, columns;
+  for (size_t k = 0; k < result.columns.size(); ++k) {
+    names.append(result.names[k]);
+    columns.append(ToNumpy(result.columns[k], true));
+  }
+  return py::make_tuple(names, columns);
+}
+
 class PyEngine {
  public:
   PyEngine(const std::string& cache_dir, bool synchronous, int compile_threads, bool implicit_casts) {
@@ -340,6 +388,7 @@ class PyEngine {
       std::lock_guard lock(mu_);
       cache_.clear();
       fold_cache_.clear();
+      query_cache_.clear();
       ending = std::move(engine_);
     }
     py::gil_scoped_release release;
@@ -408,35 +457,27 @@ class PyEngine {
     const ir::Aggregate& agg = prepared->aggregate();
     Result<ir::AggregateResult> r = WithoutGil(cols.length, [&] { return prepared->Aggregate(cols.arrays, cols.length); });
     const ir::AggregateResult result = Check(std::move(r));
-    auto scalar = [](const Scalar& s) -> py::object {
-      if (s.is_null()) return py::none();
-      // Exact wide sums are decimal(38, S): a Python int at scale 0, a decimal.Decimal otherwise.
-      if (s.type().logical == LogicalKind::kDecimal && s.type().scale > 0) {
-        return py::module_::import("decimal").attr("Decimal")(DecimalText(s.int128(), s.type().scale));
-      }
-      if (s.type().logical == LogicalKind::kTimestamp || s.type().logical == LogicalKind::kDuration) {
-        return py::module_::import("numpy").attr(s.type().logical == LogicalKind::kTimestamp ? "datetime64" : "timedelta64")(
-            s.value<int64_t>(), std::string(TimeUnitName(s.type().time_unit())));
-      }
-      if (s.type().logical == LogicalKind::kDate) {  // date32 days, date64 milliseconds
-        const bool days = s.type_id() == TypeId::kI32;
-        return py::module_::import("numpy").attr("datetime64")(days ? int64_t{s.value<int32_t>()} : s.value<int64_t>(),
-                                                               days ? "D" : "ms");
-      }
-      if (s.type().logical == LogicalKind::kInterval) {  // a numpy structured value, as evaluate's rows
-        py::array one(DtypeOf(s.type()), std::vector<py::ssize_t>{1});
-        const __int128 bits = s.int128();
-        std::memcpy(one.mutable_data(), &bits, static_cast<size_t>(ByteWidth(s.type_id())));
-        return one[py::int_(0)];
-      }
-      if (s.type().is_logical() || s.type_id() == TypeId::kI128) {
-        return py::module_::import("builtins").attr("int")(Int128Text(s.int128()));
-      }
-      return VisitType(s.type_id(), [&]<typename T>(std::type_identity<T>) -> py::object { return py::cast(s.value<T>()); });
-    };
-    if (agg.kind == ir::AggKind::kMinMax) return py::make_tuple(scalar(result.value), scalar(result.max));
-    return scalar(result.value);
+    if (agg.kind == ir::AggKind::kMinMax) return py::make_tuple(PyValue(result.value), PyValue(result.max));
+    return PyValue(result.value);
   }
+
+  // An aggregate query over the call's columns: QueryTable's (names, columns), or with `scalar`
+  // and no GROUP BY the first aggregate's value as Aggregate gives it.
+  py::object Query(const std::string& text, const Columns& cols, bool scalar) {
+    std::shared_ptr<const ir::Query> q = Held(query_cache_, text, cols, [&] {
+      return std::make_shared<const ir::Query>(BindQuery(text, cols, bind_));
+    });
+    Result<ir::QueryResult> r = WithoutGil(cols.length, [&] { return Live().Query(*q, cols.arrays, cols.length); });
+    const ir::QueryResult result = Check(std::move(r));
+    if (scalar && q->keys.empty()) return PyValue(result.columns[0]->GetScalar(0));
+    return QueryTable(result);
+  }
+  // Folds `columns` (ordered as the state's query was bound) into `state`.
+  void FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length) {
+    Status s = WithoutGil(length, [&] { return Live().FoldQuery(state, columns, length); });
+    Check(s);
+  }
+  const ir::BindOptions& bind_options() const { return bind_; }
 
   // The engine's counters: its kernel cache and its disk cache.
   py::dict Stats() {
@@ -506,6 +547,7 @@ class PyEngine {
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedExpression>> cache_;
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedAggregate>> fold_cache_;
+  std::unordered_map<std::string, std::shared_ptr<const ir::Query>> query_cache_;
 };
 
 // Evaluates in `threads` chunks of whole 64-row words (ClampThreads bounds it), the first on the
@@ -572,6 +614,101 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
   }
   return any_null;
 }
+
+// --- partial states of a query (rowjit.QueryState) ---------------------------------------------
+
+// What a query has folded over batches, merged from other states and sent as bytes (Dask). The
+// query is bound on the first batch folded, against that batch's columns with every field
+// nullable: batches with and without nulls then fold into one state, and states made on
+// different workers merge. Later batches must hold the same columns with the same types (in any
+// order; a type differing is a ValueError, not a silent cast).
+class PyQueryState {
+ public:
+  explicit PyQueryState(std::string text) : text_(std::move(text)) {}
+
+  void Fold(PyEngine& engine, const Columns& cols) {
+    if (!state_) Bind(engine, cols);
+    std::vector<ArrayPtr> ordered;
+    for (const Field& f : schema_.fields) {
+      const int i = cols.schema.FieldIndex(f.name);
+      if (i < 0) throw py::value_error("rowjit: the batch has no column '" + f.name + "', which this state's query was bound with");
+      const Field& given = cols.schema.fields[static_cast<size_t>(i)];
+      if (!given.type.SameType(f.type)) {
+        throw py::value_error("rowjit: column '" + f.name + "' is " + given.type.WithNullable(false).ToString() +
+                              " in this batch and " + f.type.WithNullable(false).ToString() + " in the state's earlier batches");
+      }
+      ordered.push_back(cols.arrays[static_cast<size_t>(i)]);
+    }
+    engine.FoldQuery(*state_, ordered, cols.length);
+  }
+
+  void Merge(const PyQueryState& other) {
+    if (!other.state_) return;
+    if (other.text_ != text_) {
+      throw py::value_error("rowjit: cannot merge states of different queries ('" + text_ + "' and '" + other.text_ + "')");
+    }
+    if (!state_) {
+      schema_ = other.schema_;
+      implicit_casts_ = other.implicit_casts_;
+      state_ = Check(ir::QueryState::Deserialize(other.query_, other.state_->Serialize()));
+      query_ = other.query_;
+      return;
+    }
+    if (!(schema_ == other.schema_)) {
+      throw py::value_error("rowjit: cannot merge states folded over different columns (" + schema_.ToString() + " and " +
+                            other.schema_.ToString() + ")");
+    }
+    Check(state_->Merge(*other.state_));
+  }
+
+  // (query text, schema text, implicit casts, state bytes); the schema text is empty before a fold.
+  py::tuple Serialize() const {
+    const std::string bytes = state_ ? state_->Serialize() : std::string();
+    return py::make_tuple(text_, state_ ? schema_.ToString() : std::string(), implicit_casts_, py::bytes(bytes));
+  }
+  static std::unique_ptr<PyQueryState> Deserialize(const std::string& text, const std::string& schema,
+                                                   bool implicit_casts, const py::bytes& bytes) {
+    auto out = std::make_unique<PyQueryState>(text);
+    if (schema.empty()) return out;
+    out->schema_ = Check(ParseSchema(schema));
+    out->implicit_casts_ = implicit_casts;
+    ir::BindOptions options;
+    options.implicit_casts = implicit_casts;
+    Result<ir::Query> q = ir::ParseAndBindQuery(text, out->schema_, options);
+    if (!q.ok()) RaiseAbout(q.error(), text);
+    out->query_ = std::make_shared<const ir::Query>(std::move(q).value());
+    out->state_ = Check(ir::QueryState::Deserialize(out->query_, std::string_view(bytes)));
+    return out;
+  }
+
+  py::tuple Finish() const {
+    if (!state_) throw py::value_error("rowjit: QueryState.finish(): no batch was folded, so the columns' types are not known");
+    return QueryTable(Check(state_->Finish()));
+  }
+  const std::string& text() const { return text_; }
+  int64_t groups() const { return state_ ? state_->groups() : 0; }
+
+ private:
+  // Binds against the batch as it is first (so that an unknown name gets the call's usual
+  // message), then against its fields made nullable, which the state keeps.
+  void Bind(PyEngine& engine, const Columns& cols) {
+    (void)BindQuery(text_, cols, engine.bind_options());
+    schema_ = cols.schema;
+    for (Field& f : schema_.fields) f.type = f.type.WithNullable(true);
+    auto bind = [&](std::string_view t, const Schema& s) { return ir::ParseAndBindQuery(t, s, engine.bind_options()); };
+    Result<ir::Query> q = BindWritten(text_, cols, schema_, bind);
+    if (!q.ok()) RaiseAbout(q.error(), text_);
+    implicit_casts_ = engine.bind_options().implicit_casts;
+    query_ = std::make_shared<const ir::Query>(std::move(q).value());
+    state_.emplace(query_);
+  }
+
+  std::string text_;
+  Schema schema_;
+  bool implicit_casts_ = true;
+  std::shared_ptr<const ir::Query> query_;
+  std::optional<ir::QueryState> state_;
+};
 
 // --- entry points: rowjit/_api.py resolves names, pandas inputs, scalars and the default
 // engine, and calls these with every argument in place --------------------------------------
@@ -655,6 +792,12 @@ py::object AggregateEntry(py::handle engine, py::handle text, const py::tuple& i
   return e.Aggregate(t, Read(inputs));
 }
 
+py::object QueryEntry(py::handle engine, py::handle text, const py::tuple& inputs, bool scalar) {
+  PyEngine& e = EngineArg(engine);
+  const std::string t = TextOf(text, "the query");
+  return e.Query(t, Read(inputs), scalar);
+}
+
 // The result type of an expression or aggregate over the inputs (only their types are read):
 // (type name, nullable), and for an aggregate its function's name.
 py::tuple TypeEntry(bool aggregate, py::handle text, const py::tuple& inputs) {
@@ -709,6 +852,15 @@ void DefineEngine(py::module_& m) {
            "A wrong type is a TypeError, a wrong value a ValueError.")
       .def("_stats", &PyEngine::Stats)
       .def("_close", &PyEngine::Close);
+  py::class_<PyQueryState>(m, "_QueryState")
+      .def(py::init([](py::handle text) { return std::make_unique<PyQueryState>(TextOf(text, "the query")); }))
+      .def("fold", [](PyQueryState& s, py::handle engine, const py::tuple& inputs) { s.Fold(EngineArg(engine), Read(inputs)); })
+      .def("merge", &PyQueryState::Merge)
+      .def("serialize", &PyQueryState::Serialize)
+      .def_static("deserialize", &PyQueryState::Deserialize)
+      .def("finish", &PyQueryState::Finish)
+      .def_property_readonly("text", &PyQueryState::text)
+      .def_property_readonly("groups", &PyQueryState::groups);
 }
 
 }  // namespace
@@ -727,6 +879,8 @@ PYBIND11_MODULE(_rowjit, m) {
   m.def("_filter", &rp::FilterEntry);
   m.def("_project", &rp::ProjectEntry);
   m.def("_aggregate", &rp::AggregateEntry);
+  m.def("_query", &rp::QueryEntry);
+  m.def("_is_query_text", [](py::handle text) { return rowjit::ir::IsQueryText(rp::Utf8Of(text, "the aggregate")); });
   m.def("_expr_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(false, text, inputs); });
   m.def("_aggregate_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(true, text, inputs); });
   m.def("_names", &rp::NamesEntry);

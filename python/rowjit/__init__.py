@@ -8,6 +8,7 @@
     rowjit.filter("a * b > 10", a=a, b=b)                 # uint32 row indices
     rowjit.project(["a * b", "a * b + c"], a=a, b=b, c=c)
     rowjit.aggregate("sum(a * b)", a=a, b=b)              # a Python number (None when null)
+    rowjit.aggregate(["sum(x)", "avg(y)", "count(*)"], frame, by="g", where="y > 0")  # per group
 
 Columns are numpy arrays, numpy masked arrays (mask True: null), pandas Series (nullable dtypes
 such as Int32, Float64, boolean and string: pd.NA is null), or any Arrow array through the
@@ -23,8 +24,8 @@ shows the span under the text); an argument of a wrong type raises TypeError, on
 ValueError. A column named like an option of the call (threads, valid, arrow, out, engine,
 local_dict, global_dict) goes in the batch dict: rowjit.evaluate("valid + 1", {"valid": v}).
 """
-from ._api import (Array, Engine, Error, RecordBatch, __version__, aggregate, array, default_cache_dir,
+from ._api import (Array, Engine, Error, QueryState, RecordBatch, __version__, aggregate, array, default_cache_dir,
                    default_engine, evaluate, filter, interval_dtype, project, record_batch)
 
-__all__ = ["Array", "Engine", "Error", "RecordBatch", "__version__", "aggregate", "array", "default_cache_dir",
+__all__ = ["Array", "Engine", "Error", "QueryState", "RecordBatch", "__version__", "aggregate", "array", "default_cache_dir",
            "default_engine", "evaluate", "filter", "interval_dtype", "project", "record_batch"]

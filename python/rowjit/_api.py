@@ -6,6 +6,7 @@ import atexit
 import datetime
 import decimal
 import difflib
+import re
 import sys
 import threading
 import weakref
@@ -358,7 +359,11 @@ def _project(engine, exprs, batch, valid, arrow, local_dict, global_dict, column
     return [inputs.finish(r) for r in results]
 
 
-def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, frame):
+def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, frame, by=None, where=None,
+               as_frame=None):
+    if by is not None or where is not None or as_frame is not None or isinstance(agg, (list, tuple)) or \
+            (isinstance(agg, str) and _rowjit._is_query_text(agg)):
+        return _query(engine, agg, batch, by, where, as_frame, valid, local_dict, global_dict, columns, frame)
     plain = _plain(agg, batch, columns, valid) if local_dict is None and global_dict is None else None
     if plain is not None:
         return _rowjit._aggregate(engine, agg, plain)
@@ -367,6 +372,153 @@ def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, fram
     frame = _Frame(frame, local_dict, global_dict)
     inputs = _Inputs("aggregate", agg, batch, columns, valid, frame, _AGGREGATE_OPTIONS)
     return _rowjit._aggregate(engine, agg, inputs.inputs)
+
+
+# --- aggregate queries ----------------------------------------------------------------------------
+
+_FILTER_CLAUSE = re.compile(r"^(.*?)\s+filter\s*\(\s*where\s+(.*)\)\s*$", re.IGNORECASE | re.DOTALL)
+_COUNT_STAR = re.compile(r"^\s*count\s*\(\s*\*\s*\)\s*$", re.IGNORECASE)
+
+
+def _list_of_str(value, what):
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise TypeError(f"rowjit: {what} must be a str or a non-empty list of str, not {type(value).__name__}")
+
+
+def _query_text(aggregates, by, where):
+    """The query text of aggregate()'s arguments, and the expressions whose names it reads (for
+    _Inputs: the aggregates' arguments and FILTER predicates, the keys, WHERE)."""
+    aggs = _list_of_str(aggregates, "the aggregates")
+    keys = [] if by is None else _list_of_str(by, "by=")
+    if where is not None and not isinstance(where, str):
+        raise TypeError(f"rowjit: where= must be a str or None, not {type(where).__name__}")
+    text = ", ".join(aggs)
+    if keys:
+        text += " group by " + ", ".join(keys)
+    if where is not None:
+        text += " where " + where
+    pieces = list(keys) + ([where] if where is not None else [])
+    for a in aggs:
+        m = _FILTER_CLAUSE.match(a)
+        head = m.group(1) if m else a
+        if m:
+            pieces.append(m.group(2))
+        if not _COUNT_STAR.match(head):
+            pieces.append(head)
+    return text, pieces, [a.strip() for a in aggs]
+
+
+def _head(aggregate):
+    """An aggregate's text without its FILTER clause and spaces."""
+    m = _FILTER_CLAUSE.match(aggregate)
+    return "".join((m.group(1) if m else aggregate).split()).lower()
+
+
+def _table(names, columns, as_frame, written=None):
+    """A query's answer as a dict name -> numpy array, or as a pandas DataFrame (pandas' nullable
+    dtypes where a column holds nulls). `written`: the aggregates as the caller wrote them, which
+    name their columns (the query's own names show a FILTER predicate in canonical form)."""
+    k = len(names) - len(written or ())
+    if written and k >= 0 and all(_head(o) == _head(w) for o, w in zip(names[k:], written)):
+        names = names[:k] + written
+    if not as_frame:
+        return dict(zip(names, columns))
+    import pandas as pd
+    return pd.DataFrame({n: _pandas.to_series(c, None, n) for n, c in zip(names, columns)})
+
+
+def _query(engine, aggregates, batch, by, where, as_frame, valid, local_dict, global_dict, columns, frame):
+    text, pieces, written = _query_text(aggregates, by, where)
+    _check_dict(local_dict, "local_dict=")
+    _check_dict(global_dict, "global_dict=")
+    table = not isinstance(aggregates, str) or by is not None or as_frame is not None
+    inputs = _Inputs("aggregate", pieces, batch, columns, valid, _Frame(frame, local_dict, global_dict),
+                     _AGGREGATE_OPTIONS + ("by", "where", "as_frame"))
+    result = _rowjit._query(engine, text, inputs.inputs, not table)
+    if not isinstance(result, tuple):
+        return result
+    return _table(*result, inputs.index is not None if as_frame is None else as_frame, written)
+
+
+class QueryState:
+    """What an aggregate query has folded so far, per group: fold batches into it, merge states
+    folded elsewhere (threads, Dask workers), send it as bytes, and finish it into the answer
+    aggregate() would give over every row folded. The query is bound on the first batch folded;
+    later batches must hold the same columns with the same types. Picklable."""
+
+    def __init__(self, aggregates, by=None, where=None, *, engine=None):
+        text, self._pieces, self._written = _query_text(aggregates, by, where)
+        self._state = _rowjit._QueryState(text)
+        self._engine = engine
+
+    @property
+    def text(self):
+        """The query's text: the aggregates, then GROUP BY and WHERE as given."""
+        return self._state.text
+
+    @property
+    def groups(self):
+        """The groups folded so far."""
+        return self._state.groups
+
+    def fold(self, batch=None, /, *, valid=None, local_dict=None, global_dict=None, **columns):
+        """Folds one batch (columns as rowjit.aggregate takes them) into the state; returns it."""
+        _check_dict(local_dict, "local_dict=")
+        _check_dict(global_dict, "global_dict=")
+        inputs = _Inputs("QueryState.fold", self._pieces, batch, columns, valid,
+                         _Frame(_getframe(1), local_dict, global_dict), ("valid", "local_dict", "global_dict"))
+        self._state.fold(_engine(self._engine), inputs.inputs)
+        return self
+
+    def merge(self, other):
+        """Adds what `other` (a QueryState of the same query over the same column types) folded;
+        returns this state."""
+        if not isinstance(other, QueryState):
+            raise TypeError(f"rowjit: QueryState.merge takes a QueryState, not {type(other).__name__}")
+        self._state.merge(other._state)
+        return self
+
+    def to_bytes(self):
+        """The state as bytes, which QueryState.from_bytes turns back into an equal state."""
+        text, schema, casts, state = self._state.serialize()
+        parts = [p.encode() for p in (text, schema, "\0".join(self._written))] + [state]
+        head = _STATE_MAGIC + bytes([int(casts)]) + b"".join(len(p).to_bytes(8, "little") for p in parts)
+        return head + b"".join(parts)
+
+    @classmethod
+    def from_bytes(cls, data, *, engine=None):
+        """The state to_bytes wrote (a ValueError for other bytes)."""
+        data = bytes(data)
+        n = len(_STATE_MAGIC)
+        if data[:n] != _STATE_MAGIC or len(data) < n + 33:
+            raise ValueError("rowjit: not the bytes of a rowjit.QueryState")
+        sizes = [int.from_bytes(data[n + 1 + 8 * i:n + 9 + 8 * i], "little") for i in range(4)]
+        at, parts = n + 33, []
+        for size in sizes:
+            parts.append(data[at:at + size])
+            at += size
+        if at != len(data):
+            raise ValueError("rowjit: not the bytes of a rowjit.QueryState (truncated or longer)")
+        state = cls.__new__(cls)
+        state._state = _rowjit._QueryState.deserialize(parts[0].decode(), parts[1].decode(), bool(data[n]), parts[3])
+        state._written = parts[2].decode().split("\0")
+        state._pieces = None  # every column is passed on; the bound query reads what it needs
+        state._engine = engine
+        return state
+
+    def __reduce__(self):
+        return (QueryState.from_bytes, (self.to_bytes(),))
+
+    def finish(self, *, as_frame=False):
+        """The answer: a dict name -> numpy array (the keys first, then one per aggregate, one row
+        per group), or a pandas DataFrame with as_frame=True."""
+        return _table(*self._state.finish(), as_frame, self._written)
+
+
+_STATE_MAGIC = b"rowjit-query-state-1"
 
 
 class Engine(_rowjit.Engine):
@@ -404,9 +556,12 @@ class Engine(_rowjit.Engine):
         return _project(self, exprs, batch, valid, arrow, local_dict, global_dict, columns,
                         _getframe(1))
 
-    def aggregate(self, agg, batch=None, /, *, valid=None, local_dict=None, global_dict=None, **columns):
-        """An aggregate over the non-null rows: a Python value. See rowjit.aggregate."""
-        return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _getframe(1))
+    def aggregate(self, agg, batch=None, /, *, by=None, where=None, as_frame=None, valid=None, local_dict=None,
+                  global_dict=None, **columns):
+        """Aggregates over the rows: a Python value, or per group a dict or DataFrame. See
+        rowjit.aggregate."""
+        return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _getframe(1), by, where,
+                          as_frame)
 
     def stats(self):
         """The engine's counters: compiles, fast_compiles, disk_loads, hits, background_compiles,
@@ -495,12 +650,23 @@ def project(exprs, batch=None, /, *, valid=None, arrow=None, engine=None, local_
                     _getframe(1))
 
 
-def aggregate(agg, batch=None, /, *, valid=None, engine=None, local_dict=None, global_dict=None, **columns):
-    """An aggregate over the non-null rows: sum, min, max, min_max (a tuple), count, nan_count,
-    any, all, ... of one expression (`agg`, a str such as "sum(a * b)"). A Python value (None
-    when null; exact wide sums as int or decimal.Decimal). Arguments as evaluate's."""
-    return _aggregate(_engine(engine), agg, batch, valid, local_dict, global_dict, columns,
-                      _getframe(1))
+def aggregate(agg, batch=None, /, *, by=None, where=None, as_frame=None, valid=None, engine=None, local_dict=None,
+              global_dict=None, **columns):
+    """Aggregates over the columns (arguments as evaluate's).
+
+    One aggregate (`agg` a str such as "sum(a * b)"): sum, min, max, min_max (a tuple), count,
+    nan_count, any, all, ... over the non-null rows, and avg(x), count(*) (every row) and
+    "max(x) filter (where x > 0)": a Python value (None when null; exact wide sums as int or
+    decimal.Decimal).
+    Several aggregates (a list of str), by= (a column name or a list of them: one row per group,
+    nulls one group, keys ascending with nulls last), or as_frame= given: a table, the key
+    columns first, then one column per aggregate named as written; a dict name -> numpy array
+    (masked where null), or a pandas DataFrame when as_frame=True (as_frame=None: a DataFrame
+    when an input is pandas). where=: a bool expression; only the rows where it is true are
+    aggregated. A text holding GROUP BY or WHERE itself ("sum(x) group by g where p") is read as
+    the query it spells."""
+    return _aggregate(_engine(engine), agg, batch, valid, local_dict, global_dict, columns, _getframe(1), by, where,
+                      as_frame)
 
 
 def array(values, *, valid=None):

@@ -24,7 +24,7 @@ CALLS = {
     "evaluate": ["expr", "batch", "threads", "valid", "arrow", "out", "engine", "local_dict", "global_dict", "columns"],
     "filter": ["predicate", "batch", "valid", "arrow", "engine", "local_dict", "global_dict", "columns"],
     "project": ["exprs", "batch", "valid", "arrow", "engine", "local_dict", "global_dict", "columns"],
-    "aggregate": ["agg", "batch", "valid", "engine", "local_dict", "global_dict", "columns"],
+    "aggregate": ["agg", "batch", "by", "where", "as_frame", "valid", "engine", "local_dict", "global_dict", "columns"],
 }
 
 
