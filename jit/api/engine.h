@@ -17,6 +17,7 @@
 #include "ir/aggregate.h"
 #include "ir/expr.h"
 #include "ir/limits.h"
+#include "ir/query.h"
 #include "ir/spec_key.h"
 #include "jit/cache/disk_cache.h"
 #include "jit/cache/kernel_cache.h"
@@ -179,6 +180,23 @@ class Engine {
   Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
                                         std::span<const ArrayPtr> columns, int64_t length,
                                         const EvalOptions& options, EvalReport* report);
+
+  // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc): WHERE and
+  // every aggregate's argument computed by one projection kernel, folded per group by the static
+  // grouped folds. Results equal ir::EvaluateQueryReference's value for value; an error is the
+  // batch's first failing row over WHERE and the arguments (Project's error, naming the output).
+  // With a selection: over the selected rows, in selection order (float sums' lanes by position
+  // in the selection); an error names its batch row.
+  Result<ir::QueryResult> Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,
+                                const EvalOptions& options = {});
+  Result<ir::QueryResult> Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,
+                                const SelectionVector& selection, const EvalOptions& options = {});
+  // Folds one batch into a partial state (batches, threads: one state each, then
+  // QueryState::Merge; Dask: QueryState::Serialize). Query is a new state, one FoldQuery, Finish.
+  Status FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                   const EvalOptions& options = {});
+  Status FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                   const SelectionVector& selection, const EvalOptions& options = {});
 
   // Starts making the optimized kernel(s) `expr` will run on batches of `schema`'s flat columns
   // (a nullable field taken to hold nulls), from the disk cache or compiled on the background

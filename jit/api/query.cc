@@ -1,0 +1,370 @@
+// Aggregate queries on the engine (jit layer, api room): the batch's group slots from its keys,
+// WHERE and every aggregate's guarded argument computed by one projection kernel (a
+// subexpression they share computed once), then each argument folded per slot by the static
+// grouped folds (kernels/grouped_fold.h), and the slots merged into the caller's state by key.
+#include <cmath>
+#include <cstring>
+
+#include "ir/query.h"
+#include "jit/api/engine.h"
+#include "jit/exec/group_ids.h"
+#include "kernels/grouped_fold.h"
+#include "runtime/selection.h"
+
+namespace rowjit::jit {
+namespace {
+
+using internal::GroupSlots;
+using ir::AggKind;
+using ir::FoldAccumulator;
+
+// The rows a fold reads, over the batch (or the selection's rows): a validity bitmap, or none
+// when every row is, or no row when none is.
+struct Rows {
+  kernels::BitSpan span;  // data == nullptr: every row
+  bool none = false;
+  std::vector<uint8_t> owned;  // a bitmap made here (a predicate's true and non-null rows)
+};
+
+Rows ValidRows(const Array& a, int64_t n) {
+  const Validity* v = nullptr;
+  if (a.encoding() == Encoding::kPrimitive) v = &static_cast<const PrimitiveArray&>(a).validity();
+  if (a.encoding() == Encoding::kBool) v = &static_cast<const BoolArray&>(a).validity();
+  Rows r;
+  if (v == nullptr || v->all_valid()) return r;
+  if (v->all_null()) {
+    r.none = true;
+    return r;
+  }
+  r.span = v->Span(n);
+  return r;
+}
+
+// The rows where a bool column is true and not null (WHERE's rows).
+Rows TrueRows(const Array& a, int64_t n) {
+  Rows r;
+  r.owned.assign(kernels::NumBytes(n) + 8, 0);
+  r.span = {r.owned.data(), 0, n};
+  if (a.encoding() == Encoding::kBool) {  // a word at a time: the values AND the validity
+    const auto& b = static_cast<const BoolArray&>(a);
+    const kernels::BitSpan bits = b.bits();
+    for (int64_t w = 0; w < kernels::NumWords(n); ++w) {
+      const uint64_t word = kernels::ReadWord(bits, w) & b.validity().Word(w, n);
+      std::memcpy(&r.owned[w * 8], &word, 8);
+    }
+    return r;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!a.IsNull(i) && a.GetScalar(i).value<bool>()) kernels::SetBitTo(r.owned.data(), i, true);
+  }
+  return r;
+}
+
+// The slots with a row WHERE keeps, each with its group's accumulators in the state (a
+// std::map node's vector: stable while the batch folds). Folds touch only these slots, so a batch
+// of many slots costs its tables, not an accumulator per slot and aggregate.
+struct Live {
+  std::vector<int64_t> slots;
+  std::vector<std::span<FoldAccumulator>> accs;
+  std::vector<int32_t> index;  // per slot: its place in `slots`, or -1
+};
+
+Scalar CanonicalNan(TypeId t) {
+  return Scalar::FromBits(t, t == TypeId::kF32 ? 0x7fc00000u : 0x7ff8000000000000ULL);
+}
+
+// Any fold, a row at a time (what the static folds do not cover: strings, intervals, constant
+// arguments, 16-byte sums near the edge of 128 bits): the reference's own steps.
+void FoldRows(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
+              size_t a) {
+  const TypeId t = q.fold.arg->type().id;
+  std::vector<FoldAccumulator> accs(live.slots.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t at = live.index[g.slot[i]];
+    if (at < 0) continue;
+    Scalar s = values.GetScalar(i);
+    if (s.is_null()) continue;
+    if (IsFloat(t) && !q.fold.arg->is_column() &&
+        std::isnan(t == TypeId::kF32 ? s.value<float>() : s.value<double>())) {
+      s = CanonicalNan(t);
+    }
+    accs[at].Fold(q.fold, s, i);
+  }
+  for (size_t k = 0; k < accs.size(); ++k) live.accs[k][a].Merge(q.fold, accs[k]);
+}
+
+// Where a fold's per-slot tables go: for each live slot, its accumulator of aggregate `a`
+// filled by `fill` and merged into the group's.
+struct Sink {
+  const Live& live;
+  const ir::Aggregate& fold;
+  size_t a;
+  template <typename Fill>
+  void Each(Fill&& fill) const {
+    for (size_t k = 0; k < live.slots.size(); ++k) {
+      FoldAccumulator acc;
+      fill(live.slots[k], acc);
+      live.accs[k][a].Merge(fold, acc);
+    }
+  }
+};
+
+template <typename T>
+void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, const Sink& sink) {
+  std::vector<int64_t> counts(g.slots, 0);
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr int kLanes = kernels::kFloatSumLanes;
+    std::vector<double> lanes(g.slots * kLanes, 0.0);
+    kernels::GroupedFloatSum<T>(v, g.slot.data(), n, rows.span, 0, g.slots, lanes.data(), counts.data());
+    sink.Each([&](int64_t s, FoldAccumulator& acc) {
+      std::memcpy(acc.lanes.data(), &lanes[s * kLanes], sizeof(double) * kLanes);
+      acc.count = counts[s];
+    });
+  } else {
+    std::vector<kernels::GroupedSumType<T>> sums(g.slots, 0);
+    kernels::GroupedSum<T>(v, g.slot.data(), n, rows.span, g.slots, sums.data(), counts.data());
+    sink.Each([&](int64_t s, FoldAccumulator& acc) {
+      acc.int_sum = sums[s];
+      acc.count = counts[s];
+    });
+  }
+}
+
+bool SumI128Slots(const __int128* v, const GroupSlots& g, int64_t n, const Rows& rows, const Sink& sink) {
+  std::vector<__int128> sums(g.slots, 0);
+  std::vector<int64_t> counts(g.slots, 0);
+  if (!kernels::GroupedSumI128Checked(v, g.slot.data(), n, rows.span, g.slots, sums.data(), counts.data())) {
+    return false;  // a running total left 128 bits: the row fold counts its carries
+  }
+  sink.Each([&](int64_t s, FoldAccumulator& acc) {
+    acc.int_sum = sums[s];
+    acc.count = counts[s];
+  });
+  return true;
+}
+
+template <typename T>
+Scalar ScalarOf(T v, const DataType& type) {
+  if constexpr (std::is_same_v<T, __int128>) {
+    return Scalar::Int128(v, type.WithNullable(false));
+  } else {
+    return Scalar::Of<T>(v).As(type.WithNullable(false));
+  }
+}
+
+template <typename T>
+void ExtremeSlots(const ir::QueryAggregate& q, const T* v, const GroupSlots& g, int64_t n, const Rows& rows,
+                  const Sink& sink) {
+  const kernels::NanMode nan = q.fold.keep_nan ? kernels::NanMode::kTotalOrder : kernels::NanMode::kSkip;
+  std::vector<T> canonical;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (q.fold.keep_nan && !q.fold.arg->is_column()) {  // as the reference reads computed NaNs
+      canonical.assign(v, v + n);
+      for (T& x : canonical) x = std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+      v = canonical.data();
+    }
+  }
+  const bool min = q.fold.kind == AggKind::kMin;
+  std::vector<T> best(g.slots, T{});
+  std::vector<uint8_t> seen(g.slots, 0);
+  if (min) {
+    kernels::GroupedMin<T>(v, g.slot.data(), n, rows.span, nan, g.slots, best.data(), seen.data());
+  } else {
+    kernels::GroupedMax<T>(v, g.slot.data(), n, rows.span, nan, g.slots, best.data(), seen.data());
+  }
+  const DataType type = q.fold.arg->type();
+  sink.Each([&](int64_t s, FoldAccumulator& acc) {
+    if (!seen[s]) return;
+    acc.count = 1;  // min and max read the count as "something folded"
+    (min ? acc.lo : acc.hi) = ScalarOf<T>(best[s], type);
+  });
+}
+
+std::vector<int64_t> CountRows(const GroupSlots& g, int64_t n, const Rows& rows) {
+  std::vector<int64_t> counts(g.slots, 0);
+  kernels::GroupedCount(g.slot.data(), n, rows.span, g.slots, counts.data());
+  return counts;
+}
+
+template <typename T>
+void NanCountSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, const Sink& sink) {
+  const std::vector<int64_t> counts = CountRows(g, n, rows);
+  std::vector<int64_t> nans(g.slots, 0);
+  kernels::GroupedNanCount<T>(v, g.slot.data(), n, rows.span, g.slots, nans.data());
+  sink.Each([&](int64_t s, FoldAccumulator& acc) {
+    acc.count = counts[s];
+    acc.nan_count = nans[s];
+  });
+}
+
+// A primitive argument through the static grouped folds; false: not one they cover.
+bool FoldPrimitive(const ir::QueryAggregate& q, const PrimitiveArray& a, const GroupSlots& g, int64_t n,
+                   const Rows& rows, const Sink& sink) {
+  const TypeId t = a.type().id;
+  const AggKind kind = q.fold.kind;
+  if (a.type().logical == LogicalKind::kInterval) return false;
+  if (t == TypeId::kI128) {
+    if (kind == AggKind::kSum) return SumI128Slots(a.values<__int128>(), g, n, rows, sink);
+    if (kind != AggKind::kMin && kind != AggKind::kMax) return false;
+    ExtremeSlots<__int128>(q, a.values<__int128>(), g, n, rows, sink);
+    return true;
+  }
+  if (!IsNumeric(t)) return false;
+  return VisitType(t, [&]<typename T>(std::type_identity<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return false;
+    } else {
+      const T* v = a.values<T>();
+      switch (kind) {
+        case AggKind::kSum: SumSlots<T>(v, g, n, rows, sink); return true;
+        case AggKind::kMin:
+        case AggKind::kMax: ExtremeSlots<T>(q, v, g, n, rows, sink); return true;
+        case AggKind::kNanCount:
+          if constexpr (std::is_floating_point_v<T>) {
+            NanCountSlots<T>(v, g, n, rows, sink);
+            return true;
+          }
+          return false;
+        default: return false;
+      }
+    }
+  });
+}
+
+// One aggregate's rows folded per slot and merged into the live groups.
+void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
+               size_t a) {
+  const Rows rows = ValidRows(values, n);
+  if (rows.none) return;
+  const Sink sink{live, q.fold, a};
+  const bool kernel_encoding = values.encoding() == Encoding::kPrimitive || values.encoding() == Encoding::kBool;
+  if (kernel_encoding && q.fold.kind == AggKind::kCount) {
+    const std::vector<int64_t> counts = CountRows(g, n, rows);
+    sink.Each([&](int64_t s, FoldAccumulator& acc) { acc.count = counts[s]; });
+    return;
+  }
+  if (values.encoding() == Encoding::kBool && (q.fold.kind == AggKind::kAny || q.fold.kind == AggKind::kAll)) {
+    std::vector<uint8_t> any(g.slots, 0), all(g.slots, 1), seen(g.slots, 0);
+    kernels::GroupedAnyAll(static_cast<const BoolArray&>(values).bits(), g.slot.data(), n, rows.span, g.slots,
+                           any.data(), all.data(), seen.data());
+    sink.Each([&](int64_t s, FoldAccumulator& acc) {
+      acc.count = seen[s];
+      acc.any = any[s];
+      acc.all = all[s];
+    });
+    return;
+  }
+  if (values.encoding() == Encoding::kPrimitive &&
+      FoldPrimitive(q, static_cast<const PrimitiveArray&>(values), g, n, rows, sink)) {
+    return;
+  }
+  FoldRows(q, values, g, n, live, a);
+}
+
+// What the projection computes: WHERE (when given) and every argument a static fold reads, each
+// once; count(*) without FILTER counts the rows WHERE keeps and needs none.
+struct QueryPlan {
+  std::vector<ir::ExprPtr> exprs;
+  int where = -1;
+  std::vector<int> arg;  // per aggregate: its output, or -1 (the rows WHERE keeps)
+};
+
+QueryPlan MakePlan(const ir::Query& q) {
+  QueryPlan p;
+  auto output = [&](const ir::ExprPtr& e) {
+    for (size_t k = 0; k < p.exprs.size(); ++k) {
+      if (p.exprs[k]->Equals(*e)) return static_cast<int>(k);
+    }
+    p.exprs.push_back(e);
+    return static_cast<int>(p.exprs.size() - 1);
+  };
+  if (q.where != nullptr) p.where = output(q.where);
+  for (const ir::QueryAggregate& a : q.aggregates) {
+    p.arg.push_back(a.count_star && a.filter == nullptr ? -1 : output(a.fold.arg));
+  }
+  return p;
+}
+
+// Folds the batch's rows (n of them: the selection's, or the batch's) into `state`.
+Status FoldProjected(ir::QueryState& state, const QueryPlan& plan, std::span<const ArrayPtr> outputs,
+                     std::span<const ArrayPtr> keys, int64_t n) {
+  const ir::Query& q = state.query();
+  ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
+  const Rows kept = plan.where >= 0 ? TrueRows(*outputs[plan.where], n) : Rows{};
+  const std::vector<int64_t> rows_kept = CountRows(g, n, kept);
+  Live live;
+  live.index.assign(g.slots, -1);
+  for (int64_t s = 0; s < g.slots; ++s) {
+    if (rows_kept[s] == 0) continue;
+    std::vector<Scalar> key;
+    for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(g.first_row[s])));
+    live.index[s] = static_cast<int32_t>(live.slots.size());
+    live.slots.push_back(s);
+    live.accs.push_back(state.Group(std::move(key)));
+  }
+  for (size_t a = 0; a < q.aggregates.size(); ++a) {
+    if (plan.arg[a] >= 0) {
+      FoldSlots(q.aggregates[a], *outputs[plan.arg[a]], g, n, live, a);
+      continue;
+    }
+    Sink{live, q.aggregates[a].fold, a}.Each([&](int64_t s, FoldAccumulator& acc) { acc.count = rows_kept[s]; });
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                         const EvalOptions& options) {
+  const ir::Query& q = state.query();
+  const QueryPlan plan = MakePlan(q);
+  std::vector<ArrayPtr> outputs;
+  if (!plan.exprs.empty()) {
+    ROWJIT_ASSIGN_OR_RETURN(outputs, Project(plan.exprs, columns, length, options));
+  }
+  std::vector<ArrayPtr> keys;
+  for (const ir::ExprPtr& k : q.keys) {
+    if (k->column_index() >= static_cast<int>(columns.size()) || columns[k->column_index()]->length() < length) {
+      return MakeError(ErrorCode::kInvalidInput, "group by {}: no column of {} rows at index {}", k->name(), length,
+                       k->column_index());
+    }
+    keys.push_back(columns[k->column_index()]);
+  }
+  return FoldProjected(state, plan, outputs, keys, length);
+}
+
+Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                         const SelectionVector& selection, const EvalOptions& options) {
+  const ir::Query& q = state.query();
+  const QueryPlan plan = MakePlan(q);
+  std::vector<ArrayPtr> outputs;
+  if (!plan.exprs.empty()) {
+    ROWJIT_ASSIGN_OR_RETURN(outputs, Project(plan.exprs, columns, length, selection, options));
+  }
+  std::vector<ArrayPtr> keys;
+  for (const ir::ExprPtr& k : q.keys) {
+    if (k->column_index() >= static_cast<int>(columns.size()) || columns[k->column_index()]->length() < length) {
+      return MakeError(ErrorCode::kInvalidInput, "group by {}: no column of {} rows at index {}", k->name(), length,
+                       k->column_index());
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr taken, Take(*columns[k->column_index()], selection));
+    keys.push_back(std::move(taken));
+  }
+  return FoldProjected(state, plan, outputs, keys, selection.size());
+}
+
+Result<ir::QueryResult> Engine::Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,
+                                      const EvalOptions& options) {
+  ir::QueryState state(std::make_shared<const ir::Query>(query));
+  ROWJIT_RETURN_NOT_OK(FoldQuery(state, columns, length, options));
+  return state.Finish();
+}
+
+Result<ir::QueryResult> Engine::Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,
+                                      const SelectionVector& selection, const EvalOptions& options) {
+  ir::QueryState state(std::make_shared<const ir::Query>(query));
+  ROWJIT_RETURN_NOT_OK(FoldQuery(state, columns, length, selection, options));
+  return state.Finish();
+}
+
+}  // namespace rowjit::jit

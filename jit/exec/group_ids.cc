@@ -1,0 +1,155 @@
+// Group slots of a batch from its GROUP BY columns (jit layer, exec room).
+#include "jit/exec/group_ids.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "ir/query.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+// A direct domain is at most this many codes (plus one for null): tables this size stay in L2.
+constexpr uint64_t kDirectDomain = uint64_t{1} << 16;
+
+// One key's per-row codes in [0, domain).
+struct KeyCodes {
+  std::vector<uint32_t> code;
+  uint64_t domain = 1;
+};
+
+// Integers of a small batch range (every 8- and 16-bit column) code as value - min, so that a
+// few keys of a few values each compose into a slot space of their product.
+template <typename T>
+std::optional<KeyCodes> RangeCodes(const PrimitiveArray& a, int64_t length) {
+  if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+    return std::nullopt;
+  } else {
+    const T* v = a.values<T>();
+    const Validity& valid = a.validity();
+    bool any = false;
+    T lo = 0, hi = 0;
+    for (int64_t i = 0; i < length; ++i) {
+      if (!valid.IsValid(i)) continue;
+      if (!any || v[i] < lo) lo = v[i];
+      if (!any || v[i] > hi) hi = v[i];
+      any = true;
+    }
+    if (std::is_signed_v<T> ? static_cast<__int128>(hi) - lo >= static_cast<__int128>(kDirectDomain)
+                            : static_cast<uint64_t>(hi - lo) >= kDirectDomain) {
+      return std::nullopt;
+    }
+    // value - lo fits 16 bits; computed in i64 after subtracting in T's own arithmetic.
+    KeyCodes k;
+    k.code.resize(length);
+    const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+    k.domain = range + 1;
+    for (int64_t i = 0; i < length; ++i) {
+      k.code[i] = valid.IsValid(i) ? static_cast<uint32_t>(static_cast<T>(v[i] - lo)) : static_cast<uint32_t>(range);
+    }
+    return k;
+  }
+}
+
+// Any key: numbered by first appearance through a hash table of its normalized values' bytes.
+KeyCodes HashedCodes(const Array& a, int64_t length) {
+  std::unordered_map<std::string, uint32_t> numbers;
+  KeyCodes k;
+  k.code.resize(length);
+  std::string bytes;
+  for (int64_t i = 0; i < length; ++i) {
+    const Scalar s = ir::NormalizeKey(a.GetScalar(i));
+    bytes.assign(1, s.is_null() ? '\0' : '\1');
+    if (!s.is_null()) {
+      if (IsString(s.type_id())) {
+        bytes.append(s.str());
+      } else {
+        const __int128 wide = s.int128();
+        const uint64_t bits = s.bits();
+        bytes.append(reinterpret_cast<const char*>(&wide), sizeof(wide));
+        bytes.append(reinterpret_cast<const char*>(&bits), sizeof(bits));
+      }
+    }
+    auto [it, inserted] = numbers.try_emplace(bytes, static_cast<uint32_t>(numbers.size()));
+    k.code[i] = it->second;
+  }
+  k.domain = std::max<uint64_t>(numbers.size(), 1);
+  return k;
+}
+
+KeyCodes CodesOf(const Array& a, int64_t length) {
+  if (a.encoding() == Encoding::kDictionary) {
+    const auto& d = static_cast<const DictionaryArray&>(a);
+    const uint64_t n = static_cast<uint64_t>(d.values()->length());
+    if (n < kDirectDomain) {
+      const PrimitiveArray& codes = *d.codes();
+      KeyCodes k = VisitType(codes.type().id, [&]<typename T>(std::type_identity<T>) {
+        KeyCodes c;
+        c.code.resize(length);
+        const T* v = codes.values<T>();
+        for (int64_t i = 0; i < length; ++i) c.code[i] = static_cast<uint32_t>(v[i]);
+        const Validity& valid = codes.validity();
+        if (!valid.all_valid()) {
+          for (int64_t i = 0; i < length; ++i) {
+            if (!valid.IsValid(i)) c.code[i] = static_cast<uint32_t>(n);
+          }
+        }
+        return c;
+      });
+      k.domain = n + 1;
+      return k;
+    }
+  }
+  if (a.encoding() == Encoding::kBool || a.encoding() == Encoding::kByteBool) {
+    KeyCodes k;
+    k.code.resize(length);
+    k.domain = 3;
+    for (int64_t i = 0; i < length; ++i) {
+      k.code[i] = a.IsNull(i) ? 2 : static_cast<uint32_t>(a.GetScalar(i).value<bool>());
+    }
+    return k;
+  }
+  if (a.encoding() == Encoding::kPrimitive && IsInteger(a.type().id)) {
+    const auto& p = static_cast<const PrimitiveArray&>(a);
+    auto k = VisitType(a.type().id, [&]<typename T>(std::type_identity<T>) { return RangeCodes<T>(p, length); });
+    if (k) return std::move(*k);
+  }
+  return HashedCodes(a, length);
+}
+
+// Renumbers codes densely in order of first appearance.
+void Compact(std::vector<uint64_t>& code, uint64_t& domain) {
+  std::unordered_map<uint64_t, uint32_t> numbers;
+  for (uint64_t& c : code) c = numbers.try_emplace(c, static_cast<uint32_t>(numbers.size())).first->second;
+  domain = std::max<uint64_t>(numbers.size(), 1);
+}
+
+}  // namespace
+
+Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t length) {
+  std::vector<uint64_t> code(length, 0);
+  uint64_t domain = 1;
+  const uint64_t limit = std::max<uint64_t>(kDirectDomain, static_cast<uint64_t>(length));
+  for (const ArrayPtr& key : keys) {
+    KeyCodes k = CodesOf(*key, length);
+    if (domain * k.domain > limit && domain > 1) Compact(code, domain);
+    for (int64_t i = 0; i < length; ++i) code[i] = code[i] * k.domain + k.code[i];
+    domain *= k.domain;
+  }
+  if (domain > limit) Compact(code, domain);
+  GroupSlots g;
+  g.slots = static_cast<int64_t>(domain);
+  g.slot.resize(length);
+  g.first_row.assign(domain, -1);
+  for (int64_t i = 0; i < length; ++i) {
+    g.slot[i] = static_cast<uint32_t>(code[i]);
+    if (g.first_row[code[i]] < 0) g.first_row[code[i]] = i;
+  }
+  return g;
+}
+
+}  // namespace rowjit::jit::internal
