@@ -114,6 +114,68 @@ CASES = {
         ["eval", "price * qty", "--input", ORDERS, "--verify", "--print", "1"],
         stdout="price * qty\n       5.00\n(3 more rows)\n", stderr=r"verify    ok"),
 
+    # --- aggregate queries: one row per group, the GROUP BY columns then the aggregates ------------
+    # orders.csv by day: 2024-02-29 fig (qty 10, 0.99); 2024-03-01 apple (4, 1.25) and pear (2,
+    # null); 2024-03-02 melon (1, 3.10). Groups in ascending key order.
+    "query_grouped_print": case(
+        ["eval", "sum(qty), count(price), count(*), max(price) group by day", "--input", ORDERS, "--print", "10"],
+        stdout="day         sum(qty)  count(price)  count(*)  max(price)\n"
+               "2024-02-29        10             1         1        0.99\n"
+               "2024-03-01         6             1         2        1.25\n"
+               "2024-03-02         1             1         1        3.10\n"),
+    # WHERE id > 1 drops apple; FILTER counts the rows with qty > id (fig only); pear's price is
+    # null, so 2024-03-01's avg is null (an empty field).
+    "query_where_and_filter_output": case(
+        ["eval", "sum(qty), count(*) filter (where qty > id), avg(price) group by day where id > 1",
+         "--input", ORDERS, "--output", "-"],
+        stdout="day,sum(qty),count(*) filter (where qty > id),avg(price)\n"
+               "2024-02-29,10,1,0.99\n"
+               "2024-03-01,2,0,\n"
+               "2024-03-02,1,0,3.1\n"),
+    # Nulls form one group, the last.
+    "query_null_key_last": case(
+        ["eval", "count(*), sum(qty) group by price", "--input", ORDERS, "--print", "10"],
+        stdout="price  count(*)  sum(qty)\n"
+               " 0.99         1        10\n"
+               " 1.25         1         4\n"
+               " 3.10         1         1\n"
+               " null         1         2\n"),
+    # Without GROUP BY: one row even when WHERE keeps none (sum null, count 0); with it, no row.
+    "query_no_rows_kept": case(
+        ["eval", "sum(qty), count(*) where id > 100", "--input", ORDERS, "--output", "-"],
+        stdout="sum(qty),count(*)\n,0\n"),
+    "query_no_groups_kept": case(
+        ["eval", "sum(qty), count(*) group by day where id > 100", "--input", ORDERS, "--output", "-"],
+        stdout="day,sum(qty),count(*)\n"),
+    "query_count_star_alone": case(
+        ["eval", "count(*)", "--input", ORDERS, "--print", "1"],
+        stdout="count(*)\n       4\n"),
+    "query_verify_agrees": case(
+        ["eval", "sum(qty), avg(price), min(item) group by day where qty < 10", "--input", ORDERS, "--verify",
+         "--print", "5"],
+        stdout="day         sum(qty)  avg(price)  min(item)\n"
+               "2024-03-01         6        1.25  apple\n"
+               "2024-03-02         1         3.1  melon, large\n",
+        stderr=r"verify    ok"),
+    "query_summary_table": case(
+        ["eval", "sum(qty), count(*) group by day", "--input", ORDERS, "--verify"],
+        stdout=None),
+    "query_caret_under_unknown_column": case(
+        ["eval", "sum(qty), avg(qtty) group by day", "--input", ORDERS, "--print", "5"], exit=2, stdout="",
+        stderr=re.escape("unknown column 'qtty' (did you mean 'qty'?)\n  sum(qty), avg(qtty) group by day\n"
+                         "                ^~~~\n")),
+    "query_caret_under_group_by_column": case(
+        ["eval", "sum(qty), count(*) group by dya", "--input", ORDERS], exit=2, stdout=None,
+        stderr=re.escape("unknown column 'dya' (did you mean 'day'?)\n  sum(qty), count(*) group by dya\n"
+                         "                              ^~~\n")),
+    "query_with_filter_refused": case(
+        ["eval", "sum(qty) group by day", "--filter", "qty > 1", "--input", ORDERS, "--print", "5"], exit=2,
+        stdout="", stderr=r"not an aggregate query \(its WHERE clause filters its rows\)"),
+    "query_overflow_exits_1": case(
+        ["eval", "sum(qty * 1000000000000000000), count(*) group by day", "--input", ORDERS, "--verify",
+         "--output", "-"],
+        exit=1, stdout="", stderr=r"verify    ok[\s\S]*overflow: mul at row 3 \(\S*orders\.csv line 5\)"),
+
     # --- failing rows: exit 1, the first failure with its row, function and line -----------------
     "row_overflow_exits_1": case(
         ["eval", "qty * 1000000000000000000", "--input", ORDERS, "--print", "5"],
@@ -220,6 +282,11 @@ SUMMARY_LINES = {
     "random_input_failing_rows_exits_1": "jit       error overflow: mul at row ",
     "random_input_verify_failing_rows_exits_1": "verify    ok: both report overflow: mul at row ",
     "random_input_exits_0": "verify    ok: 1000 rows identical\n",
+    "query_summary_table": "query     sum(qty), count(*) group by day\njit       3 groups\n"
+                           "day         sum(qty)  count(*)\n"
+                           "2024-02-29        10         1\n"
+                           "2024-03-01         6         2\n"
+                           "2024-03-02         1         1\n",
 }
 
 
