@@ -690,11 +690,13 @@ class PyQueryState {
 
  private:
   // Binds against the batch as it is first (so that an unknown name gets the call's usual
-  // message), then against its fields made nullable, which the state keeps.
+  // message), then against its fields made nullable and sorted by name, which the state keeps.
   void Bind(PyEngine& engine, const Columns& cols) {
     (void)BindQuery(text_, cols, engine.bind_options());
     schema_ = cols.schema;
     for (Field& f : schema_.fields) f.type = f.type.WithNullable(true);
+    // By name: states of batches whose columns came in different orders merge.
+    std::sort(schema_.fields.begin(), schema_.fields.end(), [](const Field& a, const Field& b) { return a.name < b.name; });
     auto bind = [&](std::string_view t, const Schema& s) { return ir::ParseAndBindQuery(t, s, engine.bind_options()); };
     Result<ir::Query> q = BindWritten(text_, cols, schema_, bind);
     if (!q.ok()) RaiseAbout(q.error(), text_);

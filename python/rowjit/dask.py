@@ -6,6 +6,7 @@ partition by partition, on as many worker processes and machines as the cluster 
     rowjit.dask.evaluate("a * 3 + 1", a=a)                # a dask array
     rowjit.dask.filter("a > 990", a=a)                    # global row indices (int64)
     rowjit.dask.aggregate("sum(a * 3)", a=a).compute()    # a number, exact as one process's
+    rowjit.dask.aggregate(["sum(x)", "avg(y)"], ddf, by="g").compute()  # per group, a DataFrame
 
     ddf = dd.from_pandas(frame, npartitions=8)
     rowjit.dask.evaluate("price * qty", ddf)              # a dask Series
@@ -302,11 +303,19 @@ def filter(predicate, data=None, *, cache_dir=None, synchronous=False, local_dic
     return da.concatenate(parts)
 
 
-def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, local_dict=None, global_dict=None, **columns):
+def aggregate(agg, data=None, *, by=None, where=None, as_frame=None, cache_dir=None, synchronous=False,
+              local_dict=None, global_dict=None, **columns):
     """A dask Delayed of the aggregate over every partition (.compute() gives the number; None
     when every row is null), equal to the single-process aggregate (floating-point sums up to
-    the order of additions)."""
+    the order of additions). With a list of aggregates, by=, where= or as_frame= (as
+    rowjit.aggregate takes them): the query's table, from a rowjit.QueryState folded per
+    partition, sent as bytes and merged (a pandas DataFrame for a dask dataframe or
+    as_frame=True, else a dict of numpy arrays)."""
     import dask
+    if by is not None or where is not None or as_frame is not None or isinstance(agg, (list, tuple)) or \
+            (isinstance(agg, str) and rowjit._rowjit._is_query_text(agg)):
+        return _query(agg, data, by, where, as_frame, cache_dir, synchronous, local_dict, global_dict, columns,
+                      sys._getframe(1))
     options = _options(agg, cache_dir, synchronous, "aggregate")
     frame, names, arrays, scalars = _columns("aggregate", agg, data, columns, local_dict, global_dict,
                                              sys._getframe(1))
@@ -320,6 +329,47 @@ def aggregate(agg, data=None, *, cache_dir=None, synchronous=False, local_dict=N
                                                    partition=i, start=start)
                     for i, (start, blocks) in enumerate(_blocks(arrays))]
     return dask.delayed(_combine)(partials, name, type_name)
+
+
+def _query_partition(batch, query, options, scalars, partition, start):
+    """One partition's QueryState, as bytes."""
+    state = rowjit.QueryState(*query, engine=engine(**options))
+    try:
+        state.fold(batch, local_dict=scalars, global_dict={})
+    except rowjit.Error as e:
+        raise _located(e, partition, start) from None
+    return state.to_bytes()
+
+
+def _query_block(*blocks, names, query, options, scalars, partition, start):
+    return _query_partition(dict(zip(names, blocks)), query, options, scalars, partition, start)
+
+
+def _finish_states(states, as_frame):
+    merged = rowjit.QueryState.from_bytes(states[0])
+    for s in states[1:]:
+        merged.merge(rowjit.QueryState.from_bytes(s))
+    return merged.finish(as_frame=as_frame)
+
+
+def _query(agg, data, by, where, as_frame, cache_dir, synchronous, local_dict, global_dict, columns, frame):
+    import dask
+    query = (agg, by, where)
+    text, pieces, _ = _api._query_text(*query)
+    options = _options(text, cache_dir, synchronous, "query")
+    data, names, arrays, scalars = _columns("aggregate", pieces, data, columns, local_dict, global_dict, frame)
+    # Folded once over no rows here, so that an error in the text is raised by this call rather
+    # than by every partition at compute time.
+    rowjit.QueryState(*query, engine=_combiner()).fold(data._meta if data is not None else _empty(names, arrays),
+                                                       local_dict=scalars, global_dict={})
+    if data is not None:
+        states = [dask.delayed(_query_partition)(part, query, options, scalars, i, 0)
+                  for i, part in enumerate(data.to_delayed())]
+    else:
+        states = [dask.delayed(_query_block)(*blocks, names=names, query=query, options=options, scalars=scalars,
+                                             partition=i, start=start)
+                  for i, (start, blocks) in enumerate(_blocks(arrays))]
+    return dask.delayed(_finish_states)(states, data is not None if as_frame is None else bool(as_frame))
 
 
 # --- a script that starts a cluster without the main guard ----------------------------------------

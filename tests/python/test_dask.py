@@ -141,3 +141,33 @@ def test_scalars_names_and_keywords_as_the_module_takes_them(client, columns, tm
     assert rowjit.dask.aggregate("sum(y * k)", ddf, k=0.5, cache_dir=folder, synchronous=True).compute() == 5.0
     with pytest.raises(TypeError, match="unexpected keyword argument 'cache'.*did you mean 'cache_dir'"):
         rowjit.dask.evaluate("a + 1", a=A, cache=folder)
+
+
+def test_grouped_query_through_partial_states(client, tmp_path):
+    # 40 rows in 4 partitions; g = i % 3 with every 4th row's g null; x = i; y = 1.0 where i is even.
+    i = np.arange(40)
+    g = pd.array(np.where(i % 4 == 3, 0, i % 3), dtype="Int32")
+    g[i % 4 == 3] = pd.NA
+    frame = pd.DataFrame({"g": g, "x": i.astype(np.int32), "y": np.where(i % 2 == 0, 1.0, -1.0)})
+    ddf = dd.from_pandas(frame, npartitions=4)
+    got = rowjit.dask.aggregate(["sum(x)", "count(*)", "avg(y) filter (where x > 20)"], ddf, by="g",
+                                where="x != 5", cache_dir=str(tmp_path)).compute()
+    assert isinstance(got, pd.DataFrame)
+    keep = (i % 4 != 3) & (i != 5)
+    sums = [int(i[keep & (i % 3 == k)].sum()) for k in range(3)] + [int(i[(i % 4 == 3)].sum())]
+    assert got["g"].tolist()[:3] == [0, 1, 2] and bool(got["g"].isna().iloc[3])
+    assert got["sum(x)"].tolist() == sums
+    assert got["count(*)"].tolist() == [int((keep & (i % 3 == k)).sum()) for k in range(3)] + [10]
+    # avg(y) over x > 20: the even rows (y = 1) and odd rows (y = -1) of each group past 20.
+    for k, row in zip([0, 1, 2, None], got["avg(y) filter (where x > 20)"].tolist()):
+        rows = (i > 20) & ((i % 4 == 3) if k is None else (keep & (i % 3 == k)))
+        assert row == pytest.approx(np.where(i[rows] % 2 == 0, 1.0, -1.0).mean())
+    pd.testing.assert_frame_equal(got, rowjit.aggregate(["sum(x)", "count(*)", "avg(y) filter (where x > 20)"],
+                                                        frame, by="g", where="x != 5"))
+    # dask arrays: a dict of numpy columns.
+    a = rowjit.dask.aggregate("sum(x)", by="k", x=da.from_array(i.astype(np.int32), chunks=7),
+                              k=da.from_array((i % 2).astype(np.int8), chunks=7), cache_dir=str(tmp_path)).compute()
+    np.testing.assert_array_equal(a["k"], [0, 1])
+    assert a["sum(x)"].tolist() == [380, 400]  # 0+2+...+38, 1+3+...+39
+    with pytest.raises(rowjit.Error, match="unknown column 'z'"):
+        rowjit.dask.aggregate(["sum(z)"], ddf, by="g")
