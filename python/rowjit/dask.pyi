@@ -1,5 +1,5 @@
 # Type stubs of rowjit.dask (PEP 561).
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import Engine
 
@@ -9,7 +9,8 @@ def evaluate(expr: str, data: Any = ..., *, cache_dir: Optional[str] = ..., sync
 def filter(predicate: str, data: Any = ..., *, cache_dir: Optional[str] = ..., synchronous: bool = ...,
            local_dict: Optional[Mapping[str, Any]] = ..., global_dict: Optional[Mapping[str, Any]] = ...,
            **columns: Any) -> Any: ...
-def aggregate(agg: str, data: Any = ..., *, cache_dir: Optional[str] = ..., synchronous: bool = ...,
+def aggregate(agg: Union[str, Sequence[str]], data: Any = ..., *, by: Optional[Union[str, Sequence[str]]] = ...,
+              where: Optional[str] = ..., as_frame: Optional[bool] = ..., cache_dir: Optional[str] = ..., synchronous: bool = ...,
               local_dict: Optional[Mapping[str, Any]] = ..., global_dict: Optional[Mapping[str, Any]] = ...,
               **columns: Any) -> Any: ...
 def engine(cache_dir: Optional[str] = ..., synchronous: bool = ...) -> Engine: ...
