@@ -1,6 +1,6 @@
-// Grouped folds (kernels layer): a few slots fold in one vectorized pass with every slot's
-// accumulators in registers (a row adds to slot s's lanes under the mask groups == s); more
-// slots scatter into the caller's tables row by row. Validity is walked a word at a time.
+// Grouped folds (kernels layer): up to kFewGroupedSlots slots go to the active level's
+// vectorized pass (grouped_fold_body_internal.h); more scatter into the caller's tables row by
+// row here, validity walked a word at a time.
 #include "kernels/grouped_fold.h"
 
 #include <algorithm>
@@ -9,13 +9,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/kernel_table_internal.h"
 #include "kernels/total_order.h"
 
 namespace rowjit::kernels {
 namespace {
-
-// A group no slot matches: null rows read it in the vectorized pass.
-constexpr uint32_t kNoSlot = ~uint32_t{0};
 
 void CheckArgs(int64_t length, BitSpan validity, int64_t slots) {
   (void)length;
@@ -60,221 +58,6 @@ void ForEachValidRow(int64_t length, BitSpan validity, Row&& row) {
       [&](int64_t begin, int64_t, uint64_t word) {
         for (; word != 0; word &= word - 1) row(begin + std::countr_zero(word));
       });
-}
-
-// ---- The vectorized pass over a few slots.
-
-#if defined(__AVX512F__)
-constexpr int kVecBytes = 64;
-#elif defined(__AVX2__)
-constexpr int kVecBytes = 32;
-#else
-constexpr int kVecBytes = 16;
-#endif
-// 64-bit lanes per vector; a block of kLanes rows is one vector step.
-constexpr int kLanes = kVecBytes / 8;
-using VI = int64_t __attribute__((vector_size(kVecBytes)));
-using VU = uint64_t __attribute__((vector_size(kVecBytes)));
-using VF = double __attribute__((vector_size(kVecBytes)));
-using VG = uint32_t __attribute__((vector_size(kVecBytes / 2)));
-template <typename T>
-using VT [[gnu::vector_size(kLanes * sizeof(T))]] = T;
-
-// Rows are folded in chunks whose per-lane sums cannot wrap 64 bits (2^16 rows of |x| < 2^32
-// sum below 2^48 in any lane); a chunk's flush costs a few dozen adds, nothing beside its rows.
-constexpr int64_t kChunkRows = int64_t{1} << 16;
-
-template <typename V, typename T>
-inline V LoadAs(const T* p) {
-  VT<T> x;
-  std::memcpy(&x, p, sizeof x);
-  return __builtin_convertvector(x, V);
-}
-inline VI LoadGroups(const uint32_t* g) { return LoadAs<VI>(g); }
-
-// Runs st.Rows64(values, groups) over every word of the call with a valid row; groups there
-// hold kNoSlot for null rows, and a short last word is padded with kNoSlot rows.
-template <typename T, typename State>
-void RunFew(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
-            State& st) {
-  alignas(64) uint32_t masked_groups[64];
-  alignas(64) T pad_values[64];
-  auto rows = [&](int64_t begin, int64_t n, const uint32_t* g) {
-    // Counting reads no values (values == nullptr).
-    if (n == 64) {
-      st.Rows64(values == nullptr ? nullptr : values + begin, g);
-      return;
-    }
-    if (g != masked_groups) std::memcpy(masked_groups, g, n * sizeof(uint32_t));
-    std::fill(masked_groups + n, masked_groups + 64, kNoSlot);
-    std::memset(pad_values, 0, sizeof pad_values);
-    if (values != nullptr) std::memcpy(pad_values, values + begin, n * sizeof(T));
-    st.Rows64(pad_values, masked_groups);
-  };
-  ForEachWord(
-      length, validity,
-      [&](int64_t begin, int64_t n) {
-        for (int64_t b = begin; b < begin + n; b += 64) {
-          rows(b, std::min<int64_t>(64, begin + n - b), groups + b);
-        }
-      },
-      [&](int64_t begin, int64_t n, uint64_t word) {
-        const uint32_t* g = groups + begin;
-        if (n == 64) {
-          for (int j = 0; j < 64; ++j) masked_groups[j] = (word >> j) & 1 ? g[j] : kNoSlot;
-        } else {
-          for (int j = 0; j < n; ++j) masked_groups[j] = (word >> j) & 1 ? g[j] : kNoSlot;
-        }
-        rows(begin, n, masked_groups);
-      });
-}
-
-// Integer sums of up to 32-bit values: one i64 lane sum per slot. 64-bit values: each as its low
-// 32 bits (unsigned) and high 32 bits (signed as the column), summed apart and joined in 128 bits.
-template <typename T, int kSlots, bool kCount>
-struct FewIntSum {
-  static constexpr bool kWide = sizeof(T) == 8;
-  VI lo[kSlots] = {};
-  VI hi[kSlots] = {};
-  VI cnt[kSlots] = {};
-  void Rows64(const T* p, const uint32_t* g) {
-    for (int b = 0; b < 64; b += kLanes) {
-      const VI gw = LoadGroups(g + b);
-      VI xlo, xhi;
-      if constexpr (kWide) {
-        VU x;
-        std::memcpy(&x, p + b, sizeof x);
-        xlo = (VI)(x & 0xffffffffu);
-        xhi = std::is_signed_v<T> ? ((VI)x >> 32) : (VI)(x >> 32);
-      } else {
-        xlo = LoadAs<VI>(p + b);
-      }
-#pragma GCC unroll 16
-      for (int s = 0; s < kSlots; ++s) {
-        const VI m = gw == s;
-        lo[s] += xlo & m;
-        if constexpr (kWide) hi[s] += xhi & m;
-        if constexpr (kCount) cnt[s] -= m;
-      }
-    }
-  }
-  void Flush(int64_t slots, GroupedSumType<T>* sums, int64_t* counts) const {
-    for (int s = 0; s < slots; ++s) {
-      GroupedSumType<T> total = 0;
-      for (int l = 0; l < kLanes; ++l) {
-        total += lo[s][l];
-        if constexpr (kWide) total += static_cast<__int128>(hi[s][l]) * (int64_t{1} << 32);
-        if constexpr (kCount) counts[s] += cnt[s][l];
-      }
-      sums[s] += total;
-    }
-  }
-};
-
-template <typename T, int kSlots, bool kCount>
-void SumFew(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
-            int64_t slots, GroupedSumType<T>* sums, int64_t* counts) {
-  for (int64_t start = 0; start < length; start += kChunkRows) {
-    BitSpan sub = validity;
-    sub.offset += start;
-    sub.length = std::min(kChunkRows, length - start);
-    FewIntSum<T, kSlots, kCount> st;
-    RunFew(values + start, groups + start, sub.length, sub, st);
-    st.Flush(slots, sums, counts);
-  }
-}
-
-// Float sums: slot s's 16 lanes as 16 / kLanes vectors, held rotated so that vector lane r
-// takes the rows i with i % 16 == r (words start at multiples of 16 rows): lane
-// (first_position + r) % 16 of the table. Rows add in increasing i within each lane.
-template <typename T, int kSlots, bool kCount>
-struct FewFloatSum {
-  static constexpr int kVecs = kFloatSumLanes / kLanes;
-  VF acc[kSlots][kVecs];
-  VI cnt[kSlots] = {};
-  void Rows64(const T* p, const uint32_t* g) {
-    for (int b = 0; b < 64; b += kLanes) {
-      const int v = (b / kLanes) % kVecs;
-      const VI gw = LoadGroups(g + b);
-      const VF x = LoadAs<VF>(p + b);
-#pragma GCC unroll 16
-      for (int s = 0; s < kSlots; ++s) {
-        const VI m = gw == s;
-        acc[s][v] = m ? acc[s][v] + x : acc[s][v];
-        if constexpr (kCount) cnt[s] -= m;
-      }
-    }
-  }
-  void Load(int64_t slots, int phase, const double* lanes) {
-    for (int s = 0; s < kSlots; ++s) {
-      for (int r = 0; r < kFloatSumLanes; ++r) {
-        acc[s][r / kLanes][r % kLanes] = s < slots ? lanes[s * kFloatSumLanes + (phase + r) % kFloatSumLanes] : 0.0;
-      }
-    }
-  }
-  void Flush(int64_t slots, int phase, double* lanes, int64_t* counts) const {
-    for (int s = 0; s < slots; ++s) {
-      for (int r = 0; r < kFloatSumLanes; ++r) {
-        lanes[s * kFloatSumLanes + (phase + r) % kFloatSumLanes] = acc[s][r / kLanes][r % kLanes];
-      }
-      if constexpr (kCount) {
-        for (int l = 0; l < kLanes; ++l) counts[s] += cnt[s][l];
-      }
-    }
-  }
-};
-
-template <typename T, int kSlots, bool kCount>
-void FloatSumFew(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
-                 int64_t first_position, int64_t slots, double* lanes, int64_t* counts) {
-  const int phase = static_cast<int>(first_position % kFloatSumLanes);
-  for (int64_t start = 0; start < length; start += kChunkRows) {
-    BitSpan sub = validity;
-    sub.offset += start;
-    sub.length = std::min(kChunkRows, length - start);
-    FewFloatSum<T, kSlots, kCount> st;
-    st.Load(slots, phase, lanes);
-    RunFew(values + start, groups + start, sub.length, sub, st);
-    st.Flush(slots, phase, lanes, counts);
-  }
-}
-
-template <int kSlots>
-struct FewCount {
-  VI cnt[kSlots] = {};
-  void Rows64(const uint8_t*, const uint32_t* g) {
-    for (int b = 0; b < 64; b += kLanes) {
-      const VI gw = LoadGroups(g + b);
-#pragma GCC unroll 16
-      for (int s = 0; s < kSlots; ++s) cnt[s] -= gw == s;
-    }
-  }
-};
-
-template <int kSlots>
-void CountFew(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,
-              int64_t* counts) {
-  FewCount<kSlots> st;
-  RunFew<uint8_t>(nullptr, groups, length, validity, st);
-  for (int s = 0; s < slots; ++s) {
-    for (int l = 0; l < kLanes; ++l) counts[s] += st.cnt[s][l];
-  }
-}
-
-// Calls f.template operator()<kSlots>() with kSlots the power of two >= slots (<= 8): padding
-// slots match no row, since every group is below `slots`.
-template <typename F>
-void WithFewSlots(int64_t slots, F&& f) {
-  static_assert(kFewGroupedSlots == 8, "WithFewSlots instantiates 1, 2, 4, 8");
-  if (slots <= 1) {
-    f.template operator()<1>();
-  } else if (slots <= 2) {
-    f.template operator()<2>();
-  } else if (slots <= 4) {
-    f.template operator()<4>();
-  } else {
-    f.template operator()<8>();
-  }
 }
 
 // ---- Scatter loops for many slots.
@@ -336,20 +119,14 @@ template <typename T>
 void GroupedSum(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
                 int64_t slots, GroupedSumType<T>* sums, int64_t* counts) {
   CheckArgs(length, validity, slots);
-  const bool count = counts != nullptr;
   // 16-byte values have no vector lanes to add in: they always scatter.
   if constexpr (sizeof(T) <= 8) {
     if (slots <= kFewGroupedSlots) {
-      WithFewSlots(slots, [&]<int kSlots>() {
-        if (count) {
-          SumFew<T, kSlots, true>(values, groups, length, validity, slots, sums, counts);
-        } else {
-          SumFew<T, kSlots, false>(values, groups, length, validity, slots, sums, counts);
-        }
-      });
+      GroupedSumOf<T>(ActiveKernelTable().grouped)(values, groups, length, validity, slots, sums, counts);
       return;
     }
   }
+  const bool count = counts != nullptr;
   if (count) {
     SumScatter<T, true>(values, groups, length, validity, sums, counts);
   } else {
@@ -375,17 +152,11 @@ void GroupedFloatSum(const T* values, const uint32_t* groups, int64_t length, Bi
   static_assert(std::is_floating_point_v<T>, "GroupedFloatSum is for floats");
   CheckArgs(length, validity, slots);
   assert(first_position >= 0 && "negative first_position");
-  const bool count = counts != nullptr;
   if (slots <= kFewGroupedSlots) {
-    WithFewSlots(slots, [&]<int kSlots>() {
-      if (count) {
-        FloatSumFew<T, kSlots, true>(values, groups, length, validity, first_position, slots, lanes, counts);
-      } else {
-        FloatSumFew<T, kSlots, false>(values, groups, length, validity, first_position, slots, lanes, counts);
-      }
-    });
+    GroupedFloatSumOf<T>(ActiveKernelTable().grouped)(values, groups, length, validity, first_position, slots, lanes, counts);
     return;
   }
+  const bool count = counts != nullptr;
   if (count) {
     FloatSumScatter<T, true>(values, groups, length, validity, first_position, lanes, counts);
   } else {
@@ -421,7 +192,7 @@ void GroupedCount(const uint32_t* groups, int64_t length, BitSpan validity, int6
                   int64_t* counts) {
   CheckArgs(length, validity, slots);
   if (slots <= kFewGroupedSlots) {
-    WithFewSlots(slots, [&]<int kSlots>() { CountFew<kSlots>(groups, length, validity, slots, counts); });
+    ActiveKernelTable().grouped.count(groups, length, validity, slots, counts);
     return;
   }
   ForEachValidRow(length, validity, [&](int64_t i) { ++counts[groups[i]]; });

@@ -8,6 +8,7 @@
 #include "kernels/bitmap.h"
 #include "kernels/dispatch.h"
 #include "kernels/fold.h"
+#include "kernels/grouped_fold.h"
 
 namespace rowjit::kernels {
 
@@ -32,6 +33,31 @@ struct ArithFns {
   int64_t (*checked[3])(Operand<T> a, Operand<T> b, int64_t length, T* out, BitSpan validity);
   void (*wrapping[3])(Operand<T> a, Operand<T> b, int64_t length, T* out);
   void (*compare[6])(Operand<T> a, Operand<T> b, int64_t length, uint8_t* out);
+};
+
+// Grouped folds over at most kFewGroupedSlots slots (grouped_fold.h): one vectorized pass with
+// every slot's accumulators in registers. More slots scatter, which no level changes.
+template <typename T>
+using GroupedSumFn = void (*)(const T* values, const uint32_t* groups, int64_t length,
+                              BitSpan validity, int64_t slots, GroupedSumType<T>* sums,
+                              int64_t* counts);
+template <typename T>
+using GroupedFloatSumFn = void (*)(const T* values, const uint32_t* groups, int64_t length,
+                                   BitSpan validity, int64_t first_position, int64_t slots,
+                                   double* lanes, int64_t* counts);
+struct GroupedFns {
+  GroupedSumFn<int8_t> sum_i8;
+  GroupedSumFn<int16_t> sum_i16;
+  GroupedSumFn<int32_t> sum_i32;
+  GroupedSumFn<int64_t> sum_i64;
+  GroupedSumFn<uint8_t> sum_u8;
+  GroupedSumFn<uint16_t> sum_u16;
+  GroupedSumFn<uint32_t> sum_u32;
+  GroupedSumFn<uint64_t> sum_u64;
+  GroupedFloatSumFn<float> float_sum_f32;
+  GroupedFloatSumFn<double> float_sum_f64;
+  void (*count)(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,
+                int64_t* counts);
 };
 
 inline constexpr int kFoldMin = 0;
@@ -79,6 +105,7 @@ struct KernelTable {
   ArithFns<uint64_t> arith_u64;
   ArithFns<float> arith_f32;
   ArithFns<double> arith_f64;
+  GroupedFns grouped;
 };
 
 // One per level_*.cc.
@@ -116,6 +143,23 @@ const ArithFns<T>& Arith(const KernelTable& t) {
   else if constexpr (std::is_same_v<T, uint64_t>) return t.arith_u64;
   else if constexpr (std::is_same_v<T, float>) return t.arith_f32;
   else return t.arith_f64;
+}
+
+template <typename T>
+GroupedSumFn<T> GroupedSumOf(const GroupedFns& f) {
+  if constexpr (std::is_same_v<T, int8_t>) return f.sum_i8;
+  else if constexpr (std::is_same_v<T, int16_t>) return f.sum_i16;
+  else if constexpr (std::is_same_v<T, int32_t>) return f.sum_i32;
+  else if constexpr (std::is_same_v<T, int64_t>) return f.sum_i64;
+  else if constexpr (std::is_same_v<T, uint8_t>) return f.sum_u8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return f.sum_u16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return f.sum_u32;
+  else return f.sum_u64;
+}
+template <typename T>
+GroupedFloatSumFn<T> GroupedFloatSumOf(const GroupedFns& f) {
+  if constexpr (std::is_same_v<T, float>) return f.float_sum_f32;
+  else return f.float_sum_f64;
 }
 
 constexpr int WidthIndex(int width) { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }

@@ -5,6 +5,7 @@
 
 #include "kernels/arith_body_internal.h"
 #include "kernels/bits_body_internal.h"
+#include "kernels/grouped_fold_body_internal.h"
 #include "kernels/minmax_body_internal.h"
 
 namespace rowjit::kernels {
@@ -53,6 +54,7 @@ const KernelTable& ROWJIT_LEVEL_TABLE_FN() {
       .arith_u64 = l::MakeArith<uint64_t>(),
       .arith_f32 = l::MakeArith<float>(),
       .arith_f64 = l::MakeArith<double>(),
+      .grouped = l::MakeGrouped(),
   };
   return kTable;
 }

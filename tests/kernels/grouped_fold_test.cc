@@ -129,12 +129,23 @@ Input<T> MakeInput(const Shape& s, std::mt19937_64& rng) {
   return in;
 }
 
+enum class Levels { kBest, kEvery };
+
+// Calls body(shape, rng, where) for every shape with a fresh generator whose seed `where` names.
+// Levels::kEvery: the folds whose few-slot pass is compiled per kernel level run the few-slot
+// shapes at every level this CPU has (the rest at the best level, which runs last).
 template <typename Body>
-void ForEachShape(uint64_t seed, Body body) {
-  for (const Shape& shape : AllShapes()) {
-    std::mt19937_64 rng(++seed);
-    body(shape, rng, Describe(seed, shape));
-    if (::testing::Test::HasFatalFailure()) return;
+void ForEachShape(uint64_t seed, Levels levels, Body body) {
+  testing::EveryLevel guard;
+  const std::vector<KernelLevel> best = {BestKernelLevel()};
+  for (KernelLevel level : levels == Levels::kEvery ? guard.levels() : best) {
+    ASSERT_NO_FATAL_FAILURE(testing::EveryLevel::Use(level));
+    for (const Shape& shape : AllShapes()) {
+      std::mt19937_64 rng(++seed);
+      if (level != BestKernelLevel() && shape.slots > kFewGroupedSlots) continue;
+      body(shape, rng, std::string(KernelLevelName(level)) + " " + Describe(seed, shape));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 
@@ -157,7 +168,7 @@ TYPED_TEST(GroupedIntTest, SumMatchesReference) {
   using T = TypeParam;
   using A = GroupedSumType<T>;
   using U = std::conditional_t<sizeof(A) == 16, unsigned __int128, uint64_t>;
-  ForEachShape(1000 + sizeof(T) * 10 + std::is_signed_v<T>, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+  ForEachShape(1000 + sizeof(T) * 10 + std::is_signed_v<T>, Levels::kEvery, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
     const Input<T> in = MakeInput<T>(s, rng);
     std::vector<A> sums(static_cast<size_t>(s.slots));
     for (auto& x : sums) x = static_cast<A>(static_cast<int64_t>(rng() % 2001) - 1000);
@@ -186,7 +197,7 @@ TYPED_TEST(GroupedIntTest, SumMatchesReference) {
 
 TYPED_TEST(GroupedIntTest, MinMaxMatchReference) {
   using T = TypeParam;
-  ForEachShape(2000 + sizeof(T) * 10 + std::is_signed_v<T>, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+  ForEachShape(2000 + sizeof(T) * 10 + std::is_signed_v<T>, Levels::kBest, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
     const Input<T> in = MakeInput<T>(s, rng);
     std::vector<T> mins(static_cast<size_t>(s.slots)), maxs(mins.size());
     std::vector<uint8_t> seen(mins.size());
@@ -217,7 +228,7 @@ TYPED_TEST(GroupedIntTest, MinMaxMatchReference) {
 }
 
 TEST(GroupedCount, MatchesReference) {
-  ForEachShape(3000, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+  ForEachShape(3000, Levels::kEvery, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
     const Input<uint8_t> in = MakeInput<uint8_t>(s, rng);
     std::vector<int64_t> counts = StartCounts(s.slots, rng);
     std::vector<int64_t> want = counts;
@@ -228,7 +239,7 @@ TEST(GroupedCount, MatchesReference) {
 }
 
 TEST(GroupedAnyAll, MatchesReference) {
-  ForEachShape(4000, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+  ForEachShape(4000, Levels::kBest, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
     const Input<uint8_t> in = MakeInput<uint8_t>(s, rng);
     const Bits values = RandomBits((s.offset * 7) % 64, s.length, rng() % 2 ? 0.5 : 0.97, rng);
     std::vector<uint8_t> any(static_cast<size_t>(s.slots)), all(any.size()), seen(any.size());
@@ -278,7 +289,7 @@ bool SameBits(T a, T b) {
 // The lane rule as the header states it, row by row.
 TYPED_TEST(GroupedFloatTest, SumMatchesLaneRuleBitForBit) {
   using T = TypeParam;
-  ForEachShape(5000 + sizeof(T), [](const Shape& s, std::mt19937_64& rng, const std::string& at) {
+  ForEachShape(5000 + sizeof(T), Levels::kEvery, [](const Shape& s, std::mt19937_64& rng, const std::string& at) {
     // A million slots' lanes take 128 MB; they scatter as 65536 slots do.
     if (s.slots > 65536) return;
     const Input<T> in = MakeInput<T>(s, rng);
@@ -317,7 +328,7 @@ TYPED_TEST(GroupedFloatTest, SumMatchesLaneRuleBitForBit) {
 
 TYPED_TEST(GroupedFloatTest, MinMaxNanCountMatchReference) {
   using T = TypeParam;
-  ForEachShape(6000 + sizeof(T), [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+  ForEachShape(6000 + sizeof(T), Levels::kBest, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
     const Input<T> in = MakeInput<T>(s, rng);
     for (NanMode mode : {NanMode::kSkip, NanMode::kTotalOrder}) {
       const bool skip = mode == NanMode::kSkip;

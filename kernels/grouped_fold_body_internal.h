@@ -1,0 +1,295 @@
+// Grouped folds over a few slots, compiled once per x86-64 level (kernels layer, internal;
+// level_*.cc only): one pass over the rows with every slot's accumulators in vector registers,
+// a row adding to slot s's lanes under the mask (groups == s and valid).
+#pragma once
+
+#include "kernels/grouped_fold.h"
+#include "kernels/level_common_internal.h"
+
+namespace rowjit::kernels::ROWJIT_LEVEL_NS {
+namespace {
+
+#if defined(__AVX512F__)
+constexpr int kGroupVecBytes = 64;
+#elif defined(__AVX2__)
+constexpr int kGroupVecBytes = 32;
+#else
+constexpr int kGroupVecBytes = 16;
+#endif
+// 64-bit lanes per vector: a block of kGroupLanes rows is one vector step.
+constexpr int kGroupLanes = kGroupVecBytes / 8;
+using GI = int64_t __attribute__((vector_size(kGroupVecBytes)));
+using GU = uint64_t __attribute__((vector_size(kGroupVecBytes)));
+using GF = double __attribute__((vector_size(kGroupVecBytes)));
+template <typename T>
+using GT [[gnu::vector_size(kGroupLanes * sizeof(T))]] = T;
+
+// A group no slot matches: null rows take it.
+constexpr int64_t kNoGroup = -1;
+
+// Rows fold in chunks whose per-lane sums cannot wrap 64 bits (2^16 rows of |x| < 2^32 sum
+// below 2^48 in any lane); a chunk's flush costs a few dozen adds, nothing beside its rows.
+constexpr int64_t kGroupChunkRows = int64_t{1} << 16;
+
+template <typename V, typename T>
+inline V LoadLanes(const T* p) {
+  GT<T> x;
+  __builtin_memcpy(&x, p, sizeof x);
+  return __builtin_convertvector(x, V);
+}
+
+// Bit l of lane l: a word's bits for a block become a lane mask by one AND and compare.
+inline GI LaneBitVector() {
+  GI v;
+  for (int l = 0; l < kGroupLanes; ++l) v[l] = int64_t{1} << l;
+  return v;
+}
+
+// The groups of rows [b, b + kGroupLanes) of a 64-row word, kNoGroup where `bits` says null.
+template <bool kAllValid>
+inline GI BlockGroups(const uint32_t* g, uint64_t bits, int b) {
+  const GI groups = LoadLanes<GI>(g + b);
+  if constexpr (kAllValid) return groups;
+  const GI valid = ((GI{} + static_cast<int64_t>(bits >> b)) & LaneBitVector()) != 0;
+  return valid ? groups : GI{} + kNoGroup;
+}
+
+// Calls st.Rows64<kAllValid>(values, groups, bits) for every 64-row word of the call with a
+// valid row; the short last word is copied to padded buffers first (bits beyond it are 0).
+// values == nullptr: a count, which reads none.
+template <typename T, typename State>
+void RunFewSlots(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
+                 State& st) {
+  const int64_t full = length / 64;
+  uint64_t tail = LowMask(length - 64 * full);
+  if (validity.data == nullptr) {
+    for (int64_t w = 0; w < full; ++w) {
+      st.template Rows64<true>(values + 64 * w, groups + 64 * w, ~uint64_t{0});
+    }
+  } else {
+    const WordReader reader(validity);
+    for (int64_t w = 0; w < full; ++w) {
+      const uint64_t word = reader.Word(w);
+      if (word == ~uint64_t{0}) {
+        st.template Rows64<true>(values + 64 * w, groups + 64 * w, word);
+      } else if (word != 0) {
+        st.template Rows64<false>(values + 64 * w, groups + 64 * w, word);
+      }
+    }
+    tail = reader.Word(full);
+  }
+  if (tail == 0) return;
+  const int64_t rest = length - 64 * full;
+  alignas(64) uint32_t pad_groups[64] = {};
+  alignas(64) T pad_values[64] = {};
+  __builtin_memcpy(pad_groups, groups + 64 * full, rest * sizeof(uint32_t));
+  if (values != nullptr) __builtin_memcpy(pad_values, values + 64 * full, rest * sizeof(T));
+  st.template Rows64<false>(pad_values, pad_groups, tail);
+}
+
+// Integer sums of up to 32-bit values: one i64 lane sum per slot. 64-bit values: each as its
+// low 32 bits (unsigned) and high 32 bits (signed as the column), summed apart (plain vector
+// adds, no carry) and joined in 128 bits.
+template <typename T, int kSlots, bool kCount>
+struct FewSlotSum {
+  static constexpr bool kWide = sizeof(T) == 8;
+  GI lo[kSlots] = {};
+  GI hi[kSlots] = {};
+  GI cnt[kSlots] = {};
+  template <bool kAllValid>
+  void Rows64(const T* p, const uint32_t* g, uint64_t bits) {
+    for (int b = 0; b < 64; b += kGroupLanes) {
+      const GI gw = BlockGroups<kAllValid>(g, bits, b);
+      GI xlo, xhi;
+      if constexpr (kWide) {
+        GU x;
+        __builtin_memcpy(&x, p + b, sizeof x);
+        xlo = (GI)(x & 0xffffffffu);
+        xhi = std::is_signed_v<T> ? ((GI)x >> 32) : (GI)(x >> 32);
+      } else {
+        xlo = LoadLanes<GI>(p + b);
+      }
+#pragma GCC unroll 16
+      for (int s = 0; s < kSlots; ++s) {
+        const GI m = gw == s;
+        lo[s] += xlo & m;
+        if constexpr (kWide) hi[s] += xhi & m;
+        if constexpr (kCount) cnt[s] -= m;
+      }
+    }
+  }
+  void Flush(int64_t slots, GroupedSumType<T>* sums, int64_t* counts) const {
+    for (int s = 0; s < slots; ++s) {
+      GroupedSumType<T> total = 0;
+      for (int l = 0; l < kGroupLanes; ++l) {
+        total += lo[s][l];
+        if constexpr (kWide) total += static_cast<__int128>(hi[s][l]) * (int64_t{1} << 32);
+        if constexpr (kCount) counts[s] += cnt[s][l];
+      }
+      sums[s] += total;
+    }
+  }
+};
+
+template <typename T, int kSlots, bool kCount>
+void SumFewSlots(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
+                 int64_t slots, GroupedSumType<T>* sums, int64_t* counts) {
+  for (int64_t start = 0; start < length; start += kGroupChunkRows) {
+    BitSpan sub = validity;
+    sub.offset += start;
+    sub.length = MinOf(kGroupChunkRows, length - start);
+    FewSlotSum<T, kSlots, kCount> st;
+    RunFewSlots(values + start, groups + start, sub.length, sub, st);
+    st.Flush(slots, sums, counts);
+  }
+}
+
+// Float sums: slot s's 16 lanes as 16 / kGroupLanes vectors, held rotated so that vector lane r
+// takes the rows i with i % 16 == r (words start at multiples of 16 rows), which is lane
+// (first_position + r) % 16 of the table. Within a lane, rows add in increasing i.
+template <typename T, int kSlots, bool kCount>
+struct FewSlotFloatSum {
+  static constexpr int kVecs = kFloatSumLanes / kGroupLanes;
+  GF acc[kSlots][kVecs] = {};
+  GI cnt[kSlots] = {};
+  template <bool kAllValid>
+  void Rows64(const T* p, const uint32_t* g, uint64_t bits) {
+    for (int b = 0; b < 64; b += kGroupLanes) {
+      const int v = (b / kGroupLanes) % kVecs;
+      const GI gw = BlockGroups<kAllValid>(g, bits, b);
+      const GF x = LoadLanes<GF>(p + b);
+#pragma GCC unroll 16
+      for (int s = 0; s < kSlots; ++s) {
+        const GI m = gw == s;
+        acc[s][v] = m ? acc[s][v] + x : acc[s][v];
+        if constexpr (kCount) cnt[s] -= m;
+      }
+    }
+  }
+  void Load(int64_t slots, int phase, const double* lanes) {
+    for (int s = 0; s < kSlots; ++s) {
+      for (int r = 0; r < kFloatSumLanes; ++r) {
+        acc[s][r / kGroupLanes][r % kGroupLanes] =
+            s < slots ? lanes[s * kFloatSumLanes + (phase + r) % kFloatSumLanes] : 0.0;
+      }
+    }
+  }
+  void Flush(int64_t slots, int phase, double* lanes, int64_t* counts) const {
+    for (int s = 0; s < slots; ++s) {
+      for (int r = 0; r < kFloatSumLanes; ++r) {
+        lanes[s * kFloatSumLanes + (phase + r) % kFloatSumLanes] = acc[s][r / kGroupLanes][r % kGroupLanes];
+      }
+      if constexpr (kCount) {
+        for (int l = 0; l < kGroupLanes; ++l) counts[s] += cnt[s][l];
+      }
+    }
+  }
+};
+
+template <typename T, int kSlots, bool kCount>
+void FloatSumFewSlots(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
+                      int64_t first_position, int64_t slots, double* lanes, int64_t* counts) {
+  const int phase = static_cast<int>(first_position % kFloatSumLanes);
+  for (int64_t start = 0; start < length; start += kGroupChunkRows) {
+    BitSpan sub = validity;
+    sub.offset += start;
+    sub.length = MinOf(kGroupChunkRows, length - start);
+    FewSlotFloatSum<T, kSlots, kCount> st;
+    st.Load(slots, phase, lanes);
+    RunFewSlots(values + start, groups + start, sub.length, sub, st);
+    st.Flush(slots, phase, lanes, counts);
+  }
+}
+
+template <int kSlots>
+struct FewSlotCount {
+  GI cnt[kSlots] = {};
+  template <bool kAllValid>
+  void Rows64(const uint8_t*, const uint32_t* g, uint64_t bits) {
+    for (int b = 0; b < 64; b += kGroupLanes) {
+      const GI gw = BlockGroups<kAllValid>(g, bits, b);
+#pragma GCC unroll 16
+      for (int s = 0; s < kSlots; ++s) cnt[s] -= gw == s;
+    }
+  }
+};
+
+template <int kSlots>
+void CountFewSlots(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,
+                   int64_t* counts) {
+  for (int64_t start = 0; start < length; start += kGroupChunkRows) {
+    BitSpan sub = validity;
+    sub.offset += start;
+    sub.length = MinOf(kGroupChunkRows, length - start);
+    FewSlotCount<kSlots> st;
+    RunFewSlots<uint8_t>(nullptr, groups + start, sub.length, sub, st);
+    for (int s = 0; s < slots; ++s) {
+      for (int l = 0; l < kGroupLanes; ++l) counts[s] += st.cnt[s][l];
+    }
+  }
+}
+
+// Calls f.template operator()<kSlots>() with kSlots the power of two >= slots: padding slots
+// match no row, since every group is below `slots`.
+template <typename F>
+void WithFewSlots(int64_t slots, F&& f) {
+  static_assert(kFewGroupedSlots == 8, "WithFewSlots instantiates 1, 2, 4, 8");
+  if (slots <= 1) {
+    f.template operator()<1>();
+  } else if (slots <= 2) {
+    f.template operator()<2>();
+  } else if (slots <= 4) {
+    f.template operator()<4>();
+  } else {
+    f.template operator()<8>();
+  }
+}
+
+template <typename T>
+void GroupedSumFew(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
+                   int64_t slots, GroupedSumType<T>* sums, int64_t* counts) {
+  WithFewSlots(slots, [&]<int kSlots>() {
+    if (counts != nullptr) {
+      SumFewSlots<T, kSlots, true>(values, groups, length, validity, slots, sums, counts);
+    } else {
+      SumFewSlots<T, kSlots, false>(values, groups, length, validity, slots, sums, counts);
+    }
+  });
+}
+
+template <typename T>
+void GroupedFloatSumFew(const T* values, const uint32_t* groups, int64_t length,
+                        BitSpan validity, int64_t first_position, int64_t slots, double* lanes,
+                        int64_t* counts) {
+  WithFewSlots(slots, [&]<int kSlots>() {
+    if (counts != nullptr) {
+      FloatSumFewSlots<T, kSlots, true>(values, groups, length, validity, first_position, slots, lanes, counts);
+    } else {
+      FloatSumFewSlots<T, kSlots, false>(values, groups, length, validity, first_position, slots, lanes, counts);
+    }
+  });
+}
+
+void GroupedCountFew(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,
+                     int64_t* counts) {
+  WithFewSlots(slots, [&]<int kSlots>() { CountFewSlots<kSlots>(groups, length, validity, slots, counts); });
+}
+
+constexpr GroupedFns MakeGrouped() {
+  return GroupedFns{
+      .sum_i8 = &GroupedSumFew<int8_t>,
+      .sum_i16 = &GroupedSumFew<int16_t>,
+      .sum_i32 = &GroupedSumFew<int32_t>,
+      .sum_i64 = &GroupedSumFew<int64_t>,
+      .sum_u8 = &GroupedSumFew<uint8_t>,
+      .sum_u16 = &GroupedSumFew<uint16_t>,
+      .sum_u32 = &GroupedSumFew<uint32_t>,
+      .sum_u64 = &GroupedSumFew<uint64_t>,
+      .float_sum_f32 = &GroupedFloatSumFew<float>,
+      .float_sum_f64 = &GroupedFloatSumFew<double>,
+      .count = &GroupedCountFew,
+  };
+}
+
+}  // namespace
+}  // namespace rowjit::kernels::ROWJIT_LEVEL_NS
