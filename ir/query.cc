@@ -211,7 +211,8 @@ Result<QueryAggregate> BindItem(std::string_view text, Part p, const ExprPtr& wh
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr f, ParsePart(text, item.filter, options, "a predicate"));
     ROWJIT_ASSIGN_OR_RETURN(q.filter, BindPredicate(f, item.filter, schema, options, "filter (where ...)"));
     cond = where == nullptr ? f : Expr::Call("and", {where, f});
-    q.text += " filter (where " + q.filter->ToString() + ")";
+    const Part written = Trimmed(text, p);  // the aggregate and its FILTER, as the caller wrote them
+    q.text = std::string(text.substr(written.begin, written.end - written.begin));
   }
   q.count_star = IsCountStar(text, item.call);
   if (q.count_star) {

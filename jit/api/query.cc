@@ -2,6 +2,7 @@
 // WHERE and every aggregate's guarded argument computed by one projection kernel (a
 // subexpression they share computed once), then each argument folded per slot by the static
 // grouped folds (kernels/grouped_fold.h), and the slots merged into the caller's state by key.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -76,9 +77,8 @@ Scalar CanonicalNan(TypeId t) {
 // Any fold, a row at a time (what the static folds do not cover: strings, intervals, constant
 // arguments, 16-byte sums near the edge of 128 bits): the reference's own steps.
 void FoldRows(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
-              size_t a) {
+              size_t a, int64_t first) {
   const TypeId t = q.fold.arg->type().id;
-  std::vector<FoldAccumulator> accs(live.slots.size());
   for (int64_t i = 0; i < n; ++i) {
     const int32_t at = live.index[g.slot[i]];
     if (at < 0) continue;
@@ -88,9 +88,8 @@ void FoldRows(const ir::QueryAggregate& q, const Array& values, const GroupSlots
         std::isnan(t == TypeId::kF32 ? s.value<float>() : s.value<double>())) {
       s = CanonicalNan(t);
     }
-    accs[at].Fold(q.fold, s, i);
+    live.accs[at][a].Fold(q.fold, s, first + i);  // into the group's own accumulator: the reference's order
   }
-  for (size_t k = 0; k < accs.size(); ++k) live.accs[k][a].Merge(q.fold, accs[k]);
 }
 
 // Where a fold's per-slot tables go: for each live slot, its accumulator of aggregate `a`
@@ -99,6 +98,7 @@ struct Sink {
   const Live& live;
   const ir::Aggregate& fold;
   size_t a;
+  int64_t first;  // the position of the block's first row in the fold (float sums' lanes)
   template <typename Fill>
   void Each(Fill&& fill) const {
     for (size_t k = 0; k < live.slots.size(); ++k) {
@@ -114,12 +114,18 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
   std::vector<int64_t> counts(g.slots, 0);
   if constexpr (std::is_floating_point_v<T>) {
     constexpr int kLanes = kernels::kFloatSumLanes;
+    // The tables start from the groups' lanes and are written back: each lane adds its rows in
+    // order across blocks and batches, as the reference does (merging fresh lanes would reassociate).
     std::vector<double> lanes(g.slots * kLanes, 0.0);
-    kernels::GroupedFloatSum<T>(v, g.slot.data(), n, rows.span, 0, g.slots, lanes.data(), counts.data());
-    sink.Each([&](int64_t s, FoldAccumulator& acc) {
-      std::memcpy(acc.lanes.data(), &lanes[s * kLanes], sizeof(double) * kLanes);
-      acc.count = counts[s];
-    });
+    for (size_t k = 0; k < sink.live.slots.size(); ++k) {
+      std::memcpy(&lanes[sink.live.slots[k] * kLanes], sink.live.accs[k][sink.a].lanes.data(), sizeof(double) * kLanes);
+    }
+    kernels::GroupedFloatSum<T>(v, g.slot.data(), n, rows.span, sink.first, g.slots, lanes.data(), counts.data());
+    for (size_t k = 0; k < sink.live.slots.size(); ++k) {
+      FoldAccumulator& acc = sink.live.accs[k][sink.a];
+      std::memcpy(acc.lanes.data(), &lanes[sink.live.slots[k] * kLanes], sizeof(double) * kLanes);
+      acc.count += counts[sink.live.slots[k]];
+    }
   } else {
     std::vector<kernels::GroupedSumType<T>> sums(g.slots, 0);
     kernels::GroupedSum<T>(v, g.slot.data(), n, rows.span, g.slots, sums.data(), counts.data());
@@ -233,10 +239,10 @@ bool FoldPrimitive(const ir::QueryAggregate& q, const PrimitiveArray& a, const G
 
 // One aggregate's rows folded per slot and merged into the live groups.
 void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
-               size_t a) {
+               size_t a, int64_t first) {
   const Rows rows = ValidRows(values, n);
   if (rows.none) return;
-  const Sink sink{live, q.fold, a};
+  const Sink sink{live, q.fold, a, first};
   const bool kernel_encoding = values.encoding() == Encoding::kPrimitive || values.encoding() == Encoding::kBool;
   if (kernel_encoding && q.fold.kind == AggKind::kCount) {
     const std::vector<int64_t> counts = CountRows(g, n, rows);
@@ -258,7 +264,7 @@ void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlot
       FoldPrimitive(q, static_cast<const PrimitiveArray&>(values), g, n, rows, sink)) {
     return;
   }
-  FoldRows(q, values, g, n, live, a);
+  FoldRows(q, values, g, n, live, a, first);
 }
 
 // What the projection computes: WHERE (when given) and every argument a static fold reads, each
@@ -285,9 +291,10 @@ QueryPlan MakePlan(const ir::Query& q) {
   return p;
 }
 
-// Folds the batch's rows (n of them: the selection's, or the batch's) into `state`.
+// Folds n rows (a block of the batch, or the selection's rows), the first at position `first` of
+// the fold, into `state`.
 Status FoldProjected(ir::QueryState& state, const QueryPlan& plan, std::span<const ArrayPtr> outputs,
-                     std::span<const ArrayPtr> keys, int64_t n) {
+                     std::span<const ArrayPtr> keys, int64_t n, int64_t first) {
   const ir::Query& q = state.query();
   ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
   const Rows kept = plan.where >= 0 ? TrueRows(*outputs[plan.where], n) : Rows{};
@@ -304,33 +311,65 @@ Status FoldProjected(ir::QueryState& state, const QueryPlan& plan, std::span<con
   }
   for (size_t a = 0; a < q.aggregates.size(); ++a) {
     if (plan.arg[a] >= 0) {
-      FoldSlots(q.aggregates[a], *outputs[plan.arg[a]], g, n, live, a);
+      FoldSlots(q.aggregates[a], *outputs[plan.arg[a]], g, n, live, a, first);
       continue;
     }
-    Sink{live, q.aggregates[a].fold, a}.Each([&](int64_t s, FoldAccumulator& acc) { acc.count = rows_kept[s]; });
+    Sink{live, q.aggregates[a].fold, a, first}.Each([&](int64_t s, FoldAccumulator& acc) { acc.count = rows_kept[s]; });
   }
   return Status::OK();
+}
+
+// The rows of one block of a query's fold (a multiple of 64, so blocks start on validity words,
+// and of 16, so a block's float lanes are the batch's).
+constexpr int64_t kQueryBlock = 16384;
+
+Status CheckKeys(const ir::Query& q, std::span<const ArrayPtr> columns, int64_t length) {
+  for (const ir::ExprPtr& k : q.keys) {
+    const size_t c = static_cast<size_t>(k->column_index());
+    if (c >= columns.size() || columns[c] == nullptr || columns[c]->length() < length) {
+      return MakeError(ErrorCode::kInvalidInput, "group by {}: no column of {} rows at index {}", k->name(), length, c);
+    }
+  }
+  return Status::OK();
+}
+
+// A block's error as the batch's: its row moved by the block's first row.
+Status ShiftRow(const Error& e, int64_t begin) {
+  if (!e.row()) return e;
+  return Error(e.code(), e.message()).WithRow(e.function(), *e.row() + begin);
 }
 
 }  // namespace
 
 Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
-  const ir::Query& q = state.query();
-  const QueryPlan plan = MakePlan(q);
-  std::vector<ArrayPtr> outputs;
-  if (!plan.exprs.empty()) {
-    ROWJIT_ASSIGN_OR_RETURN(outputs, Project(plan.exprs, columns, length, options));
-  }
-  std::vector<ArrayPtr> keys;
-  for (const ir::ExprPtr& k : q.keys) {
-    if (k->column_index() >= static_cast<int>(columns.size()) || columns[k->column_index()]->length() < length) {
-      return MakeError(ErrorCode::kInvalidInput, "group by {}: no column of {} rows at index {}", k->name(), length,
-                       k->column_index());
+  const QueryPlan plan = MakePlan(state.query());
+  ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
+  // Blocks keep the projection's output columns in L2 while the folds read them back; a batch
+  // whose columns are not all `length` long runs whole, so that Project names the mismatch.
+  const bool blocked = length > kQueryBlock && std::all_of(columns.begin(), columns.end(), [&](const ArrayPtr& c) {
+                         return c != nullptr && c->length() == length;
+                       });
+  const int64_t block = blocked ? kQueryBlock : std::max<int64_t>(length, 1);
+  std::vector<ArrayPtr> part(columns.begin(), columns.end());
+  for (int64_t begin = 0; begin < std::max<int64_t>(length, 1); begin += block) {
+    const int64_t n = std::min(block, length - begin);
+    if (blocked) {
+      for (size_t c = 0; c < columns.size(); ++c) {
+        ROWJIT_ASSIGN_OR_RETURN(part[c], columns[c]->Slice(begin, n));
+      }
     }
-    keys.push_back(columns[k->column_index()]);
+    std::vector<ArrayPtr> outputs;
+    if (!plan.exprs.empty()) {
+      auto projected = Project(plan.exprs, part, n, options);
+      if (!projected.ok()) return ShiftRow(projected.error(), begin);
+      outputs = std::move(*projected);
+    }
+    std::vector<ArrayPtr> keys;
+    for (const ir::ExprPtr& k : state.query().keys) keys.push_back(part[k->column_index()]);
+    ROWJIT_RETURN_NOT_OK(FoldProjected(state, plan, outputs, keys, n, begin));
   }
-  return FoldProjected(state, plan, outputs, keys, length);
+  return Status::OK();
 }
 
 Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
@@ -341,16 +380,13 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
   if (!plan.exprs.empty()) {
     ROWJIT_ASSIGN_OR_RETURN(outputs, Project(plan.exprs, columns, length, selection, options));
   }
+  ROWJIT_RETURN_NOT_OK(CheckKeys(q, columns, length));
   std::vector<ArrayPtr> keys;
   for (const ir::ExprPtr& k : q.keys) {
-    if (k->column_index() >= static_cast<int>(columns.size()) || columns[k->column_index()]->length() < length) {
-      return MakeError(ErrorCode::kInvalidInput, "group by {}: no column of {} rows at index {}", k->name(), length,
-                       k->column_index());
-    }
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr taken, Take(*columns[k->column_index()], selection));
     keys.push_back(std::move(taken));
   }
-  return FoldProjected(state, plan, outputs, keys, selection.size());
+  return FoldProjected(state, plan, outputs, keys, selection.size(), 0);
 }
 
 Result<ir::QueryResult> Engine::Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,

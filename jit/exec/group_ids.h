@@ -19,7 +19,8 @@ struct GroupSlots {
 // with different keys do not. Small domains map directly (bools, 8- and 16-bit integers,
 // dictionary codes, integers whose batch range is at most 2^16), so a slot is a key code with no
 // lookup; other keys are numbered through a hash table. A slot space past 2^16 entries and the
-// batch length is renumbered densely. No keys: every row is slot 0.
+// batch length is renumbered densely, and so are slot spaces with codes no row has. No keys:
+// every row is slot 0.
 Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t length);
 
 }  // namespace rowjit::jit::internal

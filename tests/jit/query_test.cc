@@ -218,6 +218,36 @@ TEST(Query, GroupCountClasses) {
   }
 }
 
+// A batch longer than the engine's blocks: float sums keep the batch's lanes, errors name the
+// batch's row.
+TEST(Query, LongBatchesMatchReference) {
+  auto engine = NewEngine();
+  const Schema schema{{Field{"g", DataType(TypeId::kU16, true)}, Field{"x", DataType(TypeId::kI32, true)},
+                       Field{"y", DataType(TypeId::kF64, true)}}};
+  std::mt19937_64 rng(91);
+  const int64_t length = 40000 + 13;
+  std::vector<ArrayPtr> cols = {testing::RandomFlatArray({DataType(TypeId::kU16, true), length, 0.97, 3}, rng),
+                                testing::RandomFlatArray({DataType(TypeId::kI32, true), length, 0.9}, rng),
+                                testing::RandomFlatArray({DataType(TypeId::kF64, true), length, 0.9}, rng)};
+  const ir::Query q = Bind("sum(y), avg(y), sum(x), max(y), count(*) group by g where x % 5 != 1", schema);
+  ASSERT_EQ(Text(engine->Query(q, cols, length)), Text(ir::EvaluateQueryReference(q, cols, length)));
+  // One group: every lane holds rows of every block.
+  const ir::Query one = Bind("sum(y), avg(y), min(y), count(*) where x % 5 != 1", schema);
+  ASSERT_EQ(Text(engine->Query(one, cols, length)), Text(ir::EvaluateQueryReference(one, cols, length)));
+  // d is 0 at rows 20 and 35000; WHERE drops row 20, so the batch fails at row 35000.
+  std::vector<Scalar> d(length, Scalar::Of<int32_t>(1)), k(length, Scalar::Of<int32_t>(1));
+  d[20] = d[35000] = Scalar::Of<int32_t>(0);
+  k[20] = Scalar::Of<int32_t>(0);
+  const Schema divisors{{Field{"d", DataType(TypeId::kI32, false)}, Field{"k", DataType(TypeId::kI32, false)}}};
+  std::vector<ArrayPtr> dk = {std::move(MakeArray(DataType(TypeId::kI32, false), d)).value(),
+                              std::move(MakeArray(DataType(TypeId::kI32, false), k)).value()};
+  const ir::Query failing = Bind("count(*), sum(k / d) group by k where k > 0", divisors);
+  auto jit = engine->Query(failing, dk, length);
+  ASSERT_FALSE(jit.ok());
+  EXPECT_EQ(jit.error().row(), 35000);
+  EXPECT_EQ(Text(jit), Text(ir::EvaluateQueryReference(failing, dk, length)));
+}
+
 // Partial states: batches folded apart and merged (and sent through bytes) give the one-pass
 // answer (integer arguments: exact in any order).
 TEST(Query, MergedStatesEqualOnePass) {
