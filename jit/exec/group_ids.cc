@@ -121,33 +121,44 @@ KeyCodes CodesOf(const Array& a, int64_t length) {
   return HashedCodes(a, length);
 }
 
-// Renumbers codes densely in order of first appearance.
-void Compact(std::vector<uint64_t>& code, uint64_t& domain) {
+// Renumbers 64-bit composed codes densely, in order of first appearance, into `slot`; returns
+// how many there are.
+uint64_t Compact(const std::vector<uint64_t>& code, std::vector<uint32_t>& slot) {
   std::unordered_map<uint64_t, uint32_t> numbers;
-  for (uint64_t& c : code) c = numbers.try_emplace(c, static_cast<uint32_t>(numbers.size())).first->second;
-  domain = std::max<uint64_t>(numbers.size(), 1);
+  for (size_t i = 0; i < code.size(); ++i) {
+    slot[i] = numbers.try_emplace(code[i], static_cast<uint32_t>(numbers.size())).first->second;
+  }
+  return std::max<uint64_t>(numbers.size(), 1);
 }
 
 }  // namespace
 
 Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t length) {
-  std::vector<uint64_t> code(length, 0);
+  GroupSlots g;
+  g.slot.assign(length, 0);
   uint64_t domain = 1;
+  // Slot codes stay 32-bit (a block's vectors stay below malloc's mmap threshold); a product of
+  // domains past the limit is composed in 64 bits and numbered densely.
   const uint64_t limit = std::max<uint64_t>(kDirectDomain, static_cast<uint64_t>(length));
   for (const ArrayPtr& key : keys) {
     KeyCodes k = CodesOf(*key, length);
-    if (domain * k.domain > limit && domain > 1) Compact(code, domain);
-    for (int64_t i = 0; i < length; ++i) code[i] = code[i] * k.domain + k.code[i];
-    domain *= k.domain;
+    if (domain == 1) {
+      g.slot = std::move(k.code);
+      domain = k.domain;
+    } else if (domain * k.domain <= limit) {
+      const uint32_t d = static_cast<uint32_t>(k.domain);
+      for (int64_t i = 0; i < length; ++i) g.slot[i] = g.slot[i] * d + k.code[i];
+      domain *= k.domain;
+    } else {
+      std::vector<uint64_t> wide(length);
+      for (int64_t i = 0; i < length; ++i) wide[i] = uint64_t{g.slot[i]} * k.domain + k.code[i];
+      domain = Compact(wide, g.slot);
+    }
   }
-  if (domain > limit) Compact(code, domain);
-  GroupSlots g;
   g.slots = static_cast<int64_t>(domain);
-  g.slot.resize(length);
   g.first_row.assign(domain, -1);
   for (int64_t i = 0; i < length; ++i) {
-    g.slot[i] = static_cast<uint32_t>(code[i]);
-    if (g.first_row[code[i]] < 0) g.first_row[code[i]] = i;
+    if (g.first_row[g.slot[i]] < 0) g.first_row[g.slot[i]] = i;
   }
   // Codes the batch does not use are dropped (two keys of 4 and 3 codes, 4 of them met, fold
   // into 4 slots): the grouped folds keep a handful of slots in registers (kernels/grouped_fold.h;
