@@ -4,21 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <string>
-#include <string_view>
 
+#include "capi/c_api_internal.h"
 #include "ir/aggregate.h"
-#include "ir/binder.h"
-#include "jit/api/engine.h"
+#include "ir/query.h"
 #include "runtime/arrow_c.h"
 #include "runtime/builder.h"
-
-struct rowjit_engine {
-  std::shared_ptr<rowjit::jit::Engine> engine;  // shared with the prepared handles made from it
-  rowjit::ir::BindOptions bind;                  // the engine's limits, and implicit_casts
-};
 
 struct rowjit_expr {
   rowjit::ir::ExprPtr expr;                          // a row expression, or
@@ -26,10 +19,6 @@ struct rowjit_expr {
   std::string text;                                  // canonical
   std::string format;                                // the result's Arrow format
   bool nullable = true;                              // whether the result may hold nulls
-};
-
-struct rowjit_batch {
-  rowjit::RecordBatch batch;
 };
 
 // One of the three kinds of prepared handle. The engine is declared first so that it outlives the
@@ -42,10 +31,13 @@ struct rowjit_prepared {
   std::string text;  // what was prepared, for errors: "a * b", "sum(a)", "projection of 3 expressions"
 };
 
-namespace {
-
 using rowjit::ErrorCode;
 using rowjit::Status;
+using rowjit::capi::About;
+using rowjit::capi::Guarded;
+using rowjit::capi::Missing;
+
+namespace {
 
 rowjit_status StatusOf(ErrorCode code) {
   switch (code) {
@@ -73,8 +65,12 @@ void CopyText(char (&out)[N], const std::string& text) {
   out[n] = '\0';
 }
 
-rowjit_status Report(rowjit_error* error, rowjit_status code, const std::string& message, int64_t row = -1,
-                     const std::string& function = "") {
+}  // namespace
+
+namespace rowjit::capi {
+
+rowjit_status Report(rowjit_error* error, rowjit_status code, const std::string& message, int64_t row,
+                     const std::string& function) {
   if (error != nullptr) {
     error->code = code;
     error->row = row;
@@ -86,50 +82,26 @@ rowjit_status Report(rowjit_error* error, rowjit_status code, const std::string&
   return code;
 }
 
-// The expression text an error of rowjit_expr_parse is about (its span is in it); none for the
-// other errors, whose span, if any, is in no text the caller gave.
-using About = std::optional<std::string_view>;
-
-// The error, and when it is about `about` at a span inside it, the span and the message with the
-// span's line under it (FormatError) if that fits the message field, else the first line alone.
-rowjit_status Report(rowjit_error* error, const rowjit::Error& e, const About& about) {
+rowjit_status Report(rowjit_error* error, const Error& e, const About& about) {
   const rowjit_status code = StatusOf(e.code());
   const bool spanned = about && e.span() && e.span()->offset <= about->size();
   if (error == nullptr || !spanned) {
     return Report(error, code, e.ToString(), e.row().value_or(-1), e.row() ? e.function() : "");
   }
-  const std::string rendered = rowjit::FormatError(*about, e);
+  const std::string rendered = FormatError(*about, e);
   Report(error, code, rendered.size() < sizeof(error->message) ? rendered : e.ToString(), e.row().value_or(-1),
          e.row() ? e.function() : "");
-  const rowjit::SourceSpan span = *e.span();
+  const SourceSpan span = *e.span();
   error->span_offset = static_cast<int64_t>(span.offset);
   error->span_length = static_cast<int64_t>(std::min(span.length, about->size() - span.offset));
   return code;
 }
 
-// Runs `body` (returning a Status), converting its error and any exception. `about`: where the
-// body says what text its error is about (rowjit_expr_parse's expression, once the schema is read).
-template <typename F>
-rowjit_status Guarded(rowjit_error* error, F&& body, const About* about = nullptr) {
-  try {
-    Status s = body();
-    if (s.ok()) {
-      if (error != nullptr) Report(error, ROWJIT_OK, "");
-      return ROWJIT_OK;
-    }
-    return Report(error, s.error(), about != nullptr ? *about : About());
-  } catch (const std::bad_alloc&) {
-    return Report(error, ROWJIT_OUT_OF_MEMORY, "out of memory");
-  } catch (const std::exception& e) {
-    return Report(error, ROWJIT_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return Report(error, ROWJIT_INTERNAL, "internal error");
-  }
-}
+Status Missing(const char* what) { return MakeError(ErrorCode::kInvalidInput, "{} is null", what); }
 
-Status Missing(const char* what) {
-  return rowjit::MakeError(ErrorCode::kInvalidInput, "{} is null", what);
-}
+}  // namespace rowjit::capi
+
+namespace {
 
 // The structs rowjit_batch_import was given and did not take: released (a released struct's
 // `release` is NULL, so none is released twice).
@@ -199,6 +171,23 @@ Status ExportAggregate(const rowjit::ir::Aggregate& agg, const rowjit::ir::Aggre
   return rowjit::ExportArray(values, out, out_schema);
 }
 
+// Binds `text` (an aggregate or a row expression) into `expr`.
+Status Bind(rowjit_expr& expr, const char* text, const rowjit::Schema& s, const rowjit::ir::BindOptions& bind) {
+  if (rowjit::ir::IsAggregateText(text)) {
+    ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::Aggregate agg, rowjit::ir::ParseAndBindAggregate(text, s, bind));
+    expr.text = agg.ToString();
+    expr.format = rowjit::ArrowFormatOf(agg.result);
+    expr.nullable = true;  // no row folds: null
+    expr.aggregate = std::move(agg);
+    return Status::OK();
+  }
+  ROWJIT_ASSIGN_OR_RETURN(expr.expr, rowjit::ir::ParseAndBind(text, s, bind));
+  expr.text = expr.expr->ToString();
+  expr.format = rowjit::ArrowFormatOf(expr.expr->type());
+  expr.nullable = expr.expr->type().nullable;
+  return Status::OK();
+}
+
 }  // namespace
 
 extern "C" {
@@ -259,18 +248,13 @@ rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const s
     ROWJIT_ASSIGN_OR_RETURN(rowjit::Schema s, rowjit::ImportSchema(schema));
     about = text;  // from here on an error with a span is about the expression's text
     auto expr = std::make_unique<rowjit_expr>();
-    if (rowjit::ir::IsAggregateText(text)) {
-      ROWJIT_ASSIGN_OR_RETURN(rowjit::ir::Aggregate agg, rowjit::ir::ParseAndBindAggregate(text, s, engine->bind));
-      expr->text = agg.ToString();
-      expr->format = rowjit::ArrowFormatOf(agg.result);
-      expr->nullable = true;  // no row folds: null
-      expr->aggregate = std::move(agg);
-    } else {
-      ROWJIT_ASSIGN_OR_RETURN(expr->expr, rowjit::ir::ParseAndBind(text, s, engine->bind));
-      expr->text = expr->expr->ToString();
-      expr->format = rowjit::ArrowFormatOf(expr->expr->type());
-      expr->nullable = expr->expr->type().nullable;
+    const Status bound = Bind(*expr, text, s, engine->bind);
+    if (!bound.ok() && rowjit::ir::IsQueryText(text)) {
+      return rowjit::MakeError(ErrorCode::kInvalidInput,
+                               "'{}' reads as an aggregate query (GROUP BY, WHERE, FILTER, avg, count(*) or several "
+                               "aggregates): rowjit_query_parse parses those", text);
     }
+    ROWJIT_RETURN_NOT_OK(bound);
     *out = expr.release();
     return Status::OK();
   }, &about);

@@ -17,11 +17,12 @@
  * span). Result arrays are written only on success; a handle out-parameter (engine, expression,
  * batch, prepared) is set to NULL on failure.
  * Results are ArrowArray/ArrowSchema pairs the caller owns and releases once each.
- * Thread safety: an engine and the expressions and batches it uses may be shared by any number
- * of threads calling rowjit_evaluate / _filter / _project / _aggregate at once; creating and
- * parsing are thread-safe too. Freeing a handle while another thread uses it is not.
+ * Thread safety: an engine and the expressions, queries and batches it uses may be shared by any
+ * number of threads calling rowjit_evaluate / _filter / _project / _aggregate / rowjit_query_run
+ * at once; creating and parsing are thread-safe too. Freeing a handle while another thread uses it
+ * is not. A query's partial state (rowjit_query_state) is the exception: one thread at a time.
  * A host's batch loop prepares once (rowjit_prepare) and calls rowjit_prepared_evaluate per batch:
- * see "Prepared handles" below. */
+ * see "Prepared handles" below. Grouped and multi-aggregate folds: "Aggregate queries" below. */
 #ifndef ROWJIT_H
 #define ROWJIT_H
 
@@ -100,7 +101,9 @@ void rowjit_engine_free(rowjit_engine* engine);
 /* Parses `text` (an expression such as "a * b + c", or an aggregate such as "sum(a * b)") and binds
  * it to `schema`, a struct schema ("+s") whose children name the columns (borrowed: not released).
  * The engine's limits and implicit_casts apply. An error in the text fills the error's span and
- * shows it in the message (see rowjit_error). */
+ * shows it in the message (see rowjit_error). Text that does not bind and reads as an aggregate
+ * query (GROUP BY, WHERE, FILTER, avg, count(*), several aggregates) is ROWJIT_INVALID_INPUT
+ * naming rowjit_query_parse, which parses those. */
 rowjit_status rowjit_expr_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
                                 rowjit_expr** out, rowjit_error* error);
 /* Whether the expression is an aggregate (1) or a row expression (0). */
@@ -202,6 +205,97 @@ rowjit_status rowjit_prepared_project_into(rowjit_prepared* prepared, const rowj
 /* The number of batch layouts the handle holds a kernel for (0 for NULL). */
 size_t rowjit_prepared_layouts(const rowjit_prepared* prepared);
 void rowjit_prepared_free(rowjit_prepared* prepared);
+
+/* --- Aggregate queries: several aggregates, per group, in one pass ------------------------------ */
+
+/* An aggregate query bound to a schema (the form and its semantics: docs/semantics.md, "Aggregate
+ * queries"):
+ *   sum(x), avg(y), count(*) filter (where y > 0) group by g where p
+ * Its answer has one row per group that has a row WHERE keeps, in ascending key order (nulls
+ * last); without GROUP BY, one row even over no rows (sums null, counts 0). Its columns: the GROUP
+ * BY columns (named as they are), then one per aggregate (named by its text as written, FILTER
+ * included), each nullable.
+ * Thread safety: a query is immutable: any number of threads may run it and make states of it at
+ * once. A state (rowjit_query_state) is not thread-safe: one state per thread, merged after.
+ * Lifetimes: a state keeps its query alive (the query may be freed first); neither refers to the
+ * engine or to any batch after a call returns. */
+typedef struct rowjit_query rowjit_query;
+typedef struct rowjit_query_state rowjit_query_state;
+
+/* Rows of a batch to run over: ascending row indices, no repeats, each below the batch's length
+ * (rowjit_filter's result holds such rows). `rows` may be NULL only when `length` is 0 (no row). */
+typedef struct rowjit_selection {
+  const uint32_t* rows;
+  int64_t length;
+} rowjit_selection;
+
+/* Parses `text` (an aggregate query; a single plain aggregate such as "sum(x)" is one too) and binds
+ * it to `schema`, as rowjit_expr_parse does: a struct schema ("+s"), borrowed; the engine's limits
+ * and implicit_casts apply; an error in the text fills the error's span and shows it in the
+ * message. `*out` is NULL on failure. */
+rowjit_status rowjit_query_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
+                                 rowjit_query** out, rowjit_error* error);
+/* The canonical text; valid while `query` lives ("" for NULL). */
+const char* rowjit_query_text(const rowjit_query* query);
+/* The result's columns: the GROUP BY columns first (rowjit_query_keys of them), then the aggregates
+ * (0 for NULL). */
+size_t rowjit_query_columns(const rowjit_query* query);
+size_t rowjit_query_keys(const rowjit_query* query);
+/* Column i's name and Arrow format string; valid while `query` lives; NULL when i is out of range
+ * or `query` NULL. */
+const char* rowjit_query_column_name(const rowjit_query* query, size_t i);
+const char* rowjit_query_column_format(const rowjit_query* query, size_t i);
+void rowjit_query_free(rowjit_query* query);
+
+/* Runs `query` over a batch (`selection` NULL: every row; else only its rows, a float sum's lanes
+ * then following their position in the selection). The answer is a struct array ("+s") of one
+ * row per group, its children the query's columns in order, named as rowjit_query_column_name.
+ * The batch must fit the schema the query was bound to: each column the query reads must be
+ * there, at its index, with its name and type (else ROWJIT_INVALID_INPUT or ROWJIT_TYPE_ERROR,
+ * naming the column). An error in a row (a checked sum that overflows, an argument's division by
+ * zero) names its expression and the batch's row. */
+rowjit_status rowjit_query_run(rowjit_engine* engine, const rowjit_query* query, const rowjit_batch* batch,
+                               const rowjit_selection* selection, struct ArrowArray* out,
+                               struct ArrowSchema* out_schema, rowjit_error* error);
+
+/* Partial states: what a query has folded so far, per group. A host folds batches (on threads:
+ * one state each), merges states, sends them as bytes (to another process or machine running the
+ * same query text over the same schema), and finishes one into the answer. Integer, decimal,
+ * count, min and max answers equal rowjit_query_run's over the same rows exactly, whatever the
+ * split; float sums add lane by lane when merged. A state's size grows with its groups (one per
+ * distinct key met, no bound but memory); its bytes too. */
+
+/* An empty state of `query`. `*out` is NULL on failure. */
+rowjit_status rowjit_query_state_new(const rowjit_query* query, rowjit_query_state** out, rowjit_error* error);
+/* Folds a batch (`selection` NULL: every row) into `state`, with rowjit_query_run's checks and
+ * errors. An invalid argument or a batch that does not fit leaves the state unchanged; an error in
+ * a row may leave it holding part of the batch (free it, or fold no more into it). */
+rowjit_status rowjit_query_state_fold(rowjit_engine* engine, rowjit_query_state* state, const rowjit_batch* batch,
+                                      const rowjit_selection* selection, rowjit_error* error);
+/* Adds what `other` folded into `state` (`other` is unchanged and stays the caller's). Both must be
+ * states of equal queries (the same text bound to the same schema) and not the same state; else
+ * ROWJIT_INVALID_INPUT and `state` is unchanged. No thread may use either meanwhile. */
+rowjit_status rowjit_query_state_merge(rowjit_query_state* state, const rowjit_query_state* other,
+                                       rowjit_error* error);
+/* The state as bytes: `*bytes` (`*length` of them) is the caller's, freed with rowjit_bytes_free.
+ * On failure `*bytes` is NULL and `*length` 0. */
+rowjit_status rowjit_query_state_serialize(const rowjit_query_state* state, uint8_t** bytes, size_t* length,
+                                           rowjit_error* error);
+/* A state of `query` from bytes rowjit_query_state_serialize gave for an equal query (the bytes are
+ * read, not kept). Bytes that are not such a state (another query's, cut short, altered where it
+ * shows) are ROWJIT_INVALID_INPUT, and `*out` is NULL. */
+rowjit_status rowjit_query_state_deserialize(const rowjit_query* query, const uint8_t* bytes, size_t length,
+                                             rowjit_query_state** out, rowjit_error* error);
+/* The groups the state holds (0 for NULL). */
+int64_t rowjit_query_state_groups(const rowjit_query_state* state);
+/* The answer from what the state has folded, as rowjit_query_run returns it. The state is unchanged:
+ * folding may go on, and finishing again gives the answer over every row folded. An aggregate's
+ * error (a sum past its type) is the call's. */
+rowjit_status rowjit_query_state_finish(const rowjit_query_state* state, struct ArrowArray* out,
+                                        struct ArrowSchema* out_schema, rowjit_error* error);
+void rowjit_query_state_free(rowjit_query_state* state);
+/* Frees bytes rowjit returned (rowjit_query_state_serialize); NULL is a no-op. */
+void rowjit_bytes_free(void* bytes);
 
 #ifdef __cplusplus
 }
