@@ -1,6 +1,6 @@
 // Grouped folds (kernels layer): up to kFewGroupedSlots slots go to the active level's
-// vectorized pass (grouped_fold_body_internal.h); more scatter into the caller's tables row by
-// row here, validity walked a word at a time.
+// vectorized pass (grouped_fold_body_internal.h) where it has one; the rest scatter into the
+// caller's tables row by row here, validity walked a word at a time.
 #include "kernels/grouped_fold.h"
 
 #include <algorithm>
@@ -60,6 +60,28 @@ void ForEachValidRow(int64_t length, BitSpan validity, Row&& row) {
       });
 }
 
+// Calls row(i, valid) for the rows of the call: in a word with many valid rows every row, a
+// null one adding the fold's identity (no branch to mispredict); in a word with few only the
+// valid rows (valid == true). Groups of null rows are below `slots` too. Counts only: sums
+// scatter faster over the valid rows alone (bench: `grouped/sum_{i64,f64}_slots256_0.9`).
+constexpr int kManyValidRows = 16;
+
+template <typename Row>
+void ForEachRowOrIdentity(int64_t length, BitSpan validity, Row&& row) {
+  ForEachWord(
+      length, validity,
+      [&](int64_t begin, int64_t n) {
+        for (int64_t i = begin; i < begin + n; ++i) row(i, true);
+      },
+      [&](int64_t begin, int64_t n, uint64_t word) {
+        if (std::popcount(word) >= kManyValidRows) {
+          for (int64_t j = 0; j < n; ++j) row(begin + j, ((word >> j) & 1) != 0);
+          return;
+        }
+        for (; word != 0; word &= word - 1) row(begin + std::countr_zero(word), true);
+      });
+}
+
 // ---- Scatter loops for many slots.
 
 template <typename T, bool kCount>
@@ -75,13 +97,22 @@ void SumScatter(const T* values, const uint32_t* groups, int64_t length, BitSpan
   });
 }
 
-template <typename T, bool kCount>
+constexpr int64_t kPrefetchRows = 64;
+constexpr int64_t kPrefetchTableBytes = int64_t{1} << 20;
+
+template <typename T, bool kCount, bool kPrefetch>
 void FloatSumScatter(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
                      int64_t first_position, double* lanes, int64_t* counts) {
-  const int64_t phase = first_position % kFloatSumLanes;
+  static_assert((kFloatSumLanes & (kFloatSumLanes - 1)) == 0, "lane by a mask");
+  const uint64_t phase = static_cast<uint64_t>(first_position);
   ForEachValidRow(length, validity, [&](int64_t i) {
-    const uint32_t g = groups[i];
-    lanes[g * int64_t{kFloatSumLanes} + (phase + i) % kFloatSumLanes] += static_cast<double>(values[i]);
+    const uint64_t g = groups[i];
+    // A row's lanes are a cache line apart from the last row's: fetch a few rows ahead.
+    if constexpr (kPrefetch) {
+      const uint64_t ahead = static_cast<uint64_t>(std::min(i + kPrefetchRows, length - 1));
+      __builtin_prefetch(&lanes[groups[ahead] * kFloatSumLanes + ((phase + ahead) & (kFloatSumLanes - 1))], 1);
+    }
+    lanes[g * kFloatSumLanes + ((phase + i) & (kFloatSumLanes - 1))] += static_cast<double>(values[i]);
     if constexpr (kCount) ++counts[g];
   });
 }
@@ -121,8 +152,9 @@ void GroupedSum(const T* values, const uint32_t* groups, int64_t length, BitSpan
   CheckArgs(length, validity, slots);
   // 16-byte values have no vector lanes to add in: they always scatter.
   if constexpr (sizeof(T) <= 8) {
-    if (slots <= kFewGroupedSlots) {
-      GroupedSumOf<T>(ActiveKernelTable().grouped)(values, groups, length, validity, slots, sums, counts);
+    const GroupedSumFn<T> few = GroupedSumOf<T>(ActiveKernelTable().grouped);
+    if (slots <= kFewGroupedSlots && few != nullptr) {
+      few(values, groups, length, validity, slots, sums, counts);
       return;
     }
   }
@@ -152,15 +184,19 @@ void GroupedFloatSum(const T* values, const uint32_t* groups, int64_t length, Bi
   static_assert(std::is_floating_point_v<T>, "GroupedFloatSum is for floats");
   CheckArgs(length, validity, slots);
   assert(first_position >= 0 && "negative first_position");
-  if (slots <= kFewGroupedSlots) {
-    GroupedFloatSumOf<T>(ActiveKernelTable().grouped)(values, groups, length, validity, first_position, slots, lanes, counts);
+  const GroupedFloatSumFn<T> few = GroupedFloatSumOf<T>(ActiveKernelTable().grouped);
+  if (slots <= kFewGroupedSlots && few != nullptr) {
+    few(values, groups, length, validity, first_position, slots, lanes, counts);
     return;
   }
   const bool count = counts != nullptr;
+  const bool prefetch = slots * kFloatSumLanes * int64_t{sizeof(double)} > kPrefetchTableBytes;
   if (count) {
-    FloatSumScatter<T, true>(values, groups, length, validity, first_position, lanes, counts);
+    if (prefetch) FloatSumScatter<T, true, true>(values, groups, length, validity, first_position, lanes, counts);
+    else FloatSumScatter<T, true, false>(values, groups, length, validity, first_position, lanes, counts);
   } else {
-    FloatSumScatter<T, false>(values, groups, length, validity, first_position, lanes, counts);
+    if (prefetch) FloatSumScatter<T, false, true>(values, groups, length, validity, first_position, lanes, counts);
+    else FloatSumScatter<T, false, false>(values, groups, length, validity, first_position, lanes, counts);
   }
 }
 
@@ -191,11 +227,12 @@ void GroupedMax(const T* values, const uint32_t* groups, int64_t length, BitSpan
 void GroupedCount(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,
                   int64_t* counts) {
   CheckArgs(length, validity, slots);
-  if (slots <= kFewGroupedSlots) {
-    ActiveKernelTable().grouped.count(groups, length, validity, slots, counts);
+  const auto few = ActiveKernelTable().grouped.count;
+  if (slots <= kFewGroupedSlots && few != nullptr) {
+    few(groups, length, validity, slots, counts);
     return;
   }
-  ForEachValidRow(length, validity, [&](int64_t i) { ++counts[groups[i]]; });
+  ForEachRowOrIdentity(length, validity, [&](int64_t i, bool valid) { counts[groups[i]] += valid; });
 }
 
 template <typename T>

@@ -9,12 +9,16 @@
 namespace rowjit::kernels::ROWJIT_LEVEL_NS {
 namespace {
 
+// Without AVX2 the vectorized pass (16-byte vectors, SSE4.1's blends at best) runs slower than
+// the scatter, so those levels compile none of it and their table leaves it out: the scatter
+// folds every slot count there (bench: `grouped/*_slots4_*` under ROWJIT_KERNEL_LEVEL=baseline,
+// v2, v3).
+#if defined(__AVX2__)
+
 #if defined(__AVX512F__)
 constexpr int kGroupVecBytes = 64;
-#elif defined(__AVX2__)
-constexpr int kGroupVecBytes = 32;
 #else
-constexpr int kGroupVecBytes = 16;
+constexpr int kGroupVecBytes = 32;
 #endif
 // 64-bit lanes per vector: a block of kGroupLanes rows is one vector step.
 constexpr int kGroupLanes = kGroupVecBytes / 8;
@@ -290,6 +294,12 @@ constexpr GroupedFns MakeGrouped() {
       .count = &GroupedCountFew,
   };
 }
+
+#else  // !defined(__AVX2__)
+
+constexpr GroupedFns MakeGrouped() { return GroupedFns{}; }
+
+#endif
 
 }  // namespace
 }  // namespace rowjit::kernels::ROWJIT_LEVEL_NS

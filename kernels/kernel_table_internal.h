@@ -36,7 +36,8 @@ struct ArithFns {
 };
 
 // Grouped folds over at most kFewGroupedSlots slots (grouped_fold.h): one vectorized pass with
-// every slot's accumulators in registers. More slots scatter, which no level changes.
+// every slot's accumulators in registers. nullptr at levels where the scatter, which folds
+// more slots at every level, is the faster form.
 template <typename T>
 using GroupedSumFn = void (*)(const T* values, const uint32_t* groups, int64_t length,
                               BitSpan validity, int64_t slots, GroupedSumType<T>* sums,
