@@ -79,8 +79,8 @@ rowjit::Result<std::optional<rowjit::SelectionVector>> SelectionOf(const rowjit_
     return rowjit::MakeError(ErrorCode::kInvalidInput, "a selection of {} rows", selection->length);
   }
   if (selection->rows == nullptr && selection->length > 0) return Missing("selection rows");
-  if (selection->length == 0) return std::optional<rowjit::SelectionVector>(rowjit::SelectionVector());
-  const std::span<const uint32_t> rows(selection->rows, static_cast<size_t>(selection->length));
+  const std::span<const uint32_t> rows(selection->length > 0 ? selection->rows : nullptr,
+                                       static_cast<size_t>(selection->length));
   ROWJIT_ASSIGN_OR_RETURN(rowjit::SelectionVector s, rowjit::SelectionVector::FromIndices(rows, batch_length));
   return std::optional<rowjit::SelectionVector>(std::move(s));
 }
