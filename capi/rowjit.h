@@ -282,8 +282,9 @@ rowjit_status rowjit_query_state_merge(rowjit_query_state* state, const rowjit_q
 rowjit_status rowjit_query_state_serialize(const rowjit_query_state* state, uint8_t** bytes, size_t* length,
                                            rowjit_error* error);
 /* A state of `query` from bytes rowjit_query_state_serialize gave for an equal query (the bytes are
- * read, not kept). Bytes that are not such a state (another query's, cut short, altered where it
- * shows) are ROWJIT_INVALID_INPUT, and `*out` is NULL. */
+ * read, not kept). Bytes that are not such a state (another query's, cut short, not a state's
+ * format) are ROWJIT_INVALID_INPUT, and `*out` is NULL; no bytes make it crash or read past
+ * `length`. */
 rowjit_status rowjit_query_state_deserialize(const rowjit_query* query, const uint8_t* bytes, size_t length,
                                              rowjit_query_state** out, rowjit_error* error);
 /* The groups the state holds (0 for NULL). */
