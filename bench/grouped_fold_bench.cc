@@ -1,4 +1,4 @@
-// Grouped folds over 1M rows (bench): sum i64, sum f64 and count into 4, 256 and 65536 slots,
+// Grouped folds over 1M rows (bench): sum i64, i128, f64 and count into 4, 256 and 65536 slots,
 // every row valid or 10% null, the kernel (`static`) beside the hand-written per-row loop an
 // engine would otherwise run (`scalar`: one accumulator per group, a branch per null).
 // Names: grouped/<fold>_slots<N>_<valid fraction>/<impl>.
@@ -18,10 +18,11 @@ namespace k = rowjit::kernels;
 
 constexpr int64_t kRows = int64_t{1} << 20;
 
-enum class Fold { kSumI64, kSumF64, kCount };
+enum class Fold { kSumI64, kSumI128, kSumF64, kCount };
 
 struct Input {
   std::vector<int64_t> ints;
+  std::vector<__int128> wide;  // 16-byte decimals
   std::vector<double> floats;
   std::vector<uint32_t> groups;
   std::vector<uint8_t> bits;  // empty: no bitmap
@@ -35,6 +36,7 @@ Input MakeInput(int64_t slots, double fraction) {
   Input in;
   for (int64_t i = 0; i < kRows; ++i) {
     in.ints.push_back(static_cast<int64_t>(rng() % 2000001) - 1000000);
+    in.wide.push_back(in.ints.back());
     in.floats.push_back(static_cast<double>(in.ints.back()) / 100);
     in.groups.push_back(static_cast<uint32_t>(rng() % slots));
   }
@@ -51,11 +53,12 @@ Input MakeInput(int64_t slots, double fraction) {
 struct Tables {
   std::vector<__int128> sums;
   std::vector<int64_t> int_sums;
+  std::vector<__int128> wide_sums;
   std::vector<double> lanes;
   std::vector<double> float_sums;
   std::vector<int64_t> counts;
   explicit Tables(int64_t slots)
-      : sums(slots), int_sums(slots), lanes(slots * k::kFloatSumLanes), float_sums(slots),
+      : sums(slots), int_sums(slots), wide_sums(slots), lanes(slots * k::kFloatSumLanes), float_sums(slots),
         counts(slots) {}
 };
 
@@ -63,6 +66,10 @@ void RunStatic(Fold fold, const Input& in, int64_t slots, Tables& t) {
   switch (fold) {
     case Fold::kSumI64:
       k::GroupedSum(in.ints.data(), in.groups.data(), kRows, in.validity(), slots, t.sums.data(),
+                    nullptr);
+      break;
+    case Fold::kSumI128:
+      k::GroupedSum(in.wide.data(), in.groups.data(), kRows, in.validity(), slots, t.sums.data(),
                     nullptr);
       break;
     case Fold::kSumF64:
@@ -92,6 +99,9 @@ void RunScalar(Fold fold, const Input& in, Tables& t) {
     case Fold::kSumI64:
       ScalarSum(in.ints.data(), in, t.int_sums.data());
       break;
+    case Fold::kSumI128:
+      ScalarSum(in.wide.data(), in, t.wide_sums.data());
+      break;
     case Fold::kSumF64:
       ScalarSum(in.floats.data(), in, t.float_sums.data());
       break;
@@ -107,7 +117,8 @@ void RunScalar(Fold fold, const Input& in, Tables& t) {
 
 void Register() {
   const std::pair<Fold, const char*> folds[] = {
-      {Fold::kSumI64, "sum_i64"}, {Fold::kSumF64, "sum_f64"}, {Fold::kCount, "count"}};
+      {Fold::kSumI64, "sum_i64"}, {Fold::kSumI128, "sum_i128"}, {Fold::kSumF64, "sum_f64"},
+      {Fold::kCount, "count"}};
   for (int64_t slots : {4, 256, 65536}) {
     for (double fraction : {1.0, 0.9}) {
       auto in = std::make_shared<Input>(MakeInput(slots, fraction));

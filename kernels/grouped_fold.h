@@ -13,9 +13,11 @@ namespace rowjit::kernels {
 
 // Common arguments:
 //   slots: the number of entries of each table, 1 to 2^32; groups[i] < slots for every row i in
-//     [0, length) (the caller guarantees it). The kernel picks its strategy from it: up to
-//     kFewGroupedSlots slots keep every slot's accumulators in vector registers through one pass
-//     over the rows (on CPUs with AVX2); more scatter into the tables row by row.
+//     [0, length) (the caller guarantees it). The kernel picks its strategy from it: a few
+//     slots (up to kFewGroupedSlots with AVX-512, 4 with AVX2, none before) keep every slot's
+//     accumulators in vector registers through one pass over the rows; more scatter into the
+//     tables row by row. Sums, float sums and counts; 16-byte sums, min/max and the rest
+//     always scatter.
 //   validity: as kernels/fold.h (data == nullptr: every row valid; otherwise validity.length ==
 //     length); only valid rows fold.
 //   tables are the caller's, initialized by the caller (sums 0, counts 0, lanes +0.0, seen 0),

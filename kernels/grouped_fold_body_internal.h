@@ -10,16 +10,22 @@ namespace rowjit::kernels::ROWJIT_LEVEL_NS {
 namespace {
 
 // Without AVX2 the vectorized pass (16-byte vectors, SSE4.1's blends at best) runs slower than
-// the scatter, so those levels compile none of it and their table leaves it out: the scatter
-// folds every slot count there (bench: `grouped/*_slots4_*` under ROWJIT_KERNEL_LEVEL=baseline,
-// v2, v3).
+// the scatter, so those levels compile none of it and their table leaves it out (max_slots 0):
+// the scatter folds every slot count there (bench: `grouped/*_slots4_*` under
+// ROWJIT_KERNEL_LEVEL=baseline, v2, v3).
 #if defined(__AVX2__)
 
+// The pass compares every row with every slot, so its cost grows with the slots while the
+// scatter's does not: with AVX-512 it is the faster form up to 8 slots, with AVX2 up to 4
+// (bench: `grouped/*_slots4_*`; 6 and 8 slots against the scatter at v3 and v4).
 #if defined(__AVX512F__)
 constexpr int kGroupVecBytes = 64;
+constexpr int64_t kMaxFewSlots = 8;
 #else
 constexpr int kGroupVecBytes = 32;
+constexpr int64_t kMaxFewSlots = 4;
 #endif
+static_assert(kMaxFewSlots <= kFewGroupedSlots, "more slots than the header promises");
 // 64-bit lanes per vector: a block of kGroupLanes rows is one vector step.
 constexpr int kGroupLanes = kGroupVecBytes / 8;
 using GI = int64_t __attribute__((vector_size(kGroupVecBytes)));
@@ -233,19 +239,19 @@ void CountFewSlots(const uint32_t* groups, int64_t length, BitSpan validity, int
   }
 }
 
-// Calls f.template operator()<kSlots>() with kSlots the power of two >= slots: padding slots
-// match no row, since every group is below `slots`.
+// Calls f.template operator()<kSlots>() with kSlots the power of two >= slots (slots <=
+// kMaxFewSlots): padding slots match no row, since every group is below `slots`.
 template <typename F>
 void WithFewSlots(int64_t slots, F&& f) {
-  static_assert(kFewGroupedSlots == 8, "WithFewSlots instantiates 1, 2, 4, 8");
+  static_assert(kMaxFewSlots == 4 || kMaxFewSlots == 8, "WithFewSlots instantiates 1, 2, 4, 8");
   if (slots <= 1) {
     f.template operator()<1>();
   } else if (slots <= 2) {
     f.template operator()<2>();
-  } else if (slots <= 4) {
+  } else if (kMaxFewSlots == 4 || slots <= 4) {
     f.template operator()<4>();
   } else {
-    f.template operator()<8>();
+    f.template operator()<kMaxFewSlots>();
   }
 }
 
@@ -281,6 +287,7 @@ void GroupedCountFew(const uint32_t* groups, int64_t length, BitSpan validity, i
 
 constexpr GroupedFns MakeGrouped() {
   return GroupedFns{
+      .max_slots = kMaxFewSlots,
       .sum_i8 = &GroupedSumFew<int8_t>,
       .sum_i16 = &GroupedSumFew<int16_t>,
       .sum_i32 = &GroupedSumFew<int32_t>,

@@ -35,9 +35,9 @@ struct ArithFns {
   void (*compare[6])(Operand<T> a, Operand<T> b, int64_t length, uint8_t* out);
 };
 
-// Grouped folds over at most kFewGroupedSlots slots (grouped_fold.h): one vectorized pass with
-// every slot's accumulators in registers. nullptr at levels where the scatter, which folds
-// more slots at every level, is the faster form.
+// Grouped folds over at most max_slots slots (grouped_fold.h): one vectorized pass with every
+// slot's accumulators in registers. More slots, and every slot count at a level whose max_slots
+// is 0 (the functions nullptr), scatter: there the scatter is the faster form.
 template <typename T>
 using GroupedSumFn = void (*)(const T* values, const uint32_t* groups, int64_t length,
                               BitSpan validity, int64_t slots, GroupedSumType<T>* sums,
@@ -47,6 +47,7 @@ using GroupedFloatSumFn = void (*)(const T* values, const uint32_t* groups, int6
                                    BitSpan validity, int64_t first_position, int64_t slots,
                                    double* lanes, int64_t* counts);
 struct GroupedFns {
+  int64_t max_slots = 0;
   GroupedSumFn<int8_t> sum_i8;
   GroupedSumFn<int16_t> sum_i16;
   GroupedSumFn<int32_t> sum_i32;
