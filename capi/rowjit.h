@@ -268,8 +268,8 @@ rowjit_status rowjit_query_run(rowjit_engine* engine, const rowjit_query* query,
 /* An empty state of `query`. `*out` is NULL on failure. */
 rowjit_status rowjit_query_state_new(const rowjit_query* query, rowjit_query_state** out, rowjit_error* error);
 /* Folds a batch (`selection` NULL: every row) into `state`, with rowjit_query_run's checks and
- * errors. An invalid argument or a batch that does not fit leaves the state unchanged; an error in
- * a row may leave it holding part of the batch (free it, or fold no more into it). */
+ * errors. On any error (an invalid argument, a batch that does not fit, an error in a row) the
+ * state is left as it was. */
 rowjit_status rowjit_query_state_fold(rowjit_engine* engine, rowjit_query_state* state, const rowjit_batch* batch,
                                       const rowjit_selection* selection, rowjit_error* error);
 /* Adds what `other` folded into `state` (`other` is unchanged and stays the caller's). Both must be

@@ -58,7 +58,7 @@ struct QueryResult {
   std::vector<std::string> names;
   std::vector<ArrayPtr> columns;
   int64_t groups = 0;
-  std::string ToString() const;  // a small table, for the CLI and tests
+  std::string ToString() const;  // a small table: a header of names, then " | "-separated rows
 };
 
 // What a query has folded so far: per group, its key values and one accumulator per aggregate.
@@ -68,6 +68,7 @@ class QueryState {
  public:
   explicit QueryState(std::shared_ptr<const Query> query);
   const Query& query() const { return *query_; }
+  const std::shared_ptr<const Query>& shared_query() const { return query_; }
 
   // The accumulators of the group with these key values (made on first use). `key` holds one
   // value per GROUP BY column, of its type (null scalars for nulls); floats are normalized.
@@ -76,6 +77,8 @@ class QueryState {
 
   // Adds what `other` (a state of an equal query) folded.
   Status Merge(const QueryState& other);
+  // Adds a batch folded into a state of its own (taken over whole when this one is empty).
+  Status AddBatch(QueryState&& batch);
   // Bytes that Deserialize turns back into an equal state (for an equal query).
   std::string Serialize() const;
   static Result<QueryState> Deserialize(std::shared_ptr<const Query> query, std::string_view bytes);
@@ -93,8 +96,9 @@ class QueryState {
 // A key value as groups compare it: -0.0 as 0.0, every NaN as the canonical quiet NaN.
 Scalar NormalizeKey(Scalar key);
 
-// Row at a time: the reference for every engine path. Folds `columns` (length rows) into
-// `state`; an argument's error is the query's, naming its row.
+// Row at a time: the reference for every engine path. Folds `columns` (length rows) into a
+// state of their own and merges it into `state` (a batch's float lanes add to the state's lane
+// by lane, as Merge does); on an error, naming its row, `state` is left as it was.
 Status FoldQueryReference(QueryState& state, std::span<const ArrayPtr> columns, int64_t length);
 Result<QueryResult> EvaluateQueryReference(const Query& query, std::span<const ArrayPtr> columns, int64_t length);
 

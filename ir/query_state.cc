@@ -165,6 +165,14 @@ Status QueryState::Merge(const QueryState& other) {
   return Status::OK();
 }
 
+Status QueryState::AddBatch(QueryState&& batch) {
+  if (groups_.empty() && batch.query_ == query_) {
+    groups_ = std::move(batch.groups_);
+    return Status::OK();
+  }
+  return Merge(batch);
+}
+
 std::string QueryState::Serialize() const {
   Writer w;
   for (char c : kMagic) w.Put(c);
@@ -235,8 +243,8 @@ std::string QueryResult::ToString() const {
   out += "\n";
   for (int64_t r = 0; r < groups; ++r) {
     for (size_t c = 0; c < columns.size(); ++c) {
-      const Scalar s = columns[c]->GetScalar(r);
-      out += (c ? " | " : "") + (s.is_null() ? std::string("null") : s.ToString());
+      out += (c ? " | " : "") + columns[c]->Slice(r, 1).value()->ToString().substr(1);
+      out.pop_back();  // a cell as its one-row array prints it, without the brackets
     }
     out += "\n";
   }
@@ -261,7 +269,9 @@ Status FirstError(std::vector<Status> errors) {
 
 }  // namespace
 
-Status FoldQueryReference(QueryState& state, std::span<const ArrayPtr> columns, int64_t length) {
+namespace {
+
+Status FoldReferenceRows(QueryState& state, std::span<const ArrayPtr> columns, int64_t length) {
   const Query& q = state.query();
   std::vector<Status> errors;
   ArrayPtr where;
@@ -293,6 +303,14 @@ Status FoldQueryReference(QueryState& state, std::span<const ArrayPtr> columns, 
     }
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status FoldQueryReference(QueryState& state, std::span<const ArrayPtr> columns, int64_t length) {
+  QueryState batch(state.shared_query());
+  ROWJIT_RETURN_NOT_OK(FoldReferenceRows(batch, columns, length));
+  return state.AddBatch(std::move(batch));
 }
 
 Result<QueryResult> EvaluateQueryReference(const Query& query, std::span<const ArrayPtr> columns, int64_t length) {

@@ -193,6 +193,8 @@ class Engine {
                                 const SelectionVector& selection, const EvalOptions& options = {});
   // Folds one batch into a partial state (batches, threads: one state each, then
   // QueryState::Merge; Dask: QueryState::Serialize). Query is a new state, one FoldQuery, Finish.
+  // The batch folds into a state of its own, added as QueryState::AddBatch adds it: on an error
+  // `state` is left as it was. A GROUP BY column whose type is not the bound one is a type error.
   Status FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                    const EvalOptions& options = {});
   Status FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
@@ -230,6 +232,10 @@ class Engine {
 
  private:
   Engine();  // made by Make, which sets impl_
+  Status FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                   const EvalOptions& options);
+  Status FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                   const SelectionVector& selection, const EvalOptions& options);
   std::unique_ptr<internal::EngineImpl> impl_;
 };
 

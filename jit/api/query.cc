@@ -115,7 +115,7 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
   if constexpr (std::is_floating_point_v<T>) {
     constexpr int kLanes = kernels::kFloatSumLanes;
     // The tables start from the groups' lanes and are written back: each lane adds its rows in
-    // order across blocks and batches, as the reference does (merging fresh lanes would reassociate).
+    // order across a batch's blocks, as the reference does (merging fresh lanes would reassociate).
     std::vector<double> lanes(g.slots * kLanes, 0.0);
     for (size_t k = 0; k < sink.live.slots.size(); ++k) {
       std::memcpy(&lanes[sink.live.slots[k] * kLanes], sink.live.accs[k][sink.a].lanes.data(), sizeof(double) * kLanes);
@@ -329,6 +329,11 @@ Status CheckKeys(const ir::Query& q, std::span<const ArrayPtr> columns, int64_t 
     if (c >= columns.size() || columns[c] == nullptr || columns[c]->length() < length) {
       return MakeError(ErrorCode::kInvalidInput, "group by {}: no column of {} rows at index {}", k->name(), length, c);
     }
+    if (columns[c]->type().WithNullable(false) != k->type().WithNullable(false)) {
+      return MakeError(ErrorCode::kTypeError, "group by {}: the column at index {} is {}, the query was bound to {}",
+                       k->name(), c, columns[c]->type().WithNullable(false).ToString(),
+                       k->type().WithNullable(false).ToString());
+    }
   }
   return Status::OK();
 }
@@ -342,6 +347,14 @@ Status ShiftRow(const Error& e, int64_t begin) {
 }  // namespace
 
 Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                         const EvalOptions& options) {
+  // The batch folds into a state of its own, so that an error leaves the caller's as it was.
+  ir::QueryState batch(state.shared_query());
+  ROWJIT_RETURN_NOT_OK(FoldBatch(batch, columns, length, options));
+  return state.AddBatch(std::move(batch));
+}
+
+Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
   const QueryPlan plan = MakePlan(state.query());
   ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
@@ -373,6 +386,13 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 }
 
 Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
+                         const SelectionVector& selection, const EvalOptions& options) {
+  ir::QueryState batch(state.shared_query());
+  ROWJIT_RETURN_NOT_OK(FoldBatch(batch, columns, length, selection, options));
+  return state.AddBatch(std::move(batch));
+}
+
+Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const SelectionVector& selection, const EvalOptions& options) {
   const ir::Query& q = state.query();
   const QueryPlan plan = MakePlan(q);

@@ -246,6 +246,20 @@ TEST(Query, LongBatchesMatchReference) {
   ASSERT_FALSE(jit.ok());
   EXPECT_EQ(jit.error().row(), 35000);
   EXPECT_EQ(Text(jit), Text(ir::EvaluateQueryReference(failing, dk, length)));
+  // A failing batch leaves a state as it was, though blocks before the failing row folded.
+  auto shared = std::make_shared<const ir::Query>(failing);
+  ir::QueryState state(shared);
+  std::vector<ArrayPtr> head;
+  for (const ArrayPtr& c : dk) head.push_back(std::move(c->Slice(0, 10)).value());
+  ASSERT_OK(engine->FoldQuery(state, head, 10));
+  const std::string before = Text(state.Finish());
+  EXPECT_FALSE(engine->FoldQuery(state, dk, length).ok());
+  EXPECT_EQ(Text(state.Finish()), before);
+  // A GROUP BY column of another type than the bound one is refused.
+  std::vector<ArrayPtr> wrong = {dk[0], testing::RandomFlatArray({DataType(TypeId::kI64, false), length}, rng)};
+  auto refused = engine->Query(failing, wrong, length);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::kTypeError);
 }
 
 // Partial states: batches folded apart and merged (and sent through bytes) give the one-pass
