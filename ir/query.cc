@@ -232,7 +232,7 @@ Result<QueryAggregate> BindItem(std::string_view text, Part p, const ExprPtr& wh
     return At(item.call, MakeError(ErrorCode::kInvalidInput, "{} in a query: write min(x), max(x)", call->name()));
   }
   // The argument alone first, so that its errors are its own; then guarded by the conditions.
-  ROWJIT_RETURN_NOT_OK(Bind(call->args()[0], schema, options).status());
+  ROWJIT_ASSIGN_OR_RETURN(q.arg, Bind(call->args()[0], schema, options));
   ExprPtr folded = Expr::Call(q.avg ? "sum" : call->name(), {Guarded(cond, call->args()[0])}, std::nullopt, call->span());
   ROWJIT_ASSIGN_OR_RETURN(q.fold, BindAggregate(folded, text, schema, options));
   if (q.avg) ROWJIT_RETURN_NOT_OK(CheckAvg(q.fold, item.call));

@@ -32,6 +32,7 @@ struct QueryAggregate {
   bool avg = false;     // finished as sum / count, f64
   bool count_star = false;
   ExprPtr filter;       // FILTER (WHERE ...): bound bool, or null
+  ExprPtr arg;          // the argument alone, bound (null for count(*)); fold.arg guards it
   std::string text;     // as written: the result column's name
   DataType result;      // the result column's type
 };

@@ -61,6 +61,26 @@ Rows TrueRows(const Array& a, int64_t n) {
   return r;
 }
 
+// The rows both name. The result may point into `a`'s or `b`'s bitmap: it lives no longer.
+Rows AndRows(const Rows& a, const Rows& b, int64_t n) {
+  Rows r;
+  if (a.none || b.none) {
+    r.none = true;
+    return r;
+  }
+  if (a.span.data == nullptr || b.span.data == nullptr) {
+    r.span = a.span.data == nullptr ? b.span : a.span;
+    return r;
+  }
+  r.owned.assign(kernels::NumBytes(n) + 8, 0);
+  for (int64_t w = 0; w < kernels::NumWords(n); ++w) {
+    const uint64_t word = kernels::ReadWord(a.span, w) & kernels::ReadWord(b.span, w);
+    std::memcpy(&r.owned[w * 8], &word, 8);
+  }
+  r.span = {r.owned.data(), 0, n};
+  return r;
+}
+
 // The slots with a row WHERE keeps, each with its group's accumulators in the state (a
 // std::map node's vector: stable while the batch folds). Folds touch only these slots, so a batch
 // of many slots costs its tables, not an accumulator per slot and aggregate.
@@ -77,11 +97,12 @@ Scalar CanonicalNan(TypeId t) {
 // Any fold, a row at a time (what the static folds do not cover: strings, intervals, constant
 // arguments, 16-byte sums near the edge of 128 bits): the reference's own steps.
 void FoldRows(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
-              size_t a, int64_t first) {
+              size_t a, int64_t first, const Rows* kept) {
   const TypeId t = q.fold.arg->type().id;
   for (int64_t i = 0; i < n; ++i) {
     const int32_t at = live.index[g.slot[i]];
     if (at < 0) continue;
+    if (kept != nullptr && kept->span.data != nullptr && !kernels::GetBit(kept->span.data, kept->span.offset + i)) continue;
     Scalar s = values.GetScalar(i);
     if (s.is_null()) continue;
     if (IsFloat(t) && !q.fold.arg->is_column() &&
@@ -239,8 +260,9 @@ bool FoldPrimitive(const ir::QueryAggregate& q, const PrimitiveArray& a, const G
 
 // One aggregate's rows folded per slot and merged into the live groups.
 void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
-               size_t a, int64_t first) {
-  const Rows rows = ValidRows(values, n);
+               size_t a, int64_t first, const Rows* kept) {
+  const Rows valid = ValidRows(values, n);
+  const Rows rows = kept == nullptr ? AndRows(valid, Rows{}, n) : AndRows(valid, *kept, n);
   if (rows.none) return;
   const Sink sink{live, q.fold, a, first};
   const bool kernel_encoding = values.encoding() == Encoding::kPrimitive || values.encoding() == Encoding::kBool;
@@ -264,18 +286,22 @@ void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlot
       FoldPrimitive(q, static_cast<const PrimitiveArray&>(values), g, n, rows, sink)) {
     return;
   }
-  FoldRows(q, values, g, n, live, a, first);
+  FoldRows(q, values, g, n, live, a, first, kept);
 }
 
 // What the projection computes: WHERE (when given) and every argument a static fold reads, each
-// once; count(*) without FILTER counts the rows WHERE keeps and needs none.
+// once; count(*) without FILTER counts the rows WHERE keeps and needs none. An argument that
+// cannot fail, under WHERE alone, is computed unguarded and folded over the rows WHERE keeps (a
+// plain column is then not projected at all): the kernel writes no select and no validity for it.
 struct QueryPlan {
   std::vector<ir::ExprPtr> exprs;
   int where = -1;
-  std::vector<int> arg;  // per aggregate: its output, or -1 (the rows WHERE keeps)
+  std::vector<int> arg;     // per aggregate: its output, or -1
+  std::vector<int> column;  // per aggregate: the input column folded as it is, or -1
+  std::vector<bool> masked;  // per aggregate: folded over the rows WHERE keeps
 };
 
-QueryPlan MakePlan(const ir::Query& q) {
+QueryPlan MakePlan(const ir::Query& q, bool unguarded) {
   QueryPlan p;
   auto output = [&](const ir::ExprPtr& e) {
     for (size_t k = 0; k < p.exprs.size(); ++k) {
@@ -286,7 +312,16 @@ QueryPlan MakePlan(const ir::Query& q) {
   };
   if (q.where != nullptr) p.where = output(q.where);
   for (const ir::QueryAggregate& a : q.aggregates) {
-    p.arg.push_back(a.count_star && a.filter == nullptr ? -1 : output(a.fold.arg));
+    const bool direct = unguarded && q.where != nullptr && a.filter == nullptr && a.arg != nullptr &&
+                        !a.arg->facts().can_fail &&
+                        a.arg->type().WithNullable(false) == a.fold.arg->type().WithNullable(false);
+    p.masked.push_back(direct);
+    p.column.push_back(direct && a.arg->is_column() ? a.arg->column_index() : -1);
+    if (a.count_star && a.filter == nullptr) {
+      p.arg.push_back(-1);
+    } else {
+      p.arg.push_back(p.column.back() >= 0 ? -1 : output(direct ? a.arg : a.fold.arg));
+    }
   }
   return p;
 }
@@ -294,7 +329,7 @@ QueryPlan MakePlan(const ir::Query& q) {
 // Folds n rows (a block of the batch, or the selection's rows), the first at position `first` of
 // the fold, into `state`.
 Status FoldProjected(ir::QueryState& state, const QueryPlan& plan, std::span<const ArrayPtr> outputs,
-                     std::span<const ArrayPtr> keys, int64_t n, int64_t first) {
+                     std::span<const ArrayPtr> inputs, std::span<const ArrayPtr> keys, int64_t n, int64_t first) {
   const ir::Query& q = state.query();
   ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
   const Rows kept = plan.where >= 0 ? TrueRows(*outputs[plan.where], n) : Rows{};
@@ -310,8 +345,11 @@ Status FoldProjected(ir::QueryState& state, const QueryPlan& plan, std::span<con
     live.accs.push_back(state.Group(std::move(key)));
   }
   for (size_t a = 0; a < q.aggregates.size(); ++a) {
-    if (plan.arg[a] >= 0) {
-      FoldSlots(q.aggregates[a], *outputs[plan.arg[a]], g, n, live, a, first);
+    const Array* values = plan.column[a] >= 0 ? inputs[plan.column[a]].get()
+                          : plan.arg[a] >= 0  ? outputs[plan.arg[a]].get()
+                                              : nullptr;
+    if (values != nullptr) {
+      FoldSlots(q.aggregates[a], *values, g, n, live, a, first, plan.masked[a] ? &kept : nullptr);
       continue;
     }
     Sink{live, q.aggregates[a].fold, a, first}.Each([&](int64_t s, FoldAccumulator& acc) { acc.count = rows_kept[s]; });
@@ -338,6 +376,21 @@ Status CheckKeys(const ir::Query& q, std::span<const ArrayPtr> columns, int64_t 
   return Status::OK();
 }
 
+// The columns folded as they are: the projection does not read (and check) them.
+Status CheckDirect(const ir::Query& q, const QueryPlan& plan, std::span<const ArrayPtr> columns, int64_t length) {
+  for (size_t a = 0; a < q.aggregates.size(); ++a) {
+    if (plan.column[a] < 0) continue;
+    const size_t c = static_cast<size_t>(plan.column[a]);
+    const DataType want = q.aggregates[a].arg->type().WithNullable(false);
+    if (c >= columns.size() || columns[c] == nullptr || columns[c]->length() < length ||
+        columns[c]->type().WithNullable(false) != want) {
+      return MakeError(ErrorCode::kInvalidInput, "{}: no {} column of {} rows at index {}", q.aggregates[a].text,
+                       want.ToString(), length, c);
+    }
+  }
+  return Status::OK();
+}
+
 // A block's error as the batch's: its row moved by the block's first row.
 Status ShiftRow(const Error& e, int64_t begin) {
   if (!e.row()) return e;
@@ -356,8 +409,9 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 
 Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
-  const QueryPlan plan = MakePlan(state.query());
+  const QueryPlan plan = MakePlan(state.query(), true);
   ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
+  ROWJIT_RETURN_NOT_OK(CheckDirect(state.query(), plan, columns, length));
   // Blocks keep the projection's output columns in L2 while the folds read them back; a batch
   // whose columns are not all `length` long runs whole, so that Project names the mismatch.
   const bool blocked = length > kQueryBlock && std::all_of(columns.begin(), columns.end(), [&](const ArrayPtr& c) {
@@ -380,7 +434,7 @@ Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> column
     }
     std::vector<ArrayPtr> keys;
     for (const ir::ExprPtr& k : state.query().keys) keys.push_back(part[k->column_index()]);
-    ROWJIT_RETURN_NOT_OK(FoldProjected(state, plan, outputs, keys, n, begin));
+    ROWJIT_RETURN_NOT_OK(FoldProjected(state, plan, outputs, part, keys, n, begin));
   }
   return Status::OK();
 }
@@ -395,7 +449,7 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const SelectionVector& selection, const EvalOptions& options) {
   const ir::Query& q = state.query();
-  const QueryPlan plan = MakePlan(q);
+  const QueryPlan plan = MakePlan(q, false);  // the projection's rows are the selection's
   std::vector<ArrayPtr> outputs;
   if (!plan.exprs.empty()) {
     ROWJIT_ASSIGN_OR_RETURN(outputs, Project(plan.exprs, columns, length, selection, options));
@@ -406,7 +460,7 @@ Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> column
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr taken, Take(*columns[k->column_index()], selection));
     keys.push_back(std::move(taken));
   }
-  return FoldProjected(state, plan, outputs, keys, selection.size(), 0);
+  return FoldProjected(state, plan, outputs, {}, keys, selection.size(), 0);
 }
 
 Result<ir::QueryResult> Engine::Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,
