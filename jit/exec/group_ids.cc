@@ -47,7 +47,7 @@ std::optional<KeyCodes> RangeCodes(const PrimitiveArray& a, int64_t length) {
     KeyCodes k;
     k.code.resize(length);
     const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
-    k.domain = range + 1;
+    k.domain = valid.all_valid() ? range : range + 1;  // a null code only where a row can be null
     for (int64_t i = 0; i < length; ++i) {
       k.code[i] = valid.IsValid(i) ? static_cast<uint32_t>(static_cast<T>(v[i] - lo)) : static_cast<uint32_t>(range);
     }
@@ -100,7 +100,7 @@ KeyCodes CodesOf(const Array& a, int64_t length) {
         }
         return c;
       });
-      k.domain = n + 1;
+      k.domain = codes.validity().all_valid() ? std::max<uint64_t>(n, 1) : n + 1;
       return k;
     }
   }
@@ -160,9 +160,9 @@ Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t len
   for (int64_t i = 0; i < length; ++i) {
     if (g.first_row[g.slot[i]] < 0) g.first_row[g.slot[i]] = i;
   }
-  // Codes the batch does not use are dropped (two keys of 4 and 3 codes, 4 of them met, fold
-  // into 4 slots): the grouped folds keep a handful of slots in registers (kernels/grouped_fold.h;
-  // bench: grouped/ at 4 and 256 slots).
+  // Codes the batch does not use are dropped (two keys of 3 and 2 codes, 4 of them met, fold
+  // into 4 slots): the grouped folds' cost grows with the slots they keep in registers
+  // (kernels/grouped_fold.h; bench: grouped/ at 4 and 256 slots, tpch/q1/jit).
   std::vector<uint32_t> renumber(domain);
   std::vector<int64_t> first_row;
   for (uint64_t c = 0; c < domain; ++c) {
