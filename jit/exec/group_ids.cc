@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "ir/query.h"
+#include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
 namespace {
@@ -81,7 +82,31 @@ KeyCodes HashedCodes(const Array& a, int64_t length) {
   return k;
 }
 
+// Strings: numbered by first appearance through a hash table of their bytes (views into the
+// column: nothing copied per row). Null is one more number.
+KeyCodes StringCodes(const StringArray& a, int64_t length) {
+  std::unordered_map<std::string_view, uint32_t> numbers;
+  KeyCodes k;
+  k.code.resize(length);
+  bool any_null = false;
+  for (int64_t i = 0; i < length; ++i) {
+    if (a.IsNull(i)) {
+      any_null = true;
+      k.code[i] = UINT32_MAX;  // numbered after the values, below
+      continue;
+    }
+    k.code[i] = numbers.try_emplace(a.Value(i), static_cast<uint32_t>(numbers.size())).first->second;
+  }
+  const uint32_t values = static_cast<uint32_t>(numbers.size());
+  if (any_null) {
+    for (uint32_t& c : k.code) c = c == UINT32_MAX ? values : c;
+  }
+  k.domain = std::max<uint64_t>(values + any_null, 1);
+  return k;
+}
+
 KeyCodes CodesOf(const Array& a, int64_t length) {
+  if (a.encoding() == Encoding::kString) return StringCodes(static_cast<const StringArray&>(a), length);
   if (a.encoding() == Encoding::kDictionary) {
     const auto& d = static_cast<const DictionaryArray&>(a);
     const uint64_t n = static_cast<uint64_t>(d.values()->length());
