@@ -97,6 +97,16 @@ void SumScatter(const T* values, const uint32_t* groups, int64_t length, BitSpan
   });
 }
 
+template <bool kCount>
+void BoundedScatter(const int64_t* values, const uint32_t* groups, int64_t length,
+                    BitSpan validity, int64_t* sums, int64_t* counts) {
+  ForEachValidRow(length, validity, [&](int64_t i) {
+    const uint32_t g = groups[i];
+    sums[g] += values[i];
+    if constexpr (kCount) ++counts[g];
+  });
+}
+
 constexpr int64_t kPrefetchRows = 64;
 constexpr int64_t kPrefetchTableBytes = int64_t{1} << 20;
 
@@ -163,6 +173,21 @@ void GroupedSum(const T* values, const uint32_t* groups, int64_t length, BitSpan
     SumScatter<T, true>(values, groups, length, validity, sums, counts);
   } else {
     SumScatter<T, false>(values, groups, length, validity, sums, counts);
+  }
+}
+
+void GroupedSumBounded(const int64_t* values, const uint32_t* groups, int64_t length,
+                       BitSpan validity, int64_t slots, int64_t* sums, int64_t* counts) {
+  CheckArgs(length, validity, slots);
+  const GroupedFns& few = ActiveKernelTable().grouped;
+  if (slots <= few.max_slots) {
+    few.sum_bounded(values, groups, length, validity, slots, sums, counts);
+    return;
+  }
+  if (counts != nullptr) {
+    BoundedScatter<true>(values, groups, length, validity, sums, counts);
+  } else {
+    BoundedScatter<false>(values, groups, length, validity, sums, counts);
   }
 }
 

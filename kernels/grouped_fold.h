@@ -16,7 +16,7 @@ namespace rowjit::kernels {
 //     [0, length) (the caller guarantees it). The kernel picks its strategy from it: a few
 //     slots (up to kFewGroupedSlots with AVX-512, 4 with AVX2, none before) keep every slot's
 //     accumulators in vector registers through one pass over the rows; more scatter into the
-//     tables row by row. Sums, float sums and counts; 16-byte sums, min/max and the rest
+//     tables row by row. Sums, bounded sums, float sums and counts; 16-byte sums, min/max and the rest
 //     always scatter.
 //   validity: as kernels/fold.h (data == nullptr: every row valid; otherwise validity.length ==
 //     length); only valid rows fold.
@@ -35,6 +35,14 @@ using GroupedSumType = std::conditional_t<(sizeof(T) <= 4), int64_t, __int128>;
 template <typename T>
 void GroupedSum(const T* values, const uint32_t* groups, int64_t length, BitSpan validity,
                 int64_t slots, GroupedSumType<T>* sums, int64_t* counts);
+
+// Bounded 64-bit sums: sums[g] += values[i], counts[g] += 1 for each valid row i of group g,
+// accumulated in int64. The caller guarantees that the absolute values of the call's valid rows
+// add up to less than 2^63 (so no partial sum, in any order, leaves int64), e.g. |x| < 10^p for
+// a decimal of precision p over at most 2^63 / 10^p rows, and keeps each table entry plus the
+// call's total within int64 (a block folded into zeroed tables always is).
+void GroupedSumBounded(const int64_t* values, const uint32_t* groups, int64_t length,
+                       BitSpan validity, int64_t slots, int64_t* sums, int64_t* counts);
 
 // 16-byte sums with overflow detection: returns false (tables left in an unspecified state)
 // when some slot's running total leaves the signed 128-bit range.

@@ -56,6 +56,9 @@ struct GroupedFns {
   GroupedSumFn<uint16_t> sum_u16;
   GroupedSumFn<uint32_t> sum_u32;
   GroupedSumFn<uint64_t> sum_u64;
+  // GroupedSumBounded: int64 lanes, the caller bounding every partial sum.
+  void (*sum_bounded)(const int64_t* values, const uint32_t* groups, int64_t length,
+                      BitSpan validity, int64_t slots, int64_t* sums, int64_t* counts);
   GroupedFloatSumFn<float> float_sum_f32;
   GroupedFloatSumFn<double> float_sum_f64;
   void (*count)(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,

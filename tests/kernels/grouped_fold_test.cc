@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -193,6 +194,64 @@ TYPED_TEST(GroupedIntTest, SumMatchesReference) {
       ASSERT_EQ(counts, want_counts) << where;
     }
   });
+}
+
+// Values as large as the bound lets them be: |x| <= (2^62 - 1) / length, so that the call's
+// valid rows sum below 2^62 in absolute value and the random starting tables cannot carry a
+// total out of int64.
+std::vector<int64_t> BoundedValues(int64_t length, std::mt19937_64& rng) {
+  const int64_t bound = ((int64_t{1} << 62) - 1) / std::max<int64_t>(length, 1);
+  std::vector<int64_t> v(static_cast<size_t>(length));
+  for (auto& x : v) {
+    const uint64_t r = rng();
+    x = r % 8 == 0 ? (r % 16 == 0 ? bound : -bound) : static_cast<int64_t>(r % (2 * uint64_t(bound) + 1)) - bound;
+  }
+  return v;
+}
+
+TEST(GroupedSumBounded, MatchesReference) {
+  ForEachShape(1500, Levels::kEvery, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+    Input<int64_t> in = MakeInput<int64_t>(s, rng);
+    in.values = BoundedValues(s.length, rng);
+    std::vector<int64_t> sums(static_cast<size_t>(s.slots));
+    for (auto& x : sums) x = static_cast<int64_t>(rng() % 2001) - 1000;
+    std::vector<int64_t> counts = StartCounts(s.slots, rng);
+    std::vector<int64_t> want_sums = sums;
+    std::vector<int64_t> want_counts = counts;
+    for (int64_t i = 0; i < s.length; ++i) {
+      if (!in.Valid(i)) continue;
+      want_sums[in.groups[i]] += in.values[i];
+      ++want_counts[in.groups[i]];
+    }
+    const bool with_counts = rng() % 4 != 0;
+    GroupedSumBounded(in.values.data(), in.groups.data(), s.length, in.validity(), s.slots,
+                      sums.data(), with_counts ? counts.data() : nullptr);
+    ASSERT_EQ(sums, want_sums) << where;
+    if (with_counts) {
+      ASSERT_EQ(counts, want_counts) << where;
+    }
+  });
+}
+
+// Totals up to the edge of int64 that the bound allows: 2 * (2^62 - 1) in one slot, its
+// negation plus one more in another, nulls holding values that would overflow.
+TEST(GroupedSumBounded, EdgeOfTheBoundByHand) {
+  testing::EveryLevel guard;
+  constexpr int64_t kBig = (int64_t{1} << 62) - 1;
+  const int64_t values[] = {kBig, -kBig, std::numeric_limits<int64_t>::max(), kBig, -kBig - 1};
+  const uint32_t groups[] = {0, 1, 0, 0, 1};
+  const Bits bits{.bytes = {0b11011}, .offset = 0, .length = 5};  // row 2 null
+  for (KernelLevel level : guard.levels()) {
+    ASSERT_NO_FATAL_FAILURE(testing::EveryLevel::Use(level));
+    for (int64_t slots : {2, 6, 300}) {
+      std::vector<int64_t> sums(static_cast<size_t>(slots)), counts(static_cast<size_t>(slots));
+      GroupedSumBounded(values, groups, 5, bits.span(), slots, sums.data(), counts.data());
+      EXPECT_EQ(sums[0], 2 * kBig) << KernelLevelName(level) << " slots " << slots;
+      EXPECT_EQ(sums[1], -2 * kBig - 1) << KernelLevelName(level) << " slots " << slots;
+      EXPECT_EQ(counts[0], 2);
+      EXPECT_EQ(counts[1], 2);
+    }
+  }
 }
 
 TYPED_TEST(GroupedIntTest, MinMaxMatchReference) {
