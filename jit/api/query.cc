@@ -9,6 +9,7 @@
 #include "ir/query.h"
 #include "jit/api/engine.h"
 #include "jit/exec/group_ids.h"
+#include "kernels/fold.h"
 #include "kernels/grouped_fold.h"
 #include "runtime/selection.h"
 
@@ -130,6 +131,18 @@ struct Sink {
   }
 };
 
+// Whether n 64-bit values (null rows' included: a bound over more rows than fold) add up to less
+// than 2^63 in absolute value, so that their grouped sums run in int64 (kernels::GroupedSumBounded),
+// not 128 bits. The static min/max fold (vectorized at the CPU's level) finds the bound in a
+// fraction of the sums' time (bench: tpch/q1/jit, grouped/).
+bool Bounded(const int64_t* v, int64_t n) {
+  const std::optional<kernels::MinMaxValue<int64_t>> range = kernels::MinMax<int64_t>(v, n);
+  if (!range) return true;
+  const auto magnitude = [](int64_t x) { return x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x); };
+  const uint64_t most = std::max(magnitude(range->min), magnitude(range->max));
+  return static_cast<unsigned __int128>(most) * static_cast<uint64_t>(n) < (static_cast<unsigned __int128>(1) << 63);
+}
+
 template <typename T>
 void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, const Sink& sink) {
   std::vector<int64_t> counts(g.slots, 0);
@@ -147,6 +160,14 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
       std::memcpy(acc.lanes.data(), &lanes[sink.live.slots[k] * kLanes], sizeof(double) * kLanes);
       acc.count += counts[sink.live.slots[k]];
     }
+  } else if (std::is_same_v<T, int64_t> && Bounded(reinterpret_cast<const int64_t*>(v), n)) {
+    std::vector<int64_t> sums(g.slots, 0);
+    kernels::GroupedSumBounded(reinterpret_cast<const int64_t*>(v), g.slot.data(), n, rows.span, g.slots, sums.data(),
+                               counts.data());
+    sink.Each([&](int64_t s, FoldAccumulator& acc) {
+      acc.int_sum = sums[s];
+      acc.count = counts[s];
+    });
   } else {
     std::vector<kernels::GroupedSumType<T>> sums(g.slots, 0);
     kernels::GroupedSum<T>(v, g.slot.data(), n, rows.span, g.slots, sums.data(), counts.data());
