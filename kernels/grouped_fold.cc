@@ -191,6 +191,27 @@ void GroupedSumBounded(const int64_t* values, const uint32_t* groups, int64_t le
   }
 }
 
+void GroupedSumBoundedMany(const int64_t* const* values, int columns, const uint32_t* groups,
+                           int64_t length, BitSpan validity, int64_t slots, int64_t* sums,
+                           int64_t* counts) {
+  CheckArgs(length, validity, slots);
+  assert(columns >= 0 && columns <= kMaxBoundedSumColumns && "columns out of range");
+  if (columns == 0) {
+    if (counts != nullptr) GroupedCount(groups, length, validity, slots, counts);
+    return;
+  }
+  const GroupedFns& few = ActiveKernelTable().grouped;
+  if (slots <= few.max_slots) {
+    few.sum_bounded_many(values, columns, groups, length, validity, slots, sums, counts);
+    return;
+  }
+  ForEachValidRow(length, validity, [&](int64_t i) {
+    const uint32_t g = groups[i];
+    for (int c = 0; c < columns; ++c) sums[c * slots + g] += values[c][i];
+    if (counts != nullptr) ++counts[g];
+  });
+}
+
 bool GroupedSumI128Checked(const __int128* values, const uint32_t* groups, int64_t length,
                            BitSpan validity, int64_t slots, __int128* sums, int64_t* counts) {
   CheckArgs(length, validity, slots);

@@ -44,6 +44,14 @@ void GroupedSum(const T* values, const uint32_t* groups, int64_t length, BitSpan
 void GroupedSumBounded(const int64_t* values, const uint32_t* groups, int64_t length,
                        BitSpan validity, int64_t slots, int64_t* sums, int64_t* counts);
 
+// Bounded 64-bit sums of up to kMaxBoundedSumColumns columns under one pass over the groups and
+// the validity: sums[c * slots + g] += values[c][i] and counts[g] += 1 (once per row, not per
+// column) for each valid row i of group g. The bound of GroupedSumBounded holds for each column.
+inline constexpr int kMaxBoundedSumColumns = 8;
+void GroupedSumBoundedMany(const int64_t* const* values, int columns, const uint32_t* groups,
+                           int64_t length, BitSpan validity, int64_t slots, int64_t* sums,
+                           int64_t* counts);
+
 // 16-byte sums with overflow detection: returns false (tables left in an unspecified state)
 // when some slot's running total leaves the signed 128-bit range.
 bool GroupedSumI128Checked(const __int128* values, const uint32_t* groups, int64_t length,

@@ -59,6 +59,9 @@ struct GroupedFns {
   // GroupedSumBounded: int64 lanes, the caller bounding every partial sum.
   void (*sum_bounded)(const int64_t* values, const uint32_t* groups, int64_t length,
                       BitSpan validity, int64_t slots, int64_t* sums, int64_t* counts);
+  void (*sum_bounded_many)(const int64_t* const* values, int columns, const uint32_t* groups,
+                           int64_t length, BitSpan validity, int64_t slots, int64_t* sums,
+                           int64_t* counts);
   GroupedFloatSumFn<float> float_sum_f32;
   GroupedFloatSumFn<double> float_sum_f64;
   void (*count)(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,

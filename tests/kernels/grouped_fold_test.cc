@@ -233,6 +233,36 @@ TEST(GroupedSumBounded, MatchesReference) {
   });
 }
 
+// Each shape with a random number of columns (0 to 8: none folds the counts alone), each column
+// within the bound, against one reference sum per column.
+TEST(GroupedSumBoundedMany, MatchesReference) {
+  ForEachShape(1700, Levels::kEvery, [](const Shape& s, std::mt19937_64& rng, const std::string& where) {
+    const Input<uint8_t> in = MakeInput<uint8_t>(s, rng);
+    const int columns = static_cast<int>(rng() % (kMaxBoundedSumColumns + 1));
+    std::vector<std::vector<int64_t>> values;
+    std::vector<const int64_t*> pointers;
+    for (int c = 0; c < columns; ++c) values.push_back(BoundedValues(s.length, rng));
+    for (const auto& v : values) pointers.push_back(v.data());
+    std::vector<int64_t> sums(static_cast<size_t>(columns * s.slots));
+    for (auto& x : sums) x = static_cast<int64_t>(rng() % 2001) - 1000;
+    std::vector<int64_t> counts = StartCounts(s.slots, rng);
+    std::vector<int64_t> want_sums = sums;
+    std::vector<int64_t> want_counts = counts;
+    for (int64_t i = 0; i < s.length; ++i) {
+      if (!in.Valid(i)) continue;
+      for (int c = 0; c < columns; ++c) want_sums[c * s.slots + in.groups[i]] += values[c][i];
+      ++want_counts[in.groups[i]];
+    }
+    const bool with_counts = rng() % 4 != 0;
+    GroupedSumBoundedMany(pointers.data(), columns, in.groups.data(), s.length, in.validity(),
+                          s.slots, sums.data(), with_counts ? counts.data() : nullptr);
+    ASSERT_EQ(sums, want_sums) << where << " columns " << columns;
+    if (with_counts) {
+      ASSERT_EQ(counts, want_counts) << where << " columns " << columns;
+    }
+  });
+}
+
 // Totals up to the edge of int64 that the bound allows: 2 * (2^62 - 1) in one slot, its
 // negation plus one more in another, nulls holding values that would overflow.
 TEST(GroupedSumBounded, EdgeOfTheBoundByHand) {
