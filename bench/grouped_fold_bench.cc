@@ -1,7 +1,9 @@
 // Grouped folds over 1M rows (bench): sum i64, i128, f64 and count into 4, 256 and 65536 slots,
 // every row valid or 10% null, the kernel (`static`) beside the hand-written per-row loop an
 // engine would otherwise run (`scalar`: one accumulator per group, a branch per null). The
-// 64-bit sums (exact and bounded) also at 6 slots and 2% null, the shape of TPC-H Q1's groups.
+// 64-bit sums (exact and bounded) also at 6 slots and 2% null, the shape of TPC-H Q1's groups,
+// where five bounded columns fold with counts in one call (`sum_bounded_5cols`) beside five
+// calls (`sum_bounded_5calls`).
 // Names: grouped/<fold>_slots<N>_<valid fraction>/<impl>.
 #include <benchmark/benchmark.h>
 
@@ -19,22 +21,29 @@ namespace k = rowjit::kernels;
 
 constexpr int64_t kRows = int64_t{1} << 20;
 
-enum class Fold { kSumI64, kSumBounded, kSumI128, kSumF64, kCount };
+enum class Fold { kSumI64, kSumBounded, kSumBounded5Cols, kSumBounded5Calls, kSumI128, kSumF64, kCount };
+
+constexpr int kColumns = 5;
 
 struct Input {
   std::vector<int64_t> ints;
   std::vector<__int128> wide;  // 16-byte decimals
   std::vector<double> floats;
   std::vector<uint32_t> groups;
+  std::vector<int64_t> more;  // kColumns - 1 more columns after `ints` (five-column shapes only)
   std::vector<uint8_t> bits;  // empty: no bitmap
+  const int64_t* Column(int c) const { return c == 0 ? ints.data() : more.data() + (c - 1) * kRows; }
   k::BitSpan validity() const {
     return bits.empty() ? k::BitSpan{} : k::BitSpan{bits.data(), 0, kRows};
   }
 };
 
-Input MakeInput(int64_t slots, double fraction) {
+Input MakeInput(int64_t slots, double fraction, bool columns) {
   std::mt19937_64 rng(17);
   Input in;
+  for (int64_t i = 0; columns && i < (kColumns - 1) * kRows; ++i) {
+    in.more.push_back(static_cast<int64_t>(rng() % 2000001) - 1000000);
+  }
   for (int64_t i = 0; i < kRows; ++i) {
     in.ints.push_back(static_cast<int64_t>(rng() % 2000001) - 1000000);
     in.wide.push_back(in.ints.back());
@@ -54,12 +63,13 @@ Input MakeInput(int64_t slots, double fraction) {
 struct Tables {
   std::vector<__int128> sums;
   std::vector<int64_t> int_sums;
+  std::vector<int64_t> column_sums;
   std::vector<__int128> wide_sums;
   std::vector<double> lanes;
   std::vector<double> float_sums;
   std::vector<int64_t> counts;
   explicit Tables(int64_t slots)
-      : sums(slots), int_sums(slots), wide_sums(slots), lanes(slots * k::kFloatSumLanes), float_sums(slots),
+      : sums(slots), int_sums(slots), column_sums(kColumns * slots), wide_sums(slots), lanes(slots * k::kFloatSumLanes), float_sums(slots),
         counts(slots) {}
 };
 
@@ -72,6 +82,19 @@ void RunStatic(Fold fold, const Input& in, int64_t slots, Tables& t) {
     case Fold::kSumBounded:
       k::GroupedSumBounded(in.ints.data(), in.groups.data(), kRows, in.validity(), slots,
                            t.int_sums.data(), nullptr);
+      break;
+    case Fold::kSumBounded5Cols: {
+      const int64_t* cols[kColumns];
+      for (int c = 0; c < kColumns; ++c) cols[c] = in.Column(c);
+      k::GroupedSumBoundedMany(cols, kColumns, in.groups.data(), kRows, in.validity(), slots,
+                               t.column_sums.data(), t.counts.data());
+      break;
+    }
+    case Fold::kSumBounded5Calls:
+      for (int c = 0; c < kColumns; ++c) {
+        k::GroupedSumBounded(in.Column(c), in.groups.data(), kRows, in.validity(), slots,
+                             t.column_sums.data() + c * slots, c == 0 ? t.counts.data() : nullptr);
+      }
       break;
     case Fold::kSumI128:
       k::GroupedSum(in.wide.data(), in.groups.data(), kRows, in.validity(), slots, t.sums.data(),
@@ -105,6 +128,10 @@ void RunScalar(Fold fold, const Input& in, Tables& t) {
     case Fold::kSumBounded:
       ScalarSum(in.ints.data(), in, t.int_sums.data());
       break;
+    case Fold::kSumBounded5Cols:
+    case Fold::kSumBounded5Calls:
+      for (int c = 0; c < kColumns; ++c) ScalarSum(in.Column(c), in, t.column_sums.data() + c * t.sums.size());
+      break;
     case Fold::kSumI128:
       ScalarSum(in.wide.data(), in, t.wide_sums.data());
       break;
@@ -123,15 +150,19 @@ void RunScalar(Fold fold, const Input& in, Tables& t) {
 
 void Register() {
   const std::pair<Fold, const char*> folds[] = {
-      {Fold::kSumI64, "sum_i64"}, {Fold::kSumBounded, "sum_bounded_i64"}, {Fold::kSumI128, "sum_i128"},
+      {Fold::kSumI64, "sum_i64"}, {Fold::kSumBounded, "sum_bounded_i64"},
+      {Fold::kSumBounded5Cols, "sum_bounded_5cols"}, {Fold::kSumBounded5Calls, "sum_bounded_5calls"}, {Fold::kSumI128, "sum_i128"},
       {Fold::kSumF64, "sum_f64"}, {Fold::kCount, "count"}};
   const std::pair<double, const char*> fractions[] = {{1.0, "_1/"}, {0.98, "_0.98/"}, {0.9, "_0.9/"}};
   for (int64_t slots : {4, 6, 256, 65536}) {
     for (auto [fraction, fraction_name] : fractions) {
       const bool q1_shape = slots == 6 || fraction == 0.98;  // 64-bit sums only
-      auto in = std::make_shared<Input>(MakeInput(slots, fraction));
+      const bool columns = slots <= 6 && fraction >= 0.98;    // and five-column sums
+      auto in = std::make_shared<Input>(MakeInput(slots, fraction, columns));
       for (auto [fold, fold_name] : folds) {
-        if (q1_shape && fold != Fold::kSumI64 && fold != Fold::kSumBounded) continue;
+        const bool five = fold == Fold::kSumBounded5Cols || fold == Fold::kSumBounded5Calls;
+        if (five && !columns) continue;
+        if (q1_shape && fold != Fold::kSumI64 && fold != Fold::kSumBounded && !five) continue;
         for (bool scalar : {false, true}) {
           const std::string name = std::string("grouped/") + fold_name + "_slots" +
                                    std::to_string(slots) + fraction_name +
