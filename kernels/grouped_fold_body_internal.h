@@ -102,7 +102,8 @@ struct PaddedRows {
   State& st;
   template <bool kAllValid>
   void Word(int64_t row, uint64_t bits) {
-    st.template Rows64<kAllValid>(values + row, groups + row, bits);
+    // A count has no values: no offset from a null pointer (undefined, even unread).
+    st.template Rows64<kAllValid>(values == nullptr ? nullptr : values + row, groups + row, bits);
   }
   void Tail(int64_t row, int64_t rest, uint64_t bits) {
     alignas(64) uint32_t pad_groups[64] = {};
