@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "ir/query.h"
-#include "jit/api/engine.h"
+#include "jit/api/engine_impl.h"
 #include "jit/exec/group_ids.h"
 #include "kernels/fold.h"
 #include "kernels/grouped_fold.h"
@@ -412,6 +412,93 @@ Status CheckDirect(const ir::Query& q, const QueryPlan& plan, std::span<const Ar
   return Status::OK();
 }
 
+// --- the grouped fold kernel ---------------------------------------------------------------------
+
+// A query whose aggregates are all count(*) and sums and averages of integers and decimals,
+// without FILTER (PlanQueryFold), folds blocks of few groups over dense inputs through one
+// grouped fold kernel: WHERE and every argument computed in registers and added into the slots'
+// sums in the same pass, nothing stored between them.
+
+// The exact sum of a call's A and B (jit/base/kernel_abi.h GroupedFoldFn): B * 2^32 plus the low
+// halves' sum, which is below 2^64 and equals A - B * 2^32 modulo 2^64.
+__int128 ExactSum(int64_t a, int64_t b, bool high) {
+  if (!high) return a;
+  const uint64_t low = static_cast<uint64_t>(a) - (static_cast<uint64_t>(b) << 32);
+  return static_cast<__int128>(b) * (int64_t{1} << 32) + static_cast<__int128>(low);
+}
+
+// The block's rows folded through the grouped fold kernel into `state`; false, the state as it
+// was, when the block is not one the kernel covers (inputs with nulls or not flat, more than
+// kMaxGroupedSlots groups) or one of its rows asks for the exact path: a failing row (whose error
+// that path raises at its row), a 16-byte value outside 64 bits, a total past 128 bits.
+Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, const GroupedFoldPlan& plan,
+                       std::span<const ArrayPtr> columns, std::span<const ArrayPtr> keys, int64_t n,
+                       const EvalOptions& options) {
+  const std::vector<int>& refs = plan.root->facts().columns;
+  for (const ir::Expr* c : plan.root->facts().column_nodes) {  // what Project would name, it names
+    const auto i = static_cast<size_t>(c->column_index());
+    if (i >= columns.size() || columns[i] == nullptr ||
+        columns[i]->type().WithNullable(false) != c->type().WithNullable(false)) {
+      return false;
+    }
+  }
+  std::vector<ir::InputSpec> specs(columns.size());
+  for (int c : refs) {
+    const auto i = static_cast<size_t>(c);
+    if (i >= columns.size() || columns[i] == nullptr || columns[i]->length() < n) return false;
+    specs[i] = ir::DescribeInput(*columns[i]);
+    if (specs[i].shape != ir::InputShape::kFlat || specs[i].has_nulls || IsString(specs[i].type) ||
+        specs[i].type == TypeId::kBool) {
+      return false;
+    }
+  }
+  ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
+  if (g.slots > kMaxGroupedSlots) return false;
+  const int slots = GroupedFoldSlots(g.slots);
+  Plan kernel_plan{Strategy::kDense, PlanGroupedFold(plan.root, std::move(specs), slots)};
+  EvalReport report;
+  ROWJIT_ASSIGN_OR_RETURN(auto kernel, engine.TieredKernelOf(kernel_plan, options, report));
+  ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs inputs, internal::PrepareInputs(columns, refs, n, *report.kernel));
+  const std::vector<ir::ExprPtr>& outputs = plan.root->args();
+  const size_t args = outputs.size() - 1;
+  std::vector<int64_t> sums((1 + 3 * args) * slots);
+  std::vector<int64_t> kept(slots, 0);
+  std::vector<int64_t> counts(args * slots, 0);
+  std::vector<__int128> totals(args * slots, 0);
+  const GroupedFoldFn fn = kernel->grouped_fold_fn();
+  for (int64_t start = 0; start < n; start += kGroupedFoldRows) {
+    const int64_t rows = std::min(kGroupedFoldRows, n - start);
+    if (fn(inputs.inputs.data(), sums.data(), g.slot.data(), start, rows) != 0) return false;
+    for (int s = 0; s < slots; ++s) kept[s] += sums[s];
+    for (size_t k = 0; k < args; ++k) {
+      const int64_t* at = &sums[(1 + 3 * k) * slots];
+      const bool high = GroupedNeedsHigh(outputs[k + 1]->type());
+      const bool counted = !outputs[k + 1]->facts().StrictRows();
+      for (int s = 0; s < slots; ++s) {
+        if (__builtin_add_overflow(totals[k * slots + s], ExactSum(at[s], at[slots + s], high), &totals[k * slots + s])) {
+          return false;
+        }
+        counts[k * slots + s] += counted ? at[2 * slots + s] : sums[s];
+      }
+    }
+  }
+  const ir::Query& q = state.query();
+  for (int64_t s = 0; s < g.slots; ++s) {
+    if (kept[s] == 0) continue;
+    std::vector<Scalar> key;
+    for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(g.first_row[s])));
+    const std::span<FoldAccumulator> accs = state.Group(std::move(key));
+    for (size_t a = 0; a < q.aggregates.size(); ++a) {
+      FoldAccumulator acc;
+      const int k = plan.output[a] - 1;
+      acc.count = k < 0 ? kept[s] : counts[k * slots + s];
+      if (k >= 0) acc.int_sum = totals[k * slots + s];
+      accs[a].Merge(q.aggregates[a].fold, acc);
+    }
+  }
+  return true;
+}
+
 // A block's error as the batch's: its row moved by the block's first row.
 Status ShiftRow(const Error& e, int64_t begin) {
   if (!e.row()) return e;
@@ -431,6 +518,7 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
   const QueryPlan plan = MakePlan(state.query(), true);
+  const std::optional<GroupedFoldPlan> fused = PlanQueryFold(state.query());
   ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
   ROWJIT_RETURN_NOT_OK(CheckDirect(state.query(), plan, columns, length));
   // Blocks keep the projection's output columns in L2 while the folds read them back; a batch
@@ -447,14 +535,18 @@ Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> column
         ROWJIT_ASSIGN_OR_RETURN(part[c], columns[c]->Slice(begin, n));
       }
     }
+    std::vector<ArrayPtr> keys;
+    for (const ir::ExprPtr& k : state.query().keys) keys.push_back(part[k->column_index()]);
+    if (fused) {
+      ROWJIT_ASSIGN_OR_RETURN(const bool folded, FoldFused(*impl_, state, *fused, part, keys, n, options));
+      if (folded) continue;
+    }
     std::vector<ArrayPtr> outputs;
     if (!plan.exprs.empty()) {
       auto projected = Project(plan.exprs, part, n, options);
       if (!projected.ok()) return ShiftRow(projected.error(), begin);
       outputs = std::move(*projected);
     }
-    std::vector<ArrayPtr> keys;
-    for (const ir::ExprPtr& k : state.query().keys) keys.push_back(part[k->column_index()]);
     ROWJIT_RETURN_NOT_OK(FoldProjected(state, plan, outputs, part, keys, n, begin));
   }
   return Status::OK();

@@ -72,6 +72,11 @@ struct KernelShape {
   // when first needed, and sends the next batches straight to the twin for a while
   // (CompiledKernel::MarkWideOperands).
   bool speculative_mul = false;
+  // A grouped fold (GroupedFoldFn) of a projection `project(mask, arg1, ..., argK)` into this many
+  // group slots (1 to kMaxGroupedSlots; 0: not one): every row whose mask is true and whose slot
+  // code is below the count adds each integer argument into its slot's sum, in one loop per
+  // argument over the call's rows. Dense inputs only (no validity read).
+  int grouped_slots = 0;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };
@@ -127,6 +132,29 @@ using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, voi
 // kernel counts the rows it folds.
 using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
                                int64_t rows, uint64_t last_word_mask);
+// Grouped folds (KernelShape::grouped_slots = S): rows [start, start + rows) of the inputs, at most
+// kGroupedFoldRows of them, each with its slot code in `slots[row]` (a code of S or more: no group).
+// The mask (the projection's first output) decides which rows fold. `sums` is written, never read:
+//   sums[0 .. S)                     the rows the mask keeps, per slot
+//   then per argument k (1..K), 3 * S values: A, B, C per slot
+//     A: the sum of the argument's values (sign-extended to 64 bits) modulo 2^64
+//     B: the sum of their high 32 bits (arithmetic shift), when the argument's type does not bound
+//        kGroupedFoldRows values below 2^63 (GroupedNeedsHigh); 0 otherwise
+//     C: the rows folded, when the argument can be null in a row the mask keeps; 0 otherwise (the
+//        mask's count is then the argument's)
+// A 16-byte argument folds its low half and reports evidence for a row (the mask's) whose value
+// does not fit 64 bits; a failing row reports evidence only where the mask is true.
+using GroupedFoldFn = uint64_t (*)(const KernelInput* inputs, int64_t* sums, const uint32_t* slots,
+                                   int64_t start, int64_t rows);
+inline constexpr int kMaxGroupedSlots = 8;
+inline constexpr int64_t kGroupedFoldRows = 8192;
+// Whether kGroupedFoldRows values of type `t` may sum past 2^63 in magnitude, so that a grouped
+// fold also sums their high halves (B): 64-bit integers and 16-byte values (folded by their low
+// half), and decimals of more than 15 digits (10^15 * 8192 < 2^63).
+inline bool GroupedNeedsHigh(const DataType& t) {
+  if (t.logical == LogicalKind::kDecimal) return t.precision > 15;
+  return BitWidth(t.id) >= 64;
+}
 // Rows a masked row fold spreads to a byte mask at a time (on its stack) before folding them.
 inline constexpr int kRowFoldBlock = 1024;
 

@@ -17,7 +17,8 @@ size_t CacheKeyHash::operator()(const CacheKey& k) const {
       uint64_t{s.mask_evidence} << 3 | uint64_t{s.skip_empty_words} << 4 |
       (s.fold ? static_cast<uint64_t>(*s.fold) + 1 : 0) << 5 | uint64_t{s.fold_keep_nan} << 10 |
       uint64_t{s.fold_counts_rows} << 11 | uint64_t{s.stream_output} << 12 | uint64_t{s.length_prefilter} << 13 |
-      uint64_t{s.short_batch} << 14 | uint64_t{s.speculative_mul} << 15;
+      uint64_t{s.short_batch} << 14 | uint64_t{s.speculative_mul} << 15 |
+      static_cast<uint64_t>(s.grouped_slots) << 16;
   return k.spec.hash() ^ (shape_bits + 1) * 0x9e3779b97f4a7c15ULL;
 }
 
@@ -31,6 +32,7 @@ std::string CacheKey::ToString() const {
   if (shape.length_prefilter) out += " length-prefilter";
   if (shape.short_batch) out += " short-batch";
   if (shape.speculative_mul) out += " speculative-mul";
+  if (shape.grouped_slots != 0) out += fmt::format(" grouped-slots={}", shape.grouped_slots);
   return out;
 }
 
@@ -63,11 +65,11 @@ std::string CacheKey::Serialize() const {
     out += fmt::format("\ninput {} {} codes {} nulls {}", ir::InputShapeName(in.shape), TypeIdName(in.type),
                        TypeIdName(in.code_type), in.has_nulls);
   }
-  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {} stream {} prefilter {} short {} speculative {}",
+  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {} stream {} prefilter {} short {} speculative {} grouped {}",
                      static_cast<int>(shape.loop), shape.writes_validity, shape.mask_evidence,
                      shape.skip_empty_words, shape.fold ? static_cast<int>(*shape.fold) : -1,
                      shape.fold_keep_nan, shape.fold_counts_rows, shape.stream_output, shape.length_prefilter,
-                     shape.short_batch, shape.speculative_mul);
+                     shape.short_batch, shape.speculative_mul, shape.grouped_slots);
   return out;
 }
 

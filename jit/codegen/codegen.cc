@@ -128,6 +128,7 @@ Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& 
   llvm::IRBuilder<> b(module.getContext());
   KernelBuilder builder(key, module, b, mask_registers);
   if (key.shape.fold) return builder.BuildFold(name);
+  if (key.shape.grouped_slots != 0) return builder.BuildGrouped(name);
   return builder.Build(name);
 }
 

@@ -77,6 +77,8 @@ class KernelBuilder final : public LowerContext {
   Status Build(const std::string& name);
   // The fold kernel of a reduction template (jit/codegen/codegen_fold.cc).
   Status BuildFold(const std::string& name);
+  // A grouped fold of a projection's arguments into slots (jit/codegen/codegen_grouped.cc).
+  Status BuildGrouped(const std::string& name);
 
   void Evidence(llvm::Value* ev) override;
   void Suspect(llvm::Value* ev) override;
@@ -156,6 +158,12 @@ class KernelBuilder final : public LowerContext {
   // vectorizer's stride-2 stores).
   void StoreRowValue(const Output& o, const Val& v, llvm::Value* row, bool bool_as_byte,
                      llvm::Value* word = nullptr, llvm::Value* lane = nullptr);
+
+  // --- grouped folds (jit/codegen/codegen_grouped.cc)
+  Result<llvm::Value*> EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
+                                      llvm::Value* rows, llvm::Value* sums);
+  Status EmitGroupedSums(const ir::Expr& arg, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
+                         llvm::Value* sums);
 
   // --- fold kernels (jit/codegen/codegen_fold.cc)
   std::vector<llvm::Value*> FoldCarried(const FoldAccs& accs) const;  // accumulators + evidence

@@ -79,7 +79,7 @@ class CompiledKernel {
   virtual ~CompiledKernel() = default;
   const KernelShape& shape() const { return shape_; }
   RowKernelFn row_fn() const {
-    assert(!shape_.fold && "a fold kernel called as a row kernel");
+    assert(!shape_.fold && shape_.grouped_slots == 0 && "a fold kernel called as a row kernel");
     return reinterpret_cast<RowKernelFn>(entry_);
   }
   WordFoldFn word_fold_fn() const {
@@ -89,6 +89,10 @@ class CompiledKernel {
   RowFoldFn row_fold_fn() const {
     assert(shape_.fold && shape_.loop == KernelLoop::kRows && "not a row fold");
     return reinterpret_cast<RowFoldFn>(entry_);
+  }
+  GroupedFoldFn grouped_fold_fn() const {
+    assert(shape_.grouped_slots != 0 && "not a grouped fold");
+    return reinterpret_cast<GroupedFoldFn>(entry_);
   }
   Tier tier() const { return tier_; }
   // The compile that made the object and the link that loaded it (an object read from the

@@ -6,6 +6,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
+#include "ir/query.h"
 #include "jit/plan/planner.h"
 #include "runtime/builder.h"
 
@@ -44,6 +45,20 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
     specs[index].has_nulls = false;
   }
   PlannedKernel out;
+  if (ir::IsQueryText(request.expr)) {  // a query: its grouped fold kernel
+    ROWJIT_ASSIGN_OR_RETURN(ir::Query query, ir::ParseAndBindQuery(request.expr, schema));
+    const std::optional<GroupedFoldPlan> plan = PlanQueryFold(query);
+    if (!plan) {
+      return MakeError(ErrorCode::kInvalidInput,
+                       "{}: no grouped fold kernel (its aggregates are not all count(*) and sums and averages "
+                       "of integers and decimals without FILTER)", query.ToString());
+    }
+    out.expr = plan->root;
+    out.fold = "grouped";
+    out.key = PlanGroupedFold(plan->root, std::move(specs), request.grouped_slots, target.name);
+    out.target = std::move(target);
+    return out;
+  }
   if (ir::IsAggregateText(request.expr)) {
     ROWJIT_ASSIGN_OR_RETURN(ir::Aggregate agg, ir::ParseAndBindAggregate(request.expr, schema));
     out.expr = agg.arg;

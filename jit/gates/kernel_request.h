@@ -24,6 +24,8 @@ struct KernelRequest {
   // A speculative kernel's exact twin (KernelShape::speculative_mul cleared): what the executor
   // runs for a batch with wide operands, so the catalog gates it too.
   bool exact_twin = false;
+  // A query ("sum(a), count(*) group by g where p"): the slot count of its grouped fold kernel.
+  int grouped_slots = 4;
 };
 
 struct PlannedKernel {
@@ -37,7 +39,8 @@ struct PlannedKernel {
 };
 
 // Parses, binds and plans; errors are input errors (invalid input or type error). An aggregate
-// ("sum(a * b)") plans the fold kernel of its reduction template.
+// ("sum(a * b)") plans the fold kernel of its reduction template; a query ("sum(a), count(*)
+// group by g where p") its grouped fold kernel (jit/plan/planner.h PlanQueryFold).
 Result<PlannedKernel> PlanRequest(const KernelRequest& request);
 
 // Codegen only (no execution), for any target; `want_assembly` adds the assembly.

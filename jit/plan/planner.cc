@@ -219,6 +219,43 @@ Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std:
           CacheKey{ir::SpecializationKey{agg.arg, batch.inputs, ir::Policy::kDense, target}, shape}};
 }
 
+std::optional<GroupedFoldPlan> PlanQueryFold(const ir::Query& q) {
+  GroupedFoldPlan p;
+  std::vector<ir::ExprPtr> outputs{q.where != nullptr ? q.where : ir::Expr::BoundLiteral(Scalar::Of<bool>(true))};
+  for (const ir::QueryAggregate& a : q.aggregates) {
+    if (a.filter != nullptr) return std::nullopt;
+    if (a.count_star) {
+      p.output.push_back(0);
+      continue;
+    }
+    const DataType t = a.arg->type();
+    const bool integral = (IsInteger(t.id) || t.id == TypeId::kI128) &&
+                          (t.logical == LogicalKind::kNone || t.logical == LogicalKind::kDecimal);
+    if (a.fold.kind != ir::AggKind::kSum || !integral) return std::nullopt;
+    size_t k = 1;
+    while (k < outputs.size() && !outputs[k]->Equals(*a.arg)) ++k;
+    if (k == outputs.size()) outputs.push_back(a.arg);
+    p.output.push_back(static_cast<int>(k));
+  }
+  auto root = ir::MakeProjection(outputs);
+  if (!root.ok()) return std::nullopt;
+  p.root = std::move(*root);
+  return p;
+}
+
+int GroupedFoldSlots(int64_t groups) {
+  int s = 1;
+  while (s < groups) s *= 2;
+  return s;
+}
+
+CacheKey PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, int slots,
+                         const std::string& target) {
+  for (ir::InputSpec& spec : specs) spec.has_nulls = false;
+  const KernelShape shape{.loop = KernelLoop::kRows, .grouped_slots = slots};
+  return CacheKey{ir::SpecializationKey{root, std::move(specs), ir::Policy::kDense, target}, shape};
+}
+
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs,
                             ir::Policy policy, const std::string& target) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");

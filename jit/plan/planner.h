@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/aggregate.h"
+#include "ir/query.h"
 #include "ir/analysis.h"
 #include "ir/spec_key.h"
 #include "jit/base/kernel_abi.h"
@@ -76,6 +77,22 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
 // The plan of a reduction template: its fold kernel, flat (one row loop) or over words.
 Plan PlanAggregate(const ir::Aggregate& aggregate, const BatchFacts& batch,
                    const std::string& target = "native");
+
+// What a query's grouped fold kernel folds: a query whose aggregates are all count(*) and sums and
+// averages of integers and decimals (8 to 128 bits), without FILTER. None for other queries.
+struct GroupedFoldPlan {
+  ir::ExprPtr root;         // project(mask, arg1, ..., argK): WHERE (or true), then the arguments
+  std::vector<int> output;  // per aggregate: its argument's output (1..K), or 0 for count(*)
+};
+std::optional<GroupedFoldPlan> PlanQueryFold(const ir::Query& query);
+// The slot count of the kernel that folds a block of `groups` groups (at most kMaxGroupedSlots):
+// the next power of two, so that few kernels serve every block.
+int GroupedFoldSlots(int64_t groups);
+
+// The grouped fold kernel (KernelShape::grouped_slots) of `root`, the projection of a query's mask
+// and its summed arguments, over `slots` slots and dense inputs of the types `specs` name.
+CacheKey PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, int slots,
+                         const std::string& target = "native");
 
 // The kernel an evaluation runs for inputs described by `specs` (one per schema column) under
 // `policy`: PlanEvaluation over DescribeSpecs. What `rowjit ir`, `check` and the gates inspect.

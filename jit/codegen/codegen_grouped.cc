@@ -1,0 +1,138 @@
+// Grouped folds (jit layer, codegen room): the aggregates of a query over a few group slots in
+// one kernel, their arguments computed in registers and never stored (jit/base/kernel_abi.h,
+// GroupedFoldFn). A first loop computes the mask (WHERE) and writes each row's group code to a
+// stack buffer, a byte a row: the row's slot where the mask keeps it, else the slot count (no
+// group); it counts the kept rows per slot. Then one loop per argument reads the codes, computes
+// the argument and adds it into one accumulator per slot by a compare and a select. Loops a
+// argument keep the accumulators of one argument live (at most 3 per slot, 24 in all), which the
+// vectorizer holds in vector registers; one loop for every argument would spill them (Q1 has 40).
+// The inputs of a call (kGroupedFoldRows rows) stay in L2 between the loops.
+#include "jit/base/target.h"
+#include "jit/codegen/kernel_builder_internal.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+llvm::Value* SumsAt(llvm::IRBuilder<>& b, llvm::Value* sums, int64_t index) {
+  return b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), sums, static_cast<uint64_t>(index));
+}
+
+// The argument's value as the 64 bits the fold adds: sign- or zero-extended, a 16-byte value's low
+// half.
+llvm::Value* Widen64(llvm::IRBuilder<>& b, const Val& v, TypeId t) {
+  if (BitWidth(t) >= 64) return v.v;
+  return IsUnsignedInt(t) ? b.CreateZExt(v.v, b.getInt64Ty()) : b.CreateSExt(v.v, b.getInt64Ty());
+}
+
+}  // namespace
+
+Status KernelBuilder::BuildGrouped(const std::string& name) {
+  assert(ir::IsProjection(*key_.expr) && "a grouped fold folds a projection's outputs");
+  assert(!shape_.reads_lane_validity() && "a grouped fold runs over dense inputs");
+  BeginFunction(name);
+  // 64-bit sums: the width of integer sum folds (512 bits where the host has it).
+  fn_->addFnAttr(kFoldKindAttribute, "sum-int");
+  ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
+  llvm::Value* sums = fn_->getArg(1);
+  llvm::Value* slots = fn_->getArg(2);
+  llvm::Value* start = fn_->getArg(3);
+  llvm::Value* rows = fn_->getArg(4);
+  const std::vector<ir::ExprPtr>& outputs = key_.expr->args();
+  // A 16-byte argument folds its low half: a value outside 64 bits is evidence.
+  for (size_t k = 1; k < outputs.size(); ++k) {
+    if (outputs[k]->type().id == TypeId::kI128) evidence_.try_emplace(64, b.getInt64(0));
+  }
+  llvm::Value* codes = [&] {
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::AllocaInst* a = entry.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), kGroupedFoldRows), nullptr,
+                                             "grouped.codes");
+    a->setAlignment(llvm::Align(64));
+    return a;
+  }();
+  ROWJIT_RETURN_NOT_OK(EmitGroupCodes(codes, slots, start, rows, sums).status());
+  for (size_t k = 1; k < outputs.size(); ++k) {
+    ROWJIT_RETURN_NOT_OK(EmitGroupedSums(*outputs[k], codes, start, rows,
+                                         b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), sums,
+                                                                      (1 + 3 * (k - 1)) * shape_.grouped_slots)));
+  }
+  return FinishKernel();
+}
+
+// The mask's loop: a code a row, and the kept rows counted per slot into sums[0 .. S), in 32-bit
+// lanes (a call's rows fit), so that a vector of codes is counted at the width of the slots it
+// loads.
+Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
+                                                   llvm::Value* rows, llvm::Value* sums) {
+  const int count = shape_.grouped_slots;
+  std::vector<llvm::Value*> carried(count, b.getInt32(0));
+  for (llvm::Value* e : EvidenceValues()) carried.push_back(e);
+  LoopScaffold loop = LoopScaffold::Open(b, "codes", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
+  std::vector<llvm::Value*> acc = loop.carried();
+  SetEvidence(std::span(acc).subspan(count));
+  llvm::Value* i = loop.index();
+  llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
+  row_valid_ = nullptr;
+  guard_ = nullptr;
+  ROWJIT_ASSIGN_OR_RETURN(Val mask, EmitNode(*key_.expr->args()[0], row, nullptr));
+  llvm::Value* keep = mask.v->getType()->isIntegerTy(1) ? mask.v : b.CreateICmpNE(mask.v, Zero(mask.v));
+  if (mask.valid != nullptr) keep = b.CreateAnd(keep, mask.valid);
+  llvm::Value* slot = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), slots, row), llvm::Align(4));
+  keep = b.CreateAnd(keep, b.CreateICmpULT(slot, b.getInt32(static_cast<uint32_t>(count))));
+  llvm::Value* code = b.CreateSelect(keep, b.CreateTrunc(slot, b.getInt8Ty()), b.getInt8(static_cast<uint8_t>(count)));
+  b.CreateStore(code, b.CreateGEP(b.getInt8Ty(), codes, i));
+  for (int s = 0; s < count; ++s) {
+    acc[s] = b.CreateAdd(acc[s], b.CreateZExt(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))), b.getInt32Ty()));
+  }
+  std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + count);
+  for (llvm::Value* e : EvidenceValues()) updated.push_back(e);
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "codes.done");
+  for (int s = 0; s < count; ++s) b.CreateStore(b.CreateZExt(out[s], b.getInt64Ty()), SumsAt(b, sums, s));
+  SetEvidence(std::span(out).subspan(count));
+  return codes;
+}
+
+// One argument's loop: per slot, A (the values modulo 2^64), B (their high halves) where the type
+// needs it, C (the rows folded) where the argument can be null; written to sums[0 .. 3S).
+Status KernelBuilder::EmitGroupedSums(const ir::Expr& arg, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
+                                      llvm::Value* sums) {
+  const int count = shape_.grouped_slots;
+  const TypeId t = arg.type().id;
+  const bool high = GroupedNeedsHigh(arg.type());
+  const bool counts = !arg.facts().StrictRows();  // dense inputs: only a null-aware call makes a null
+  std::vector<llvm::Value*> carried(3 * count, b.getInt64(0));
+  for (llvm::Value* e : EvidenceValues()) carried.push_back(e);
+  LoopScaffold loop = LoopScaffold::Open(b, "sums", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
+  std::vector<llvm::Value*> acc = loop.carried();
+  SetEvidence(std::span(acc).subspan(3 * count));
+  llvm::Value* i = loop.index();
+  llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::Value* code = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes, i));
+  // Rows the mask drops are not evaluated (as the reference's guard): they raise nothing.
+  row_valid_ = nullptr;
+  guard_ = b.CreateICmpULT(code, b.getInt8(static_cast<uint8_t>(count)));
+  ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(arg, row, nullptr));
+  if (t == TypeId::kI128) {
+    Evidence(b.CreateZExt(b.CreateICmpNE(v.high, b.CreateAShr(v.v, b.getInt64(63))), b.getInt64Ty()));
+  }
+  guard_ = nullptr;
+  llvm::Value* x = Widen64(b, v, t);
+  llvm::Value* x_high = IsUnsignedInt(t) ? b.CreateLShr(x, b.getInt64(32)) : b.CreateAShr(x, b.getInt64(32));
+  llvm::Value* zero = b.getInt64(0);
+  for (int s = 0; s < count; ++s) {
+    llvm::Value* in = b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s)));
+    if (v.valid != nullptr) in = b.CreateAnd(in, v.valid);
+    acc[s] = b.CreateAdd(acc[s], b.CreateSelect(in, x, zero));
+    if (high) acc[count + s] = b.CreateAdd(acc[count + s], b.CreateSelect(in, x_high, zero));
+    if (counts) acc[2 * count + s] = b.CreateAdd(acc[2 * count + s], b.CreateZExt(in, b.getInt64Ty()));
+  }
+  std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + 3 * count);
+  for (llvm::Value* e : EvidenceValues()) updated.push_back(e);
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "sums.done");
+  for (int j = 0; j < 3 * count; ++j) b.CreateStore(out[j], SumsAt(b, sums, j));
+  SetEvidence(std::span(out).subspan(3 * count));
+  return Status::OK();
+}
+
+}  // namespace rowjit::jit::internal
