@@ -572,5 +572,41 @@ TEST(Gates, SplitWidthsReachEachKernelFamily) {
   EXPECT_FALSE(ParseVectorWidths("256/").ok());
 }
 
+// A query's grouped fold kernel (TPC-H Q1's aggregates: decimal sums of products under WHERE over
+// string keys) at 1, 4 and 8 slots on the host and on AVX2: every loop but the vectorizer's
+// remainders vectorized, the slots' sums and the evidence reduced from vectors, and the gates pass.
+TEST(Gates, GroupedFoldKernelsVectorizeEveryLoop) {
+  const std::string schema = "qty:decimal64(15,2), price:decimal64(15,2), disc:decimal64(15,2), tax:decimal64(15,2), "
+                             "flag:utf8, status:utf8, ship:date32, n:i32";
+  const std::string query = "sum(qty), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax)), avg(disc), "
+                            "sum(n), count(*) group by flag, status where ship <= '1998-09-02'";
+  for (const std::string target : {"native", "x86-64-v3"}) {
+    for (int slots : {1, 4, 8}) {
+      KernelRequest request;
+      request.expr = query;
+      request.schema = schema;
+      request.target = target;
+      request.grouped_slots = slots;
+      ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest(request));
+      SCOPED_TRACE(Explain(check));
+      EXPECT_EQ(check.kernel.key.shape.grouped_slots, slots);
+      EXPECT_TRUE(check.result.passed());
+      int vectorized = 0;
+      for (const LoopReport& l : check.report.loops) {
+        EXPECT_TRUE(l.vectorized || l.remainder) << l.header;
+        vectorized += l.vectorized;
+      }
+      EXPECT_GE(vectorized, 5);  // the codes' loop and one a distinct argument
+      int adds = 0;
+      for (const ReductionInfo& r : check.report.reductions) {
+        EXPECT_NE(r.vector_type.find(" x "), std::string::npos) << r.line;
+        adds += r.op == "add";
+      }
+      EXPECT_GE(adds, 5 * slots);
+      EXPECT_TRUE(check.report.returns_evidence);  // the product of three decimals can overflow
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rowjit::jit
