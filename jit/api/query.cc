@@ -455,7 +455,7 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
   ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
   if (g.slots > kMaxGroupedSlots) return false;
   const int slots = GroupedFoldSlots(g.slots);
-  Plan kernel_plan{Strategy::kDense, PlanGroupedFold(plan.root, std::move(specs), slots)};
+  Plan kernel_plan = PlanGroupedFold(plan.root, std::move(specs), slots);
   EvalReport report;
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, engine.TieredKernelOf(kernel_plan, options, report));
   ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs inputs, internal::PrepareInputs(columns, refs, n, *report.kernel));

@@ -55,7 +55,7 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
     }
     out.expr = plan->root;
     out.fold = "grouped";
-    out.key = PlanGroupedFold(plan->root, std::move(specs), request.grouped_slots, target.name);
+    out.key = *PlanGroupedFold(plan->root, std::move(specs), request.grouped_slots, target.name).kernel;
     out.target = std::move(target);
     return out;
   }

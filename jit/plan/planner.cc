@@ -249,11 +249,11 @@ int GroupedFoldSlots(int64_t groups) {
   return s;
 }
 
-CacheKey PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, int slots,
-                         const std::string& target) {
+Plan PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, int slots,
+                     const std::string& target) {
   for (ir::InputSpec& spec : specs) spec.has_nulls = false;
   const KernelShape shape{.loop = KernelLoop::kRows, .grouped_slots = slots};
-  return CacheKey{ir::SpecializationKey{root, std::move(specs), ir::Policy::kDense, target}, shape};
+  return {Strategy::kDense, CacheKey{ir::SpecializationKey{root, std::move(specs), ir::Policy::kDense, target}, shape}};
 }
 
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs,

@@ -91,8 +91,8 @@ int GroupedFoldSlots(int64_t groups);
 
 // The grouped fold kernel (KernelShape::grouped_slots) of `root`, the projection of a query's mask
 // and its summed arguments, over `slots` slots and dense inputs of the types `specs` name.
-CacheKey PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, int slots,
-                         const std::string& target = "native");
+Plan PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, int slots,
+                     const std::string& target = "native");
 
 // The kernel an evaluation runs for inputs described by `specs` (one per schema column) under
 // `policy`: PlanEvaluation over DescribeSpecs. What `rowjit ir`, `check` and the gates inspect.
