@@ -1,6 +1,8 @@
 // Group slots of a batch from its GROUP BY columns (jit layer, exec room).
 #include "jit/exec/group_ids.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +11,7 @@
 #include <unordered_map>
 
 #include "ir/query.h"
+#include "kernels/fold.h"
 #include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
@@ -32,14 +35,12 @@ std::optional<KeyCodes> RangeCodes(const PrimitiveArray& a, int64_t length) {
   } else {
     const T* v = a.values<T>();
     const Validity& valid = a.validity();
-    bool any = false;
-    T lo = 0, hi = 0;
-    for (int64_t i = 0; i < length; ++i) {
-      if (!valid.IsValid(i)) continue;
-      if (!any || v[i] < lo) lo = v[i];
-      if (!any || v[i] > hi) hi = v[i];
-      any = true;
-    }
+    const bool dense = valid.all_valid();
+    // The static min/max fold, at the CPU's vector level (a scalar loop here costs more than the
+    // rest of the key's codes; bench: tpch/q1/jit_codes_batch65536).
+    const std::optional<kernels::MinMaxValue<T>> extrema =
+        kernels::MinMax<T>(v, length, dense ? kernels::BitSpan{} : valid.Span(length));
+    const T lo = extrema ? extrema->min : T{0}, hi = extrema ? extrema->max : T{0};
     if (std::is_signed_v<T> ? static_cast<__int128>(hi) - lo >= static_cast<__int128>(kDirectDomain)
                             : static_cast<uint64_t>(hi - lo) >= kDirectDomain) {
       return std::nullopt;
@@ -48,9 +49,13 @@ std::optional<KeyCodes> RangeCodes(const PrimitiveArray& a, int64_t length) {
     KeyCodes k;
     k.code.resize(length);
     const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
-    k.domain = valid.all_valid() ? range : range + 1;  // a null code only where a row can be null
-    for (int64_t i = 0; i < length; ++i) {
-      k.code[i] = valid.IsValid(i) ? static_cast<uint32_t>(static_cast<T>(v[i] - lo)) : static_cast<uint32_t>(range);
+    k.domain = dense ? range : range + 1;  // a null code only where a row can be null
+    if (dense) {
+      for (int64_t i = 0; i < length; ++i) k.code[i] = static_cast<uint32_t>(static_cast<T>(v[i] - lo));
+    } else {
+      for (int64_t i = 0; i < length; ++i) {
+        k.code[i] = valid.IsValid(i) ? static_cast<uint32_t>(static_cast<T>(v[i] - lo)) : static_cast<uint32_t>(range);
+      }
     }
     return k;
   }
@@ -82,6 +87,31 @@ KeyCodes HashedCodes(const Array& a, int64_t length) {
   return k;
 }
 
+// Strings of at most one byte (flags and codes such as TPC-H's l_returnflag): the byte itself, one
+// more code for the empty string and one for null, renumbered to the codes the batch has, so that
+// two such keys compose directly. None when a row is longer.
+std::optional<KeyCodes> ShortStringCodes(const StringArray& a, int64_t length) {
+  constexpr uint32_t kEmpty = 256, kNull = 257;
+  KeyCodes k;
+  k.code.resize(length);
+  std::array<uint32_t, 258> seen{};
+  for (int64_t i = 0; i < length; ++i) {
+    uint32_t c = kNull;
+    if (!a.IsNull(i)) {
+      const std::string_view v = a.Value(i);
+      if (v.size() > 1) return std::nullopt;
+      c = v.empty() ? kEmpty : static_cast<uint8_t>(v[0]);
+    }
+    k.code[i] = c;
+    seen[c] = 1;
+  }
+  uint32_t used = 0;
+  for (uint32_t& s : seen) s = s ? used++ : 0;
+  for (uint32_t& c : k.code) c = seen[c];
+  k.domain = std::max<uint32_t>(used, 1);
+  return k;
+}
+
 // Strings: numbered by first appearance through a hash table of their bytes (views into the
 // column: nothing copied per row). Null is one more number.
 KeyCodes StringCodes(const StringArray& a, int64_t length) {
@@ -106,7 +136,11 @@ KeyCodes StringCodes(const StringArray& a, int64_t length) {
 }
 
 KeyCodes CodesOf(const Array& a, int64_t length) {
-  if (a.encoding() == Encoding::kString) return StringCodes(static_cast<const StringArray&>(a), length);
+  if (a.encoding() == Encoding::kString) {
+    const auto& strings = static_cast<const StringArray&>(a);
+    if (auto k = ShortStringCodes(strings, length)) return std::move(*k);
+    return StringCodes(strings, length);
+  }
   if (a.encoding() == Encoding::kDictionary) {
     const auto& d = static_cast<const DictionaryArray&>(a);
     const uint64_t n = static_cast<uint64_t>(d.values()->length());
