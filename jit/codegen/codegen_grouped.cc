@@ -2,11 +2,14 @@
 // one kernel, their arguments computed in registers and never stored (jit/base/kernel_abi.h,
 // GroupedFoldFn). A first loop computes the mask (WHERE) and writes each row's group code to a
 // stack buffer, a byte a row: the row's slot where the mask keeps it, else the slot count (no
-// group); it counts the kept rows per slot. Then one loop per argument reads the codes, computes
-// the argument and adds it into one accumulator per slot by a compare and a select. Loops a
-// argument keep the accumulators of one argument live (at most 3 per slot, 24 in all), which the
-// vectorizer holds in vector registers; one loop for every argument would spill them (Q1 has 40).
-// The inputs of a call (kGroupedFoldRows rows) stay in L2 between the loops.
+// group); it counts the kept rows per slot. Then loops over a few arguments each read the codes,
+// compute the arguments and add each into one accumulator per slot by a compare and a select.
+// Arguments that share a subexpression (Q1's price * (1 - discount), inside two of them) share a
+// loop, which computes it once; a loop keeps at most kLoopAccumulators accumulators live, which
+// the vectorizer holds in vector registers (one loop for every argument would spill them: Q1's
+// need 28 at 4 slots). The inputs of a call (kGroupedFoldRows rows) stay in L2 between the loops.
+#include <algorithm>
+
 #include "jit/base/target.h"
 #include "jit/codegen/kernel_builder_internal.h"
 
@@ -22,6 +25,66 @@ llvm::Value* SumsAt(llvm::IRBuilder<>& b, llvm::Value* sums, int64_t index) {
 llvm::Value* Widen64(llvm::IRBuilder<>& b, const Val& v, TypeId t) {
   if (BitWidth(t) >= 64) return v.v;
   return IsUnsignedInt(t) ? b.CreateZExt(v.v, b.getInt64Ty()) : b.CreateSExt(v.v, b.getInt64Ty());
+}
+
+// Accumulators a loop keeps live: half the vector registers of AVX-512 (32) or of AVX2 (16), the
+// rest for the arguments' values and the slots' masks.
+int LoopAccumulators(bool mask_registers) { return mask_registers ? 16 : 8; }
+
+// The accumulators an argument takes: per slot, A, B where its type needs it, C where it can be
+// null.
+int Accumulators(const ir::Expr& arg, int slots) {
+  return slots * (1 + GroupedNeedsHigh(arg.type()) + !arg.facts().StrictRows());
+}
+
+bool ShareACall(const ir::Expr& x, const ir::Expr& y) {
+  for (const ir::Expr* a : x.facts().calls) {
+    for (const ir::Expr* b : y.facts().calls) {
+      if (a->Equals(*b)) return true;
+    }
+  }
+  return false;
+}
+
+// The projection's arguments (outputs 1..K) in loops: arguments that share a call go together
+// (transitively), then the groups are packed first-fit, largest first, within `budget`
+// accumulators a loop (a group larger than that is a loop of its own).
+std::vector<std::vector<size_t>> ArgumentLoops(const std::vector<ir::ExprPtr>& outputs, int slots, int budget) {
+  std::vector<std::vector<size_t>> groups;
+  for (size_t k = 1; k < outputs.size(); ++k) {
+    std::vector<size_t> joined{k};
+    for (auto g = groups.begin(); g != groups.end();) {
+      bool shares = false;
+      for (size_t j : *g) shares = shares || ShareACall(*outputs[j], *outputs[k]);
+      if (!shares) {
+        ++g;
+        continue;
+      }
+      joined.insert(joined.end(), g->begin(), g->end());
+      g = groups.erase(g);
+    }
+    groups.push_back(std::move(joined));
+  }
+  auto cost = [&](const std::vector<size_t>& g) {
+    int c = 0;
+    for (size_t k : g) c += Accumulators(*outputs[k], slots);
+    return c;
+  };
+  std::stable_sort(groups.begin(), groups.end(), [&](const auto& x, const auto& y) { return cost(x) > cost(y); });
+  std::vector<std::vector<size_t>> loops;
+  std::vector<int> used;
+  for (const std::vector<size_t>& g : groups) {
+    size_t at = 0;
+    while (at < loops.size() && used[at] + cost(g) > budget) ++at;
+    if (at == loops.size()) {
+      loops.emplace_back();
+      used.push_back(0);
+    }
+    loops[at].insert(loops[at].end(), g.begin(), g.end());
+    used[at] += cost(g);
+  }
+  for (std::vector<size_t>& l : loops) std::sort(l.begin(), l.end());
+  return loops;
 }
 
 }  // namespace
@@ -50,10 +113,9 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
     return a;
   }();
   ROWJIT_RETURN_NOT_OK(EmitGroupCodes(codes, slots, start, rows, sums).status());
-  for (size_t k = 1; k < outputs.size(); ++k) {
-    ROWJIT_RETURN_NOT_OK(EmitGroupedSums(*outputs[k], codes, start, rows,
-                                         b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), sums,
-                                                                      (1 + 3 * (k - 1)) * shape_.grouped_slots)));
+  for (const std::vector<size_t>& loop :
+       ArgumentLoops(outputs, shape_.grouped_slots, LoopAccumulators(mask_registers_))) {
+    ROWJIT_RETURN_NOT_OK(EmitGroupedSums(loop, codes, start, rows, sums));
   }
   return FinishKernel();
 }
@@ -92,46 +154,57 @@ Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Val
   return codes;
 }
 
-// One argument's loop: per slot, A (the values modulo 2^64), B (their high halves) where the type
-// needs it, C (the rows folded) where the argument can be null; written to sums[0 .. 3S).
-Status KernelBuilder::EmitGroupedSums(const ir::Expr& arg, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
-                                      llvm::Value* sums) {
+// One loop over arguments `ks` (outputs of the projection): per argument k and slot, A (the values
+// modulo 2^64), B (their high halves) where the type needs it, C (the rows folded) where the
+// argument can be null; written to sums[(1 + 3 (k - 1)) S ..], 3S of them.
+Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* codes, llvm::Value* start,
+                                      llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
-  const TypeId t = arg.type().id;
-  const bool high = GroupedNeedsHigh(arg.type());
-  const bool counts = !arg.facts().StrictRows();  // dense inputs: only a null-aware call makes a null
-  std::vector<llvm::Value*> carried(3 * count, b.getInt64(0));
+  const size_t per = 3 * static_cast<size_t>(count);
+  const size_t n = per * ks.size();
+  std::vector<llvm::Value*> carried(n, b.getInt64(0));
   for (llvm::Value* e : EvidenceValues()) carried.push_back(e);
   LoopScaffold loop = LoopScaffold::Open(b, "sums", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
   std::vector<llvm::Value*> acc = loop.carried();
-  SetEvidence(std::span(acc).subspan(3 * count));
+  SetEvidence(std::span(acc).subspan(n));
   llvm::Value* i = loop.index();
   llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::Value* code = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes, i));
-  // Rows the mask drops are not evaluated (as the reference's guard): they raise nothing.
-  row_valid_ = nullptr;
-  guard_ = b.CreateICmpULT(code, b.getInt8(static_cast<uint8_t>(count)));
-  ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(arg, row, nullptr));
-  if (t == TypeId::kI128) {
-    Evidence(b.CreateZExt(b.CreateICmpNE(v.high, b.CreateAShr(v.v, b.getInt64(63))), b.getInt64Ty()));
+  std::vector<llvm::Value*> in_slot;
+  for (int s = 0; s < count; ++s) in_slot.push_back(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))));
+  for (size_t j = 0; j < ks.size(); ++j) {
+    const ir::Expr& arg = *key_.expr->args()[ks[j]];
+    const TypeId t = arg.type().id;
+    const bool high = GroupedNeedsHigh(arg.type());
+    const bool counts = !arg.facts().StrictRows();  // dense inputs: only a null-aware call makes a null
+    // Rows the mask drops are not evaluated (as the reference's guard): they raise nothing.
+    row_valid_ = nullptr;
+    guard_ = b.CreateICmpULT(code, b.getInt8(static_cast<uint8_t>(count)));
+    ROWJIT_ASSIGN_OR_RETURN(Val v, EmitNode(arg, row, nullptr));
+    if (t == TypeId::kI128) {
+      Evidence(b.CreateZExt(b.CreateICmpNE(v.high, b.CreateAShr(v.v, b.getInt64(63))), b.getInt64Ty()));
+    }
+    guard_ = nullptr;
+    llvm::Value* x = Widen64(b, v, t);
+    llvm::Value* x_high = IsUnsignedInt(t) ? b.CreateLShr(x, b.getInt64(32)) : b.CreateAShr(x, b.getInt64(32));
+    llvm::Value* zero = b.getInt64(0);
+    llvm::Value** a = &acc[j * per];
+    for (int s = 0; s < count; ++s) {
+      llvm::Value* in = v.valid != nullptr ? b.CreateAnd(in_slot[s], v.valid) : in_slot[s];
+      a[s] = b.CreateAdd(a[s], b.CreateSelect(in, x, zero));
+      if (high) a[count + s] = b.CreateAdd(a[count + s], b.CreateSelect(in, x_high, zero));
+      if (counts) a[2 * count + s] = b.CreateAdd(a[2 * count + s], b.CreateZExt(in, b.getInt64Ty()));
+    }
   }
-  guard_ = nullptr;
-  llvm::Value* x = Widen64(b, v, t);
-  llvm::Value* x_high = IsUnsignedInt(t) ? b.CreateLShr(x, b.getInt64(32)) : b.CreateAShr(x, b.getInt64(32));
-  llvm::Value* zero = b.getInt64(0);
-  for (int s = 0; s < count; ++s) {
-    llvm::Value* in = b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s)));
-    if (v.valid != nullptr) in = b.CreateAnd(in, v.valid);
-    acc[s] = b.CreateAdd(acc[s], b.CreateSelect(in, x, zero));
-    if (high) acc[count + s] = b.CreateAdd(acc[count + s], b.CreateSelect(in, x_high, zero));
-    if (counts) acc[2 * count + s] = b.CreateAdd(acc[2 * count + s], b.CreateZExt(in, b.getInt64Ty()));
-  }
-  std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + 3 * count);
+  std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(n));
   for (llvm::Value* e : EvidenceValues()) updated.push_back(e);
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "sums.done");
-  for (int j = 0; j < 3 * count; ++j) b.CreateStore(out[j], SumsAt(b, sums, j));
-  SetEvidence(std::span(out).subspan(3 * count));
+  for (size_t j = 0; j < ks.size(); ++j) {
+    const auto base = static_cast<int64_t>((ks[j] - 1) * per) + count;
+    for (size_t m = 0; m < per; ++m) b.CreateStore(out[j * per + m], SumsAt(b, sums, base + static_cast<int64_t>(m)));
+  }
+  SetEvidence(std::span(out).subspan(n));
   return Status::OK();
 }
 

@@ -162,7 +162,7 @@ class KernelBuilder final : public LowerContext {
   // --- grouped folds (jit/codegen/codegen_grouped.cc)
   Result<llvm::Value*> EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
                                       llvm::Value* rows, llvm::Value* sums);
-  Status EmitGroupedSums(const ir::Expr& arg, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
+  Status EmitGroupedSums(std::span<const size_t> ks, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
                          llvm::Value* sums);
 
   // --- fold kernels (jit/codegen/codegen_fold.cc)
