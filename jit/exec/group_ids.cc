@@ -39,7 +39,7 @@ std::optional<KeyCodes> RangeCodes(const PrimitiveArray& a, int64_t length) {
     // The static min/max fold, at the CPU's vector level (a scalar loop here costs more than the
     // rest of the key's codes; bench: tpch/q1/jit_codes_batch65536).
     const std::optional<kernels::MinMaxValue<T>> extrema =
-        kernels::MinMax<T>(v, length, dense ? kernels::BitSpan{} : valid.Span(length));
+        valid.all_null() ? std::nullopt : kernels::MinMax<T>(v, length, dense ? kernels::BitSpan{} : valid.Span(length));
     const T lo = extrema ? extrema->min : T{0}, hi = extrema ? extrema->max : T{0};
     if (std::is_signed_v<T> ? static_cast<__int128>(hi) - lo >= static_cast<__int128>(kDirectDomain)
                             : static_cast<uint64_t>(hi - lo) >= kDirectDomain) {

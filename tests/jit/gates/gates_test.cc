@@ -596,7 +596,7 @@ TEST(Gates, GroupedFoldKernelsVectorizeEveryLoop) {
         EXPECT_TRUE(l.vectorized || l.remainder) << l.header;
         vectorized += l.vectorized;
       }
-      EXPECT_GE(vectorized, 5);  // the codes' loop and one a distinct argument
+      EXPECT_GE(vectorized, 2);  // the codes' loop and the arguments' loops
       int adds = 0;
       for (const ReductionInfo& r : check.report.reductions) {
         EXPECT_NE(r.vector_type.find(" x "), std::string::npos) << r.line;
