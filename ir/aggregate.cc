@@ -323,6 +323,14 @@ void FoldAccumulator::Merge(const Aggregate& agg, const FoldAccumulator& o) {
   nan_count += o.nan_count;
 }
 
+void FoldAccumulator::MergeSum(__int128 sum, int64_t rows) {
+  if (rows == 0) return;
+  __int128 total;
+  if (__builtin_add_overflow(int_sum, sum, &total)) sum_carry += sum < 0 ? -1 : 1;
+  int_sum = total;
+  count += rows;
+}
+
 Result<AggregateResult> FoldAccumulator::Finish(const Aggregate& agg) const {
   const FoldAccumulator& fold = *this;
   AggregateResult out;

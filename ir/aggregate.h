@@ -65,6 +65,9 @@ struct FoldAccumulator {
   void Fold(const Aggregate& agg, const Scalar& value, int64_t row);
   // Adds what `other` folded, as if its rows had followed these (float sums lane by lane).
   void Merge(const Aggregate& agg, const FoldAccumulator& other);
+  // Merge of a fold of `rows` integer or decimal rows whose exact sum is `sum` (a count: sum 0),
+  // without building its accumulator.
+  void MergeSum(__int128 sum, int64_t rows);
   // The result: counts are never null, every other fold of no rows is.
   Result<AggregateResult> Finish(const Aggregate& agg) const;
 };

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <mutex>
 
 #include "jit/api/engine.h"
 #include "jit/api/held.h"
@@ -172,6 +173,12 @@ class EngineImpl {
                            EvalReport& report, std::shared_ptr<const CompiledKernel>* ran = nullptr,
                            std::span<const OutputBuffers> into = {});
 
+  // The grouped fold plan of a query (jit/plan/planner.h PlanQueryFold; none: the query is not one
+  // it covers), made once for the batches a host folds with one query object: the last
+  // kQueryPlans queries' plans are held, by the query's identity (QueryState::shared_query).
+  static constexpr size_t kQueryPlans = 8;
+  std::shared_ptr<const std::optional<GroupedFoldPlan>> QueryFoldPlanOf(const std::shared_ptr<const ir::Query>& query);
+
   const EngineOptions& options() const { return options_; }
   const std::shared_ptr<MemoryPool>& outputs() const { return outputs_; }
   RetryPressure& retry_pressure() { return retry_pressure_; }
@@ -237,6 +244,9 @@ class EngineImpl {
   HeldHandles<PreparedAggregate> held_aggregates_;
   HeldHandles<HeldProjection> held_projections_;
   std::atomic<int64_t> held_runs_{0};
+  std::mutex query_plans_mutex_;
+  std::vector<std::pair<std::shared_ptr<const ir::Query>, std::shared_ptr<const std::optional<GroupedFoldPlan>>>>
+      query_plans_;  // oldest first, at most kQueryPlans
   // Last: destroyed first, so that no background compile outlives the cache or the compiler.
   std::unique_ptr<CompilePool> pool_;
 };

@@ -489,11 +489,12 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
     for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(g.first_row[s])));
     const std::span<FoldAccumulator> accs = state.Group(std::move(key));
     for (size_t a = 0; a < q.aggregates.size(); ++a) {
-      FoldAccumulator acc;
       const int k = plan.output[a] - 1;
-      acc.count = k < 0 ? kept[s] : counts[k * slots + s];
-      if (k >= 0) acc.int_sum = totals[k * slots + s];
-      accs[a].Merge(q.aggregates[a].fold, acc);
+      if (k < 0) {
+        accs[a].MergeSum(0, kept[s]);
+      } else {
+        accs[a].MergeSum(totals[k * slots + s], counts[k * slots + s]);
+      }
     }
   }
   return true;
@@ -507,6 +508,21 @@ Status ShiftRow(const Error& e, int64_t begin) {
 
 }  // namespace
 
+namespace internal {
+
+std::shared_ptr<const std::optional<GroupedFoldPlan>> EngineImpl::QueryFoldPlanOf(
+    const std::shared_ptr<const ir::Query>& query) {
+  std::lock_guard lock(query_plans_mutex_);
+  for (const auto& [q, plan] : query_plans_) {
+    if (q == query) return plan;
+  }
+  if (query_plans_.size() == kQueryPlans) query_plans_.erase(query_plans_.begin());
+  query_plans_.emplace_back(query, std::make_shared<const std::optional<GroupedFoldPlan>>(PlanQueryFold(*query)));
+  return query_plans_.back().second;
+}
+
+}  // namespace internal
+
 Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
   // The batch folds into a state of its own, so that an error leaves the caller's as it was.
@@ -518,7 +534,8 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
   const QueryPlan plan = MakePlan(state.query(), true);
-  const std::optional<GroupedFoldPlan> fused = PlanQueryFold(state.query());
+  const std::shared_ptr<const std::optional<GroupedFoldPlan>> planned = impl_->QueryFoldPlanOf(state.shared_query());
+  const std::optional<GroupedFoldPlan>& fused = *planned;
   ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
   ROWJIT_RETURN_NOT_OK(CheckDirect(state.query(), plan, columns, length));
   // Blocks keep the projection's output columns in L2 while the folds read them back; a batch
