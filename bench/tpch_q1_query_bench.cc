@@ -1,7 +1,9 @@
-// TPC-H Q1 through the grouped query API (bench): ir::ParseAndBindQuery and Engine::Query over
-// the whole table as one batch, Engine::FoldQuery batch after batch into one QueryState, grouped
-// by the key strings (dictionary columns) or by their u8 codes. Answers checked against the C++
-// loop's (tpch_lineitem.h) before timing: sums and counts exactly, the f64 averages to 1e-12.
+// TPC-H Q1 and Q6 through the query API (bench): ir::ParseAndBindQuery and Engine::Query over
+// the whole table as one batch, Engine::FoldQuery batch after batch into one QueryState; Q1
+// grouped by the key strings (dictionary columns) or by their u8 codes, Q6 as
+// `sum(l_extendedprice * l_discount) where ...` (`tpch/q6/jit_query*`). Answers checked against
+// the C++ loops' (tpch_lineitem.h) before timing: sums and counts exactly, the f64 averages to
+// 1e-12.
 // Built when jit/api/query.cc is there (bench/CMakeLists.txt).
 #include <benchmark/benchmark.h>
 
@@ -102,8 +104,19 @@ rowjit::Result<rowjit::ir::QueryResult> RunQuery(const std::shared_ptr<const row
   return state.Finish();
 }
 
-void RunQ1Query(benchmark::State& state, Keys keys, int64_t batch_rows) {
-  auto bound = rowjit::ir::ParseAndBindQuery(QueryText(keys), *rowjit::ParseSchema(tpch::kSchema));
+constexpr const char* kQ6Query =
+    "sum(l_extendedprice * l_discount) where l_shipdate >= '1994-01-01' and l_shipdate < '1995-01-01' and "
+    "l_discount between 0.05 and 0.07 and l_quantity < 24";
+
+std::string CheckQ6(const rowjit::ir::QueryResult& result) {
+  static const __int128 expected = tpch::Q6Loop(*tpch::SharedLineitem().data);
+  if (result.columns.size() != 1 || result.groups != 1) return "Q6: expected one aggregate in one row";
+  return result.columns[0]->GetScalar(0).int128() == expected ? "" : "Q6: the sum differs from the C++ loop's";
+}
+
+void RunQuery(benchmark::State& state, const std::string& text, int64_t batch_rows, int64_t bytes_per_row,
+              std::string (*check)(const rowjit::ir::QueryResult&)) {
+  auto bound = rowjit::ir::ParseAndBindQuery(text, *rowjit::ParseSchema(tpch::kSchema));
   if (!bound.ok()) {
     state.SkipWithError(bound.error().ToString().c_str());
     return;
@@ -115,23 +128,31 @@ void RunQ1Query(benchmark::State& state, Keys keys, int64_t batch_rows) {
     state.SkipWithError(first.error().ToString().c_str());
     return;
   }
-  if (const std::string wrong = Check(*first); !wrong.empty()) {
+  if (const std::string wrong = check(*first); !wrong.empty()) {
     state.SkipWithError(wrong.c_str());
     return;
   }
   for (auto _ : state) benchmark::DoNotOptimize(RunQuery(query, batches));
   const int64_t rows = tpch::SharedLineitem().rows;
   state.SetItemsProcessed(state.iterations() * rows);
-  state.SetBytesProcessed(state.iterations() * rows * tpch::kQ1BytesPerRow);
+  state.SetBytesProcessed(state.iterations() * rows * bytes_per_row);
 }
 
 const bool kRegistered = [] {
   const std::string rows = "/rows:" + std::to_string(tpch::LineitemRows(tpch::ScaleFactorFromEnvironment()));
   auto add = [&](const std::string& name, Keys keys, int64_t batch_rows) {
     benchmark::RegisterBenchmark((name + rows).c_str(), [keys, batch_rows](benchmark::State& s) {
-      RunQ1Query(s, keys, batch_rows);
+      RunQuery(s, QueryText(keys), batch_rows, tpch::kQ1BytesPerRow, Check);
     })->Unit(benchmark::kMillisecond);
   };
+  auto add_q6 = [&](const std::string& name, int64_t batch_rows) {
+    benchmark::RegisterBenchmark((name + rows).c_str(), [batch_rows](benchmark::State& s) {
+      RunQuery(s, kQ6Query, batch_rows, tpch::kQ6BytesPerRow, CheckQ6);
+    })->Unit(benchmark::kMillisecond);
+  };
+  add_q6("tpch/q6/jit_query", 0);
+  add_q6("tpch/q6/jit_query_batch65536", 65536);
+  add_q6("tpch/q6/jit_query_batch2048", 2048);
   add("tpch/q1/jit", Keys::kStrings, 0);
   add("tpch/q1/jit_batch65536", Keys::kStrings, 65536);
   add("tpch/q1/jit_batch2048", Keys::kStrings, 2048);

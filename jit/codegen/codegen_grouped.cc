@@ -8,9 +8,16 @@
 // loop, which computes it once; a loop keeps at most kLoopAccumulators accumulators live, which
 // the vectorizer holds in vector registers (one loop for every argument would spill them: Q1's
 // need 28 at 4 slots). The inputs of a call (kGroupedFoldRows rows) stay in L2 between the loops.
+//
+// Costly checked multiplies (jit/codegen/costly.h: 64-bit products, decimal products with a 64-bit
+// operand, 32-bit products) and trigonometric arguments take operand-range suspects, as a dense
+// row loop's fast pass does, and a suspect is evidence: the executor folds such a call's block on
+// the exact path, so the kernel needs no exact form of them (Q1's and Q6's decimal products: one
+// multiply and a range test a row).
 #include <algorithm>
 
 #include "jit/base/target.h"
+#include "jit/codegen/costly.h"
 #include "jit/codegen/kernel_builder_internal.h"
 
 namespace rowjit::jit::internal {
@@ -89,6 +96,19 @@ std::vector<std::vector<size_t>> ArgumentLoops(const std::vector<ir::ExprPtr>& o
 
 }  // namespace
 
+// What every loop of a grouped fold carries besides its accumulators: the evidence, then the
+// suspects, by width.
+std::vector<llvm::Value*> KernelBuilder::Flags() const {
+  std::vector<llvm::Value*> out = EvidenceValues();
+  for (const auto& [width, value] : suspects_) out.push_back(value);
+  return out;
+}
+
+void KernelBuilder::SetFlags(std::span<llvm::Value* const> values) {
+  SetEvidence(values.first(evidence_.size()));
+  SetSuspects(values.subspan(evidence_.size()));
+}
+
 Status KernelBuilder::BuildGrouped(const std::string& name) {
   assert(ir::IsProjection(*key_.expr) && "a grouped fold folds a projection's outputs");
   assert(!shape_.reads_lane_validity() && "a grouped fold runs over dense inputs");
@@ -105,6 +125,11 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
   for (size_t k = 1; k < outputs.size(); ++k) {
     if (outputs[k]->type().id == TypeId::kI128) evidence_.try_emplace(64, b.getInt64(0));
   }
+  CostlyMuls muls;
+  ScanCostlyMuls(*key_.expr, muls);
+  if (muls.speculates) muls.rechecked.insert(32);
+  if (muls.trig) muls.rechecked.insert(64);
+  for (unsigned w : muls.rechecked) suspects_[w] = b.getIntN(w, 0);
   llvm::Value* codes = [&] {
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     llvm::AllocaInst* a = entry.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), kGroupedFoldRows), nullptr,
@@ -117,6 +142,13 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
        ArgumentLoops(outputs, shape_.grouped_slots, LoopAccumulators(mask_registers_))) {
     ROWJIT_RETURN_NOT_OK(EmitGroupedSums(loop, codes, start, rows, sums));
   }
+  // Suspects (the OR of operands biased into [0, 2^(w/2)) when in range) as evidence.
+  for (const auto& [width, value] : suspects_) {
+    llvm::Value* suspect = b.CreateZExt(b.CreateICmpUGE(value, b.getIntN(width, uint64_t{1} << (width / 2))), b.getInt64Ty());
+    auto [it, fresh] = evidence_.try_emplace(64, suspect);
+    if (!fresh) it->second = b.CreateOr(it->second, suspect);
+  }
+  suspects_.clear();
   return FinishKernel();
 }
 
@@ -127,10 +159,10 @@ Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Val
                                                    llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
   std::vector<llvm::Value*> carried(count, b.getInt32(0));
-  for (llvm::Value* e : EvidenceValues()) carried.push_back(e);
+  for (llvm::Value* e : Flags()) carried.push_back(e);
   LoopScaffold loop = LoopScaffold::Open(b, "codes", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
   std::vector<llvm::Value*> acc = loop.carried();
-  SetEvidence(std::span(acc).subspan(count));
+  SetFlags(std::span(acc).subspan(count));
   llvm::Value* i = loop.index();
   llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
   row_valid_ = nullptr;
@@ -146,11 +178,11 @@ Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Val
     acc[s] = b.CreateAdd(acc[s], b.CreateZExt(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))), b.getInt32Ty()));
   }
   std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + count);
-  for (llvm::Value* e : EvidenceValues()) updated.push_back(e);
+  for (llvm::Value* e : Flags()) updated.push_back(e);
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "codes.done");
   for (int s = 0; s < count; ++s) b.CreateStore(b.CreateZExt(out[s], b.getInt64Ty()), SumsAt(b, sums, s));
-  SetEvidence(std::span(out).subspan(count));
+  SetFlags(std::span(out).subspan(count));
   return codes;
 }
 
@@ -163,10 +195,10 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* c
   const size_t per = 3 * static_cast<size_t>(count);
   const size_t n = per * ks.size();
   std::vector<llvm::Value*> carried(n, b.getInt64(0));
-  for (llvm::Value* e : EvidenceValues()) carried.push_back(e);
+  for (llvm::Value* e : Flags()) carried.push_back(e);
   LoopScaffold loop = LoopScaffold::Open(b, "sums", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
   std::vector<llvm::Value*> acc = loop.carried();
-  SetEvidence(std::span(acc).subspan(n));
+  SetFlags(std::span(acc).subspan(n));
   llvm::Value* i = loop.index();
   llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::Value* code = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes, i));
@@ -197,14 +229,14 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* c
     }
   }
   std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(n));
-  for (llvm::Value* e : EvidenceValues()) updated.push_back(e);
+  for (llvm::Value* e : Flags()) updated.push_back(e);
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "sums.done");
   for (size_t j = 0; j < ks.size(); ++j) {
     const auto base = static_cast<int64_t>((ks[j] - 1) * per) + count;
     for (size_t m = 0; m < per; ++m) b.CreateStore(out[j * per + m], SumsAt(b, sums, base + static_cast<int64_t>(m)));
   }
-  SetEvidence(std::span(out).subspan(n));
+  SetFlags(std::span(out).subspan(n));
   return Status::OK();
 }
 

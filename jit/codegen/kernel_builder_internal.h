@@ -160,6 +160,8 @@ class KernelBuilder final : public LowerContext {
                      llvm::Value* word = nullptr, llvm::Value* lane = nullptr);
 
   // --- grouped folds (jit/codegen/codegen_grouped.cc)
+  std::vector<llvm::Value*> Flags() const;
+  void SetFlags(std::span<llvm::Value* const> values);
   Result<llvm::Value*> EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
                                       llvm::Value* rows, llvm::Value* sums);
   Status EmitGroupedSums(std::span<const size_t> ks, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
