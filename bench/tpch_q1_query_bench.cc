@@ -3,7 +3,8 @@
 // grouped by the key strings (dictionary columns) or by their u8 codes, Q6 as
 // `sum(l_extendedprice * l_discount) where ...` (`tpch/q6/jit_query*`). Answers checked against
 // the C++ loops' (tpch_lineitem.h) before timing: sums and counts exactly, the f64 averages to
-// 1e-12.
+// 1e-12. `compile/q1_query/{fast,optimized}`: a new engine's first Q1 over 16,384 rows, its
+// kernel compiled in that tier (every iteration a cold compile; no disk cache).
 // Built when jit/api/query.cc is there (bench/CMakeLists.txt).
 #include <benchmark/benchmark.h>
 
@@ -138,6 +139,28 @@ void RunQuery(benchmark::State& state, const std::string& text, int64_t batch_ro
   state.SetBytesProcessed(state.iterations() * rows * bytes_per_row);
 }
 
+void FirstQuery(benchmark::State& state, rowjit::jit::Tier tier) {
+  auto bound = rowjit::ir::ParseAndBindQuery(QueryText(Keys::kStrings), *rowjit::ParseSchema(tpch::kSchema));
+  if (!bound.ok()) {
+    state.SkipWithError(bound.error().ToString().c_str());
+    return;
+  }
+  const Batches batch = Slices(16384);
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto engine = rowjit::bench::MakeEngine();
+    state.ResumeTiming();
+    auto result = engine->Query(*bound, batch[0], batch[0][0]->length(), {.tier = tier});
+    if (!result.ok()) {
+      state.SkipWithError(result.error().ToString().c_str());
+      return;
+    }
+    state.PauseTiming();
+    engine.reset();
+    state.ResumeTiming();
+  }
+}
+
 const bool kRegistered = [] {
   const std::string rows = "/rows:" + std::to_string(tpch::LineitemRows(tpch::ScaleFactorFromEnvironment()));
   auto add = [&](const std::string& name, Keys keys, int64_t batch_rows) {
@@ -150,6 +173,12 @@ const bool kRegistered = [] {
       RunQuery(s, kQ6Query, batch_rows, tpch::kQ6BytesPerRow, CheckQ6);
     })->Unit(benchmark::kMillisecond);
   };
+  benchmark::RegisterBenchmark("compile/q1_query/fast", [](benchmark::State& s) {
+    FirstQuery(s, rowjit::jit::Tier::kFast);
+  })->Unit(benchmark::kMillisecond)->Iterations(5);
+  benchmark::RegisterBenchmark("compile/q1_query/optimized", [](benchmark::State& s) {
+    FirstQuery(s, rowjit::jit::Tier::kOptimized);
+  })->Unit(benchmark::kMillisecond)->Iterations(5);
   add_q6("tpch/q6/jit_query", 0);
   add_q6("tpch/q6/jit_query_batch65536", 65536);
   add_q6("tpch/q6/jit_query_batch2048", 2048);
