@@ -109,6 +109,31 @@ void KernelBuilder::SetFlags(std::span<llvm::Value* const> values) {
   SetSuspects(values.subspan(evidence_.size()));
 }
 
+// A loop over the call's rows [start, start + rows) carrying `accumulators` and the flags.
+KernelBuilder::GroupedLoop KernelBuilder::OpenGroupedLoop(const char* name, std::vector<llvm::Value*> accumulators,
+                                                          llvm::Value* start, llvm::Value* rows) {
+  const size_t n = accumulators.size();
+  for (llvm::Value* e : Flags()) accumulators.push_back(e);
+  LoopScaffold scaffold = LoopScaffold::Open(b, name, b.getInt64(0), accumulators, b.CreateICmpSGT(rows, b.getInt64(0)));
+  std::vector<llvm::Value*> carried = scaffold.carried();
+  SetFlags(std::span(carried).subspan(n));
+  carried.resize(n);
+  llvm::Value* i = scaffold.index();
+  llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
+  return {scaffold, std::move(carried), i, row};
+}
+
+// Closes the loop with its accumulators' and flags' new values; returns the accumulators after it.
+std::vector<llvm::Value*> KernelBuilder::CloseGroupedLoop(GroupedLoop& loop, llvm::Value* rows, const char* exit) {
+  std::vector<llvm::Value*> updated = loop.acc;
+  for (llvm::Value* e : Flags()) updated.push_back(e);
+  llvm::Value* next = b.CreateAdd(loop.i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  std::vector<llvm::Value*> out = loop.scaffold.Close(next, updated, b.CreateICmpULT(next, rows), exit);
+  SetFlags(std::span(out).subspan(loop.acc.size()));
+  out.resize(loop.acc.size());
+  return out;
+}
+
 Status KernelBuilder::BuildGrouped(const std::string& name) {
   assert(ir::IsProjection(*key_.expr) && "a grouped fold folds a projection's outputs");
   assert(!shape_.reads_lane_validity() && "a grouped fold runs over dense inputs");
@@ -158,13 +183,10 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
 Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
                                                    llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
-  std::vector<llvm::Value*> carried(count, b.getInt32(0));
-  for (llvm::Value* e : Flags()) carried.push_back(e);
-  LoopScaffold loop = LoopScaffold::Open(b, "codes", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
-  std::vector<llvm::Value*> acc = loop.carried();
-  SetFlags(std::span(acc).subspan(count));
-  llvm::Value* i = loop.index();
-  llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
+  GroupedLoop loop = OpenGroupedLoop("codes", std::vector<llvm::Value*>(count, b.getInt32(0)), start, rows);
+  std::vector<llvm::Value*>& acc = loop.acc;
+  llvm::Value* i = loop.i;
+  llvm::Value* row = loop.row;
   row_valid_ = nullptr;
   guard_ = nullptr;
   ROWJIT_ASSIGN_OR_RETURN(Val mask, EmitNode(*key_.expr->args()[0], row, nullptr));
@@ -177,12 +199,8 @@ Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Val
   for (int s = 0; s < count; ++s) {
     acc[s] = b.CreateAdd(acc[s], b.CreateZExt(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))), b.getInt32Ty()));
   }
-  std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + count);
-  for (llvm::Value* e : Flags()) updated.push_back(e);
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "codes.done");
+  const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, "codes.done");
   for (int s = 0; s < count; ++s) b.CreateStore(b.CreateZExt(out[s], b.getInt64Ty()), SumsAt(b, sums, s));
-  SetFlags(std::span(out).subspan(count));
   return codes;
 }
 
@@ -193,14 +211,10 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* c
                                       llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
   const size_t per = 3 * static_cast<size_t>(count);
-  const size_t n = per * ks.size();
-  std::vector<llvm::Value*> carried(n, b.getInt64(0));
-  for (llvm::Value* e : Flags()) carried.push_back(e);
-  LoopScaffold loop = LoopScaffold::Open(b, "sums", b.getInt64(0), carried, b.CreateICmpSGT(rows, b.getInt64(0)));
-  std::vector<llvm::Value*> acc = loop.carried();
-  SetFlags(std::span(acc).subspan(n));
-  llvm::Value* i = loop.index();
-  llvm::Value* row = b.CreateAdd(start, i, "row", /*HasNUW=*/true, /*HasNSW=*/true);
+  GroupedLoop loop = OpenGroupedLoop("sums", std::vector<llvm::Value*>(per * ks.size(), b.getInt64(0)), start, rows);
+  std::vector<llvm::Value*>& acc = loop.acc;
+  llvm::Value* i = loop.i;
+  llvm::Value* row = loop.row;
   llvm::Value* code = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes, i));
   std::vector<llvm::Value*> in_slot;
   for (int s = 0; s < count; ++s) in_slot.push_back(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))));
@@ -228,15 +242,11 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* c
       if (counts) a[2 * count + s] = b.CreateAdd(a[2 * count + s], b.CreateZExt(in, b.getInt64Ty()));
     }
   }
-  std::vector<llvm::Value*> updated(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(n));
-  for (llvm::Value* e : Flags()) updated.push_back(e);
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  std::vector<llvm::Value*> out = loop.Close(next, updated, b.CreateICmpULT(next, rows), "sums.done");
+  const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, "sums.done");
   for (size_t j = 0; j < ks.size(); ++j) {
     const auto base = static_cast<int64_t>((ks[j] - 1) * per) + count;
     for (size_t m = 0; m < per; ++m) b.CreateStore(out[j * per + m], SumsAt(b, sums, base + static_cast<int64_t>(m)));
   }
-  SetFlags(std::span(out).subspan(n));
   return Status::OK();
 }
 

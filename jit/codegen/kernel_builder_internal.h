@@ -162,6 +162,15 @@ class KernelBuilder final : public LowerContext {
   // --- grouped folds (jit/codegen/codegen_grouped.cc)
   std::vector<llvm::Value*> Flags() const;
   void SetFlags(std::span<llvm::Value* const> values);
+  struct GroupedLoop {
+    LoopScaffold scaffold;
+    std::vector<llvm::Value*> acc;  // the accumulators as the body sees them; the body updates them
+    llvm::Value* i;                 // the loop's index
+    llvm::Value* row;               // start + i
+  };
+  GroupedLoop OpenGroupedLoop(const char* name, std::vector<llvm::Value*> accumulators, llvm::Value* start,
+                              llvm::Value* rows);
+  std::vector<llvm::Value*> CloseGroupedLoop(GroupedLoop& loop, llvm::Value* rows, const char* exit);
   Result<llvm::Value*> EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
                                       llvm::Value* rows, llvm::Value* sums);
   Status EmitGroupedSums(std::span<const size_t> ks, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
