@@ -452,7 +452,10 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
       return false;
     }
   }
-  ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
+  GroupSlots g{.slot = {}, .slots = 1, .first_row = {0}};  // no keys: one slot, which the kernel does not read
+  if (!keys.empty()) {
+    ROWJIT_ASSIGN_OR_RETURN(g, internal::ComputeGroupSlots(keys, n));
+  }
   if (g.slots > kMaxGroupedSlots) return false;
   const int slots = GroupedFoldSlots(g.slots);
   Plan kernel_plan = PlanGroupedFold(plan.root, std::move(specs), slots);

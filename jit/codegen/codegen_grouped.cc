@@ -1,13 +1,14 @@
 // Grouped folds (jit layer, codegen room): the aggregates of a query over a few group slots in
 // one kernel, their arguments computed in registers and never stored (jit/base/kernel_abi.h,
-// GroupedFoldFn). A first loop computes the mask (WHERE) and writes each row's group code to a
-// stack buffer, a byte a row: the row's slot where the mask keeps it, else the slot count (no
-// group); it counts the kept rows per slot. Then loops over a few arguments each read the codes,
-// compute the arguments and add each into one accumulator per slot by a compare and a select.
-// Arguments that share a subexpression (Q1's price * (1 - discount), inside two of them) share a
-// loop, which computes it once; a loop keeps at most kLoopAccumulators accumulators live, which
-// the vectorizer holds in vector registers (one loop for every argument would spill them: Q1's
-// need 28 at 4 slots). The inputs of a call (kGroupedFoldRows rows) stay in L2 between the loops.
+// GroupedFoldFn). Each loop over the call's rows computes a few arguments and adds each into one
+// accumulator per slot by a compare and a select. The first loop also computes the mask (WHERE)
+// and each row's group code — the row's slot where the mask keeps it, else the slot count (no
+// group) — counts the codes, and, when loops follow, writes them to a stack buffer, a byte a row,
+// which the later loops read. Arguments that share a subexpression (Q1's price * (1 - discount),
+// inside two of them) share a loop, which computes it once; a loop keeps at most
+// LoopAccumulators accumulators live, which the vectorizer holds in vector registers (one loop for
+// every argument would spill them: Q1's need 28 at 4 slots). The inputs of a call
+// (kGroupedFoldRows rows) stay in L2 between the loops. One slot reads no slots at all.
 //
 // Costly checked multiplies (jit/codegen/costly.h: 64-bit products, decimal products with a 64-bit
 // operand, 32-bit products) and trigonometric arguments take operand-range suspects, as a dense
@@ -162,10 +163,22 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
     a->setAlignment(llvm::Align(64));
     return a;
   }();
-  ROWJIT_RETURN_NOT_OK(EmitGroupCodes(codes, slots, start, rows, sums).status());
-  for (const std::vector<size_t>& loop :
-       ArgumentLoops(outputs, shape_.grouped_slots, LoopAccumulators(mask_registers_))) {
-    ROWJIT_RETURN_NOT_OK(EmitGroupedSums(loop, codes, start, rows, sums));
+  // The first loop computes the codes and counts them beside its arguments: the loop of the
+  // fewest accumulators, with room left for the counts.
+  const int count = shape_.grouped_slots;
+  std::vector<std::vector<size_t>> loops = ArgumentLoops(outputs, count, LoopAccumulators(mask_registers_) - count);
+  if (loops.empty()) loops.emplace_back();
+  auto cost = [&](const std::vector<size_t>& loop) {
+    int c = 0;
+    for (size_t k : loop) c += Accumulators(*outputs[k], count);
+    return c;
+  };
+  std::iter_swap(loops.begin(), std::min_element(loops.begin(), loops.end(), [&](const auto& x, const auto& y) {
+                   return cost(x) < cost(y);
+                 }));
+  for (size_t l = 0; l < loops.size(); ++l) {
+    const GroupCodes codes_at{.buffer = codes, .slots = l == 0 ? slots : nullptr, .store = l == 0 && loops.size() > 1};
+    ROWJIT_RETURN_NOT_OK(EmitGroupedSums(loops[l], codes_at, start, rows, sums));
   }
   // Suspects (the OR of operands biased into [0, 2^(w/2)) when in range) as evidence.
   for (const auto& [width, value] : suspects_) {
@@ -177,47 +190,48 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
   return FinishKernel();
 }
 
-// The mask's loop: a code a row, and the kept rows counted per slot into sums[0 .. S), in 32-bit
-// lanes (a call's rows fit), so that a vector of codes is counted at the width of the slots it
-// loads.
-Result<llvm::Value*> KernelBuilder::EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
-                                                   llvm::Value* rows, llvm::Value* sums) {
+// A row's group code: its slot where the mask keeps it, else the slot count (no group). The first
+// loop computes it (from `slots`: one kernel slot needs none) and counts it; with `store`, into
+// `buffer` for the loops after it, which read it from there.
+Result<llvm::Value*> KernelBuilder::EmitGroupCode(const GroupCodes& codes, llvm::Value* i, llvm::Value* row) {
   const int count = shape_.grouped_slots;
-  GroupedLoop loop = OpenGroupedLoop("codes", std::vector<llvm::Value*>(count, b.getInt32(0)), start, rows);
-  std::vector<llvm::Value*>& acc = loop.acc;
-  llvm::Value* i = loop.i;
-  llvm::Value* row = loop.row;
+  if (codes.slots == nullptr) return b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes.buffer, i));
   row_valid_ = nullptr;
   guard_ = nullptr;
   ROWJIT_ASSIGN_OR_RETURN(Val mask, EmitNode(*key_.expr->args()[0], row, nullptr));
   llvm::Value* keep = mask.v->getType()->isIntegerTy(1) ? mask.v : b.CreateICmpNE(mask.v, Zero(mask.v));
   if (mask.valid != nullptr) keep = b.CreateAnd(keep, mask.valid);
-  llvm::Value* slot = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), slots, row), llvm::Align(4));
-  keep = b.CreateAnd(keep, b.CreateICmpULT(slot, b.getInt32(static_cast<uint32_t>(count))));
-  llvm::Value* code = b.CreateSelect(keep, b.CreateTrunc(slot, b.getInt8Ty()), b.getInt8(static_cast<uint8_t>(count)));
-  b.CreateStore(code, b.CreateGEP(b.getInt8Ty(), codes, i));
-  for (int s = 0; s < count; ++s) {
-    acc[s] = b.CreateAdd(acc[s], b.CreateZExt(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))), b.getInt32Ty()));
+  llvm::Value* slot = b.getInt8(0);
+  if (count > 1) {
+    llvm::Value* wide = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), codes.slots, row), llvm::Align(4));
+    keep = b.CreateAnd(keep, b.CreateICmpULT(wide, b.getInt32(static_cast<uint32_t>(count))));
+    slot = b.CreateTrunc(wide, b.getInt8Ty());
   }
-  const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, "codes.done");
-  for (int s = 0; s < count; ++s) b.CreateStore(b.CreateZExt(out[s], b.getInt64Ty()), SumsAt(b, sums, s));
-  return codes;
+  llvm::Value* code = b.CreateSelect(keep, slot, b.getInt8(static_cast<uint8_t>(count)));
+  if (codes.store) b.CreateStore(code, b.CreateGEP(b.getInt8Ty(), codes.buffer, i));
+  return code;
 }
 
 // One loop over arguments `ks` (outputs of the projection): per argument k and slot, A (the values
 // modulo 2^64), B (their high halves) where the type needs it, C (the rows folded) where the
-// argument can be null; written to sums[(1 + 3 (k - 1)) S ..], 3S of them.
-Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* codes, llvm::Value* start,
+// argument can be null; written to sums[(1 + 3 (k - 1)) S ..], 3S of them. The first loop also
+// counts the rows the mask keeps per slot into sums[0 .. S).
+Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCodes& codes, llvm::Value* start,
                                       llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
   const size_t per = 3 * static_cast<size_t>(count);
-  GroupedLoop loop = OpenGroupedLoop("sums", std::vector<llvm::Value*>(per * ks.size(), b.getInt64(0)), start, rows);
+  const bool first = codes.slots != nullptr;
+  const size_t kept = per * ks.size();  // the first loop's counts follow the arguments' accumulators
+  GroupedLoop loop = OpenGroupedLoop(first ? "codes" : "sums",
+                                     std::vector<llvm::Value*>(kept + (first ? count : 0), b.getInt64(0)), start, rows);
   std::vector<llvm::Value*>& acc = loop.acc;
-  llvm::Value* i = loop.i;
   llvm::Value* row = loop.row;
-  llvm::Value* code = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes, i));
+  ROWJIT_ASSIGN_OR_RETURN(llvm::Value* code, EmitGroupCode(codes, loop.i, row));
   std::vector<llvm::Value*> in_slot;
   for (int s = 0; s < count; ++s) in_slot.push_back(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))));
+  if (first) {
+    for (int s = 0; s < count; ++s) acc[kept + s] = b.CreateAdd(acc[kept + s], b.CreateZExt(in_slot[s], b.getInt64Ty()));
+  }
   for (size_t j = 0; j < ks.size(); ++j) {
     const ir::Expr& arg = *key_.expr->args()[ks[j]];
     const TypeId t = arg.type().id;
@@ -242,7 +256,10 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, llvm::Value* c
       if (counts) a[2 * count + s] = b.CreateAdd(a[2 * count + s], b.CreateZExt(in, b.getInt64Ty()));
     }
   }
-  const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, "sums.done");
+  const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, first ? "codes.done" : "sums.done");
+  if (first) {
+    for (int s = 0; s < count; ++s) b.CreateStore(out[kept + s], SumsAt(b, sums, s));
+  }
   for (size_t j = 0; j < ks.size(); ++j) {
     const auto base = static_cast<int64_t>((ks[j] - 1) * per) + count;
     for (size_t m = 0; m < per; ++m) b.CreateStore(out[j * per + m], SumsAt(b, sums, base + static_cast<int64_t>(m)));

@@ -171,9 +171,13 @@ class KernelBuilder final : public LowerContext {
   GroupedLoop OpenGroupedLoop(const char* name, std::vector<llvm::Value*> accumulators, llvm::Value* start,
                               llvm::Value* rows);
   std::vector<llvm::Value*> CloseGroupedLoop(GroupedLoop& loop, llvm::Value* rows, const char* exit);
-  Result<llvm::Value*> EmitGroupCodes(llvm::Value* codes, llvm::Value* slots, llvm::Value* start,
-                                      llvm::Value* rows, llvm::Value* sums);
-  Status EmitGroupedSums(std::span<const size_t> ks, llvm::Value* codes, llvm::Value* start, llvm::Value* rows,
+  struct GroupCodes {
+    llvm::Value* buffer;  // a byte a row of the call, on the stack
+    llvm::Value* slots;   // the first loop: the rows' slots (it computes the codes); later: null
+    bool store;           // the first loop writes the codes to `buffer` (loops follow it)
+  };
+  Result<llvm::Value*> EmitGroupCode(const GroupCodes& codes, llvm::Value* i, llvm::Value* row);
+  Status EmitGroupedSums(std::span<const size_t> ks, const GroupCodes& codes, llvm::Value* start, llvm::Value* rows,
                          llvm::Value* sums);
 
   // --- fold kernels (jit/codegen/codegen_fold.cc)
