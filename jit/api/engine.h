@@ -181,9 +181,11 @@ class Engine {
                                         std::span<const ArrayPtr> columns, int64_t length,
                                         const EvalOptions& options, EvalReport* report);
 
-  // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc): WHERE and
-  // every aggregate's argument computed by one projection kernel, folded per group by the static
-  // grouped folds. Results equal ir::EvaluateQueryReference's value for value; an error is the
+  // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc), a block of
+  // rows at a time: count(*), sums and averages of integers and decimals over few groups and dense
+  // inputs by one grouped fold kernel (WHERE and the arguments computed in registers and summed
+  // per group); other blocks and queries by one projection kernel of WHERE and the arguments,
+  // folded per group by the static grouped folds. Results equal ir::EvaluateQueryReference's value for value; an error is the
   // batch's first failing row over WHERE and the arguments (Project's error, naming the output).
   // With a selection: over the selected rows, in selection order (float sums' lanes by position
   // in the selection); an error names its batch row.

@@ -1,7 +1,9 @@
-// Aggregate queries on the engine (jit layer, api room): the batch's group slots from its keys,
-// WHERE and every aggregate's guarded argument computed by one projection kernel (a
-// subexpression they share computed once), then each argument folded per slot by the static
-// grouped folds (kernels/grouped_fold.h), and the slots merged into the caller's state by key.
+// Aggregate queries on the engine (jit layer, api room), a block of rows at a time: the block's
+// group slots from its keys; then either the grouped fold kernel (sums, averages and counts over
+// few groups: PlanQueryFold), or WHERE and every aggregate's guarded argument computed by one
+// projection kernel (a subexpression they share computed once) and each argument folded per slot
+// by the static grouped folds (kernels/grouped_fold.h); the slots merged into the caller's state
+// by key.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -435,7 +437,8 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
                        std::span<const ArrayPtr> columns, std::span<const ArrayPtr> keys, int64_t n,
                        const EvalOptions& options) {
   const std::vector<int>& refs = plan.root->facts().columns;
-  for (const ir::Expr* c : plan.root->facts().column_nodes) {  // what Project would name, it names
+  // A column the bound query does not match: the general path's Project names the error.
+  for (const ir::Expr* c : plan.root->facts().column_nodes) {
     const auto i = static_cast<size_t>(c->column_index());
     if (i >= columns.size() || columns[i] == nullptr ||
         columns[i]->type().WithNullable(false) != c->type().WithNullable(false)) {
