@@ -421,14 +421,6 @@ Status CheckDirect(const ir::Query& q, const QueryPlan& plan, std::span<const Ar
 // grouped fold kernel: WHERE and every argument computed in registers and added into the slots'
 // sums in the same pass, nothing stored between them.
 
-// The exact sum of a call's A and B (jit/base/kernel_abi.h GroupedFoldFn): B * 2^32 plus the low
-// halves' sum, which is below 2^64 and equals A - B * 2^32 modulo 2^64.
-__int128 ExactSum(int64_t a, int64_t b, bool high) {
-  if (!high) return a;
-  const uint64_t low = static_cast<uint64_t>(a) - (static_cast<uint64_t>(b) << 32);
-  return static_cast<__int128>(b) * (int64_t{1} << 32) + static_cast<__int128>(low);
-}
-
 // The block's rows folded through the grouped fold kernel into `state`; false, the state as it
 // was, when the block is not one the kernel covers (inputs with nulls or not flat, more than
 // kMaxGroupedSlots groups) or one of its rows asks for the exact path: a failing row (whose error
@@ -436,19 +428,15 @@ __int128 ExactSum(int64_t a, int64_t b, bool high) {
 Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, const GroupedFoldPlan& plan,
                        std::span<const ArrayPtr> columns, std::span<const ArrayPtr> keys, int64_t n,
                        const EvalOptions& options) {
-  const std::vector<int>& refs = plan.root->facts().columns;
-  // A column the bound query does not match: the general path's Project names the error.
+  // A column the bound query does not match, or too short: the general path's Project names the
+  // error.
+  std::vector<ir::InputSpec> specs(columns.size());
   for (const ir::Expr* c : plan.root->facts().column_nodes) {
     const auto i = static_cast<size_t>(c->column_index());
-    if (i >= columns.size() || columns[i] == nullptr ||
+    if (i >= columns.size() || columns[i] == nullptr || columns[i]->length() < n ||
         columns[i]->type().WithNullable(false) != c->type().WithNullable(false)) {
       return false;
     }
-  }
-  std::vector<ir::InputSpec> specs(columns.size());
-  for (int c : refs) {
-    const auto i = static_cast<size_t>(c);
-    if (i >= columns.size() || columns[i] == nullptr || columns[i]->length() < n) return false;
     specs[i] = ir::DescribeInput(*columns[i]);
     if (specs[i].shape != ir::InputShape::kFlat || specs[i].has_nulls || IsString(specs[i].type) ||
         specs[i].type == TypeId::kBool) {
@@ -464,7 +452,7 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
   Plan kernel_plan = PlanGroupedFold(plan.root, std::move(specs), slots);
   EvalReport report;
   ROWJIT_ASSIGN_OR_RETURN(auto kernel, engine.TieredKernelOf(kernel_plan, options, report));
-  ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs inputs, internal::PrepareInputs(columns, refs, n, *report.kernel));
+  ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs inputs, internal::PrepareInputs(columns, plan.root->facts().columns, n, *report.kernel));
   const std::vector<ir::ExprPtr>& outputs = plan.root->args();
   const size_t args = outputs.size() - 1;
   std::vector<int64_t> sums((1 + 3 * args) * slots);
@@ -478,12 +466,12 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
     for (int s = 0; s < slots; ++s) kept[s] += sums[s];
     for (size_t k = 0; k < args; ++k) {
       const int64_t* at = &sums[(1 + 3 * k) * slots];
-      const bool high = GroupedNeedsHigh(outputs[k + 1]->type());
+      const DataType type = outputs[k + 1]->type();
       const bool counted = !outputs[k + 1]->facts().StrictRows();
       for (int s = 0; s < slots; ++s) {
-        if (__builtin_add_overflow(totals[k * slots + s], ExactSum(at[s], at[slots + s], high), &totals[k * slots + s])) {
-          return false;
-        }
+        const __int128 sum = GroupedNeedsHigh(type) ? ExactSumOfHalves(at[s], at[slots + s], !IsUnsignedInt(type.id))
+                                                    : at[s];  // signed: below 2^63 in magnitude
+        if (__builtin_add_overflow(totals[k * slots + s], sum, &totals[k * slots + s])) return false;
         counts[k * slots + s] += counted ? at[2 * slots + s] : sums[s];
       }
     }

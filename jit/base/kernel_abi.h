@@ -74,8 +74,8 @@ struct KernelShape {
   bool speculative_mul = false;
   // A grouped fold (GroupedFoldFn) of a projection `project(mask, arg1, ..., argK)` into this many
   // group slots (1 to kMaxGroupedSlots; 0: not one): every row whose mask is true and whose slot
-  // code is below the count adds each integer argument into its slot's sum, in one loop per
-  // argument over the call's rows. Dense inputs only (no validity read).
+  // code is below the count adds each integer argument into its slot's sum, in a few loops over
+  // the call's rows. Dense inputs only (no validity read).
   int grouped_slots = 0;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
@@ -138,7 +138,7 @@ using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void
 //   sums[0 .. S)                     the rows the mask keeps, per slot
 //   then per argument k (1..K), 3 * S values: A, B, C per slot
 //     A: the sum of the argument's values (sign-extended to 64 bits) modulo 2^64
-//     B: the sum of their high 32 bits (arithmetic shift), when the argument's type does not bound
+//     B: the sum of their high 32 bits (shifted as the type's signedness), when the type does not bound
 //        kGroupedFoldRows values below 2^63 (GroupedNeedsHigh); 0 otherwise
 //     C: the rows folded, when the argument can be null in a row the mask keeps; 0 otherwise (the
 //        mask's count is then the argument's)
@@ -154,6 +154,15 @@ inline constexpr int64_t kGroupedFoldRows = 8192;
 inline bool GroupedNeedsHigh(const DataType& t) {
   if (t.logical == LogicalKind::kDecimal) return t.precision > 15;
   return BitWidth(t.id) >= 64;
+}
+// The exact sum of at most 2^32 64-bit values from A, their sum modulo 2^64, and B, the sum of
+// their high 32-bit halves (FoldState's sum64 slots, a grouped fold's A and B): the low halves'
+// sum lies in [0, rows * 2^32), below 2^64, and is congruent to A - B * 2^32 modulo 2^64, so it is
+// that difference, and the total is B * 2^32 plus it. `signed_high`: B summed arithmetic shifts.
+inline __int128 ExactSumOfHalves(uint64_t a, uint64_t b, bool signed_high) {
+  const __int128 high = signed_high ? static_cast<__int128>(static_cast<int64_t>(b)) : static_cast<__int128>(b);
+  const uint64_t low = a - (b << 32);
+  return static_cast<__int128>(low) + high * (static_cast<__int128>(1) << 32);
 }
 // Rows a masked row fold spreads to a byte mask at a time (on its stack) before folding them.
 inline constexpr int kRowFoldBlock = 1024;

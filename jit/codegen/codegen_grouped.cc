@@ -45,6 +45,12 @@ int Accumulators(const ir::Expr& arg, int slots) {
   return slots * (1 + GroupedNeedsHigh(arg.type()) + !arg.facts().StrictRows());
 }
 
+int LoopCost(const std::vector<ir::ExprPtr>& outputs, const std::vector<size_t>& ks, int slots) {
+  int c = 0;
+  for (size_t k : ks) c += Accumulators(*outputs[k], slots);
+  return c;
+}
+
 bool ShareACall(const ir::Expr& x, const ir::Expr& y) {
   for (const ir::Expr* a : x.facts().calls) {
     for (const ir::Expr* b : y.facts().calls) {
@@ -73,11 +79,7 @@ std::vector<std::vector<size_t>> ArgumentLoops(const std::vector<ir::ExprPtr>& o
     }
     groups.push_back(std::move(joined));
   }
-  auto cost = [&](const std::vector<size_t>& g) {
-    int c = 0;
-    for (size_t k : g) c += Accumulators(*outputs[k], slots);
-    return c;
-  };
+  auto cost = [&](const std::vector<size_t>& g) { return LoopCost(outputs, g, slots); };
   std::stable_sort(groups.begin(), groups.end(), [&](const auto& x, const auto& y) { return cost(x) > cost(y); });
   std::vector<std::vector<size_t>> loops;
   std::vector<int> used;
@@ -168,13 +170,8 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
   const int count = shape_.grouped_slots;
   std::vector<std::vector<size_t>> loops = ArgumentLoops(outputs, count, LoopAccumulators(mask_registers_) - count);
   if (loops.empty()) loops.emplace_back();
-  auto cost = [&](const std::vector<size_t>& loop) {
-    int c = 0;
-    for (size_t k : loop) c += Accumulators(*outputs[k], count);
-    return c;
-  };
   std::iter_swap(loops.begin(), std::min_element(loops.begin(), loops.end(), [&](const auto& x, const auto& y) {
-                   return cost(x) < cost(y);
+                   return LoopCost(outputs, x, count) < LoopCost(outputs, y, count);
                  }));
   for (size_t l = 0; l < loops.size(); ++l) {
     const GroupCodes codes_at{.buffer = codes, .slots = l == 0 ? slots : nullptr, .store = l == 0 && loops.size() > 1};

@@ -62,17 +62,12 @@ Scalar FinishFloatSum(const FoldState& s) {
 }
 
 // Integer sums, exact: narrow values in one 64-bit sum that cannot overflow below 2^31 rows;
-// 64-bit values as their sum modulo 2^64 (A) and the sum of their high 32-bit halves (B). The
-// sum of their low halves lies in [0, rows * 2^32), below 2^64, and is congruent to A - B * 2^32
-// modulo 2^64: it is that difference, and the total is B * 2^32 plus it. A total outside the
-// result type is an overflow error.
+// 64-bit values as their sum modulo 2^64 (A) and the sum of their high 32-bit halves (B), whose
+// total ExactSumOfHalves recovers. A total outside the result type is an overflow error.
 Result<Scalar> FinishIntegerSum(const FoldState& s, TypeId t, DataType result) {
   __int128 total;
   if (BitWidth(t) == 64) {
-    const __int128 high = IsSignedInt(t) ? static_cast<__int128>(int64_t(s.b[0]))
-                                         : static_cast<__int128>(s.b[0]);
-    const uint64_t low = s.a[0] - (s.b[0] << 32);
-    total = static_cast<__int128>(low) + high * (static_cast<__int128>(1) << 32);
+    total = ExactSumOfHalves(s.a[0], s.b[0], IsSignedInt(t));
   } else {
     total = IsSignedInt(t) ? static_cast<__int128>(int64_t(s.a[0])) : static_cast<__int128>(s.a[0]);
   }
