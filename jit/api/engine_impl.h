@@ -177,7 +177,13 @@ class EngineImpl {
   // it covers), made once for the batches a host folds with one query object: the last
   // kQueryPlans queries' plans are held, by the query's identity (QueryState::shared_query).
   static constexpr size_t kQueryPlans = 8;
-  std::shared_ptr<const std::optional<GroupedFoldPlan>> QueryFoldPlanOf(const std::shared_ptr<const ir::Query>& query);
+  struct QueryFold {
+    std::optional<GroupedFoldPlan> plan;
+    // The group codes of the last batch folded (GroupedCodes::slot bytes, 255 unused): the next
+    // batch's first guess, which its kernel checks (a kept row of no slot's code).
+    std::atomic<uint64_t> codes_hint{~uint64_t{0}};
+  };
+  std::shared_ptr<QueryFold> QueryFoldPlanOf(const std::shared_ptr<const ir::Query>& query);
 
   const EngineOptions& options() const { return options_; }
   const std::shared_ptr<MemoryPool>& outputs() const { return outputs_; }
@@ -245,8 +251,7 @@ class EngineImpl {
   HeldHandles<HeldProjection> held_projections_;
   std::atomic<int64_t> held_runs_{0};
   std::mutex query_plans_mutex_;
-  std::vector<std::pair<std::shared_ptr<const ir::Query>, std::shared_ptr<const std::optional<GroupedFoldPlan>>>>
-      query_plans_;  // oldest first, at most kQueryPlans
+  std::vector<std::pair<std::shared_ptr<const ir::Query>, std::shared_ptr<QueryFold>>> query_plans_;  // oldest first, at most kQueryPlans
   // Last: destroyed first, so that no background compile outlives the cache or the compiler.
   std::unique_ptr<CompilePool> pool_;
 };

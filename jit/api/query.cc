@@ -5,8 +5,10 @@
 // by the static grouped folds (kernels/grouped_fold.h); the slots merged into the caller's state
 // by key.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "ir/query.h"
 #include "jit/api/engine_impl.h"
@@ -421,13 +423,61 @@ Status CheckDirect(const ir::Query& q, const QueryPlan& plan, std::span<const Ar
 // grouped fold kernel: WHERE and every argument computed in registers and added into the slots'
 // sums in the same pass, nothing stored between them.
 
-// The block's rows folded through the grouped fold kernel into `state`; false, the state as it
-// was, when the block is not one the kernel covers (inputs with nulls or not flat, more than
-// kMaxGroupedSlots groups) or one of its rows asks for the exact path: a failing row (whose error
-// that path raises at its row), a 16-byte value outside 64 bits, a total past 128 bits.
-Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, const GroupedFoldPlan& plan,
+// Each kernel slot's code (GroupedCodes::slot); kNoCode: unused.
+using SlotCodes = std::array<uint8_t, kMaxGroupedSlots>;
+constexpr uint8_t kNoCode = 255;
+
+// The codes folded so far in a batch, at most kMaxGroupedSlots: per code, the rows the mask kept,
+// each argument's total and count, and the first call that kept one of its rows.
+struct CodeTotals {
+  explicit CodeTotals(size_t args) : args(args) { index.fill(-1); }
+  size_t args;
+  std::array<int8_t, 256> index;
+  std::vector<uint8_t> codes;
+  std::vector<int64_t> kept, first_call, counts;
+  std::vector<__int128> totals;
+  // The totals of `code`; none past kMaxGroupedSlots codes.
+  std::optional<size_t> Of(uint8_t code, int64_t call) {
+    if (index[code] >= 0) return static_cast<size_t>(index[code]);
+    if (codes.size() == kMaxGroupedSlots) return std::nullopt;
+    index[code] = static_cast<int8_t>(codes.size());
+    codes.push_back(code);
+    kept.push_back(0);
+    first_call.push_back(call);
+    counts.resize(counts.size() + args, 0);
+    totals.resize(totals.size() + args, 0);
+    return codes.size() - 1;
+  }
+};
+
+// The codes of a call's rows and those folded so far, as kernel slots; none past kMaxGroupedSlots.
+std::optional<SlotCodes> CodesToFold(std::span<const uint8_t> rows, const CodeTotals& folded) {
+  std::array<bool, 256> seen{};
+  for (const uint8_t c : rows) seen[c] = true;
+  for (const uint8_t c : folded.codes) seen[c] = true;
+  SlotCodes out;
+  out.fill(kNoCode);
+  size_t n = 0;
+  for (int c = 0; c < kNoCode; ++c) {
+    if (!seen[c]) continue;
+    if (n == out.size()) return std::nullopt;
+    out[n++] = static_cast<uint8_t>(c);
+  }
+  return out;
+}
+
+// The batch's rows folded through the grouped fold kernel into `state`, a call of
+// kGroupedFoldRows rows at a time; false, the state as it was, when the batch is not one the
+// kernel covers (inputs with nulls or not flat, more than kMaxGroupedSlots groups) or one of its
+// rows asks for the exact path: a failing row (whose error that path raises at its row), a
+// 16-byte value outside 64 bits, a total past 128 bits. The rows' group codes are a byte each,
+// composed a call at a time from keys that code so (ByteGroupCoder), else the batch's slots
+// (ComputeGroupSlots); the kernel's slots take the codes the query's last batch had, and a call
+// with a kept row of another code runs again with its codes.
+Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, internal::EngineImpl::QueryFold& fold,
                        std::span<const ArrayPtr> columns, std::span<const ArrayPtr> keys, int64_t n,
                        const EvalOptions& options) {
+  const GroupedFoldPlan& plan = *fold.plan;
   // A column the bound query does not match, or too short: the general path's Project names the
   // error.
   std::vector<ir::InputSpec> specs(columns.size());
@@ -443,51 +493,109 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, cons
       return false;
     }
   }
-  GroupSlots g{.slot = {}, .slots = 1, .first_row = {0}};  // no keys: one slot, which the kernel does not read
+  std::optional<internal::ByteGroupCoder> coder;
+  std::vector<uint8_t> slots;  // the batch's slots, where the keys do not code in a byte
   if (!keys.empty()) {
-    ROWJIT_ASSIGN_OR_RETURN(g, internal::ComputeGroupSlots(keys, n));
+    coder = internal::ByteGroupCoder::Make(keys, n);
+    if (!coder) {
+      ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
+      if (g.slots > kMaxGroupedSlots) return false;
+      slots.assign(g.slot.begin(), g.slot.end());
+    }
   }
-  if (g.slots > kMaxGroupedSlots) return false;
-  const int slots = GroupedFoldSlots(g.slots);
-  Plan kernel_plan = PlanGroupedFold(plan.root, std::move(specs), slots);
-  EvalReport report;
-  ROWJIT_ASSIGN_OR_RETURN(auto kernel, engine.TieredKernelOf(kernel_plan, options, report));
-  ROWJIT_ASSIGN_OR_RETURN(internal::PreparedInputs inputs, internal::PrepareInputs(columns, plan.root->facts().columns, n, *report.kernel));
   const std::vector<ir::ExprPtr>& outputs = plan.root->args();
   const size_t args = outputs.size() - 1;
-  std::vector<int64_t> sums((1 + 3 * args) * slots);
-  std::vector<int64_t> kept(slots, 0);
-  std::vector<int64_t> counts(args * slots, 0);
-  std::vector<__int128> totals(args * slots, 0);
-  const GroupedFoldFn fn = kernel->grouped_fold_fn();
-  for (int64_t start = 0; start < n; start += kGroupedFoldRows) {
+  std::vector<uint8_t> buffer(coder ? kGroupedFoldRows : 0);
+  int64_t buffered = -1;  // the first row of the call whose codes `buffer` holds
+  auto codes_of = [&](int64_t start, int64_t rows) -> const uint8_t* {
+    if (coder) {
+      if (buffered != start) coder->Codes(start, rows, buffer.data());
+      buffered = start;
+      return buffer.data();
+    }
+    return slots.empty() ? nullptr : slots.data() + start;
+  };
+  // The kernel of the slots' count, and its inputs.
+  int slot_count = 0;
+  std::shared_ptr<const CompiledKernel> kernel;
+  internal::PreparedInputs inputs;
+  GroupedCodes codes{};
+  auto use = [&](const SlotCodes& held) -> Status {
+    std::copy(held.begin(), held.end(), codes.slot);
+    const int wanted = keys.empty() ? 1 : std::max(2, GroupedFoldSlots(std::count_if(held.begin(), held.end(), [](uint8_t c) {
+                                                                       return c != kNoCode;
+                                                                     })));
+    if (wanted == slot_count) return Status::OK();
+    Plan kernel_plan = PlanGroupedFold(plan.root, specs, wanted);
+    EvalReport report;
+    ROWJIT_ASSIGN_OR_RETURN(kernel, engine.TieredKernelOf(kernel_plan, options, report));
+    ROWJIT_ASSIGN_OR_RETURN(inputs, internal::PrepareInputs(columns, plan.root->facts().columns, n, *report.kernel));
+    slot_count = wanted;
+    return Status::OK();
+  };
+  CodeTotals folded(args);
+  SlotCodes held;
+  const uint64_t hint = fold.codes_hint.load(std::memory_order_relaxed);
+  std::memcpy(held.data(), &hint, sizeof(hint));
+  if (!keys.empty() && held[0] == kNoCode) {  // no guess: the first call's codes
+    const std::optional<SlotCodes> first = CodesToFold({codes_of(0, std::min(kGroupedFoldRows, n)), static_cast<size_t>(std::min(kGroupedFoldRows, n))}, folded);
+    if (!first) return false;
+    held = *first;
+  }
+  ROWJIT_RETURN_NOT_OK(use(held));
+  std::vector<int64_t> sums((1 + 3 * args) * kMaxGroupedSlots + 1);
+  for (int64_t start = 0, call = 0; start < n; start += kGroupedFoldRows, ++call) {
     const int64_t rows = std::min(kGroupedFoldRows, n - start);
-    if (fn(inputs.inputs.data(), sums.data(), g.slot.data(), start, rows) != 0) return false;
-    for (int s = 0; s < slots; ++s) kept[s] += sums[s];
-    for (size_t k = 0; k < args; ++k) {
-      const int64_t* at = &sums[(1 + 3 * k) * slots];
-      const DataType type = outputs[k + 1]->type();
-      const bool counted = !outputs[k + 1]->facts().StrictRows();
-      for (int s = 0; s < slots; ++s) {
-        const __int128 sum = GroupedNeedsHigh(type) ? ExactSumOfHalves(at[s], at[slots + s], !IsUnsignedInt(type.id))
-                                                    : at[s];  // signed: below 2^63 in magnitude
-        if (__builtin_add_overflow(totals[k * slots + s], sum, &totals[k * slots + s])) return false;
-        counts[k * slots + s] += counted ? at[2 * slots + s] : sums[s];
+    codes.rows = codes_of(start, rows);
+    for (;;) {
+      if (kernel->grouped_fold_fn()(inputs.inputs.data(), sums.data(), &codes, start, rows) != 0) return false;
+      if (sums[(1 + 3 * args) * slot_count] == 0) break;
+      const std::optional<SlotCodes> next = CodesToFold({codes.rows, static_cast<size_t>(rows)}, folded);
+      if (!next) return false;
+      ROWJIT_RETURN_NOT_OK(use(*next));
+    }
+    for (int s = 0; s < slot_count; ++s) {
+      if (sums[s] == 0) continue;
+      const std::optional<size_t> at = folded.Of(keys.empty() ? 0 : codes.slot[s], call);
+      if (!at) return false;
+      folded.kept[*at] += sums[s];
+      for (size_t k = 0; k < args; ++k) {
+        const int64_t* a = &sums[(1 + 3 * k) * slot_count];
+        const DataType type = outputs[k + 1]->type();
+        const __int128 sum = GroupedNeedsHigh(type) ? ExactSumOfHalves(a[s], a[slot_count + s], !IsUnsignedInt(type.id))
+                                                    : a[s];  // signed: below 2^63 in magnitude
+        __int128& total = folded.totals[*at * args + k];
+        if (__builtin_add_overflow(total, sum, &total)) return false;
+        folded.counts[*at * args + k] += outputs[k + 1]->facts().StrictRows() ? sums[s] : a[2 * slot_count + s];
       }
     }
   }
+  if (!keys.empty()) {
+    SlotCodes next;
+    next.fill(kNoCode);
+    std::copy(folded.codes.begin(), folded.codes.end(), next.begin());
+    uint64_t packed;
+    std::memcpy(&packed, next.data(), sizeof(packed));
+    fold.codes_hint.store(packed, std::memory_order_relaxed);
+  }
   const ir::Query& q = state.query();
-  for (int64_t s = 0; s < g.slots; ++s) {
-    if (kept[s] == 0) continue;
+  for (size_t g = 0; g < folded.codes.size(); ++g) {
     std::vector<Scalar> key;
-    for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(g.first_row[s])));
+    if (!keys.empty()) {  // the keys of a row of the code, in the call that first kept one
+      const int64_t start = folded.first_call[g] * kGroupedFoldRows;
+      const int64_t rows = std::min(kGroupedFoldRows, n - start);
+      const uint8_t* call_codes = codes_of(start, rows);
+      const auto* at = static_cast<const uint8_t*>(std::memchr(call_codes, folded.codes[g], static_cast<size_t>(rows)));
+      const int64_t row = start + (at - call_codes);
+      for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(row)));
+    }
     const std::span<FoldAccumulator> accs = state.Group(std::move(key));
     for (size_t a = 0; a < q.aggregates.size(); ++a) {
       const int k = plan.output[a] - 1;
       if (k < 0) {
-        accs[a].MergeSum(0, kept[s]);
+        accs[a].MergeSum(0, folded.kept[g]);
       } else {
-        accs[a].MergeSum(totals[k * slots + s], counts[k * slots + s]);
+        accs[a].MergeSum(folded.totals[g * args + k], folded.counts[g * args + k]);
       }
     }
   }
@@ -504,14 +612,15 @@ Status ShiftRow(const Error& e, int64_t begin) {
 
 namespace internal {
 
-std::shared_ptr<const std::optional<GroupedFoldPlan>> EngineImpl::QueryFoldPlanOf(
-    const std::shared_ptr<const ir::Query>& query) {
+std::shared_ptr<EngineImpl::QueryFold> EngineImpl::QueryFoldPlanOf(const std::shared_ptr<const ir::Query>& query) {
   std::lock_guard lock(query_plans_mutex_);
   for (const auto& [q, plan] : query_plans_) {
     if (q == query) return plan;
   }
   if (query_plans_.size() == kQueryPlans) query_plans_.erase(query_plans_.begin());
-  query_plans_.emplace_back(query, std::make_shared<const std::optional<GroupedFoldPlan>>(PlanQueryFold(*query)));
+  auto fold = std::make_shared<QueryFold>();
+  fold->plan = PlanQueryFold(*query);
+  query_plans_.emplace_back(query, std::move(fold));
   return query_plans_.back().second;
 }
 
@@ -519,7 +628,16 @@ std::shared_ptr<const std::optional<GroupedFoldPlan>> EngineImpl::QueryFoldPlanO
 
 Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
-  // The batch folds into a state of its own, so that an error leaves the caller's as it was.
+  // The grouped fold kernel writes a state only once the whole batch folded: the caller's.
+  const std::shared_ptr<internal::EngineImpl::QueryFold> fold = impl_->QueryFoldPlanOf(state.shared_query());
+  if (fold->plan && length > 0) {
+    ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
+    std::vector<ArrayPtr> keys;
+    for (const ir::ExprPtr& k : state.query().keys) keys.push_back(columns[k->column_index()]);
+    ROWJIT_ASSIGN_OR_RETURN(const bool folded, FoldFused(*impl_, state, *fold, columns, keys, length, options));
+    if (folded) return Status::OK();
+  }
+  // Otherwise the batch folds into a state of its own, so that an error leaves the caller's as it was.
   ir::QueryState batch(state.shared_query());
   ROWJIT_RETURN_NOT_OK(FoldBatch(batch, columns, length, options));
   return state.AddBatch(std::move(batch));
@@ -528,8 +646,6 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
   const QueryPlan plan = MakePlan(state.query(), true);
-  const std::shared_ptr<const std::optional<GroupedFoldPlan>> planned = impl_->QueryFoldPlanOf(state.shared_query());
-  const std::optional<GroupedFoldPlan>& fused = *planned;
   ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
   ROWJIT_RETURN_NOT_OK(CheckDirect(state.query(), plan, columns, length));
   // Blocks keep the projection's output columns in L2 while the folds read them back; a batch
@@ -548,10 +664,6 @@ Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> column
     }
     std::vector<ArrayPtr> keys;
     for (const ir::ExprPtr& k : state.query().keys) keys.push_back(part[k->column_index()]);
-    if (fused) {
-      ROWJIT_ASSIGN_OR_RETURN(const bool folded, FoldFused(*impl_, state, *fused, part, keys, n, options));
-      if (folded) continue;
-    }
     std::vector<ArrayPtr> outputs;
     if (!plan.exprs.empty()) {
       auto projected = Project(plan.exprs, part, n, options);

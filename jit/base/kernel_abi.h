@@ -73,8 +73,8 @@ struct KernelShape {
   // (CompiledKernel::MarkWideOperands).
   bool speculative_mul = false;
   // A grouped fold (GroupedFoldFn) of a projection `project(mask, arg1, ..., argK)` into this many
-  // group slots (1 to kMaxGroupedSlots; 0: not one): every row whose mask is true and whose slot
-  // code is below the count adds each integer argument into its slot's sum, in a few loops over
+  // group slots (1 to kMaxGroupedSlots; 0: not one): every row whose mask is true and whose code
+  // a slot holds adds each integer argument into its slot's sum, in a few loops over
   // the call's rows. Dense inputs only (no validity read).
   int grouped_slots = 0;
   bool operator==(const KernelShape&) const = default;
@@ -133,8 +133,10 @@ using WordFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, voi
 using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void* unused,
                                int64_t rows, uint64_t last_word_mask);
 // Grouped folds (KernelShape::grouped_slots = S): rows [start, start + rows) of the inputs, at most
-// kGroupedFoldRows of them, each with its slot code in `slots[row]` (a code of S or more: no group).
-// The mask (the projection's first output) decides which rows fold. `sums` is written, never read:
+// kGroupedFoldRows of them. With S > 1, row start + i belongs to the group of code codes->rows[i],
+// and slot s folds the rows of code codes->slot[s] (a code no slot holds: the row folds nowhere);
+// one slot (a query without keys) reads no codes. The mask (the projection's first output) decides
+// which rows fold. `sums` is written, never read:
 //   sums[0 .. S)                     the rows the mask keeps, per slot
 //   then per argument k (1..K), 3 * S values: A, B, C per slot
 //     A: the sum of the argument's values (sign-extended to 64 bits) modulo 2^64
@@ -142,11 +144,17 @@ using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void
 //        kGroupedFoldRows values below 2^63 (GroupedNeedsHigh); 0 otherwise
 //     C: the rows folded, when the argument can be null in a row the mask keeps; 0 otherwise (the
 //        mask's count is then the argument's)
+//   sums[(1 + 3K) S]                 the rows the mask keeps whose code no slot holds (not folded)
 // A 16-byte argument folds its low half and reports evidence for a row (the mask's) whose value
-// does not fit 64 bits; a failing row reports evidence only where the mask is true.
-using GroupedFoldFn = uint64_t (*)(const KernelInput* inputs, int64_t* sums, const uint32_t* slots,
-                                   int64_t start, int64_t rows);
+// does not fit 64 bits; a failing row reports evidence only where the mask is true and a slot
+// holds its code.
 inline constexpr int kMaxGroupedSlots = 8;
+struct GroupedCodes {
+  const uint8_t* rows;                  // a code a row of the call
+  uint8_t slot[kMaxGroupedSlots];       // each slot's code
+};
+using GroupedFoldFn = uint64_t (*)(const KernelInput* inputs, int64_t* sums, const GroupedCodes* codes,
+                                   int64_t start, int64_t rows);
 inline constexpr int64_t kGroupedFoldRows = 8192;
 // Whether kGroupedFoldRows values of type `t` may sum past 2^63 in magnitude, so that a grouped
 // fold also sums their high halves (B): 64-bit integers and 16-byte values (folded by their low

@@ -2,13 +2,14 @@
 // one kernel, their arguments computed in registers and never stored (jit/base/kernel_abi.h,
 // GroupedFoldFn). Each loop over the call's rows computes a few arguments and adds each into one
 // accumulator per slot by a compare and a select. The first loop also computes the mask (WHERE)
-// and each row's group code — the row's slot where the mask keeps it, else the slot count (no
-// group) — counts the codes, and, when loops follow, writes them to a stack buffer, a byte a row,
-// which the later loops read. Arguments that share a subexpression (Q1's price * (1 - discount),
+// and each row's slot — the slot holding the row's code where the mask keeps it, else the slot
+// count (no slot) — counts the slots' rows and the kept rows no slot holds, and, when loops
+// follow, writes the slots to a stack buffer, a byte a row, which the later loops read. The
+// slots' codes are the caller's (GroupedCodes), so that a batch's codes need no renumbering. Arguments that share a subexpression (Q1's price * (1 - discount),
 // inside two of them) share a loop, which computes it once; a loop keeps at most
 // LoopAccumulators accumulators live, which the vectorizer holds in vector registers (one loop for
 // every argument would spill them: Q1's need 28 at 4 slots). The inputs of a call
-// (kGroupedFoldRows rows) stay in L2 between the loops. One slot reads no slots at all.
+// (kGroupedFoldRows rows) stay in L2 between the loops. One slot reads no codes at all.
 //
 // Costly checked multiplies (jit/codegen/costly.h: 64-bit products, decimal products with a 64-bit
 // operand, 32-bit products) and trigonometric arguments take operand-range suspects, as a dense
@@ -16,6 +17,7 @@
 // the exact path, so the kernel needs no exact form of them (Q1's and Q6's decimal products: one
 // multiply and a range test a row).
 #include <algorithm>
+#include <cstddef>
 
 #include "jit/base/target.h"
 #include "jit/codegen/costly.h"
@@ -145,7 +147,18 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
   fn_->addFnAttr(kFoldKindAttribute, "sum-int");
   ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
   llvm::Value* sums = fn_->getArg(1);
-  llvm::Value* slots = fn_->getArg(2);
+  const int count = shape_.grouped_slots;
+  // The rows' codes and each slot's code, read once (one slot reads none).
+  llvm::Value* codes_arg = fn_->getArg(2);
+  llvm::Value* row_codes = nullptr;
+  std::vector<llvm::Value*> slot_codes;
+  if (count > 1) {
+    row_codes = b.CreateAlignedLoad(b.getPtrTy(), codes_arg, llvm::Align(8), "codes.rows");
+    for (int s = 0; s < count; ++s) {
+      llvm::Value* at = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), codes_arg, offsetof(GroupedCodes, slot) + s);
+      slot_codes.push_back(b.CreateLoad(b.getInt8Ty(), at, "codes.slot"));
+    }
+  }
   llvm::Value* start = fn_->getArg(3);
   llvm::Value* rows = fn_->getArg(4);
   const std::vector<ir::ExprPtr>& outputs = key_.expr->args();
@@ -165,16 +178,16 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
     a->setAlignment(llvm::Align(64));
     return a;
   }();
-  // The first loop computes the codes and counts them beside its arguments: the loop of the
+  // The first loop computes the slots and counts them beside its arguments: the loop of the
   // fewest accumulators, with room left for the counts.
-  const int count = shape_.grouped_slots;
-  std::vector<std::vector<size_t>> loops = ArgumentLoops(outputs, count, LoopAccumulators(mask_registers_) - count);
+  std::vector<std::vector<size_t>> loops = ArgumentLoops(outputs, count, LoopAccumulators(mask_registers_) - count - 1);
   if (loops.empty()) loops.emplace_back();
   std::iter_swap(loops.begin(), std::min_element(loops.begin(), loops.end(), [&](const auto& x, const auto& y) {
                    return LoopCost(outputs, x, count) < LoopCost(outputs, y, count);
                  }));
   for (size_t l = 0; l < loops.size(); ++l) {
-    const GroupCodes codes_at{.buffer = codes, .slots = l == 0 ? slots : nullptr, .store = l == 0 && loops.size() > 1};
+    const GroupCodes codes_at{
+        .buffer = codes, .first = l == 0, .rows = row_codes, .slots = slot_codes, .store = l == 0 && loops.size() > 1};
     ROWJIT_RETURN_NOT_OK(EmitGroupedSums(loops[l], codes_at, start, rows, sums));
   }
   // Suspects (the OR of operands biased into [0, 2^(w/2)) when in range) as evidence.
@@ -187,47 +200,60 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
   return FinishKernel();
 }
 
-// A row's group code: its slot where the mask keeps it, else the slot count (no group). The first
-// loop computes it (from `slots`: one kernel slot needs none) and counts it; with `store`, into
-// `buffer` for the loops after it, which read it from there.
-Result<llvm::Value*> KernelBuilder::EmitGroupCode(const GroupCodes& codes, llvm::Value* i, llvm::Value* row) {
+// A row's slot: the slot holding its code where the mask keeps it, else the slot count (no slot).
+// The first loop computes it from the rows' codes (one slot reads none) and also returns whether
+// the mask keeps a row no slot holds; with `store`, it writes the slot to `buffer` for the loops
+// after it, which read it from there.
+Result<std::pair<llvm::Value*, llvm::Value*>> KernelBuilder::EmitGroupCode(const GroupCodes& codes, llvm::Value* i,
+                                                                           llvm::Value* row) {
   const int count = shape_.grouped_slots;
-  if (codes.slots == nullptr) return b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes.buffer, i));
+  if (!codes.first) return std::pair{b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes.buffer, i)), nullptr};
   row_valid_ = nullptr;
   guard_ = nullptr;
   ROWJIT_ASSIGN_OR_RETURN(Val mask, EmitNode(*key_.expr->args()[0], row, nullptr));
   llvm::Value* keep = mask.v->getType()->isIntegerTy(1) ? mask.v : b.CreateICmpNE(mask.v, Zero(mask.v));
   if (mask.valid != nullptr) keep = b.CreateAnd(keep, mask.valid);
   llvm::Value* slot = b.getInt8(0);
+  llvm::Value* stray = b.getFalse();
   if (count > 1) {
-    llvm::Value* wide = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), codes.slots, row), llvm::Align(4));
-    keep = b.CreateAnd(keep, b.CreateICmpULT(wide, b.getInt32(static_cast<uint32_t>(count))));
-    slot = b.CreateTrunc(wide, b.getInt8Ty());
+    llvm::Value* code = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), codes.rows, i));
+    llvm::Value* held = b.getFalse();
+    slot = b.getInt8(static_cast<uint8_t>(count));
+    for (int s = count - 1; s >= 0; --s) {
+      llvm::Value* is = b.CreateICmpEQ(code, codes.slots[s]);
+      slot = b.CreateSelect(is, b.getInt8(static_cast<uint8_t>(s)), slot);
+      held = b.CreateOr(held, is);
+    }
+    stray = b.CreateAnd(keep, b.CreateNot(held));
+    keep = b.CreateAnd(keep, held);
   }
-  llvm::Value* code = b.CreateSelect(keep, slot, b.getInt8(static_cast<uint8_t>(count)));
-  if (codes.store) b.CreateStore(code, b.CreateGEP(b.getInt8Ty(), codes.buffer, i));
-  return code;
+  llvm::Value* kept = b.CreateSelect(keep, slot, b.getInt8(static_cast<uint8_t>(count)));
+  if (codes.store) b.CreateStore(kept, b.CreateGEP(b.getInt8Ty(), codes.buffer, i));
+  return std::pair{kept, stray};
 }
 
 // One loop over arguments `ks` (outputs of the projection): per argument k and slot, A (the values
 // modulo 2^64), B (their high halves) where the type needs it, C (the rows folded) where the
 // argument can be null; written to sums[(1 + 3 (k - 1)) S ..], 3S of them. The first loop also
-// counts the rows the mask keeps per slot into sums[0 .. S).
+// counts the rows the mask keeps per slot into sums[0 .. S), and those of no slot into
+// sums[(1 + 3K) S].
 Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCodes& codes, llvm::Value* start,
                                       llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
   const size_t per = 3 * static_cast<size_t>(count);
-  const bool first = codes.slots != nullptr;
+  const bool first = codes.first;
   const size_t kept = per * ks.size();  // the first loop's counts follow the arguments' accumulators
   GroupedLoop loop = OpenGroupedLoop(first ? "codes" : "sums",
-                                     std::vector<llvm::Value*>(kept + (first ? count : 0), b.getInt64(0)), start, rows);
+                                     std::vector<llvm::Value*>(kept + (first ? count + 1 : 0), b.getInt64(0)), start, rows);
   std::vector<llvm::Value*>& acc = loop.acc;
   llvm::Value* row = loop.row;
-  ROWJIT_ASSIGN_OR_RETURN(llvm::Value* code, EmitGroupCode(codes, loop.i, row));
+  ROWJIT_ASSIGN_OR_RETURN(const auto slot_and_stray, EmitGroupCode(codes, loop.i, row));
+  llvm::Value* code = slot_and_stray.first;
   std::vector<llvm::Value*> in_slot;
   for (int s = 0; s < count; ++s) in_slot.push_back(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))));
   if (first) {
     for (int s = 0; s < count; ++s) acc[kept + s] = b.CreateAdd(acc[kept + s], b.CreateZExt(in_slot[s], b.getInt64Ty()));
+    acc[kept + count] = b.CreateAdd(acc[kept + count], b.CreateZExt(slot_and_stray.second, b.getInt64Ty()));
   }
   for (size_t j = 0; j < ks.size(); ++j) {
     const ir::Expr& arg = *key_.expr->args()[ks[j]];
@@ -256,6 +282,8 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCod
   const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, first ? "codes.done" : "sums.done");
   if (first) {
     for (int s = 0; s < count; ++s) b.CreateStore(out[kept + s], SumsAt(b, sums, s));
+    const auto args = static_cast<int64_t>(key_.expr->args().size() - 1);
+    b.CreateStore(out[kept + count], SumsAt(b, sums, (1 + 3 * args) * count));
   }
   for (size_t j = 0; j < ks.size(); ++j) {
     const auto base = static_cast<int64_t>((ks[j] - 1) * per) + count;

@@ -172,11 +172,14 @@ class KernelBuilder final : public LowerContext {
                               llvm::Value* rows);
   std::vector<llvm::Value*> CloseGroupedLoop(GroupedLoop& loop, llvm::Value* rows, const char* exit);
   struct GroupCodes {
-    llvm::Value* buffer;  // a byte a row of the call, on the stack
-    llvm::Value* slots;   // the first loop: the rows' slots (it computes the codes); later: null
-    bool store;           // the first loop writes the codes to `buffer` (loops follow it)
+    llvm::Value* buffer;                     // a slot a row of the call, on the stack
+    bool first;                              // the first loop computes the slots; later ones read them
+    llvm::Value* rows;                       // the first loop: the rows' codes (more than one slot)
+    std::span<llvm::Value* const> slots;     // the first loop: each slot's code
+    bool store;                              // the first loop writes the slots to `buffer` (loops follow it)
   };
-  Result<llvm::Value*> EmitGroupCode(const GroupCodes& codes, llvm::Value* i, llvm::Value* row);
+  // A row's slot, and (the first loop) whether the mask keeps it with no slot holding its code.
+  Result<std::pair<llvm::Value*, llvm::Value*>> EmitGroupCode(const GroupCodes& codes, llvm::Value* i, llvm::Value* row);
   Status EmitGroupedSums(std::span<const size_t> ks, const GroupCodes& codes, llvm::Value* start, llvm::Value* rows,
                          llvm::Value* sums);
 

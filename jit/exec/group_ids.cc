@@ -253,4 +253,104 @@ Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t len
   return g;
 }
 
+namespace {
+
+// Rows whose key codes a coder holds at a time, on the stack.
+constexpr int64_t kGroupCodeBlock = 1024;
+
+// The validity of a key's column (nullptr: every row valid).
+const Validity* KeyValidity(const Array& a) {
+  const Validity& v = static_cast<const PrimitiveArray&>(a).validity();
+  return v.all_valid() ? nullptr : &v;
+}
+
+// The batch range of an integer column as (lo, range), range 0 when no row is valid; none past
+// `limit` values.
+template <typename T>
+std::optional<std::pair<uint64_t, uint64_t>> IntegerRange(const PrimitiveArray& a, int64_t length, uint64_t limit) {
+  const Validity& valid = a.validity();
+  if (valid.all_null()) return std::pair<uint64_t, uint64_t>{0, 0};
+  const auto extrema = kernels::MinMax<T>(a.values<T>(), length, valid.all_valid() ? kernels::BitSpan{} : valid.Span(length));
+  if (!extrema) return std::pair<uint64_t, uint64_t>{0, 0};
+  const __int128 range = static_cast<__int128>(extrema->max) - extrema->min + 1;
+  if (range > static_cast<__int128>(limit)) return std::nullopt;
+  return std::pair<uint64_t, uint64_t>{static_cast<uint64_t>(extrema->min), static_cast<uint64_t>(range)};
+}
+
+// A key's codes of rows [start, start + n): the value's low byte less lo's (the range is below
+// 256, so that difference modulo 256 is the value less lo), for integer columns and dictionary
+// codes alike.
+template <typename T>
+void LowBytes(const T* v, uint8_t lo, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(static_cast<uint8_t>(v[i]) - lo);
+}
+
+}  // namespace
+
+std::optional<ByteGroupCoder> ByteGroupCoder::Make(std::span<const ArrayPtr> keys, int64_t length) {
+  ByteGroupCoder coder;
+  uint64_t domain = 1;
+  for (const ArrayPtr& key : keys) {
+    Key k;
+    uint64_t values = 0;
+    if (key->encoding() == Encoding::kDictionary) {
+      const auto& d = static_cast<const DictionaryArray&>(*key);
+      k.column = d.codes().get();
+      values = static_cast<uint64_t>(d.values()->length());
+      if (values >= kByteCodes) return std::nullopt;
+    } else if (key->encoding() == Encoding::kPrimitive && IsInteger(key->type().id) && BitWidth(key->type().id) <= 64) {
+      const auto& p = static_cast<const PrimitiveArray&>(*key);
+      const auto range = VisitType(key->type().id, [&]<typename T>(std::type_identity<T>) {
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) {
+          return IntegerRange<T>(p, length, kByteCodes);
+        } else {
+          return std::optional<std::pair<uint64_t, uint64_t>>{};
+        }
+      });
+      if (!range) return std::nullopt;
+      k.column = &p;
+      k.lo = static_cast<int64_t>(range->first);
+      values = range->second;
+    } else {
+      return std::nullopt;
+    }
+    const bool nullable = KeyValidity(*k.column) != nullptr;
+    k.null_code = static_cast<uint32_t>(values);
+    k.domain = static_cast<uint32_t>(std::max<uint64_t>(values + nullable, 1));
+    domain *= k.domain;
+    if (domain > kByteCodes) return std::nullopt;
+    coder.keys_.push_back(k);
+  }
+  return coder;
+}
+
+void ByteGroupCoder::Codes(int64_t start, int64_t n, uint8_t* out) const {
+  if (keys_.empty()) {
+    std::memset(out, 0, static_cast<size_t>(n));
+    return;
+  }
+  uint8_t key_codes[kGroupCodeBlock];
+  for (int64_t done = 0; done < n; done += kGroupCodeBlock) {
+    const int64_t m = std::min(kGroupCodeBlock, n - done);
+    for (size_t j = 0; j < keys_.size(); ++j) {
+      const Key& k = keys_[j];
+      uint8_t* codes = j == 0 ? out + done : key_codes;
+      const auto& column = static_cast<const PrimitiveArray&>(*k.column);
+      VisitType(column.type().id, [&]<typename T>(std::type_identity<T>) {
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) {
+          LowBytes(column.values<T>() + start + done, static_cast<uint8_t>(k.lo), m, codes);
+        }
+      });
+      if (const Validity* valid = KeyValidity(column)) {
+        for (int64_t i = 0; i < m; ++i) {
+          codes[i] = valid->IsValid(start + done + i) ? codes[i] : static_cast<uint8_t>(k.null_code);
+        }
+      }
+      if (j == 0) continue;
+      const auto d = static_cast<uint8_t>(k.domain);
+      for (int64_t i = 0; i < m; ++i) out[done + i] = static_cast<uint8_t>(out[done + i] * d + codes[i]);
+    }
+  }
+}
+
 }  // namespace rowjit::jit::internal

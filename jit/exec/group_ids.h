@@ -2,6 +2,7 @@
 // columns, so that grouped folds index accumulator tables by it.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -22,5 +23,27 @@ struct GroupSlots {
 // batch length is renumbered densely, and so are slot spaces with codes no row has. No keys:
 // every row is slot 0.
 Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t length);
+
+// Group codes of a byte a row, written a block of rows at a time, for keys whose codes compose
+// into at most kByteCodes values: integer columns whose batch range is that small and dictionary
+// columns of that few values. Rows with equal keys share a code; rows with different keys do
+// not, except through a dictionary holding one value twice (the caller merges by key).
+class ByteGroupCoder {
+ public:
+  static constexpr int kByteCodes = 255;  // codes 0..254: 255 is no code
+  // None when a key does not code so, or the keys' codes compose past kByteCodes.
+  static std::optional<ByteGroupCoder> Make(std::span<const ArrayPtr> keys, int64_t length);
+  // The codes of rows [start, start + n) into out[0, n).
+  void Codes(int64_t start, int64_t n, uint8_t* out) const;
+
+ private:
+  struct Key {
+    const Array* column;  // an integer column, or a dictionary's codes
+    int64_t lo = 0;       // subtracted (integers: the batch minimum; dictionary codes: 0)
+    uint32_t domain = 1;  // codes per key: values, then one for null where a row can be null
+    uint32_t null_code = 0;
+  };
+  std::vector<Key> keys_;
+};
 
 }  // namespace rowjit::jit::internal
