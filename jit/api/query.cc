@@ -543,13 +543,15 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
     held = *first;
   }
   ROWJIT_RETURN_NOT_OK(use(held));
-  std::vector<int64_t> sums((1 + 3 * args) * kMaxGroupedSlots + 1);
+  std::vector<int64_t> sums((1 + 3 * args) * kMaxGroupedSlots);
   for (int64_t start = 0, call = 0; start < n; start += kGroupedFoldRows, ++call) {
     const int64_t rows = std::min(kGroupedFoldRows, n - start);
     codes.rows = codes_of(start, rows);
     for (;;) {
       if (kernel->grouped_fold_fn()(inputs.inputs.data(), sums.data(), &codes, start, rows) != 0) return false;
-      if (sums[(1 + 3 * args) * slot_count] == 0) break;
+      const auto strays = static_cast<uint64_t>(sums[0]) >> 32;  // kept rows of no slot's code
+      sums[0] &= 0xffffffff;
+      if (strays == 0) break;
       const std::optional<SlotCodes> next = CodesToFold({codes.rows, static_cast<size_t>(rows)}, folded);
       if (!next) return false;
       ROWJIT_RETURN_NOT_OK(use(*next));

@@ -137,14 +137,14 @@ using RowFoldFn = uint64_t (*)(const KernelInput* inputs, FoldState* state, void
 // and slot s folds the rows of code codes->slot[s] (a code no slot holds: the row folds nowhere);
 // one slot (a query without keys) reads no codes. The mask (the projection's first output) decides
 // which rows fold. `sums` is written, never read:
-//   sums[0 .. S)                     the rows the mask keeps, per slot
+//   sums[0 .. S)                     the rows the mask keeps, per slot; sums[0] also counts, times
+//                                    2^32, the rows the mask keeps whose code no slot holds (not folded)
 //   then per argument k (1..K), 3 * S values: A, B, C per slot
 //     A: the sum of the argument's values (sign-extended to 64 bits) modulo 2^64
 //     B: the sum of their high 32 bits (shifted as the type's signedness), when the type does not bound
 //        kGroupedFoldRows values below 2^63 (GroupedNeedsHigh); 0 otherwise
 //     C: the rows folded, when the argument can be null in a row the mask keeps; 0 otherwise (the
 //        mask's count is then the argument's)
-//   sums[(1 + 3K) S]                 the rows the mask keeps whose code no slot holds (not folded)
 // A 16-byte argument folds its low half and reports evidence for a row (the mask's) whose value
 // does not fit 64 bits; a failing row reports evidence only where the mask is true and a slot
 // holds its code.

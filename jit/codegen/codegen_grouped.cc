@@ -180,7 +180,7 @@ Status KernelBuilder::BuildGrouped(const std::string& name) {
   }();
   // The first loop computes the slots and counts them beside its arguments: the loop of the
   // fewest accumulators, with room left for the counts.
-  std::vector<std::vector<size_t>> loops = ArgumentLoops(outputs, count, LoopAccumulators(mask_registers_) - count - 1);
+  std::vector<std::vector<size_t>> loops = ArgumentLoops(outputs, count, LoopAccumulators(mask_registers_) - count);
   if (loops.empty()) loops.emplace_back();
   std::iter_swap(loops.begin(), std::min_element(loops.begin(), loops.end(), [&](const auto& x, const auto& y) {
                    return LoopCost(outputs, x, count) < LoopCost(outputs, y, count);
@@ -235,8 +235,8 @@ Result<std::pair<llvm::Value*, llvm::Value*>> KernelBuilder::EmitGroupCode(const
 // One loop over arguments `ks` (outputs of the projection): per argument k and slot, A (the values
 // modulo 2^64), B (their high halves) where the type needs it, C (the rows folded) where the
 // argument can be null; written to sums[(1 + 3 (k - 1)) S ..], 3S of them. The first loop also
-// counts the rows the mask keeps per slot into sums[0 .. S), and those of no slot into
-// sums[(1 + 3K) S].
+// counts the rows the mask keeps per slot into sums[0 .. S), and those of no slot into the high
+// half of sums[0].
 Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCodes& codes, llvm::Value* start,
                                       llvm::Value* rows, llvm::Value* sums) {
   const int count = shape_.grouped_slots;
@@ -244,7 +244,7 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCod
   const bool first = codes.first;
   const size_t kept = per * ks.size();  // the first loop's counts follow the arguments' accumulators
   GroupedLoop loop = OpenGroupedLoop(first ? "codes" : "sums",
-                                     std::vector<llvm::Value*>(kept + (first ? count + 1 : 0), b.getInt64(0)), start, rows);
+                                     std::vector<llvm::Value*>(kept + (first ? count : 0), b.getInt64(0)), start, rows);
   std::vector<llvm::Value*>& acc = loop.acc;
   llvm::Value* row = loop.row;
   ROWJIT_ASSIGN_OR_RETURN(const auto slot_and_stray, EmitGroupCode(codes, loop.i, row));
@@ -252,8 +252,13 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCod
   std::vector<llvm::Value*> in_slot;
   for (int s = 0; s < count; ++s) in_slot.push_back(b.CreateICmpEQ(code, b.getInt8(static_cast<uint8_t>(s))));
   if (first) {
-    for (int s = 0; s < count; ++s) acc[kept + s] = b.CreateAdd(acc[kept + s], b.CreateZExt(in_slot[s], b.getInt64Ty()));
-    acc[kept + count] = b.CreateAdd(acc[kept + count], b.CreateZExt(slot_and_stray.second, b.getInt64Ty()));
+    // Slot 0's count also counts the kept rows of no slot, in its high half (a call's rows are
+    // fewer than 2^32): one accumulator less, so that the loop keeps as many arguments.
+    llvm::Value* one = b.getInt64(1);
+    llvm::Value* zero = b.getInt64(0);
+    llvm::Value* stray = b.CreateSelect(slot_and_stray.second, b.getInt64(uint64_t{1} << 32), zero);
+    acc[kept] = b.CreateAdd(acc[kept], b.CreateSelect(in_slot[0], one, stray));
+    for (int s = 1; s < count; ++s) acc[kept + s] = b.CreateAdd(acc[kept + s], b.CreateZExt(in_slot[s], b.getInt64Ty()));
   }
   for (size_t j = 0; j < ks.size(); ++j) {
     const ir::Expr& arg = *key_.expr->args()[ks[j]];
@@ -282,8 +287,6 @@ Status KernelBuilder::EmitGroupedSums(std::span<const size_t> ks, const GroupCod
   const std::vector<llvm::Value*> out = CloseGroupedLoop(loop, rows, first ? "codes.done" : "sums.done");
   if (first) {
     for (int s = 0; s < count; ++s) b.CreateStore(out[kept + s], SumsAt(b, sums, s));
-    const auto args = static_cast<int64_t>(key_.expr->args().size() - 1);
-    b.CreateStore(out[kept + count], SumsAt(b, sums, (1 + 3 * args) * count));
   }
   for (size_t j = 0; j < ks.size(); ++j) {
     const auto base = static_cast<int64_t>((ks[j] - 1) * per) + count;
