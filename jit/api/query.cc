@@ -448,7 +448,27 @@ struct CodeTotals {
     totals.resize(totals.size() + args, 0);
     return codes.size() - 1;
   }
+  // A call's sums (GroupedFoldFn's layout) over `slots` slots holding `slot_codes` (nullptr: one
+  // slot, code 0) added in; false past kMaxGroupedSlots codes or a total past 128 bits.
+  bool Add(std::span<const int64_t> sums, int slots, const uint8_t* slot_codes, int64_t call,
+           std::span<const ir::ExprPtr> outputs);
 };
+
+// Slot codes as the engine keeps them between batches (EngineImpl::QueryFold::codes_hint).
+uint64_t Pack(std::span<const uint8_t> codes) {
+  SlotCodes slots;
+  slots.fill(kNoCode);
+  std::copy(codes.begin(), codes.end(), slots.begin());
+  uint64_t packed;
+  std::memcpy(&packed, slots.data(), sizeof(packed));
+  return packed;
+}
+
+SlotCodes Unpack(uint64_t packed) {
+  SlotCodes slots;
+  std::memcpy(slots.data(), &packed, sizeof(packed));
+  return slots;
+}
 
 // The codes of a call's rows and those folded so far, as kernel slots; none past kMaxGroupedSlots.
 std::optional<SlotCodes> CodesToFold(std::span<const uint8_t> rows, const CodeTotals& folded) {
@@ -466,6 +486,74 @@ std::optional<SlotCodes> CodesToFold(std::span<const uint8_t> rows, const CodeTo
   return out;
 }
 
+// The descriptions of the columns the grouped fold kernel reads; none when one is not dense and
+// flat, or is not the bound query's (the general path's Project names that error).
+std::optional<std::vector<ir::InputSpec>> FusedInputs(const GroupedFoldPlan& plan, std::span<const ArrayPtr> columns,
+                                                      int64_t n) {
+  std::vector<ir::InputSpec> specs(columns.size());
+  for (const ir::Expr* c : plan.root->facts().column_nodes) {
+    const auto i = static_cast<size_t>(c->column_index());
+    if (i >= columns.size() || columns[i] == nullptr || columns[i]->length() < n ||
+        columns[i]->type().WithNullable(false) != c->type().WithNullable(false)) {
+      return std::nullopt;
+    }
+    specs[i] = ir::DescribeInput(*columns[i]);
+    if (specs[i].shape != ir::InputShape::kFlat || specs[i].has_nulls || IsString(specs[i].type) ||
+        specs[i].type == TypeId::kBool) {
+      return std::nullopt;
+    }
+  }
+  return specs;
+}
+
+bool CodeTotals::Add(std::span<const int64_t> sums, int slots, const uint8_t* slot_codes, int64_t call,
+                     std::span<const ir::ExprPtr> outputs) {
+  for (int s = 0; s < slots; ++s) {
+    if (sums[s] == 0) continue;
+    const std::optional<size_t> at = Of(slot_codes == nullptr ? 0 : slot_codes[s], call);
+    if (!at) return false;
+    kept[*at] += sums[s];
+    for (size_t k = 0; k < args; ++k) {
+      const int64_t* a = &sums[(1 + 3 * k) * slots];
+      const DataType type = outputs[k + 1]->type();
+      const __int128 sum = GroupedNeedsHigh(type) ? ExactSumOfHalves(a[s], a[slots + s], !IsUnsignedInt(type.id))
+                                                  : a[s];  // signed: below 2^63 in magnitude
+      __int128& total = totals[*at * args + k];
+      if (__builtin_add_overflow(total, sum, &total)) return false;
+      counts[*at * args + k] += outputs[k + 1]->facts().StrictRows() ? sums[s] : a[2 * slots + s];
+    }
+  }
+  return true;
+}
+
+// The folded codes' totals into `state`, each under the keys of a row of its code (found in the
+// call that first kept one: `codes_of(call's first row)`).
+template <typename CodesOf>
+void MergeFolded(ir::QueryState& state, const GroupedFoldPlan& plan, const CodeTotals& folded,
+                 std::span<const ArrayPtr> keys, int64_t n, CodesOf codes_of) {
+  const ir::Query& q = state.query();
+  for (size_t g = 0; g < folded.codes.size(); ++g) {
+    std::vector<Scalar> key;
+    if (!keys.empty()) {
+      const int64_t start = folded.first_call[g] * kGroupedFoldRows;
+      const uint8_t* call_codes = codes_of(start);
+      const auto rows = static_cast<size_t>(std::min(kGroupedFoldRows, n - start));
+      const auto* at = static_cast<const uint8_t*>(std::memchr(call_codes, folded.codes[g], rows));
+      const int64_t row = start + (at - call_codes);
+      for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(row)));
+    }
+    const std::span<FoldAccumulator> accs = state.Group(std::move(key));
+    for (size_t a = 0; a < q.aggregates.size(); ++a) {
+      const int k = plan.output[a] - 1;
+      if (k < 0) {
+        accs[a].MergeSum(0, folded.kept[g]);
+      } else {
+        accs[a].MergeSum(folded.totals[g * folded.args + k], folded.counts[g * folded.args + k]);
+      }
+    }
+  }
+}
+
 // The batch's rows folded through the grouped fold kernel into `state`, a call of
 // kGroupedFoldRows rows at a time; false, the state as it was, when the batch is not one the
 // kernel covers (inputs with nulls or not flat, more than kMaxGroupedSlots groups) or one of its
@@ -478,21 +566,8 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
                        std::span<const ArrayPtr> columns, std::span<const ArrayPtr> keys, int64_t n,
                        const EvalOptions& options) {
   const GroupedFoldPlan& plan = *fold.plan;
-  // A column the bound query does not match, or too short: the general path's Project names the
-  // error.
-  std::vector<ir::InputSpec> specs(columns.size());
-  for (const ir::Expr* c : plan.root->facts().column_nodes) {
-    const auto i = static_cast<size_t>(c->column_index());
-    if (i >= columns.size() || columns[i] == nullptr || columns[i]->length() < n ||
-        columns[i]->type().WithNullable(false) != c->type().WithNullable(false)) {
-      return false;
-    }
-    specs[i] = ir::DescribeInput(*columns[i]);
-    if (specs[i].shape != ir::InputShape::kFlat || specs[i].has_nulls || IsString(specs[i].type) ||
-        specs[i].type == TypeId::kBool) {
-      return false;
-    }
-  }
+  const std::optional<std::vector<ir::InputSpec>> specs = FusedInputs(plan, columns, n);
+  if (!specs) return false;
   std::optional<internal::ByteGroupCoder> coder;
   std::vector<uint8_t> slots;  // the batch's slots, where the keys do not code in a byte
   if (!keys.empty()) {
@@ -526,7 +601,7 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
                                                                        return c != kNoCode;
                                                                      })));
     if (wanted == slot_count) return Status::OK();
-    Plan kernel_plan = PlanGroupedFold(plan.root, specs, wanted);
+    Plan kernel_plan = PlanGroupedFold(plan.root, *specs, wanted);
     EvalReport report;
     ROWJIT_ASSIGN_OR_RETURN(kernel, engine.TieredKernelOf(kernel_plan, options, report));
     ROWJIT_ASSIGN_OR_RETURN(inputs, internal::PrepareInputs(columns, plan.root->facts().columns, n, *report.kernel));
@@ -534,11 +609,10 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
     return Status::OK();
   };
   CodeTotals folded(args);
-  SlotCodes held;
-  const uint64_t hint = fold.codes_hint.load(std::memory_order_relaxed);
-  std::memcpy(held.data(), &hint, sizeof(hint));
+  SlotCodes held = Unpack(fold.codes_hint.load(std::memory_order_relaxed));
   if (!keys.empty() && held[0] == kNoCode) {  // no guess: the first call's codes
-    const std::optional<SlotCodes> first = CodesToFold({codes_of(0, std::min(kGroupedFoldRows, n)), static_cast<size_t>(std::min(kGroupedFoldRows, n))}, folded);
+    const int64_t rows = std::min(kGroupedFoldRows, n);
+    const std::optional<SlotCodes> first = CodesToFold({codes_of(0, rows), static_cast<size_t>(rows)}, folded);
     if (!first) return false;
     held = *first;
   }
@@ -556,51 +630,10 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
       if (!next) return false;
       ROWJIT_RETURN_NOT_OK(use(*next));
     }
-    for (int s = 0; s < slot_count; ++s) {
-      if (sums[s] == 0) continue;
-      const std::optional<size_t> at = folded.Of(keys.empty() ? 0 : codes.slot[s], call);
-      if (!at) return false;
-      folded.kept[*at] += sums[s];
-      for (size_t k = 0; k < args; ++k) {
-        const int64_t* a = &sums[(1 + 3 * k) * slot_count];
-        const DataType type = outputs[k + 1]->type();
-        const __int128 sum = GroupedNeedsHigh(type) ? ExactSumOfHalves(a[s], a[slot_count + s], !IsUnsignedInt(type.id))
-                                                    : a[s];  // signed: below 2^63 in magnitude
-        __int128& total = folded.totals[*at * args + k];
-        if (__builtin_add_overflow(total, sum, &total)) return false;
-        folded.counts[*at * args + k] += outputs[k + 1]->facts().StrictRows() ? sums[s] : a[2 * slot_count + s];
-      }
-    }
+    if (!folded.Add(sums, slot_count, keys.empty() ? nullptr : codes.slot, call, outputs)) return false;
   }
-  if (!keys.empty()) {
-    SlotCodes next;
-    next.fill(kNoCode);
-    std::copy(folded.codes.begin(), folded.codes.end(), next.begin());
-    uint64_t packed;
-    std::memcpy(&packed, next.data(), sizeof(packed));
-    fold.codes_hint.store(packed, std::memory_order_relaxed);
-  }
-  const ir::Query& q = state.query();
-  for (size_t g = 0; g < folded.codes.size(); ++g) {
-    std::vector<Scalar> key;
-    if (!keys.empty()) {  // the keys of a row of the code, in the call that first kept one
-      const int64_t start = folded.first_call[g] * kGroupedFoldRows;
-      const int64_t rows = std::min(kGroupedFoldRows, n - start);
-      const uint8_t* call_codes = codes_of(start, rows);
-      const auto* at = static_cast<const uint8_t*>(std::memchr(call_codes, folded.codes[g], static_cast<size_t>(rows)));
-      const int64_t row = start + (at - call_codes);
-      for (const ArrayPtr& k : keys) key.push_back(ir::NormalizeKey(k->GetScalar(row)));
-    }
-    const std::span<FoldAccumulator> accs = state.Group(std::move(key));
-    for (size_t a = 0; a < q.aggregates.size(); ++a) {
-      const int k = plan.output[a] - 1;
-      if (k < 0) {
-        accs[a].MergeSum(0, folded.kept[g]);
-      } else {
-        accs[a].MergeSum(folded.totals[g * args + k], folded.counts[g * args + k]);
-      }
-    }
-  }
+  if (!keys.empty()) fold.codes_hint.store(Pack(folded.codes), std::memory_order_relaxed);
+  MergeFolded(state, plan, folded, keys, n, [&](int64_t start) { return codes_of(start, std::min(kGroupedFoldRows, n - start)); });
   return true;
 }
 

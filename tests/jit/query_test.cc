@@ -373,6 +373,63 @@ TEST(Query, GroupedFoldKernelLeavesEdgesToTheExactPath) {
   EXPECT_EQ(Text(jit), Text(ir::EvaluateQueryReference(q, cols, length)));
 }
 
+// One query object folded batch after batch through the grouped fold kernel while its groups
+// change: keys that code in a byte (u8, a nullable i64 of a small range far from 0, a nullable
+// dictionary) and keys that do not (strings), batches whose groups differ from the last batch's
+// (the kernel's slots start from them), a group first met past the first kernel call, and a
+// batch of more groups than the kernel's slots (the general path).
+TEST(Query, GroupedFoldKernelFollowsChangingGroups) {
+  auto engine = NewEngine();
+  const Schema schema{{Field{"g", DataType(TypeId::kU8, false)}, Field{"k", DataType(TypeId::kI64, true)},
+                       Field{"s", DataType(TypeId::kUtf8, true)}, Field{"b", DataType(TypeId::kI32, false)},
+                       Field{"p", std::move(DataType::Decimal(15, 2, TypeId::kI64)).value()}}};
+  std::mt19937_64 rng(23);
+  // Regions of rows and the group values their rows take: [begin, end) → values.
+  struct Region {
+    int64_t begin, end;
+    std::vector<int> values;
+  };
+  const std::vector<Region> regions = {{0, 10000, {0, 1, 2}},
+                                       {10000, 19000, {3, 4}},
+                                       {19000, 30000, {3, 4, 5, 6}},
+                                       {30000, 40000, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+                                       {40000, 50000, {7}}};
+  // The second batch meets 5 and 6 at its row 9000, in its second kernel call.
+  const std::vector<std::pair<int64_t, int64_t>> batches = {{0, 10000}, {10000, 30000}, {30000, 40000}, {40000, 50000}};
+  const int64_t length = 50000;
+  std::vector<Scalar> g, k, str, b;
+  for (const Region& r : regions) {
+    for (int64_t i = r.begin; i < r.end; ++i) {
+      const int v = r.values[rng() % r.values.size()];
+      const bool null = rng() % 13 == 0;
+      g.push_back(Scalar::Of<uint8_t>(static_cast<uint8_t>(v % 3)));
+      k.push_back(null ? Scalar::Null(TypeId::kI64) : Scalar::Of<int64_t>(1000000000000 + v / 3));
+      str.push_back(null ? Scalar::Null(TypeId::kUtf8) : Scalar::String("v" + std::to_string(v)));
+      b.push_back(Scalar::Of<int32_t>(static_cast<int32_t>(rng() % 2000) - 1000));
+    }
+  }
+  ArrayPtr strings = std::move(MakeArray(schema.fields[2].type, str)).value();
+  std::vector<ArrayPtr> cols = {std::move(MakeArray(schema.fields[0].type, g)).value(),
+                                std::move(MakeArray(schema.fields[1].type, k)).value(), strings,
+                                std::move(MakeArray(schema.fields[3].type, b)).value(),
+                                testing::RandomFlatArray({.type = schema.fields[4].type, .length = length}, rng)};
+  for (const char* text : {"sum(b), avg(p), count(*) group by g, k where b % 5 != 0",
+                           "count(*), sum(p) group by s", "sum(b) group by s, g where b > -500"}) {
+    for (const bool dictionary : {false, true}) {
+      cols[2] = dictionary ? testing::AsDictionary(strings, rng) : strings;
+      auto query = std::make_shared<const ir::Query>(Bind(text, schema));
+      ir::QueryState state(query);
+      for (const auto& [begin, end] : batches) {
+        std::vector<ArrayPtr> part;
+        for (const ArrayPtr& c : cols) part.push_back(std::move(c->Slice(begin, end - begin)).value());
+        ASSERT_OK(engine->FoldQuery(state, part, end - begin));
+      }
+      EXPECT_EQ(Text(state.Finish()), Text(ir::EvaluateQueryReference(*query, cols, length)))
+          << text << (dictionary ? " (dictionary strings)" : "");
+    }
+  }
+}
+
 // Partial states: batches folded apart and merged (and sent through bytes) give the one-pass
 // answer (integer arguments: exact in any order).
 TEST(Query, MergedStatesEqualOnePass) {
