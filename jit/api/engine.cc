@@ -110,6 +110,21 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& aggregate, st
   return impl_->Aggregate(aggregate, columns, length, options, report);
 }
 
+Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
+                                              int64_t length, const SelectionVector& selection,
+                                              const EvalOptions& options, EvalReport* report) {
+  const ir::ExprPtr arg[] = {aggregate.arg};
+  ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> values,
+                          impl_->ProjectSelected(arg, columns, length, selection, {}, options, nullptr));
+  ir::Aggregate over_values = aggregate;
+  over_values.arg = ir::Expr::BoundColumn("arg", 0, aggregate.arg->type());
+  Result<ir::AggregateResult> out = impl_->Aggregate(over_values, values, selection.size(), options, report);
+  if (!out.ok() && out.error().row()) {  // a row of the selection's values: its batch row
+    return Error(out.error().code(), out.error().message()).WithRow(out.error().function(), selection[*out.error().row()]);
+  }
+  return out;
+}
+
 Status Engine::Prepare(const ir::ExprPtr& expr, const Schema& schema) { return impl_->Prepare(expr, schema); }
 
 Result<std::unique_ptr<PreparedExpression>> Engine::PrepareExpression(const ir::ExprPtr& expr,

@@ -180,6 +180,13 @@ class Engine {
   Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
                                         std::span<const ArrayPtr> columns, int64_t length,
                                         const EvalOptions& options, EvalReport* report);
+  // Over the selected rows, in selection order (float sums' lanes by position in the selection):
+  // the argument computed for those rows only (Project under the selection), then folded as a
+  // column of them. An error names its batch row.
+  Result<ir::AggregateResult> Aggregate(const ir::Aggregate& aggregate,
+                                        std::span<const ArrayPtr> columns, int64_t length,
+                                        const SelectionVector& selection, const EvalOptions& options = {},
+                                        EvalReport* report = nullptr);
 
   // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc), a block of
   // rows at a time: count(*), sums and averages of integers and decimals over few groups and dense

@@ -14,8 +14,10 @@
 #include "kernels/fold.h"
 #include "runtime/builder.h"
 #include "runtime/random.h"
+#include "runtime/selection.h"
 #include "support/assert_ok.h"
 #include "support/random_data.h"
+#include "support/result_text.h"
 
 namespace rowjit::jit {
 namespace {
@@ -209,6 +211,39 @@ TEST(Fold, ExpressionsMatchReference) {
     }
   }
   EXPECT_GE(with_value, 200);  // folds that produced a value, not only nulls and errors
+}
+
+// Under a selection: the reference over the selected rows (taken), an error's row mapped back to
+// the batch's.
+TEST(Fold, UnderASelectionMatchesReferenceOverTheSelectedRows) {
+  auto engine = NewEngine();
+  const Schema schema = testing::WideSchema();
+  int64_t with_value = 0, errors = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::string text = RandomFold(schema, 3, rng);
+    auto agg = ir::ParseAndBindAggregate(text, schema);
+    ASSERT_TRUE(agg.ok()) << text << ": " << agg.error().ToString();
+    const int64_t length = std::vector<int64_t>{0, 1, 33, 64, 1000, 5000}[rng() % 6];
+    const std::vector<ArrayPtr> cols = testing::RandomColumns(schema, length, rng);
+    const SelectionVector sel = testing::RandomSelection(length, rng);
+    std::vector<ArrayPtr> taken;
+    for (const ArrayPtr& c : cols) taken.push_back(std::move(Take(*c, sel)).value());
+    auto ref = ir::EvaluateAggregateReference(*agg, taken, sel.size());
+    auto jit = engine->Aggregate(*agg, cols, length, sel);
+    const std::string where = fmt::format("seed {}: {} over {} of {} rows", seed, agg->ToString(), sel.size(), length);
+    if (!ref.ok()) {
+      ++errors;
+      ASSERT_FALSE(jit.ok()) << where;
+      EXPECT_EQ(jit.error().code(), ref.error().code()) << where;
+      EXPECT_EQ(jit.error().row(), ref.error().row() ? std::optional<int64_t>(sel[*ref.error().row()]) : std::nullopt) << where;
+      continue;
+    }
+    with_value += !ref->value.is_null();
+    ASSERT_EQ(Text(jit, agg->kind), Text(ref, agg->kind)) << where;
+  }
+  EXPECT_GE(with_value, 20);
+  EXPECT_GT(errors, 0);
 }
 
 // sum(a * b) over narrow integers folds the exact widened product: identical values and
