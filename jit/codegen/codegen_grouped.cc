@@ -99,6 +99,17 @@ std::vector<std::vector<size_t>> ArgumentLoops(const std::vector<ir::ExprPtr>& o
   return loops;
 }
 
+// Asks the loop vectorizer to interleave `count` vector iterations on the loop whose latch this is.
+void AskInterleave(llvm::BasicBlock* latch, int count) {
+  llvm::LLVMContext& ctx = latch->getContext();
+  llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), count))};
+  llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx, hint)};
+  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, ops);
+  id->replaceOperandWith(0, id);
+  latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
 }  // namespace
 
 // What every loop of a grouped fold carries besides its accumulators: the evidence, then the
@@ -133,7 +144,14 @@ std::vector<llvm::Value*> KernelBuilder::CloseGroupedLoop(GroupedLoop& loop, llv
   std::vector<llvm::Value*> updated = loop.acc;
   for (llvm::Value* e : Flags()) updated.push_back(e);
   llvm::Value* next = b.CreateAdd(loop.i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::BasicBlock* latch = b.GetInsertBlock();
   std::vector<llvm::Value*> out = loop.scaffold.Close(next, updated, b.CreateICmpULT(next, rows), exit);
+  // A loop of few live values runs four vector iterations at a time, so that more of its loads
+  // are in flight (Q6's one loop: bench tpch/q6/jit_query, 1.13x faster than the vectorizer's
+  // two on Zen 5); a loop of more would spill.
+  const int registers = mask_registers_ ? 32 : 16;  // vector registers
+  const auto live = static_cast<int>(updated.size());
+  if (4 * live <= registers * 3 / 4) AskInterleave(latch, 4);
   SetFlags(std::span(out).subspan(loop.acc.size()));
   out.resize(loop.acc.size());
   return out;
