@@ -251,7 +251,8 @@ class EngineImpl {
   HeldHandles<HeldProjection> held_projections_;
   std::atomic<int64_t> held_runs_{0};
   std::mutex query_plans_mutex_;
-  std::vector<std::pair<std::shared_ptr<const ir::Query>, std::shared_ptr<QueryFold>>> query_plans_;  // oldest first, at most kQueryPlans
+  // Oldest first, at most kQueryPlans.
+  std::vector<std::pair<std::shared_ptr<const ir::Query>, std::shared_ptr<QueryFold>>> query_plans_;
   // Last: destroyed first, so that no background compile outlives the cache or the compiler.
   std::unique_ptr<CompilePool> pool_;
 };

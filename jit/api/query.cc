@@ -597,9 +597,9 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
   GroupedCodes codes{};
   auto use = [&](const SlotCodes& held) -> Status {
     std::copy(held.begin(), held.end(), codes.slot);
-    const int wanted = keys.empty() ? 1 : std::max(2, GroupedFoldSlots(std::count_if(held.begin(), held.end(), [](uint8_t c) {
-                                                                       return c != kNoCode;
-                                                                     })));
+    const auto codes_held = std::count_if(held.begin(), held.end(), [](uint8_t c) { return c != kNoCode; });
+    // Keys: two slots at least, so that one slot always means "no codes read".
+    const int wanted = keys.empty() ? 1 : std::max(2, GroupedFoldSlots(codes_held));
     if (wanted == slot_count) return Status::OK();
     Plan kernel_plan = PlanGroupedFold(plan.root, *specs, wanted);
     EvalReport report;
@@ -633,7 +633,8 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
     if (!folded.Add(sums, slot_count, keys.empty() ? nullptr : codes.slot, call, outputs)) return false;
   }
   if (!keys.empty()) fold.codes_hint.store(Pack(folded.codes), std::memory_order_relaxed);
-  MergeFolded(state, plan, folded, keys, n, [&](int64_t start) { return codes_of(start, std::min(kGroupedFoldRows, n - start)); });
+  MergeFolded(state, plan, folded, keys, n,
+              [&](int64_t start) { return codes_of(start, std::min(kGroupedFoldRows, n - start)); });
   return true;
 }
 

@@ -5,8 +5,9 @@
 // and each row's slot — the slot holding the row's code where the mask keeps it, else the slot
 // count (no slot) — counts the slots' rows and the kept rows no slot holds, and, when loops
 // follow, writes the slots to a stack buffer, a byte a row, which the later loops read. The
-// slots' codes are the caller's (GroupedCodes), so that a batch's codes need no renumbering. Arguments that share a subexpression (Q1's price * (1 - discount),
-// inside two of them) share a loop, which computes it once; a loop keeps at most
+// slots' codes are the caller's (GroupedCodes), so that a batch's codes need no renumbering.
+// Arguments that share a subexpression (Q1's price * (1 - discount), inside two of them) share a
+// loop, which computes it once; a loop keeps at most
 // LoopAccumulators accumulators live, which the vectorizer holds in vector registers (one loop for
 // every argument would spill them: Q1's need 28 at 4 slots). The inputs of a call
 // (kGroupedFoldRows rows) stay in L2 between the loops. One slot reads no codes at all.
@@ -99,17 +100,6 @@ std::vector<std::vector<size_t>> ArgumentLoops(const std::vector<ir::ExprPtr>& o
   return loops;
 }
 
-// Asks the loop vectorizer to interleave `count` vector iterations on the loop whose latch this is.
-void AskInterleave(llvm::BasicBlock* latch, int count) {
-  llvm::LLVMContext& ctx = latch->getContext();
-  llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), count))};
-  llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx, hint)};
-  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, ops);
-  id->replaceOperandWith(0, id);
-  latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
-}
-
 }  // namespace
 
 // What every loop of a grouped fold carries besides its accumulators: the evidence, then the
@@ -147,11 +137,12 @@ std::vector<llvm::Value*> KernelBuilder::CloseGroupedLoop(GroupedLoop& loop, llv
   llvm::BasicBlock* latch = b.GetInsertBlock();
   std::vector<llvm::Value*> out = loop.scaffold.Close(next, updated, b.CreateICmpULT(next, rows), exit);
   // A loop of few live values runs four vector iterations at a time, so that more of its loads
-  // are in flight (Q6's one loop: bench tpch/q6/jit_query, 1.13x faster than the vectorizer's
-  // two on Zen 5); a loop of more would spill.
+  // are in flight: at memory speed its body is too short to keep them so otherwise (Q6's one
+  // loop; bench: tpch/q6/jit_query against the vectorizer's own choice of two). A loop of more
+  // would spill.
   const int registers = mask_registers_ ? 32 : 16;  // vector registers
   const auto live = static_cast<int>(updated.size());
-  if (4 * live <= registers * 3 / 4) AskInterleave(latch, 4);
+  if (4 * live <= registers * 3 / 4) AskLoopHint(latch, "llvm.loop.interleave.count", 4);
   SetFlags(std::span(out).subspan(loop.acc.size()));
   out.resize(loop.acc.size());
   return out;

@@ -351,10 +351,12 @@ bool HasTemporalOnI64(const ir::Expr& e) {
 // registers, the i32 part in two) keep the calendar in full vectors (bench, on an AVX2 host:
 // `temporal/{year,date_trunc_month}/jit`). x86 only: NEON keeps these loops scalar anyway (no
 // 64-bit lane multiply) and a forced width there only adds code.
-void AskVectorWidth(llvm::BasicBlock* latch, int width) {
+void AskVectorWidth(llvm::BasicBlock* latch, int width) { AskLoopHint(latch, "llvm.loop.vectorize.width", width); }
+
+void AskLoopHint(llvm::BasicBlock* latch, const char* name, int value) {
   llvm::LLVMContext& ctx = latch->getContext();
-  llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.width"),
-                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), width))};
+  llvm::Metadata* hint[] = {llvm::MDString::get(ctx, name),
+                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
   llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx, hint)};
   llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, ops);
   id->replaceOperandWith(0, id);

@@ -19,6 +19,10 @@ constexpr unsigned kInputValues = 0, kInputCodes = 1, kInputValid = 2, kInputSca
 
 llvm::Value* LaneBit(llvm::IRBuilder<>& b, llvm::Value* word, llvm::Value* lane);
 
+// Sets the loop hint `name` ("llvm.loop.interleave.count", ...) to `value` on the loop whose latch
+// this is, as its only hint.
+void AskLoopHint(llvm::BasicBlock* latch, const char* name, int value);
+
 // Phis in the current block joining two paths: value i is `a[i]` from block `from_a`, `b[i]`
 // from `from_b`.
 std::vector<llvm::Value*> JoinPaths(llvm::IRBuilder<>& b, std::span<llvm::Value* const> a, llvm::BasicBlock* from_a,
