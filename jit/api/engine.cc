@@ -113,15 +113,14 @@ Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& aggregate, st
 Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
                                               int64_t length, const SelectionVector& selection,
                                               const EvalOptions& options, EvalReport* report) {
+  if (aggregate.arg == nullptr) return MakeError(ErrorCode::kInvalidInput, "aggregate without argument");
   const ir::ExprPtr arg[] = {aggregate.arg};
   ROWJIT_ASSIGN_OR_RETURN(std::vector<ArrayPtr> values,
                           impl_->ProjectSelected(arg, columns, length, selection, {}, options, nullptr));
   ir::Aggregate over_values = aggregate;
   over_values.arg = ir::Expr::BoundColumn("arg", 0, aggregate.arg->type());
   Result<ir::AggregateResult> out = impl_->Aggregate(over_values, values, selection.size(), options, report);
-  if (!out.ok() && out.error().row()) {  // a row of the selection's values: its batch row
-    return Error(out.error().code(), out.error().message()).WithRow(out.error().function(), selection[*out.error().row()]);
-  }
+  if (!out.ok()) return internal::AtBatchRow(out.error(), selection);  // a row of the values: its batch row
   return out;
 }
 

@@ -627,7 +627,8 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
       sums[0] &= 0xffffffff;
       if (strays == 0) break;
       const std::optional<SlotCodes> next = CodesToFold({codes.rows, static_cast<size_t>(rows)}, folded);
-      if (!next) return false;
+      // Past the slots, or (never for codes below 255) no code the slots lack: the general path.
+      if (!next || std::equal(next->begin(), next->end(), codes.slot)) return false;
       ROWJIT_RETURN_NOT_OK(use(*next));
     }
     if (!folded.Add(sums, slot_count, keys.empty() ? nullptr : codes.slot, call, outputs)) return false;

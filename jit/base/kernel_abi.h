@@ -89,8 +89,8 @@ inline constexpr int kFoldLanes = 32;
 // The meaning of the kernels' arguments and state, in the disk cache key: raised when it changes,
 // so that no kernel cached under another meaning is loaded (the build ID already tells builds
 // apart, but a binary may have none). 2: A of a 64-bit sum holds the sum modulo 2^64 (1: the sum
-// of the low 32-bit halves).
-inline constexpr int kKernelAbiVersion = 2;
+// of the low 32-bit halves). 3: a grouped fold reads GroupedCodes (2: a u32 slot a row).
+inline constexpr int kKernelAbiVersion = 3;
 struct FoldState {
   uint64_t count[kFoldLanes];
   uint64_t a[kFoldLanes];

@@ -277,12 +277,20 @@ std::optional<std::pair<uint64_t, uint64_t>> IntegerRange(const PrimitiveArray& 
   return std::pair<uint64_t, uint64_t>{static_cast<uint64_t>(extrema->min), static_cast<uint64_t>(range)};
 }
 
-// A key's codes of rows [start, start + n): the value's low byte less lo's (the range is below
-// 256, so that difference modulo 256 is the value less lo), for integer columns and dictionary
-// codes alike.
+// An integer key's codes of rows [start, start + n): the value's low byte less lo's (the range is
+// below 256, so that difference modulo 256 is the value less lo).
 template <typename T>
 void LowBytes(const T* v, uint8_t lo, int64_t n, uint8_t* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(static_cast<uint8_t>(v[i]) - lo);
+}
+
+// A dictionary key's codes: the code, or `values` (the null code) for a code outside the
+// dictionary, which DictionaryArray::IsNull calls null.
+template <typename T>
+void DictionaryCodes(const T* v, uint32_t values, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = static_cast<uint64_t>(v[i]) < values ? static_cast<uint8_t>(v[i]) : static_cast<uint8_t>(values);
+  }
 }
 
 }  // namespace
@@ -296,6 +304,7 @@ std::optional<ByteGroupCoder> ByteGroupCoder::Make(std::span<const ArrayPtr> key
     if (key->encoding() == Encoding::kDictionary) {
       const auto& d = static_cast<const DictionaryArray&>(*key);
       k.column = d.codes().get();
+      k.dictionary = true;
       values = static_cast<uint64_t>(d.values()->length());
       if (values >= kByteCodes) return std::nullopt;
     } else if (key->encoding() == Encoding::kPrimitive && IsInteger(key->type().id) && BitWidth(key->type().id) <= 64) {
@@ -314,7 +323,7 @@ std::optional<ByteGroupCoder> ByteGroupCoder::Make(std::span<const ArrayPtr> key
     } else {
       return std::nullopt;
     }
-    const bool nullable = KeyValidity(*k.column) != nullptr;
+    const bool nullable = KeyValidity(*k.column) != nullptr || k.dictionary;
     k.null_code = static_cast<uint32_t>(values);
     k.domain = static_cast<uint32_t>(std::max<uint64_t>(values + nullable, 1));
     domain *= k.domain;
@@ -338,7 +347,12 @@ void ByteGroupCoder::Codes(int64_t start, int64_t n, uint8_t* out) const {
       const auto& column = static_cast<const PrimitiveArray&>(*k.column);
       VisitType(column.type().id, [&]<typename T>(std::type_identity<T>) {
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) {
-          LowBytes(column.values<T>() + start + done, static_cast<uint8_t>(k.lo), m, codes);
+          const T* v = column.values<T>() + start + done;
+          if (k.dictionary) {
+            DictionaryCodes(v, k.null_code, m, codes);
+          } else {
+            LowBytes(v, static_cast<uint8_t>(k.lo), m, codes);
+          }
         }
       });
       if (const Validity* valid = KeyValidity(column)) {

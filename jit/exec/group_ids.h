@@ -42,6 +42,7 @@ class ByteGroupCoder {
     int64_t lo = 0;       // subtracted (integers: the batch minimum; dictionary codes: 0)
     uint32_t domain = 1;  // codes per key: values, then one for null where a row can be null
     uint32_t null_code = 0;
+    bool dictionary = false;  // codes past the dictionary's values are nulls
   };
   std::vector<Key> keys_;
 };

@@ -430,6 +430,29 @@ TEST(Query, GroupedFoldKernelFollowsChangingGroups) {
   }
 }
 
+// A dictionary key whose codes leave the dictionary (DictionaryArray::Make does not check them):
+// such rows are null keys, through the grouped fold kernel as in the reference.
+TEST(Query, DictionaryCodesOutsideTheDictionaryAreNullKeys) {
+  auto engine = NewEngine();
+  const Schema schema{{Field{"s", DataType(TypeId::kUtf8, true)}, Field{"x", DataType(TypeId::kI32, false)}}};
+  const int64_t length = 20000;
+  std::vector<Scalar> codes, x;
+  for (int64_t i = 0; i < length; ++i) {
+    // 0 and 1 name "a" and "b"; 2, 200 and 257 (whose low byte is 1) name nothing.
+    const int64_t pick[] = {0, 1, 2, 200, 257};
+    codes.push_back(Scalar::Of<int16_t>(static_cast<int16_t>(pick[(i * 7 + i / 3) % 5])));
+    x.push_back(Scalar::Of<int32_t>(static_cast<int32_t>(i % 1000)));
+  }
+  auto code_array = std::static_pointer_cast<const PrimitiveArray>(std::move(MakeArray(DataType(TypeId::kI16, false), codes)).value());
+  ArrayPtr dictionary = std::move(DictionaryArray::Make(code_array, Column(DataType(TypeId::kUtf8, false), "['a', 'b']"))).value();
+  std::vector<ArrayPtr> cols = {dictionary, std::move(MakeArray(DataType(TypeId::kI32, false), x)).value()};
+  const ir::Query q = Bind("sum(x), count(*) group by s", schema);
+  auto jit = engine->Query(q, cols, length);
+  ASSERT_TRUE(jit.ok()) << jit.error().ToString();
+  EXPECT_EQ(jit->groups, 3);  // a, b, null
+  EXPECT_EQ(Text(jit), Text(ir::EvaluateQueryReference(q, cols, length)));
+}
+
 // Partial states: batches folded apart and merged (and sent through bytes) give the one-pass
 // answer (integer arguments: exact in any order).
 TEST(Query, MergedStatesEqualOnePass) {
