@@ -188,12 +188,13 @@ class Engine {
                                         const SelectionVector& selection, const EvalOptions& options = {},
                                         EvalReport* report = nullptr);
 
-  // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc), a block of
-  // rows at a time: count(*), sums and averages of integers and decimals over few groups and dense
-  // inputs by one grouped fold kernel (WHERE and the arguments computed in registers and summed
-  // per group); other blocks and queries by one projection kernel of WHERE and the arguments,
-  // folded per group by the static grouped folds. Results equal ir::EvaluateQueryReference's value for value; an error is the
-  // batch's first failing row over WHERE and the arguments (Project's error, naming the output).
+  // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc): count(*), sums
+  // and averages of integers and decimals over few groups and dense inputs by one grouped fold
+  // kernel over the whole batch (WHERE and the arguments computed in registers and summed per
+  // group); other batches and queries a block of rows at a time, by one projection kernel of WHERE
+  // and the arguments folded per group by the static grouped folds. Results equal
+  // ir::EvaluateQueryReference's value for value; an error is the batch's first failing row over
+  // WHERE and the arguments (Project's error, naming the output).
   // With a selection: over the selected rows, in selection order (float sums' lanes by position
   // in the selection); an error names its batch row.
   Result<ir::QueryResult> Query(const ir::Query& query, std::span<const ArrayPtr> columns, int64_t length,
@@ -202,8 +203,9 @@ class Engine {
                                 const SelectionVector& selection, const EvalOptions& options = {});
   // Folds one batch into a partial state (batches, threads: one state each, then
   // QueryState::Merge; Dask: QueryState::Serialize). Query is a new state, one FoldQuery, Finish.
-  // The batch folds into a state of its own, added as QueryState::AddBatch adds it: on an error
-  // `state` is left as it was. A GROUP BY column whose type is not the bound one is a type error.
+  // The grouped fold kernel writes `state` only once the whole batch folded; the other path folds
+  // the batch into a state of its own, added as QueryState::AddBatch adds it: on an error `state`
+  // is left as it was. A GROUP BY column whose type is not the bound one is a type error.
   Status FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                    const EvalOptions& options = {});
   Status FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,

@@ -1,9 +1,9 @@
-// Aggregate queries on the engine (jit layer, api room), a block of rows at a time: the block's
-// group slots from its keys; then either the grouped fold kernel (sums, averages and counts over
-// few groups: PlanQueryFold), or WHERE and every aggregate's guarded argument computed by one
-// projection kernel (a subexpression they share computed once) and each argument folded per slot
-// by the static grouped folds (kernels/grouped_fold.h); the slots merged into the caller's state
-// by key.
+// Aggregate queries on the engine (jit layer, api room): the whole batch through the grouped fold
+// kernel (sums, averages and counts over few groups: PlanQueryFold), a byte group code a row; or,
+// a block of rows at a time, the block's group slots from its keys, WHERE and every aggregate's
+// guarded argument computed by one projection kernel (a subexpression they share computed once)
+// and each argument folded per slot by the static grouped folds (kernels/grouped_fold.h). Either
+// way the groups are merged into the caller's state by key.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -674,7 +674,8 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
     ROWJIT_ASSIGN_OR_RETURN(const bool folded, FoldFused(*impl_, state, *fold, columns, keys, length, options));
     if (folded) return Status::OK();
   }
-  // Otherwise the batch folds into a state of its own, so that an error leaves the caller's as it was.
+  // Otherwise the batch folds into a state of its own, so that an error leaves the caller's as it
+  // was.
   ir::QueryState batch(state.shared_query());
   ROWJIT_RETURN_NOT_OK(FoldBatch(batch, columns, length, options));
   return state.AddBatch(std::move(batch));
