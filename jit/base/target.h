@@ -51,6 +51,9 @@ inline constexpr const char* kTableGathersAttribute = "rowjit-table-gathers";
 // runs at sum_fold_vector_width, the host's widest (512 bits where it has them, which these
 // kernels use well: bench `math/exp_f64/jit` with EngineOptions::vector_widths at 256 and 512).
 inline constexpr const char* kWideMathAttribute = "rowjit-wide-math";
+// Marks a kernel whose vectorized loops prefetch their input streams this many rows ahead (the
+// attribute's value, in decimal): jit/compile/prefetch.cc.
+inline constexpr const char* kPrefetchRowsAttribute = "rowjit-prefetch-rows";
 
 // "native" is the host as LLVM detects it, unless a lower x86-64 level is forced for the static
 // kernels (ROWJIT_KERNEL_LEVEL, kernels::SetKernelLevel) when the compiler is made: then that

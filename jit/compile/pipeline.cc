@@ -246,7 +246,8 @@ void FoldSplatReductions(llvm::Module& m) {
 
 std::string CodegenOptions() {
   return fmt::format("pic; optimized: codegen O3, row loops [{}] + splat reductions folded + "
-                     "widening products paired (and their fold masks) + fold masks read as bits, "
+                     "widening products paired (and their fold masks) + fold masks read as bits + "
+                     "input streams prefetched where marked, "
                      "other kernels O3 (LLVM's); fast: codegen O0 FastISel, no IR passes",
                      kRowLoopPipeline);
 }
@@ -282,6 +283,7 @@ void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm, KernelPipeline pip
     FoldSplatReductions(m);
     PairWideningProducts(m, tm);
     LoadFoldMasksAsBits(m, tm);
+    PrefetchInputStreams(m);
     return;
   }
   // The O3 pipeline keeps state between modules (its inliner's), so each module gets its own.

@@ -51,6 +51,9 @@ bool HasMaskRegisters(const llvm::TargetMachine& tm);
 // block's validity words (and their even and odd rows' bits, where its mask was paired) and loads
 // its lanes' masks as bits of them, not as the bytes it spread them to (jit/compile/mask_bits.cc).
 void LoadFoldMasksAsBits(llvm::Module& m, const llvm::TargetMachine& tm);
+// After a row loop's optimization, in kernels marked with kPrefetchRowsAttribute: software
+// prefetches of the vectorized loops' input streams (jit/compile/prefetch.cc).
+void PrefetchInputStreams(llvm::Module& m);
 
 void OptimizeModule(llvm::Module& m, llvm::TargetMachine& tm,
                     KernelPipeline pipeline = KernelPipeline::kGeneric);

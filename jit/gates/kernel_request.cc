@@ -55,7 +55,9 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
     }
     out.expr = plan->root;
     out.fold = "grouped";
-    out.key = *PlanGroupedFold(plan->root, std::move(specs), request.grouped_slots, target.name).kernel;
+    // A query without keys folds into one slot, as the executor runs it.
+    const int slots = query.keys.empty() ? 1 : request.grouped_slots;
+    out.key = *PlanGroupedFold(plan->root, std::move(specs), slots, target.name).kernel;
     out.target = std::move(target);
     return out;
   }

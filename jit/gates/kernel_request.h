@@ -24,7 +24,8 @@ struct KernelRequest {
   // A speculative kernel's exact twin (KernelShape::speculative_mul cleared): what the executor
   // runs for a batch with wide operands, so the catalog gates it too.
   bool exact_twin = false;
-  // A query ("sum(a), count(*) group by g where p"): the slot count of its grouped fold kernel.
+  // A query ("sum(a), count(*) group by g where p"): the slot count of its grouped fold kernel
+  // when it has keys (a query without keys folds into one slot).
   int grouped_slots = 4;
 };
 

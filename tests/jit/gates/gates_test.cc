@@ -574,7 +574,8 @@ TEST(Gates, SplitWidthsReachEachKernelFamily) {
 
 // A query's grouped fold kernel (TPC-H Q1's aggregates: decimal sums of products under WHERE over
 // string keys) at 1, 4 and 8 slots on the host and on AVX2: every loop but the vectorizer's
-// remainders vectorized, the slots' sums and the evidence reduced from vectors, and the gates pass.
+// remainders vectorized, the slots' sums and the evidence reduced from vectors, the vectorized
+// loops prefetching their input streams (jit/compile/prefetch.cc), and the gates pass.
 TEST(Gates, GroupedFoldKernelsVectorizeEveryLoop) {
   const std::string schema = "qty:decimal64(15,2), price:decimal64(15,2), disc:decimal64(15,2), tax:decimal64(15,2), "
                              "flag:utf8, status:utf8, ship:date32, n:i32";
@@ -604,6 +605,14 @@ TEST(Gates, GroupedFoldKernelsVectorizeEveryLoop) {
       }
       EXPECT_GE(adds, 5 * slots);
       EXPECT_TRUE(check.report.returns_evidence);  // the product of three decimals can overflow
+      // At least one prefetch per column the first loop reads (qty, price, disc, tax, ship, n).
+      const std::string& ir = check.code.optimized_ir;
+      int prefetches = 0;
+      for (size_t at = ir.find("call void @llvm.prefetch"); at != std::string::npos;
+           at = ir.find("call void @llvm.prefetch", at + 1)) {
+        ++prefetches;
+      }
+      EXPECT_GE(prefetches, 6);
     }
   }
 }
