@@ -1,8 +1,9 @@
 // Software prefetch of a vectorized loop's input streams (jit layer, compile room): after the
 // row-loop pipeline, in a kernel marked with kPrefetchRowsAttribute, the vector body of every
-// vectorized loop gets one `prefetcht0` per cache line each of its input streams reads in an
-// iteration, that many rows ahead. LoopVectorize will not vectorize a loop that calls
-// llvm.prefetch, so the prefetches go in after it.
+// vectorized loop gets one read prefetch into L1 per cache line each of its input streams (plain
+// fixed-width vector loads from one base) reads in an iteration, that many rows ahead.
+// LoopVectorize will not vectorize a loop that calls llvm.prefetch, so the prefetches go in after
+// it.
 //
 // Why: a fold over several columns out of cache runs below the read bandwidth one loop over the
 // same columns reaches when it does little per row: its longer body keeps fewer loads in flight,
@@ -43,7 +44,8 @@ void PrefetchBlock(llvm::BasicBlock& body, int64_t rows_ahead, llvm::Function* p
   std::vector<llvm::Value*> order;
   for (llvm::Instruction& inst : body) {
     auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst);
-    if (load == nullptr || !load->getType()->isVectorTy()) continue;
+    // Fixed-width vectors only: a scalable vector's bytes per iteration are not a constant.
+    if (load == nullptr || !llvm::isa<llvm::FixedVectorType>(load->getType())) continue;
     // The kernel's own stack buffers (a grouped fold's codes) are in L1 already.
     if (llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(load->getPointerOperand()))) continue;
     int64_t offset = 0;
@@ -57,8 +59,12 @@ void PrefetchBlock(llvm::BasicBlock& body, int64_t rows_ahead, llvm::Function* p
     s.element_bytes = dl.getTypeStoreSize(load->getType()->getScalarType());
   }
   constexpr int64_t kLine = 64;
+  // A stream of one iteration spans a few lines; loads of one base further apart than this are
+  // not a stream (a table read at two offsets) and get no prefetch.
+  constexpr int64_t kMaxStreamBytes = 1024;
   for (llvm::Value* base : order) {
     const Stream& s = streams[base];
+    if (s.end - s.begin > kMaxStreamBytes) continue;
     llvm::IRBuilder<> b(s.first);
     const int64_t ahead = rows_ahead * static_cast<int64_t>(s.element_bytes);
     for (int64_t at = s.begin; at < s.end; at += kLine) {

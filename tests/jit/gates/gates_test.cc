@@ -617,5 +617,17 @@ TEST(Gates, GroupedFoldKernelsVectorizeEveryLoop) {
   }
 }
 
+// A grouped fold kernel for a target of scalable vectors (SVE) is generated and passes the gates;
+// the prefetch pass leaves its scalable loads alone (it counts fixed-width bytes).
+TEST(Gates, GroupedFoldKernelsOfScalableVectors) {
+  KernelRequest request;
+  request.expr = "sum(x), sum(y * x), count(*) group by g where y > 0";
+  request.schema = "x:i64, y:i32, g:u8";
+  request.target = "aarch64-sve";
+  ASSERT_OK_AND_ASSIGN(KernelCheck check, CheckRequest(request));
+  EXPECT_TRUE(check.result.passed()) << Explain(check);
+  EXPECT_NE(check.code.optimized_ir.find("<vscale x"), std::string::npos) << check.code.optimized_ir;
+}
+
 }  // namespace
 }  // namespace rowjit::jit
