@@ -182,6 +182,32 @@ class EngineImpl {
     // The group codes of the last batch folded (GroupedCodes::slot bytes, 255 unused): the next
     // batch's first guess, which its kernel checks (a kept row of no slot's code).
     std::atomic<uint64_t> codes_hint{~uint64_t{0}};
+    // The optimized kernels its batches ran, by the inputs' specs and the slot count: a batch like
+    // an earlier one runs its kernel without planning it and looking it up in the kernel cache
+    // again, which at engine batch sizes costs as much as folding the batch (bench:
+    // `tpch/q6/jit_query_batch2048`). At most kKernels, the oldest replaced; they keep their code
+    // alive past the kernel cache's eviction.
+    struct Kernel {
+      std::vector<ir::InputSpec> specs;
+      int slots = 0;
+      CacheKey key;
+      std::shared_ptr<const CompiledKernel> kernel;
+    };
+    static constexpr size_t kKernels = 4;
+    std::optional<Kernel> FindKernel(std::span<const ir::InputSpec> specs, int slots) {
+      std::lock_guard lock(kernels_mutex);
+      for (const Kernel& k : kernels) {
+        if (k.slots == slots && std::equal(k.specs.begin(), k.specs.end(), specs.begin(), specs.end())) return k;
+      }
+      return std::nullopt;
+    }
+    void Remember(Kernel k) {
+      std::lock_guard lock(kernels_mutex);
+      if (kernels.size() == kKernels) kernels.erase(kernels.begin());
+      kernels.push_back(std::move(k));
+    }
+    std::mutex kernels_mutex;
+    std::vector<Kernel> kernels;
   };
   std::shared_ptr<QueryFold> QueryFoldPlanOf(const std::shared_ptr<const ir::Query>& query);
 

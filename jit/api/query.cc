@@ -554,6 +554,26 @@ void MergeFolded(ir::QueryState& state, const GroupedFoldPlan& plan, const CodeT
   }
 }
 
+// The grouped fold kernel of `slots` slots for inputs `specs`: one the query's batches ran before
+// when it is the optimized one, else planned and found through the kernel cache in the tier
+// `options` want (and remembered once optimized, unless the fast tier was asked for).
+Result<internal::EngineImpl::QueryFold::Kernel> KernelOfFold(internal::EngineImpl& engine,
+                                                             internal::EngineImpl::QueryFold& fold,
+                                                             const GroupedFoldPlan& plan,
+                                                             const std::vector<ir::InputSpec>& specs, int slots,
+                                                             const EvalOptions& options) {
+  const TierWant want = engine.WantOf(options);
+  if (want != TierWant::kFast) {
+    if (auto known = fold.FindKernel(specs, slots)) return std::move(*known);
+  }
+  Plan kernel_plan = PlanGroupedFold(plan.root, specs, slots);
+  EvalReport report;
+  ROWJIT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledKernel> kernel, engine.TieredKernelOf(kernel_plan, options, report));
+  internal::EngineImpl::QueryFold::Kernel out{.specs = specs, .slots = slots, .key = *report.kernel, .kernel = std::move(kernel)};
+  if (want != TierWant::kFast && out.kernel->tier() == Tier::kOptimized) fold.Remember(out);
+  return out;
+}
+
 // The batch's rows folded through the grouped fold kernel into `state`, a call of
 // kGroupedFoldRows rows at a time; false, the state as it was, when the batch is not one the
 // kernel covers (inputs with nulls or not flat, more than kMaxGroupedSlots groups) or one of its
@@ -601,10 +621,9 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
     // Keys: two slots at least, so that one slot always means "no codes read".
     const int wanted = keys.empty() ? 1 : std::max(2, GroupedFoldSlots(codes_held));
     if (wanted == slot_count) return Status::OK();
-    Plan kernel_plan = PlanGroupedFold(plan.root, *specs, wanted);
-    EvalReport report;
-    ROWJIT_ASSIGN_OR_RETURN(kernel, engine.TieredKernelOf(kernel_plan, options, report));
-    ROWJIT_ASSIGN_OR_RETURN(inputs, internal::PrepareInputs(columns, plan.root->facts().columns, n, *report.kernel));
+    ROWJIT_ASSIGN_OR_RETURN(auto found, KernelOfFold(engine, fold, plan, *specs, wanted, options));
+    kernel = std::move(found.kernel);
+    ROWJIT_ASSIGN_OR_RETURN(inputs, internal::PrepareInputs(columns, plan.root->facts().columns, n, found.key));
     slot_count = wanted;
     return Status::OK();
   };
