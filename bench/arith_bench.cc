@@ -1,5 +1,6 @@
 // JIT vs static kernels on arithmetic row expressions (bench): families ordinary, nullable,
-// constant, checked and single. Impls: jit (Engine::Evaluate), jit_kernel (the compiled kernel
+// constant, checked and single. Impls: jit (Engine::Evaluate), jit_prepared (a PreparedExpression),
+// jit_prepared_chunks2048 (the same over 2,048-row slices), jit_kernel (the compiled kernel
 // alone), static (one static kernel), static_chain (one static kernel per operator, intermediates
 // materialized), scalar (per-row null and error branches), stream (read the inputs, write one
 // column: the machine's floor).
@@ -173,7 +174,8 @@ size_t FlatArgs(const std::vector<ArrayPtr>& cols) {
   return n;
 }
 
-// Registers jit, static_chain, scalar (and optionally jit_kernel, stream) for a * b + c [< d].
+// Registers jit, jit_prepared, static_chain, scalar (and optionally jit_prepared_chunks2048,
+// jit_kernel, stream) for a * b + c [< d].
 template <typename T>
 void RegisterExpression(const Case& c, Shape shape, bool with_kernel, bool with_stream) {
   const LazyExpr expr(c.expr, c.schema);
@@ -186,6 +188,11 @@ void RegisterExpression(const Case& c, Shape shape, bool with_kernel, bool with_
     SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
   });
   if (with_kernel) {
+    Register(c, "jit_prepared_chunks2048", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols,
+                                                         int64_t rows) {
+      RunJitPreparedChunks(state, expr.get(), cols, rows, 2048);
+      SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
+    });
     Register(c, "jit_kernel", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
       RunJitKernel(state, expr.get(), cols, rows, shape == Shape::kMulAdd ? sizeof(T) : 1);
       SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));

@@ -246,6 +246,39 @@ inline void RunJitPrepared(benchmark::State& state, const ir::ExprPtr& expr,
   state.SetLabel(std::string(jit::StrategyName(report.strategy)));
 }
 
+// `jit_prepared_chunks2048`: the same handle called on zero-copy slices of `chunk` rows (made
+// before timing), as an engine calls at its vector size: against `jit_prepared` over the whole
+// batch, what a call costs beside its kernel.
+inline void RunJitPreparedChunks(benchmark::State& state, const ir::ExprPtr& expr,
+                                 const std::vector<ArrayPtr>& cols, int64_t rows, int64_t chunk) {
+  auto prepared = SharedEngine().PrepareExpression(expr);
+  if (!prepared.ok()) {
+    state.SkipWithError(prepared.error().ToString().c_str());
+    return;
+  }
+  std::vector<std::vector<ArrayPtr>> slices;
+  for (int64_t offset = 0; offset < rows; offset += chunk) {
+    std::vector<ArrayPtr> slice;
+    for (const ArrayPtr& c : cols) slice.push_back(*c->Slice(offset, std::min(chunk, rows - offset)));
+    slices.push_back(std::move(slice));
+  }
+  jit::EvalReport report;
+  {
+    auto warm = (*prepared)->Evaluate(slices[0], slices[0][0]->length(), &report);
+    if (!warm.ok()) {
+      state.SkipWithError(warm.error().ToString().c_str());
+      return;
+    }
+  }
+  for (auto _ : state) {
+    for (const std::vector<ArrayPtr>& slice : slices) {
+      auto r = (*prepared)->Evaluate(slice, slice[0]->length());
+      benchmark::DoNotOptimize(r);
+    }
+  }
+  state.SetLabel(std::string(jit::StrategyName(report.strategy)));
+}
+
 // Calls a row kernel over whole words.
 inline uint64_t CallKernel(jit::RowKernelFn fn, const jit::KernelInput* inputs, void* out, int64_t words) {
   return fn(inputs, out, nullptr, words, 0);
