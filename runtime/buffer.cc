@@ -38,6 +38,7 @@ RecyclingPool::~RecyclingPool() {
   for (std::vector<void*>& blocks : small_) {
     for (void* block : blocks) std::free(block);
   }
+  for (const MidBlock& m : mid_) std::free(m.data);
 }
 
 void* RecyclingPool::Allocate(int64_t bytes) {
@@ -53,6 +54,16 @@ void* RecyclingPool::Allocate(int64_t bytes) {
       }
     }
     return AllocateAligned(static_cast<size_t>(bytes));
+  }
+  if (IsMid(bytes)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (MidBlock& m : mid_) {
+      if (m.bytes != bytes) continue;
+      void* block = m.data;
+      m = MidBlock{};
+      ++reused_;
+      return block;
+    }
   }
   if (bytes >= min_block_) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -85,6 +96,21 @@ void RecyclingPool::Free(void* data, int64_t bytes) {
       }
     }
     std::free(data);
+    return;
+  }
+  if (IsMid(bytes)) {
+    void* evicted = nullptr;  // returned to the system after the lock is released
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      MidBlock* slot = &mid_[next_mid_];
+      for (MidBlock& m : mid_) {
+        if (m.bytes == 0) slot = &m;
+      }
+      if (slot == &mid_[next_mid_]) next_mid_ = (next_mid_ + 1) % kMidKeep;
+      evicted = slot->data;
+      *slot = MidBlock{bytes, data};
+    }
+    std::free(evicted);
     return;
   }
   if (bytes < min_block_ || bytes > max_retained_) {

@@ -36,8 +36,12 @@ class MemoryPool {
 // outputs of short batches) are kept too, up to kSmallKeep of each 64-byte size class: glibc's
 // 64-byte-aligned allocation costs several times a plain malloc, a visible part of the per-call
 // cost of short batches (bench: `compile/ops3/prepared_64_rows`); they are bounded by that count
-// (at most 2 MiB), not by `max_retained`, and retained_bytes() does not count them. Others go
-// straight to the system allocator. Thread-safe.
+// (at most 2 MiB), not by `max_retained`, and retained_bytes() does not count them. Blocks above
+// that and below `min_block` (the outputs of calls at engine vector sizes: 2,048 rows of 4 or 8
+// bytes) are kept too, the last kMidKeep freed, up to kMidMax bytes each: glibc serves such a
+// request from its large bins after consolidating the fast bins the call's small objects left,
+// a visible part of such a call (bench: `ordinary/i32_mul_add/jit_prepared_chunks2048`). Others
+// go straight to the system allocator. Thread-safe.
 class RecyclingPool final : public MemoryPool {
  public:
   explicit RecyclingPool(int64_t max_retained = int64_t{256} << 20, int64_t min_block = int64_t{1} << 20);
@@ -49,12 +53,21 @@ class RecyclingPool final : public MemoryPool {
 
   static constexpr int64_t kSmallMax = 4096;
   static constexpr size_t kSmallKeep = 16;
+  static constexpr int64_t kMidMax = int64_t{64} << 10;
+  static constexpr size_t kMidKeep = 8;
 
  private:
   const int64_t max_retained_, min_block_;
   mutable std::mutex mu_;
   std::multimap<int64_t, void*> free_;  // size → block
   std::array<std::vector<void*>, kSmallMax / 64> small_;  // class k: blocks of 64 * (k + 1) bytes
+  struct MidBlock {
+    int64_t bytes = 0;  // 0: empty
+    void* data = nullptr;
+  };
+  std::array<MidBlock, kMidKeep> mid_{};  // the mid-size blocks freed last; next_mid_ replaced next
+  size_t next_mid_ = 0;
+  bool IsMid(int64_t bytes) const { return bytes > kSmallMax && bytes < min_block_ && bytes <= kMidMax; }
   int64_t retained_ = 0, reused_ = 0;
 };
 

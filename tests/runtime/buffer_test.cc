@@ -69,10 +69,13 @@ TEST(RecyclingPool, ServesTheBlockFreedLast) {
   }
 }
 
-TEST(RecyclingPool, MidSizedBlocksAreNotRetainedAndTheCapHolds) {
+TEST(RecyclingPool, BlocksBetweenTheMidSizesAndMinBlockAreNotRetainedAndTheCapHolds) {
   auto pool = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
   {
-    ASSERT_OK_AND_ASSIGN(BufferPtr mid, Buffer::Allocate(64 * 1024, pool));
+    ASSERT_OK_AND_ASSIGN(BufferPtr mid, Buffer::Allocate(RecyclingPool::kMidMax + 64, pool));
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::Allocate(RecyclingPool::kMidMax + 64, pool));
   }
   EXPECT_EQ(pool->retained_bytes(), 0);
   EXPECT_EQ(pool->reused(), 0);
@@ -100,6 +103,45 @@ TEST(RecyclingPool, MidSizedBlocksAreNotRetainedAndTheCapHolds) {
   EXPECT_EQ(pool->retained_bytes(), 0);
   ASSERT_OK_AND_ASSIGN(BufferPtr again2, Buffer::Allocate(2 * kMiB, pool));
   EXPECT_EQ(pool->reused(), 2);
+}
+
+// Blocks above the small classes and below min_block (a 2,048-row call's output): the last
+// kMidKeep freed are kept, served to an allocation of the same size, zeroed; the oldest goes
+// when more are freed.
+TEST(RecyclingPool, MidSizeBlocksFreedLastAreKept) {
+  auto pool = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
+  const int64_t size = 8192;
+  const uint8_t* first = nullptr;
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateForOverwrite(size, pool));
+    first = b->data();
+    std::memset(b->mutable_data(), 0xCD, size);
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr other, Buffer::Allocate(2 * size, pool));  // another size: not it
+    EXPECT_NE(other->data(), first);
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(size, pool));
+    EXPECT_EQ(b->data(), first);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % kBufferAlignment, 0u);
+    for (int64_t i = 0; i < size; ++i) ASSERT_EQ(b->data()[i], 0) << i;
+  }
+  EXPECT_EQ(pool->reused(), 1);
+  EXPECT_EQ(pool->retained_bytes(), 0);  // bounded by count, not counted here
+  // More freed at once than kept (into a fresh pool): only kMidKeep of them come back.
+  auto fresh = std::make_shared<RecyclingPool>(4 * kMiB, kMiB);
+  {
+    std::vector<BufferPtr> many;
+    for (size_t i = 0; i < RecyclingPool::kMidKeep + 3; ++i) {
+      ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(size, fresh));
+      many.push_back(b);
+    }
+  }
+  std::vector<BufferPtr> again;
+  for (size_t i = 0; i < RecyclingPool::kMidKeep + 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::Allocate(size, fresh));
+    again.push_back(b);
+  }
+  EXPECT_EQ(fresh->reused(), static_cast<int64_t>(RecyclingPool::kMidKeep));
 }
 
 TEST(RecyclingPool, SmallBlocksAreKeptPerSizeClassUpToABound) {
