@@ -38,7 +38,8 @@ class MemoryPool {
 // cost of short batches (bench: `compile/ops3/prepared_64_rows`); they are bounded by that count
 // (at most 2 MiB), not by `max_retained`, and retained_bytes() does not count them. Blocks above
 // that and below `min_block` (the outputs of calls at engine vector sizes: 2,048 rows of 4 or 8
-// bytes) are kept too, the last kMidKeep freed, up to kMidMax bytes each: glibc serves such a
+// bytes) are kept too, kMidKeep of those freed recently (a full set gives up its slots in turn),
+// up to kMidMax bytes each: glibc serves such a
 // request from its large bins after consolidating the fast bins the call's small objects left,
 // a visible part of such a call (bench: `ordinary/i32_mul_add/jit_prepared_chunks2048`). Others
 // go straight to the system allocator. Thread-safe.

@@ -184,8 +184,8 @@ class EngineImpl {
     std::atomic<uint64_t> codes_hint{~uint64_t{0}};
     // The optimized kernels its batches ran, by the inputs' specs and the slot count: a batch like
     // an earlier one runs its kernel without planning it and looking it up in the kernel cache
-    // again, which at engine batch sizes costs as much as folding the batch (bench:
-    // `tpch/q6/jit_query_batch2048`). At most kKernels, the oldest replaced; they keep their code
+    // again (hashing and comparing the expression), a visible part of a batch at engine vector
+    // sizes (bench: `tpch/q6/jit_query_batch2048`). At most kKernels, the oldest replaced; they keep their code
     // alive past the kernel cache's eviction.
     struct Kernel {
       std::vector<ir::InputSpec> specs;
