@@ -4,7 +4,8 @@
 // 65,536 and 1M rows. `str_eq`: short strings (4-12 bytes), 1 % equal to the 8-byte literal, over 32-bit
 // offsets and over views (`jit_view`: the view's length and inline bytes compared in registers).
 // `str_prefix`: 10 % start with 'AB-' (`starts_with` and `like 'AB-%'`). `str_search`: 64-byte
-// strings, 1 % holding 'needle'; bytes processed are the strings' bytes. `str_length`:
+// strings, or 4 to 64 bytes, 1 % holding 'needle' (`like '%needle%'`, `ilike '%NEEDLE%'`); bytes
+// processed are the strings' bytes. `str_length`:
 // length(s) > 100 over lengths 0-200 (offsets only).
 #include <benchmark/benchmark.h>
 
@@ -64,6 +65,15 @@ const Strings& Long64() {
   static auto s = Build([](int64_t, std::mt19937_64& rng) {
     std::string r = Letters(rng, 64);
     if (rng() % 100 == 0) std::memcpy(&r[rng() % 58], "needle", 6);
+    return r;
+  });
+  return *s;
+}
+// 4-64 bytes, 1 % holding 'needle' (the rows a host's text columns hold: names, codes, titles).
+const Strings& Short4To64() {
+  static auto s = Build([](int64_t, std::mt19937_64& rng) {
+    std::string r = Letters(rng, 4 + rng() % 61);
+    if (r.size() >= 6 && rng() % 100 == 0) std::memcpy(&r[rng() % (r.size() - 5)], "needle", 6);
     return r;
   });
   return *s;
@@ -349,6 +359,9 @@ void RegisterFormats() {
   Register("str_prefix/like", "s like 'AB-%'", Prefixed, false, nullptr);
   Register("str_search/64B_like", "s like '%needle%'", Long64, true,
            [](std::string_view v) { return memmem(v.data(), v.size(), "needle", 6) != nullptr; });
+  Register("str_search/4to64B_like", "s like '%needle%'", Short4To64, true,
+           [](std::string_view v) { return memmem(v.data(), v.size(), "needle", 6) != nullptr; });
+  Register("str_search/4to64B_ilike", "s ilike '%NEEDLE%'", Short4To64, true, nullptr);
   Register("str_length/gt100", "length(s) > 100", Lengths, false,
            [](std::string_view v) { return v.size() > 100; }, /*reads_bytes=*/false);
   return true;

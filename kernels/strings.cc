@@ -115,6 +115,75 @@ bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) 
   return false;
 }
 
+namespace {
+
+// Whether the m bytes at `s` equal `needle` (lower case when folding).
+bool SameBytes(const uint8_t* s, const uint8_t* needle, size_t m, bool fold_case) {
+  if (!fold_case) return std::memcmp(s, needle, m) == 0;
+  for (size_t i = 0; i < m; ++i) {
+    if (AsciiLower(s[i]) != needle[i]) return false;
+  }
+  return true;
+}
+
+template <typename Offset>
+uint64_t RowsContainingImpl(const Offset* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
+                            bool fold_case) {
+  const auto lo = static_cast<int64_t>(offsets[0]), hi = static_cast<int64_t>(offsets[rows]);
+  const auto len = static_cast<int64_t>(m);
+  if (rows <= 0 || hi - lo < len) return 0;
+  uint64_t found = 0;
+  int row = 0;
+  // The candidate start p (ascending): the row it starts in, and whether the needle fits there.
+  auto take = [&](int64_t p) {
+    while (static_cast<int64_t>(offsets[row + 1]) <= p) ++row;
+    const uint64_t bit = uint64_t{1} << row;
+    if ((found & bit) != 0 || p + len > static_cast<int64_t>(offsets[row + 1])) return;
+    if (SameBytes(data + p, needle, m, fold_case)) found |= bit;
+  };
+  const int64_t starts = hi - lo - len + 1;
+  int64_t p = lo;
+#if defined(__SSE2__)
+  if (starts >= 16) {
+    // A folded letter is compared with its case bit set: only its two cases then match.
+    auto letter = [&](uint8_t c) { return fold_case && c >= 'a' && c <= 'z'; };
+    const __m128i first = _mm_set1_epi8(static_cast<char>(needle[0]));
+    const __m128i last = _mm_set1_epi8(static_cast<char>(needle[m - 1]));
+    const __m128i first_case = _mm_set1_epi8(letter(needle[0]) ? 0x20 : 0);
+    const __m128i last_case = _mm_set1_epi8(letter(needle[m - 1]) ? 0x20 : 0);
+    // The candidates among starts [at, at + 16), less those below `from`.
+    auto block = [&](int64_t at, int64_t from) {
+      const __m128i a = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at)), first_case);
+      const __m128i z =
+          _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at + len - 1)), last_case);
+      auto hits = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(z, last))));
+      hits &= ~0u << (from - at);
+      for (; hits != 0; hits &= hits - 1) take(at + __builtin_ctz(hits));
+    };
+    const int64_t end = lo + starts;
+    for (; p + 16 <= end; p += 16) block(p, p);
+    // The last starts in one block that overlaps the previous one (no byte-at-a-time tail).
+    if (p < end) block(end - 16, p);
+    return found;
+  }
+#endif
+  for (; p < lo + starts; ++p) take(p);
+  return found;
+}
+
+}  // namespace
+
+uint64_t RowsContaining(const int32_t* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
+                        bool fold_case) {
+  return RowsContainingImpl(offsets, rows, data, needle, m, fold_case);
+}
+
+uint64_t RowsContaining(const int64_t* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
+                        bool fold_case) {
+  return RowsContainingImpl(offsets, rows, data, needle, m, fold_case);
+}
+
 uint64_t HashBytes(const uint8_t* s, size_t n) { return XXH3_64bits(s, n); }
 
 int64_t CountCodePoints(const uint8_t* s, size_t n) {

@@ -27,6 +27,18 @@ int CompareBytes(const uint8_t* a, size_t an, const uint8_t* b, size_t bn);
 // needle's first and last bytes together (SSE2), then compared in full.
 bool ContainsBytes(const uint8_t* s, size_t n, const uint8_t* needle, size_t m);
 
+// The rows among `rows` (at most 64) of an offsets-layout string column that contain `needle`
+// (`m` > 0 bytes), as bits (row i: bit i). `offsets`: the rows' rows + 1 offsets into `data`,
+// ascending. The rows' bytes are contiguous, so they are searched as one range, 16 candidate
+// starts at a time by the needle's first and last bytes (SSE2), and each candidate is given to
+// the row it starts in: it counts only if the needle ends in that row too. No row is searched on
+// its own, so short rows cost what long ones do per byte. `fold_case`: ASCII letters compare
+// case-insensitively (ILIKE); `needle` is then lower case.
+uint64_t RowsContaining(const int32_t* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
+                        bool fold_case);
+uint64_t RowsContaining(const int64_t* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
+                        bool fold_case);
+
 // The 64-bit hash of `s`: XXH3-64 with seed 0 (xxHash 0.8; the algorithm is frozen since 0.8.0,
 // so stored hashes stay valid across versions).
 uint64_t HashBytes(const uint8_t* s, size_t n);

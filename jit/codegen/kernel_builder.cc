@@ -2,9 +2,13 @@
 // one row of the expression (loads, calls through their lowerings, validity of strict calls) and
 // the failure evidence. Row loops are jit/codegen/codegen_rows.cc, fold loops are
 // jit/codegen/codegen_fold.cc.
+#include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include "jit/codegen/kernel_builder_internal.h"
+#include "jit/codegen/prefilter.h"
+#include "jit/codegen/string_helpers.h"
 
 namespace rowjit::jit::internal {
 
@@ -181,9 +185,10 @@ Status KernelBuilder::SetUpInputs(llvm::Value* inputs) {
   return Status::OK();
 }
 
-// Per 64-row word: validity words, bool value words, and their AND.
+// Per 64-row word: validity words, bool value words, and their AND; the word's searches.
 void KernelBuilder::LoadWordState(llvm::Value* w) {
   row_valid_word_ = nullptr;
+  LoadWordSearches(w);
   for (Input& in : inputs_) {
     in.valid_word = nullptr;
     in.bits_word = nullptr;
@@ -201,6 +206,39 @@ void KernelBuilder::LoadWordState(llvm::Value* w) {
                                                 llvm::Align(1)),
                             in.values_scope);
     }
+  }
+}
+
+// The rows of word `w` that hold each word search's needle (jit/codegen/prefilter.h WordSearch):
+// one helper call a word, whose bits the lanes read in place of a search a row (EmitCall).
+void KernelBuilder::LoadWordSearches(llvm::Value* w) {
+  word_searches_.clear();
+  std::vector<const ir::Expr*> stack{key_.expr.get()};
+  while (!stack.empty()) {
+    const ir::Expr* e = stack.back();
+    stack.pop_back();
+    for (const ir::ExprPtr& a : e->args()) stack.push_back(a.get());
+    std::optional<WordSearch> search = WordSearchOf(*e, key_.inputs);
+    if (!search || word_searches_.contains(e)) continue;
+    auto in = std::find_if(inputs_.begin(), inputs_.end(), [&](const Input& i) { return i.column == search->column->column_index(); });
+    if (in == inputs_.end()) continue;
+    const bool narrow = in->spec.layout == StringLayout::kOffsets32;
+    llvm::Type* off_ty = narrow ? b.getInt32Ty() : b.getInt64Ty();
+    llvm::Value* offsets = b.CreateGEP(off_ty, in->values, b.CreateShl(w, 6));
+    llvm::Value* needle = b.CreateExtractValue(StringConstant(m_, search->needle), 0);
+    const std::string_view name = narrow ? kHelperRowsContaining32 : kHelperRowsContaining64;
+    llvm::Type* i64 = b.getInt64Ty();
+    llvm::FunctionCallee f = m_.getOrInsertFunction(
+        llvm::StringRef(name.data(), name.size()),
+        llvm::FunctionType::get(i64, {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), i64, b.getInt32Ty()}, false));
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+      fn->setDoesNotThrow();
+      fn->setWillReturn();
+      fn->setOnlyAccessesArgMemory();
+      fn->setOnlyReadsMemory();
+    }
+    word_searches_[e] = b.CreateCall(f, {offsets, in->codes, needle, b.getInt64(static_cast<int64_t>(search->needle.size())),
+                                         b.getInt32(search->fold_case ? 1 : 0)});
   }
 }
 
@@ -430,7 +468,8 @@ Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::V
   ctx.wide_wanted = &e == wide_call_;
   call_fail_ = nullptr;
   call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
-  Val out = lower(ctx, args);
+  auto searched = lane != nullptr ? word_searches_.find(&e) : word_searches_.end();
+  Val out = searched != word_searches_.end() ? Val{LaneBit(b, searched->second, lane)} : lower(ctx, args);
   call_valid_ = nullptr;
   if (strict) out.valid = args_valid;
   if (call_fail_ != nullptr) out.valid = And(out.valid, b.CreateNot(call_fail_));

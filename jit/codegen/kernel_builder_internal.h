@@ -132,6 +132,7 @@ class KernelBuilder final : public LowerContext {
   llvm::Function* BeginFunction(const std::string& name);
   Status SetUpInputs(llvm::Value* inputs);
   void LoadWordState(llvm::Value* w);
+  void LoadWordSearches(llvm::Value* w);
   Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
   Val LoadHalves(Input& in, llvm::Value* row);
   Val LoadString(Input& in, llvm::Value* row);
@@ -233,6 +234,8 @@ class KernelBuilder final : public LowerContext {
                                             // expect (an internal error, reported by Finish)
   llvm::Value* row_valid_ = nullptr;        // this lane: every input non-null (nullptr: always)
   llvm::Value* row_valid_word_ = nullptr;   // this word's AND of input validity
+  // This word's rows holding each word search's needle (LoadWordSearches), by call.
+  std::map<const ir::Expr*, llvm::Value*> word_searches_;
   llvm::Value* call_valid_ = nullptr;       // the strict call being lowered: its arguments' validity
   llvm::Value* call_fail_ = nullptr;        // the call being lowered failed in this lane (i1)
   llvm::Value* guard_ = nullptr;            // lanes where the node being emitted is taken (i1;

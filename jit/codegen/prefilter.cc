@@ -1,10 +1,11 @@
-// Length prefilters of string predicates (jit layer, codegen room).
+// Word-level work of string predicates (jit layer, codegen room).
 #include "jit/codegen/prefilter.h"
 
 #include <algorithm>
 
 #include "ir/analysis.h"
 #include "ir/function.h"
+#include "kernels/strings.h"
 #include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
@@ -70,6 +71,54 @@ bool Prefiltered(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
 
 bool UsesLengthPrefilter(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
   return e.type().id == TypeId::kBool && e.is_call() && !e.facts().can_fail && Prefiltered(e, specs);
+}
+
+LikePlan PlanLike(std::string_view pattern, bool utf8) {
+  LikePlan plan;
+  plan.pieces.emplace_back();
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char ch = pattern[i];
+    if (ch == '_') return plan;  // a character step: the general matcher
+    if (ch == '%') {
+      if (!plan.pieces.back().empty() || plan.pieces.size() == 1) plan.pieces.emplace_back();
+      continue;
+    }
+    if (static_cast<uint8_t>(ch) == kernels::kLikeEscape && i + 1 < pattern.size()) ++i;
+    plan.pieces.back() += pattern[i];
+  }
+  // pieces: first (anchored at the start), middle ones (searched), last (anchored at the end).
+  plan.simple = plan.pieces.size() <= 3 && (plan.pieces.size() < 3 || (plan.pieces[0].empty() && plan.pieces[2].empty()));
+  // Over utf8 a `%` swallows whole characters: a piece after one matches bytewise only where it
+  // starts a character, as every byte but a continuation byte (10xxxxxx) does.
+  for (size_t i = 1; utf8 && i < plan.pieces.size(); ++i) {
+    if (!plan.pieces[i].empty() && (static_cast<uint8_t>(plan.pieces[i][0]) & 0xc0) == 0x80) plan.simple = false;
+  }
+  return plan;
+}
+
+std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir::InputSpec> specs) {
+  if (!call.is_call() || call.args().size() != 2) return std::nullopt;
+  const ir::Expr& col = *call.args()[0];
+  const ir::Expr& lit = *call.args()[1];
+  if (!col.is_column() || !IsString(col.type().id) || !lit.is_literal() || lit.value().is_null()) return std::nullopt;
+  const auto c = static_cast<size_t>(col.column_index());
+  if (c >= specs.size() || specs[c].shape != ir::InputShape::kFlat || specs[c].layout == StringLayout::kViews) {
+    return std::nullopt;
+  }
+  const std::string_view name = call.name();
+  WordSearch out{&col, std::string(lit.value().str()), name == "ilike"};
+  if (name == "like" || name == "ilike") {
+    const LikePlan plan = PlanLike(out.needle, col.type().id == TypeId::kUtf8);
+    if (!plan.simple || plan.pieces.size() != 3) return std::nullopt;
+    out.needle = plan.pieces[1];
+  } else if (name != "contains") {
+    return std::nullopt;
+  }
+  if (out.needle.empty()) return std::nullopt;
+  if (out.fold_case) {
+    for (char& ch : out.needle) ch = static_cast<char>(kernels::AsciiLower(static_cast<uint8_t>(ch)));
+  }
+  return out;
 }
 
 }  // namespace rowjit::jit::internal

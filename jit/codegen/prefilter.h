@@ -1,4 +1,7 @@
-// Length prefilters of string predicates (jit layer, codegen room, internal). `s = 'literal'` over
+// Word-level work of string predicates (jit layer, codegen room, internal): length prefilters
+// and substring searches a word's rows share.
+//
+// Length prefilters. `s = 'literal'` over
 // offsets reads every row's bytes at a row-dependent address, which no vector unit loads well; but
 // a row whose length differs cannot match. A dense bool kernel of such a predicate runs each 64-row
 // word in two phases: a vectorized lane loop tests the lengths (the offsets only), then the whole
@@ -7,6 +10,8 @@
 
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/expr.h"
@@ -39,5 +44,27 @@ std::optional<LengthSet> InListLengths(const ir::Expr& call);
 // of two (the prefilter of `and` is either side's, of `or` both sides'), or an IN list of a
 // string column and literals of few lengths, each of which such an equality would test.
 bool UsesLengthPrefilter(const ir::Expr& e, std::span<const ir::InputSpec> specs);
+
+// A constant LIKE pattern without `_` as the anchored pieces between its `%`s: one piece is an
+// equality; `p%` a prefix; `%s` a suffix; `%n%` a search; `p%s` a prefix and a suffix that do not
+// overlap (`simple`). Others go to the general matcher, and over utf8 (`utf8`) a pattern whose
+// piece after a `%` starts with a UTF-8 continuation byte.
+struct LikePlan {
+  std::vector<std::string> pieces;  // the literal runs between `%`, unescaped
+  bool simple = false;
+};
+LikePlan PlanLike(std::string_view pattern, bool utf8);
+
+// A substring search of a dense word's rows: `contains(s, 'n')`, `s like '%n%'`, `s ilike '%n%'`
+// over a flat string column of an offsets layout, with a non-empty needle. The rows of a word are
+// contiguous bytes, searched once for all 64 (kernels::RowsContaining) before the lanes run, which
+// read their bit; per row, a search of a short string costs its call and setup, not its bytes
+// (bench: `str_search/*`).
+struct WordSearch {
+  const ir::Expr* column;
+  std::string needle;  // lower case where `fold_case`
+  bool fold_case;
+};
+std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir::InputSpec> specs);
 
 }  // namespace rowjit::jit::internal

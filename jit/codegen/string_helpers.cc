@@ -35,6 +35,17 @@ bool rowjit_str_like(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn, 
                                     (flags & kLikeUtf8) != 0, (flags & kLikeFoldCase) != 0);
 }
 
+// A word's 64 rows (kernels::RowsContaining): `fold_case` nonzero for ILIKE, the needle lower case.
+uint64_t rowjit_str_rows_containing32(const int32_t* offsets, const uint8_t* data, const uint8_t* needle, int64_t m,
+                                      int32_t fold_case) {
+  return rowjit::kernels::RowsContaining(offsets, 64, data, needle, static_cast<size_t>(m), fold_case != 0);
+}
+
+uint64_t rowjit_str_rows_containing64(const int64_t* offsets, const uint8_t* data, const uint8_t* needle, int64_t m,
+                                      int32_t fold_case) {
+  return rowjit::kernels::RowsContaining(offsets, 64, data, needle, static_cast<size_t>(m), fold_case != 0);
+}
+
 int64_t rowjit_str_code_points(const uint8_t* s, int64_t n) {
   return rowjit::kernels::CountCodePoints(s, static_cast<size_t>(n));
 }
@@ -125,6 +136,8 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperEndsWith, reinterpret_cast<void*>(&rowjit_str_ends_with)},
       {kHelperContains, reinterpret_cast<void*>(&rowjit_str_contains)},
       {kHelperLike, reinterpret_cast<void*>(&rowjit_str_like)},
+      {kHelperRowsContaining32, reinterpret_cast<void*>(&rowjit_str_rows_containing32)},
+      {kHelperRowsContaining64, reinterpret_cast<void*>(&rowjit_str_rows_containing64)},
       {kHelperCodePoints, reinterpret_cast<void*>(&rowjit_str_code_points)},
       {kHelperHash, reinterpret_cast<void*>(&rowjit_str_hash)},
       {kHelperParse, reinterpret_cast<void*>(&rowjit_str_parse)},

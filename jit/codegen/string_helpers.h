@@ -21,6 +21,10 @@ inline constexpr std::string_view kHelperStartsWith = "rowjit_str_starts_with"; 
 inline constexpr std::string_view kHelperEndsWith = "rowjit_str_ends_with";       // i1 (p, n, p, n)
 inline constexpr std::string_view kHelperContains = "rowjit_str_contains";        // i1 (p, n, p, n)
 inline constexpr std::string_view kHelperLike = "rowjit_str_like";                // i1 (p, n, p, n, flags)
+// i64 row bits (ptr offsets of a word's 64 rows, ptr data, ptr needle, i64 m, i32 fold_case):
+// kernels::RowsContaining over 32- and 64-bit offsets
+inline constexpr std::string_view kHelperRowsContaining32 = "rowjit_str_rows_containing32";
+inline constexpr std::string_view kHelperRowsContaining64 = "rowjit_str_rows_containing64";
 inline constexpr std::string_view kHelperCodePoints = "rowjit_str_code_points";   // i64 (p, n)
 inline constexpr std::string_view kHelperHash = "rowjit_str_hash";                // i64 (p, n): XXH3-64
 // i1 fails (p, n, i32 kind << 8 | bits, ptr out i64): kernels::ParseNumber

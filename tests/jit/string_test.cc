@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <random>
 
@@ -307,6 +308,65 @@ TEST(Strings, EqualityOverOffsetsTestsLengthsFirst) {
       EXPECT_EQ(report.kernel->shape.length_prefilter, prefiltered) << report.kernel->ToString();
     }
   }
+}
+
+// Rows of 0-1000 bytes (lengths near the 16-byte blocks of the search among them) and needles cut
+// from the data, often across two adjacent rows (which must not match), with their case flipped
+// for ILIKE: substring searches in every kernel form (a word's rows searched at once; per row in
+// row loops and folds) equal the reference, over every layout, slices and nulls.
+std::string SearchRow(std::mt19937_64& rng) {
+  static const size_t kLengths[] = {0, 1, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200, 1000};
+  const size_t n = rng() % 2 == 0 ? kLengths[rng() % std::size(kLengths)] : rng() % 40;
+  std::string s;
+  while (s.size() < n) s += std::vector<std::string>{"a", "b", "B", "n", "\xc3\xa9", "%"}[rng() % 6];
+  return s;
+}
+
+TEST(Strings, SubstringSearchesEqualTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    std::mt19937_64 rng(seed);
+    const TypeId id = seed % 5 == 4 ? TypeId::kBinary : TypeId::kUtf8;
+    const int64_t length = std::vector<int64_t>{1, 64, 65, 200, 700}[seed % 5];
+    const double valid = std::vector<double>{1.0, 0.8}[seed % 2];
+    const Column s = RandomColumn(DataType(id, true), kLayouts[seed % 3], length, valid, rng, SearchRow);
+    std::string joined;  // two adjacent rows: a needle from it may span them
+    const int64_t at = static_cast<int64_t>(rng() % static_cast<uint64_t>(length));
+    for (int64_t r = at; r < std::min(length, at + 2); ++r) joined += s.rows[r].value_or("");
+    std::string needle = joined.empty() ? "ab" : joined.substr(rng() % joined.size(), 1 + rng() % 12);
+    if (needle.find_first_of("%_\\") != std::string::npos) needle = "nab";
+    std::string flipped = needle;
+    for (char& c : flipped) c = std::isalpha(static_cast<unsigned char>(c)) && rng() % 2 ? c ^ 0x20 : c;
+    const std::string n = Quoted(needle), f = Quoted(flipped);
+    const Schema schema{{{"s", s.array->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array};
+    for (const std::string& text : std::vector<std::string>{
+             "contains(s, " + n + ")", "s like " + Quoted("%" + needle + "%"), "s ilike " + Quoted("%" + flipped + "%"),
+             "not contains(s, " + f + ")", "contains(s, " + n + ") and s ilike " + Quoted("%" + flipped + "b%"),
+             "s like '%b%' or length(s) = 3", "s like " + Quoted("%" + needle + "%") + " and s = " + n,
+             "if(contains(s, " + n + "), 1, 2)"}) {
+      SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, StringLayoutName(kLayouts[seed % 3]), length, text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, length));
+      for (const ir::Policy policy : {ir::Policy::kAuto, ir::Policy::kDense, ir::Policy::kBranchSkip}) {
+        ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, length, {.policy = policy}));
+        const int64_t diff = FirstDifference(*got, *want);
+        ASSERT_EQ(diff, -1) << ir::PolicyName(policy) << " row " << diff << " (s = '" << s.rows[diff].value_or("null")
+                            << "'): got " << got->GetScalar(diff).ToString();
+        ++compared;
+      }
+    }
+    for (const std::string& text : {"any(s ilike " + Quoted("%" + flipped + "%") + ")",
+                                    "sum(if(s like " + Quoted("%" + needle + "%") + ", 1, 0))"}) {
+      SCOPED_TRACE(fmt::format("seed {}: {}", seed, text));
+      ASSERT_OK_AND_ASSIGN(ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
+      ASSERT_OK_AND_ASSIGN(ir::AggregateResult want, ir::EvaluateAggregateReference(agg, cols, length));
+      ASSERT_OK_AND_ASSIGN(ir::AggregateResult got, engine->Aggregate(agg, cols, length));
+      EXPECT_TRUE(got == want);
+    }
+  }
+  EXPECT_GT(compared, 600);
 }
 
 // Functions returning strings: computed outside kernels into exactly sized string arrays

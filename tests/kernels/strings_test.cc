@@ -5,6 +5,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "kernels/strings.h"
 
@@ -30,6 +31,51 @@ TEST(StringKernels, ContainsEqualsFind) {
   }
   EXPECT_GT(found, 5000);
   EXPECT_TRUE(ContainsBytes(Bytes(std::string("abc")), 3, nullptr, 0));
+}
+
+// Rows of 0-80 bytes (offsets 32- and 64-bit, starting anywhere in the data) over a three-letter
+// alphabet with both cases, against a search of each row on its own: a needle that spans two rows
+// or runs past its row's end does not count, a row with several matches is one bit; folded, ASCII
+// letters match either case. Word ranges from a few bytes (the byte-at-a-time path) to thousands.
+TEST(StringKernels, RowsContainingEqualsASearchARow) {
+  std::mt19937_64 rng(7);
+  int found = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int rows = 1 + static_cast<int>(rng() % 64);
+    const size_t max_len = std::vector<size_t>{0, 3, 20, 80}[rng() % 4];
+    const size_t m = 1 + rng() % 12;
+    const bool fold = rng() % 2 == 0;
+    std::string needle(m, 'a');
+    for (char& c : needle) c = "abcAB-"[rng() % (fold ? 6 : 3)];
+    std::string data(rng() % 5, 'z');  // bytes before the first row
+    std::vector<int64_t> off{static_cast<int64_t>(data.size())};
+    std::vector<std::string> row_text;
+    for (int r = 0; r < rows; ++r) {
+      std::string t(max_len == 0 ? 0 : rng() % (max_len + 1), 'a');
+      for (char& c : t) c = "abcABC"[rng() % 6];
+      if (t.size() >= m && rng() % 3 == 0) t.replace(rng() % (t.size() - m + 1), m, needle);
+      data += t;
+      row_text.push_back(t);
+      off.push_back(static_cast<int64_t>(data.size()));
+    }
+    std::string lower_needle = needle;
+    for (char& c : lower_needle) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+    uint64_t want = 0;
+    for (int r = 0; r < rows; ++r) {
+      std::string t = row_text[r];
+      if (fold) {
+        for (char& c : t) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+      }
+      if (t.find(fold ? lower_needle : needle) != std::string::npos) want |= uint64_t{1} << r;
+    }
+    const std::vector<int32_t> off32(off.begin(), off.end());
+    const uint8_t* n = Bytes(fold ? lower_needle : needle);
+    ASSERT_EQ(RowsContaining(off32.data(), rows, Bytes(data), n, m, fold), want)
+        << "trial " << trial << " needle '" << needle << "' fold " << fold;
+    ASSERT_EQ(RowsContaining(off.data(), rows, Bytes(data), n, m, fold), want) << "trial " << trial;
+    found += want != 0;
+  }
+  EXPECT_GT(found, 1000);
 }
 
 // A decoder from the well-formed byte sequences table (Unicode 15, table 3-7).

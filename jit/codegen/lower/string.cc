@@ -9,6 +9,7 @@
 
 #include "ir/analysis.h"
 #include "jit/codegen/codegen_internal.h"
+#include "jit/codegen/prefilter.h"
 #include "jit/codegen/string_helpers.h"
 #include "kernels/strings.h"
 
@@ -262,32 +263,6 @@ Val Contains(LowerContext& c, std::span<const Val> a) {
   return {PairHelper(c, kHelperContains, c.b.getInt1Ty(), Parts(c, a[0].v), Parts(c, a[1].v))};
 }
 
-// A constant LIKE pattern without `_` and (for LIKE) any case folding, as the anchored pieces
-// between its `%`s: one piece is an equality; `p%` a prefix; `%s` a suffix; `%n%` a search;
-// `p%s` a prefix and a suffix that do not overlap. Others go to the general matcher.
-struct LikePlan {
-  std::vector<std::string> pieces;  // the literal runs between `%`, unescaped
-  bool simple = false;
-};
-
-LikePlan PlanLike(std::string_view pattern) {
-  LikePlan plan;
-  plan.pieces.emplace_back();
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    const char ch = pattern[i];
-    if (ch == '_') return plan;  // a character step: the general matcher
-    if (ch == '%') {
-      if (!plan.pieces.back().empty() || plan.pieces.size() == 1) plan.pieces.emplace_back();
-      continue;
-    }
-    if (static_cast<uint8_t>(ch) == kernels::kLikeEscape && i + 1 < pattern.size()) ++i;
-    plan.pieces.back() += pattern[i];
-  }
-  // pieces: first (anchored at the start), middle ones (searched), last (anchored at the end).
-  plan.simple = plan.pieces.size() <= 3 && (plan.pieces.size() < 3 || (plan.pieces[0].empty() && plan.pieces[2].empty()));
-  return plan;
-}
-
 template <bool kFoldCase>
 Val Like(LowerContext& c, std::span<const Val> a) {
   auto& b = c.b;
@@ -298,7 +273,7 @@ Val Like(LowerContext& c, std::span<const Val> a) {
   };
   const std::optional<std::string> pattern = Literal(c, 1);
   if (!pattern) return general(Parts(c, a[1].v));
-  const LikePlan plan = kFoldCase ? LikePlan{} : PlanLike(*pattern);
+  const LikePlan plan = kFoldCase ? LikePlan{} : PlanLike(*pattern, c.arg_type(0) == TypeId::kUtf8);
   if (!plan.simple) return general(Parts(c, StringConstant(c.module(), *pattern)));
   const auto& p = plan.pieces;
   if (p.size() == 1) return {EqualsLiteral(c, a[0], p[0])};
