@@ -4,7 +4,9 @@
 // reference's: values, nulls, and the error with its row. A mismatch aborts with the case.
 // A quarter of the cases are decimal expressions (64- and 128-bit: +, -, *, casts up and down,
 // round, neg, abs, comparisons, if, coalesce, literals) over decimal columns; an eighth are
-// temporal (TemporalExpression: intervals, times, timestamps, durations). One case in three
+// temporal (TemporalExpression: intervals, times, timestamps, durations), an eighth are string
+// predicates (StringExpression: searches, LIKE and ILIKE patterns, prefixes, equality, lengths)
+// over string columns of every layout with rows up to a few hundred bytes. One case in three
 // also folds its expression (a fold its type takes: sum, min, max, min_max, count, nan_count,
 // min_max_nan, any, all) against the reference fold: value, count, or the error with its row.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -19,6 +21,7 @@
 #include "ir/reference.h"
 #include "jit/api/engine.h"
 #include "runtime/builder.h"
+#include "runtime/string_array.h"
 #include "support/random_data.h"
 
 namespace {
@@ -97,6 +100,62 @@ std::string DecimalExpression(FuzzedDataProvider& in, int depth) {
     case 8: return fmt::format("if({} < {}, {}, {})", a, b, b, a);
     case 9: return fmt::format("coalesce({}, {})", a, b);
     default: return fmt::format("cast({}, {})", a, in.PickValueInArray({"i64", "i32", "u64", "f64", "f32"}));
+  }
+}
+
+// A string column `s` or `t` of `length` rows: pieces of a small alphabet (so that needles cut
+// from the fuzzer's bytes match), one row in eight long; an offsets or view layout, a slice, nulls.
+ArrayPtr StringColumn(FuzzedDataProvider& in, DataType t, int64_t length, std::mt19937_64& rng, std::string& layout) {
+  static const char* const kPieces[] = {"a", "b", "A", "n", "\xc3\xa9", "%", "_", "\\"};
+  const StringLayout sl = in.PickValueInArray({StringLayout::kOffsets32, StringLayout::kOffsets64, StringLayout::kViews});
+  const double valid = in.PickValueInArray(kDensities);
+  const int64_t offset = in.ConsumeIntegralInRange<int64_t>(0, 70);
+  std::vector<std::string> text;
+  std::vector<std::optional<std::string_view>> rows;
+  text.reserve(static_cast<size_t>(offset + length));
+  for (int64_t i = 0; i < offset + length; ++i) {
+    const size_t n = rng() % 8 == 0 ? rng() % 300 : rng() % 12;
+    std::string r;
+    while (r.size() < n) r += kPieces[rng() % std::size(kPieces)];
+    text.push_back(std::move(r));
+  }
+  for (const std::string& r : text) {
+    rows.push_back(std::uniform_real_distribution<>(0, 1)(rng) < valid || !t.nullable ? std::optional<std::string_view>(r)
+                                                                                        : std::nullopt);
+  }
+  auto made = MakeStringArray(t, sl, rows);
+  if (!made.ok()) return nullptr;
+  layout += fmt::format(" {}(valid {}, offset {})", StringLayoutName(sl), valid, offset);
+  return *(*made)->Slice(offset, length);
+}
+
+// A bool or number over string columns s and t: searches and patterns with needles from the
+// fuzzer's bytes, under and/or/not/if.
+std::string StringExpression(FuzzedDataProvider& in, int depth) {
+  auto lit = [&] { return QuoteString(in.ConsumeRandomLengthString(10)); };
+  auto pattern = [&] {
+    const std::string n = in.ConsumeRandomLengthString(8);
+    return QuoteString(in.PickValueInArray({"%" + n + "%", n + "%", "%" + n, n, "%" + n + "_%"}));
+  };
+  const char* col = in.ConsumeBool() ? "s" : "t";
+  if (depth > 0 && in.ConsumeIntegralInRange(0, 2) == 0) {
+    const std::string a = StringExpression(in, depth - 1), b = StringExpression(in, depth - 1);
+    switch (in.ConsumeIntegralInRange(0, 2)) {
+      case 0: return fmt::format("({} and {})", a, b);
+      case 1: return fmt::format("({} or {})", a, b);
+      default: return fmt::format("(not {})", a);
+    }
+  }
+  switch (in.ConsumeIntegralInRange(0, 8)) {
+    case 0: return fmt::format("contains({}, {})", col, lit());
+    case 1: return fmt::format("({} like {})", col, pattern());
+    case 2: return fmt::format("({} ilike {})", col, pattern());
+    case 3: return fmt::format("starts_with({}, {})", col, lit());
+    case 4: return fmt::format("({} = {})", col, lit());
+    case 5: return fmt::format("(length({}) > {})", col, in.ConsumeIntegralInRange(0, 40));
+    case 6: return "contains(s, t)";
+    case 7: return fmt::format("(if(contains({}, {}), 1, 2) = 1)", col, lit());
+    default: return fmt::format("({} ilike {} and char_length(s) < 20)", col, pattern());
   }
 }
 
@@ -198,15 +257,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "i:interval_month_day_nano?, m:interval_months?, w:interval_day_time?, u:duration(ms)?, k:i64?");
   FuzzedDataProvider in(data, size);
   std::mt19937_64 rng(in.ConsumeIntegral<uint64_t>());
-  // A quarter of the cases decimal, an eighth temporal, the rest over the catalog.
+  static const Schema strings = *ParseSchema("s:utf8?, t:utf8");
+  // A quarter of the cases decimal, an eighth temporal, an eighth strings, the rest over the catalog.
   const int family = in.ConsumeIntegralInRange(0, 7);
-  const bool decimal = family < 2, temporal = family == 2, logical = decimal || temporal;
+  const bool decimal = family < 2, temporal = family == 2, text_family = family == 3, logical = decimal || temporal;
   const TypeId want = in.PickValueInArray(kAllTypeIds);
   const int depth = in.ConsumeIntegralInRange(1, 4);
-  const std::string text = decimal    ? DecimalExpression(in, depth)
-                           : temporal ? TemporalExpression(in, in.ConsumeIntegralInRange(0, 4), depth)
-                                      : testing::RandomExpression(want, schema, depth, rng);
-  const Schema& s = decimal ? decimals : temporal ? temporals : schema;
+  const std::string text = decimal       ? DecimalExpression(in, depth)
+                           : temporal    ? TemporalExpression(in, in.ConsumeIntegralInRange(0, 4), depth)
+                           : text_family ? StringExpression(in, depth)
+                                         : testing::RandomExpression(want, schema, depth, rng);
+  const Schema& s = decimal ? decimals : temporal ? temporals : text_family ? strings : schema;
   auto expr = ir::ParseAndBind(text, s);
   if (logical && !expr.ok()) {  // a rule the operands have not: a scale past 38, u64 operands, mixed intervals
     if (expr.error().code() != ErrorCode::kUnsupported && expr.error().code() != ErrorCode::kTypeError) {
@@ -227,8 +288,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string layout;
   for (int c : (*expr)->facts().columns) {
     layout += " " + s.fields[c].name + "=";
-    columns[c] = logical ? DecimalColumn(in, s.fields[c].type, length, rng, layout)
-                         : MakeColumn(in, s.fields[c].type, length, rng, layout);
+    columns[c] = logical       ? DecimalColumn(in, s.fields[c].type, length, rng, layout)
+                 : text_family ? StringColumn(in, s.fields[c].type, length, rng, layout)
+                               : MakeColumn(in, s.fields[c].type, length, rng, layout);
     if (columns[c] == nullptr) return 0;
   }
   // ROWJIT_FUZZ_VERBOSE=1 prints each case before it runs (to see what a crash ran).

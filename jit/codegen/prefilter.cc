@@ -121,4 +121,9 @@ std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir:
   return out;
 }
 
+bool UsesWordSearch(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
+  if (WordSearchOf(e, specs)) return true;
+  return std::any_of(e.args().begin(), e.args().end(), [&](const ir::ExprPtr& a) { return UsesWordSearch(*a, specs); });
+}
+
 }  // namespace rowjit::jit::internal

@@ -66,5 +66,7 @@ struct WordSearch {
   bool fold_case;
 };
 std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir::InputSpec> specs);
+// Whether `e` holds a word search: its kernels run 64-row words, where the search is made.
+bool UsesWordSearch(const ir::Expr& e, std::span<const ir::InputSpec> specs);
 
 }  // namespace rowjit::jit::internal

@@ -30,6 +30,11 @@ bool rowjit_str_contains(const uint8_t* s, int64_t n, const uint8_t* p, int64_t 
   return rowjit::kernels::ContainsBytes(s, static_cast<size_t>(n), p, static_cast<size_t>(pn));
 }
 
+bool rowjit_str_contains_folded(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn) {
+  const int64_t row[2] = {0, n};  // one row of its own
+  return rowjit::kernels::RowsContaining(row, 1, s, p, static_cast<size_t>(pn), true) != 0;
+}
+
 bool rowjit_str_like(const uint8_t* s, int64_t n, const uint8_t* p, int64_t pn, int32_t flags) {
   return rowjit::kernels::LikeMatch(s, static_cast<size_t>(n), p, static_cast<size_t>(pn),
                                     (flags & kLikeUtf8) != 0, (flags & kLikeFoldCase) != 0);
@@ -135,6 +140,7 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperStartsWith, reinterpret_cast<void*>(&rowjit_str_starts_with)},
       {kHelperEndsWith, reinterpret_cast<void*>(&rowjit_str_ends_with)},
       {kHelperContains, reinterpret_cast<void*>(&rowjit_str_contains)},
+      {kHelperContainsFolded, reinterpret_cast<void*>(&rowjit_str_contains_folded)},
       {kHelperLike, reinterpret_cast<void*>(&rowjit_str_like)},
       {kHelperRowsContaining32, reinterpret_cast<void*>(&rowjit_str_rows_containing32)},
       {kHelperRowsContaining64, reinterpret_cast<void*>(&rowjit_str_rows_containing64)},

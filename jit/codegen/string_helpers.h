@@ -20,6 +20,8 @@ inline constexpr std::string_view kHelperCompare = "rowjit_str_compare";        
 inline constexpr std::string_view kHelperStartsWith = "rowjit_str_starts_with";   // i1 (p, n, p, n)
 inline constexpr std::string_view kHelperEndsWith = "rowjit_str_ends_with";       // i1 (p, n, p, n)
 inline constexpr std::string_view kHelperContains = "rowjit_str_contains";        // i1 (p, n, p, n)
+// i1 (p, n, needle p, m): ASCII letters in either case (ILIKE '%n%'; the needle lower case)
+inline constexpr std::string_view kHelperContainsFolded = "rowjit_str_contains_folded";
 inline constexpr std::string_view kHelperLike = "rowjit_str_like";                // i1 (p, n, p, n, flags)
 // i64 row bits (ptr offsets of a word's 64 rows, ptr data, ptr needle, i64 m, i32 fold_case):
 // kernels::RowsContaining over 32- and 64-bit offsets

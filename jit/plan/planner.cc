@@ -109,6 +109,8 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
       shape.loop = KernelLoop::kWords;
       shape.length_prefilter = true;
     }
+    // A substring search over offsets is made once for a word's rows (jit/codegen/prefilter.h).
+    if (internal::UsesWordSearch(*expr, specs)) shape.loop = KernelLoop::kWords;
     // Streaming stores for a large output of one flat value a row (bools are packed from bytes
     // the executor reads back at once; a projection's outputs are left as they are).
     shape.stream_output = stream_output && shape.loop == KernelLoop::kRows && (s == Strategy::kDense ||
@@ -204,7 +206,8 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
 }
 
 Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std::string& target) {
-  const bool flat = FoldsFlat(agg, batch);
+  // A substring search over offsets is made once for a word's rows: word folds.
+  const bool flat = FoldsFlat(agg, batch) && !internal::UsesWordSearch(*agg.arg, batch.inputs);
   const TypeId t = agg.arg->type().id;
   const bool min_max = agg.kind == ir::AggKind::kMin || agg.kind == ir::AggKind::kMax ||
                        agg.kind == ir::AggKind::kMinMax;

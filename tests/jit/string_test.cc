@@ -345,7 +345,7 @@ TEST(Strings, SubstringSearchesEqualTheReference) {
              "contains(s, " + n + ")", "s like " + Quoted("%" + needle + "%"), "s ilike " + Quoted("%" + flipped + "%"),
              "not contains(s, " + f + ")", "contains(s, " + n + ") and s ilike " + Quoted("%" + flipped + "b%"),
              "s like '%b%' or length(s) = 3", "s like " + Quoted("%" + needle + "%") + " and s = " + n,
-             "if(contains(s, " + n + "), 1, 2)"}) {
+             "if(contains(s, " + n + "), 1, 2)", "if(s ilike " + Quoted("%" + flipped + "%") + ", 1, 2)"}) {
       SCOPED_TRACE(fmt::format("seed {} {} rows {}: {}", seed, StringLayoutName(kLayouts[seed % 3]), length, text));
       ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
       ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, length));
@@ -367,6 +367,29 @@ TEST(Strings, SubstringSearchesEqualTheReference) {
     }
   }
   EXPECT_GT(compared, 600);
+}
+
+// A search over offsets runs in a kernel of 64-row words, whatever its result (the word's rows are
+// searched at once); over views a row loop keeps its helper call a row.
+TEST(Strings, SearchesOverOffsetsRunWords) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  std::mt19937_64 rng(5);
+  for (StringLayout layout : kLayouts) {
+    const Column s = RandomColumn(DataType(TypeId::kUtf8, false), layout, 1000, 1.0, rng, SearchRow);
+    const Schema schema{{{"s", s.array->type()}}};
+    const std::vector<ArrayPtr> cols = {s.array};
+    for (const std::string text : {"if(contains(s, 'ab'), 1, 2)", "if(s ilike '%Ab%', 1.5, 2.5)"}) {
+      SCOPED_TRACE(fmt::format("{}: {}", StringLayoutName(layout), text));
+      ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      EvalReport report;
+      ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, 1000, {}, &report));
+      ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, 1000));
+      EXPECT_EQ(FirstDifference(*got, *want), -1);
+      ASSERT_TRUE(report.kernel.has_value());
+      EXPECT_EQ(report.kernel->shape.loop == KernelLoop::kWords, layout != StringLayout::kViews)
+          << report.kernel->ToString();
+    }
+  }
 }
 
 // Functions returning strings: computed outside kernels into exactly sized string arrays

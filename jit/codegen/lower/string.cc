@@ -273,9 +273,15 @@ Val Like(LowerContext& c, std::span<const Val> a) {
   };
   const std::optional<std::string> pattern = Literal(c, 1);
   if (!pattern) return general(Parts(c, a[1].v));
-  const LikePlan plan = kFoldCase ? LikePlan{} : PlanLike(*pattern, c.arg_type(0) == TypeId::kUtf8);
-  if (!plan.simple) return general(Parts(c, StringConstant(c.module(), *pattern)));
+  const LikePlan plan = PlanLike(*pattern, c.arg_type(0) == TypeId::kUtf8);
   const auto& p = plan.pieces;
+  if (kFoldCase && plan.simple && p.size() == 3 && !p[1].empty()) {  // `%n%`: a folded search
+    std::string lower = p[1];
+    for (char& ch : lower) ch = static_cast<char>(kernels::AsciiLower(static_cast<uint8_t>(ch)));
+    return {PairHelper(c, kHelperContainsFolded, b.getInt1Ty(), Parts(c, a[0].v),
+                       Parts(c, StringConstant(c.module(), lower)))};
+  }
+  if (kFoldCase || !plan.simple) return general(Parts(c, StringConstant(c.module(), *pattern)));
   if (p.size() == 1) return {EqualsLiteral(c, a[0], p[0])};
   if (p.size() == 3) return {ContainsLiteral(c, a[0], p[1])};
   // p[0]%p[1]: both anchored, not overlapping.
