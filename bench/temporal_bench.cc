@@ -9,7 +9,8 @@
 // (the civil form: split, move the month count, clamp the day, join) and `t + '1 day'` (one
 // checked add of a constant), `static` the same with the overflow test; `jit_paris`, the fields
 // and truncation in Europe/Paris's local time. `interval/compare` and `interval/add`: intervals
-// with each other.
+// with each other. `temporal/{year,month,day}_date32/*`: the fields of the same days as date32
+// (RunJitDate32).
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
@@ -70,7 +71,7 @@ inline int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   return era * 146'097 + static_cast<int64_t>(doe) - 719'468;
 }
 
-enum class Fn : uint8_t { kYear, kMonth, kDayOfWeek, kTruncMonth, kTruncHour, kAddMonth, kAddDay, kFloor };
+enum class Fn : uint8_t { kYear, kMonth, kDay, kDayOfWeek, kTruncMonth, kTruncHour, kAddMonth, kAddDay, kFloor };
 
 inline int64_t LastDay(int64_t y, int64_t m) {
   if (m != 2) return m == 4 || m == 6 || m == 9 || m == 11 ? 30 : 31;
@@ -89,6 +90,7 @@ void RunStatic(benchmark::State& state, Fn fn) {
       switch (fn) {
         case Fn::kYear: out[i] = CivilFromDays(days).y; break;
         case Fn::kMonth: out[i] = CivilFromDays(days).m; break;
+        case Fn::kDay: out[i] = CivilFromDays(days).d; break;
         case Fn::kDayOfWeek: out[i] = (days + 4) % 7 + ((days + 4) % 7 < 0 ? 7 : 0); break;
         case Fn::kTruncMonth: {
           const Ymd c = CivilFromDays(days);
@@ -114,9 +116,9 @@ void RunStatic(benchmark::State& state, Fn fn) {
   SetCounters(state, rows, 16 * 8);
 }
 
-void RunJit(benchmark::State& state, const ir::ExprPtr& expr, const char* type) {
+// Engine::Evaluate of `expr` over `cols`; `row_bits`: the bits a row reads and writes.
+void RunJitOver(benchmark::State& state, const ir::ExprPtr& expr, const std::vector<ArrayPtr>& cols, int64_t row_bits) {
   const int64_t rows = state.range(0);
-  const std::vector<ArrayPtr> cols = {*Column(type)->Slice(0, rows)};
   jit::Engine& engine = SharedEngine();
   jit::EvalReport report;
   if (Status warm = engine.Evaluate(expr, cols, rows, {}, &report).status(); !warm.ok()) {
@@ -125,7 +127,52 @@ void RunJit(benchmark::State& state, const ir::ExprPtr& expr, const char* type) 
   }
   state.SetLabel(std::string(jit::StrategyName(report.strategy)));
   for (auto _ : state) benchmark::DoNotOptimize(engine.Evaluate(expr, cols, rows));
-  SetCounters(state, rows, 16 * 8);
+  SetCounters(state, rows, row_bits);
+}
+
+void RunJit(benchmark::State& state, const ir::ExprPtr& expr, const char* type) {
+  RunJitOver(state, expr, {*Column(type)->Slice(0, state.range(0))}, 16 * 8);
+}
+
+// The same instants' days as date32 (`temporal/*_date32`): year(d), month(d), day(d) through
+// the JIT, the static civil arithmetic over i32 days, and `temporal/floor_date32/static`, the
+// copy floor (each day widened to i64 plus one: a 4-byte read and an 8-byte write a row).
+const std::vector<int32_t>& Days() {
+  static const std::vector<int32_t> v = [] {
+    std::vector<int32_t> out(kRows);
+    for (int64_t i = 0; i < kRows; ++i) out[i] = static_cast<int32_t>(FloorDiv(Micros()[i], kPerDay));
+    return out;
+  }();
+  return v;
+}
+
+void RunJitDate32(benchmark::State& state, const ir::ExprPtr& expr) {
+  static BufferPtr b = [] {
+    BufferPtr out = *Buffer::Allocate(kRows * 4);
+    std::memcpy(out->mutable_data(), Days().data(), kRows * 4);
+    return out;
+  }();
+  const int64_t rows = state.range(0);
+  RunJitOver(state, expr, {ArrayPtr(*PrimitiveArray::Make(*ParseDataType("date32"), rows, b, Validity::AllValid()))}, 12 * 8);
+}
+
+void RunStaticDate32(benchmark::State& state, Fn fn) {
+  const std::vector<int32_t>& in = Days();
+  const int64_t rows = state.range(0);
+  std::vector<int64_t> out(rows);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < rows; ++i) {
+      switch (fn) {
+        case Fn::kYear: out[i] = CivilFromDays(in[i]).y; break;
+        case Fn::kMonth: out[i] = CivilFromDays(in[i]).m; break;
+        case Fn::kDay: out[i] = CivilFromDays(in[i]).d; break;
+        default: out[i] = int64_t{in[i]} + 1; break;
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, rows, 12 * 8);
 }
 
 // Two interval_month_day_nano columns (months within ±10 years, days ±400, nanoseconds ±2 days):
@@ -240,6 +287,17 @@ const bool kRegistered = [] {
         ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
   }
   benchmark::RegisterBenchmark("temporal/floor/static", [](benchmark::State& state) { RunStatic(state, Fn::kFloor); })
+      ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+  for (const auto& [fn, name] : {std::pair{Fn::kYear, "year"}, std::pair{Fn::kMonth, "month"}, std::pair{Fn::kDay, "day"}}) {
+    const LazyExpr expr(fmt::format("{}(d)", name), "d:date32");
+    benchmark::RegisterBenchmark(fmt::format("temporal/{}_date32/jit", name).c_str(),
+                                 [expr](benchmark::State& state) { RunJitDate32(state, expr.get()); })
+        ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(fmt::format("temporal/{}_date32/static", name).c_str(),
+                                 [fn](benchmark::State& state) { RunStaticDate32(state, fn); })
+        ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("temporal/floor_date32/static", [](benchmark::State& state) { RunStaticDate32(state, Fn::kFloor); })
       ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
   return true;
 }();

@@ -120,6 +120,10 @@ ParsedText ParseByHelper(LowerContext& c, const Val& text, std::string_view help
 
 std::span<const Lowering> DecimalLowerings();     // decimals (jit/codegen/lower/decimal.cc)
 
+// Marks the kernel being built as heavy with arithmetic a row (float math, the civil calendar): it
+// runs at the host's widest vectors (jit/base/target.h kWideMathAttribute; jit/codegen/lower/math.cc).
+void AskWideVectors(LowerContext& c);
+
 // 64-bit arithmetic that vectorizes on x86 without AVX-512 (jit/codegen/lower/temporal.cc).
 // An i64 (or vector of i64) as double, correctly rounded, without a 64-bit integer conversion.
 llvm::Value* I64ToF64(llvm::IRBuilder<>& b, llvm::Value* x);

@@ -105,7 +105,6 @@ B operator&(B a, B b) { return {a.m, a.m->b().CreateAnd(a.v, b.v)}; }
 B operator|(B a, B b) { return {a.m, a.m->b().CreateOr(a.v, b.v)}; }
 B operator!(B a) { return {a.m, a.m->b().CreateNot(a.v)}; }
 
-void AskWideVectors(LowerContext& c) { c.b.GetInsertBlock()->getParent()->addFnAttr(kWideMathAttribute); }
 
 // One call's arguments as f64 (f32 rows are computed in f64 and rounded once, as the reference
 // does), and the result back in the call's type.
@@ -162,6 +161,8 @@ const Lowering kLowerings[] = {
 };
 
 }  // namespace
+
+void AskWideVectors(LowerContext& c) { c.b.GetInsertBlock()->getParent()->addFnAttr(kWideMathAttribute); }
 
 std::span<const Lowering> MathLowerings() { return kLowerings; }
 

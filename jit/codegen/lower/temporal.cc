@@ -371,11 +371,12 @@ struct Civil {
   llvm::Value* day;    // i32: 1..31
 };
 
-Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days) {
+// `split`: the era split of days + 719468 when the caller made it (EraOfDate32), else nullopt.
+Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days, std::optional<DivMod> split = std::nullopt) {
   Civil c{};
-  const DivMod era = FloorDivMod(b, b.CreateAdd(days, K(days, 719'468)), 146'097);
+  const DivMod era = split ? *split : FloorDivMod(b, b.CreateAdd(days, K(days, 719'468)), 146'097);
   c.era = era.q;
-  c.doe = b.CreateTruncOrBitCast(era.r, days->getType()->getWithNewType(b.getInt32Ty()));
+  c.doe = b.CreateTruncOrBitCast(era.r, era.r->getType()->getWithNewType(b.getInt32Ty()));
   llvm::Value* doe = c.doe;
   llvm::Value* yoe = UDiv(b, b.CreateSub(b.CreateAdd(b.CreateSub(doe, UDiv(b, doe, 1460, 146'096)), UDiv(b, doe, 36'524, 146'096)),
                                            UDiv(b, doe, 146'096, 146'096)),
@@ -388,6 +389,31 @@ Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days) {
                       K(yoe, 1));
   c.month = b.CreateSelect(b.CreateICmpULT(mp, K(mp, 10)), b.CreateAdd(mp, K(mp, 3)), b.CreateSub(mp, K(mp, 9)));
   return c;
+}
+
+// The 400-year era split of a date32's days (`days` i32, any value): days + 719468 as
+// era * 146097 + doe in 32-bit lanes, where the i64 floor division would keep the vector at the
+// i64 width (`temporal/year_date32/jit`). The days biased by 2^31 are an unsigned u < 2^32:
+// u / 146097 is one exact multiply-high, and days + 719468 = (q - kBiasEras) * 146097 + r + kRest
+// with r + kRest below 2 * 146097, so one conditional step finishes the split.
+DivMod EraOfDate32(llvm::IRBuilder<>& b, llvm::Value* days) {
+  constexpr int64_t kEra = 146'097, kBiasEras = 14'695;
+  constexpr int64_t kRest = 719'468 - (int64_t{1} << 31) + kBiasEras * kEra;
+  static_assert(kRest >= 0 && kRest < kEra, "the bias leaves a remainder of one era at most");
+  llvm::Value* u = b.CreateXor(days, K(days, -(int64_t{1} << 31)));  // days + 2^31, as unsigned
+  llvm::Value* q = b.CreateUDiv(u, K(u, kEra));
+  llvm::Value* r = b.CreateAdd(b.CreateSub(u, b.CreateMul(q, K(u, kEra))), K(u, kRest));
+  llvm::Value* carry = b.CreateICmpUGE(r, K(r, kEra));
+  return {b.CreateSub(b.CreateAdd(q, b.CreateZExt(carry, q->getType())), K(q, kBiasEras)),
+          b.CreateSub(r, b.CreateSelect(carry, K(r, kEra), K(r, 0)))};
+}
+
+// CivilOf, and for a date32's days (an i32 sign-extended) the era split in 32-bit lanes: `era`
+// is then i32 (|era| < 14,700), for the fields only.
+Civil CivilOfField(llvm::IRBuilder<>& b, llvm::Value* days) {
+  auto* ext = llvm::dyn_cast<llvm::SExtInst>(days);
+  if (ext == nullptr || ext->getSrcTy()->getScalarSizeInBits() != 32) return CivilOf(b, days);
+  return CivilOf(b, nullptr, EraOfDate32(b, ext->getOperand(0)));
 }
 
 // The civil year (i64): January and February belong to the next March-based year.
@@ -441,7 +467,11 @@ Val Field(LowerContext& c, std::span<const Val> a) {
     return {b.CreateZExt(r, i64)};
   }
   llvm::Value* days = s.days;
-  const Civil civil = CivilOf(b, days);
+  // The calendar is some 50 vector instructions a vector of rows: at the host's widest vectors
+  // (bench: `temporal/year_date32/jit`, `temporal/year/jit` against `--vector-width 256`), but for
+  // a zone's local time, whose table gathers lose at the wider width (`temporal/year/jit_paris`).
+  if (!InLocalZone(c.call.args()[0]->type())) AskWideVectors(c);
+  const Civil civil = CivilOfField(b, days);
   switch (kField) {
     case TemporalField::kYear: return {YearOf(b, civil)};
     case TemporalField::kMonth: return {b.CreateZExt(civil.month, i64)};
