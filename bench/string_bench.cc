@@ -6,9 +6,10 @@
 // `str_prefix`: 10 % start with 'AB-' (`starts_with` and `like 'AB-%'`). `str_search`: 64-byte
 // strings, or 4 to 64 bytes, 1 % holding 'needle' (`like '%needle%'`, `ilike '%NEEDLE%'`); bytes
 // processed are the strings' bytes. `str_length`:
-// length(s) > 100 over lengths 0-200 (offsets only).
+// length(s) > 100 over lengths 0-200 (offsets only). `str_parse`: text to integers (RegisterParse).
 #include <benchmark/benchmark.h>
 
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -348,7 +349,47 @@ void RegisterFormats() {
   }
 }
 
+// `str_parse/i64`: `cast(s, i64)` over integer text of 1 to 12 digits, a third negative (`jit`),
+// beside `static`, std::from_chars a row into a reused i64 vector (no validity, no errors).
+const Strings& IntegerText() {
+  static auto s = Build([](int64_t, std::mt19937_64& rng) {
+    std::string r = rng() % 3 == 0 ? "-" : "";
+    const size_t n = 1 + rng() % 12;
+    r += static_cast<char>('1' + rng() % 9);
+    while (r.size() < n + (r[0] == '-')) r += static_cast<char>('0' + rng() % 10);
+    return r;
+  });
+  return *s;
+}
+
+void RegisterParse() {
+  const LazyExpr bound("cast(s, i64)", "s:utf8");
+  auto* jit = benchmark::RegisterBenchmark("str_parse/i64/jit", [bound](benchmark::State& state) {
+    const int64_t rows = state.range(0);
+    RunJit(state, bound.get(), {First(IntegerText().offsets, rows)}, rows);
+    state.SetItemsProcessed(state.iterations() * rows);
+  });
+  auto* fixed = benchmark::RegisterBenchmark("str_parse/i64/static", [](benchmark::State& state) {
+    const int64_t rows = state.range(0);
+    const auto& a = static_cast<const StringArray&>(*IntegerText().offsets);
+    const auto* offsets = reinterpret_cast<const int32_t*>(a.raw_offsets());
+    const char* data = reinterpret_cast<const char*>(a.data());
+    std::vector<int64_t> out(static_cast<size_t>(rows));
+    for (auto _ : state) {
+      for (int64_t i = 0; i < rows; ++i) std::from_chars(data + offsets[i], data + offsets[i + 1], out[i]);
+      benchmark::DoNotOptimize(out.data());
+      benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * rows);
+  });
+  for (auto* b : {jit, fixed}) {
+    b->ArgNames({"rows"});
+    for (int64_t rows : kSizes) b->Arg(rows);
+  }
+}
+
 [[maybe_unused]] const bool kRegistered = [] {
+  RegisterParse();
   RegisterDictionary();
   RegisterProducers();
   RegisterFormats();

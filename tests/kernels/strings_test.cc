@@ -3,6 +3,7 @@
 // number parse at its edges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -76,6 +77,50 @@ TEST(StringKernels, RowsContainingEqualsASearchARow) {
     found += want != 0;
   }
   EXPECT_GT(found, 1000);
+}
+
+// Integer text of 0-22 bytes over digits, signs, spaces and a letter, at every width, against a
+// parse written here: white space trimmed, one optional sign, at least one digit, the value in the
+// target's range (the common form and the general path must agree everywhere).
+TEST(StringKernels, ParseIntegerEqualsAPlainParse) {
+  std::mt19937_64 rng(11);
+  int ok = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    std::string t(rng() % 23, '0');
+    for (char& c : t) c = "0123456789012345678901234567890123456789+- a"[rng() % 45];
+    const bool is_signed = rng() % 2 == 0;
+    const int bits = 8 << (rng() % 4);
+    ParseStatus want = ParseStatus::kInvalid;
+    uint64_t want_value = 0;
+    std::string_view v(t);
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    const bool negative = !v.empty() && v[0] == '-';
+    if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
+    if (!v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos) {
+      unsigned __int128 m = 0;
+      for (char c : v) m = std::min<unsigned __int128>(m * 10 + static_cast<unsigned>(c - '0'), ~uint64_t{0} + static_cast<unsigned __int128>(1));
+      const unsigned __int128 top = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1);
+      if (negative && m == 0) {
+        want = ParseStatus::kOk;
+      } else if (negative) {
+        want = is_signed && m <= top + 1 ? ParseStatus::kOk : ParseStatus::kOutOfRange;
+        want_value = uint64_t{0} - static_cast<uint64_t>(m);
+      } else {
+        want = m <= top ? ParseStatus::kOk : ParseStatus::kOutOfRange;
+        want_value = static_cast<uint64_t>(m);
+      }
+      if (want != ParseStatus::kOk) want_value = 0;
+    }
+    uint64_t got = 1;
+    const ParseStatus status = ParseNumber(Bytes(t), t.size(), is_signed ? NumberKind::kSigned : NumberKind::kUnsigned, bits, &got);
+    ASSERT_EQ(status, want) << "'" << t << "' " << (is_signed ? "i" : "u") << bits;
+    if (status == ParseStatus::kOk) {
+      ASSERT_EQ(got, want_value) << "'" << t << "'";
+    }
+    ok += status == ParseStatus::kOk;
+  }
+  EXPECT_GT(ok, 10000);
 }
 
 // A decoder from the well-formed byte sequences table (Unicode 15, table 3-7).
