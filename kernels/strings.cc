@@ -131,9 +131,10 @@ bool SameBytes(const uint8_t* s, const uint8_t* needle, size_t m, bool fold_case
 template <typename Offset>
 uint64_t RowsContainingImpl(const Offset* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
                             bool fold_case) {
+  if (rows <= 0) return 0;
   const auto lo = static_cast<int64_t>(offsets[0]), hi = static_cast<int64_t>(offsets[rows]);
   const auto len = static_cast<int64_t>(m);
-  if (rows <= 0 || hi - lo < len) return 0;
+  if (hi - lo < len) return 0;
   uint64_t found = 0;
   int row = 0;
   // The candidate start p (ascending): the row it starts in, and whether the needle fits there.
@@ -170,7 +171,9 @@ uint64_t RowsContainingImpl(const Offset* offsets, int rows, const uint8_t* data
     return found;
   }
 #endif
-  for (; p < lo + starts; ++p) take(p);
+  for (; p < lo + starts; ++p) {
+    if (SameByte(data[p], needle[0], fold_case) && SameByte(data[p + len - 1], needle[m - 1], fold_case)) take(p);
+  }
   return found;
 }
 

@@ -109,8 +109,9 @@ CacheKey RowKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs, St
       shape.loop = KernelLoop::kWords;
       shape.length_prefilter = true;
     }
-    // A substring search over offsets is made once for a word's rows (jit/codegen/prefilter.h).
-    if (internal::UsesWordSearch(*expr, specs)) shape.loop = KernelLoop::kWords;
+    // A substring search over offsets is made once for a word's rows (jit/codegen/prefilter.h),
+    // with the SSE2 filter that x86 has.
+    if (X86Target(target) && internal::UsesWordSearch(*expr, specs)) shape.loop = KernelLoop::kWords;
     // Streaming stores for a large output of one flat value a row (bools are packed from bytes
     // the executor reads back at once; a projection's outputs are left as they are).
     shape.stream_output = stream_output && shape.loop == KernelLoop::kRows && (s == Strategy::kDense ||
@@ -206,8 +207,8 @@ Plan PlanEvaluation(const ir::ExprPtr& expr, const BatchFacts& batch, ir::Policy
 }
 
 Plan PlanAggregate(const ir::Aggregate& agg, const BatchFacts& batch, const std::string& target) {
-  // A substring search over offsets is made once for a word's rows: word folds.
-  const bool flat = FoldsFlat(agg, batch) && !internal::UsesWordSearch(*agg.arg, batch.inputs);
+  // A substring search over offsets is made once for a word's rows: word folds on x86.
+  const bool flat = FoldsFlat(agg, batch) && !(X86Target(target) && internal::UsesWordSearch(*agg.arg, batch.inputs));
   const TypeId t = agg.arg->type().id;
   const bool min_max = agg.kind == ir::AggKind::kMin || agg.kind == ir::AggKind::kMax ||
                        agg.kind == ir::AggKind::kMinMax;
