@@ -184,6 +184,46 @@ uint64_t RowsContaining(const int32_t* offsets, int rows, const uint8_t* data, c
   return RowsContainingImpl(offsets, rows, data, needle, m, fold_case);
 }
 
+uint64_t RowsContainingViews(const uint8_t* views, const uint8_t* const* buffers, int rows, const uint8_t* needle,
+                             size_t m, bool fold_case) {
+  uint64_t found = 0;
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* view = views + static_cast<ptrdiff_t>(r) * 16;
+    uint32_t len;
+    std::memcpy(&len, view, 4);
+    if (len < m) continue;
+    if (len > 12) {  // out of line: a search of its bytes
+      uint32_t buffer, offset;
+      std::memcpy(&buffer, view + 8, 4);
+      std::memcpy(&offset, view + 12, 4);
+      const int64_t row[2] = {0, len};
+      found |= (RowsContainingImpl(row, 1, buffers[buffer] + offset, needle, m, fold_case) != 0 ? uint64_t{1} : 0) << r;
+      continue;
+    }
+#if defined(__SSE2__)
+    // Inline bytes are bytes 4..15 of the view itself: one compare each for the needle's first and
+    // last bytes (m <= len <= 12 keeps the shifts below 16).
+    auto letter = [&](uint8_t c) { return fold_case && c >= 'a' && c <= 'z'; };
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(view));
+    const auto first = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
+        _mm_or_si128(v, _mm_set1_epi8(letter(needle[0]) ? 0x20 : 0)), _mm_set1_epi8(static_cast<char>(needle[0])))));
+    const auto last = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
+        _mm_or_si128(v, _mm_set1_epi8(letter(needle[m - 1]) ? 0x20 : 0)), _mm_set1_epi8(static_cast<char>(needle[m - 1])))));
+    unsigned hits = (first >> 4) & (last >> (4 + m - 1)) & ((1u << (len - m + 1)) - 1);
+    for (; hits != 0; hits &= hits - 1) {
+      if (SameBytes(view + 4 + __builtin_ctz(hits), needle, m, fold_case)) {
+        found |= uint64_t{1} << r;
+        break;
+      }
+    }
+#else
+    const int64_t row[2] = {0, len};
+    found |= (RowsContainingImpl(row, 1, view + 4, needle, m, fold_case) != 0 ? uint64_t{1} : 0) << r;
+#endif
+  }
+  return found;
+}
+
 uint64_t RowsContaining(const int64_t* offsets, int rows, const uint8_t* data, const uint8_t* needle, size_t m,
                         bool fold_case) {
   return RowsContainingImpl(offsets, rows, data, needle, m, fold_case);

@@ -222,11 +222,15 @@ void KernelBuilder::LoadWordSearches(llvm::Value* w) {
     if (!search || word_searches_.contains(e)) continue;
     auto in = std::find_if(inputs_.begin(), inputs_.end(), [&](const Input& i) { return i.column == search->column->column_index(); });
     if (in == inputs_.end()) continue;
-    const bool narrow = in->spec.layout == StringLayout::kOffsets32;
-    llvm::Type* off_ty = narrow ? b.getInt32Ty() : b.getInt64Ty();
-    llvm::Value* offsets = b.CreateGEP(off_ty, in->values, b.CreateShl(w, 6));
+    const StringLayout layout = in->spec.layout;
+    // A word's 65 offsets, or its 64 views (16 bytes each), and the data or the views' buffer table.
+    llvm::Type* row_ty = llvm::ArrayType::get(b.getInt8Ty(), kViewBytes);
+    if (layout != StringLayout::kViews) row_ty = layout == StringLayout::kOffsets32 ? b.getInt32Ty() : b.getInt64Ty();
+    llvm::Value* rows = b.CreateGEP(row_ty, in->values, b.CreateShl(w, 6));
     llvm::Value* needle = b.CreateExtractValue(StringConstant(m_, search->needle), 0);
-    const std::string_view name = narrow ? kHelperRowsContaining32 : kHelperRowsContaining64;
+    const std::string_view name = layout == StringLayout::kOffsets32   ? kHelperRowsContaining32
+                                  : layout == StringLayout::kOffsets64 ? kHelperRowsContaining64
+                                                                       : kHelperRowsContainingViews;
     llvm::Type* i64 = b.getInt64Ty();
     llvm::FunctionCallee f = m_.getOrInsertFunction(
         llvm::StringRef(name.data(), name.size()),
@@ -234,10 +238,10 @@ void KernelBuilder::LoadWordSearches(llvm::Value* w) {
     if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
       fn->setDoesNotThrow();
       fn->setWillReturn();
-      fn->setOnlyAccessesArgMemory();
+      if (layout != StringLayout::kViews) fn->setOnlyAccessesArgMemory();
       fn->setOnlyReadsMemory();
     }
-    word_searches_[e] = b.CreateCall(f, {offsets, in->codes, needle, b.getInt64(static_cast<int64_t>(search->needle.size())),
+    word_searches_[e] = b.CreateCall(f, {rows, in->codes, needle, b.getInt64(static_cast<int64_t>(search->needle.size())),
                                          b.getInt32(search->fold_case ? 1 : 0)});
   }
 }

@@ -102,9 +102,7 @@ std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir:
   const ir::Expr& lit = *call.args()[1];
   if (!col.is_column() || !IsString(col.type().id) || !lit.is_literal() || lit.value().is_null()) return std::nullopt;
   const auto c = static_cast<size_t>(col.column_index());
-  if (c >= specs.size() || specs[c].shape != ir::InputShape::kFlat || specs[c].layout == StringLayout::kViews) {
-    return std::nullopt;
-  }
+  if (c >= specs.size() || specs[c].shape != ir::InputShape::kFlat) return std::nullopt;
   const std::string_view name = call.name();
   WordSearch out{&col, std::string(lit.value().str()), name == "ilike"};
   if (name == "like" || name == "ilike") {

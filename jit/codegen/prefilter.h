@@ -56,10 +56,11 @@ struct LikePlan {
 LikePlan PlanLike(std::string_view pattern, bool utf8);
 
 // A substring search of a dense word's rows: `contains(s, 'n')`, `s like '%n%'`, `s ilike '%n%'`
-// over a flat string column of an offsets layout, with a non-empty needle. The rows of a word are
-// contiguous bytes, searched once for all 64 (kernels::RowsContaining) before the lanes run, which
-// read their bit; per row, a search of a short string costs its call and setup, not its bytes
-// (bench: `str_search/*`).
+// over a flat string column, with a non-empty needle. Over offsets the rows of a word are
+// contiguous bytes, searched once for all 64 (kernels::RowsContaining); over views each inline row
+// is searched in its view (kernels::RowsContainingViews); both before the lanes run, which read
+// their bit. Per row, a search of a short string costs its call and setup, not its bytes (bench:
+// `str_search/*`).
 struct WordSearch {
   const ir::Expr* column;
   std::string needle;  // lower case where `fold_case`

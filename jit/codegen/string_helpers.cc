@@ -46,6 +46,11 @@ uint64_t rowjit_str_rows_containing32(const int32_t* offsets, const uint8_t* dat
   return rowjit::kernels::RowsContaining(offsets, 64, data, needle, static_cast<size_t>(m), fold_case != 0);
 }
 
+uint64_t rowjit_str_rows_containing_views(const uint8_t* views, const uint8_t* const* buffers, const uint8_t* needle,
+                                          int64_t m, int32_t fold_case) {
+  return rowjit::kernels::RowsContainingViews(views, buffers, 64, needle, static_cast<size_t>(m), fold_case != 0);
+}
+
 uint64_t rowjit_str_rows_containing64(const int64_t* offsets, const uint8_t* data, const uint8_t* needle, int64_t m,
                                       int32_t fold_case) {
   return rowjit::kernels::RowsContaining(offsets, 64, data, needle, static_cast<size_t>(m), fold_case != 0);
@@ -144,6 +149,7 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperLike, reinterpret_cast<void*>(&rowjit_str_like)},
       {kHelperRowsContaining32, reinterpret_cast<void*>(&rowjit_str_rows_containing32)},
       {kHelperRowsContaining64, reinterpret_cast<void*>(&rowjit_str_rows_containing64)},
+      {kHelperRowsContainingViews, reinterpret_cast<void*>(&rowjit_str_rows_containing_views)},
       {kHelperCodePoints, reinterpret_cast<void*>(&rowjit_str_code_points)},
       {kHelperHash, reinterpret_cast<void*>(&rowjit_str_hash)},
       {kHelperParse, reinterpret_cast<void*>(&rowjit_str_parse)},

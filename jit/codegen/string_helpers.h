@@ -27,6 +27,9 @@ inline constexpr std::string_view kHelperLike = "rowjit_str_like";              
 // kernels::RowsContaining over 32- and 64-bit offsets
 inline constexpr std::string_view kHelperRowsContaining32 = "rowjit_str_rows_containing32";
 inline constexpr std::string_view kHelperRowsContaining64 = "rowjit_str_rows_containing64";
+// i64 row bits (ptr views of a word's 64 rows, ptr buffer table, ptr needle, i64 m, i32 fold_case):
+// kernels::RowsContainingViews (it reads through the table: read-only, not argument memory only)
+inline constexpr std::string_view kHelperRowsContainingViews = "rowjit_str_rows_containing_views";
 inline constexpr std::string_view kHelperCodePoints = "rowjit_str_code_points";   // i64 (p, n)
 inline constexpr std::string_view kHelperHash = "rowjit_str_hash";                // i64 (p, n): XXH3-64
 // i1 fails (p, n, i32 kind << 8 | bits, ptr out i64): kernels::ParseNumber

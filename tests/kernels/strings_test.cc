@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,6 +85,51 @@ TEST(StringKernels, RowsContainingEqualsASearchARow) {
     ASSERT_EQ(RowsContaining(off32.data(), rows, exact.get(), n, m, fold), want)
         << "trial " << trial << " needle '" << needle << "' fold " << fold;
     ASSERT_EQ(RowsContaining(off.data(), rows, exact.get(), n, m, fold), want) << "trial " << trial;
+    found += want != 0;
+  }
+  EXPECT_GT(found, 1000);
+}
+
+// The view layout: rows of 0-40 bytes (inline up to 12, the rest in two data buffers at any
+// offset), against a search of each row on its own, folded or not, needles 1-20 bytes.
+TEST(StringKernels, RowsContainingViewsEqualsASearchARow) {
+  std::mt19937_64 rng(9);
+  int found = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int rows = 1 + static_cast<int>(rng() % 64);
+    const size_t m = 1 + rng() % (rng() % 2 ? 6 : 20);
+    const bool fold = rng() % 2 == 0;
+    std::string needle(m, 'a');
+    for (char& c : needle) c = "abAB"[rng() % (fold ? 4 : 2)];
+    std::string lower_needle = needle;
+    for (char& c : lower_needle) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+    std::string data[2] = {std::string(rng() % 5, 'z'), ""};
+    std::vector<uint8_t> views(static_cast<size_t>(rows) * 16, 0);
+    uint64_t want = 0;
+    for (int r = 0; r < rows; ++r) {
+      std::string t(rng() % (rng() % 2 ? 13 : 41), 'a');
+      for (char& c : t) c = "abAB"[rng() % 4];
+      if (t.size() >= m && rng() % 3 == 0) t.replace(rng() % (t.size() - m + 1), m, needle);
+      std::string folded = t;
+      for (char& c : folded) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+      if ((fold ? folded : t).find(fold ? lower_needle : needle) != std::string::npos) want |= uint64_t{1} << r;
+      uint8_t* v = views.data() + r * 16;
+      const auto len = static_cast<uint32_t>(t.size());
+      std::memcpy(v, &len, 4);
+      if (len <= 12) {
+        std::memcpy(v + 4, t.data(), len);
+        continue;
+      }
+      const uint32_t buffer = static_cast<uint32_t>(rng() % 2), offset = static_cast<uint32_t>(data[buffer].size());
+      data[buffer] += t;
+      std::memcpy(v + 4, t.data(), 4);
+      std::memcpy(v + 8, &buffer, 4);
+      std::memcpy(v + 12, &offset, 4);
+    }
+    const std::unique_ptr<uint8_t[]> b0 = ExactCopy(data[0]), b1 = ExactCopy(data[1]);
+    const uint8_t* const buffers[2] = {b0.get(), b1.get()};
+    ASSERT_EQ(RowsContainingViews(views.data(), buffers, rows, Bytes(fold ? lower_needle : needle), m, fold), want)
+        << "trial " << trial << " needle '" << needle << "' fold " << fold;
     found += want != 0;
   }
   EXPECT_GT(found, 1000);
