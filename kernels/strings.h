@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace rowjit::kernels {
 
@@ -78,5 +80,11 @@ ParseStatus ParseDecimal(const uint8_t* s, size_t n, int precision, int scale, _
 size_t FirstInvalidUtf8(const uint8_t* s, size_t n);
 
 inline uint8_t AsciiLower(uint8_t c) { return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + 32) : c; }
+// `s` with its ASCII letters lower case (other bytes as they are): a needle ILIKE searches for.
+inline std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+  return out;
+}
 
 }  // namespace rowjit::kernels

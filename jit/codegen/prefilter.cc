@@ -113,9 +113,7 @@ std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir:
     return std::nullopt;
   }
   if (out.needle.empty()) return std::nullopt;
-  if (out.fold_case) {
-    for (char& ch : out.needle) ch = static_cast<char>(kernels::AsciiLower(static_cast<uint8_t>(ch)));
-  }
+  if (out.fold_case) out.needle = kernels::AsciiLower(out.needle);
   return out;
 }
 

@@ -69,14 +69,10 @@ TEST(StringKernels, RowsContainingEqualsASearchARow) {
       row_text.push_back(t);
       off.push_back(static_cast<int64_t>(data.size()));
     }
-    std::string lower_needle = needle;
-    for (char& c : lower_needle) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+    const std::string lower_needle = AsciiLower(needle);
     uint64_t want = 0;
     for (int r = 0; r < rows; ++r) {
-      std::string t = row_text[r];
-      if (fold) {
-        for (char& c : t) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
-      }
+      const std::string t = fold ? AsciiLower(row_text[r]) : row_text[r];
       if (t.find(fold ? lower_needle : needle) != std::string::npos) want |= uint64_t{1} << r;
     }
     const std::vector<int32_t> off32(off.begin(), off.end());
@@ -101,8 +97,7 @@ TEST(StringKernels, RowsContainingViewsEqualsASearchARow) {
     const bool fold = rng() % 2 == 0;
     std::string needle(m, 'a');
     for (char& c : needle) c = "abAB"[rng() % (fold ? 4 : 2)];
-    std::string lower_needle = needle;
-    for (char& c : lower_needle) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
+    const std::string lower_needle = AsciiLower(needle);
     std::string data[2] = {std::string(rng() % 5, 'z'), ""};
     std::vector<uint8_t> views(static_cast<size_t>(rows) * 16, 0);
     uint64_t want = 0;
@@ -110,9 +105,7 @@ TEST(StringKernels, RowsContainingViewsEqualsASearchARow) {
       std::string t(rng() % (rng() % 2 ? 13 : 41), 'a');
       for (char& c : t) c = "abAB"[rng() % 4];
       if (t.size() >= m && rng() % 3 == 0) t.replace(rng() % (t.size() - m + 1), m, needle);
-      std::string folded = t;
-      for (char& c : folded) c = static_cast<char>(AsciiLower(static_cast<uint8_t>(c)));
-      if ((fold ? folded : t).find(fold ? lower_needle : needle) != std::string::npos) want |= uint64_t{1} << r;
+      if ((fold ? AsciiLower(t) : t).find(fold ? lower_needle : needle) != std::string::npos) want |= uint64_t{1} << r;
       uint8_t* v = views.data() + r * 16;
       const auto len = static_cast<uint32_t>(t.size());
       std::memcpy(v, &len, 4);

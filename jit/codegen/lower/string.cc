@@ -276,10 +276,8 @@ Val Like(LowerContext& c, std::span<const Val> a) {
   const LikePlan plan = PlanLike(*pattern, c.arg_type(0) == TypeId::kUtf8);
   const auto& p = plan.pieces;
   if (kFoldCase && plan.simple && p.size() == 3 && !p[1].empty()) {  // `%n%`: a folded search
-    std::string lower = p[1];
-    for (char& ch : lower) ch = static_cast<char>(kernels::AsciiLower(static_cast<uint8_t>(ch)));
     return {PairHelper(c, kHelperContainsFolded, b.getInt1Ty(), Parts(c, a[0].v),
-                       Parts(c, StringConstant(c.module(), lower)))};
+                       Parts(c, StringConstant(c.module(), kernels::AsciiLower(p[1]))))};
   }
   if (kFoldCase || !plan.simple) return general(Parts(c, StringConstant(c.module(), *pattern)));
   if (p.size() == 1) return {EqualsLiteral(c, a[0], p[0])};
