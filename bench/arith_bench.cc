@@ -175,7 +175,7 @@ size_t FlatArgs(const std::vector<ArrayPtr>& cols) {
 }
 
 // Registers jit, jit_prepared, static_chain, scalar (and optionally jit_prepared_chunks2048,
-// jit_kernel, stream) for a * b + c [< d].
+// jit_prepared_into_chunks2048, jit_kernel, jit_kernel_chunks2048, stream) for a * b + c [< d].
 template <typename T>
 void RegisterExpression(const Case& c, Shape shape, bool with_kernel, bool with_stream) {
   const LazyExpr expr(c.expr, c.schema);
@@ -193,8 +193,18 @@ void RegisterExpression(const Case& c, Shape shape, bool with_kernel, bool with_
       RunJitPreparedChunks(state, expr.get(), cols, rows, 2048);
       SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
     });
+    Register(c, "jit_prepared_into_chunks2048", [expr, shape](benchmark::State& state,
+                                                              const std::vector<ArrayPtr>& cols, int64_t rows) {
+      RunJitPreparedChunks(state, expr.get(), cols, rows, 2048, /*into=*/true);
+      SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
+    });
     Register(c, "jit_kernel", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
       RunJitKernel(state, expr.get(), cols, rows, shape == Shape::kMulAdd ? sizeof(T) : 1);
+      SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
+    });
+    Register(c, "jit_kernel_chunks2048", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols,
+                                                       int64_t rows) {
+      RunJitKernel(state, expr.get(), cols, rows, shape == Shape::kMulAdd ? sizeof(T) : 1, 2048);
       SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
     });
   }
@@ -254,7 +264,11 @@ void RegisterOrdinary(const char* type) {
     const std::string expr = shape == Shape::kMulAdd ? "a * b + c" : "a * b + c < d";
     const std::string base = std::string(type) + (shape == Shape::kMulAdd ? "_mul_add" : "_mul_add_lt");
     RegisterExpression<T>(Case{"ordinary", base, expr, Schema(id, n, false),
-                               Columns<T>(n, false, NullLayout::kScattered), {kSmallRows, kLargeRows}},
+                               Columns<T>(n, false, NullLayout::kScattered),
+                               // 1M rows: inputs and output fit the last-level cache (an engine's
+                               // table scanned in its vectors), the size its chunked calls are compared at.
+                               shape == Shape::kMulAdd ? std::vector<int64_t>{kSmallRows, int64_t{1} << 20, kLargeRows}
+                                                       : std::vector<int64_t>{kSmallRows, kLargeRows}},
                           shape, true, shape == Shape::kMulAdd);
     for (NullLayout layout : {NullLayout::kScattered, NullLayout::kClustered}) {
       const std::string name = base + (layout == NullLayout::kScattered ? "_scattered" : "_clustered");

@@ -249,8 +249,10 @@ inline void RunJitPrepared(benchmark::State& state, const ir::ExprPtr& expr,
 // `jit_prepared_chunks2048`: the same handle called on zero-copy slices of `chunk` rows (made
 // before timing), as an engine calls at its vector size: against `jit_prepared` over the whole
 // batch, what a call costs beside its kernel.
+// `into`: each chunk's result written into one output the bench lends (EvaluateInto), as a host
+// reusing its vectors does; otherwise the engine allocates each result (Evaluate).
 inline void RunJitPreparedChunks(benchmark::State& state, const ir::ExprPtr& expr,
-                                 const std::vector<ArrayPtr>& cols, int64_t rows, int64_t chunk) {
+                                 const std::vector<ArrayPtr>& cols, int64_t rows, int64_t chunk, bool into = false) {
   auto prepared = SharedEngine().PrepareExpression(expr);
   if (!prepared.ok()) {
     state.SkipWithError(prepared.error().ToString().c_str());
@@ -270,9 +272,13 @@ inline void RunJitPreparedChunks(benchmark::State& state, const ir::ExprPtr& exp
       return;
     }
   }
+  const int64_t width = std::max(ByteWidth(expr->type().id), 1);
+  Scratch<uint8_t> values(chunk * width + 64), validity(chunk / 8 + 64);
+  const jit::OutputBuffers out{values.data(), chunk * width + 64, validity.data(), chunk / 8 + 64};
   for (auto _ : state) {
     for (const std::vector<ArrayPtr>& slice : slices) {
-      auto r = (*prepared)->Evaluate(slice, slice[0]->length());
+      auto r = into ? (*prepared)->EvaluateInto(slice, slice[0]->length(), out)
+                    : (*prepared)->Evaluate(slice, slice[0]->length());
       benchmark::DoNotOptimize(r);
     }
   }
@@ -286,8 +292,11 @@ inline uint64_t CallKernel(jit::RowKernelFn fn, const jit::KernelInput* inputs, 
 
 // `jit_kernel`: the compiled kernel called directly on flat, all-valid inputs and a reused output
 // (rows a multiple of 64): the kernel's own time, without the executor's allocation and setup.
+// All rows in one call, or (`chunk` > 0, a multiple of 64) `chunk` rows a call into one output
+// of `chunk` rows, as a host calling at its vector size would: the floor of a chunked prepared
+// call.
 inline void RunJitKernel(benchmark::State& state, const ir::ExprPtr& expr,
-                         const std::vector<ArrayPtr>& cols, int64_t rows, int out_width) {
+                         const std::vector<ArrayPtr>& cols, int64_t rows, int out_width, int64_t chunk = 0) {
   std::vector<ir::InputSpec> specs;
   std::vector<jit::KernelInput> inputs;
   for (const ArrayPtr& c : cols) {
@@ -304,10 +313,25 @@ inline void RunJitKernel(benchmark::State& state, const ir::ExprPtr& expr,
     state.SkipWithError(kernel.error().ToString().c_str());
     return;
   }
-  Scratch<uint8_t> out(rows * out_width);
   const jit::RowKernelFn fn = (*kernel)->row_fn();
+  if (chunk <= 0) {
+    Scratch<uint8_t> out(rows * out_width);
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(CallKernel(fn, inputs.data(), out.data(), rows / 64));
+      benchmark::ClobberMemory();
+    }
+    return;
+  }
+  Scratch<uint8_t> out(chunk * out_width);
+  std::vector<jit::KernelInput> at(inputs.size());
   for (auto _ : state) {
-    benchmark::DoNotOptimize(CallKernel(fn, inputs.data(), out.data(), rows / 64));
+    for (int64_t start = 0; start + chunk <= rows; start += chunk) {
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const int64_t width = ByteWidth(cols[k]->type().id);
+        at[k].values = static_cast<const uint8_t*>(inputs[k].values) + start * width;
+      }
+      benchmark::DoNotOptimize(CallKernel(fn, at.data(), out.data(), chunk / 64));
+    }
     benchmark::ClobberMemory();
   }
 }

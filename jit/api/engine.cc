@@ -341,6 +341,22 @@ void EngineImpl::RaiseRetryPressure(const ir::ExprPtr& expr, const Batch& batch,
   report.compile_ms += found->kernel->phases().total_ms();
 }
 
+double EngineImpl::EvaluationBytesPerRow(const ir::Expr& expr, std::span<const ArrayPtr> columns) {
+  // The output and its validity (every output of a projection), and at worst a decoded or
+  // aligned copy of every input (a string's offsets or views: 16 bytes a row at most).
+  auto output_bytes = [](const ir::Expr& e) { return e.type().id == TypeId::kBool ? 1.25 : ByteWidth(e.type().id) + 0.125; };
+  double per_row = 0;
+  if (ir::IsProjection(expr)) {
+    for (const ir::ExprPtr& out : expr.args()) per_row += output_bytes(*out);
+  } else {
+    per_row = output_bytes(expr);
+  }
+  for (int c : expr.facts().columns) {
+    per_row += IsString(columns[c]->type().id) ? 16 : ByteWidth(columns[c]->type().id);
+  }
+  return per_row;
+}
+
 Status EngineImpl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length, bool folded) const {
   ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr.facts(), options_.limits));
   if (static_cast<int64_t>(columns.size()) > options_.limits.max_columns) {
@@ -364,19 +380,7 @@ Status EngineImpl::Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns
     return string_result(expr);
   }
   if (options_.max_evaluation_bytes <= 0) return Status::OK();
-  // The output and its validity (every output of a projection), and at worst a decoded or
-  // aligned copy of every input (a string's offsets or views: 16 bytes a row at most).
-  auto output_bytes = [](const ir::Expr& e) { return e.type().id == TypeId::kBool ? 1.25 : ByteWidth(e.type().id) + 0.125; };
-  double per_row = 0;
-  if (ir::IsProjection(expr)) {
-    for (const ir::ExprPtr& out : expr.args()) per_row += output_bytes(*out);
-  } else {
-    per_row = output_bytes(expr);
-  }
-  double bytes = static_cast<double>(length) * per_row;
-  for (int c : expr.facts().columns) {
-    bytes += static_cast<double>(length) * (IsString(columns[c]->type().id) ? 16 : ByteWidth(columns[c]->type().id));
-  }
+  const double bytes = static_cast<double>(length) * EvaluationBytesPerRow(expr, columns);
   if (bytes > static_cast<double>(options_.max_evaluation_bytes)) {
     return MakeError(ErrorCode::kOutOfMemory,
                      "evaluating {} rows needs about {:.0f} MiB; the limit is {:.0f} MiB "

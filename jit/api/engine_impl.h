@@ -128,6 +128,12 @@ class EngineImpl {
   // inputs, and the memory the evaluation would take. `folded`: string results are allowed (an
   // aggregate's argument, or strings computed outside kernels).
   Status Admit(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length, bool folded = false) const;
+  // The bytes a row of an evaluation of `expr` over `columns` may take (Admit's estimate, held by
+  // prepared handles for their direct calls), and whether `bytes` fit EngineOptions::max_evaluation_bytes.
+  static double EvaluationBytesPerRow(const ir::Expr& expr, std::span<const ArrayPtr> columns);
+  bool WithinEvaluationBytes(double bytes) const {
+    return options_.max_evaluation_bytes <= 0 || bytes <= static_cast<double>(options_.max_evaluation_bytes);
+  }
   // The facts a route reads of a call.
   CallFacts Call(std::span<const ArrayPtr> columns, int64_t length, const EvalOptions& options, bool into) const {
     return {.columns = columns, .length = length, .policy = options.policy, .into = into,

@@ -4,6 +4,8 @@
 // once per batch layout and keeps the plan and the kernel, so that a call on a known layout costs
 // its input checks, one read of the batch and the kernel run. Calls whose route is not one kernel
 // over the batch as it is take the engine's path.
+#include <new>
+
 #include "jit/api/prepared_internal.h"
 
 namespace rowjit::jit::internal {
@@ -21,8 +23,13 @@ struct PreparedExpressionState {
   // `into`: the caller's output, when it lent one.
   Result<ArrayPtr> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep, bool full_report,
                        std::span<const OutputBuffers> into);
+  // The direct call of a batch a direct layout matches, or nullopt (Run's path).
+  std::optional<Result<ArrayPtr>> RunDirect(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
+                                            bool full_report, std::span<const OutputBuffers> into);
   Result<ArrayPtr> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                               std::span<const OutputBuffers> into);
+  // Per referenced column (ExprFacts::columns order), the type it was bound to.
+  std::vector<DataType> bound_types;
   // The exact twin of a layout's speculative kernel, compiled (in the tier the layout holds) the
   // first time a batch needs it and held by the layout from then on (no cache lookup when the
   // kernel sends it later batches).
@@ -45,6 +52,91 @@ Result<ExactTwin> PreparedExpressionState::TwinOf(const PreparedLayout& layout, 
   rep.tier = layout.twin_kernel->tier();
   return ExactTwin{layout.twin_kernel.get(), &*layout.twin_key};
 }
+
+namespace {
+
+// The columns a direct call reads: fixed-width values of up to 8 bytes (not bits, strings or
+// 16-byte decimals, whose kernel inputs take more than a pointer or a constant's bits).
+bool DirectType(TypeId type) { return !IsString(type) && type != TypeId::kI128 && type != TypeId::kBool; }
+
+// What a direct call reads of one referenced column.
+struct DirectColumn {
+  TypeId type = TypeId::kI32;
+  bool nulls = false;
+  bool constant = false;
+};
+
+// The column as a direct call may read it (a primitive array whose values are aligned to their
+// width, or a constant that is not null), checked as ir::CheckInputs checks it; nullopt otherwise
+// (Run's path then reports the error, or decodes the column).
+std::optional<DirectColumn> ReadDirectColumn(std::span<const ArrayPtr> columns, int c, const DataType& bound,
+                                             int64_t length, KernelInput& in) {
+  if (static_cast<size_t>(c) >= columns.size() || columns[c] == nullptr) return std::nullopt;
+  const Array& a = *columns[c];
+  if (a.length() != length || !a.type().SameType(bound) || !DirectType(a.type().id) || !a.Validate().ok()) {
+    return std::nullopt;
+  }
+  if (a.encoding() == Encoding::kConstant) {
+    const Scalar& value = static_cast<const ConstantArray&>(a).value();
+    if (value.is_null()) return std::nullopt;
+    in.scalar = value.bits();
+    return DirectColumn{a.type().id, false, true};
+  }
+  if (a.encoding() != Encoding::kPrimitive) return std::nullopt;
+  const auto& p = static_cast<const PrimitiveArray&>(a);
+  if (p.validity().all_null()) return std::nullopt;  // no row to compute: Run's path answers
+  const bool nulls = p.NullCount() > 0;
+  const auto width = static_cast<uintptr_t>(ByteWidth(p.type().id));
+  if ((nulls && !bound.nullable) || (reinterpret_cast<uintptr_t>(p.raw_values()) & (width - 1)) != 0) {
+    return std::nullopt;
+  }
+  in.values = p.raw_values();
+  return DirectColumn{p.type().id, nulls, false};
+}
+
+bool Matches(const PreparedLayout& layout, std::span<const DirectColumn> seen, BatchFacts::Rows rows, bool short_batch) {
+  if (!layout.direct || layout.rows != rows || layout.short_batch != short_batch) return false;
+  for (size_t k = 0; k < seen.size(); ++k) {
+    const ir::InputSpec& spec = layout.inputs[k];
+    const ir::InputShape shape = seen[k].constant ? ir::InputShape::kConstant : ir::InputShape::kFlat;
+    if (spec.shape != shape || spec.type != seen[k].type || spec.has_nulls != seen[k].nulls) return false;
+  }
+  return true;
+}
+
+// The AND of the referenced columns' validity (as ReadRows computes it): shared when one column
+// has nulls, else combined into `into` (the caller's validity buffer) or a fresh bitmap.
+Result<Validity> RowsOf(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length,
+                        void* into) {
+  const Validity* first = nullptr;
+  const Validity* second = nullptr;
+  for (int c : refs) {
+    if (columns[c]->encoding() != Encoding::kPrimitive) continue;
+    const Validity& v = static_cast<const PrimitiveArray&>(*columns[c]).validity();
+    if (!v.has_bitmap()) continue;
+    if (first == nullptr) {
+      first = &v;
+    } else if (second == nullptr) {
+      second = &v;
+    }
+  }
+  if (second == nullptr) return first != nullptr ? *first : Validity::AllValid();
+  BufferPtr out;
+  if (into != nullptr) {
+    out = Buffer::Lend(into, kernels::NumWords(length) * 8);
+  } else {
+    ROWJIT_ASSIGN_OR_RETURN(out, AllocateBitmap(length));
+  }
+  kernels::BitmapAnd(first->Span(length), second->Span(length), out->mutable_data());
+  for (int c : refs) {
+    if (columns[c]->encoding() != Encoding::kPrimitive) continue;
+    const Validity& v = static_cast<const PrimitiveArray&>(*columns[c]).validity();
+    if (v.has_bitmap() && &v != first && &v != second) kernels::BitmapAndInPlace(out->mutable_data(), v.Span(length));
+  }
+  return Validity::FromBitmap(std::move(out), 0, length);
+}
+
+}  // namespace
 
 // A layout seen for the first time: read, planned and run as Engine::Evaluate's kernel route
 // does it, and kept when the run succeeded with one plain kernel (or none) that may be held.
@@ -74,14 +166,104 @@ Result<ArrayPtr> PreparedExpressionState::PlanAndRun(std::span<const ArrayPtr> c
                                         Holdable(*layout->kernel, options)
                                   : layout->kernel == nullptr);
   if (keep) {
+    layout->direct = (plan.strategy == Strategy::kDense || plan.strategy == Strategy::kDenseRetry) &&
+                     layout->kernel != nullptr && RunsDirect(*expr, layout->kernel->shape()) &&
+                     (layout->rows == BatchFacts::Rows::kAllValid || layout->rows == BatchFacts::Rows::kSomeNull);
+    for (int c : expr->facts().columns) {
+      const Encoding e = columns[c]->encoding();
+      const ir::InputSpec& spec = batch.facts.inputs[c];
+      // Nulls only under an expression whose rows are null exactly where an input's are (the
+      // AND of their validity is the result's).
+      layout->direct = layout->direct && (e == Encoding::kPrimitive || e == Encoding::kConstant) &&
+                       DirectType(spec.type) && (!spec.has_nulls || expr->facts().StrictRows());
+      layout->input_row_bytes += std::max(ByteWidth(spec.type), 1);
+    }
+    layout->evaluation_bytes_per_row = EngineImpl::EvaluationBytesPerRow(*expr, columns);
     layout->key = std::move(planned);
     layouts.Keep(std::move(layout));
   }
   return out;
 }
 
+// The direct call: a batch of primitive or constant columns whose layout holds a dense kernel
+// runs it with no routing, planning, input description or cache: per call only what depends on
+// the batch (Admit's checks of the columns and the byte limit, the layout's match, the AND of
+// the validity, the output) and the kernel. Anything else (a column to decode or to report, a
+// layout not met, evidence) takes Run's path, which decides it as Engine::Evaluate does.
+std::optional<Result<ArrayPtr>> PreparedExpressionState::RunDirect(std::span<const ArrayPtr> columns, int64_t length,
+                                                                   EvalReport& rep, bool full_report,
+                                                                   std::span<const OutputBuffers> into) {
+  const ir::ExprFacts& f = expr->facts();
+  const std::vector<int>& refs = f.columns;
+  constexpr size_t kInline = 16;
+  if (length <= 0 || layouts.size() == 0 || refs.size() > kInline || refs.empty() ||
+      static_cast<int64_t>(columns.size()) > engine->options().limits.max_columns) {
+    return std::nullopt;
+  }
+  // Kernels read input c at inputs[c]: one KernelInput per column up to the last referenced one.
+  // Only those slots are set: zeroing the whole inline array is a visible part of a 2,048-row
+  // call (bench: `ordinary/i32_mul_add/jit_prepared_chunks2048`).
+  const size_t slots = static_cast<size_t>(refs.back()) + 1;
+  alignas(KernelInput) unsigned char inline_storage[kInline * sizeof(KernelInput)];
+  std::vector<KernelInput> more;
+  KernelInput* inputs = nullptr;
+  if (slots > kInline) {
+    more.resize(slots);
+    inputs = more.data();
+  } else {
+    inputs = reinterpret_cast<KernelInput*>(inline_storage);
+    for (size_t i = 0; i < slots; ++i) new (&inputs[i]) KernelInput{};
+  }
+  DirectColumn seen[kInline];
+  bool any_nulls = false;
+  for (size_t k = 0; k < refs.size(); ++k) {
+    std::optional<DirectColumn> col = ReadDirectColumn(columns, refs[k], bound_types[k], length, inputs[refs[k]]);
+    if (!col) return std::nullopt;
+    seen[k] = *col;
+    any_nulls = any_nulls || col->nulls;
+  }
+  const BatchFacts::Rows rows =
+      any_nulls && f.StrictRows() ? BatchFacts::Rows::kSomeNull : BatchFacts::Rows::kAllValid;
+  const PreparedLayout* layout = nullptr;
+  for (size_t i = 0; i < layouts.size() && layout == nullptr; ++i) {
+    if (Matches(layouts[i], std::span(seen, refs.size()), rows, IsShortBatch(length))) layout = &layouts[i];
+  }
+  if (layout == nullptr || engine->StreamsOutput(*expr, length, layout->input_row_bytes, into) ||
+      !engine->WithinEvaluationBytes(static_cast<double>(length) * layout->evaluation_bytes_per_row)) {
+    return std::nullopt;
+  }
+  // Valid-only runs owed to retry pressure, and batches owed to a speculative kernel's twin: Run's.
+  const CompiledKernel& kernel = *layout->kernel;
+  if (kernel.shape().speculative_mul && kernel.OwesExactBatches()) return std::nullopt;
+  if (options.policy == ir::Policy::kAuto && f.can_fail && rows == BatchFacts::Rows::kSomeNull &&
+      engine->retry_pressure().Pressured(*expr)) {
+    return std::nullopt;
+  }
+  const OutputBuffers* out = into.empty() ? nullptr : &into[0];
+  Validity valid = Validity::AllValid();
+  if (rows == BatchFacts::Rows::kSomeNull) {
+    Result<Validity> anded = RowsOf(columns, refs, length, out != nullptr ? out->validity : nullptr);
+    if (!anded.ok()) return Result<ArrayPtr>(std::move(anded).TakeError());
+    valid = *std::move(anded);
+  }
+  const InputsView view{std::span(inputs, slots), layout->key->spec.inputs, f.string_evidence};
+  std::optional<Result<ArrayPtr>> result =
+      internal::RunDirect(*expr, kernel, view, length, std::move(valid), out, engine->outputs());
+  if (!result) return std::nullopt;
+  rep.route = layout->route;  // the kernel route's, on which it was planned
+  rep.direct = true;
+  rep.strategy = layout->strategy;
+  rep.tier = kernel.tier();
+  if (full_report) rep.kernel = *layout->key;
+  if (held_runs != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
+  return result;
+}
+
 Result<ArrayPtr> PreparedExpressionState::Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                                               bool full_report, std::span<const OutputBuffers> into) {
+  if (std::optional<Result<ArrayPtr>> direct = RunDirect(columns, length, rep, full_report, into)) {
+    return *std::move(direct);
+  }
   const ir::ExprFacts& f = expr->facts();
   // The route, as Engine::Evaluate's: only the kernel route's layouts are held (the others take
   // the engine's path, which checks the inputs first).
@@ -135,6 +317,14 @@ Result<std::unique_ptr<PreparedExpression>> EngineImpl::PrepareExpression(const 
     state->expr = expr;
     state->options = options;
     state->held_runs = held_runs;
+    for (int c : expr->facts().columns) {
+      for (const ir::Expr* node : expr->facts().column_nodes) {
+        if (node->column_index() == c) {
+          state->bound_types.push_back(node->type());
+          break;
+        }
+      }
+    }
     std::unique_ptr<PreparedExpression> handle(new PreparedExpression());
     handle->state_ = std::move(state);
     return handle;

@@ -26,6 +26,11 @@ struct PreparedLayout {
   bool output_validity = false;
   bool stream_output = false;  // planned for a batch past the streaming threshold
   bool short_batch = false;    // planned for a batch of fewer than 64 rows (KernelShape::short_batch)
+  // A prepared expression's direct call (PreparedExpressionState::RunDirect) may run this layout:
+  // its kernel is dense (RunsDirect) over primitive or constant columns.
+  bool direct = false;
+  int64_t input_row_bytes = 0;       // the bytes a row of the referenced inputs takes (StreamsOutput)
+  double evaluation_bytes_per_row = 0;  // Admit's estimate (EngineImpl::EvaluationBytesPerRow)
   // A speculative kernel's exact twin (KernelShape::speculative_mul), once a batch of this layout
   // needed it: held for the batches the kernel sends it. Set once, under `twin_mu`, before
   // `has_twin`.
@@ -96,6 +101,8 @@ class LayoutTable {
     published_.store(n + 1, std::memory_order_release);
   }
   size_t size() const { return published_.load(std::memory_order_acquire); }
+  // Layout i < size().
+  const PreparedLayout& operator[](size_t i) const { return *slots_[i].load(std::memory_order_acquire); }
 
  private:
   std::array<std::atomic<const PreparedLayout*>, kMaxLayouts> slots_{};

@@ -107,6 +107,8 @@ class CompiledKernel {
   // kernel when the cache evicts it.
   static constexpr int kExactBatchesAfterWide = 64;
   void MarkWideOperands() const { exact_batches_owed_.store(kExactBatchesAfterWide, std::memory_order_relaxed); }
+  // Whether batches are owed to the twin, without spending one.
+  bool OwesExactBatches() const { return exact_batches_owed_.load(std::memory_order_relaxed) > 0; }
   // Whether this batch goes straight to the twin (spends one owed batch).
   bool TakeExactBatch() const {
     int owed = exact_batches_owed_.load(std::memory_order_relaxed);

@@ -43,6 +43,9 @@ struct EvalReport {
   // Caller outputs (EvaluateInto, ProjectInto): some result's values were copied into the
   // caller's memory rather than written there by the kernel.
   bool output_copied = false;
+  // A prepared expression's direct call ran its held kernel: no routing, planning or input
+  // description, only the checks that depend on the batch (PreparedExpression).
+  bool direct = false;
 
   // Folds in the report of a part of this call (a stage, a slice, an output evaluated on its own,
   // the rows a later step reads): its costs and flags add up; its plan becomes the last plan
@@ -61,6 +64,7 @@ struct EvalReport {
     cold_pass = cold_pass || part.cold_pass;
     rechecked = rechecked || part.rechecked;
     output_copied = output_copied || part.output_copied;
+    direct = direct || part.direct;
   }
 };
 

@@ -2,7 +2,9 @@
 // DuckDB's executors, each input case is its own named function and the case is chosen once, by the
 // planner; none of these re-derives it.
 #include <algorithm>
+#include <cassert>
 #include <cstring>
+#include <optional>
 
 #include "jit/exec/executor_internal.h"
 
@@ -106,6 +108,35 @@ Result<ArrayPtr> MakeResult(const ir::Expr& expr, int64_t length, BufferPtr valu
   if (type.id == TypeId::kBool) return BoolArray::Make(length, std::move(values), validity, 0, type.nullable);
   return PrimitiveArray::Make(type, length, std::move(values), validity);
 }
+
+}  // namespace
+
+bool RunsDirect(const ir::Expr& expr, const KernelShape& shape) {
+  return !shape.reads_lane_validity() && !shape.fold && shape.grouped_slots == 0 && !shape.stream_output &&
+         !PackedLater(expr, OutputRowBytes(shape, expr.type().id));
+}
+
+std::optional<Result<ArrayPtr>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
+                                          int64_t n, Validity rows, const OutputBuffers* into,
+                                          const std::shared_ptr<MemoryPool>& pool) {
+  assert(RunsDirect(expr, kernel.shape()) && "a direct call runs a dense kernel");
+  const int row_bytes = OutputRowBytes(kernel.shape(), expr.type().id);
+  BufferPtr values;
+  if (into != nullptr) {
+    values = Buffer::Lend(into->values, OutputBytes(row_bytes, n));
+  } else {
+    Result<BufferPtr> fresh = Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), pool);
+    if (!fresh.ok()) return Result<ArrayPtr>(std::move(fresh).TakeError());
+    values = *std::move(fresh);
+  }
+  if (RunRows(kernel.row_fn(), kernel.shape(), inputs, expr.facts().columns, n, row_bytes, values->mutable_data(),
+              nullptr) != 0) {
+    return std::nullopt;
+  }
+  return MakeResult(expr, n, std::move(values), std::move(rows));
+}
+
+namespace {
 
 // Evidence that no valid row explains: a scalar pass names the first failing row.
 Error ColdPass(const Execution& run) {

@@ -263,7 +263,7 @@ uint8_t* TailInputs::RowsOf(size_t k) {
 
 uint64_t* TailInputs::WordsOf(size_t k) { return (words_.empty() ? inline_words_ : words_.data()) + 2 * k; }
 
-TailInputs::TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n) {
+TailInputs::TailInputs(const InputsView& p, const std::vector<int>& refs, int64_t n) {
   if (p.inputs.size() > kInline) inputs_.assign(p.inputs.begin(), p.inputs.end());
   else std::copy(p.inputs.begin(), p.inputs.end(), inline_inputs_);
   if (refs.size() > kInline) {
@@ -420,7 +420,7 @@ Status CompactStrings(const KernelInput& in, StringLayout layout, int64_t start,
 
 }  // namespace
 
-uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const PreparedInputs& p, const std::vector<int>& refs,
+uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const InputsView& p, const std::vector<int>& refs,
                  int64_t n, int row_bytes, uint8_t* out_values, uint64_t* out_valid) {
   if (shape.short_batch) {
     assert(n < 64 && "a short batch's kernel runs fewer than 64 rows");

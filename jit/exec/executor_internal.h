@@ -22,6 +22,14 @@
 
 namespace rowjit::jit::internal {
 
+// The kernel inputs of one run as a kernel call reads them: one KernelInput per column of the
+// batch (the referenced ones set), the kernel key's input specs, and how string padding repeats.
+struct InputsView {
+  std::span<const KernelInput> inputs;
+  std::span<const ir::InputSpec> specs;
+  bool repeat_last_string = false;
+};
+
 // Kernel inputs for one run of a kernel over `columns` (`length` rows): raw pointers, constants'
 // bits, validity words when the kernel's shape reads them. `specs` are the kernel key's.
 struct PreparedInputs {
@@ -31,6 +39,7 @@ struct PreparedInputs {
   // Padding rows of strings repeat the last row (ir::ExprFacts::string_evidence); otherwise they
   // are empty strings, which read no bytes.
   bool repeat_last_string = false;
+  operator InputsView() const { return {inputs, specs, repeat_last_string}; }  // NOLINT: a view of it
 };
 Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const std::vector<int>& refs,
                                      int64_t length, const CacheKey& key);
@@ -39,7 +48,7 @@ Result<PreparedInputs> PrepareInputs(std::span<const ArrayPtr> columns, const st
 // row (values, codes, bool and validity words). Kernels of up to kInline inputs (the common case)
 // take their copies from storage inside the object: a short batch allocates nothing here.
 struct TailInputs {
-  TailInputs(const PreparedInputs& p, const std::vector<int>& refs, int64_t n);
+  TailInputs(const InputsView& p, const std::vector<int>& refs, int64_t n);
   TailInputs(const TailInputs&) = delete;  // its inputs point into itself
   TailInputs& operator=(const TailInputs&) = delete;
   const KernelInput* data() const { return inputs_.empty() ? inline_inputs_ : inputs_.data(); }
@@ -69,8 +78,20 @@ Result<std::vector<KernelInput>> CompactInputs(const PreparedInputs& p, const st
 // padded scratch copies; a short batch's kernel (`shape.short_batch`, n < 64) all rows in place.
 // `row_bytes`: bytes a row of output takes, or 0 for bits packed in 64-bit words. Returns the OR
 // of the evidence.
-uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const PreparedInputs& p, const std::vector<int>& refs,
+uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const InputsView& p, const std::vector<int>& refs,
                  int64_t n, int row_bytes, uint8_t* out_values, uint64_t* out_valid);
+
+// A held dense kernel run straight over a batch (a prepared expression's direct call,
+// jit/api/prepared.cc), its kernel inputs set by the caller: the values into `into` (the caller's
+// memory, already checked) or a fresh buffer from `pool`, the result's validity `rows` (the AND of
+// the inputs'). Nullopt when the kernel raised evidence: the caller takes the engine's path, which
+// locates the failing row or reruns a speculative kernel's batch through its twin.
+std::optional<Result<ArrayPtr>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
+                                          int64_t n, Validity rows, const OutputBuffers* into,
+                                          const std::shared_ptr<MemoryPool>& pool);
+// Whether RunDirect runs a kernel of this shape for `expr`: one that reads no lane validity,
+// writes none, skips no word and writes its result in its final form (no bytes to pack).
+bool RunsDirect(const ir::Expr& expr, const KernelShape& shape);
 
 // The first failing row, by a scalar pass with the reference semantics.
 Error Locate(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);

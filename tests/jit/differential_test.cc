@@ -111,6 +111,7 @@ struct Totals {
   std::map<std::string, int64_t> inputs;  // inputs drawn, by layout ("flat", "dictionary", ...)
   std::map<std::string, int64_t> tiers;   // evaluations by the tier that ran
   int64_t prepared_layouts = 0;           // prepared runs: layouts planned and held
+  int64_t direct_calls = 0;               // prepared runs: calls the held kernel answered directly
 };
 
 // How a differential run evaluates: through Engine::Evaluate, or through a PreparedExpression
@@ -158,6 +159,7 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
         jit = engine.Evaluate(*expr, columns, c.length, options, &report);
       }
       if (report.tier) ++totals.tiers[std::string(TierName(*report.tier))];
+      totals.direct_calls += report.direct;
       auto ref = ir::EvaluateReference(**expr, columns, c.length);
       ++totals.cases;
       totals.errors += !ref.ok();
@@ -206,6 +208,7 @@ TEST(Differential, PreparedExpressionsAgainstReference) {
   EXPECT_GE(t.compared_rows, AtLeast(500000));
   EXPECT_GE(t.errors, AtLeast(50));
   EXPECT_GE(t.prepared_layouts, AtLeast(500));  // layouts held: later batches of them ran the held kernel
+  EXPECT_GE(t.direct_calls, AtLeast(300)) << "calls answered by a held kernel's direct call";
   for (const char* tier : {"fast", "optimized"}) {
     EXPECT_GE(t.tiers.count(tier) ? t.tiers.at(tier) : 0, AtLeast(500)) << tier;
   }

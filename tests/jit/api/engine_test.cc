@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -963,6 +964,111 @@ TEST(PreparedExpression, ManyColumnsWithAPartialLastWord) {
       }
     }
   }
+}
+
+// The direct call (a held dense kernel run with no routing or planning) answers as the reference
+// over lengths around a word and a 2,048-row vector, sliced columns whose bits start mid-byte,
+// nulls in one column (its bitmap shared) or several (their AND), a constant column, and both
+// fresh and lent outputs; the report says the direct call ran once the layout was held.
+TEST(PreparedExpression, DirectCallsAnswerAsTheReference) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i16?, b:i16?, c:i32?");
+  auto expr = *ir::ParseAndBind("cast(a, i64) * cast(b, i64) + cast(c, i64)", schema);  // cannot fail
+  uint64_t seed = 7;
+  int64_t direct = 0;
+  for (double valid : {1.0, 0.5}) {
+    for (int64_t offset : {int64_t{0}, int64_t{3}}) {
+      for (bool constant : {false, true}) {
+        for (bool one_nullable : {false, true}) {
+          // A handle per combination: its layouts (a short batch's, a longer one's) stay within
+          // the ones a handle keeps.
+          auto p = std::move(engine->PrepareExpression(expr)).value();
+          for (int64_t length : {int64_t{1}, int64_t{7}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{130},
+                                 int64_t{2048}}) {
+            auto batch = *RandomBatch(schema, length + offset, valid, ++seed);
+            std::vector<ArrayPtr> cols;
+            for (const ArrayPtr& c : batch.columns) cols.push_back(*c->Slice(offset, length));
+            if (constant) cols[1] = *ConstantArray::Make(Scalar::Of<int16_t>(-3), length, true);
+            // Nulls in one column only: its bitmap is the result's, shared.
+            if (one_nullable) {
+              auto dense = *RandomBatch(schema, length, 1.0, seed);
+              cols[0] = dense.columns[0];
+              if (!constant) cols[1] = dense.columns[1];
+            }
+            const std::string what = fmt::format("seed {} length {} valid {} offset {} constant {} one nullable {}", seed,
+                                                 length, valid, offset, constant, one_nullable);
+            auto want = ir::EvaluateReference(*expr, cols, length);
+            ASSERT_TRUE(want.ok()) << what;
+            std::vector<uint64_t> values(static_cast<size_t>(length) + 1), validity(static_cast<size_t>(length) / 64 + 1);
+            const OutputBuffers out{values.data(), static_cast<int64_t>(values.size() * 8), validity.data(),
+                                    static_cast<int64_t>(validity.size() * 8)};
+            for (int round = 0; round < 3; ++round) {  // planned, then held: direct
+              EvalReport report;
+              auto got = round == 2 ? p->EvaluateInto(cols, length, out, &report) : p->Evaluate(cols, length, &report);
+              ASSERT_TRUE(got.ok()) << what << ": " << got.error().ToString();
+              EXPECT_EQ(FirstDifference(**got, **want), -1) << what << " round " << round;
+              if (round == 2) {  // the values are in the lent memory
+                EXPECT_EQ(static_cast<const PrimitiveArray&>(**got).raw_values(),
+                          reinterpret_cast<const uint8_t*>(values.data())) << what;
+              }
+              // A held dense layout answers directly (a batch whose rows are all null is planned
+              // otherwise: no kernel runs).
+              const bool dense = report.strategy == Strategy::kDense || report.strategy == Strategy::kDenseRetry;
+              if (round > 0 && dense) {
+                EXPECT_TRUE(report.direct) << what << " round " << round;
+              }
+              direct += report.direct;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(direct, 150);  // of 224 held calls
+}
+
+// What the direct call does not take goes the engine's way, with the engine's answers: a row
+// that fails (the kernel's evidence), inputs to decode (values not aligned to their width), a
+// batch past the memory limit, a wrong column.
+TEST(PreparedExpression, DirectCallsLeaveTheRestToTheEngine) {
+  auto engine = NewEngine({.max_evaluation_bytes = 64 << 10});
+  const Schema schema = *ParseSchema("a:i32, b:i32");
+  auto expr = *ir::ParseAndBind("a * b + 1", schema);
+  auto p = std::move(engine->PrepareExpression(expr)).value();
+  const std::vector<ArrayPtr> good = {Col(kI32, "[1, 2, 3]"), Col(kI32, "[4, 5, 6]")};
+  for (int round = 0; round < 2; ++round) ASSERT_TRUE(p->Evaluate(good, 3).ok());
+  EvalReport report;
+  ASSERT_TRUE(p->Evaluate(good, 3, &report).ok());
+  EXPECT_TRUE(report.direct);
+  // Evidence: the row's error, as Engine::Evaluate gives it, and the call was not direct.
+  const std::vector<ArrayPtr> overflow = {Col(kI32, "[1, 65536, 3]"), Col(kI32, "[4, 65536, 6]")};
+  auto failed = p->Evaluate(overflow, 3, &report);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error(), engine->Evaluate(expr, overflow, 3).error());
+  EXPECT_EQ(failed.error().row(), 1);
+  EXPECT_FALSE(report.direct);
+  // Values one byte off their width's alignment: decoded by the engine's path.
+  auto bytes = *Buffer::Allocate(4 * 3 + 1);
+  const int32_t raw[3] = {7, 8, 9};
+  std::memcpy(bytes->mutable_data() + 1, raw, sizeof(raw));
+  auto odd = *PrimitiveArray::Make(kI32, 3, Buffer::Borrow(bytes->data() + 1, 12, bytes), Validity::AllValid());
+  auto decoded = p->Evaluate(std::vector<ArrayPtr>{odd, good[1]}, 3, &report);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().ToString();
+  EXPECT_EQ((*decoded)->ToString(), "[29, 41, 55]");
+  EXPECT_FALSE(report.direct);
+  // Past EngineOptions::max_evaluation_bytes: the engine's error, though the layout is held.
+  const int64_t big = 8192;
+  auto a = *RandomBatch(schema, big, 1.0, 3);
+  auto limit = p->Evaluate(a.columns, big);
+  ASSERT_FALSE(limit.ok());
+  EXPECT_EQ(limit.error().code(), ErrorCode::kOutOfMemory);
+  EXPECT_EQ(limit.error(), engine->Evaluate(expr, a.columns, big).error());
+  // A column of another type, or missing: the engine's errors.
+  EXPECT_EQ(p->Evaluate(std::vector<ArrayPtr>{good[0], Col(DataType(TypeId::kI64), "[3, 4, 5]")}, 3).error(),
+            engine->Evaluate(expr, std::vector<ArrayPtr>{good[0], Col(DataType(TypeId::kI64), "[3, 4, 5]")}, 3).error());
+  EXPECT_FALSE(p->Evaluate(std::vector<ArrayPtr>{good[0]}, 3).ok());
+  ASSERT_TRUE(p->Evaluate(good, 3, &report).ok());
+  EXPECT_TRUE(report.direct);
 }
 
 TEST(PreparedExpression, BadInputGetsTheEnginesErrors) {
