@@ -7,6 +7,7 @@
 // strings, or 4 to 64 bytes, 1 % holding 'needle' (`like '%needle%'`, `ilike '%NEEDLE%'`); bytes
 // processed are the strings' bytes. `str_length`:
 // length(s) > 100 over lengths 0-200 (offsets only). `str_parse`: text to integers (RegisterParse).
+// `str_char_length`: code points of short rows (RegisterCharLength).
 #include <benchmark/benchmark.h>
 
 #include <charconv>
@@ -17,6 +18,7 @@
 
 #include "bench_support.h"
 #include "ir/reference.h"
+#include "kernels/strings.h"
 #include "runtime/random.h"
 #include "runtime/string_array.h"
 
@@ -362,21 +364,26 @@ const Strings& IntegerText() {
   return *s;
 }
 
-void RegisterParse() {
-  const LazyExpr bound("cast(s, i64)", "s:utf8");
-  auto* jit = benchmark::RegisterBenchmark("str_parse/i64/jit", [bound](benchmark::State& state) {
+// `name/jit`: `expr` over the first rows of `strings` (32-bit offsets), beside `name/static`:
+// `per_row(view of row i)` into a reused i64 vector (no validity, no errors).
+template <typename PerRow>
+void RegisterJitAndStatic(const std::string& name, const char* expr, const Strings& (*strings)(), PerRow per_row) {
+  const LazyExpr bound(expr, "s:utf8");
+  auto* jit = benchmark::RegisterBenchmark((name + "/jit").c_str(), [bound, strings](benchmark::State& state) {
     const int64_t rows = state.range(0);
-    RunJit(state, bound.get(), {First(IntegerText().offsets, rows)}, rows);
+    RunJit(state, bound.get(), {First(strings().offsets, rows)}, rows);
     state.SetItemsProcessed(state.iterations() * rows);
   });
-  auto* fixed = benchmark::RegisterBenchmark("str_parse/i64/static", [](benchmark::State& state) {
+  auto* fixed = benchmark::RegisterBenchmark((name + "/static").c_str(), [strings, per_row](benchmark::State& state) {
     const int64_t rows = state.range(0);
-    const auto& a = static_cast<const StringArray&>(*IntegerText().offsets);
+    const auto& a = static_cast<const StringArray&>(*strings().offsets);
     const auto* offsets = reinterpret_cast<const int32_t*>(a.raw_offsets());
     const char* data = reinterpret_cast<const char*>(a.data());
     std::vector<int64_t> out(static_cast<size_t>(rows));
     for (auto _ : state) {
-      for (int64_t i = 0; i < rows; ++i) std::from_chars(data + offsets[i], data + offsets[i + 1], out[i]);
+      for (int64_t i = 0; i < rows; ++i) {
+        out[i] = per_row(std::string_view(data + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i])));
+      }
       benchmark::DoNotOptimize(out.data());
       benchmark::ClobberMemory();
     }
@@ -388,8 +395,36 @@ void RegisterParse() {
   }
 }
 
+void RegisterParse() {
+  RegisterJitAndStatic("str_parse/i64", "cast(s, i64)", IntegerText, [](std::string_view v) {
+    int64_t value = 0;
+    std::from_chars(v.data(), v.data() + v.size(), value);
+    return value;
+  });
+}
+
+// `str_char_length/4to30B`: `char_length(s)` over rows of 4 to 30 bytes, a quarter of their
+// characters two-byte 'é' (`jit`), beside `static`, kernels::CountCodePoints a row into a reused
+// i64 vector.
+const Strings& Short4To30() {
+  static auto s = Build([](int64_t, std::mt19937_64& rng) {
+    std::string r;
+    const size_t n = 4 + rng() % 27;
+    while (r.size() < n) r += rng() % 4 == 0 && r.size() + 2 <= n ? "\xc3\xa9" : "x";
+    return r;
+  });
+  return *s;
+}
+
+void RegisterCharLength() {
+  RegisterJitAndStatic("str_char_length/4to30B", "char_length(s)", Short4To30, [](std::string_view v) {
+    return kernels::CountCodePoints(reinterpret_cast<const uint8_t*>(v.data()), v.size());
+  });
+}
+
 [[maybe_unused]] const bool kRegistered = [] {
   RegisterParse();
+  RegisterCharLength();
   RegisterDictionary();
   RegisterProducers();
   RegisterFormats();

@@ -361,7 +361,7 @@ const Function kFunctions[] = {
      .summary = "The length of s in bytes.",
      .notes = "utf8 or binary. Never fails."},
     {.name = "char_length", .arg_names = {"s"}, .family = Family::kString, .decode_cost = 2,
-     .type_rule = OneString<TypeId::kI64, true>, .eval = CharLength,
+     .type_rule = OneString<TypeId::kI64, true>, .eval = CharLength, .counts_code_points = true,
      .summary = "The number of code points of a utf8 string.",
      .notes = "Counts the bytes that are not continuation bytes `10xxxxxx`, on invalid UTF-8 too. utf8 only. "
               "Never fails."},

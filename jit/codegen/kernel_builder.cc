@@ -213,11 +213,16 @@ void KernelBuilder::LoadWordState(llvm::Value* w) {
 // one helper call a word, whose bits the lanes read in place of a search a row (EmitCall).
 void KernelBuilder::LoadWordSearches(llvm::Value* w) {
   word_searches_.clear();
+  word_code_points_.clear();
   std::vector<const ir::Expr*> stack{key_.expr.get()};
   while (!stack.empty()) {
     const ir::Expr* e = stack.back();
     stack.pop_back();
     for (const ir::ExprPtr& a : e->args()) stack.push_back(a.get());
+    if (const ir::Expr* col = WordCodePointsOf(*e, key_.inputs); col != nullptr && !word_code_points_.contains(e)) {
+      LoadWordCodePoints(w, *e, *col);
+      continue;
+    }
     std::optional<WordSearch> search = WordSearchOf(*e, key_.inputs);
     if (!search || word_searches_.contains(e)) continue;
     auto in = std::find_if(inputs_.begin(), inputs_.end(), [&](const Input& i) { return i.column == search->column->column_index(); });
@@ -244,6 +249,34 @@ void KernelBuilder::LoadWordSearches(llvm::Value* w) {
     word_searches_[e] = b.CreateCall(f, {rows, in->codes, needle, b.getInt64(static_cast<int64_t>(search->needle.size())),
                                          b.getInt32(search->fold_case ? 1 : 0)});
   }
+}
+
+// The code points of word `w`'s 64 rows of `col` (WordCodePointsOf), counted by one helper call
+// into a stack array the lanes of `call` read.
+void KernelBuilder::LoadWordCodePoints(llvm::Value* w, const ir::Expr& call, const ir::Expr& col) {
+  auto in = std::find_if(inputs_.begin(), inputs_.end(), [&](const Input& i) { return i.column == col.column_index(); });
+  if (in == inputs_.end()) return;
+  const StringLayout layout = in->spec.layout;
+  llvm::Type* row_ty = llvm::ArrayType::get(b.getInt8Ty(), kViewBytes);
+  if (layout != StringLayout::kViews) row_ty = layout == StringLayout::kOffsets32 ? b.getInt32Ty() : b.getInt64Ty();
+  llvm::Value* rows = b.CreateGEP(row_ty, in->values, b.CreateShl(w, 6));
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst* counts = entry.CreateAlloca(llvm::ArrayType::get(b.getInt64Ty(), 64));
+  counts->setAlignment(llvm::Align(64));
+  const std::string_view name = layout == StringLayout::kOffsets32   ? kHelperCodePoints32
+                                : layout == StringLayout::kOffsets64 ? kHelperCodePoints64
+                                                                     : kHelperCodePointsViews;
+  llvm::FunctionCallee f = m_.getOrInsertFunction(
+      llvm::StringRef(name.data(), name.size()),
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false));
+  if (auto* helper = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    helper->setDoesNotThrow();
+    helper->setWillReturn();
+    if (layout != StringLayout::kViews) helper->setOnlyAccessesArgMemory();  // views: read through the table
+  }
+  b.CreateCall(f, {rows, in->codes, counts});
+  word_code_points_[&call] = counts;
 }
 
 std::vector<llvm::Value*> JoinPaths(llvm::IRBuilder<>& b, std::span<llvm::Value* const> a, llvm::BasicBlock* from_a,
@@ -473,7 +506,15 @@ Result<Val> KernelBuilder::EmitCall(const ir::Expr& e, llvm::Value* row, llvm::V
   call_fail_ = nullptr;
   call_valid_ = strict && shape_.writes_validity ? args_valid : nullptr;
   auto searched = lane != nullptr ? word_searches_.find(&e) : word_searches_.end();
-  Val out = searched != word_searches_.end() ? Val{LaneBit(b, searched->second, lane)} : lower(ctx, args);
+  auto counted = lane != nullptr ? word_code_points_.find(&e) : word_code_points_.end();
+  Val out;
+  if (searched != word_searches_.end()) {
+    out = Val{LaneBit(b, searched->second, lane)};
+  } else if (counted != word_code_points_.end()) {
+    out = Val{b.CreateAlignedLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), counted->second, lane), llvm::Align(8))};
+  } else {
+    out = lower(ctx, args);
+  }
   call_valid_ = nullptr;
   if (strict) out.valid = args_valid;
   if (call_fail_ != nullptr) out.valid = And(out.valid, b.CreateNot(call_fail_));

@@ -133,6 +133,7 @@ class KernelBuilder final : public LowerContext {
   Status SetUpInputs(llvm::Value* inputs);
   void LoadWordState(llvm::Value* w);
   void LoadWordSearches(llvm::Value* w);
+  void LoadWordCodePoints(llvm::Value* w, const ir::Expr& call, const ir::Expr& col);
   Val LoadLane(Input& in, llvm::Value* row, llvm::Value* lane);
   Val LoadHalves(Input& in, llvm::Value* row);
   Val LoadString(Input& in, llvm::Value* row);
@@ -236,6 +237,9 @@ class KernelBuilder final : public LowerContext {
   llvm::Value* row_valid_word_ = nullptr;   // this word's AND of input validity
   // This word's rows holding each word search's needle (LoadWordSearches), by call.
   std::map<const ir::Expr*, llvm::Value*> word_searches_;
+  // This word's code point counts of each char_length over a string column (LoadWordSearches):
+  // 64 i64 on the stack, by call; a lane reads its row's.
+  std::map<const ir::Expr*, llvm::Value*> word_code_points_;
   llvm::Value* call_valid_ = nullptr;       // the strict call being lowered: its arguments' validity
   llvm::Value* call_fail_ = nullptr;        // the call being lowered failed in this lane (i1)
   llvm::Value* guard_ = nullptr;            // lanes where the node being emitted is taken (i1;

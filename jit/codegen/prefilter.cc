@@ -117,8 +117,17 @@ std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir:
   return out;
 }
 
+const ir::Expr* WordCodePointsOf(const ir::Expr& call, std::span<const ir::InputSpec> specs) {
+  if (!call.is_call() || !call.function()->counts_code_points || call.args().size() != 1) return nullptr;
+  const ir::Expr& col = *call.args()[0];
+  if (!col.is_column() || !IsString(col.type().id)) return nullptr;
+  const auto c = static_cast<size_t>(col.column_index());
+  if (c >= specs.size() || specs[c].shape != ir::InputShape::kFlat) return nullptr;
+  return &col;
+}
+
 bool UsesWordSearch(const ir::Expr& e, std::span<const ir::InputSpec> specs) {
-  if (WordSearchOf(e, specs)) return true;
+  if (WordSearchOf(e, specs) || WordCodePointsOf(e, specs)) return true;
   return std::any_of(e.args().begin(), e.args().end(), [&](const ir::ExprPtr& a) { return UsesWordSearch(*a, specs); });
 }
 

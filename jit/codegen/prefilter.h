@@ -67,7 +67,14 @@ struct WordSearch {
   bool fold_case;
 };
 std::optional<WordSearch> WordSearchOf(const ir::Expr& call, std::span<const ir::InputSpec> specs);
-// Whether `e` holds a word search: its kernels run 64-row words, where the search is made.
+// The column of `char_length(s)` over a flat string column, whose code points a word counts for
+// all its 64 rows in one helper call (kernels::CodePointCounts over offsets: the lead bytes of the
+// word's whole byte range, counted to each row's end; kernels::CodePointCountsViews), before the
+// lanes run, which read their row's count: a count a row costs its call and a byte loop
+// (bench: `str_char_length/*`). Null otherwise.
+const ir::Expr* WordCodePointsOf(const ir::Expr& call, std::span<const ir::InputSpec> specs);
+// Whether `e` holds a word search or a word's code point counts: its kernels run 64-row words,
+// where they are made.
 bool UsesWordSearch(const ir::Expr& e, std::span<const ir::InputSpec> specs);
 
 }  // namespace rowjit::jit::internal

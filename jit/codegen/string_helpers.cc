@@ -56,6 +56,19 @@ uint64_t rowjit_str_rows_containing64(const int64_t* offsets, const uint8_t* dat
   return rowjit::kernels::RowsContaining(offsets, 64, data, needle, static_cast<size_t>(m), fold_case != 0);
 }
 
+// A word's 64 rows (kernels::CodePointCounts), one count a row into `out`.
+void rowjit_str_code_points32(const int32_t* offsets, const uint8_t* data, int64_t* out) {
+  rowjit::kernels::CodePointCounts(offsets, 64, data, out);
+}
+
+void rowjit_str_code_points64(const int64_t* offsets, const uint8_t* data, int64_t* out) {
+  rowjit::kernels::CodePointCounts(offsets, 64, data, out);
+}
+
+void rowjit_str_code_points_views(const uint8_t* views, const uint8_t* const* buffers, int64_t* out) {
+  rowjit::kernels::CodePointCountsViews(views, buffers, 64, out);
+}
+
 int64_t rowjit_str_code_points(const uint8_t* s, int64_t n) {
   return rowjit::kernels::CountCodePoints(s, static_cast<size_t>(n));
 }
@@ -150,6 +163,9 @@ std::span<const HelperSymbol> StringHelperSymbols() {
       {kHelperRowsContaining32, reinterpret_cast<void*>(&rowjit_str_rows_containing32)},
       {kHelperRowsContaining64, reinterpret_cast<void*>(&rowjit_str_rows_containing64)},
       {kHelperRowsContainingViews, reinterpret_cast<void*>(&rowjit_str_rows_containing_views)},
+      {kHelperCodePoints32, reinterpret_cast<void*>(&rowjit_str_code_points32)},
+      {kHelperCodePoints64, reinterpret_cast<void*>(&rowjit_str_code_points64)},
+      {kHelperCodePointsViews, reinterpret_cast<void*>(&rowjit_str_code_points_views)},
       {kHelperCodePoints, reinterpret_cast<void*>(&rowjit_str_code_points)},
       {kHelperHash, reinterpret_cast<void*>(&rowjit_str_hash)},
       {kHelperParse, reinterpret_cast<void*>(&rowjit_str_parse)},

@@ -31,6 +31,12 @@ inline constexpr std::string_view kHelperRowsContaining64 = "rowjit_str_rows_con
 // kernels::RowsContainingViews (it reads through the table: read-only, not argument memory only)
 inline constexpr std::string_view kHelperRowsContainingViews = "rowjit_str_rows_containing_views";
 inline constexpr std::string_view kHelperCodePoints = "rowjit_str_code_points";   // i64 (p, n)
+// void (ptr offsets of a word's 64 rows, ptr data, ptr out [64 x i64]): kernels::CodePointCounts
+inline constexpr std::string_view kHelperCodePoints32 = "rowjit_str_code_points32";
+inline constexpr std::string_view kHelperCodePoints64 = "rowjit_str_code_points64";
+// void (ptr views of a word's 64 rows, ptr buffer table, ptr out [64 x i64]):
+// kernels::CodePointCountsViews
+inline constexpr std::string_view kHelperCodePointsViews = "rowjit_str_code_points_views";
 inline constexpr std::string_view kHelperHash = "rowjit_str_hash";                // i64 (p, n): XXH3-64
 // i1 fails (p, n, i32 kind << 8 | bits, ptr out i64): kernels::ParseNumber
 inline constexpr std::string_view kHelperParse = "rowjit_str_parse";

@@ -25,6 +25,21 @@ std::unique_ptr<uint8_t[]> ExactCopy(const std::string& s) {
   return out;
 }
 
+// Row `t` as a 16-byte view at `v`: inline up to 12 bytes, else appended to `data[buffer]`.
+void PutView(const std::string& t, uint8_t* v, std::string* data, uint32_t buffer) {
+  const auto len = static_cast<uint32_t>(t.size());
+  std::memcpy(v, &len, 4);
+  if (len <= 12) {
+    std::memcpy(v + 4, t.data(), len);
+    return;
+  }
+  const auto offset = static_cast<uint32_t>(data[buffer].size());
+  data[buffer] += t;
+  std::memcpy(v + 4, t.data(), 4);
+  std::memcpy(v + 8, &buffer, 4);
+  std::memcpy(v + 12, &offset, 4);
+}
+
 // Every length 0-80 and needle 1-20 over a three-letter alphabet (many partial matches), with the
 // needle at every position, including the last starts the overlapping final block checks.
 TEST(StringKernels, ContainsEqualsFind) {
@@ -106,18 +121,7 @@ TEST(StringKernels, RowsContainingViewsEqualsASearchARow) {
       for (char& c : t) c = "abAB"[rng() % 4];
       if (t.size() >= m && rng() % 3 == 0) t.replace(rng() % (t.size() - m + 1), m, needle);
       if ((fold ? AsciiLower(t) : t).find(fold ? lower_needle : needle) != std::string::npos) want |= uint64_t{1} << r;
-      uint8_t* v = views.data() + r * 16;
-      const auto len = static_cast<uint32_t>(t.size());
-      std::memcpy(v, &len, 4);
-      if (len <= 12) {
-        std::memcpy(v + 4, t.data(), len);
-        continue;
-      }
-      const uint32_t buffer = static_cast<uint32_t>(rng() % 2), offset = static_cast<uint32_t>(data[buffer].size());
-      data[buffer] += t;
-      std::memcpy(v + 4, t.data(), 4);
-      std::memcpy(v + 8, &buffer, 4);
-      std::memcpy(v + 12, &offset, 4);
+      PutView(t, views.data() + r * 16, data, static_cast<uint32_t>(rng() % 2));
     }
     const std::unique_ptr<uint8_t[]> b0 = ExactCopy(data[0]), b1 = ExactCopy(data[1]);
     const uint8_t* const buffers[2] = {b0.get(), b1.get()};
@@ -126,6 +130,52 @@ TEST(StringKernels, RowsContainingViewsEqualsASearchARow) {
     found += want != 0;
   }
   EXPECT_GT(found, 1000);
+}
+
+// Code points of a word's rows, against a count a row written here: rows of 0-300 bytes (most
+// short) over ASCII, lead and continuation bytes (valid UTF-8 or not), 32- and 64-bit offsets
+// from a nonzero start, exact-size heap copies (the sanitizers see any read past the range);
+// views with inline and out-of-line rows.
+TEST(StringKernels, CodePointCountsEqualACountARow) {
+  std::mt19937_64 rng(13);
+  const uint8_t alphabet[] = {'a', 'Z', 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x80, 0xbf, 0xff};
+  auto count = [](const std::string& t) {
+    int64_t n = 0;
+    for (char c : t) n += (static_cast<uint8_t>(c) & 0xc0) != 0x80;
+    return n;
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int rows = 1 + static_cast<int>(rng() % 64);
+    std::vector<std::string> texts(static_cast<size_t>(rows));
+    for (std::string& t : texts) {
+      // Every fourth trial's rows are long: a word past 4 KiB, counted chunk by chunk.
+      t.resize(rng() % (trial % 4 == 0 ? 301 : rng() % 8 == 0 ? 201 : 31));
+      for (char& c : t) c = static_cast<char>(alphabet[rng() % sizeof(alphabet)]);
+    }
+    std::string bytes(rng() % 9, 'x');  // rows start past some other bytes
+    std::vector<int64_t> off64 = {static_cast<int64_t>(bytes.size())};
+    for (const std::string& t : texts) {
+      bytes += t;
+      off64.push_back(static_cast<int64_t>(bytes.size()));
+    }
+    const std::unique_ptr<uint8_t[]> data = ExactCopy(bytes);
+    const std::vector<int32_t> off32(off64.begin(), off64.end());
+    std::vector<int64_t> got32(static_cast<size_t>(rows)), got64(static_cast<size_t>(rows)), got_views(static_cast<size_t>(rows));
+    CodePointCounts(off32.data(), rows, data.get(), got32.data());
+    CodePointCounts(off64.data(), rows, data.get(), got64.data());
+    std::string out_of_line[1];
+    std::vector<uint8_t> views(static_cast<size_t>(rows) * 16, 0);
+    for (int r = 0; r < rows; ++r) PutView(texts[static_cast<size_t>(r)], views.data() + r * 16, out_of_line, 0);
+    const std::unique_ptr<uint8_t[]> b0 = ExactCopy(out_of_line[0]);
+    const uint8_t* const buffers[1] = {b0.get()};
+    CodePointCountsViews(views.data(), buffers, rows, got_views.data());
+    for (int r = 0; r < rows; ++r) {
+      const int64_t want = count(texts[static_cast<size_t>(r)]);
+      ASSERT_EQ(got32[r], want) << "trial " << trial << " row " << r;
+      ASSERT_EQ(got64[r], want) << "trial " << trial << " row " << r;
+      ASSERT_EQ(got_views[r], want) << "trial " << trial << " row " << r;
+    }
+  }
 }
 
 // Integer text of 0-22 bytes over digits, signs, spaces and a letter, at every width, against a
