@@ -114,6 +114,10 @@ struct KernelTable {
   ArithFns<float> arith_f32;
   ArithFns<double> arith_f64;
   GroupedFns grouped;
+  // kernels::CodePointCounts over 32- and 64-bit offsets, and over views (strings.h).
+  void (*code_point_counts32)(const int32_t* offsets, int rows, const uint8_t* data, int64_t* out);
+  void (*code_point_counts64)(const int64_t* offsets, int rows, const uint8_t* data, int64_t* out);
+  void (*code_point_counts_views)(const uint8_t* views, const uint8_t* const* buffers, int rows, int64_t* out);
 };
 
 // One per level_*.cc.

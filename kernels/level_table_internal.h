@@ -7,6 +7,7 @@
 #include "kernels/bits_body_internal.h"
 #include "kernels/grouped_fold_body_internal.h"
 #include "kernels/minmax_body_internal.h"
+#include "kernels/strings_body_internal.h"
 
 namespace rowjit::kernels {
 
@@ -55,6 +56,9 @@ const KernelTable& ROWJIT_LEVEL_TABLE_FN() {
       .arith_f32 = l::MakeArith<float>(),
       .arith_f64 = l::MakeArith<double>(),
       .grouped = l::MakeGrouped(),
+      .code_point_counts32 = &l::CodePointCounts<int32_t>,
+      .code_point_counts64 = &l::CodePointCounts<int64_t>,
+      .code_point_counts_views = &l::CodePointCountsViews,
   };
   return kTable;
 }

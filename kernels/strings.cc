@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "kernels/dispatch.h"
+#include "kernels/kernel_table_internal.h"
 
 #define XXH_INLINE_ALL  // header-only: no library to link, and the hash inlines here
 #include <xxhash.h>
@@ -240,98 +240,6 @@ int64_t CountCodePoints(const uint8_t* s, size_t n) {
 }
 
 namespace {
-
-// Bit i: byte i of `s` (`n` <= 64 of them readable) is a lead byte, not a continuation byte
-// (10xxxxxx, as int8: -128..-65); bits from n on are zero.
-uint64_t LeadBytes(const uint8_t* s, size_t n) {
-  uint64_t mask = 0;
-#if defined(__SSE2__)
-  alignas(16) uint8_t tail[64];
-  if (n < 64) {  // the bytes past the range are not read
-    std::memset(tail, 0x80, sizeof(tail));
-    std::memcpy(tail, s, n);
-    s = tail;
-  }
-  const __m128i continuation_max = _mm_set1_epi8(-65);
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * k));
-    mask |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, continuation_max))))
-            << (16 * k);
-  }
-#else
-  for (size_t i = 0; i < std::min<size_t>(n, 64); ++i) mask |= static_cast<uint64_t>(!IsContinuation(s[i])) << i;
-#endif
-  return mask;
-}
-
-template <typename O>
-[[gnu::always_inline]] inline void CodePointCountsImpl(const O* offsets, int rows, const uint8_t* data,
-                                                       int64_t* out) {
-  const uint8_t* base = data + offsets[0];
-  const auto total = static_cast<size_t>(offsets[rows] - offsets[0]);
-  constexpr size_t kChunks = 64;  // a word of rows up to 4 KiB: masks and counts on the stack
-  if (total <= kChunks * 64) {
-    // Each 64-byte chunk's lead bytes and the lead bytes before it; then a row's end is one
-    // lookup and one popcount, with no branch on where rows cross chunks (one mispredicted
-    // branch every few short rows, bench: `str_char_length/4to30B/jit`).
-    uint64_t masks[kChunks + 1];
-    int64_t before[kChunks + 1];
-    const size_t chunks = (total + 63) / 64;
-    int64_t run = 0;
-    for (size_t k = 0; k < chunks; ++k) {
-      masks[k] = LeadBytes(base + k * 64, std::min<size_t>(total - k * 64, 64));
-      before[k] = run;
-      run += std::popcount(masks[k]);
-    }
-    masks[chunks] = 0;
-    before[chunks] = run;
-    int64_t start = 0;
-    for (int r = 0; r < rows; ++r) {
-      const auto end = static_cast<size_t>(offsets[r + 1] - offsets[0]);
-      const int64_t leads = before[end >> 6] + std::popcount(masks[end >> 6] & ((uint64_t{1} << (end & 63)) - 1));
-      out[r] = leads - start;
-      start = leads;
-    }
-    return;
-  }
-  // Longer words: the chunks walked forward as the rows' ends pass them.
-  size_t chunk = 0;
-  int64_t before = 0;
-  uint64_t mask = LeadBytes(base, 64);
-  auto leads_to = [&](size_t end) {  // lead bytes in [0, end)
-    while ((end >> 6) > chunk) {
-      before += std::popcount(mask);
-      const size_t at = ++chunk * 64;
-      mask = at < total ? LeadBytes(base + at, std::min<size_t>(total - at, 64)) : 0;
-    }
-    return before + std::popcount(mask & ((uint64_t{1} << (end & 63)) - 1));
-  };
-  int64_t start = 0;
-  for (int r = 0; r < rows; ++r) {
-    const int64_t end = leads_to(static_cast<size_t>(offsets[r + 1] - offsets[0]));
-    out[r] = end - start;
-    start = end;
-  }
-}
-
-// The counts take two popcounts a row: compiled with the POPCNT instruction where the CPU has it
-// (a baseline build calls libgcc's, which doubled the time of `str_char_length/4to30B/jit`).
-template <typename O>
-void CodePointCountsDispatched(const O* offsets, int rows, const uint8_t* data, int64_t* out);
-#if defined(__x86_64__)
-template <typename O>
-__attribute__((target("popcnt"))) void CodePointCountsPopcnt(const O* offsets, int rows, const uint8_t* data,
-                                                             int64_t* out) {
-  CodePointCountsImpl(offsets, rows, data, out);
-}
-#endif
-template <typename O>
-void CodePointCountsDispatched(const O* offsets, int rows, const uint8_t* data, int64_t* out) {
-#if defined(__x86_64__)
-  if (ActiveKernelLevel() >= KernelLevel::kV2) return CodePointCountsPopcnt(offsets, rows, data, out);
-#endif
-  CodePointCountsImpl(offsets, rows, data, out);
-}
 
 bool IsSpace(uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
@@ -589,34 +497,15 @@ size_t FirstInvalidUtf8(const uint8_t* s, size_t n) {
 }
 
 void CodePointCounts(const int32_t* offsets, int rows, const uint8_t* data, int64_t* out) {
-  CodePointCountsDispatched(offsets, rows, data, out);
+  ActiveKernelTable().code_point_counts32(offsets, rows, data, out);
 }
 
 void CodePointCounts(const int64_t* offsets, int rows, const uint8_t* data, int64_t* out) {
-  CodePointCountsDispatched(offsets, rows, data, out);
+  ActiveKernelTable().code_point_counts64(offsets, rows, data, out);
 }
 
 void CodePointCountsViews(const uint8_t* views, const uint8_t* const* buffers, int rows, int64_t* out) {
-  for (int r = 0; r < rows; ++r) {
-    const uint8_t* view = views + static_cast<ptrdiff_t>(r) * 16;
-    uint32_t len;
-    std::memcpy(&len, view, 4);
-    if (len > 12) {  // out of line
-      uint32_t buffer, offset;
-      std::memcpy(&buffer, view + 8, 4);
-      std::memcpy(&offset, view + 12, 4);
-      out[r] = CountCodePoints(buffers[buffer] + offset, len);
-      continue;
-    }
-#if defined(__SSE2__)
-    // Inline bytes are bytes 4..15 of the view itself.
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(view));
-    const auto leads = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65))));
-    out[r] = std::popcount((leads >> 4) & ((1u << len) - 1));
-#else
-    out[r] = CountCodePoints(view + 4, len);
-#endif
-  }
+  ActiveKernelTable().code_point_counts_views(views, buffers, rows, out);
 }
 
 }  // namespace rowjit::kernels
