@@ -270,10 +270,11 @@ void KernelBuilder::LoadWordCodePoints(llvm::Value* w, const ir::Expr& call, con
   llvm::FunctionCallee f = m_.getOrInsertFunction(
       llvm::StringRef(name.data(), name.size()),
       llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false));
+  // No memory attribute: the counts run through the static kernels' dispatch table (a global the
+  // helper reads), so even over offsets the helper is not argument memory only.
   if (auto* helper = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
     helper->setDoesNotThrow();
     helper->setWillReturn();
-    if (layout != StringLayout::kViews) helper->setOnlyAccessesArgMemory();  // views: read through the table
   }
   b.CreateCall(f, {rows, in->codes, counts});
   word_code_points_[&call] = counts;
