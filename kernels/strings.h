@@ -53,8 +53,8 @@ uint64_t RowsContaining(const int64_t* offsets, int rows, const uint8_t* data, c
                         bool fold_case);
 // The same over the view layout (16-byte views: a u32 length, then up to 12 bytes inline, or a
 // 4-byte prefix, a u32 buffer index into `buffers` and a u32 offset): an inline row is searched in
-// the view itself, one SSE2 compare for each of the needle's first and last bytes; a longer row's
-// bytes as one range.
+// the view itself, one SSE2 compare for each of the needle's first and last bytes; longer rows
+// whose bytes follow each other in one buffer as one range, as over offsets.
 uint64_t RowsContainingViews(const uint8_t* views, const uint8_t* const* buffers, int rows, const uint8_t* needle,
                              size_t m, bool fold_case);
 
