@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/strings.h"
+#include "kernel_test_util.h"
 
 namespace rowjit::kernels {
 namespace {
@@ -136,7 +137,7 @@ TEST(StringKernels, RowsContainingViewsEqualsASearchARow) {
 // short) over ASCII, lead and continuation bytes (valid UTF-8 or not), 32- and 64-bit offsets
 // from a nonzero start, exact-size heap copies (the sanitizers see any read past the range);
 // views with inline and out-of-line rows.
-TEST(StringKernels, CodePointCountsEqualACountARow) {
+void ExpectCodePointCounts() {
   std::mt19937_64 rng(13);
   const uint8_t alphabet[] = {'a', 'Z', 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x80, 0xbf, 0xff};
   auto count = [](const std::string& t) {
@@ -175,6 +176,16 @@ TEST(StringKernels, CodePointCountsEqualACountARow) {
       ASSERT_EQ(got64[r], want) << "trial " << trial << " row " << r;
       ASSERT_EQ(got_views[r], want) << "trial " << trial << " row " << r;
     }
+  }
+}
+
+// At every static kernel level the CPU has: the lead-byte masks are each level's own code.
+TEST(StringKernels, CodePointCountsEqualACountARow) {
+  testing::EveryLevel guard;  // the counts are static kernels of each level
+  for (KernelLevel level : guard.levels()) {
+    ASSERT_NO_FATAL_FAILURE(testing::EveryLevel::Use(level));
+    SCOPED_TRACE(KernelLevelName(level));
+    ExpectCodePointCounts();
   }
 }
 
