@@ -256,6 +256,24 @@ std::string Schema(TypeId t, int n, bool nullable) {
 }
 
 // ordinary and nullable: a * b + c and a * b + c < d over i32, i64, f64.
+// ordinary/i32_wrapping_mul_add: wrapping_add(wrapping_mul(a, b), c) over the i32 columns of
+// i32_mul_add (jit_prepared and jit_kernel): the checked kernel's yardstick, whose evidence should
+// cost nothing once the loop waits on memory.
+void RegisterWrapping() {
+  const Case c{"ordinary", "i32_wrapping_mul_add", "wrapping_add(wrapping_mul(a, b), c)",
+               Schema(TypeId::kI32, 3, false), Columns<int32_t>(3, false, NullLayout::kScattered),
+               {kSmallRows, int64_t{1} << 20, kLargeRows}};
+  const LazyExpr expr(c.expr, c.schema);
+  Register(c, "jit_prepared", [expr](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
+    RunJitPrepared(state, expr.get(), cols, rows);
+    SetCounters(state, rows, RowBytesX8<int32_t>(Shape::kMulAdd, 3));
+  });
+  Register(c, "jit_kernel", [expr](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
+    RunJitKernel(state, expr.get(), cols, rows, sizeof(int32_t));
+    SetCounters(state, rows, RowBytesX8<int32_t>(Shape::kMulAdd, 3));
+  });
+}
+
 template <typename T>
 void RegisterOrdinary(const char* type) {
   const TypeId id = TypeIdOf<T>();
@@ -449,6 +467,7 @@ const bool kRegistered = [] {
   RegisterOrdinary<int32_t>("i32");
   RegisterOrdinary<int64_t>("i64");
   RegisterOrdinary<double>("f64");
+  RegisterWrapping();
   RegisterConstant();
   RegisterLiteralCompare();
   RegisterChecked<uint8_t>("u8");
