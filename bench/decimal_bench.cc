@@ -8,6 +8,8 @@
 //   a*b+c/static   the decimal semantics as a C++ loop compiled -O3 for the build's target
 //                  (rescale, __builtin_mul_overflow, range tests) into a preallocated output
 //   round/jit      round(a, 1): a rescale down by 10, half away from zero
+//   round128/jit_prepared[_chunks2048]  the same over 16-byte decimal(12,2) columns through a
+//                  prepared expression, whole and in 2,048-row calls
 //   mul38/jit      a * b over decimal(38,10) columns (16-byte rows, storage values below 10^17:
 //                  the product, decimal(38,20), needs 128 bits): the 128-bit kernel
 //   mul38/static   the same semantics as a scalar C++ loop over __int128 compiled -O3
@@ -124,6 +126,21 @@ const bool kRegistered = [] {
   benchmark::RegisterBenchmark("decimal/a*b+c/static", RunStatic)
       ->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
   jit("decimal/round/jit", round, "decimal64(12,2)");
+  // round(a, 1) over 16-byte decimal(12,2) columns (DuckDB's export) through a prepared
+  // expression: the batch whole, and in 2,048-row calls.
+  const LazyExpr round128("round(a, 1)", "a:decimal(12,2), b:decimal(12,2), c:decimal(12,2)");
+  for (const int64_t chunk : {int64_t{0}, int64_t{2048}}) {
+    benchmark::RegisterBenchmark(chunk ? "decimal/round128/jit_prepared_chunks2048" : "decimal/round128/jit_prepared",
+                                 [round128, chunk](benchmark::State& state) {
+      const int64_t rows = state.range(0);
+      if (chunk) {
+        RunJitPreparedChunks(state, round128.get(), Columns("decimal(12,2)", rows), rows, chunk);
+      } else {
+        RunJitPrepared(state, round128.get(), Columns("decimal(12,2)", rows), rows);
+      }
+      SetCounters(state, rows, 24 * 8);
+    })->Arg(65'536)->Arg(kRows)->ArgName("rows")->Unit(benchmark::kMicrosecond);
+  }
   const LazyExpr mul38("a * b", "a:decimal(38,10), b:decimal(38,10), c:decimal(38,10)");
   jit("decimal/mul38/jit", mul38, "decimal(38,10)");
   benchmark::RegisterBenchmark("decimal/mul38/static", RunStatic128)

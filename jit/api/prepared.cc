@@ -55,9 +55,12 @@ Result<ExactTwin> PreparedExpressionState::TwinOf(const PreparedLayout& layout, 
 
 namespace {
 
-// The columns a direct call reads: fixed-width values of up to 8 bytes (not bits, strings or
-// 16-byte decimals, whose kernel inputs take more than a pointer or a constant's bits).
-bool DirectType(TypeId type) { return !IsString(type) && type != TypeId::kI128 && type != TypeId::kBool; }
+// The columns a direct call reads: fixed-width values, each input one pointer (not bits or
+// strings), or a constant's bits (up to 8 bytes: a 16-byte constant's kernel input is a buffer of
+// its two halves).
+bool DirectType(TypeId type, bool constant) {
+  return !IsString(type) && type != TypeId::kBool && !(constant && type == TypeId::kI128);
+}
 
 // What a direct call reads of one referenced column.
 struct DirectColumn {
@@ -75,11 +78,12 @@ bool ReadDirectColumn(std::span<const ArrayPtr> columns, int c, const DataType& 
                       KernelInput& in, DirectColumn& seen) {
   if (static_cast<size_t>(c) >= columns.size() || columns[c] == nullptr) return false;
   const Array& a = *columns[c];
-  if (a.length() != length || !a.type().SameType(bound) || !DirectType(a.type().id) || !a.Validate().ok()) {
+  const bool constant = a.encoding() == Encoding::kConstant;
+  if (a.length() != length || !a.type().SameType(bound) || !DirectType(a.type().id, constant) || !a.Validate().ok()) {
     return false;
   }
   seen.type = a.type().id;
-  if (a.encoding() == Encoding::kConstant) {
+  if (constant) {
     const Scalar& value = static_cast<const ConstantArray&>(a).value();
     if (value.is_null()) return false;
     in.scalar = value.bits();
@@ -182,7 +186,8 @@ Result<ArrayPtr> PreparedExpressionState::PlanAndRun(std::span<const ArrayPtr> c
       // Nulls only under an expression whose rows are null exactly where an input's are (the
       // AND of their validity is the result's).
       layout->direct = layout->direct && (e == Encoding::kPrimitive || e == Encoding::kConstant) &&
-                       DirectType(spec.type) && (!spec.has_nulls || expr->facts().StrictRows());
+                       DirectType(spec.type, e == Encoding::kConstant) &&
+                       (!spec.has_nulls || expr->facts().StrictRows());
       layout->input_row_bytes += std::max(ByteWidth(spec.type), 1);
     }
     layout->evaluation_bytes_per_row = EngineImpl::EvaluationBytesPerRow(*expr, columns);

@@ -1027,6 +1027,45 @@ TEST(PreparedExpression, DirectCallsAnswerAsTheReference) {
   EXPECT_GE(direct, 150);  // of 224 held calls
 }
 
+// 16-byte decimals (DuckDB's export) go direct as columns; a 16-byte constant (its kernel input
+// a buffer of two halves) takes the engine's path. Both answer as the reference.
+TEST(PreparedExpression, DirectCallsOverSixteenByteDecimals) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:decimal(12,2)?, b:decimal(30,2)");
+  auto expr = *ir::ParseAndBind("round(a, 1) * 3 + b", schema);
+  uint64_t seed = 40;
+  int64_t direct = 0;
+  for (bool constant : {false, true}) {
+    auto p = std::move(engine->PrepareExpression(expr)).value();
+    for (int64_t length : {int64_t{7}, int64_t{64}, int64_t{130}, int64_t{2048}}) {
+      for (double valid : {1.0, 0.5}) {
+        auto batch = *RandomBatch(schema, length, valid, ++seed);
+        std::vector<ArrayPtr> cols = batch.columns;
+        if (constant) {
+          cols[1] = *ConstantArray::Make(Scalar::Int128(12345, schema.fields[1].type), length, false);
+        }
+        const std::string what = fmt::format("seed {} length {} valid {} constant {}", seed, length, valid, constant);
+        auto want = ir::EvaluateReference(*expr, cols, length);
+        for (int round = 0; round < 2; ++round) {
+          EvalReport report;
+          auto got = p->Evaluate(cols, length, &report);
+          ASSERT_EQ(got.ok(), want.ok()) << what;
+          if (!got.ok()) {
+            EXPECT_EQ(got.error(), want.error()) << what;
+            continue;
+          }
+          EXPECT_EQ(FirstDifference(**got, **want), -1) << what << " round " << round;
+          if (constant) {
+            EXPECT_FALSE(report.direct) << what;
+          }
+          direct += report.direct;
+        }
+      }
+    }
+  }
+  EXPECT_GE(direct, 4);
+}
+
 // What the direct call does not take goes the engine's way, with the engine's answers: a row
 // that fails (the kernel's evidence), inputs to decode (values not aligned to their width), a
 // batch past the memory limit, a wrong column.
