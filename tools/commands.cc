@@ -349,12 +349,17 @@ void PrintSummary(std::string_view label, const Result<ArrayPtr>& result, const 
 int Info(const Args& args) {
   if (args.Has("--help")) {
     return PrintHelp("usage: rowjit info\n\nPrints the target triple, CPU name and CPU features "
-                     "that LLVM detects on this host, and what kernels are compiled for: native, or "
-                     "the x86-64 level ROWJIT_KERNEL_LEVEL forces (baseline|v2|v3|v4).\n");
+                     "that LLVM detects on this host, what kernels are compiled for (native, or "
+                     "the x86-64 level ROWJIT_KERNEL_LEVEL forces: baseline|v2|v3|v4), and the vector "
+                     "widths chosen for this CPU: row kernels, and folds with the math kernels.\n");
   }
   const auto host = jit::GetHostInfo();
   fmt::print("rowjit {}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\nkernels {}\n", Version(), host.llvm_version,
              host.target_triple, host.cpu_name, host.features, host.kernel_target);
+  if (Result<jit::TargetSpec> native = jit::ResolveTarget("native"); native.ok()) {
+    fmt::print("vectors rows {} bits, folds and math {} bits\n", native->prefer_vector_width,
+               native->sum_fold_vector_width);
+  }
   return 0;
 }
 
