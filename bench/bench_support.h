@@ -324,11 +324,12 @@ inline void RunJitKernel(benchmark::State& state, const ir::ExprPtr& expr,
   }
   Scratch<uint8_t> out(chunk * out_width);
   std::vector<jit::KernelInput> at(inputs.size());
+  std::vector<int64_t> widths;
+  for (const ArrayPtr& c : cols) widths.push_back(ByteWidth(c->type().id));
   for (auto _ : state) {
     for (int64_t start = 0; start + chunk <= rows; start += chunk) {
       for (size_t k = 0; k < inputs.size(); ++k) {
-        const int64_t width = ByteWidth(cols[k]->type().id);
-        at[k].values = static_cast<const uint8_t*>(inputs[k].values) + start * width;
+        at[k].values = static_cast<const uint8_t*>(inputs[k].values) + start * widths[k];
       }
       benchmark::DoNotOptimize(CallKernel(fn, at.data(), out.data(), chunk / 64));
     }

@@ -25,12 +25,13 @@ int64_t CountCodePoints(const uint8_t* s, size_t n);
 // The code points of each of `rows` (at most 64) rows of an offsets-layout string column into
 // `out[0..rows)`. `offsets`: rows + 1 offsets into `data`, ascending. The rows' bytes are
 // contiguous, so their lead bytes (every byte but 10xxxxxx) are found 64 at a time over the
-// whole range (SSE2) and counted up to each row's end by a popcount: no row is walked on its
-// own, so short rows cost what long ones do per byte.
+// whole range (the static kernel of the CPU's level: kernels/strings_body_internal.h) and counted
+// up to each row's end by a popcount: no row is walked on its own, so short rows cost what long
+// ones do per byte.
 void CodePointCounts(const int32_t* offsets, int rows, const uint8_t* data, int64_t* out);
 void CodePointCounts(const int64_t* offsets, int rows, const uint8_t* data, int64_t* out);
 // The same over the view layout (RowsContainingViews): an inline row counted in its view by one
-// SSE2 compare, a longer row by CountCodePoints.
+// compare, a longer row's bytes 64 at a time.
 void CodePointCountsViews(const uint8_t* views, const uint8_t* const* buffers, int rows, int64_t* out);
 
 // Bytewise order of two strings as unsigned bytes, a prefix first: -1, 0 or 1.

@@ -2,7 +2,6 @@
 #include "runtime/validity.h"
 
 #include <limits>
-#include <vector>
 
 namespace rowjit {
 
@@ -39,20 +38,28 @@ Result<BufferPtr> AllocateBitmap(int64_t length) {
 }
 
 Result<Validity> AndValidity(std::span<const Validity> inputs, int64_t length, BufferPtr into) {
-  std::vector<const Validity*> bitmaps;
+  // The first two bitmaps found, then the others in place: no list of them is built (a prepared
+  // call ANDs its columns' validity on every batch).
+  const Validity* first = nullptr;
+  const Validity* second = nullptr;
   for (const Validity& v : inputs) {
     if (v.all_null()) return Validity::AllNull();
-    if (v.has_bitmap()) bitmaps.push_back(&v);
+    if (!v.has_bitmap()) continue;
+    if (first == nullptr) {
+      first = &v;
+    } else if (second == nullptr) {
+      second = &v;
+    }
   }
-  if (bitmaps.empty()) return Validity::AllValid();
-  if (bitmaps.size() == 1) return *bitmaps[0];
+  if (first == nullptr) return Validity::AllValid();
+  if (second == nullptr) return *first;
   BufferPtr out = std::move(into);
   if (out == nullptr) {
     ROWJIT_ASSIGN_OR_RETURN(out, AllocateBitmap(length));
   }
-  kernels::BitmapAnd(bitmaps[0]->Span(length), bitmaps[1]->Span(length), out->mutable_data());
-  for (size_t i = 2; i < bitmaps.size(); ++i) {
-    kernels::BitmapAndInPlace(out->mutable_data(), bitmaps[i]->Span(length));
+  kernels::BitmapAnd(first->Span(length), second->Span(length), out->mutable_data());
+  for (const Validity& v : inputs) {
+    if (v.has_bitmap() && &v != first && &v != second) kernels::BitmapAndInPlace(out->mutable_data(), v.Span(length));
   }
   return Validity::FromBitmap(std::move(out), 0, length);
 }

@@ -51,7 +51,7 @@ Result<ir::AggregateResult> EngineImpl::AggregateRows(Route route, const ir::Agg
   const ir::Expr& arg = *agg.arg;
   if (arg.is_column()) {
     // A flat column the static folds read as it is: no kernel copies it first (a copy of 16 bytes
-    // a row costs as much as the fold, bench: `decimal/sum128/jit`).
+    // a row costs as much as the fold, bench: `decimal/sum30/jit`).
     ROWJIT_RETURN_NOT_OK(Admit(arg, columns, length, /*folded=*/true));
     const ArrayPtr& column = columns[static_cast<size_t>(arg.column_index())];
     if (column->encoding() == Encoding::kPrimitive && !NeedsDecoding(*column)) rows = column;

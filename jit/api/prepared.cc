@@ -115,36 +115,20 @@ bool Matches(const PreparedLayout& layout, std::span<const DirectColumn> seen, B
   return true;
 }
 
-// The AND of the referenced columns' validity (as ReadRows computes it): shared when one column
-// has nulls, else combined into `into` (the caller's validity buffer) or a fresh bitmap.
+// The AND of the referenced columns' validity, as ReadRows computes it (AndValidity): shared
+// when one column has nulls, else combined into `into` (the caller's validity buffer) or a fresh
+// bitmap.
 Result<Validity> RowsOf(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length,
                         void* into) {
-  const Validity* first = nullptr;
-  const Validity* second = nullptr;
+  std::vector<Validity> validity;
+  validity.reserve(refs.size());
   for (int c : refs) {
-    if (columns[c]->encoding() != Encoding::kPrimitive) continue;
-    const Validity& v = static_cast<const PrimitiveArray&>(*columns[c]).validity();
-    if (!v.has_bitmap()) continue;
-    if (first == nullptr) {
-      first = &v;
-    } else if (second == nullptr) {
-      second = &v;
+    if (columns[c]->encoding() == Encoding::kPrimitive) {
+      validity.push_back(static_cast<const PrimitiveArray&>(*columns[c]).validity());
     }
   }
-  if (second == nullptr) return first != nullptr ? *first : Validity::AllValid();
-  BufferPtr out;
-  if (into != nullptr) {
-    out = Buffer::Lend(into, kernels::NumWords(length) * 8);
-  } else {
-    ROWJIT_ASSIGN_OR_RETURN(out, AllocateBitmap(length));
-  }
-  kernels::BitmapAnd(first->Span(length), second->Span(length), out->mutable_data());
-  for (int c : refs) {
-    if (columns[c]->encoding() != Encoding::kPrimitive) continue;
-    const Validity& v = static_cast<const PrimitiveArray&>(*columns[c]).validity();
-    if (v.has_bitmap() && &v != first && &v != second) kernels::BitmapAndInPlace(out->mutable_data(), v.Span(length));
-  }
-  return Validity::FromBitmap(std::move(out), 0, length);
+  BufferPtr out = into != nullptr ? Buffer::Lend(into, kernels::NumWords(length) * 8) : nullptr;
+  return AndValidity(validity, length, std::move(out));
 }
 
 }  // namespace
