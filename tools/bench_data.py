@@ -23,7 +23,7 @@ import re
 import sys
 
 # Families whose benchmarks take no row argument: their fixed row counts.
-FIXED_ROWS = {"fold": 15000, "fold_1m": 1 << 20, "fused": 1 << 20, "fused_l2": 16384, "str_dict": 1 << 20,
+FIXED_ROWS = {"duckdb": 1 << 20, "fold": 15000, "fold_1m": 1 << 20, "fused": 1 << 20, "fused_l2": 16384, "str_dict": 1 << 20,
               "math": 65536}
 COUNTERS = ("compile_ms", "emit_ms", "optimize_ms", "codegen_ms", "link_ms", "read_ms", "unoptimized_share",
             "disk_share")
