@@ -330,6 +330,10 @@ void RunRows(benchmark::State& state, const Case& c, bool chunked) {
       if (!p.Evaluate(b, b[0]->length()).ok()) return state.SkipWithError("a chunk failed");
     }
   }
+  // The label: the strategy of a timed call, and whether it ran the held kernel directly.
+  jit::EvalReport report;
+  if (!p.Evaluate(batches[0], batches[0][0]->length(), &report).ok()) return state.SkipWithError("a call failed");
+  state.SetLabel(std::string(jit::StrategyName(report.strategy)) + (report.direct ? ", direct" : ""));
   for (auto _ : state) {
     for (const auto& b : batches) benchmark::DoNotOptimize(p.Evaluate(b, b[0]->length()));
   }
