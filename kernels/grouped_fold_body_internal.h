@@ -503,6 +503,13 @@ void GroupedFloatSumFew(const T* values, const uint32_t* groups, int64_t length,
 
 void GroupedCountFew(const uint32_t* groups, int64_t length, BitSpan validity, int64_t slots,
                      int64_t* counts) {
+  // One slot (an ungrouped query): every row is in group 0, so its count is the valid rows', a
+  // popcount where the pass over group codes would read four bytes a row (bench:
+  // `duckdb/avg_f64/jit`).
+  if (slots == 1) {
+    counts[0] += validity.data == nullptr ? length : CountSetBits(BitSpan{validity.data, validity.offset, length});
+    return;
+  }
   WithFewSlots(slots, [&]<int kSlots>() { CountFewSlots<kSlots>(groups, length, validity, slots, counts); });
 }
 
