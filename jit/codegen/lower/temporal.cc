@@ -1,7 +1,7 @@
 // Lowerings of the temporal functions (jit layer, codegen room): fields and truncations of dates
-// and timestamps as branch-free civil arithmetic (H. Hinnant's days <-> civil algorithms):
-// divisions by constants, which the vectorizer turns into multiplies, and selects; no table, no
-// branch. Days since 1970 come from one floor division of the storage (i64); the 400-year era split
+// and timestamps as branch-free civil arithmetic (days to a civil date by Neri and Schneider's
+// Euclidean affine functions, civil dates to days by H. Hinnant's algorithm): divisions by
+// constants, which become multiplies, and selects; no table, no branch. Days since 1970 come from one floor division of the storage (i64); the 400-year era split
 // keeps everything after it in non-negative i32 lanes.
 #include "ir/temporal.h"
 #include "jit/codegen/codegen_internal.h"
@@ -487,7 +487,7 @@ Val Field(LowerContext& c, std::span<const Val> a) {
     return {b.CreateZExt(r, i64)};
   }
   llvm::Value* days = s.days;
-  // The calendar is some 50 vector instructions a vector of rows: at the host's widest vectors
+  // The calendar is some thirty vector instructions a vector of rows: at the host's widest vectors
   // (bench: `temporal/year_date32/jit`, `temporal/year/jit` against `--vector-width 256`), but for
   // a zone's local time, whose table gathers lose at the wider width (`temporal/year/jit_paris`).
   if (!InLocalZone(c.call.args()[0]->type())) AskWideVectors(c);
