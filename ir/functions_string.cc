@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <string>
 
 namespace rowjit::ir {
@@ -238,16 +240,24 @@ Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int6
       });
 }
 
-// Copies the piece `pick(i)` (a part of row i of `in`) of every valid row.
+// Copies the piece `pick(i)` (a part of row i of `in`) of every valid row. Each piece is picked
+// once: kept (16 bytes a row, pooled scratch) from the pass that sizes the result to the one that
+// copies it, where picking it again would repeat the row's search (bench: `duckdb/substr`).
 template <typename PickFn>
 Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const std::shared_ptr<MemoryPool>& pool,
                                PickFn pick) {
+  constexpr int64_t kPieceBytes = sizeof(std::string_view);
+  if (length > kMaxStringResultBytes / kPieceBytes) {
+    return MakeError(ErrorCode::kOutOfMemory, "{} rows of string pieces", length);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr scratch, Buffer::AllocateForOverwrite(length * kPieceBytes, pool));
+  auto* pieces = reinterpret_cast<std::string_view*>(scratch->mutable_data());
   return ProduceStrings(
-      r, length, std::move(valid), pool, [&](int64_t i) { return static_cast<int64_t>(pick(i).size()); },
+      r, length, std::move(valid), pool,
+      [&](int64_t i) { return static_cast<int64_t>((new (&pieces[i]) std::string_view(pick(i)))->size()); },
       [&](int64_t i, uint8_t* out) {
-        const std::string_view v = pick(i);
-        CopyString(v, out);
-        return static_cast<int64_t>(v.size());
+        CopyString(pieces[i], out);
+        return static_cast<int64_t>(pieces[i].size());
       });
 }
 
@@ -276,6 +286,19 @@ size_t CharStart(std::string_view v, int64_t k) {
   return v.size();
 }
 
+// Whether v's first m bytes are all ASCII, eight at a time: there characters are bytes.
+bool AsciiPrefix(std::string_view v, size_t m) {
+  size_t i = 0;
+  uint64_t high = 0;
+  for (; i + 8 <= m; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, v.data() + i, 8);
+    high |= w;
+  }
+  for (; i < m; ++i) high |= static_cast<uint8_t>(v[i]);
+  return (high & 0x8080808080808080ULL) == 0;
+}
+
 Result<ArrayPtr> SubstrColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
                                  const std::shared_ptr<MemoryPool>& pool) {
   const StringReader in(*a[0]);
@@ -290,7 +313,9 @@ Result<ArrayPtr> SubstrColumns(std::span<const ArrayPtr> a, DataType r, int64_t 
     if (end <= from) return {};
     // Characters [from, end) counted from 1: bytes of binary, code points of utf8.
     const int64_t n = static_cast<int64_t>(v.size());
-    if (!utf8) {
+    // Where the bytes up to the last one the walk reads are ASCII, characters are bytes: no walk
+    // (bench: `duckdb/substr`).
+    if (!utf8 || AsciiPrefix(v, static_cast<size_t>(std::min(end, n)))) {
       const int64_t b = std::min(from - 1, n), e = std::min(end - 1, n);
       return v.substr(static_cast<size_t>(b), static_cast<size_t>(e - b));
     }
