@@ -394,6 +394,44 @@ TEST(Strings, SearchesRunWords) {
   }
 }
 
+// Integers to text at every digit count: each type's extremes and both sides of every power of
+// ten it holds, with and without a sign, against the reference.
+TEST(Strings, IntegersToTextAtEveryDigitCount) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  for (const TypeId id : {TypeId::kI8, TypeId::kI16, TypeId::kI32, TypeId::kI64, TypeId::kU8, TypeId::kU16,
+                          TypeId::kU32, TypeId::kU64}) {
+    const DataType type(id, false);
+    std::vector<Scalar> rows;
+    const bool is_signed = IsSignedInt(id);
+    const int bits = BitWidth(id);
+    const uint64_t max = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1);
+    auto add = [&](uint64_t magnitude, bool negative) {
+      if (magnitude > max + (negative ? 1 : 0) || (negative && !is_signed)) return;
+      const uint64_t v = negative ? uint64_t{0} - magnitude : magnitude;
+      rows.push_back(Scalar::FromBits(id, v));
+    };
+    add(0, false);
+    for (uint64_t p = 1; p != 0 && p <= max; p = p > max / 10 ? 0 : p * 10) {
+      for (const uint64_t m : {p - 1, p, p + 1}) {
+        add(m, false);
+        add(m, true);
+      }
+    }
+    add(max, false);
+    add(max, true);
+    add(max + 1, true);  // the signed minimum
+    ASSERT_OK_AND_ASSIGN(ArrayPtr col, MakeArray(type, rows));
+    const int64_t n = col->length();
+    const Schema schema{{{"a", type}}};
+    ASSERT_OK_AND_ASSIGN(ir::ExprPtr e, ir::ParseAndBind("cast(a, utf8)", schema));
+    const std::vector<ArrayPtr> cols = {col};
+    ASSERT_OK_AND_ASSIGN(ArrayPtr want, ir::EvaluateReference(*e, cols, n));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr got, engine->Evaluate(e, cols, n));
+    EXPECT_EQ(FirstDifference(*got, *want), -1) << TypeIdName(id);
+    EXPECT_GT(n, 10) << TypeIdName(id);
+  }
+}
+
 // Functions returning strings: computed outside kernels into exactly sized string arrays
 // (Strategy::kStrings), returned as results or read by the kernel of the rest; against the
 // reference over every layout, nulls and multibyte characters.
