@@ -318,6 +318,8 @@ void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlot
 // once; count(*) without FILTER counts the rows WHERE keeps and needs none. An argument that
 // cannot fail, under WHERE alone, is computed unguarded and folded over the rows WHERE keeps (a
 // plain column is then not projected at all): the kernel writes no select and no validity for it.
+// Without WHERE, an argument that is a plain flat column (in `columns`, the batch's) is folded as
+// it is: projecting it would only copy it (bench: `duckdb/avg_f64/jit_chunks2048`).
 struct QueryPlan {
   std::vector<ir::ExprPtr> exprs;
   int where = -1;
@@ -326,7 +328,7 @@ struct QueryPlan {
   std::vector<bool> masked;  // per aggregate: folded over the rows WHERE keeps
 };
 
-QueryPlan MakePlan(const ir::Query& q, bool unguarded) {
+QueryPlan MakePlan(const ir::Query& q, bool unguarded, std::span<const ArrayPtr> columns = {}) {
   QueryPlan p;
   auto output = [&](const ir::ExprPtr& e) {
     for (size_t k = 0; k < p.exprs.size(); ++k) {
@@ -340,8 +342,14 @@ QueryPlan MakePlan(const ir::Query& q, bool unguarded) {
     const bool direct = unguarded && q.where != nullptr && a.filter == nullptr && a.arg != nullptr &&
                         !a.arg->facts().can_fail &&
                         a.arg->type().WithNullable(false) == a.fold.arg->type().WithNullable(false);
+    const auto flat = [&](const ir::ExprPtr& e) {
+      const auto c = static_cast<size_t>(e->column_index());
+      return c < columns.size() && columns[c] != nullptr && columns[c]->encoding() == Encoding::kPrimitive;
+    };
+    const bool plain = unguarded && q.where == nullptr && a.filter == nullptr && a.arg != nullptr &&
+                       a.arg->is_column() && a.fold.arg->Equals(*a.arg) && flat(a.arg);
     p.masked.push_back(direct);
-    p.column.push_back(direct && a.arg->is_column() ? a.arg->column_index() : -1);
+    p.column.push_back((direct || plain) && a.arg->is_column() ? a.arg->column_index() : -1);
     if (a.count_star && a.filter == nullptr) {
       p.arg.push_back(-1);
     } else {
@@ -702,7 +710,7 @@ Status Engine::FoldQuery(ir::QueryState& state, std::span<const ArrayPtr> column
 
 Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> columns, int64_t length,
                          const EvalOptions& options) {
-  const QueryPlan plan = MakePlan(state.query(), true);
+  const QueryPlan plan = MakePlan(state.query(), true, columns);
   ROWJIT_RETURN_NOT_OK(CheckKeys(state.query(), columns, length));
   ROWJIT_RETURN_NOT_OK(CheckDirect(state.query(), plan, columns, length));
   // Blocks keep the projection's output columns in L2 while the folds read them back; a batch
