@@ -7,6 +7,7 @@
 
 #include "ir/projection.h"
 #include "ir/temporal.h"
+#include "jit/base/target.h"
 #include "jit/codegen/costly.h"
 #include "jit/codegen/kernel_builder_internal.h"
 #include "jit/codegen/prefilter.h"
@@ -16,6 +17,15 @@ namespace rowjit::jit::internal {
 bool ReadsZoneTablesAnywhere(const ir::Expr& e);
 bool AllNarrow(const ir::Expr& e);
 void AskVectorWidth(llvm::BasicBlock* latch, int width);
+
+// Whether a flat input the expression reads holds 16-byte rows.
+bool ReadsWideRows(const ir::SpecializationKey& key) {
+  for (int c : key.expr->facts().columns) {
+    const ir::InputSpec& in = key.inputs[static_cast<size_t>(c)];
+    if (in.shape == ir::InputShape::kFlat && in.type == TypeId::kI128) return true;
+  }
+  return false;
+}
 
 Status KernelBuilder::Build(const std::string& name) {
   assert(!shape_.fold && "fold kernels are built by BuildFold");
@@ -27,6 +37,12 @@ Status KernelBuilder::Build(const std::string& name) {
     assert(shape_.loop == KernelLoop::kRows && "short batches are dense row loops");
     ROWJIT_RETURN_NOT_OK(EmitShortBatch(fn_->getArg(4)));
   } else if (shape_.loop == KernelLoop::kRows) {
+    // A row loop over 16-byte rows (decimals as DuckDB exports them) called on a host's vectors
+    // prefetches its inputs 1,024 rows ahead: past the end of one call's rows into the next
+    // call's, which the hardware prefetchers, restarted at every call, leave to fetch on demand
+    // (bench: `duckdb/decimal_add/jit_chunks2048`). A kernel that streams its output runs on
+    // whole batches, where they keep up.
+    if (!shape_.stream_output && ReadsWideRows(key_)) fn_->addFnAttr(kPrefetchRowsAttribute, "1024");
     ROWJIT_RETURN_NOT_OK(EmitRowLoop(words));
   } else {
     ROWJIT_RETURN_NOT_OK(EmitWordLoop(words));
