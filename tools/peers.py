@@ -132,12 +132,13 @@ def cases(quick):
             out.append(("ordinary", f"{t}_mul_add", rows, 100,
                         {"numba": lambda a=a, b=b, c=c, o=o: mul_add(a, b, c, o), "numpy": np_run}))
     rows = 65536
-    a, b, c = columns(rng, np.int32, rows, 3)
-    va, vb, vc = masks(rng, rows, 3, 0.5)
-    o, vo = np.empty(rows, np.int32), np.empty(rows, np.uint8)
-    out.append(("nullable", "i32_mul_add_scattered", rows, 50,
-                {"numba": lambda a=a, b=b, c=c, va=va, vb=vb, vc=vc, o=o, vo=vo:
-                 mul_add_masked(a, b, c, va, vb, vc, o, vo)}))
+    for t, dtype in (("i32", np.int32), ("f64", np.float64)):
+        a, b, c = columns(rng, dtype, rows, 3)
+        va, vb, vc = masks(rng, rows, 3, 0.5)
+        o, vo = np.empty(rows, dtype), np.empty(rows, np.uint8)
+        out.append(("nullable", f"{t}_mul_add_scattered", rows, 50,
+                    {"numba": lambda a=a, b=b, c=c, va=va, vb=vb, vc=vc, o=o, vo=vo:
+                     mul_add_masked(a, b, c, va, vb, vc, o, vo)}))
     for t, dtype in (("i32", np.int32), ("i64", np.int64), ("f64", np.float64)):
         for frac, pct in (("0.5", 50), ("1", 100)):
             (x,) = columns(rng, dtype, 15000, 1)
