@@ -197,7 +197,7 @@ class DuckDB {
       std::fprintf(stderr, "duckdb peer: %s\n", dlerror());
       return nullptr;
     }
-    auto* db = new DuckDB;
+    auto db = std::make_unique<DuckDB>();
     DuckApi& a = db->api_;
     const std::pair<void**, const char*> symbols[] = {
         {reinterpret_cast<void**>(&a.open), "duckdb_open"},
@@ -233,7 +233,7 @@ class DuckDB {
       std::fprintf(stderr, "duckdb peer: loading the table: %s\n", error.c_str());
       return nullptr;
     }
-    return db;
+    return db.release();  // kept for the process's life, as the benchmarks that use it
   }
 
   DuckApi api_{};
@@ -316,27 +316,37 @@ std::vector<std::span<const ArrayPtr>> Batches(bool chunked) {
   return out;
 }
 
+// Times `call(columns, rows)` of a prepared handle over the batch whole or in its slices, after
+// its answer over the whole batch (`answer(result)`: a fold's value as text and a row count) was
+// found equal to DuckDB's and every slice's layout was held by one untimed call.
+template <typename Call, typename Answer>
+void TimePrepared(benchmark::State& state, const Case& c, bool chunked, Call call, Answer answer) {
+  const auto batches = Batches(chunked);
+  auto whole = call(std::span<const ArrayPtr>(Data().columns), kRows);
+  if (!whole.ok()) return state.SkipWithError(whole.error().ToString().c_str());
+  const auto [value, rows] = answer(*whole);
+  if (std::string diff = Compare(c, value, rows); !diff.empty()) return state.SkipWithError(diff.c_str());
+  for (const auto& b : batches) {
+    if (!call(b, b[0]->length()).ok()) return state.SkipWithError("a chunk failed");
+  }
+  for (auto _ : state) {
+    for (const auto& b : batches) benchmark::DoNotOptimize(call(b, b[0]->length()));
+  }
+}
+
 void RunRows(benchmark::State& state, const Case& c, bool chunked) {
   auto expr = ir::ParseAndBind(c.rowjit, Data().schema);
   auto prepared = expr.ok() ? SharedEngine().PrepareExpression(*expr) : expr.error();
   if (!prepared.ok()) return state.SkipWithError(prepared.error().ToString().c_str());
   jit::PreparedExpression& p = **prepared;
-  const auto batches = Batches(chunked);
-  {
-    auto whole = p.Evaluate(Data().columns, kRows);
-    if (!whole.ok()) return state.SkipWithError(whole.error().ToString().c_str());
-    if (std::string diff = Compare(c, "", (*whole)->length()); !diff.empty()) return state.SkipWithError(diff.c_str());
-    for (const auto& b : batches) {  // every layout held before timing
-      if (!p.Evaluate(b, b[0]->length()).ok()) return state.SkipWithError("a chunk failed");
-    }
-  }
+  TimePrepared(
+      state, c, chunked, [&](std::span<const ArrayPtr> cols, int64_t n) { return p.Evaluate(cols, n); },
+      [](const ArrayPtr& r) { return std::pair<std::string, int64_t>("", r->length()); });
   // The label: the strategy of a timed call, and whether it ran the held kernel directly.
+  const std::span<const ArrayPtr> first = Batches(chunked)[0];
   jit::EvalReport report;
-  if (!p.Evaluate(batches[0], batches[0][0]->length(), &report).ok()) return state.SkipWithError("a call failed");
+  if (!p.Evaluate(first, first[0]->length(), &report).ok()) return;
   state.SetLabel(std::string(jit::StrategyName(report.strategy)) + (report.direct ? ", direct" : ""));
-  for (auto _ : state) {
-    for (const auto& b : batches) benchmark::DoNotOptimize(p.Evaluate(b, b[0]->length()));
-  }
 }
 
 void RunFold(benchmark::State& state, const Case& c, bool chunked) {
@@ -344,18 +354,9 @@ void RunFold(benchmark::State& state, const Case& c, bool chunked) {
   auto prepared = agg.ok() ? SharedEngine().PrepareAggregate(*agg) : agg.error();
   if (!prepared.ok()) return state.SkipWithError(prepared.error().ToString().c_str());
   jit::PreparedAggregate& p = **prepared;
-  const auto batches = Batches(chunked);
-  {
-    auto whole = p.Aggregate(Data().columns, kRows);
-    if (!whole.ok()) return state.SkipWithError(whole.error().ToString().c_str());
-    if (std::string diff = Compare(c, Text(whole->value), 1); !diff.empty()) return state.SkipWithError(diff.c_str());
-    for (const auto& b : batches) {
-      if (!p.Aggregate(b, b[0]->length()).ok()) return state.SkipWithError("a chunk failed");
-    }
-  }
-  for (auto _ : state) {
-    for (const auto& b : batches) benchmark::DoNotOptimize(p.Aggregate(b, b[0]->length()));
-  }
+  TimePrepared(
+      state, c, chunked, [&](std::span<const ArrayPtr> cols, int64_t n) { return p.Aggregate(cols, n); },
+      [](const ir::AggregateResult& r) { return std::pair<std::string, int64_t>(Text(r.value), 1); });
 }
 
 void RunQuery(benchmark::State& state, const Case& c, bool chunked) {

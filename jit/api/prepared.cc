@@ -4,7 +4,10 @@
 // once per batch layout and keeps the plan and the kernel, so that a call on a known layout costs
 // its input checks, one read of the batch and the kernel run. Calls whose route is not one kernel
 // over the batch as it is take the engine's path.
+#include <array>
+#include <cassert>
 #include <new>
+#include <utility>
 
 #include "jit/api/prepared_internal.h"
 
@@ -118,17 +121,24 @@ bool Matches(const PreparedLayout& layout, std::span<const DirectColumn> seen, B
 // The AND of the referenced columns' validity, as ReadRows computes it (AndValidity): shared
 // when one column has nulls, else combined into `into` (the caller's validity buffer) or a fresh
 // bitmap.
+// The direct call reads at most this many columns: its per-column state stays on the stack.
+constexpr size_t kDirectColumns = 16;
+
 Result<Validity> RowsOf(std::span<const ArrayPtr> columns, const std::vector<int>& refs, int64_t length,
                         void* into) {
-  std::vector<Validity> validity;
-  validity.reserve(refs.size());
+  assert(refs.size() <= kDirectColumns && "RunDirect takes at most kDirectColumns columns");
+  // On the stack (a nullable batch's direct call makes no allocation for it).
+  std::array<Validity, kDirectColumns> validity = []<size_t... I>(std::index_sequence<I...>) {
+    return std::array<Validity, kDirectColumns>{((void)I, Validity::AllValid())...};
+  }(std::make_index_sequence<kDirectColumns>());
+  size_t n = 0;
   for (int c : refs) {
     if (columns[c]->encoding() == Encoding::kPrimitive) {
-      validity.push_back(static_cast<const PrimitiveArray&>(*columns[c]).validity());
+      validity[n++] = static_cast<const PrimitiveArray&>(*columns[c]).validity();
     }
   }
   BufferPtr out = into != nullptr ? Buffer::Lend(into, kernels::NumWords(length) * 8) : nullptr;
-  return AndValidity(validity, length, std::move(out));
+  return AndValidity(std::span(validity.data(), n), length, std::move(out));
 }
 
 }  // namespace
@@ -191,7 +201,7 @@ std::optional<Result<ArrayPtr>> PreparedExpressionState::RunDirect(std::span<con
                                                                    std::span<const OutputBuffers> into) {
   const ir::ExprFacts& f = expr->facts();
   const std::vector<int>& refs = f.columns;
-  constexpr size_t kInline = 16;
+  constexpr size_t kInline = kDirectColumns;
   if (length <= 0 || layouts.size() == 0 || refs.size() > kInline || refs.empty() ||
       static_cast<int64_t>(columns.size()) > engine->options().limits.max_columns) {
     return std::nullopt;

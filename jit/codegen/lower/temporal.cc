@@ -1,8 +1,9 @@
 // Lowerings of the temporal functions (jit layer, codegen room): fields and truncations of dates
 // and timestamps as branch-free civil arithmetic (days to a civil date by Neri and Schneider's
 // Euclidean affine functions, civil dates to days by H. Hinnant's algorithm): divisions by
-// constants, which become multiplies, and selects; no table, no branch. Days since 1970 come from one floor division of the storage (i64); the 400-year era split
-// keeps everything after it in non-negative i32 lanes.
+// constants, which become multiplies, and selects; no table, no branch. Days since 1970 come
+// from one floor division of the storage (i64); the 400-year era split keeps everything after it
+// in non-negative i32 lanes.
 #include "ir/temporal.h"
 #include "jit/codegen/codegen_internal.h"
 
@@ -372,13 +373,21 @@ struct Civil {
   llvm::Value* day;    // i32: 1..31
 };
 
-// x / d for an unsigned i32 x below 2^24 (exact as a float) and d > 1: x times 1/d rounded up,
-// truncated. Exact: a multiple of d gives at least its quotient, and x / d is at least 1/d below
-// the next integer otherwise, far more than the product's rounding error (x * 2^-24 / d).
+// floor(x / d) into the integer type `to`, for x a non-negative whole float or double, exact in
+// its type, and d > 1: x times 1/d rounded up, truncated. Exact: a multiple of d gives at least
+// its quotient, and x / d is at least 1/d below the next integer otherwise, far more than the
+// product's rounding error (x / d times 2^-24 for a float, 2^-53 for a double, with x below 2^24
+// or 2^33 here).
+llvm::Value* DivByReciprocal(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d, llvm::Type* to) {
+  const bool single = x->getType()->getScalarType()->isFloatTy();
+  const double up = single ? static_cast<double>(std::nextafter(1.0f / static_cast<float>(d), 1.0f))
+                           : std::nextafter(1.0 / static_cast<double>(d), 1.0);
+  return b.CreateFPToUI(b.CreateFMul(x, llvm::ConstantFP::get(x->getType(), up)), to);
+}
+
+// x / d for an unsigned i32 x below 2^24 (whole in a float): DivByReciprocal in float lanes.
 llvm::Value* DivSmall(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
-  llvm::Type* f32 = x->getType()->getWithNewType(b.getFloatTy());
-  const float up = std::nextafter(1.0f / static_cast<float>(d), 1.0f);
-  return b.CreateFPToUI(b.CreateFMul(b.CreateUIToFP(x, f32), llvm::ConstantFP::get(f32, up)), x->getType());
+  return DivByReciprocal(b, b.CreateUIToFP(x, x->getType()->getWithNewType(b.getFloatTy())), d, x->getType());
 }
 
 // `split`: the era split of days + 719468 when the caller made it (EraOfDate32), else nullopt.
@@ -411,20 +420,18 @@ Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days, std::optional<DivMod> spl
 // The 400-year era split of a date32's days (`days` i32, any value): days + 719468 as
 // era * 146097 + doe in 32-bit lanes, where the i64 floor division would keep the vector at the
 // i64 width (`temporal/year_date32/jit`). The days biased by 2^31 are an unsigned u < 2^32, and
-// days + 719468 = v - kBiasEras * 146097 with v = u + kRest below 2^33: v / 146097 is one double
-// multiply by 1/146097 rounded up, exact as DivSmall's float one is (v is exact in a double, and
-// v / 146097 is either whole or at least 1/146097 below the next integer, far above the product's
-// rounding error), cheaper in vectors than an integer division's 64-bit products; the
-// remainder, below 146097, is v - q * 146097 in wrapping 32-bit lanes.
+// days + 719468 = v - kBiasEras * 146097 with v = u + kRest below 2^33, whole in a double:
+// v / 146097 is one double multiply (DivByReciprocal), cheaper in vectors than an integer
+// division's 64-bit products; the remainder, below 146097, is v - q * 146097 in wrapping 32-bit
+// lanes.
 DivMod EraOfDate32(llvm::IRBuilder<>& b, llvm::Value* days) {
   constexpr int64_t kEra = 146'097, kBiasEras = 14'695;
   constexpr int64_t kRest = 719'468 - (int64_t{1} << 31) + kBiasEras * kEra;
   static_assert(kRest >= 0 && kRest < kEra, "the bias leaves a remainder of one era at most");
   llvm::Value* u = b.CreateXor(days, K(days, -(int64_t{1} << 31)));  // days + 2^31, as unsigned
   llvm::Type* f64 = u->getType()->getWithNewType(b.getDoubleTy());
-  const double up = std::nextafter(1.0 / static_cast<double>(kEra), 1.0);
   llvm::Value* v = b.CreateFAdd(b.CreateUIToFP(u, f64), llvm::ConstantFP::get(f64, static_cast<double>(kRest)));
-  llvm::Value* q = b.CreateFPToUI(b.CreateFMul(v, llvm::ConstantFP::get(f64, up)), u->getType());
+  llvm::Value* q = DivByReciprocal(b, v, kEra, u->getType());
   return {b.CreateSub(q, K(q, kBiasEras)), b.CreateSub(b.CreateAdd(u, K(u, kRest)), b.CreateMul(q, K(u, kEra)))};
 }
 
