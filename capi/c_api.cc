@@ -438,8 +438,8 @@ rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const row
     }
     const rowjit::jit::OutputBuffers buffers{out->values, out->values_bytes, out->validity, out->validity_bytes};
     const rowjit::RecordBatch& b = batch->batch;
-    ROWJIT_ASSIGN_OR_RETURN(rowjit::ArrayPtr result, prepared->expression->EvaluateInto(b.columns, b.length, buffers));
-    if (null_count != nullptr) *null_count = result->NullCount();
+    ROWJIT_ASSIGN_OR_RETURN(const int64_t nulls, prepared->expression->WriteInto(b.columns, b.length, buffers));
+    if (null_count != nullptr) *null_count = nulls;
     return Status::OK();
   });
 }

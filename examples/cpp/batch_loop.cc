@@ -45,12 +45,13 @@ int main() {
 
   for (const std::vector<ArrayPtr>& columns : batches) {
     ArrayPtr r = prepared->EvaluateInto(columns, n, out).value();  // lies in `values`
+    int64_t nulls = prepared->WriteInto(columns, n, out).value();  // the same, no array: its null count
     SelectionVector kept = filter->Filter(columns, n).value();     // the rows where it is true
     ArrayPtr sel = ratio->Evaluate(columns, n, kept).value();      // kept.size() rows
     std::vector<ArrayPtr> outs = projection->Project(columns, n).value();  // one pass, a * b once
     ir::AggregateResult total = fold->Aggregate(columns, n).value();
 
-    std::printf("into     %s, validity %" PRIx64 "\n", r->ToString().c_str(), validity[0]);
+    std::printf("into     %s, validity %" PRIx64 ", %" PRId64 " null\n", r->ToString().c_str(), validity[0], nulls);
     std::printf("filter   rows");
     for (uint32_t row : kept.indices()) std::printf(" %u", row);
     std::printf(", c * 10 / a over them %s\n", sel->ToString().c_str());

@@ -273,6 +273,10 @@ class PreparedExpression {
   // allocates no output.
   Result<ArrayPtr> EvaluateInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
                                 EvalReport* report = nullptr);
+  // As EvaluateInto, returning the result's null count instead of an array over `out`: a batch
+  // loop that reads its results from its own buffers builds no result object per call.
+  Result<int64_t> WriteInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
+                            EvalReport* report = nullptr);
   // Under a selection, as Engine::Evaluate with one (the dense and the gathered way each run
   // through this handle, so their layouts are held too).
   Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, const SelectionVector& selection,

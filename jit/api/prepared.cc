@@ -13,6 +13,12 @@
 
 namespace rowjit::jit::internal {
 
+// What a direct call leaves: its run and the result's validity.
+struct DirectCall {
+  DirectRun run;
+  Validity rows;
+};
+
 struct PreparedExpressionState {
   EngineImpl* engine;
   ir::ExprPtr expr;
@@ -23,12 +29,37 @@ struct PreparedExpressionState {
   std::atomic<int64_t>* held_runs = nullptr;
 
   // `full_report`: the caller asked for a report, so that the kernel key is copied into it.
-  // `into`: the caller's output, when it lent one.
+  // `into`: the caller's output, when it lent one (checked by CheckOutputs).
   Result<ArrayPtr> Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep, bool full_report,
-                       std::span<const OutputBuffers> into);
-  // The direct call of a batch a direct layout matches, or nullopt (Run's path).
-  std::optional<Result<ArrayPtr>> RunDirect(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
-                                            bool full_report, std::span<const OutputBuffers> into);
+                       std::span<const OutputBuffers> into) {
+    if (std::optional<Result<DirectCall>> direct = RunDirect(columns, length, rep, full_report, into)) {
+      return ResultOf(*std::move(direct), length, into);
+    }
+    return RunRouted(columns, length, rep, full_report, into);
+  }
+  // The direct call of a batch a direct layout matches, or nullopt (RunRouted's path). With
+  // `into` (at most one output, not checked yet), the call checks it first and leaves the result
+  // there, delivered: nullopt when a check fails, for CheckOutputs to name.
+  std::optional<Result<DirectCall>> RunDirect(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
+                                              bool full_report, std::span<const OutputBuffers> into);
+  // A call into the caller's memory that the direct call did not take: the output checked, the
+  // batch run on RunRouted's path, the result delivered into that memory.
+  Result<ArrayPtr> RoutedInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
+                              EvalReport& rep, bool full_report) {
+    const std::span<const OutputBuffers> into(&out, 1);
+    ROWJIT_RETURN_NOT_OK(CheckOutputs(std::span(&expr, 1), into, length, columns));
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, RunRouted(columns, length, rep, full_report, into));
+    return Deliver(result, out, &rep.output_copied);
+  }
+  // A direct call's result as an array (over the caller's memory when it lent some).
+  Result<ArrayPtr> ResultOf(Result<DirectCall> call, int64_t length, std::span<const OutputBuffers> into) const {
+    if (!call.ok()) return std::move(call).TakeError();
+    return DirectResult(*expr, length, std::move(call->run), std::move(call->rows), into.empty() ? nullptr : &into[0]);
+  }
+  // Run's path for a batch the direct call does not take: as Engine::Evaluate routes it, through
+  // the layout held for the batch's description (planned and kept the first time).
+  Result<ArrayPtr> RunRouted(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep, bool full_report,
+                             std::span<const OutputBuffers> into);
   Result<ArrayPtr> PlanAndRun(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
                               std::span<const OutputBuffers> into);
   // Per referenced column (ExprFacts::columns order), the type it was bound to.
@@ -196,9 +227,9 @@ Result<ArrayPtr> PreparedExpressionState::PlanAndRun(std::span<const ArrayPtr> c
 // the batch (Admit's checks of the columns and the byte limit, the layout's match, the AND of
 // the validity, the output) and the kernel. Anything else (a column to decode or to report, a
 // layout not met, evidence) takes Run's path, which decides it as Engine::Evaluate does.
-std::optional<Result<ArrayPtr>> PreparedExpressionState::RunDirect(std::span<const ArrayPtr> columns, int64_t length,
-                                                                   EvalReport& rep, bool full_report,
-                                                                   std::span<const OutputBuffers> into) {
+std::optional<Result<DirectCall>> PreparedExpressionState::RunDirect(std::span<const ArrayPtr> columns,
+                                                                    int64_t length, EvalReport& rep, bool full_report,
+                                                                    std::span<const OutputBuffers> into) {
   const ir::ExprFacts& f = expr->facts();
   const std::vector<int>& refs = f.columns;
   constexpr size_t kInline = kDirectColumns;
@@ -244,30 +275,29 @@ std::optional<Result<ArrayPtr>> PreparedExpressionState::RunDirect(std::span<con
     return std::nullopt;
   }
   const OutputBuffers* out = into.empty() ? nullptr : &into[0];
+  if (out != nullptr && !OutputFits(*expr, *out, length, columns)) return std::nullopt;
   Validity valid = Validity::AllValid();
   if (rows == BatchFacts::Rows::kSomeNull) {
     Result<Validity> anded = RowsOf(columns, refs, length, out != nullptr ? out->validity : nullptr);
-    if (!anded.ok()) return Result<ArrayPtr>(std::move(anded).TakeError());
+    if (!anded.ok()) return Result<DirectCall>(std::move(anded).TakeError());
     valid = *std::move(anded);
   }
   const InputsView view{std::span(inputs, slots), layout->key->spec.inputs, f.string_evidence};
-  std::optional<Result<ArrayPtr>> result =
-      internal::RunDirect(*expr, kernel, view, length, std::move(valid), out, engine->outputs());
-  if (!result) return std::nullopt;
+  std::optional<Result<DirectRun>> run = internal::RunDirect(*expr, kernel, view, length, valid, out, engine->outputs());
+  if (!run) return std::nullopt;
   rep.route = layout->route;  // the kernel route's, on which it was planned
   rep.direct = true;
   rep.strategy = layout->strategy;
   rep.tier = kernel.tier();
   if (full_report) rep.kernel = *layout->key;
   if (held_runs != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
-  return result;
+  if (!run->ok()) return Result<DirectCall>(std::move(*run).TakeError());
+  return Result<DirectCall>(DirectCall{**std::move(run), std::move(valid)});
 }
 
-Result<ArrayPtr> PreparedExpressionState::Run(std::span<const ArrayPtr> columns, int64_t length, EvalReport& rep,
-                                              bool full_report, std::span<const OutputBuffers> into) {
-  if (std::optional<Result<ArrayPtr>> direct = RunDirect(columns, length, rep, full_report, into)) {
-    return *std::move(direct);
-  }
+Result<ArrayPtr> PreparedExpressionState::RunRouted(std::span<const ArrayPtr> columns, int64_t length,
+                                                    EvalReport& rep, bool full_report,
+                                                    std::span<const OutputBuffers> into) {
   const ir::ExprFacts& f = expr->facts();
   // The route, as Engine::Evaluate's: only the kernel route's layouts are held (the others take
   // the engine's path, which checks the inputs first).
@@ -368,9 +398,28 @@ Result<ArrayPtr> PreparedExpression::EvaluateInto(std::span<const ArrayPtr> colu
   EvalReport& rep = ReportOf(report, local);
   return NoThrow([&]() -> Result<ArrayPtr> {
     const std::span<const OutputBuffers> into(&out, 1);
-    ROWJIT_RETURN_NOT_OK(internal::CheckOutputs(std::span(&state_->expr, 1), into, length, columns));
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, state_->Run(columns, length, rep, report != nullptr, into));
-    return internal::Deliver(result, out, &rep.output_copied);
+    // The direct call checks the output itself and leaves its result delivered.
+    if (auto direct = state_->RunDirect(columns, length, rep, report != nullptr, into)) {
+      return state_->ResultOf(*std::move(direct), length, into);
+    }
+    return state_->RoutedInto(columns, length, out, rep, report != nullptr);
+  });
+}
+
+Result<int64_t> PreparedExpression::WriteInto(std::span<const ArrayPtr> columns, int64_t length,
+                                              const OutputBuffers& out, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = ReportOf(report, local);
+  return NoThrow([&]() -> Result<int64_t> {
+    const std::span<const OutputBuffers> into(&out, 1);
+    // The direct call builds no array: the null count is its validity's.
+    if (auto direct = state_->RunDirect(columns, length, rep, report != nullptr, into)) {
+      if (!direct->ok()) return std::move(*direct).TakeError();
+      const Validity& rows = (*direct)->rows;
+      return rows.all_valid() ? int64_t{0} : length - rows.CountValid(length);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, state_->RoutedInto(columns, length, out, rep, report != nullptr));
+    return result->NullCount();
   });
 }
 

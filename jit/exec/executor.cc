@@ -116,24 +116,42 @@ bool RunsDirect(const ir::Expr& expr, const KernelShape& shape) {
          !PackedLater(expr, OutputRowBytes(shape, expr.type().id));
 }
 
-std::optional<Result<ArrayPtr>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
-                                          int64_t n, Validity rows, const OutputBuffers* into,
-                                          const std::shared_ptr<MemoryPool>& pool) {
+std::optional<Result<DirectRun>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
+                                           int64_t n, const Validity& rows, const OutputBuffers* into,
+                                           const std::shared_ptr<MemoryPool>& pool) {
   assert(RunsDirect(expr, kernel.shape()) && "a direct call runs a dense kernel");
   const int row_bytes = OutputRowBytes(kernel.shape(), expr.type().id);
-  BufferPtr values;
+  DirectRun run;
+  uint8_t* values = nullptr;
   if (into != nullptr) {
-    values = Buffer::Lend(into->values, OutputBytes(row_bytes, n));
+    values = static_cast<uint8_t*>(into->values);
   } else {
     Result<BufferPtr> fresh = Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), pool);
-    if (!fresh.ok()) return Result<ArrayPtr>(std::move(fresh).TakeError());
-    values = *std::move(fresh);
+    if (!fresh.ok()) return Result<DirectRun>(std::move(fresh).TakeError());
+    run.values = *std::move(fresh);
+    values = run.values->mutable_data();
   }
-  if (RunRows(kernel.row_fn(), kernel.shape(), inputs, expr.facts().columns, n, row_bytes, values->mutable_data(),
-              nullptr) != 0) {
+  if (RunRows(kernel.row_fn(), kernel.shape(), inputs, expr.facts().columns, n, row_bytes, values, nullptr) != 0) {
     return std::nullopt;
   }
-  return MakeResult(expr, n, std::move(values), std::move(rows));
+  if (into != nullptr) {  // delivered as Deliver leaves a kernel's result in place
+    if (row_bytes == 0) ClearBitsPastEnd(into->values, n);
+    Result<bool> in_place = DeliverValidity(rows, *into, n);
+    if (!in_place.ok()) return Result<DirectRun>(std::move(in_place).TakeError());
+    run.validity_moved = !*in_place;
+  }
+  return Result<DirectRun>(std::move(run));
+}
+
+Result<ArrayPtr> DirectResult(const ir::Expr& expr, int64_t n, DirectRun run, Validity rows, const OutputBuffers* into) {
+  if (run.values == nullptr) {
+    assert(into != nullptr && "a direct run's values lie in fresh memory or the caller's");
+    run.values = Buffer::Lend(into->values, OutputValuesBytes(expr.type().id, n));  // bits, for bool
+  }
+  if (run.validity_moved) {
+    ROWJIT_ASSIGN_OR_RETURN(rows, Validity::FromBitmap(Buffer::Lend(into->validity, OutputValidityBytes(n)), 0, n));
+  }
+  return MakeResult(expr, n, std::move(run.values), std::move(rows));
 }
 
 namespace {

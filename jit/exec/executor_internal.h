@@ -82,13 +82,20 @@ uint64_t RunRows(RowKernelFn fn, const KernelShape& shape, const InputsView& p, 
                  int64_t n, int row_bytes, uint8_t* out_values, uint64_t* out_valid);
 
 // A held dense kernel run straight over a batch (a prepared expression's direct call,
-// jit/api/prepared.cc), its kernel inputs set by the caller: the values into `into` (the caller's
-// memory, already checked) or a fresh buffer from `pool`, the result's validity `rows` (the AND of
-// the inputs'). Nullopt when the kernel raised evidence: the caller takes the engine's path, which
-// locates the failing row or reruns a speculative kernel's batch through its twin.
-std::optional<Result<ArrayPtr>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
-                                          int64_t n, Validity rows, const OutputBuffers* into,
-                                          const std::shared_ptr<MemoryPool>& pool);
+// jit/api/prepared.cc), its kernel inputs set by the caller, its result's validity `rows` (the
+// AND of the inputs'): the values into `into` (the caller's memory, already checked; the result
+// is left there as Deliver leaves it, validity included) or a fresh buffer from `pool`. Nullopt
+// when the kernel raised evidence: the caller takes the engine's path, which locates the failing
+// row or reruns a speculative kernel's batch through its twin.
+struct DirectRun {
+  BufferPtr values;             // the fresh values; null when they lie in the caller's memory
+  bool validity_moved = false;  // `rows` was copied into the caller's validity buffer
+};
+std::optional<Result<DirectRun>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
+                                           int64_t n, const Validity& rows, const OutputBuffers* into,
+                                           const std::shared_ptr<MemoryPool>& pool);
+// The array a direct run leaves: over its fresh values, or over the caller's memory.
+Result<ArrayPtr> DirectResult(const ir::Expr& expr, int64_t n, DirectRun run, Validity rows, const OutputBuffers* into);
 // Whether RunDirect runs a kernel of this shape for `expr`: one that reads no lane validity,
 // writes none, skips no word and writes its result in its final form (no bytes to pack).
 bool RunsDirect(const ir::Expr& expr, const KernelShape& shape);
@@ -204,6 +211,15 @@ int64_t OutputValidityBytes(int64_t length);
 // with each other or with any buffer of `columns`.
 Status CheckOutputs(std::span<const ir::ExprPtr> exprs, std::span<const OutputBuffers> outs, int64_t length,
                     std::span<const ArrayPtr> columns);
+// CheckOutputs' checks of one output as a predicate: true when they all pass (the direct call's
+// fast check; a false sends the call to CheckOutputs for its message).
+bool OutputFits(const ir::Expr& expr, const OutputBuffers& out, int64_t length, std::span<const ArrayPtr> columns);
+// Leaves the validity `v` of `n` rows in out.validity (in place already, copied, or set for every
+// row; the bits past row n cleared): whether it was in place (or, with no buffer, needs none).
+// An error when `v` has nulls and the caller lent no buffer for them.
+Result<bool> DeliverValidity(const Validity& v, const OutputBuffers& out, int64_t n);
+// Zeroes the bits of a bitmap of `n` rows from row n to the end of its last 64-bit word.
+void ClearBitsPastEnd(void* bits, int64_t n);
 // Leaves `result` in the caller's memory (copied unless a kernel wrote it there) and returns an
 // array over that memory: flat, offset 0, validity written in full when a buffer was given.
 // `copied`, when given, is set if the values had to be copied.

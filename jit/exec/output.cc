@@ -65,13 +65,20 @@ std::string OutputName(size_t k, size_t outputs) {
   return outputs == 1 ? std::string("output") : fmt::format("output {}", k);
 }
 
+// Whether `capacity` bytes at `data` hold `need` bytes aligned to `align` (nothing is needed of
+// an empty output).
+bool BufferFits(const void* data, int64_t capacity, int64_t need, int64_t align) {
+  return capacity >= 0 && (need == 0 || (data != nullptr && capacity >= need &&
+                                         reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(align) == 0));
+}
+
 Status CheckBuffer(const void* data, int64_t capacity, int64_t need, int64_t align, std::string_view what,
                    size_t k, size_t outputs) {
+  if (BufferFits(data, capacity, need, align)) return Status::OK();
   if (capacity < 0) {
     return MakeError(ErrorCode::kInvalidInput, "{}: {} capacity {} is negative", OutputName(k, outputs), what,
                      capacity);
   }
-  if (need == 0) return Status::OK();
   if (data == nullptr) {
     return MakeError(ErrorCode::kInvalidInput, "{}: no {} buffer for {} bytes", OutputName(k, outputs), what, need);
   }
@@ -79,11 +86,8 @@ Status CheckBuffer(const void* data, int64_t capacity, int64_t need, int64_t ali
     return MakeError(ErrorCode::kInvalidInput, "{}: the {} buffer holds {} bytes; {} are needed",
                      OutputName(k, outputs), what, capacity, need);
   }
-  if (reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(align) != 0) {
-    return MakeError(ErrorCode::kInvalidInput, "{}: the {} buffer is not aligned to {} bytes", OutputName(k, outputs),
-                     what, align);
-  }
-  return Status::OK();
+  return MakeError(ErrorCode::kInvalidInput, "{}: the {} buffer is not aligned to {} bytes", OutputName(k, outputs),
+                   what, align);
 }
 
 // The memory output k takes: its values and (when it has one) its validity; empty ranges for none.
@@ -94,6 +98,18 @@ std::array<Range, 2> OutputRanges(const ir::Expr& e, const OutputBuffers& o, int
   const int64_t values = OutputValuesBytes(type.id, length);
   const int64_t validity = type.nullable || b != nullptr ? OutputValidityBytes(length) : 0;
   return {Range{v, values > 0 ? v + values : v}, Range{b, validity > 0 ? b + validity : b}};
+}
+
+// Whether an output's memory overlaps a buffer of a column `e` reads (the others are never
+// touched; a missing column is the call's to report).
+bool OverlapsInputs(const ir::Expr& e, const std::array<Range, 2>& mine, std::span<const ArrayPtr> columns) {
+  bool hit = false;
+  for (int c : e.facts().columns) {
+    const auto i = static_cast<size_t>(c);
+    if (i >= columns.size() || columns[i] == nullptr) continue;
+    ForEachInputRange(*columns[i], [&](const Range& in) { hit = hit || in.Overlaps(mine[0]) || in.Overlaps(mine[1]); });
+  }
+  return hit;
 }
 
 }  // namespace
@@ -129,27 +145,33 @@ Status CheckOutputs(std::span<const ir::ExprPtr> exprs, std::span<const OutputBu
         }
       }
     }
-    // Every column the expression reads (the others are never touched).
-    bool hit = false;
-    for (int c : exprs[k]->facts().columns) {
-      const auto i = static_cast<size_t>(c);
-      if (i >= columns.size() || columns[i] == nullptr) continue;  // the call reports the missing column
-      ForEachInputRange(*columns[i], [&](const Range& in) { hit = hit || in.Overlaps(mine[0]) || in.Overlaps(mine[1]); });
+    if (OverlapsInputs(*exprs[k], mine, columns)) {
+      return MakeError(ErrorCode::kInvalidInput, "{}: its buffers overlap an input's", OutputName(k, outs.size()));
     }
-    if (hit) return MakeError(ErrorCode::kInvalidInput, "{}: its buffers overlap an input's", OutputName(k, outs.size()));
   }
   return Status::OK();
 }
 
-namespace {
-
-// Zeroes the bits of a bitmap of `n` rows from row n to the end of its last 64-bit word, as a
-// kernel leaves them.
-void ClearPastEnd(uint8_t* bitmap, int64_t n) {
+void ClearBitsPastEnd(void* bits, int64_t n) {
+  auto* bitmap = static_cast<uint8_t*>(bits);
   const int64_t bytes = kernels::NumBytes(n);
   std::memset(bitmap + bytes, 0, static_cast<size_t>(OutputValidityBytes(n) - bytes));
   if (n % 8 != 0) bitmap[n / 8] &= static_cast<uint8_t>((1u << (n % 8)) - 1);
 }
+
+bool OutputFits(const ir::Expr& expr, const OutputBuffers& o, int64_t length, std::span<const ArrayPtr> columns) {
+  const DataType type = expr.type();
+  const int64_t align = type.id == TypeId::kBool ? 8 : ByteWidth(type.id);
+  const int64_t validity = type.nullable || o.validity != nullptr ? OutputValidityBytes(length) : 0;
+  if (!BufferFits(o.values, o.values_bytes, OutputValuesBytes(type.id, length), align) ||
+      !BufferFits(o.validity, o.validity_bytes, validity, 8)) {
+    return false;
+  }
+  const std::array<Range, 2> mine = OutputRanges(expr, o, length);
+  return !mine[0].Overlaps(mine[1]) && !OverlapsInputs(expr, mine, columns);
+}
+
+namespace {
 
 // The result's values as they lie in the caller's memory: already there (a kernel wrote them),
 // or copied in.
@@ -168,14 +190,14 @@ Status DeliverValues(const Array& r, const OutputBuffers& out, bool& copied) {
       const auto& b = static_cast<const BoolArray&>(r);
       copied = b.bits_buffer()->data() != dst || b.offset() != 0;
       if (copied) kernels::BitmapCopy(b.bits(), dst);
-      ClearPastEnd(dst, n);
+      ClearBitsPastEnd(dst, n);
       return Status::OK();
     }
     case Encoding::kConstant: {
       const Scalar& s = static_cast<const ConstantArray&>(r).value();
       if (r.type().id == TypeId::kBool) {
         std::memset(dst, !s.is_null() && s.value<bool>() ? 0xff : 0, static_cast<size_t>(kernels::NumBytes(n)));
-        ClearPastEnd(dst, n);
+        ClearBitsPastEnd(dst, n);
         return Status::OK();
       }
       const int w = ByteWidth(r.type().id);
@@ -200,6 +222,25 @@ Status DeliverValues(const Array& r, const OutputBuffers& out, bool& copied) {
 
 }  // namespace
 
+Result<bool> DeliverValidity(const Validity& v, const OutputBuffers& out, int64_t n) {
+  if (out.validity != nullptr && n > 0) {
+    auto* dst = static_cast<uint8_t*>(out.validity);
+    bool in_place = v.all_valid();  // an all-valid array needs no bitmap of its own
+    if (v.has_bitmap()) {
+      in_place = v.bitmap()->data() == dst && v.bit_offset() == 0;
+      if (!in_place) kernels::BitmapCopy(v.Span(n), dst);
+    } else {
+      std::memset(dst, v.all_null() ? 0 : 0xff, static_cast<size_t>(kernels::NumBytes(n)));
+    }
+    ClearBitsPastEnd(dst, n);
+    return in_place;
+  }
+  if (!v.all_valid() && n > 0) {
+    return MakeError(ErrorCode::kInternal, "a result with nulls and no validity buffer to hold them");
+  }
+  return true;
+}
+
 Result<ArrayPtr> Deliver(const ArrayPtr& result, const OutputBuffers& out, bool* copied) {
   const Array& r = *result;
   const int64_t n = r.length();
@@ -208,19 +249,7 @@ Result<ArrayPtr> Deliver(const ArrayPtr& result, const OutputBuffers& out, bool*
   ROWJIT_RETURN_NOT_OK(DeliverValues(r, out, values_copied));
   if (copied != nullptr) *copied = *copied || (values_copied && n > 0);
   const Validity v = ValidityOf(r);
-  bool validity_in_place = v.all_valid();  // an all-valid array needs no bitmap of its own
-  if (out.validity != nullptr && n > 0) {
-    auto* dst = static_cast<uint8_t*>(out.validity);
-    if (v.has_bitmap()) {
-      validity_in_place = v.bitmap()->data() == dst && v.bit_offset() == 0;
-      if (!validity_in_place) kernels::BitmapCopy(v.Span(n), dst);
-    } else {
-      std::memset(dst, v.all_null() ? 0 : 0xff, static_cast<size_t>(kernels::NumBytes(n)));
-    }
-    ClearPastEnd(dst, n);
-  } else if (!v.all_valid() && n > 0) {
-    return MakeError(ErrorCode::kInternal, "a result with nulls and no validity buffer to hold them");
-  }
+  ROWJIT_ASSIGN_OR_RETURN(const bool validity_in_place, DeliverValidity(v, out, n));
   // A kernel's result over the caller's memory already: returned as it is.
   if (!values_copied && validity_in_place && (r.encoding() == Encoding::kPrimitive || r.encoding() == Encoding::kBool)) {
     return result;

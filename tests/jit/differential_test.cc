@@ -105,6 +105,25 @@ std::string Compare(const Result<ArrayPtr>& jit, const Result<ArrayPtr>& ref) {
   return fmt::format("row {} differs: jit {} reference {}", d, a.GetScalar(d).ToString(), b.GetScalar(d).ToString());
 }
 
+// WriteInto's answer read back as an array over the caller's memory, whose null count must be
+// the one WriteInto returned.
+Result<ArrayPtr> WrittenArray(const Result<int64_t>& nulls, const DataType& type, int64_t n, const OutputBuffers& out) {
+  if (!nulls.ok()) return nulls.error();
+  const bool bits = type.id == TypeId::kBool;
+  BufferPtr values = Buffer::Lend(out.values, bits ? (n + 63) / 64 * 8 : n * ByteWidth(type.id));
+  Validity validity = Validity::AllValid();
+  if (type.nullable) {
+    ROWJIT_ASSIGN_OR_RETURN(validity, Validity::FromBitmap(Buffer::Lend(out.validity, (n + 63) / 64 * 8), 0, n));
+  }
+  Result<ArrayPtr> a = bits ? Result<ArrayPtr>(BoolArray::Make(n, values, validity, 0, type.nullable))
+                            : Result<ArrayPtr>(PrimitiveArray::Make(type, n, values, validity));
+  if (a.ok() && (*a)->NullCount() != *nulls) {
+    return MakeError(ErrorCode::kInternal, "WriteInto counted {} nulls; its validity holds {}", *nulls,
+                     (*a)->NullCount());
+  }
+  return a;
+}
+
 struct Totals {
   int64_t cases = 0, errors = 0, failures = 0;
   int64_t compared_rows = 0;  // rows of successful evaluations compared value by value
@@ -116,7 +135,7 @@ struct Totals {
 
 // How a differential run evaluates: through Engine::Evaluate, or through a PreparedExpression
 // per expression and options (its layouts met batch after batch, in random order), returning
-// fresh arrays or writing into caller memory (EvaluateInto, every other call).
+// fresh arrays or writing into caller memory (EvaluateInto and WriteInto, in turn).
 enum class Through : uint8_t { kEvaluate, kPrepared };
 
 // `expressions` random expressions from `first_seed`, `per_expression` cases each.
@@ -154,7 +173,11 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
         if (handle == nullptr) handle = engine.PrepareExpression(*expr, options).value();
         const OutputBuffers out{.values = values.data(), .values_bytes = static_cast<int64_t>(values.size() * 8),
                                 .validity = validity.data(), .validity_bytes = static_cast<int64_t>(validity.size() * 8)};
-        jit = k % 2 ? handle->EvaluateInto(columns, c.length, out, &report) : handle->Evaluate(columns, c.length, &report);
+        if (k % 3 == 0) jit = handle->Evaluate(columns, c.length, &report);
+        if (k % 3 == 1) jit = handle->EvaluateInto(columns, c.length, out, &report);
+        if (k % 3 == 2) {
+          jit = WrittenArray(handle->WriteInto(columns, c.length, out, &report), (*expr)->type(), c.length, out);
+        }
       } else {
         jit = engine.Evaluate(*expr, columns, c.length, options, &report);
       }

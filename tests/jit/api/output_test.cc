@@ -230,15 +230,26 @@ TEST(Output, BadBuffersAreRefusedBeforeAnythingIsWritten) {
   auto strict = *ir::ParseAndBind("b * 2", schema);
   const std::vector<ArrayPtr> cols = {*MakeArray<int32_t>({1, std::nullopt, 3, 4}),
                                       *MakeArray<int32_t>({1, 2, 3, 4}, false)};
+  // Refused by the one-shot call, and by a prepared handle's calls (EvaluateInto and WriteInto) on
+  // a layout it holds (its direct call checks the output itself).
   auto refused = [&](const ir::ExprPtr& e, auto&& edit, std::string_view message) {
-    Lent lent(e->type(), 4, true);
-    OutputBuffers out = lent.buffers();
-    edit(out, lent);
-    auto r = engine->EvaluateInto(e, cols, 4, out);
-    ASSERT_FALSE(r.ok()) << message;
-    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidInput) << message;
-    EXPECT_NE(r.error().ToString().find(message), std::string::npos) << r.error().ToString();
-    EXPECT_TRUE(lent.Untouched()) << message;
+    auto handle = engine->PrepareExpression(e).value();
+    Lent good(e->type(), 4, true);
+    ASSERT_TRUE(handle->EvaluateInto(cols, 4, good.buffers()).ok()) << message;
+    for (int how = 0; how < 3; ++how) {
+      Lent lent(e->type(), 4, true);
+      OutputBuffers out = lent.buffers();
+      edit(out, lent);
+      EvalReport report;
+      const Status r = how == 0   ? engine->EvaluateInto(e, cols, 4, out).status()
+                       : how == 1 ? handle->EvaluateInto(cols, 4, out, &report).status()
+                                  : handle->WriteInto(cols, 4, out, &report).status();
+      ASSERT_FALSE(r.ok()) << message << " " << how;
+      EXPECT_EQ(r.error().code(), ErrorCode::kInvalidInput) << message;
+      EXPECT_NE(r.error().ToString().find(message), std::string::npos) << r.error().ToString();
+      EXPECT_TRUE(lent.Untouched()) << message << " " << how;
+      EXPECT_FALSE(report.direct) << message << " " << how;
+    }
   };
   refused(expr, [](OutputBuffers& o, Lent&) { o.values_bytes = 15; }, "the values buffer holds 15 bytes; 16 are needed");
   refused(expr, [](OutputBuffers& o, Lent&) { o.values = static_cast<uint8_t*>(o.values) + 2; },
@@ -258,6 +269,14 @@ TEST(Output, BadBuffersAreRefusedBeforeAnythingIsWritten) {
   ASSERT_FALSE(over_input.ok());
   EXPECT_NE(over_input.error().ToString().find("overlap an input's"), std::string::npos);
   EXPECT_EQ(cols[1]->ToString(), "[1, 2, 3, 4]");
+  auto held = engine->PrepareExpression(strict).value();
+  std::vector<int32_t> apart(4);
+  ASSERT_EQ(*held->WriteInto(cols, 4, {.values = apart.data(), .values_bytes = 16}), 0);
+  const Status over_held = held->WriteInto(cols, 4, {.values = const_cast<uint8_t*>(b.raw_values()), .values_bytes = 16}).status();
+  ASSERT_FALSE(over_held.ok());
+  EXPECT_NE(over_held.error().ToString().find("overlap an input's"), std::string::npos);
+  EXPECT_EQ(cols[1]->ToString(), "[1, 2, 3, 4]");
+  EXPECT_EQ(apart, (std::vector<int32_t>{2, 4, 6, 8}));
   // A non-nullable result needs no validity buffer.
   std::vector<int32_t> values(4);
   auto ok = engine->EvaluateInto(strict, cols, 4, {.values = values.data(), .values_bytes = 16});
