@@ -195,7 +195,12 @@ void RegisterExpression(const Case& c, Shape shape, bool with_kernel, bool with_
     });
     Register(c, "jit_prepared_into_chunks2048", [expr, shape](benchmark::State& state,
                                                               const std::vector<ArrayPtr>& cols, int64_t rows) {
-      RunJitPreparedChunks(state, expr.get(), cols, rows, 2048, /*into=*/true);
+      RunJitPreparedChunks(state, expr.get(), cols, rows, 2048, PreparedCall::kWriteInto);
+      SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
+    });
+    Register(c, "jit_prepared_buffers_chunks2048", [expr, shape](benchmark::State& state,
+                                                                 const std::vector<ArrayPtr>& cols, int64_t rows) {
+      RunJitPreparedChunks(state, expr.get(), cols, rows, 2048, PreparedCall::kWriteBuffers);
       SetCounters(state, rows, RowBytesX8<T>(shape, FlatArgs(cols)));
     });
     Register(c, "jit_kernel", [expr, shape](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
@@ -262,12 +267,19 @@ std::string Schema(TypeId t, int n, bool nullable) {
 void RegisterWrapping() {
   const Case c{"ordinary", "i32_wrapping_mul_add", "wrapping_add(wrapping_mul(a, b), c)",
                Schema(TypeId::kI32, 3, false), Columns<int32_t>(3, false, NullLayout::kScattered),
-               {kSmallRows, int64_t{1} << 20, kLargeRows}};
+               {kHotRows, kSmallRows, int64_t{1} << 20, kLargeRows}};
   const LazyExpr expr(c.expr, c.schema);
   Register(c, "jit_prepared", [expr](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
     RunJitPrepared(state, expr.get(), cols, rows);
     SetCounters(state, rows, RowBytesX8<int32_t>(Shape::kMulAdd, 3));
   });
+  for (const auto& [impl, how] : {std::pair{"jit_prepared_into_chunks2048", PreparedCall::kWriteInto},
+                                   std::pair{"jit_prepared_buffers_chunks2048", PreparedCall::kWriteBuffers}}) {
+    Register(c, impl, [expr, how](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
+      RunJitPreparedChunks(state, expr.get(), cols, rows, 2048, how);
+      SetCounters(state, rows, RowBytesX8<int32_t>(Shape::kMulAdd, 3));
+    });
+  }
   Register(c, "jit_kernel", [expr](benchmark::State& state, const std::vector<ArrayPtr>& cols, int64_t rows) {
     RunJitKernel(state, expr.get(), cols, rows, sizeof(int32_t));
     SetCounters(state, rows, RowBytesX8<int32_t>(Shape::kMulAdd, 3));
@@ -285,8 +297,11 @@ void RegisterOrdinary(const char* type) {
                                Columns<T>(n, false, NullLayout::kScattered),
                                // 1M rows: inputs and output fit the last-level cache (an engine's
                                // table scanned in its vectors), the size its chunked calls are compared at.
-                               shape == Shape::kMulAdd ? std::vector<int64_t>{kSmallRows, int64_t{1} << 20, kLargeRows}
-                                                       : std::vector<int64_t>{kSmallRows, kLargeRows}},
+                               // i32 a * b + c also on one 2,048-row batch (kHotRows).
+                               shape != Shape::kMulAdd ? std::vector<int64_t>{kSmallRows, kLargeRows}
+                               : std::is_same_v<T, int32_t>
+                                   ? std::vector<int64_t>{kHotRows, kSmallRows, int64_t{1} << 20, kLargeRows}
+                                   : std::vector<int64_t>{kSmallRows, int64_t{1} << 20, kLargeRows}},
                           shape, true, shape == Shape::kMulAdd);
     for (NullLayout layout : {NullLayout::kScattered, NullLayout::kClustered}) {
       const std::string name = base + (layout == NullLayout::kScattered ? "_scattered" : "_clustered");

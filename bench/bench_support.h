@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -22,11 +23,19 @@ namespace rowjit::bench {
 
 inline constexpr int64_t kSmallRows = 65536;
 inline constexpr int64_t kLargeRows = int64_t{1} << 22;  // 4M
+inline constexpr int64_t kHotRows = 2048;  // one engine vector, called again and again: in L1
 
 // Synchronous compiles unless asked: a run-time benchmark measures the optimized kernel from its
 // first iteration on.
+// ROWJIT_BENCH_VECTOR_WIDTHS ("512", "512/256": row kernels / folds, as the CLI's --vector-width)
+// sets EngineOptions::vector_widths, so that one binary compares widths.
 inline std::unique_ptr<jit::Engine> MakeEngine(
     jit::EngineOptions options = {.compile = jit::EngineOptions::Compile::kSynchronous}) {
+  if (const char* widths = std::getenv("ROWJIT_BENCH_VECTOR_WIDTHS"); widths != nullptr && *widths != 0) {
+    auto parsed = jit::ParseVectorWidths(widths);
+    if (!parsed.ok()) std::abort();
+    options.vector_widths = *parsed;
+  }
   auto e = jit::Engine::Make(std::move(options));
   if (!e.ok()) std::abort();
   return std::move(*e);
@@ -249,19 +258,41 @@ inline void RunJitPrepared(benchmark::State& state, const ir::ExprPtr& expr,
 // `jit_prepared_chunks2048`: the same handle called on zero-copy slices of `chunk` rows (made
 // before timing), as an engine calls at its vector size: against `jit_prepared` over the whole
 // batch, what a call costs beside its kernel.
-// `into`: each chunk's result written into one output the bench lends (EvaluateInto), as a host
-// reusing its vectors does; otherwise the engine allocates each result (Evaluate).
+// `how`: the engine allocates each result (Evaluate), or each chunk's result is written into one
+// output the bench lends, as a host reusing its vectors does (WriteInto from the arrays,
+// WriteBuffers from their raw buffers).
+// A flat column as the raw buffers WriteBuffers reads (its validity at a bit offset that is a
+// multiple of 64, or none).
+inline jit::ColumnBuffers BuffersOf(const ArrayPtr& a) {
+  const auto& p = static_cast<const PrimitiveArray&>(*a);
+  const Validity& v = p.validity();
+  if (a->encoding() != Encoding::kPrimitive || (v.has_bitmap() && v.bit_offset() % 64 != 0)) std::abort();
+  const auto* words = v.has_bitmap() ? reinterpret_cast<const uint64_t*>(v.bitmap()->data()) + v.bit_offset() / 64
+                                     : nullptr;
+  return {p.raw_values(), words};
+}
+
+// How a chunked prepared run is called: Evaluate (a fresh result), WriteInto (into one output
+// the bench lends) or WriteBuffers (the same from the columns' raw buffers).
+enum class PreparedCall : uint8_t { kEvaluate, kWriteInto, kWriteBuffers };
+
 inline void RunJitPreparedChunks(benchmark::State& state, const ir::ExprPtr& expr,
-                                 const std::vector<ArrayPtr>& cols, int64_t rows, int64_t chunk, bool into = false) {
+                                 const std::vector<ArrayPtr>& cols, int64_t rows, int64_t chunk,
+                                 PreparedCall how = PreparedCall::kEvaluate) {
   auto prepared = SharedEngine().PrepareExpression(expr);
   if (!prepared.ok()) {
     state.SkipWithError(prepared.error().ToString().c_str());
     return;
   }
   std::vector<std::vector<ArrayPtr>> slices;
+  std::vector<std::vector<jit::ColumnBuffers>> raw;
   for (int64_t offset = 0; offset < rows; offset += chunk) {
     std::vector<ArrayPtr> slice;
     for (const ArrayPtr& c : cols) slice.push_back(*c->Slice(offset, std::min(chunk, rows - offset)));
+    if (how == PreparedCall::kWriteBuffers) {
+      raw.emplace_back();
+      for (const ArrayPtr& c : slice) raw.back().push_back(BuffersOf(c));
+    }
     slices.push_back(std::move(slice));
   }
   jit::EvalReport report;
@@ -276,10 +307,11 @@ inline void RunJitPreparedChunks(benchmark::State& state, const ir::ExprPtr& exp
   Scratch<uint8_t> values(chunk * width + 64), validity(chunk / 8 + 64);
   const jit::OutputBuffers out{values.data(), chunk * width + 64, validity.data(), chunk / 8 + 64};
   for (auto _ : state) {
-    for (const std::vector<ArrayPtr>& slice : slices) {
-      auto r = into ? (*prepared)->EvaluateInto(slice, slice[0]->length(), out)
-                    : (*prepared)->Evaluate(slice, slice[0]->length());
-      benchmark::DoNotOptimize(r);
+    for (size_t i = 0; i < slices.size(); ++i) {
+      const int64_t n = slices[i][0]->length();
+      if (how == PreparedCall::kEvaluate) benchmark::DoNotOptimize((*prepared)->Evaluate(slices[i], n));
+      if (how == PreparedCall::kWriteInto) benchmark::DoNotOptimize((*prepared)->WriteInto(slices[i], n, out));
+      if (how == PreparedCall::kWriteBuffers) benchmark::DoNotOptimize((*prepared)->WriteBuffers(raw[i], n, out));
     }
   }
   state.SetLabel(std::string(jit::StrategyName(report.strategy)));

@@ -4,7 +4,8 @@
 // result, free the batch. `prepared_imported`: the batch imported once, the loop evaluates and
 // releases the result (what a second expression over the same batch costs). `prepared_into`: the
 // batch imported each call, the result written into memory the host allocated once
-// (rowjit_prepared_evaluate_into: no export, no release). The host's batch is
+// (rowjit_prepared_evaluate_into: no export, no release). `prepared_buffers`: the same from the
+// host's column buffers as they are (rowjit_prepared_evaluate_buffers: no import). The host's batch is
 // structs over buffers made once, whose release only marks them released, so the figure is
 // rowjit's side of the call; `jit_prepared` in the `into` family is the same work through the
 // C++ API without the import and export.
@@ -48,6 +49,7 @@ class HostBatch {
                           .private_data = nullptr};
   }
   ArrowArray* batch() { return &batch_; }
+  const int32_t* values(size_t i) const { return values_[i]; }
   ArrowSchema* schema() { return &schema_; }
 
  private:
@@ -78,7 +80,7 @@ class HostBatch {
   ArrowSchema schema_{};
 };
 
-enum class How : uint8_t { kEvaluate, kPrepared, kPreparedImported, kPreparedInto };
+enum class How : uint8_t { kEvaluate, kPrepared, kPreparedImported, kPreparedInto, kPreparedBuffers };
 
 void RunCapi(benchmark::State& state, How how) {
   const int64_t rows = state.range(0);
@@ -111,9 +113,15 @@ void RunCapi(benchmark::State& state, How how) {
     return s;
   };
   rowjit_batch* imported = nullptr;  // kPreparedImported's batch
-  // One call: import (unless imported once), evaluate, free the batch.
+  // kPreparedBuffers' columns: the host's buffers as they are, nothing imported.
+  const std::array<rowjit_column, 3> raw = {rowjit_column{host.values(0), nullptr}, rowjit_column{host.values(1), nullptr},
+                                            rowjit_column{host.values(2), nullptr}};
+  // One call: import (unless imported once, or raw buffers), evaluate, free the batch.
   auto call = [&]() -> rowjit_status {
     if (how == How::kPreparedImported) return evaluate(imported);
+    if (how == How::kPreparedBuffers) {
+      return rowjit_prepared_evaluate_buffers(handle, raw.data(), raw.size(), rows, &into, nullptr, &err);
+    }
     host.Fill();
     rowjit_batch* batch = nullptr;
     rowjit_status s = rowjit_batch_import(host.batch(), host.schema(), &batch, &err);
@@ -141,7 +149,7 @@ void RunCapi(benchmark::State& state, How how) {
 const bool kRegistered = [] {
   const std::pair<How, const char*> impls[] = {
       {How::kEvaluate, "evaluate"}, {How::kPrepared, "prepared"}, {How::kPreparedImported, "prepared_imported"},
-      {How::kPreparedInto, "prepared_into"}};
+      {How::kPreparedInto, "prepared_into"}, {How::kPreparedBuffers, "prepared_buffers"}};
   for (const auto& [how, name] : impls) {
     auto* b = benchmark::RegisterBenchmark(fmt::format("capi/i32_mul_add/{}", name).c_str(),
                                            [how](benchmark::State& state) { RunCapi(state, how); });

@@ -234,22 +234,26 @@ const bool kRegistered = [] {
       for (auto _ : state) benchmark::DoNotOptimize((*prepared)->Evaluate(cols, rows));
     })->Unit(benchmark::kMicrosecond);
     // Into memory the bench lends, as a host reusing its output vectors does: EvaluateInto (an
-    // array over that memory returned), and WriteInto (the null count; the C API's call).
-    for (const bool write : {false, true}) {
-      benchmark::RegisterBenchmark(
-          Name("compile", "ops3", fmt::format("{}_{}_rows", write ? "prepared_write_into" : "prepared_into", rows)).c_str(),
-          [rows, write](benchmark::State& state) {
-            const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);
-            auto prepared = SynchronousEngine().PrepareExpression(expr);
-            const std::vector<ArrayPtr>& cols = Columns(rows);
-            std::vector<uint64_t> values(static_cast<size_t>(rows)), validity(1);
-            const jit::OutputBuffers out{values.data(), rows * 8, validity.data(), 8};
-            auto call = [&] {
-              return write ? (*prepared)->WriteInto(cols, rows, out).ok() : (*prepared)->EvaluateInto(cols, rows, out).ok();
-            };
-            if (!prepared.ok() || !call()) std::abort();
-            for (auto _ : state) benchmark::DoNotOptimize(call());
-          })->Unit(benchmark::kMicrosecond);
+    // array over that memory returned), WriteInto (the null count; the C API's call) and
+    // WriteBuffers (the same from the columns' raw buffers).
+    for (const char* impl : {"prepared_into", "prepared_write_into", "prepared_write_buffers"}) {
+      benchmark::RegisterBenchmark(Name("compile", "ops3", fmt::format("{}_{}_rows", impl, rows)).c_str(),
+                                   [rows, impl = std::string(impl)](benchmark::State& state) {
+        const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);
+        auto prepared = SynchronousEngine().PrepareExpression(expr);
+        const std::vector<ArrayPtr>& cols = Columns(rows);
+        std::vector<jit::ColumnBuffers> raw;
+        for (const ArrayPtr& c : cols) raw.push_back(BuffersOf(c));
+        std::vector<uint64_t> values(static_cast<size_t>(rows)), validity(1);
+        const jit::OutputBuffers out{values.data(), rows * 8, validity.data(), 8};
+        auto call = [&] {
+          if (impl == "prepared_into") return (*prepared)->EvaluateInto(cols, rows, out).ok();
+          if (impl == "prepared_write_into") return (*prepared)->WriteInto(cols, rows, out).ok();
+          return (*prepared)->WriteBuffers(raw, rows, out).ok();
+        };
+        if (!prepared.ok() || !call()) std::abort();
+        for (auto _ : state) benchmark::DoNotOptimize(call());
+      })->Unit(benchmark::kMicrosecond);
     }
   }
   return true;

@@ -3,6 +3,7 @@
 #include "capi/rowjit.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -439,6 +440,36 @@ rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const row
     const rowjit::jit::OutputBuffers buffers{out->values, out->values_bytes, out->validity, out->validity_bytes};
     const rowjit::RecordBatch& b = batch->batch;
     ROWJIT_ASSIGN_OR_RETURN(const int64_t nulls, prepared->expression->WriteInto(b.columns, b.length, buffers));
+    if (null_count != nullptr) *null_count = nulls;
+    return Status::OK();
+  });
+}
+
+rowjit_status rowjit_prepared_evaluate_buffers(rowjit_prepared* prepared, const rowjit_column* columns,
+                                               size_t n_columns, int64_t length, const rowjit_output* out,
+                                               int64_t* null_count, rowjit_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (prepared == nullptr) return Missing("prepared handle");
+    if (columns == nullptr && n_columns > 0) return Missing("columns");
+    if (out == nullptr) return Missing("output");
+    if (!prepared->expression) return WrongKind(*prepared, "rowjit_prepared_evaluate_buffers");
+    if (rowjit::IsString(prepared->expression->expr()->type().id)) {
+      return rowjit::MakeError(ErrorCode::kInvalidInput,
+                               "'{}' gives strings, which have no fixed-width layout (rowjit_prepared_evaluate "
+                               "returns them)", prepared->text);
+    }
+    // The C structs copied into the C++ ones (on the stack for up to 16 columns).
+    std::array<rowjit::jit::ColumnBuffers, 16> inline_columns;
+    std::vector<rowjit::jit::ColumnBuffers> more;
+    rowjit::jit::ColumnBuffers* copy = inline_columns.data();
+    if (n_columns > inline_columns.size()) {
+      more.resize(n_columns);
+      copy = more.data();
+    }
+    for (size_t i = 0; i < n_columns; ++i) copy[i] = {columns[i].values, columns[i].validity};
+    const std::span<const rowjit::jit::ColumnBuffers> raw(copy, n_columns);
+    const rowjit::jit::OutputBuffers buffers{out->values, out->values_bytes, out->validity, out->validity_bytes};
+    ROWJIT_ASSIGN_OR_RETURN(const int64_t nulls, prepared->expression->WriteBuffers(raw, length, buffers));
     if (null_count != nullptr) *null_count = nulls;
     return Status::OK();
   });

@@ -277,6 +277,13 @@ class PreparedExpression {
   // loop that reads its results from its own buffers builds no result object per call.
   Result<int64_t> WriteInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
                             EvalReport* report = nullptr);
+  // As WriteInto over raw buffers instead of arrays (ColumnBuffers: values and an optional
+  // validity bitmap per column, in the layout of the type the column was bound to; entries for
+  // columns the expression does not read are ignored): a host keeping its own vectors builds no
+  // array per call, and on a held layout the call checks only what a batch can change (pointers,
+  // alignment, nulls, the output). String columns have no raw form: pass arrays.
+  Result<int64_t> WriteBuffers(std::span<const ColumnBuffers> columns, int64_t length, const OutputBuffers& out,
+                               EvalReport* report = nullptr);
   // Under a selection, as Engine::Evaluate with one (the dense and the gathered way each run
   // through this handle, so their layouts are held too).
   Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, const SelectionVector& selection,

@@ -6,12 +6,21 @@
 // over the batch as it is take the engine's path.
 #include <array>
 #include <cassert>
+#include <cstring>
 #include <new>
 #include <utility>
 
 #include "jit/api/prepared_internal.h"
+#include "kernels/bitmap.h"
 
 namespace rowjit::jit::internal {
+
+// What a direct call reads of one referenced column.
+struct DirectColumn {
+  TypeId type = TypeId::kI32;
+  bool nulls = false;
+  bool constant = false;
+};
 
 // What a direct call leaves: its run and the result's validity.
 struct DirectCall {
@@ -51,6 +60,16 @@ struct PreparedExpressionState {
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, RunRouted(columns, length, rep, full_report, into));
     return Deliver(result, out, &rep.output_copied);
   }
+  // The held layout a direct call of these columns runs, or null (Run's path): matched, and not
+  // owed to a streamed output, the byte limit, a speculative kernel's twin or retry pressure.
+  const PreparedLayout* DirectLayout(std::span<const DirectColumn> seen, BatchFacts::Rows rows, int64_t length,
+                                     std::span<const OutputBuffers> into) const;
+  // What a direct call reports, and counts as a run on a held kernel.
+  void ReportDirect(const PreparedLayout& layout, EvalReport& rep, bool full_report) const;
+  // WriteBuffers' direct call (the caller's output not checked yet), or nullopt: its result's
+  // null count.
+  std::optional<Result<int64_t>> RunBuffersDirect(std::span<const ColumnBuffers> columns, int64_t length,
+                                                  const OutputBuffers& out, EvalReport& rep, bool full_report);
   // A direct call's result as an array (over the caller's memory when it lent some).
   Result<ArrayPtr> ResultOf(Result<DirectCall> call, int64_t length, std::span<const OutputBuffers> into) const {
     if (!call.ok()) return std::move(call).TakeError();
@@ -96,12 +115,6 @@ bool DirectType(TypeId type, bool constant) {
   return !IsString(type) && type != TypeId::kBool && !(constant && type == TypeId::kI128);
 }
 
-// What a direct call reads of one referenced column.
-struct DirectColumn {
-  TypeId type = TypeId::kI32;
-  bool nulls = false;
-  bool constant = false;
-};
 
 // The column as a direct call may read it (a primitive array whose values are aligned to their
 // width, or a constant that is not null), checked as ir::CheckInputs checks it, into `in` and
@@ -113,7 +126,10 @@ bool ReadDirectColumn(std::span<const ArrayPtr> columns, int c, const DataType& 
   if (static_cast<size_t>(c) >= columns.size() || columns[c] == nullptr) return false;
   const Array& a = *columns[c];
   const bool constant = a.encoding() == Encoding::kConstant;
-  if (a.length() != length || !a.type().SameType(bound) || !DirectType(a.type().id, constant) || !a.Validate().ok()) {
+  // Primitive and constant arrays are valid as made (Array::Validate checks only what a
+  // dictionary's codes may break), so the virtual call is skipped.
+  if ((!constant && a.encoding() != Encoding::kPrimitive) || a.length() != length || !a.type().SameType(bound) ||
+      !DirectType(a.type().id, constant)) {
     return false;
   }
   seen.type = a.type().id;
@@ -125,7 +141,6 @@ bool ReadDirectColumn(std::span<const ArrayPtr> columns, int c, const DataType& 
     seen.constant = true;
     return true;
   }
-  if (a.encoding() != Encoding::kPrimitive) return false;
   const auto& p = static_cast<const PrimitiveArray&>(a);
   if (p.validity().all_null()) return false;  // no row to compute: Run's path answers
   const bool nulls = p.NullCount() > 0;
@@ -222,6 +237,61 @@ Result<ArrayPtr> PreparedExpressionState::PlanAndRun(std::span<const ArrayPtr> c
   return out;
 }
 
+// The kernel inputs of a direct call: one KernelInput per column up to the last referenced one
+// (kernels read input c at inputs[c]), on the stack for up to kDirectColumns of them. Only those
+// slots are set: zeroing the whole inline array is a visible part of a 2,048-row call (bench:
+// `ordinary/i32_mul_add/jit_prepared_chunks2048`).
+class DirectInputs {
+ public:
+  explicit DirectInputs(size_t slots) : slots_(slots) {
+    if (slots > kDirectColumns) {
+      more_.resize(slots);
+      inputs_ = more_.data();
+    } else {
+      inputs_ = reinterpret_cast<KernelInput*>(inline_);
+      for (size_t i = 0; i < slots; ++i) new (&inputs_[i]) KernelInput{};
+    }
+  }
+  KernelInput& operator[](size_t c) { return inputs_[c]; }
+  std::span<const KernelInput> span() const { return {inputs_, slots_}; }
+
+ private:
+  size_t slots_;
+  alignas(KernelInput) unsigned char inline_[kDirectColumns * sizeof(KernelInput)];
+  std::vector<KernelInput> more_;
+  KernelInput* inputs_ = nullptr;
+};
+
+const PreparedLayout* PreparedExpressionState::DirectLayout(std::span<const DirectColumn> seen,
+                                                            BatchFacts::Rows rows, int64_t length,
+                                                            std::span<const OutputBuffers> into) const {
+  const PreparedLayout* layout = nullptr;
+  for (size_t i = 0; i < layouts.size() && layout == nullptr; ++i) {
+    if (Matches(layouts[i], seen, rows, IsShortBatch(length))) layout = &layouts[i];
+  }
+  if (layout == nullptr || engine->StreamsOutput(*expr, length, layout->input_row_bytes, into) ||
+      !engine->WithinEvaluationBytes(static_cast<double>(length) * layout->evaluation_bytes_per_row)) {
+    return nullptr;
+  }
+  // Valid-only runs owed to retry pressure, and batches owed to a speculative kernel's twin: Run's.
+  const CompiledKernel& kernel = *layout->kernel;
+  if (kernel.shape().speculative_mul && kernel.OwesExactBatches()) return nullptr;
+  if (options.policy == ir::Policy::kAuto && expr->facts().can_fail && rows == BatchFacts::Rows::kSomeNull &&
+      engine->retry_pressure().Pressured(*expr)) {
+    return nullptr;
+  }
+  return layout;
+}
+
+void PreparedExpressionState::ReportDirect(const PreparedLayout& layout, EvalReport& rep, bool full_report) const {
+  rep.route = layout.route;  // the kernel route's, on which it was planned
+  rep.direct = true;
+  rep.strategy = layout.strategy;
+  rep.tier = layout.kernel->tier();
+  if (full_report) rep.kernel = *layout.key;
+  if (held_runs != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
+}
+
 // The direct call: a batch of primitive or constant columns whose layout holds a dense kernel
 // runs it with no routing, planning, input description or cache: per call only what depends on
 // the batch (Admit's checks of the columns and the byte limit, the layout's match, the AND of
@@ -232,26 +302,12 @@ std::optional<Result<DirectCall>> PreparedExpressionState::RunDirect(std::span<c
                                                                     std::span<const OutputBuffers> into) {
   const ir::ExprFacts& f = expr->facts();
   const std::vector<int>& refs = f.columns;
-  constexpr size_t kInline = kDirectColumns;
-  if (length <= 0 || layouts.size() == 0 || refs.size() > kInline || refs.empty() ||
+  if (length <= 0 || layouts.size() == 0 || refs.size() > kDirectColumns || refs.empty() ||
       static_cast<int64_t>(columns.size()) > engine->options().limits.max_columns) {
     return std::nullopt;
   }
-  // Kernels read input c at inputs[c]: one KernelInput per column up to the last referenced one.
-  // Only those slots are set: zeroing the whole inline array is a visible part of a 2,048-row
-  // call (bench: `ordinary/i32_mul_add/jit_prepared_chunks2048`).
-  const size_t slots = static_cast<size_t>(refs.back()) + 1;
-  alignas(KernelInput) unsigned char inline_storage[kInline * sizeof(KernelInput)];
-  std::vector<KernelInput> more;
-  KernelInput* inputs = nullptr;
-  if (slots > kInline) {
-    more.resize(slots);
-    inputs = more.data();
-  } else {
-    inputs = reinterpret_cast<KernelInput*>(inline_storage);
-    for (size_t i = 0; i < slots; ++i) new (&inputs[i]) KernelInput{};
-  }
-  DirectColumn seen[kInline];
+  DirectInputs inputs(static_cast<size_t>(refs.back()) + 1);
+  DirectColumn seen[kDirectColumns];
   bool any_nulls = false;
   for (size_t k = 0; k < refs.size(); ++k) {
     if (!ReadDirectColumn(columns, refs[k], bound_types[k], length, inputs[refs[k]], seen[k])) return std::nullopt;
@@ -259,21 +315,8 @@ std::optional<Result<DirectCall>> PreparedExpressionState::RunDirect(std::span<c
   }
   const BatchFacts::Rows rows =
       any_nulls && f.StrictRows() ? BatchFacts::Rows::kSomeNull : BatchFacts::Rows::kAllValid;
-  const PreparedLayout* layout = nullptr;
-  for (size_t i = 0; i < layouts.size() && layout == nullptr; ++i) {
-    if (Matches(layouts[i], std::span(seen, refs.size()), rows, IsShortBatch(length))) layout = &layouts[i];
-  }
-  if (layout == nullptr || engine->StreamsOutput(*expr, length, layout->input_row_bytes, into) ||
-      !engine->WithinEvaluationBytes(static_cast<double>(length) * layout->evaluation_bytes_per_row)) {
-    return std::nullopt;
-  }
-  // Valid-only runs owed to retry pressure, and batches owed to a speculative kernel's twin: Run's.
-  const CompiledKernel& kernel = *layout->kernel;
-  if (kernel.shape().speculative_mul && kernel.OwesExactBatches()) return std::nullopt;
-  if (options.policy == ir::Policy::kAuto && f.can_fail && rows == BatchFacts::Rows::kSomeNull &&
-      engine->retry_pressure().Pressured(*expr)) {
-    return std::nullopt;
-  }
+  const PreparedLayout* layout = DirectLayout(std::span(seen, refs.size()), rows, length, into);
+  if (layout == nullptr) return std::nullopt;
   const OutputBuffers* out = into.empty() ? nullptr : &into[0];
   if (out != nullptr && !OutputFits(*expr, *out, length, columns)) return std::nullopt;
   Validity valid = Validity::AllValid();
@@ -282,17 +325,76 @@ std::optional<Result<DirectCall>> PreparedExpressionState::RunDirect(std::span<c
     if (!anded.ok()) return Result<DirectCall>(std::move(anded).TakeError());
     valid = *std::move(anded);
   }
-  const InputsView view{std::span(inputs, slots), layout->key->spec.inputs, f.string_evidence};
-  std::optional<Result<DirectRun>> run = internal::RunDirect(*expr, kernel, view, length, valid, out, engine->outputs());
+  const InputsView view{inputs.span(), layout->key->spec.inputs, f.string_evidence};
+  std::optional<Result<DirectRun>> run =
+      internal::RunDirect(*expr, *layout->kernel, view, length, valid, out, engine->outputs());
   if (!run) return std::nullopt;
-  rep.route = layout->route;  // the kernel route's, on which it was planned
-  rep.direct = true;
-  rep.strategy = layout->strategy;
-  rep.tier = kernel.tier();
-  if (full_report) rep.kernel = *layout->key;
-  if (held_runs != nullptr) held_runs->fetch_add(1, std::memory_order_relaxed);
+  ReportDirect(*layout, rep, full_report);
   if (!run->ok()) return Result<DirectCall>(std::move(*run).TakeError());
   return Result<DirectCall>(DirectCall{**std::move(run), std::move(valid)});
+}
+
+// The raw-buffer call on a held direct layout: as RunDirect, each column's nulls found by a
+// count of its validity bits, the validity's AND written into the caller's buffer before the
+// kernel runs, the null count read back from it.
+std::optional<Result<int64_t>> PreparedExpressionState::RunBuffersDirect(std::span<const ColumnBuffers> columns,
+                                                                        int64_t length, const OutputBuffers& out,
+                                                                        EvalReport& rep, bool full_report) {
+  const ir::ExprFacts& f = expr->facts();
+  const std::vector<int>& refs = f.columns;
+  if (length <= 0 || layouts.size() == 0 || refs.size() > kDirectColumns || refs.empty() ||
+      static_cast<size_t>(refs.back()) >= columns.size()) {
+    return std::nullopt;
+  }
+  DirectInputs inputs(static_cast<size_t>(refs.back()) + 1);
+  DirectColumn seen[kDirectColumns];
+  ByteRange reads[2 * kDirectColumns];
+  const uint64_t* validity[kDirectColumns];
+  size_t n_reads = 0, n_validity = 0;
+  const int64_t words = kernels::NumWords(length);
+  for (size_t k = 0; k < refs.size(); ++k) {
+    const ColumnBuffers& c = columns[static_cast<size_t>(refs[k])];
+    const DataType& bound = bound_types[k];
+    const auto width = static_cast<uintptr_t>(ByteWidth(bound.id));
+    if (!DirectType(bound.id, false) || c.values == nullptr ||
+        (reinterpret_cast<uintptr_t>(c.values) & (width - 1)) != 0 || (c.validity != nullptr && !bound.nullable)) {
+      return std::nullopt;
+    }
+    reads[n_reads++] = {c.values, length * ByteWidth(bound.id)};
+    seen[k] = {bound.id, false, false};
+    if (c.validity != nullptr) {
+      reads[n_reads++] = {c.validity, words * 8};
+      const int64_t valid = kernels::CountSetBits({reinterpret_cast<const uint8_t*>(c.validity), 0, length});
+      if (valid == 0) return std::nullopt;  // no row to compute: Run's path answers
+      seen[k].nulls = valid < length;
+      if (seen[k].nulls) validity[n_validity++] = c.validity;
+    }
+    inputs[static_cast<size_t>(refs[k])].values = c.values;
+  }
+  const BatchFacts::Rows rows =
+      n_validity > 0 && f.StrictRows() ? BatchFacts::Rows::kSomeNull : BatchFacts::Rows::kAllValid;
+  const std::span<const OutputBuffers> into(&out, 1);
+  const PreparedLayout* layout = DirectLayout(std::span(seen, refs.size()), rows, length, into);
+  if (layout == nullptr || !OutputFits(*expr, out, length, std::span<const ByteRange>(reads, n_reads))) {
+    return std::nullopt;
+  }
+  if (out.validity != nullptr) {
+    auto* dst = static_cast<uint8_t*>(out.validity);
+    if (rows == BatchFacts::Rows::kSomeNull) {
+      kernels::BitmapCopy({reinterpret_cast<const uint8_t*>(validity[0]), 0, length}, dst);
+      for (size_t i = 1; i < n_validity; ++i) {
+        kernels::BitmapAndInPlace(dst, {reinterpret_cast<const uint8_t*>(validity[i]), 0, length});
+      }
+    } else {
+      std::memset(dst, 0xff, static_cast<size_t>(kernels::NumBytes(length)));
+    }
+    ClearBitsPastEnd(dst, length);
+  }
+  const InputsView view{inputs.span(), layout->key->spec.inputs, f.string_evidence};
+  if (!RunDirectInto(*expr, *layout->kernel, view, length, out.values)) return std::nullopt;
+  ReportDirect(*layout, rep, full_report);
+  if (rows == BatchFacts::Rows::kAllValid) return Result<int64_t>(int64_t{0});
+  return Result<int64_t>(length - kernels::CountSetBits({static_cast<const uint8_t*>(out.validity), 0, length}));
 }
 
 Result<ArrayPtr> PreparedExpressionState::RunRouted(std::span<const ArrayPtr> columns, int64_t length,
@@ -420,6 +522,60 @@ Result<int64_t> PreparedExpression::WriteInto(std::span<const ArrayPtr> columns,
     }
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr result, state_->RoutedInto(columns, length, out, rep, report != nullptr));
     return result->NullCount();
+  });
+}
+
+namespace {
+
+// A referenced column's raw buffers as the array WriteInto reads (borrowed, never written), or
+// the error that names what is wrong with them.
+Result<ArrayPtr> ArrayOfBuffers(const ColumnBuffers& c, const DataType& type, int64_t length, int index) {
+  if (IsString(type.id)) {
+    return MakeError(ErrorCode::kInvalidInput, "column {}: a {} column has no raw-buffer form (pass arrays)", index,
+                     type.ToString());
+  }
+  if (c.validity != nullptr && !type.nullable) {
+    return MakeError(ErrorCode::kInvalidInput, "column {}: a validity bitmap for a column bound not nullable ({})",
+                     index, type.ToString());
+  }
+  const int64_t words = kernels::NumWords(length);
+  if (c.values == nullptr && length > 0) return MakeError(ErrorCode::kInvalidInput, "column {}: no values", index);
+  Validity validity = Validity::AllValid();
+  if (c.validity != nullptr) {
+    ROWJIT_ASSIGN_OR_RETURN(validity, Validity::FromBitmap(Buffer::Borrow(c.validity, words * 8, nullptr), 0, length));
+  }
+  if (type.id == TypeId::kBool) {
+    ROWJIT_ASSIGN_OR_RETURN(auto bits, BoolArray::Make(length, Buffer::Borrow(c.values, words * 8, nullptr), validity, 0,
+                                                      type.nullable));
+    return ArrayPtr(std::move(bits));
+  }
+  const int64_t bytes = length * ByteWidth(type.id);
+  ROWJIT_ASSIGN_OR_RETURN(auto values, PrimitiveArray::Make(type, length, Buffer::Borrow(c.values, bytes, nullptr),
+                                                           validity));
+  return ArrayPtr(std::move(values));
+}
+
+}  // namespace
+
+Result<int64_t> PreparedExpression::WriteBuffers(std::span<const ColumnBuffers> columns, int64_t length,
+                                                 const OutputBuffers& out, EvalReport* report) {
+  EvalReport local;
+  EvalReport& rep = ReportOf(report, local);
+  return NoThrow([&]() -> Result<int64_t> {
+    if (auto direct = state_->RunBuffersDirect(columns, length, out, rep, report != nullptr)) return *std::move(direct);
+    // Any other batch: the buffers as arrays, through WriteInto (which checks and reports them).
+    const std::vector<int>& refs = state_->expr->facts().columns;
+    if (!refs.empty() && static_cast<size_t>(refs.back()) >= columns.size()) {
+      return MakeError(ErrorCode::kInvalidInput, "{} columns given; the expression reads column {}", columns.size(),
+                       refs.back());
+    }
+    if (length < 0) return MakeError(ErrorCode::kInvalidInput, "negative length {}", length);
+    std::vector<ArrayPtr> arrays(columns.size());
+    for (size_t k = 0; k < refs.size(); ++k) {
+      const auto c = static_cast<size_t>(refs[k]);
+      ROWJIT_ASSIGN_OR_RETURN(arrays[c], ArrayOfBuffers(columns[c], state_->bound_types[k], length, refs[k]));
+    }
+    return WriteInto(arrays, length, out, report);
   });
 }
 

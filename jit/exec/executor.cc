@@ -120,27 +120,35 @@ std::optional<Result<DirectRun>> RunDirect(const ir::Expr& expr, const CompiledK
                                            int64_t n, const Validity& rows, const OutputBuffers* into,
                                            const std::shared_ptr<MemoryPool>& pool) {
   assert(RunsDirect(expr, kernel.shape()) && "a direct call runs a dense kernel");
-  const int row_bytes = OutputRowBytes(kernel.shape(), expr.type().id);
   DirectRun run;
-  uint8_t* values = nullptr;
-  if (into != nullptr) {
-    values = static_cast<uint8_t*>(into->values);
-  } else {
-    Result<BufferPtr> fresh = Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), pool);
-    if (!fresh.ok()) return Result<DirectRun>(std::move(fresh).TakeError());
-    run.values = *std::move(fresh);
-    values = run.values->mutable_data();
-  }
-  if (RunRows(kernel.row_fn(), kernel.shape(), inputs, expr.facts().columns, n, row_bytes, values, nullptr) != 0) {
-    return std::nullopt;
-  }
   if (into != nullptr) {  // delivered as Deliver leaves a kernel's result in place
-    if (row_bytes == 0) ClearBitsPastEnd(into->values, n);
+    if (!RunDirectInto(expr, kernel, inputs, n, into->values)) return std::nullopt;
     Result<bool> in_place = DeliverValidity(rows, *into, n);
     if (!in_place.ok()) return Result<DirectRun>(std::move(in_place).TakeError());
     run.validity_moved = !*in_place;
+    return Result<DirectRun>(std::move(run));
+  }
+  const int row_bytes = OutputRowBytes(kernel.shape(), expr.type().id);
+  Result<BufferPtr> fresh = Buffer::AllocateForOverwrite(OutputBytes(row_bytes, n), pool);
+  if (!fresh.ok()) return Result<DirectRun>(std::move(fresh).TakeError());
+  run.values = *std::move(fresh);
+  if (RunRows(kernel.row_fn(), kernel.shape(), inputs, expr.facts().columns, n, row_bytes,
+              run.values->mutable_data(), nullptr) != 0) {
+    return std::nullopt;
   }
   return Result<DirectRun>(std::move(run));
+}
+
+bool RunDirectInto(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs, int64_t n,
+                   void* values) {
+  assert(RunsDirect(expr, kernel.shape()) && "a direct call runs a dense kernel");
+  const int row_bytes = OutputRowBytes(kernel.shape(), expr.type().id);
+  if (RunRows(kernel.row_fn(), kernel.shape(), inputs, expr.facts().columns, n, row_bytes,
+              static_cast<uint8_t*>(values), nullptr) != 0) {
+    return false;
+  }
+  if (row_bytes == 0) ClearBitsPastEnd(values, n);
+  return true;
 }
 
 Result<ArrayPtr> DirectResult(const ir::Expr& expr, int64_t n, DirectRun run, Validity rows, const OutputBuffers* into) {

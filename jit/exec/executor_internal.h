@@ -94,6 +94,11 @@ struct DirectRun {
 std::optional<Result<DirectRun>> RunDirect(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs,
                                            int64_t n, const Validity& rows, const OutputBuffers* into,
                                            const std::shared_ptr<MemoryPool>& pool);
+// The kernel part of a direct run into the caller's values (already checked; its validity is the
+// caller's to write): the bits of a bool result past row n cleared. False when the kernel raised
+// evidence.
+bool RunDirectInto(const ir::Expr& expr, const CompiledKernel& kernel, const InputsView& inputs, int64_t n,
+                   void* values);
 // The array a direct run leaves: over its fresh values, or over the caller's memory.
 Result<ArrayPtr> DirectResult(const ir::Expr& expr, int64_t n, DirectRun run, Validity rows, const OutputBuffers* into);
 // Whether RunDirect runs a kernel of this shape for `expr`: one that reads no lane validity,
@@ -212,8 +217,14 @@ int64_t OutputValidityBytes(int64_t length);
 Status CheckOutputs(std::span<const ir::ExprPtr> exprs, std::span<const OutputBuffers> outs, int64_t length,
                     std::span<const ArrayPtr> columns);
 // CheckOutputs' checks of one output as a predicate: true when they all pass (the direct call's
-// fast check; a false sends the call to CheckOutputs for its message).
+// fast check; a false sends the call to CheckOutputs for its message). The second form takes the
+// inputs as the byte ranges they read.
 bool OutputFits(const ir::Expr& expr, const OutputBuffers& out, int64_t length, std::span<const ArrayPtr> columns);
+struct ByteRange {
+  const void* data;
+  int64_t bytes;
+};
+bool OutputFits(const ir::Expr& expr, const OutputBuffers& out, int64_t length, std::span<const ByteRange> inputs);
 // Leaves the validity `v` of `n` rows in out.validity (in place already, copied, or set for every
 // row; the bits past row n cleared): whether it was in place (or, with no buffer, needs none).
 // An error when `v` has nulls and the caller lent no buffer for them.

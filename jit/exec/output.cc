@@ -159,7 +159,11 @@ void ClearBitsPastEnd(void* bits, int64_t n) {
   if (n % 8 != 0) bitmap[n / 8] &= static_cast<uint8_t>((1u << (n % 8)) - 1);
 }
 
-bool OutputFits(const ir::Expr& expr, const OutputBuffers& o, int64_t length, std::span<const ArrayPtr> columns) {
+namespace {
+
+// The checks of one output's own buffers (sizes, alignment, values and validity apart), and the
+// memory it takes.
+bool OwnBuffersFit(const ir::Expr& expr, const OutputBuffers& o, int64_t length, std::array<Range, 2>& mine) {
   const DataType type = expr.type();
   const int64_t align = type.id == TypeId::kBool ? 8 : ByteWidth(type.id);
   const int64_t validity = type.nullable || o.validity != nullptr ? OutputValidityBytes(length) : 0;
@@ -167,8 +171,26 @@ bool OutputFits(const ir::Expr& expr, const OutputBuffers& o, int64_t length, st
       !BufferFits(o.validity, o.validity_bytes, validity, 8)) {
     return false;
   }
-  const std::array<Range, 2> mine = OutputRanges(expr, o, length);
-  return !mine[0].Overlaps(mine[1]) && !OverlapsInputs(expr, mine, columns);
+  mine = OutputRanges(expr, o, length);
+  return !mine[0].Overlaps(mine[1]);
+}
+
+}  // namespace
+
+bool OutputFits(const ir::Expr& expr, const OutputBuffers& o, int64_t length, std::span<const ArrayPtr> columns) {
+  std::array<Range, 2> mine;
+  return OwnBuffersFit(expr, o, length, mine) && !OverlapsInputs(expr, mine, columns);
+}
+
+bool OutputFits(const ir::Expr& expr, const OutputBuffers& o, int64_t length, std::span<const ByteRange> inputs) {
+  std::array<Range, 2> mine;
+  if (!OwnBuffersFit(expr, o, length, mine)) return false;
+  for (const ByteRange& r : inputs) {
+    const auto* begin = static_cast<const uint8_t*>(r.data);
+    const Range in{begin, begin + r.bytes};
+    if (in.Overlaps(mine[0]) || in.Overlaps(mine[1])) return false;
+  }
+  return true;
 }
 
 namespace {

@@ -871,6 +871,32 @@ static void test_prepared_into(rowjit_engine* e, const rowjit_batch* batch, cons
     CHECK(rowjit_prepared_evaluate_into(p_cmp, batch, &out, NULL, &err) == ROWJIT_OK);
     CHECK(values[0] == 6u);  /* b > 15: rows 1 and 2, as bits; the rest of the word zero */
   }
+  /* The same from raw column buffers: a = [1, null, 3, 2e9], b = [10, 20, 30, 2] (c unread). */
+  const int32_t a_values[4] = {1, 0, 3, 2000000000}, b_values[4] = {10, 20, 30, 2};
+  const uint64_t a_valid[1] = {13u};
+  const rowjit_column raw[3] = {{a_values, a_valid}, {b_values, NULL}, {NULL, NULL}};
+  for (int call = 0; call < 3; ++call) {
+    memset(values, 0xab, sizeof(values));
+    memset(validity, 0xab, sizeof(validity));
+    rowjit_output out = {values, sizeof(values), validity, sizeof(validity)};
+    int64_t nulls = -7;
+    CHECK(rowjit_prepared_evaluate_buffers(p_sum, raw, 3, 4, &out, &nulls, &err) == ROWJIT_OK);
+    const int32_t* v = (const int32_t*)values;
+    CHECK(v[0] == 11 && v[2] == 33 && v[3] == 2000000002);
+    CHECK(validity[0] == 13u && nulls == 1);
+  }
+  {
+    rowjit_output out = {values, sizeof(values), validity, sizeof(validity)};
+    int64_t nulls = 0;
+    CHECK(rowjit_prepared_evaluate_buffers(p_mul, raw, 3, 4, &out, &nulls, &err) == ROWJIT_OVERFLOW && err.row == 3);
+    CHECK(rowjit_prepared_evaluate_buffers(p_sum, raw, 1, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+    CHECK(strstr(err.message, "1 columns given") != NULL);
+    CHECK(rowjit_prepared_evaluate_buffers(p_sum, NULL, 3, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+    CHECK(rowjit_prepared_evaluate_buffers(p_agg, raw, 3, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+    out.values = (void*)b_values; /* over an input: refused, the input untouched */
+    CHECK(rowjit_prepared_evaluate_buffers(p_sum, raw, 3, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
+    CHECK(strstr(err.message, "overlap an input's") != NULL && b_values[3] == 2);
+  }
   rowjit_output out = {values, sizeof(values), validity, sizeof(validity)};
   int64_t nulls = 0;
   CHECK(rowjit_prepared_evaluate_into(p_mul, batch, &out, &nulls, &err) == ROWJIT_OVERFLOW && err.row == 3);

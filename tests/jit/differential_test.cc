@@ -15,6 +15,8 @@
 #include "jit/api/engine.h"
 #include "jit/plan/planner.h"
 #include "jit/plan/route.h"
+#include "kernels/bitmap.h"
+#include "runtime/selection.h"
 #include "runtime/random.h"
 #include "support/random_data.h"
 #include "support/sanitized.h"
@@ -124,6 +126,46 @@ Result<ArrayPtr> WrittenArray(const Result<int64_t>& nulls, const DataType& type
   return a;
 }
 
+// The referenced columns as raw buffers for WriteBuffers (their bits copied to offset 0; other
+// encodings flattened first), or nullopt when one has no raw form (strings) or stays encoded.
+struct RawBatch {
+  std::vector<ColumnBuffers> columns;
+  std::vector<std::vector<uint64_t>> bits;  // copies the columns point into
+  std::vector<ArrayPtr> flat;               // flattened columns they point into
+};
+std::optional<RawBatch> RawOf(const std::vector<ArrayPtr>& columns, const std::vector<int>& refs, int64_t n) {
+  RawBatch raw;
+  raw.columns.resize(columns.size());
+  raw.bits.reserve(2 * refs.size());  // no reallocation: the columns point into them
+  auto copy_bits = [&](kernels::BitSpan s) {
+    raw.bits.emplace_back(static_cast<size_t>(kernels::NumWords(n)) + 1);
+    kernels::BitmapCopy(s, reinterpret_cast<uint8_t*>(raw.bits.back().data()));
+    return raw.bits.back().data();
+  };
+  for (int c : refs) {
+    ArrayPtr a = columns[static_cast<size_t>(c)];
+    if (IsString(a->type().id)) return std::nullopt;
+    if (a->encoding() != Encoding::kPrimitive && a->encoding() != Encoding::kBool) {
+      Result<ArrayPtr> flat = Take(*a, *SelectionVector::All(n));
+      if (!flat.ok()) return std::nullopt;
+      a = *flat;
+      raw.flat.push_back(a);
+    }
+    const Validity v = ValidityOf(*a);
+    ColumnBuffers& b = raw.columns[static_cast<size_t>(c)];
+    if (v.has_bitmap()) b.validity = copy_bits(v.Span(n));
+    if (v.all_null()) b.validity = copy_bits({nullptr, 0, 0});  // zero words: every row null
+    if (a->encoding() == Encoding::kPrimitive) {
+      b.values = static_cast<const PrimitiveArray&>(*a).raw_values();
+    } else if (a->encoding() == Encoding::kBool) {
+      b.values = copy_bits(static_cast<const BoolArray&>(*a).bits());
+    } else {
+      return std::nullopt;
+    }
+  }
+  return raw;
+}
+
 struct Totals {
   int64_t cases = 0, errors = 0, failures = 0;
   int64_t compared_rows = 0;  // rows of successful evaluations compared value by value
@@ -131,6 +173,8 @@ struct Totals {
   std::map<std::string, int64_t> tiers;   // evaluations by the tier that ran
   int64_t prepared_layouts = 0;           // prepared runs: layouts planned and held
   int64_t direct_calls = 0;               // prepared runs: calls the held kernel answered directly
+  int64_t buffers_calls = 0;              // prepared runs: calls through WriteBuffers
+  int64_t buffers_direct = 0;             // of those, calls the held kernel answered directly
 };
 
 // How a differential run evaluates: through Engine::Evaluate, or through a PreparedExpression
@@ -173,10 +217,16 @@ Totals RunDifferential(Engine& engine, uint64_t first_seed, int expressions, int
         if (handle == nullptr) handle = engine.PrepareExpression(*expr, options).value();
         const OutputBuffers out{.values = values.data(), .values_bytes = static_cast<int64_t>(values.size() * 8),
                                 .validity = validity.data(), .validity_bytes = static_cast<int64_t>(validity.size() * 8)};
-        if (k % 3 == 0) jit = handle->Evaluate(columns, c.length, &report);
-        if (k % 3 == 1) jit = handle->EvaluateInto(columns, c.length, out, &report);
-        if (k % 3 == 2) {
+        const std::optional<RawBatch> raw = k % 4 == 3 ? RawOf(columns, refs, c.length) : std::nullopt;
+        if (k % 4 == 0) jit = handle->Evaluate(columns, c.length, &report);
+        if (k % 4 == 1) jit = handle->EvaluateInto(columns, c.length, out, &report);
+        if (k % 4 == 2 || (k % 4 == 3 && !raw)) {
           jit = WrittenArray(handle->WriteInto(columns, c.length, out, &report), (*expr)->type(), c.length, out);
+        }
+        if (raw) {
+          jit = WrittenArray(handle->WriteBuffers(raw->columns, c.length, out, &report), (*expr)->type(), c.length, out);
+          ++totals.buffers_calls;
+          totals.buffers_direct += report.direct;
         }
       } else {
         jit = engine.Evaluate(*expr, columns, c.length, options, &report);
@@ -232,6 +282,8 @@ TEST(Differential, PreparedExpressionsAgainstReference) {
   EXPECT_GE(t.errors, AtLeast(50));
   EXPECT_GE(t.prepared_layouts, AtLeast(500));  // layouts held: later batches of them ran the held kernel
   EXPECT_GE(t.direct_calls, AtLeast(300)) << "calls answered by a held kernel's direct call";
+  EXPECT_GE(t.buffers_calls, AtLeast(300)) << "calls through WriteBuffers";
+  EXPECT_GE(t.buffers_direct, AtLeast(50)) << "WriteBuffers calls answered by the direct call";
   for (const char* tier : {"fast", "optimized"}) {
     EXPECT_GE(t.tiers.count(tier) ? t.tiers.at(tier) : 0, AtLeast(500)) << tier;
   }

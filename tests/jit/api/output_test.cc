@@ -298,5 +298,101 @@ TEST(Output, BadBuffersAreRefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(testing::ResultText(engine->EvaluateInto(failing, cols, 4, lf.buffers())), testing::ResultText(engine->Evaluate(failing, cols, 4)));
 }
 
+// WriteBuffers: a host's raw column buffers, each batch's validity ANDed into the output, the
+// direct call on a held layout (report.direct), the null count returned, and clear errors.
+TEST(Output, WriteBuffersReadsRawColumns) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i64, s:utf8, d:decimal(15,2)?, f:bool?");
+  auto handle = engine->PrepareExpression(*ir::ParseAndBind("a * b + c", schema), {.tier = Tier::kOptimized}).value();
+  std::mt19937_64 rng(11);
+  int direct = 0;
+  for (int batch = 0; batch < 40; ++batch) {
+    const int64_t n = std::vector<int64_t>{1, 63, 64, 65, 130, 2048, 2049}[rng() % 7];
+    std::vector<int32_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    std::vector<int64_t> c(static_cast<size_t>(n));
+    const size_t words = static_cast<size_t>(kernels::NumWords(n));
+    std::vector<uint64_t> va(words), vb(words);
+    for (int64_t i = 0; i < n; ++i) {
+      a[i] = static_cast<int32_t>(rng() % 2000) - 1000, b[i] = static_cast<int32_t>(rng() % 2000) - 1000;
+      c[i] = static_cast<int64_t>(rng() % 100000);
+      if (rng() % 4 != 0) va[i / 64] |= uint64_t{1} << (i % 64);
+      if (rng() % 3 != 0) vb[i / 64] |= uint64_t{1} << (i % 64);
+    }
+    const bool a_nulls = batch % 3 != 0, b_nulls = batch % 2 == 0;  // each layout in turn
+    const std::vector<ColumnBuffers> raw = {{a.data(), a_nulls ? va.data() : nullptr},
+                                            {b.data(), b_nulls ? vb.data() : nullptr},
+                                            {c.data(), nullptr}};
+    // The same batch as arrays, for the reference.
+    auto column = [&](const void* values, int64_t width, const uint64_t* valid, DataType t) -> ArrayPtr {
+      Validity v = valid != nullptr ? *Validity::FromBitmap(Buffer::Borrow(valid, static_cast<int64_t>(words) * 8, nullptr), 0, n)
+                                    : Validity::AllValid();
+      return *PrimitiveArray::Make(t, n, Buffer::Borrow(values, n * width, nullptr), v);
+    };
+    const std::vector<ArrayPtr> arrays = {column(a.data(), 4, raw[0].validity, DataType(TypeId::kI32, true)),
+                                          column(b.data(), 4, raw[1].validity, DataType(TypeId::kI32, true)),
+                                          column(c.data(), 8, nullptr, DataType(TypeId::kI64))};
+    const ArrayPtr want = *ir::EvaluateReference(*handle->expr(), arrays, n);
+    Lent lent(handle->expr()->type(), n, true);
+    EvalReport report;
+    const Result<int64_t> nulls = handle->WriteBuffers(raw, n, lent.buffers(), &report);
+    const std::string where = fmt::format("batch {} rows {}", batch, n);
+    ASSERT_TRUE(nulls.ok()) << where << ": " << nulls.error().ToString();
+    EXPECT_EQ(*nulls, want->NullCount()) << where;
+    EXPECT_TRUE(lent.GuardsIntact()) << where;
+    const auto* got = reinterpret_cast<const int64_t*>(lent.values.data());
+    const auto* bits = reinterpret_cast<const uint8_t*>(lent.validity.data());
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(kernels::GetBit(bits, i), !want->IsNull(i)) << where << " row " << i;
+      if (!want->IsNull(i)) {
+        ASSERT_EQ(got[i], static_cast<const PrimitiveArray&>(*want).values<int64_t>()[i]) << where << " row " << i;
+      }
+    }
+    for (int64_t i = n; i < kernels::NumWords(n) * 64; ++i) ASSERT_FALSE(kernels::GetBit(bits, i)) << where;
+    direct += report.direct;
+  }
+  EXPECT_GE(direct, 30) << "batches of a held layout run the held kernel directly";
+
+  // Other types through their raw forms: 16-byte decimals, bool bits (not a direct layout).
+  auto dec = engine->PrepareExpression(*ir::ParseAndBind("d > 1.50 and f", schema)).value();
+  const std::vector<__int128> d = {100, 151, 200, 149};
+  const std::vector<uint64_t> f = {0b1110}, vd = {0b0111};
+  std::vector<ColumnBuffers> raw(6);
+  raw[4] = {d.data(), vd.data()};
+  raw[5] = {f.data(), nullptr};
+  Lent out(DataType(TypeId::kBool, true), 4, true);
+  // 1.00 > 1.50 and false: false; 1.51 and 2.00 (> 1.50, and true): true; null and true: null.
+  ASSERT_EQ(*dec->WriteBuffers(raw, 4, out.buffers()), 1);
+  EXPECT_EQ(out.values[0] & out.validity[0], 0b0110u);
+  EXPECT_EQ(out.validity[0], 0b0111u);
+
+  // Errors, before anything is written.
+  auto refused = [&](std::vector<ColumnBuffers> cols, int64_t n, std::string_view message, bool overlap_out = false) {
+    Lent lent(handle->expr()->type(), n, true);
+    OutputBuffers o = lent.buffers();
+    if (overlap_out) o.values = const_cast<void*>(cols[0].values);
+    const Status s = handle->WriteBuffers(cols, n, o).status();
+    ASSERT_FALSE(s.ok()) << message;
+    EXPECT_NE(s.error().ToString().find(message), std::string::npos) << s.error().ToString();
+    if (!overlap_out) {
+      EXPECT_TRUE(lent.Untouched()) << message;
+    }
+  };
+  std::vector<int64_t> wide(8);
+  std::vector<int32_t> narrow(8);
+  const std::vector<uint64_t> all = {0xff};
+  refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}}, 8, "2 columns given; the expression reads column 2");
+  refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}, {wide.data(), all.data()}}, 8,
+          "column 2: a validity bitmap for a column bound not nullable");
+  refused({{nullptr, nullptr}, {narrow.data(), nullptr}, {wide.data(), nullptr}}, 8, "column 0: no values");
+  refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}, {wide.data(), nullptr}}, 8, "overlap an input's",
+          /*overlap_out=*/true);
+  auto text = engine->PrepareExpression(*ir::ParseAndBind("length(s)", schema)).value();
+  std::vector<ColumnBuffers> with_text(4);
+  with_text[3] = {narrow.data(), nullptr};
+  EXPECT_NE(text->WriteBuffers(with_text, 8, out.buffers()).error().ToString().find("column 3: a utf8 column has no "
+                                                                                     "raw-buffer form"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rowjit::jit
