@@ -7,6 +7,7 @@
 #include <array>
 #include <cassert>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <utility>
 
@@ -114,7 +115,6 @@ namespace {
 bool DirectType(TypeId type, bool constant) {
   return !IsString(type) && type != TypeId::kBool && !(constant && type == TypeId::kI128);
 }
-
 
 // The column as a direct call may read it (a primitive array whose values are aligned to their
 // width, or a constant that is not null), checked as ir::CheckInputs checks it, into `in` and
@@ -343,7 +343,8 @@ std::optional<Result<int64_t>> PreparedExpressionState::RunBuffersDirect(std::sp
   const ir::ExprFacts& f = expr->facts();
   const std::vector<int>& refs = f.columns;
   if (length <= 0 || layouts.size() == 0 || refs.size() > kDirectColumns || refs.empty() ||
-      static_cast<size_t>(refs.back()) >= columns.size()) {
+      static_cast<size_t>(refs.back()) >= columns.size() ||
+      static_cast<int64_t>(columns.size()) > engine->options().limits.max_columns) {
     return std::nullopt;
   }
   DirectInputs inputs(static_cast<size_t>(refs.back()) + 1);
@@ -562,6 +563,10 @@ Result<int64_t> PreparedExpression::WriteBuffers(std::span<const ColumnBuffers> 
   EvalReport local;
   EvalReport& rep = ReportOf(report, local);
   return NoThrow([&]() -> Result<int64_t> {
+    // Lengths arrays may have (CheckExtent): the byte counts below cannot overflow.
+    if (length < 0 || length > std::numeric_limits<int64_t>::max() / 16) {
+      return MakeError(ErrorCode::kInvalidInput, "length {} is negative or too large", length);
+    }
     if (auto direct = state_->RunBuffersDirect(columns, length, out, rep, report != nullptr)) return *std::move(direct);
     // Any other batch: the buffers as arrays, through WriteInto (which checks and reports them).
     const std::vector<int>& refs = state_->expr->facts().columns;
@@ -569,7 +574,6 @@ Result<int64_t> PreparedExpression::WriteBuffers(std::span<const ColumnBuffers> 
       return MakeError(ErrorCode::kInvalidInput, "{} columns given; the expression reads column {}", columns.size(),
                        refs.back());
     }
-    if (length < 0) return MakeError(ErrorCode::kInvalidInput, "negative length {}", length);
     std::vector<ArrayPtr> arrays(columns.size());
     for (size_t k = 0; k < refs.size(); ++k) {
       const auto c = static_cast<size_t>(refs[k]);

@@ -384,6 +384,8 @@ TEST(Output, WriteBuffersReadsRawColumns) {
   refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}, {wide.data(), all.data()}}, 8,
           "column 2: a validity bitmap for a column bound not nullable");
   refused({{nullptr, nullptr}, {narrow.data(), nullptr}, {wide.data(), nullptr}}, 8, "column 0: no values");
+  refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}, {wide.data(), nullptr}}, -1,
+          "length -1 is negative or too large");
   refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}, {wide.data(), nullptr}}, 8, "overlap an input's",
           /*overlap_out=*/true);
   auto text = engine->PrepareExpression(*ir::ParseAndBind("length(s)", schema)).value();
