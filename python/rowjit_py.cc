@@ -559,14 +559,15 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
                                  int threads) {
   const int64_t n = cols.length;
   if (threads == 1 || n <= 64) {
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr r, prepared.EvaluateInto(cols.arrays, n, out.Slice(0, n)));
-    return r->NullCount() > 0;
+    ROWJIT_ASSIGN_OR_RETURN(const int64_t nulls, prepared.WriteInto(cols.arrays, n, out.Slice(0, n)));
+    return nulls > 0;
   }
   const int64_t per = (kernels::NumWords(n) + threads - 1) / threads * 64;  // rows per chunk
   const int64_t chunks = (n + per - 1) / per;
-  std::vector<Result<ArrayPtr>> results(static_cast<size_t>(chunks), Error(ErrorCode::kInternal, "not run"));
+  // Per chunk, its null count or its error.
+  std::vector<Result<int64_t>> results(static_cast<size_t>(chunks), Error(ErrorCode::kInternal, "not run"));
   auto run = [&](int64_t c) noexcept {
-    Result<ArrayPtr>& result = results[static_cast<size_t>(c)];
+    Result<int64_t>& result = results[static_cast<size_t>(c)];
     try {
       const int64_t start = c * per, len = std::min(per, n - start);
       std::vector<ArrayPtr> slice;
@@ -578,7 +579,7 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
         }
         slice.push_back(std::move(part).value());
       }
-      result = prepared.EvaluateInto(slice, len, out.Slice(start, len));
+      result = prepared.WriteInto(slice, len, out.Slice(start, len));
     } catch (const std::bad_alloc&) {
       result = Error(ErrorCode::kOutOfMemory, fmt::format("evaluate: out of memory in chunk {} of {}", c + 1, chunks));
     } catch (const std::exception& e) {
@@ -601,9 +602,9 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
   if (not_started) return *std::move(not_started);
   bool any_null = false;
   for (int64_t c = 0; c < chunks; ++c) {
-    Result<ArrayPtr>& r = results[static_cast<size_t>(c)];
+    Result<int64_t>& r = results[static_cast<size_t>(c)];
     if (r.ok()) {
-      any_null = any_null || (*r)->NullCount() > 0;
+      any_null = any_null || *r > 0;
       continue;
     }
     Error e = std::move(r).TakeError();
