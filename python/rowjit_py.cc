@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "runtime/environment.h"
 #include "ir/aggregate.h"
@@ -389,6 +391,7 @@ class PyEngine {
       cache_.clear();
       fold_cache_.clear();
       query_cache_.clear();
+      for (std::shared_ptr<jit::PreparedExpression>* handle : compiled_) handle->reset();
       ending = std::move(engine_);
     }
     py::gil_scoped_release release;
@@ -408,6 +411,37 @@ class PyEngine {
     const int threads = ClampThreads(o.threads, cols.length);
     Result<bool> any_null = WithoutGil(cols.length, [&] { return RunChunks(*prepared, cols, out, threads); });
     return MaskedIfNullable(out.Finish(Check(std::move(any_null))), out.type.nullable && !WantArrow(o, cols), o);
+  }
+
+  // rowjit.compile: the prepared expression for `text` over `cols` (made from empty arrays of the
+  // dtypes given), whose columns must all be plain numbers and whose result must not be text.
+  std::shared_ptr<jit::PreparedExpression> PrepareNumeric(const std::string& text, const Columns& cols) {
+    for (const Field& f : cols.schema.fields) {
+      const TypeId id = f.type.id;
+      if (f.type.is_logical() || id == TypeId::kBool || IsString(id) || id == TypeId::kI128) {
+        throw py::type_error("rowjit: compile takes numeric columns (integers and floats); '" + f.name + "' is " +
+                             f.type.WithNullable(false).ToString() + " (rowjit.evaluate takes it)");
+      }
+    }
+    std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
+    if (IsString(prepared->expr()->type().id)) {
+      throw py::type_error("rowjit: compile gives numbers and bools; '" + text + "' gives text (rowjit.evaluate does)");
+    }
+    return prepared;
+  }
+  // A compiled expression's handle, let go when the engine closes (before its kernels go); the
+  // compiled expression unregisters it when it goes first. Under the GIL.
+  void RegisterCompiled(std::shared_ptr<jit::PreparedExpression>* handle) { compiled_.insert(handle); }
+  void UnregisterCompiled(std::shared_ptr<jit::PreparedExpression>* handle) { compiled_.erase(handle); }
+  // A compiled expression's call over its columns' buffers as they are: into out= or a fresh
+  // array, as evaluate's result.
+  py::object EvaluateBuffers(jit::PreparedExpression* prepared, std::span<const jit::ColumnBuffers> raw, int64_t n,
+                             const py::object& out) {
+    Live();  // not after the interpreter closed the engine
+    if (prepared == nullptr) throw std::runtime_error("rowjit: this engine was closed (the interpreter is exiting)");
+    const ResultMemory m = ResultMemory::Make(prepared->expr()->type(), n, false, out, results_);
+    Result<int64_t> nulls = WithoutGil(n, [&] { return prepared->WriteBuffers(raw, n, m.Slice(0, n)); });
+    return m.Finish(Check(std::move(nulls)) > 0);
   }
 
   py::object Filter(const std::string& text, const Columns& cols, const CallOptions& o) {
@@ -548,6 +582,7 @@ class PyEngine {
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedExpression>> cache_;
   std::unordered_map<std::string, std::shared_ptr<jit::PreparedAggregate>> fold_cache_;
   std::unordered_map<std::string, std::shared_ptr<const ir::Query>> query_cache_;
+  std::unordered_set<std::shared_ptr<jit::PreparedExpression>*> compiled_;
 };
 
 // Evaluates in `threads` chunks of whole 64-row words (ClampThreads bounds it), the first on the
@@ -615,6 +650,83 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
   }
   return any_null;
 }
+
+// --- compiled expressions (rowjit.compile) ------------------------------------------------------
+
+// An expression compiled for numeric columns of fixed dtypes, called with their numpy arrays
+// alone: per call, each array's dtype, layout and length are checked against what it was compiled
+// for and its memory is read as it is (PreparedExpression::WriteBuffers), with none of
+// evaluate's name lookup, conversion or per-call preparation.
+PyEngine& EngineArg(py::handle engine);
+
+class PyCompiled {
+ public:
+  // `arrays`: the empty array of each column's dtype it was prepared over, by name.
+  PyCompiled(py::object engine, std::string text, std::shared_ptr<jit::PreparedExpression> prepared,
+             const Columns& cols, const py::dict& arrays)
+      : engine_(std::move(engine)), live_(&EngineArg(engine_)), text_(std::move(text)), prepared_(std::move(prepared)) {
+    live_->RegisterCompiled(&prepared_);
+    for (const Field& f : cols.schema.fields) {
+      names_.push_back(f.name);
+      dtypes_.push_back(py::reinterpret_borrow<py::array>(arrays[py::str(f.name)]).dtype());
+    }
+  }
+
+  ~PyCompiled() { live_->UnregisterCompiled(&prepared_); }
+  PyCompiled(const PyCompiled&) = delete;
+  PyCompiled& operator=(const PyCompiled&) = delete;
+
+  // The arrays in order, then the output: out=, or one more positional argument (which skips
+  // the keyword's handling, a visible part of a call on a few rows).
+  py::object Call(const py::args& arrays, py::object out) {
+    if (arrays.size() == names_.size() + 1) {
+      if (!out.is_none()) throw py::type_error("rowjit: '" + text_ + "' got the output twice (positionally and as out=)");
+      out = arrays[names_.size()];
+    } else if (arrays.size() != names_.size()) {
+      throw py::type_error(fmt::format("rowjit: '{}' takes {} arrays ({}), not {}", text_, names_.size(),
+                                       fmt::join(names_, ", "), arrays.size()));
+    }
+    std::array<jit::ColumnBuffers, 16> inline_columns;
+    std::vector<jit::ColumnBuffers> more;
+    jit::ColumnBuffers* raw = inline_columns.data();
+    if (names_.size() > inline_columns.size()) {
+      more.resize(names_.size());
+      raw = more.data();
+    }
+    int64_t n = -1;
+    for (size_t i = 0; i < names_.size(); ++i) {
+      const py::handle a = arrays[i];
+      if (!py::isinstance<py::array>(a)) {
+        throw py::type_error("rowjit: '" + names_[i] + "' must be a numpy array, not " + TypeName(a));
+      }
+      const auto arr = py::reinterpret_borrow<py::array>(a);
+      const py::ssize_t width = dtypes_[i].itemsize();
+      const bool layout = arr.ndim() == 1 && (arr.shape(0) <= 1 || arr.strides(0) == width) &&
+                          (arr.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_);
+      if (!arr.dtype().equal(dtypes_[i]) || !layout) {
+        throw py::value_error("rowjit: '" + names_[i] + "' must be a contiguous 1-d " +
+                              py::str(static_cast<py::handle>(dtypes_[i])).cast<std::string>() +
+                              " array, as compiled (np.ascontiguousarray makes one)");
+      }
+      if (n >= 0 && arr.shape(0) != n) {
+        throw py::value_error(fmt::format("rowjit: '{}' has {} rows and '{}' {}", names_[i], arr.shape(0), names_[0], n));
+      }
+      n = arr.shape(0);
+      raw[i] = {arr.data(), nullptr};
+    }
+    return live_->EvaluateBuffers(prepared_.get(), std::span(raw, names_.size()), std::max<int64_t>(n, 0), out);
+  }
+  const std::vector<std::string>& names() const { return names_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  py::object engine_;  // the rowjit.Engine, kept alive while this is
+  PyEngine* live_;     // the same (found once, not per call)
+  std::string text_;
+  std::shared_ptr<jit::PreparedExpression> prepared_;
+  std::vector<std::string> names_;  // the columns in the order the call takes them
+  std::vector<py::dtype> dtypes_;
+};
 
 // --- partial states of a query (rowjit.QueryState) ---------------------------------------------
 
@@ -855,6 +967,15 @@ void DefineEngine(py::module_& m) {
            "A wrong type is a TypeError, a wrong value a ValueError.")
       .def("_stats", &PyEngine::Stats)
       .def("_close", &PyEngine::Close);
+  py::class_<PyCompiled>(m, "Compiled",
+                         "An expression compiled for numeric columns of fixed dtypes (rowjit.compile): called with "
+                         "their arrays, in order, and out=.")
+      .def("__call__", &PyCompiled::Call, py::arg("out") = py::none())
+      .def_property_readonly("names", [](const PyCompiled& c) { return c.names(); })
+      .def_property_readonly("expr", [](const PyCompiled& c) { return c.text(); })
+      .def("__repr__", [](const PyCompiled& c) {
+        return fmt::format("rowjit.Compiled('{}', {})", c.text(), fmt::join(c.names(), ", "));
+      });
   py::class_<PyQueryState>(m, "_QueryState")
       .def(py::init([](py::handle text) { return std::make_unique<PyQueryState>(TextOf(text, "the query")); }))
       .def("fold", [](PyQueryState& s, py::handle engine, const py::tuple& inputs) { s.Fold(EngineArg(engine), Read(inputs)); })
@@ -879,6 +1000,13 @@ PYBIND11_MODULE(_rowjit, m) {
   // The calls behind rowjit/_api.py's functions and Engine methods (which give them their
   // signatures, docstrings, name lookup, pandas and scalar inputs).
   m.def("_evaluate", &rp::EvaluateEntry);
+  m.def("_compile", [](py::handle engine, py::handle text, const py::tuple& inputs) {
+    const std::string t = rp::TextOf(text, "the expression");
+    rp::Columns cols = rp::Read(inputs);
+    auto prepared = rp::EngineArg(engine).PrepareNumeric(t, cols);
+    return std::make_unique<rp::PyCompiled>(py::reinterpret_borrow<py::object>(engine), t, std::move(prepared), cols,
+                                            py::reinterpret_borrow<py::dict>(inputs[1]));
+  });
   m.def("_filter", &rp::FilterEntry);
   m.def("_project", &rp::ProjectEntry);
   m.def("_aggregate", &rp::AggregateEntry);

@@ -21,6 +21,8 @@ import time
 
 from progress import Progress
 
+rowjit = None  # the built package, when --rowjit-python names it
+
 try:
     import numba
     import numpy as np
@@ -154,8 +156,14 @@ def cases(quick):
     for rows in (8, 64):
         a, b, c = columns(rng, np.int32, rows, 3)
         o = np.empty(rows, np.int32)
-        out.append(("compile", "ops3", 0, 100,
-                    {f"numba_call_{rows}_rows": lambda a=a, b=b, c=c, o=o: mul_add(a, b, c, o)}))
+        calls = {f"numba_call_{rows}_rows": lambda a=a, b=b, c=c, o=o: mul_add(a, b, c, o)}
+        if rowjit is not None:  # rowjit's own Python calls into out=, beside numba's
+            engine = rowjit.Engine(synchronous=True)
+            f = engine.compile("a * b + c", a=np.int32, b=np.int32, c=np.int32)
+            calls[f"python_compiled_call_{rows}_rows"] = lambda f=f, a=a, b=b, c=c, o=o: f(a, b, c, o)
+            calls[f"python_evaluate_call_{rows}_rows"] = (
+                lambda e=engine, a=a, b=b, c=c, o=o: e.evaluate("a * b + c", a=a, b=b, c=c, out=o))
+        out.append(("compile", "ops3", 0, 100, calls))
     # bench/math_bench.cc's inputs: exp over [-20, 20], ln log-uniform over [1e-3, 1e3], sin over
     # [-10, 10], power with x log-uniform over [1e-2, 1e2] and y over [-5, 5]; 65,536 rows.
     rows = 65536
@@ -179,7 +187,14 @@ def main():
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rowjit-python", default="",
+                    help="a folder holding the built rowjit package: its Python calls run beside numba's")
     args = ap.parse_args()
+    global rowjit
+    if args.rowjit_python:
+        sys.path.insert(0, args.rowjit_python)
+        import rowjit as module  # noqa: E402 (the folder is known only now)
+        rowjit = module
     work = [(family, case, rows, valid, impl, fn)
             for family, case, rows, valid, impls in cases(args.quick) for impl, fn in impls.items()]
     progress = Progress(len(work), "peers")  # stderr; the JSON alone on stdout

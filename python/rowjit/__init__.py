@@ -5,6 +5,8 @@
     rowjit.evaluate("a * b + c", a=a, b=b, c=c)          # numpy array (masked where null)
     rowjit.evaluate("a * k", a=a, k=2.5)                  # a scalar is a constant
     rowjit.evaluate("a * b", frame)                       # a pandas DataFrame: a Series
+    f = rowjit.compile("a * b + c", a=np.int32, b=np.int32, c=np.int32)
+    f(a, b, c, out=out)                                   # the arrays alone: for small hot loops
     rowjit.filter("a * b > 10", a=a, b=b)                 # uint32 row indices
     rowjit.project(["a * b", "a * b + c"], a=a, b=b, c=c)
     rowjit.aggregate("sum(a * b)", a=a, b=b)              # a Python number (None when null)
@@ -24,8 +26,9 @@ shows the span under the text); an argument of a wrong type raises TypeError, on
 ValueError. A column named like an option of the call (threads, valid, arrow, out, engine,
 local_dict, global_dict) goes in the batch dict: rowjit.evaluate("valid + 1", {"valid": v}).
 """
-from ._api import (Array, Engine, Error, QueryState, RecordBatch, __version__, aggregate, array, default_cache_dir,
-                   default_engine, evaluate, filter, interval_dtype, project, record_batch)
+from ._api import (Array, Compiled, Engine, Error, QueryState, RecordBatch, __version__, aggregate, array, compile,
+                   default_cache_dir, default_engine, evaluate, filter, interval_dtype, project, record_batch)
 
-__all__ = ["Array", "Engine", "Error", "QueryState", "RecordBatch", "__version__", "aggregate", "array", "default_cache_dir",
-           "default_engine", "evaluate", "filter", "interval_dtype", "project", "record_batch"]
+__all__ = ["Array", "Compiled", "Engine", "Error", "QueryState", "RecordBatch", "__version__", "aggregate", "array",
+           "compile", "default_cache_dir", "default_engine", "evaluate", "filter", "interval_dtype", "project",
+           "record_batch"]

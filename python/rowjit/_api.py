@@ -44,6 +44,7 @@ class Error(Exception):
 
 _rowjit._set_error_type(Error)
 Array = _rowjit.Array
+Compiled = _rowjit.Compiled
 RecordBatch = _rowjit.RecordBatch
 
 # --- what the names of an expression are bound to ------------------------------------------------
@@ -563,6 +564,11 @@ class Engine(_rowjit.Engine):
         return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _getframe(1), by, where,
                           as_frame)
 
+    def compile(self, expr, /, **dtypes):
+        """`expr` compiled for numeric columns of the dtypes given: a rowjit.Compiled. See
+        rowjit.compile."""
+        return _compile(self, expr, dtypes)
+
     def stats(self):
         """The engine's counters: compiles, fast_compiles, disk_loads, hits, background_compiles,
         tier_switches, background_refused, background_dropped, compile_queue, compile_queue_peak,
@@ -631,6 +637,32 @@ def evaluate(expr, batch=None, /, *, threads=None, valid=None, arrow=None, out=N
     Row errors raise rowjit.Error."""
     return _evaluate(_engine(engine), expr, batch, threads, valid, arrow, out, local_dict, global_dict, columns,
                      _getframe(1))
+
+
+def compile(expr, /, *, engine=None, **dtypes):  # noqa: A001
+    """Compiles the expression `expr` (a str) for numeric numpy columns of fixed dtypes, given
+    as keywords in the order the call takes them (rowjit.compile("a * b + c", a=np.int32,
+    b=np.int32, c="int32")): a rowjit.Compiled, called as f(a, b, c, out=None) with the arrays
+    alone, positionally. A call checks only each array's dtype, layout (contiguous, 1-d) and
+    length, and reads its memory as it is: none of evaluate's name lookup, conversion or per-call
+    preparation, for loops over small arrays. Integer and float columns only (no masks, bools,
+    dates or text: rowjit.evaluate takes those); the result is what evaluate gives for the same
+    columns (a numpy array, bools as numpy bools), written into out= when given. One thread.
+    engine: a rowjit.Engine (default: default_engine()). A dtype numpy does not know is a
+    TypeError; row errors raise rowjit.Error."""
+    return _compile(_engine(engine), expr, dtypes)
+
+
+def _compile(engine, expr, dtypes):
+    if type(expr) is not str:
+        raise TypeError(f"rowjit: the expression must be a str, not {type(expr).__name__}")
+    columns = {}
+    for name, dtype in dtypes.items():
+        try:
+            columns[name] = np.empty(0, dtype=np.dtype(dtype))
+        except TypeError as e:
+            raise TypeError(f"rowjit: '{name}' is not a numpy dtype: {dtype!r}") from e
+    return _rowjit._compile(engine, expr, (None, columns, None, None))
 
 
 def filter(predicate, batch=None, /, *, valid=None, arrow=None, engine=None, local_dict=None,  # noqa: A001
