@@ -196,8 +196,8 @@ typedef struct rowjit_output {
 rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const rowjit_batch* batch,
                                             const rowjit_output* out, int64_t* null_count, rowjit_error* error);
 /* One input column as raw buffers, in the layout of the type it was parsed with, from row 0:
- *   values:   length * width bytes, aligned to the width (a bool column: bits, LSB first, in whole
- *             64-bit words)
+ *   values:   length * width bytes (a bool column: bits, LSB first, in whole 64-bit words);
+ *             aligned to the width for the fast call (unaligned values are copied first)
  *   validity: ceil(length / 64) 64-bit words, a set bit a valid row; NULL when every row is valid
  *             (only a nullable column may have one)
  * Read, never written, and only during the call. */
@@ -206,10 +206,10 @@ typedef struct rowjit_column {
   const uint64_t* validity;
 } rowjit_column;
 /* rowjit_prepared_evaluate_into over raw column buffers instead of an imported batch: `columns`
- * holds one entry per column of the schema the expression was parsed with, in its order (entries
- * for columns the expression does not read are ignored, and may be zero). Nothing is imported or
- * allocated per call; on a layout the handle holds, a call checks only the pointers, their
- * alignment, the nulls and the output. String columns have no raw form (ROWJIT_INVALID_INPUT:
+ * holds one entry per column of the schema the expression was parsed with, in its order, at least
+ * up to the last column the expression reads (entries for columns it does not read are ignored,
+ * and may be zero). Nothing is imported or allocated per call; on a layout the handle holds, a
+ * call checks only the pointers, their alignment, the nulls and the output. String columns have no raw form (ROWJIT_INVALID_INPUT:
  * import a batch). */
 rowjit_status rowjit_prepared_evaluate_buffers(rowjit_prepared* prepared, const rowjit_column* columns,
                                                size_t n_columns, int64_t length, const rowjit_output* out,

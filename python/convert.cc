@@ -466,6 +466,8 @@ int64_t IntOf(py::handle o, std::string_view what, int64_t lo, int64_t hi) {
 
 void SetErrorType(py::object type) { Globals().error = std::move(type); }
 
+bool IsMaskedArray(py::handle o) { return py::isinstance(o, Globals().masked_array); }
+
 namespace {
 
 // `bytes` as a str; a message may quote a row's bytes: invalid UTF-8 is replaced, never a

@@ -21,6 +21,7 @@ namespace py = pybind11;
 // Arguments converted with explicit checks, so that a wrong type is a TypeError and a wrong value
 // a ValueError, each naming the argument (`what`: "threads=", "the expression", ...).
 std::string TypeName(py::handle o);  // "int", "numpy.ndarray", ...
+bool IsMaskedArray(py::handle o);    // a numpy.ma.MaskedArray
 // A str's UTF-8, borrowed from the str (valid while it lives): TypeError for another type,
 // ValueError (chained to the UnicodeEncodeError) for one holding a lone surrogate.
 std::string_view Utf8Of(py::handle o, std::string_view what);

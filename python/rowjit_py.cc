@@ -416,6 +416,10 @@ class PyEngine {
   // rowjit.compile: the prepared expression for `text` over `cols` (made from empty arrays of the
   // dtypes given), whose columns must all be plain numbers and whose result must not be text.
   std::shared_ptr<jit::PreparedExpression> PrepareNumeric(const std::string& text, const Columns& cols) {
+    if (cols.schema.fields.empty()) {
+      throw py::type_error("rowjit: compile takes at least one column's dtype (an expression of constants is "
+                           "rowjit.evaluate's)");
+    }
     for (const Field& f : cols.schema.fields) {
       const TypeId id = f.type.id;
       if (f.type.is_logical() || id == TypeId::kBool || IsString(id) || id == TypeId::kI128) {
@@ -678,7 +682,19 @@ class PyCompiled {
 
   // The arrays in order, then the output: out=, or one more positional argument (which skips
   // the keyword's handling, a visible part of a call on a few rows).
-  py::object Call(const py::args& arrays, py::object out) {
+  py::object Call(const py::args& arrays, const py::kwargs& options) {
+    py::object out = py::none();
+    for (const auto& [key, value] : options) {
+      const std::string k = py::str(key);
+      if (k != "out") {
+        const bool column = std::find(names_.begin(), names_.end(), k) != names_.end();
+        throw py::type_error(fmt::format("rowjit: '{}' got an unexpected keyword argument '{}': {}", text_, k,
+                                         column ? fmt::format("the arrays are passed positionally, in order ({})",
+                                                              fmt::join(names_, ", "))
+                                                : std::string("the one keyword is out=")));
+      }
+      out = py::reinterpret_borrow<py::object>(value);
+    }
     if (arrays.size() == names_.size() + 1) {
       if (!out.is_none()) throw py::type_error("rowjit: '" + text_ + "' got the output twice (positionally and as out=)");
       out = arrays[names_.size()];
@@ -699,14 +715,19 @@ class PyCompiled {
       if (!py::isinstance<py::array>(a)) {
         throw py::type_error("rowjit: '" + names_[i] + "' must be a numpy array, not " + TypeName(a));
       }
+      if (Py_TYPE(a.ptr()) != reinterpret_cast<PyTypeObject*>(py::detail::npy_api::get().PyArray_Type_) &&
+          IsMaskedArray(a)) {
+        throw py::type_error("rowjit: '" + names_[i] + "' is a masked array: a compiled expression reads no masks "
+                             "(rowjit.evaluate does)");
+      }
       const auto arr = py::reinterpret_borrow<py::array>(a);
       const py::ssize_t width = dtypes_[i].itemsize();
       const bool layout = arr.ndim() == 1 && (arr.shape(0) <= 1 || arr.strides(0) == width) &&
                           (arr.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_);
       if (!arr.dtype().equal(dtypes_[i]) || !layout) {
-        throw py::value_error("rowjit: '" + names_[i] + "' must be a contiguous 1-d " +
-                              py::str(static_cast<py::handle>(dtypes_[i])).cast<std::string>() +
-                              " array, as compiled (np.ascontiguousarray makes one)");
+        const std::string dtype = py::str(static_cast<py::handle>(dtypes_[i])).cast<std::string>();
+        throw py::value_error("rowjit: '" + names_[i] + "' must be a contiguous, aligned, native-endian 1-d " + dtype +
+                              " array, as compiled (np.ascontiguousarray(x, dtype=np." + dtype + ") makes one)");
       }
       if (n >= 0 && arr.shape(0) != n) {
         throw py::value_error(fmt::format("rowjit: '{}' has {} rows and '{}' {}", names_[i], arr.shape(0), names_[0], n));
@@ -970,7 +991,7 @@ void DefineEngine(py::module_& m) {
   py::class_<PyCompiled>(m, "Compiled",
                          "An expression compiled for numeric columns of fixed dtypes (rowjit.compile): called with "
                          "their arrays, in order, and out=.")
-      .def("__call__", &PyCompiled::Call, py::arg("out") = py::none())
+      .def("__call__", &PyCompiled::Call)
       .def_property_readonly("names", [](const PyCompiled& c) { return c.names(); })
       .def_property_readonly("expr", [](const PyCompiled& c) { return c.text(); })
       .def("__repr__", [](const PyCompiled& c) {

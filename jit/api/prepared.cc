@@ -571,8 +571,8 @@ Result<int64_t> PreparedExpression::WriteBuffers(std::span<const ColumnBuffers> 
     // Any other batch: the buffers as arrays, through WriteInto (which checks and reports them).
     const std::vector<int>& refs = state_->expr->facts().columns;
     if (!refs.empty() && static_cast<size_t>(refs.back()) >= columns.size()) {
-      return MakeError(ErrorCode::kInvalidInput, "{} columns given; the expression reads column {}", columns.size(),
-                       refs.back());
+      return MakeError(ErrorCode::kInvalidInput, "{} column buffer{} given; the expression reads column {} (from 0)",
+                       columns.size(), columns.size() == 1 ? "" : "s", refs.back());
     }
     std::vector<ArrayPtr> arrays(columns.size());
     for (size_t k = 0; k < refs.size(); ++k) {

@@ -86,10 +86,11 @@ struct OutputBuffers {
 };
 
 // One input column as raw buffers (PreparedExpression::WriteBuffers), in the layout of its bound
-// type from row 0: values of `length` rows, aligned to the width (a bool column: bits, LSB first,
-// in whole 64-bit words); validity, ⌈length / 64⌉ 64-bit words with a set bit a valid row, or
-// null when every row is valid (only a column bound nullable may have one). The memory is read,
-// never written, and only during the call.
+// type from row 0: values of `length` rows (a bool column: bits, LSB first, in whole 64-bit
+// words), aligned to the width for the direct call (unaligned values are copied first);
+// validity, ⌈length / 64⌉ 64-bit words with a set bit a valid row, or null when every row is
+// valid (only a column bound nullable may have one). The memory is read, never written, and only
+// during the call.
 struct ColumnBuffers {
   const void* values = nullptr;
   const uint64_t* validity = nullptr;

@@ -890,7 +890,7 @@ static void test_prepared_into(rowjit_engine* e, const rowjit_batch* batch, cons
     int64_t nulls = 0;
     CHECK(rowjit_prepared_evaluate_buffers(p_mul, raw, 3, 4, &out, &nulls, &err) == ROWJIT_OVERFLOW && err.row == 3);
     CHECK(rowjit_prepared_evaluate_buffers(p_sum, raw, 1, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
-    CHECK(strstr(err.message, "1 columns given") != NULL);
+    CHECK(strstr(err.message, "1 column buffer given") != NULL);
     CHECK(rowjit_prepared_evaluate_buffers(p_sum, NULL, 3, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
     CHECK(rowjit_prepared_evaluate_buffers(p_agg, raw, 3, 4, &out, &nulls, &err) == ROWJIT_INVALID_INPUT);
     out.values = (void*)b_values; /* over an input: refused, the input untouched */

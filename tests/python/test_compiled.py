@@ -79,13 +79,13 @@ def test_wrong_arrays_are_refused_by_name():
         f(a)
     with pytest.raises(TypeError, match="'b' must be a numpy array, not list"):
         f(a, [0.0] * 4)
-    with pytest.raises(ValueError, match="'b' must be a contiguous 1-d float64 array"):
+    with pytest.raises(ValueError, match="'b' must be a contiguous, aligned, native-endian 1-d float64 array"):
         f(a, b.astype(np.float32))
-    with pytest.raises(ValueError, match="'a' must be a contiguous 1-d int32 array"):
+    with pytest.raises(ValueError, match="'a' must be a contiguous, aligned, native-endian 1-d int32 array"):
         f(np.arange(8, dtype=np.int32)[::2], b)
-    with pytest.raises(ValueError, match="'a' must be a contiguous 1-d int32 array"):
+    with pytest.raises(ValueError, match="'a' must be a contiguous, aligned, native-endian 1-d int32 array"):
         f(np.zeros((2, 2), dtype=np.int32), b)
-    with pytest.raises(ValueError, match="'a' must be a contiguous 1-d int32 array"):
+    with pytest.raises(ValueError, match="'a' must be a contiguous, aligned, native-endian 1-d int32 array"):
         f(a.astype(">i4"), b)
     with pytest.raises(ValueError, match="'b' has 3 rows and 'a' 4"):
         f(a, b[:3])
@@ -95,6 +95,12 @@ def test_wrong_arrays_are_refused_by_name():
         f(a, b, np.empty(4), out=np.empty(4))
     with pytest.raises(TypeError, match=r"takes 2 arrays \(a, b\), not 4"):
         f(a, b, b, b)
+    with pytest.raises(TypeError, match="'a' is a masked array"):
+        f(np.ma.masked_array(a, [0, 1, 0, 0]), b)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'b': the arrays are passed positionally"):
+        f(a, b=b)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'outt': the one keyword is out="):
+        f(a, b, outt=b)
     with pytest.raises(rowjit.Error, match="overlap an input's"):
         f(a, b, out=b)
     np.testing.assert_array_equal(b, 0)  # the input refused as out= is untouched
@@ -111,6 +117,8 @@ def test_only_numeric_columns_compile():
         rowjit.compile(3, a=np.int32)
     with pytest.raises(rowjit.Error, match="unknown column 'z'"):
         rowjit.compile("z + 1", a=np.int32)
+    with pytest.raises(TypeError, match="at least one column's dtype"):
+        rowjit.compile("1 + 2")
 
 
 def test_the_engine_may_go_first():

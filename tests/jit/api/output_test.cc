@@ -380,7 +380,7 @@ TEST(Output, WriteBuffersReadsRawColumns) {
   std::vector<int64_t> wide(8);
   std::vector<int32_t> narrow(8);
   const std::vector<uint64_t> all = {0xff};
-  refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}}, 8, "2 columns given; the expression reads column 2");
+  refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}}, 8, "2 column buffers given; the expression reads column 2 (from 0)");
   refused({{narrow.data(), nullptr}, {narrow.data(), nullptr}, {wide.data(), all.data()}}, 8,
           "column 2: a validity bitmap for a column bound not nullable");
   refused({{nullptr, nullptr}, {narrow.data(), nullptr}, {wide.data(), nullptr}}, 8, "column 0: no values");
