@@ -1,5 +1,6 @@
 /* A host's batch loop over the C API: engine options, prepared handles that outlive the engine,
- * results written into the host's own memory (rowjit_output), a projection and an aggregate. */
+ * results written into the host's own memory (rowjit_output), a projection and an aggregate, and
+ * the expression again over the host's raw column buffers (rowjit_column). */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -114,6 +115,16 @@ int main(void) {
     total.release(&total);
     total_schema.release(&total_schema);
     rowjit_batch_free(batch); /* then the host may refill its columns */
+    /* The same expression over the host's own buffers: no batch to import. Validity comes in
+     * whole 64-bit words; a column without nulls passes NULL. */
+    const uint64_t a_words[1] = {a_valid[0]};
+    const rowjit_column raw[2] = {{a, a_words}, {b, NULL}};
+    if (rowjit_prepared_evaluate_buffers(prepared, raw, 2, ROWS, &out, &nulls, &err) != ROWJIT_OK) {
+      fprintf(stderr, "%s\n", err.message);
+      return 1;
+    }
+    print_i32("from buffers", values, &validity);
+    printf("nulls %lld\n", (long long)nulls);
   }
   rowjit_prepared_free(prepared);
   rowjit_prepared_free(fold);
