@@ -130,6 +130,8 @@ Status CheckLogicalFold(AggKind kind, const DataType& arg, std::string_view name
 
 }  // namespace
 
+bool IsAggregateName(std::string_view name) { return name == "avg" || FindAgg(name) != nullptr; }
+
 bool IsAggregateText(std::string_view text) {
   auto e = Parse(text);
   return e.ok() && (*e)->is_call() && (*e)->args().size() == 1 && FindAgg((*e)->name()) != nullptr;

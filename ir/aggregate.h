@@ -86,6 +86,8 @@ Result<Scalar> IntervalSumResult(__int128 months, __int128 days, __int128 nanos)
 
 // Whether `text` is an aggregate call (sum(x), min(x) with one argument, ...).
 bool IsAggregateText(std::string_view text);
+// Whether `name` names an aggregate (sum, count, min_max, ...; avg, which queries take).
+bool IsAggregateName(std::string_view name);
 
 // Parses and binds "sum(a * b)" against `schema` (its argument as ir::Bind binds, `options`
 // deciding implicit casts and limits).

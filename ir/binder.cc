@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/aggregate.h"
 #include "ir/analysis.h"
 #include "ir/binder_internal.h"
 #include "ir/decimal.h"
@@ -354,7 +355,13 @@ class Binder {
     }
     if (f == nullptr) {
       // At the name: a call's text starts with it (operators always name known functions).
-      Error error = MakeError(ErrorCode::kInvalidInput, "unknown function '{}'{}", e.name(), FunctionSuggestion(e.name()));
+      // An aggregate in a row expression: said so, rather than a row function of a near name.
+      Error error = IsAggregateName(e.name())
+                        ? MakeError(ErrorCode::kInvalidInput,
+                                    "unknown function '{}': an aggregate, which a row expression does not call (an "
+                                    "aggregate call folds it over the rows)", e.name())
+                        : MakeError(ErrorCode::kInvalidInput, "unknown function '{}'{}", e.name(),
+                                    FunctionSuggestion(e.name()));
       if (e.span().length == 0) return error;
       return std::move(error).WithSpan({e.span().offset, std::min(e.name().size(), e.span().length)});
     }

@@ -80,7 +80,9 @@ Status CheckBuffer(const void* data, int64_t capacity, int64_t need, int64_t ali
                      capacity);
   }
   if (data == nullptr) {
-    return MakeError(ErrorCode::kInvalidInput, "{}: no {} buffer for {} bytes", OutputName(k, outputs), what, need);
+    // Only a nullable result needs a validity buffer: the message says why this one does.
+    return MakeError(ErrorCode::kInvalidInput, "{}: no {} buffer for {} bytes{}", OutputName(k, outputs), what, need,
+                     what == "validity" ? " (the result may be null)" : "");
   }
   if (capacity < need) {
     return MakeError(ErrorCode::kInvalidInput, "{}: the {} buffer holds {} bytes; {} are needed",

@@ -167,6 +167,10 @@ TEST(Suggestions, Functions) {
   Expect("ifnull(a, 0)", ErrorCode::kInvalidInput, "(did you mean 'coalesce'?)", "ifnull");  // another engine's name
   Expect("date_prat('year', t)", ErrorCode::kInvalidInput, "(did you mean 'date_part'?)", "date_prat");
   Expect("frobnicate(a)", ErrorCode::kInvalidInput, "unknown function 'frobnicate'", "frobnicate");
+  // An aggregate in a row expression is named as one (not "did you mean 'sub'?").
+  Expect("sum(a) + 1", ErrorCode::kInvalidInput,
+         "unknown function 'sum': an aggregate, which a row expression does not call", "sum");
+  Expect("avg(d)", ErrorCode::kInvalidInput, "unknown function 'avg': an aggregate", "avg");
   EXPECT_EQ(Fails("frobnicate(a)").message.find("did you mean"), std::string::npos);
 }
 
