@@ -236,9 +236,11 @@ const bool kRegistered = [] {
     // Into memory the bench lends, as a host reusing its output vectors does: EvaluateInto (an
     // array over that memory returned), WriteInto (the null count; the C API's call) and
     // WriteBuffers (the same from the columns' raw buffers).
-    for (const char* impl : {"prepared_into", "prepared_write_into", "prepared_write_buffers"}) {
+    for (const auto& [impl, how] : {std::pair{"prepared_into", PreparedCall::kEvaluate},
+                                     std::pair{"prepared_write_into", PreparedCall::kWriteInto},
+                                     std::pair{"prepared_write_buffers", PreparedCall::kWriteBuffers}}) {
       benchmark::RegisterBenchmark(Name("compile", "ops3", fmt::format("{}_{}_rows", impl, rows)).c_str(),
-                                   [rows, impl = std::string(impl)](benchmark::State& state) {
+                                   [rows, how](benchmark::State& state) {
         const ir::ExprPtr expr = Bind(Expression(3, 1), kSchema);
         auto prepared = SynchronousEngine().PrepareExpression(expr);
         const std::vector<ArrayPtr>& cols = Columns(rows);
@@ -246,9 +248,10 @@ const bool kRegistered = [] {
         for (const ArrayPtr& c : cols) raw.push_back(BuffersOf(c));
         std::vector<uint64_t> values(static_cast<size_t>(rows)), validity(1);
         const jit::OutputBuffers out{values.data(), rows * 8, validity.data(), 8};
+        // kEvaluate here is EvaluateInto: the call that returns an array over `out`.
         auto call = [&] {
-          if (impl == "prepared_into") return (*prepared)->EvaluateInto(cols, rows, out).ok();
-          if (impl == "prepared_write_into") return (*prepared)->WriteInto(cols, rows, out).ok();
+          if (how == PreparedCall::kEvaluate) return (*prepared)->EvaluateInto(cols, rows, out).ok();
+          if (how == PreparedCall::kWriteInto) return (*prepared)->WriteInto(cols, rows, out).ok();
           return (*prepared)->WriteBuffers(raw, rows, out).ok();
         };
         if (!prepared.ok() || !call()) std::abort();

@@ -209,8 +209,8 @@ typedef struct rowjit_column {
  * holds one entry per column of the schema the expression was parsed with, in its order, at least
  * up to the last column the expression reads (entries for columns it does not read are ignored,
  * and may be zero). Nothing is imported or allocated per call; on a layout the handle holds, a
- * call checks only the pointers, their alignment, the nulls and the output. String columns have no raw form (ROWJIT_INVALID_INPUT:
- * import a batch). */
+ * call checks only the pointers, their alignment, the nulls and the output. String columns have
+ * no raw form (ROWJIT_INVALID_INPUT: import a batch). */
 rowjit_status rowjit_prepared_evaluate_buffers(rowjit_prepared* prepared, const rowjit_column* columns,
                                                size_t n_columns, int64_t length, const rowjit_output* out,
                                                int64_t* null_count, rowjit_error* error);

@@ -657,23 +657,23 @@ Result<bool> PyEngine::RunChunks(jit::PreparedExpression& prepared, const Column
 
 // --- compiled expressions (rowjit.compile) ------------------------------------------------------
 
+PyEngine& EngineArg(py::handle engine);
+
 // An expression compiled for numeric columns of fixed dtypes, called with their numpy arrays
 // alone: per call, each array's dtype, layout and length are checked against what it was compiled
 // for and its memory is read as it is (PreparedExpression::WriteBuffers), with none of
 // evaluate's name lookup, conversion or per-call preparation.
-PyEngine& EngineArg(py::handle engine);
-
 class PyCompiled {
  public:
   // `arrays`: the empty array of each column's dtype it was prepared over, by name.
   PyCompiled(py::object engine, std::string text, std::shared_ptr<jit::PreparedExpression> prepared,
              const Columns& cols, const py::dict& arrays)
       : engine_(std::move(engine)), live_(&EngineArg(engine_)), text_(std::move(text)), prepared_(std::move(prepared)) {
-    live_->RegisterCompiled(&prepared_);
     for (const Field& f : cols.schema.fields) {
       names_.push_back(f.name);
       dtypes_.push_back(py::reinterpret_borrow<py::array>(arrays[py::str(f.name)]).dtype());
     }
+    live_->RegisterCompiled(&prepared_);  // last: a constructor that throws leaves nothing registered
   }
 
   ~PyCompiled() { live_->UnregisterCompiled(&prepared_); }
