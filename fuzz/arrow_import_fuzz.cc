@@ -1,9 +1,9 @@
 // Fuzz target: Arrow C Data import of fuzzer-shaped structs (fuzz). Formats, lengths, offsets,
-// null counts, buffer counts, dictionaries and nested struct children come from the fuzzer's
-// bytes; buffers hold as many bytes as the claimed layout needs (claims no host could hold are
-// refused before a buffer is read). Import must never read out of bounds, what it accepts must
-// read back and survive an export/import round trip, and each top-level struct is released
-// exactly once.
+// null counts, buffer counts, dictionaries, nested struct children and fixed_size_list elements
+// come from the fuzzer's bytes; buffers hold as many bytes as the claimed layout needs (claims no
+// host could hold are refused before a buffer is read). Import must never read out of bounds,
+// what it accepts must read back and survive an export/import round trip, and each top-level
+// struct is released exactly once.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdio>
@@ -48,7 +48,7 @@ constexpr const char* kFormats[] = {"b", "c", "C", "s", "S", "i", "I", "l", "L",
                                     "+s", "u", "z", "U", "Z", "vu", "vz", "tdD", "n", "", "+l", "e",
                                     "d:12,2", "d:9,2,32", "d:18,4,64", "d:38,10", "d:40,2", "d:12,2,256",
                                     "tdm", "tts", "ttn", "tsu:", "tsn:UTC", "tsm:Europe/Paris", "tDu",
-                                    "tiM", "tiD", "tin"};
+                                    "tiM", "tiD", "tin", "+w:3", "+w:1", "+w:64", "+w:0", "+w:65537", "+w:"};
 constexpr int64_t kHuge = int64_t{1} << 41;
 
 // Bytes per value of a format (read as the C string the importer sees, up to its first NUL), 0
@@ -93,8 +93,9 @@ class Builder {
     a.offset = Pick<int64_t>({0, 0, 1, 7, 64, kHuge, -1});
     a.null_count = Pick<int64_t>({-1, 0, 1, 5, a.length});
     const bool is_struct = std::string(format.c_str()) == "+s";
+    const bool is_list = std::string(format.c_str()).starts_with("+w:");  // a fixed_size_list: one child
     const int string_width = StringWidth(format);
-    const int64_t usual = is_struct ? 1 : string_width == 16 ? 3 + in_.ConsumeIntegralInRange<int64_t>(0, 3)
+    const int64_t usual = is_struct || is_list ? 1 : string_width == 16 ? 3 + in_.ConsumeIntegralInRange<int64_t>(0, 3)
                                         : string_width > 0     ? 3
                                                                : 2;
     a.n_buffers = in_.ConsumeBool() ? usual : in_.ConsumeIntegralInRange<int64_t>(0, 5);
@@ -104,8 +105,8 @@ class Builder {
     } else {
       Buffers(a, format, rows);
     }
-    if (is_struct && depth < 2) Children(a, s, depth);
-    if (depth < 2 && !is_struct && in_.ConsumeIntegralInRange(0, 7) == 0) Dictionary(a, s, depth);
+    if ((is_struct || is_list) && depth < 2) Children(a, s, depth, is_list);
+    if (depth < 2 && !is_struct && !is_list && in_.ConsumeIntegralInRange(0, 7) == 0) Dictionary(a, s, depth);
   }
 
  private:
@@ -195,8 +196,9 @@ class Builder {
     return {&a, &s};
   }
 
-  void Children(ArrowArray& a, ArrowSchema& s, int depth) {
-    const int64_t n = in_.ConsumeIntegralInRange<int64_t>(0, 3);
+  // A struct's children, or a list's one (mostly: sometimes none or several).
+  void Children(ArrowArray& a, ArrowSchema& s, int depth, bool one) {
+    const int64_t n = one && in_.ConsumeBool() ? 1 : in_.ConsumeIntegralInRange<int64_t>(0, 3);
     auto& arrays = arena_.array_lists.emplace_back();
     auto& schemas = arena_.schema_lists.emplace_back();
     for (int64_t i = 0; i < n; ++i) {

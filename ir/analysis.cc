@@ -27,6 +27,7 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   facts.strict = facts.strict && f.strict();
   facts.decode_cost += f.decode_cost;
   facts.builds_strings = facts.builds_strings || IsStringBuilder(call);
+  facts.scores_vectors = facts.scores_vectors || f.family == Family::kVector;
   facts.calls.push_back(&call);
   if (!call.CanFail()) return;
   facts.can_fail = true;
@@ -46,6 +47,10 @@ bool IsStringBuilder(const Expr& e) {
   if (!e.is_call() || !IsString(e.type().id) || e.function() == nullptr) return false;
   if (e.function()->family == Family::kCast) return !IsString(e.args()[0]->type().id);
   return e.function()->family == Family::kString;
+}
+
+bool IsVectorScore(const Expr& e) {
+  return e.is_call() && e.function() != nullptr && e.function()->family == Family::kVector;
 }
 
 bool CountsAsNodes(const Expr& call, size_t i) {

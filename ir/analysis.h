@@ -29,6 +29,10 @@ struct ExprFacts {
   // text: IsStringBuilder), which no kernel computes: the engine computes such calls a column at
   // a time before the kernel of the rest.
   bool builds_strings = false;
+  // Some call scores vectors (a vector function: IsVectorScore), which no kernel of the rows
+  // computes: each such call is its own vector kernel, run a column at a time before the kernel
+  // of the rest.
+  bool scores_vectors = false;
   // The summed decode cost of the functions (per-row work beyond reading numbers).
   int decode_cost = 0;
   // Every column index the expression reads, ascending, each once.
@@ -59,6 +63,10 @@ ExprFacts AnalyzeExpr(const Expr& expr);
 // Whether a bound call builds a new string: a string function returning one, or a cast of a
 // non-string to text (a cast between utf8 and binary keeps the bytes, which kernels read in place).
 bool IsStringBuilder(const Expr& call);
+
+// Whether a bound call is a vector function (dot, l2_distance, ...): its arguments are vector
+// columns and literals (nothing else has a vector type).
+bool IsVectorScore(const Expr& call);
 
 // Whether argument `i` of the call `call` adds its nodes to the call's: every argument does but
 // the literal items of an IN list (`in_list`), which a kernel holds as one constant set whatever

@@ -81,9 +81,68 @@ class Binder {
     return LooksFloat(text) ? TypeId::kF64 : LiteralIntegerType(text, expected);
   }
 
+  // A vector literal "[x, y, ...]" as a vector of `type`'s elements and size; without a type,
+  // of f64 and as many elements as it lists. An element is read in the element type itself (so
+  // an f32 element is the f32 nearest its text, not a double rounded twice).
+  static Result<Scalar> VectorLiteral(const std::string& text, std::optional<DataType> type) {
+    std::vector<std::string_view> items;
+    const std::string_view inside = std::string_view(text).substr(1, text.size() - 2);
+    for (size_t start = 0;;) {
+      const size_t comma = inside.find(',', start);
+      std::string_view item = inside.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      items.push_back(item);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    if (!type) {
+      ROWJIT_ASSIGN_OR_RETURN(DataType t, DataType::FixedList(TypeId::kF64, static_cast<int64_t>(items.size())));
+      type = t;
+    }
+    if (static_cast<int64_t>(items.size()) != type->list_size) {
+      return MakeError(ErrorCode::kTypeError, "vector literal of {} elements beside a {}", items.size(),
+                       type->WithNullable(false).ToString());
+    }
+    std::string bytes;
+    const TypeId elem = type->elem;
+    for (std::string_view item : items) {
+      const std::string piece(item);
+      auto value = ParseScalar(elem, piece);
+      if (!value.ok() || (IsInteger(elem) && LooksFloat(piece))) {
+        return MakeError(ErrorCode::kTypeError, "vector literal element {} is not {}", piece, TypeIdName(elem));
+      }
+      const uint64_t b = value->bits();
+      bytes.append(reinterpret_cast<const char*>(&b), static_cast<size_t>(ByteWidth(elem)));
+    }
+    return Scalar::Vector(type->WithNullable(false), bytes);
+  }
+
+  // A vector function: its vector arguments bound, then its literals as vectors of their type.
+  Result<ExprPtr> BindVectorCall(const Expr& e, const Function& f) {
+    std::vector<ExprPtr> bound(e.args().size());
+    std::optional<DataType> type;
+    for (size_t i = 0; i < bound.size(); ++i) {
+      const Expr& a = *e.args()[i];
+      if (a.is_literal() && !a.literal_suffix() && a.literal_text().starts_with('[')) continue;
+      ROWJIT_ASSIGN_OR_RETURN(bound[i], BindNode(e.args()[i], std::nullopt, ""));
+      if (!type && bound[i]->type().id == TypeId::kFixedList) type = bound[i]->type();
+    }
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i]) continue;
+      Result<Scalar> value = VectorLiteral(e.args()[i]->literal_text(), type);
+      if (!value.ok()) return At(*e.args()[i], std::move(value).TakeError());
+      bound[i] = Expr::BoundLiteral(*value);
+    }
+    return Typed(e, f, std::move(bound));
+  }
+
   Result<ExprPtr> BindLiteral(const Expr& e, std::optional<TypeId> expected,
                               std::string_view context) {
     const std::string& text = e.literal_text();
+    if (text.starts_with('[') && !e.literal_suffix()) {
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, VectorLiteral(text, std::nullopt));
+      return Expr::BoundLiteral(value);
+    }
     TypeId type;
     const bool number = !text.empty() && text.front() != '\'' && text != "null" && text != "true" && text != "false";
     if (e.literal_suffix()) {
@@ -459,9 +518,23 @@ class Binder {
 
   // The bound call of `f` over bound arguments: its type from the type rule and the logical
   // rules, nullable as its null behaviour says, folded when every argument is a literal.
+  // Only the vector functions read vectors.
+  static Status RefuseVectors(const Function& f, const std::vector<ExprPtr>& bound) {
+    if (f.family == Family::kVector) return Status::OK();
+    for (const ExprPtr& b : bound) {
+      if (b != nullptr && b->type().id == TypeId::kFixedList) {
+        return MakeError(ErrorCode::kTypeError,
+                         "{} does not take a vector ({}): vectors are read by the vector functions (dot, l2_distance, "
+                         "cosine_similarity, ...)", f.name, b->type().WithNullable(false).ToString());
+      }
+    }
+    return Status::OK();
+  }
+
   static Result<ExprPtr> Typed(const Expr& e, const Function& f, std::vector<ExprPtr> bound) {
     std::vector<DataType> types;
     for (const auto& b : bound) types.push_back(b->type());
+    ROWJIT_RETURN_NOT_OK(RefuseVectors(f, bound));
     ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> logical, LogicalGroup(f, types, bound));
     ROWJIT_ASSIGN_OR_RETURN(DataType type, f.type_rule(f.name, types, e.type_arg()));
     if ((f.logical == LogicalArgs::kPassThrough || f.logical == LogicalArgs::kTemporalArith) && logical &&
@@ -479,10 +552,12 @@ class Binder {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));
     if (special) return *special;
     ROWJIT_ASSIGN_OR_RETURN(const Function* f, Resolve(e));
+    if (f->family == Family::kVector) return BindVectorCall(e, *f);
     // Bind typed arguments first; untyped ones in the unified group then take their type.
     const size_t n = e.args().size(), unify = UnifyFrom(*f, n);
     std::vector<ExprPtr> bound(n);
     ROWJIT_ASSIGN_OR_RETURN(std::optional<TypeId> group, BindTyped(e, *f, bound));
+    ROWJIT_RETURN_NOT_OK(RefuseVectors(*f, bound));
     if (f->operation == Operation::kCast && e.type_arg() == TypeId::kUtf8 && IsTextual(bound[0]->type())) {  // cast(d, utf8)
       ROWJIT_RETURN_NOT_OK(RequireZoneRules(
           bound[0]->type(), fmt::format("cast from {} to utf8", bound[0]->type().WithNullable(false).ToString())));
@@ -549,6 +624,10 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Bind
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, WithStackForDepth(shape.depth, [&] {
                             return Binder(schema, options.implicit_casts).BindNode(expr, std::nullopt, "");
                           }));
+  if (bound->type().id == TypeId::kFixedList && !bound->is_column()) {
+    return MakeError(ErrorCode::kTypeError, "a vector literal is an argument of a vector function (dot, l2_distance, "
+                                            "cosine_similarity, ...), not an expression's value");
+  }
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.
   const ExprFacts& facts = bound->facts();

@@ -108,7 +108,12 @@ constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               // numpy's (and numexpr's) names
                               {"arcsin", "asin"}, {"arccos", "acos"}, {"arctan", "atan"},
                               {"arctan2", "atan2"}, {"arcsinh", "asinh"}, {"arccosh", "acosh"},
-                              {"arctanh", "atanh"}};
+                              {"arctanh", "atanh"},
+                              // DuckDB's and pgvector's names of the vector functions
+                              {"inner_product", "dot"}, {"array_inner_product", "dot"},
+                              {"array_dot_product", "dot"}, {"array_distance", "l2_distance"},
+                              {"array_cosine_similarity", "cosine_similarity"},
+                              {"array_cosine_distance", "cosine_distance"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {
@@ -116,7 +121,7 @@ const std::vector<const Function*>& Registry() {
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
                         FloatFunctions(), StringFunctions(), TemporalFunctions(),
-                        DecimalFunctions()}) {
+                        DecimalFunctions(), VectorFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/vector_math.h"
 #include "runtime/array.h"
 #include "runtime/status.h"
 #include "runtime/types.h"
@@ -34,7 +35,7 @@ enum class LogicalArgs : uint8_t {
                  // their kinds (ir/functions_temporal.cc)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -144,6 +145,7 @@ struct Function {
   std::string_view notes = {};    // its edges: errors, nulls, NaN/-0.0, rounding, units (may be empty)
   Operation operation = Operation::kOther;  // for the binder's logical-type rules
   NumberDomain numbers = NumberDomain::kAny;  // for the binder's implicit numeric casts
+  std::optional<VectorScore> vector_score = std::nullopt;  // a vector function: the score it computes
 
   bool strict() const { return null_behavior == NullBehavior::kStrict; }
   // Whether some argument types make the function fail (checked arithmetic, division, casts).
@@ -193,6 +195,7 @@ std::span<const Function> FloatFunctions();
 std::span<const Function> StringFunctions();
 std::span<const Function> TemporalFunctions();
 std::span<const Function> DecimalFunctions();
+std::span<const Function> VectorFunctions();
 
 // The float comparison rule shared by the catalog and the kernels: NaN equals NaN and is
 // greater than every number; -0.0 equals 0.0 (as in DuckDB and PostgreSQL).

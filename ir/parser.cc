@@ -15,7 +15,7 @@
 namespace rowjit::ir {
 namespace {
 
-enum class Tok { kEnd, kIdent, kQuotedIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon };
+enum class Tok { kEnd, kIdent, kQuotedIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon, kLBracket, kRBracket };
 
 struct Token {
   Tok kind;
@@ -152,6 +152,8 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       case ')': out.push_back({Tok::kRParen, ")", start, start + 1}); break;
       case ',': out.push_back({Tok::kComma, ",", start, start + 1}); break;
       case ':': out.push_back({Tok::kColon, ":", start, start + 1}); break;
+      case '[': out.push_back({Tok::kLBracket, "[", start, start + 1}); break;
+      case ']': out.push_back({Tok::kRBracket, "]", start, start + 1}); break;
       default:
         return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: unexpected character '{}'", start, c)
             .WithSpan({start, 1});
@@ -448,6 +450,28 @@ class Parser {
     ROWJIT_ASSIGN_OR_RETURN(std::optional<TypeId> suffix, ParseSuffix());
     return Made(Expr::Literal(std::move(text), suffix, From(start)));
   }
+  // [0.5, -1, 2e3]: a vector literal of numbers (a sign, digits, nan or inf each), kept as its
+  // text; the binder gives it the type of the vector beside it.
+  Result<ExprPtr> ParseVectorLiteral() {
+    const size_t start = Next().pos;
+    std::string text = "[";
+    for (size_t count = 0;; ++count) {
+      if (count > 0) {
+        if (Peek().kind == Tok::kRBracket) break;
+        if (Peek().kind != Tok::kComma) return Expected("',' or ']' in a vector literal");
+        Next();
+        text += ", ";
+      }
+      if (count == 0 && Peek().kind == Tok::kRBracket) return Expected("a number: a vector literal is not empty");
+      if (Peek().kind == Tok::kOp && (Peek().text == "-" || Peek().text == "+")) text += Next().text == "-" ? "-" : "";
+      const bool word = Peek().kind == Tok::kIdent && (Peek().text == "nan" || Peek().text == "inf");
+      if (Peek().kind != Tok::kNumber && !word) return Expected("a number in a vector literal");
+      text += Next().text;
+    }
+    Next();
+    text += "]";
+    return Made(Expr::Literal(std::move(text), std::nullopt, From(start)));
+  }
   Result<ExprPtr> ParsePrimary() {
     const Token& t = Peek();
     switch (t.kind) {
@@ -464,6 +488,8 @@ class Parser {
       case Tok::kQuotedIdent:
         Next();
         return Made(Expr::Column(t.text, From(t.pos)));
+      case Tok::kLBracket:
+        return ParseVectorLiteral();
       case Tok::kIdent:
         break;
       default:

@@ -42,7 +42,8 @@ InputSpec DescribeInput(const Array& array) {
   s.type = array.type().id;
   switch (array.encoding()) {
     case Encoding::kPrimitive:
-    case Encoding::kBool: s.shape = InputShape::kFlat; break;
+    case Encoding::kBool:
+    case Encoding::kFixedList: s.shape = InputShape::kFlat; break;
     case Encoding::kByteBool: s.shape = InputShape::kByteBool; break;
     case Encoding::kConstant:
       s.shape = static_cast<const ConstantArray&>(array).value().is_null()

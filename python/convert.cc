@@ -391,9 +391,29 @@ ArrayPtr DateColumn(const std::string& name, int64_t n, const Buffer& days, Vali
 
 // `held`: the caller's own reference keeps `given` alive for the whole call (a keyword argument
 // or a batch dict's value), so that only a copy needs holding here.
+// A 2-d numeric array (rows x N): a column of vectors, fixed_size_list<T, N>, over the array's
+// memory (a C-contiguous copy first when it is not laid out so).
+ArrayPtr NumpyVectors(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity) {
+  const char kind = given.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u') {
+    throw py::type_error("rowjit: column '" + name + "' is a 2-d array of " + std::string(py::str(given.dtype())) +
+                         "; a 2-d array is a column of vectors, of numbers");
+  }
+  const py::array arr = py::array::ensure(given, py::array::c_style | py::array::forcecast);
+  const int64_t n = arr.shape(0), size = arr.shape(1);
+  const DataType type = Check(DataType::FixedList(TypeOfDtype(arr.dtype()), size, validity.has_value()));
+  BufferPtr buffer = Buffer::Borrow(arr.data(), n * size * arr.itemsize(), cols.hold_inputs ? PythonOwner(arr) : nullptr);
+  if (!cols.hold_inputs) cols.keep.push_back(arr);
+  return Check(FixedListArray::Make(type, n, std::move(buffer), validity.value_or(Validity::AllValid())));
+}
+
 ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
                      bool held = false) {
-  if (given.ndim() != 1) throw py::value_error("rowjit: column '" + name + "' is not a 1-d array");
+  if (given.ndim() == 2) return NumpyVectors(cols, name, given, std::move(validity));
+  if (given.ndim() != 1) {
+    throw py::value_error("rowjit: column '" + name + "' is a " + std::to_string(given.ndim()) +
+                          "-d array: a column is 1-d (2-d: a column of vectors)");
+  }
   if (const char kind = given.dtype().kind(); kind == 'U' || kind == 'S' || kind == 'O') {
     return NumpyStrings(name, given, std::move(validity));
   }
@@ -579,7 +599,7 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
   if (Py_TYPE(value.ptr()) == NdarrayType()) {  // the common case first: a plain numpy array
     std::optional<Validity> v;
     const auto arr = py::reinterpret_borrow<py::array>(value);
-    if (has_valid) v = ValidityOfMask(name, valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
+    if (has_valid) v = ValidityOfMask(name, valid, arr.ndim() == 1 || arr.ndim() == 2 ? arr.shape(0) : -1, false);
     Append(cols, name, NumpyColumn(cols, name, arr, std::move(v), true));
     return;
   }
@@ -592,7 +612,7 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
       mask = py::module_::import("numpy.lib.recfunctions").attr("structured_to_unstructured")(mask).attr("any")(py::arg("axis") = 1);
     }
     std::optional<Validity> v = Validity::AllValid();  // nullable even without a masked row
-    if (!mask.is(g.nomask)) v = ValidityOfMask(name, mask, data.ndim() == 1 ? data.shape(0) : -1, true);
+    if (!mask.is(g.nomask)) v = ValidityOfMask(name, mask, data.ndim() == 1 || data.ndim() == 2 ? data.shape(0) : -1, true);
     Append(cols, name, NumpyColumn(cols, name, data, std::move(v)));
     return;
   }
@@ -602,7 +622,7 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
       throw py::type_error("rowjit: column '" + name + "' must be an array or an Arrow array, not " + TypeName(value));
     }
     std::optional<Validity> v;
-    if (has_valid) v = ValidityOfMask(name, valid, arr.ndim() == 1 ? arr.shape(0) : -1, false);
+    if (has_valid) v = ValidityOfMask(name, valid, arr.ndim() == 1 || arr.ndim() == 2 ? arr.shape(0) : -1, false);
     Append(cols, name, NumpyColumn(cols, name, arr, std::move(v)));
     return;
   }
@@ -731,8 +751,23 @@ py::object Masked(py::object values, const Validity& validity, int64_t n) {
   return Globals().masked_array(values, py::arg("mask") = mask);
 }
 
+// Vectors as a 2-d numpy array (rows x N) over the same memory; null rows masked whole.
+py::object VectorsToNumpy(const ArrayPtr& array, bool writable) {
+  const auto& l = static_cast<const FixedListArray&>(*array);
+  py::capsule base(new ArrayPtr(array), [](void* p) { delete static_cast<ArrayPtr*>(p); });
+  const py::ssize_t width = ByteWidth(l.type().elem), size = l.list_size();
+  py::array view(DtypeOf(DataType(l.type().elem)), {static_cast<py::ssize_t>(l.length()), size}, {size * width, width},
+                 l.raw_values(), base);
+  if (!writable) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  if (l.NullCount() == 0) return view;
+  py::object rows = BoolsOfBits(l.validity().Span(l.length()), true);
+  py::object mask = py::module_::import("numpy").attr("repeat")(rows.attr("reshape")(-1, 1), size, py::arg("axis") = 1);
+  return Globals().masked_array(view, py::arg("mask") = mask);
+}
+
 py::object ToNumpy(const ArrayPtr& array, bool writable) {
   const Array& a = *array;
+  if (a.encoding() == Encoding::kFixedList) return VectorsToNumpy(array, writable);
   py::object values;
   if (a.encoding() == Encoding::kPrimitive && (a.type().id != TypeId::kI128 || IsIntervalValues(a.type()))) {
     values = FlatView(static_cast<const PrimitiveArray&>(a), array, writable);
@@ -831,7 +866,10 @@ Columns ReadColumns(py::handle batch, py::handle columns, py::handle constants, 
 
 namespace {
 
-std::string TypeText(const DataType& t) { return std::string(TypeIdName(t.id)) + (t.nullable ? "?" : ""); }
+std::string TypeText(const DataType& t) {
+  if (t.id == TypeId::kFixedList) return t.ToString();  // the element type and size are the type
+  return std::string(TypeIdName(t.id)) + (t.nullable ? "?" : "");
+}
 
 PyArrowArray MakeArray(py::handle values, py::handle valid) {
   Columns cols;

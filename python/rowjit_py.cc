@@ -400,8 +400,9 @@ class PyEngine {
 
   py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
-    if (IsString(prepared->expr()->type().id)) {  // a string result: rowjit's own array, no out=
-      if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string results");
+    const TypeId result_id = prepared->expr()->type().id;
+    if (IsString(result_id) || result_id == TypeId::kFixedList) {  // text or vectors: rowjit's own array, no out=
+      if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string or vector results");
       Result<ArrayPtr> rows = WithoutGil(cols.length, [&] { return prepared->Evaluate(cols.arrays, cols.length); });
       ArrayPtr result = Check(std::move(rows));
       if (WantArrow(o, cols)) return WrapArray(std::move(result));
@@ -422,7 +423,7 @@ class PyEngine {
     }
     for (const Field& f : cols.schema.fields) {
       const TypeId id = f.type.id;
-      if (f.type.is_logical() || id == TypeId::kBool || IsString(id) || id == TypeId::kI128) {
+      if (f.type.is_logical() || id == TypeId::kBool || IsString(id) || id == TypeId::kI128 || id == TypeId::kFixedList) {
         throw py::type_error("rowjit: compile takes numeric columns (integers and floats); '" + f.name + "' is " +
                              f.type.WithNullable(false).ToString() + " (rowjit.evaluate takes it)");
       }

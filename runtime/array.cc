@@ -30,6 +30,7 @@ std::string_view EncodingName(Encoding e) {
     case Encoding::kConstant: return "constant";
     case Encoding::kDictionary: return "dictionary";
     case Encoding::kString: return "string";
+    case Encoding::kFixedList: return "fixed-list";
   }
   return "?";
 }
@@ -92,6 +93,40 @@ std::string Array::ToString(int64_t max_rows) const {
   }
   if (length_ > max_rows) out += ", ...";
   return out + "]";
+}
+
+// --- FixedListArray ---------------------------------------------------------------------------
+
+Result<std::shared_ptr<const FixedListArray>> FixedListArray::Make(DataType type, int64_t length, BufferPtr values,
+                                                                   Validity validity, int64_t offset) {
+  if (type.id != TypeId::kFixedList || type.list_size < 1 || !IsNumeric(type.elem)) {
+    return MakeError(ErrorCode::kTypeError, "a fixed-list array holds a fixed_size_list type, not {}", type.ToString());
+  }
+  ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
+  if (values == nullptr) return MakeError(ErrorCode::kInvalidInput, "values buffer is null");
+  // (offset + length) rows of at most kMaxListSize * 8 bytes: CheckExtent bounds it far below 2^63.
+  const int64_t need = (offset + length) * type.ListRowBytes();
+  if (values->size() < need) {
+    return MakeError(ErrorCode::kInvalidInput,
+                     "{} values buffer of {} bytes is shorter than the {} bytes {} rows at offset {} need",
+                     type.ToString(), values->size(), need, length, offset);
+  }
+  ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, type.nullable));
+  return std::make_shared<const FixedListArray>(PrivateTag{}, type, length, std::move(values), std::move(validity),
+                                                offset);
+}
+
+Scalar FixedListArray::GetScalar(int64_t i) const {
+  if (IsNull(i)) {
+    Scalar s = Scalar::Null(TypeId::kFixedList);
+    return s.As(type());
+  }
+  return Scalar::Vector(type(), RowBytes(i));
+}
+
+ArrayPtr FixedListArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  return ArrayPtr(std::make_shared<const FixedListArray>(PrivateTag{}, type(), length, values_,
+                                                         validity_.Slice(offset), offset_ + offset));
 }
 
 // --- PrimitiveArray ---------------------------------------------------------------------------
@@ -356,13 +391,13 @@ bool IsIdentifier(std::string_view s) {
   return true;
 }
 
-// The end of the schema item starting at `start`: the next comma outside parentheses
-// ("d:decimal(12,2), t:timestamp(us, UTC)").
+// The end of the schema item starting at `start`: the next comma outside brackets
+// ("d:decimal(12,2), t:timestamp(us, UTC), v:fixed_size_list<f32, 3>").
 size_t ItemEnd(std::string_view text, size_t start) {
   int depth = 0;
   for (size_t i = start; i < text.size(); ++i) {
-    if (text[i] == '(') ++depth;
-    if (text[i] == ')' && depth > 0) --depth;
+    if (text[i] == '(' || text[i] == '<' || text[i] == '[') ++depth;
+    if ((text[i] == ')' || text[i] == '>' || text[i] == ']') && depth > 0) --depth;
     if (text[i] == ',' && depth == 0) return i;
   }
   return text.size();
@@ -451,6 +486,24 @@ bool ArraysEqual(const Array& a, const Array& b) {
   return true;
 }
 
+namespace {
+// Two vectors of one type, element by element, every NaN equal to every other.
+bool SameVectors(const Scalar& x, const Scalar& y) {
+  const std::string_view p = x.str(), q = y.str();
+  if (p.size() != q.size()) return false;
+  if (!IsFloat(x.type().elem)) return p == q;
+  return VisitType(x.type().elem, [&]<typename T>(std::type_identity<T>) {
+    for (size_t at = 0; at < p.size(); at += sizeof(T)) {
+      T u, v;
+      std::memcpy(&u, p.data() + at, sizeof(T));
+      std::memcpy(&v, q.data() + at, sizeof(T));
+      if (std::memcmp(&u, &v, sizeof(T)) != 0 && !(u != u && v != v)) return false;
+    }
+    return true;
+  });
+}
+}  // namespace
+
 int64_t FirstDifference(const Array& a, const Array& b) {
   const int64_t n = std::min(a.length(), b.length());
   for (int64_t i = 0; i < n; ++i) {
@@ -459,6 +512,7 @@ int64_t FirstDifference(const Array& a, const Array& b) {
     if (x.is_null() || x == y) continue;
     if (x.type_id() == TypeId::kF32 && std::isnan(x.value<float>()) && std::isnan(y.value<float>())) continue;
     if (x.type_id() == TypeId::kF64 && std::isnan(x.value<double>()) && std::isnan(y.value<double>())) continue;
+    if (x.type_id() == TypeId::kFixedList && SameVectors(x, y)) continue;
     return i;
   }
   return -1;
@@ -473,6 +527,7 @@ Validity ValidityOf(const Array& a) {
       return static_cast<const ConstantArray&>(a).value().is_null() ? Validity::AllNull() : Validity::AllValid();
     case Encoding::kDictionary: return static_cast<const DictionaryArray&>(a).codes()->validity();
     case Encoding::kString: return static_cast<const StringArray&>(a).validity();
+    case Encoding::kFixedList: return static_cast<const FixedListArray&>(a).validity();
   }
   return Validity::AllValid();
 }

@@ -15,7 +15,7 @@
 
 namespace rowjit {
 
-enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString };
+enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString, kFixedList };
 std::string_view EncodingName(Encoding e);
 
 class Array;
@@ -193,6 +193,46 @@ class DictionaryArray final : public Array {
 
   std::shared_ptr<const PrimitiveArray> codes_;
   ArrayPtr values_;
+};
+
+// Vectors (fixed_size_list<elem, N>): N elements a row, row i's at elements [(offset + i) * N,
+// (offset + i + 1) * N) of a flat buffer, and a validity for the rows (the elements have none).
+class FixedListArray final : public Array {
+  struct PrivateTag {
+    explicit PrivateTag() = default;
+  };
+
+ public:
+  FixedListArray(PrivateTag, DataType type, int64_t length, BufferPtr values, Validity validity, int64_t offset)
+      : Array(Encoding::kFixedList, type, length),
+        values_(std::move(values)), validity_(std::move(validity)), offset_(offset) {}
+  // Checks the type is a fixed_size_list, the buffer holds (offset + length) rows of elements, a
+  // non-nullable type has no nulls and the validity covers the rows.
+  static Result<std::shared_ptr<const FixedListArray>> Make(DataType type, int64_t length, BufferPtr values,
+                                                            Validity validity, int64_t offset = 0);
+
+  const BufferPtr& values_buffer() const { return values_; }
+  int64_t offset() const { return offset_; }  // in rows
+  const Validity& validity() const { return validity_; }
+  int64_t list_size() const { return type().list_size; }
+  // The first element of the first row.
+  const uint8_t* raw_values() const { return values_->data() + offset_ * type().ListRowBytes(); }
+  // Row i's elements as stored.
+  std::string_view RowBytes(int64_t i) const {
+    const int64_t row = type().ListRowBytes();
+    return {reinterpret_cast<const char*>(raw_values() + i * row), static_cast<size_t>(row)};
+  }
+
+  bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
+  int64_t NullCount() const override { return CachedNullCount(validity_); }
+  Scalar GetScalar(int64_t i) const override;
+
+ private:
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  BufferPtr values_;
+  Validity validity_;
+  int64_t offset_;
 };
 
 // A named, typed column; a string column also names the Arrow layout it arrives in (what the

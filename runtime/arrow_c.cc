@@ -32,6 +32,7 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kUtf8: return "u";
     case TypeId::kBinary: return "z";
     case TypeId::kI128: return "";
+    case TypeId::kFixedList: return "";  // "+w:N", with a child: not one format
   }
   return "";
 }
@@ -392,6 +393,84 @@ Result<ArrayPtr> ImportDictionary(const ArrowArray& a, const ArrowSchema& s, con
   return ArrayPtr(std::move(dict));
 }
 
+// "+w:N": the list size N of a fixed_size_list format, or nullopt for another format.
+std::optional<Result<int64_t>> FixedListSize(const char* format) {
+  if (format == nullptr || std::strncmp(format, "+w:", 3) != 0) return std::nullopt;
+  const std::string_view digits(format + 3);
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
+    return Result<int64_t>(MakeError(ErrorCode::kInvalidInput, "malformed fixed_size_list format '{}'", format));
+  }
+  return Result<int64_t>(n);
+}
+
+// The type of a fixed_size_list field: its one child's format gives the elements' type.
+Result<DataType> FixedListType(const ArrowSchema& s, int64_t size) {
+  if (s.n_children != 1 || s.children == nullptr || s.children[0] == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "a fixed_size_list schema ('{}') has {} children, not 1", s.format,
+                     s.n_children);
+  }
+  const ArrowSchema& child = *s.children[0];
+  if (child.dictionary != nullptr) {
+    return MakeError(ErrorCode::kUnsupported, "a fixed_size_list of dictionary-encoded elements");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(DataType elem, TypeFromFormat(child.format));
+  if (!IsNumeric(elem.id) || elem.is_logical()) {
+    return MakeError(ErrorCode::kUnsupported, "a fixed_size_list of {}: vectors hold numbers (i8..i64, u8..u64, f32, f64)",
+                     elem.ToString());
+  }
+  return DataType::FixedList(elem.id, size);
+}
+
+// A fixed_size_list: the parent's validity, the child's elements (one flat buffer, read in place
+// from the child's offset). Elements are not null in a vector: a child with a null among the
+// elements the rows cover is refused.
+Result<ArrayPtr> ImportFixedList(const ArrowArray& a, const ArrowSchema& s, const Owner& owner, int64_t size) {
+  ROWJIT_ASSIGN_OR_RETURN(DataType type, FixedListType(s, size));
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 1, s.format));
+  if (a.n_children != 1 || a.children == nullptr || a.children[0] == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "a fixed_size_list array has {} children, not 1", a.n_children);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportValidity(a, owner));
+  const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
+  if (!nullable && !validity.all_valid()) {
+    return MakeError(ErrorCode::kInvalidInput, "field '{}' is not nullable (no ARROW_FLAG_NULLABLE) but has null rows",
+                     s.name ? s.name : "");
+  }
+  const ArrowArray& c = *a.children[0];
+  const char* child_format = s.children[0]->format;
+  ROWJIT_RETURN_NOT_OK(CheckHeader(c, 2, child_format));
+  if (c.n_children != 0 || c.dictionary != nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "the elements of a fixed_size_list have children or a dictionary");
+  }
+  // Rows [0, offset + length) of the parent cover elements [0, (offset + length) * size) of the
+  // child (2^40 rows and 2^16 elements at most: no overflow).
+  const int64_t elements = (a.offset + a.length) * size;
+  if (c.length < elements) {
+    return MakeError(ErrorCode::kInvalidInput, "a fixed_size_list of {} rows at offset {} needs {} elements; its child has {}",
+                     a.length, a.offset, elements, c.length);
+  }
+  if (c.null_count != 0 && c.buffers[0] != nullptr && elements > 0) {
+    auto bits = Buffer::Borrow(c.buffers[0], kernels::NumBytes(c.offset + elements), owner);
+    ROWJIT_ASSIGN_OR_RETURN(Validity v, Validity::FromBitmap(std::move(bits), c.offset, elements));
+    if (v.CountValid(elements) != elements) {
+      return MakeError(ErrorCode::kUnsupported, "a fixed_size_list with null elements (a vector's elements are numbers)");
+    }
+  }
+  const int64_t width = ByteWidth(type.elem);
+  BufferPtr values;
+  if (c.buffers[1] == nullptr) {
+    if (elements > 0) return MakeError(ErrorCode::kInvalidInput, "fixed_size_list elements buffer is null");
+    ROWJIT_ASSIGN_OR_RETURN(values, Buffer::Allocate(0));
+  } else {
+    values = Buffer::Borrow(static_cast<const uint8_t*>(c.buffers[1]) + c.offset * width, elements * width, owner);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, FixedListArray::Make(type.WithNullable(nullable), a.length, std::move(values),
+                                                         std::move(validity), a.offset));
+  return ArrayPtr(std::move(arr));
+}
+
 Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
                             int depth) {
   if (depth > kMaxDepth) return MakeError(ErrorCode::kInvalidInput, "Arrow array nests too deep");
@@ -399,6 +478,10 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
   if (a.dictionary != nullptr) {
     return MakeError(ErrorCode::kInvalidInput,
                      "array has a dictionary but its schema is not dictionary-encoded");
+  }
+  if (auto size = FixedListSize(s.format)) {
+    ROWJIT_ASSIGN_OR_RETURN(const int64_t n, std::move(*size));
+    return ImportFixedList(a, s, owner, n);
   }
   ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeFromFormat(s.format));
   if (IsString(type.id)) return ImportStrings(a, s, owner, type.id, StringFormat(s.format)->second);
@@ -507,7 +590,13 @@ Result<Schema> ImportSchema(const ArrowSchema* schema) {
     const ArrowSchema* c = schema->children[i];
     if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "struct schema child {} is null", i);
     const ArrowSchema* values = c->dictionary != nullptr ? c->dictionary : c;
-    ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeFromFormat(values->format));
+    DataType type;
+    if (auto size = FixedListSize(values->format)) {
+      ROWJIT_ASSIGN_OR_RETURN(const int64_t n, std::move(*size));
+      ROWJIT_ASSIGN_OR_RETURN(type, FixedListType(*values, n));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(type, TypeFromFormat(values->format));
+    }
     const bool nullable = ((c->flags | values->flags) & ARROW_FLAG_NULLABLE) != 0;
     std::string name = c->name ? c->name : "";
     if (name.empty()) name = fmt::format("c{}", i);
@@ -615,6 +704,16 @@ Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
     ROWJIT_ASSIGN_OR_RETURN(auto arr, BoolArray::Make(n, bits, validity, 0, type.nullable));
     return ArrayPtr(std::move(arr));
   }
+  if (type.id == TypeId::kFixedList) {
+    const int64_t row = type.ListRowBytes();
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr rows, Buffer::Allocate(n * row));
+    for (int64_t i = 0; i < n && !c.value().is_null(); ++i) {
+      std::memcpy(rows->mutable_data() + i * row, c.value().str().data(), static_cast<size_t>(row));
+    }
+    if (c.value().is_null()) std::memset(rows->mutable_data(), 0, static_cast<size_t>(n * row));
+    ROWJIT_ASSIGN_OR_RETURN(auto arr, FixedListArray::Make(type, n, std::move(rows), validity));
+    return ArrayPtr(std::move(arr));
+  }
   const int width = ByteWidth(type.id);
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(n * width));
   const __int128 bits = c.value().is_null() ? 0 : c.value().int128();  // little-endian: low bytes first
@@ -707,8 +806,55 @@ Status ExportStrings(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, c
                  ArrowStringFormat(str.type().id, str.layout()), name, out, out_schema);
 }
 
+// Validity, and one child of the rows' elements from row 0's (no validity: elements are numbers).
+Status ExportFixedList(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
+  const auto& list = static_cast<const FixedListArray&>(*array);
+  const DataType type = list.type();
+  const int64_t n = list.length();
+  auto priv = std::make_unique<ExportedArray>();
+  auto spriv = std::make_unique<ExportedSchema>();
+  int64_t null_count = 0;
+  ROWJIT_ASSIGN_OR_RETURN(const void* validity, ExportValidity(list.validity(), n, *priv, &null_count));
+  priv->buffers = {validity};
+  // The child's private data keeps the array alive too; it is released by the parent's release.
+  auto child = std::make_unique<ExportedArray>();
+  auto child_schema = std::make_unique<ExportedSchema>();
+  child->keep_alive = array;
+  child->buffers = {nullptr, list.raw_values()};
+  child_schema->format = ArrowFormat(type.elem);
+  child_schema->name = "item";
+  priv->children.resize(1);
+  spriv->children.resize(1);
+  ArrowArray& ca = priv->children[0];
+  ca = ArrowArray{};
+  ca.length = n * type.list_size;
+  ca.n_buffers = 2;
+  ca.buffers = child->buffers.data();
+  ca.release = ReleaseExportedArray;
+  ca.private_data = child.release();
+  ArrowSchema& cs = spriv->children[0];
+  cs = ArrowSchema{};
+  cs.format = child_schema->format.c_str();
+  cs.name = child_schema->name.c_str();
+  cs.release = ReleaseExportedSchema;
+  cs.private_data = child_schema.release();
+  priv->child_pointers = {&priv->children[0]};
+  spriv->child_pointers = {&spriv->children[0]};
+  ArrowArray** child_array = priv->child_pointers.data();
+  ArrowSchema** child_schema_pointer = spriv->child_pointers.data();
+  const std::string format = fmt::format("+w:{}", type.list_size);
+  ROWJIT_RETURN_NOT_OK(Publish(std::move(priv), std::move(spriv), std::move(array), null_count, format.c_str(), name,
+                               out, out_schema));
+  out->n_children = 1;
+  out->children = child_array;
+  out_schema->n_children = 1;
+  out_schema->children = child_schema_pointer;
+  return Status::OK();
+}
+
 Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
   switch (array->encoding()) {
+    case Encoding::kFixedList: return ExportFixedList(array, out, out_schema, name);
     case Encoding::kPrimitive:
     case Encoding::kBool:
       return ExportFlat(array, out, out_schema, name, ArrowFormatOf(array->type()));
@@ -721,6 +867,7 @@ Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, cons
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr flat,
                               ExpandConstant(static_cast<const ConstantArray&>(*array)));
       if (IsString(flat->type().id)) return ExportStrings(flat, out, out_schema, name);
+      if (flat->type().id == TypeId::kFixedList) return ExportFixedList(flat, out, out_schema, name);
       return ExportFlat(flat, out, out_schema, name, ArrowFormatOf(flat->type()));
     }
     case Encoding::kDictionary: {

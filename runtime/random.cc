@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -172,10 +173,45 @@ ArrayPtr RandomStringArray(const ArraySpec& spec, std::mt19937_64& rng) {
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }
 
+// Vectors: each element a value of its type (ValueMode's), null rows' elements left zero.
+ArrayPtr RandomFixedListArray(const ArraySpec& spec, std::mt19937_64& rng) {
+  const int64_t total = spec.bit_offset + spec.length;
+  const DataType t = spec.type;
+  const int64_t width = ByteWidth(t.elem);
+  auto values = Buffer::Allocate(total * t.ListRowBytes());
+  auto bits = AllocateBitmap(total);
+  if (!values.ok() || !bits.ok()) return nullptr;
+  std::memset((*values)->mutable_data(), 0, static_cast<size_t>(total * t.ListRowBytes()));
+  std::uniform_real_distribution<double> unit(0, 1);
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    const bool valid = !t.nullable || unit(rng) < spec.valid_fraction;
+    kernels::SetBitTo((*bits)->mutable_data(), i, valid);
+    nulls += !valid;
+    if (!valid) continue;
+    uint8_t* row = (*values)->mutable_data() + i * t.ListRowBytes();
+    for (int64_t k = 0; k < t.list_size; ++k) {
+      const Scalar v = spec.values == ValueMode::kMixed ? RandomValue(t.elem, rng) : ModerateValue(t.elem, rng);
+      const uint64_t b = v.bits();
+      std::memcpy(row + k * width, &b, static_cast<size_t>(width));
+    }
+  }
+  Validity validity = Validity::AllValid();
+  if (nulls > 0) {
+    auto v = Validity::FromBitmap(*bits, 0, total);
+    if (!v.ok()) return nullptr;
+    validity = *v;
+  }
+  auto full = FixedListArray::Make(t, total, *values, validity);
+  if (!full.ok()) return nullptr;
+  return *(*full)->Slice(spec.bit_offset, spec.length);
+}
+
 }  // namespace
 
 ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
   if (IsString(spec.type.id)) return RandomStringArray(spec, rng);
+  if (spec.type.id == TypeId::kFixedList) return RandomFixedListArray(spec, rng);
   const int64_t total = spec.bit_offset + spec.length;
   std::vector<Scalar> rows;
   rows.reserve(static_cast<size_t>(total));
@@ -261,7 +297,9 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
   if (rows < 0) return MakeError(ErrorCode::kInvalidInput, "negative row count {}", rows);
   // Refused before allocating when the machine cannot hold it (each row passes through a Scalar
   // of 16 bytes on its way into the column).
-  const double need = static_cast<double>(rows) * 24.0 * static_cast<double>(std::max<size_t>(schema.fields.size(), 1));
+  double row_bytes = 24.0 * static_cast<double>(std::max<size_t>(schema.fields.size(), 1));
+  for (const Field& f : schema.fields) row_bytes += static_cast<double>(f.type.ListRowBytes());
+  const double need = static_cast<double>(rows) * row_bytes;
   const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (have > 0 && need > have) {
     return MakeError(ErrorCode::kOutOfMemory, "{} random rows need about {:.0f} GiB; this machine has {:.0f} GiB",
@@ -282,6 +320,9 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
     const auto c = std::find_if(constants.begin(), constants.end(),
                                 [&](const auto& kv) { return kv.first == f.name; });
     if (c != constants.end()) {
+      if (f.type.id == TypeId::kFixedList) {
+        return MakeError(ErrorCode::kUnsupported, "column '{}': a vector column is random, not a constant", f.name);
+      }
       ROWJIT_ASSIGN_OR_RETURN(Scalar value, ParseScalar(f.type.id, c->second));
       if (f.type.is_logical()) value = value.As(f.type);  // the storage's integer
       if (value.is_null() && !f.type.nullable) {

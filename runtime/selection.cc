@@ -124,6 +124,17 @@ Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, TakePrimitive(*d.codes(), s, pool));
       return DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values());
     }
+    case Encoding::kFixedList: {  // the selected rows' elements, copied
+      const auto& list = static_cast<const FixedListArray&>(array);
+      const int64_t row = list.type().ListRowBytes();
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateForOverwrite(s.size() * row, pool));
+      for (int64_t i = 0; i < s.size(); ++i) {
+        std::memcpy(values->mutable_data() + i * row, list.raw_values() + int64_t{s.data()[i]} * row, static_cast<size_t>(row));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(list.validity(), s, pool));
+      ROWJIT_ASSIGN_OR_RETURN(auto taken, FixedListArray::Make(list.type(), s.size(), std::move(values), std::move(validity)));
+      return ArrayPtr(std::move(taken));
+    }
     case Encoding::kString: {  // the selected rows' bytes, copied into the same layout
       const auto& str = static_cast<const StringArray&>(array);
       std::vector<std::optional<std::string_view>> rows;

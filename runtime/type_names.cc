@@ -280,10 +280,57 @@ Error UnknownName(const Piece& head, TypeNames names) {
   }
   if (hint.empty()) {
     hint = " (bool, i8..i64, u8..u64, f32, f64, utf8, binary, decimal(P,S), date32, date64, time32(U), time64(U), "
-           "timestamp(U[, ZONE]), duration(U), interval_months, interval_day_time or interval_month_day_nano";
+           "timestamp(U[, ZONE]), duration(U), interval_months, interval_day_time, interval_month_day_nano or "
+           "fixed_size_list<T, N>";
     hint += names == TypeNames::kSql ? ", or SQL's names)" : ", with '?' for nullable)";
   }
   return At(head, MakeError(ErrorCode::kInvalidInput, "unknown type '{}'{}", head.text, hint));
+}
+
+Result<DataType> ListOf(const Piece& elem_text, const Piece& size_text, TypeNames names) {
+  auto elem = ParseDataType(elem_text.text, names);
+  if (!elem.ok()) return std::move(elem).TakeError().ShiftSpan(elem_text.offset);
+  if (elem->nullable || elem->is_logical() || !IsNumeric(elem->id)) {
+    return At(elem_text, MakeError(ErrorCode::kTypeError,
+                                   "a fixed_size_list holds numbers that are not null (i8..i64, u8..u64, f32, f64), not {}",
+                                   elem->ToString()));
+  }
+  int64_t size = 0;
+  const auto [end, ec] = std::from_chars(size_text.text.data(), size_text.text.data() + size_text.text.size(), size);
+  if (size_text.text.empty() || ec != std::errc() || end != size_text.text.data() + size_text.text.size()) {
+    return At(size_text, MakeError(ErrorCode::kInvalidInput, "the size of a fixed_size_list '{}' is not a number", size_text.text));
+  }
+  auto type = DataType::FixedList(elem->id, size);
+  if (!type.ok()) return At(size_text, std::move(type).TakeError());
+  return type;
+}
+
+// A vector type: fixed_size_list<f32, 768>, or SQL's (DuckDB's) array spelling f32[768], FLOAT[768].
+// nullopt when `whole` is neither.
+Result<std::optional<DataType>> ReadList(const Piece& whole, TypeNames names) {
+  using Out = std::optional<DataType>;
+  const std::string_view t = whole.text;
+  if (t.ends_with(']')) {
+    const size_t open = t.rfind('[');
+    if (open == std::string_view::npos || open == 0) return Out();
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, ListOf(whole.Sub(0, open).Trimmed(),
+                                                  whole.Sub(open + 1, t.size() - open - 2).Trimmed(), names));
+    return Out(type);
+  }
+  const size_t open = t.find('<');
+  if (open == std::string_view::npos || Lower(whole.Sub(0, open).Trimmed().text) != "fixed_size_list") return Out();
+  if (!t.ends_with('>')) {
+    return MakeError(ErrorCode::kInvalidInput, "fixed_size_list<T, N> is not closed with '>'")
+        .WithSpan({whole.offset + t.size(), 0});
+  }
+  const Piece inside = whole.Sub(open + 1, t.size() - open - 2);
+  const std::vector<Piece> params = Parameters(inside);
+  if (params.size() != 2) {
+    return At(inside, MakeError(ErrorCode::kInvalidInput, "fixed_size_list takes an element type and a size: "
+                                                          "fixed_size_list<f32, 768>"));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(DataType type, ListOf(params[0], params[1], names));
+  return Out(type);
 }
 
 }  // namespace
@@ -298,6 +345,8 @@ Result<DataType> ParseDataType(std::string_view text, TypeNames names) {
   if (whole.text.empty()) {
     return MakeError(ErrorCode::kInvalidInput, "expected a type name").WithSpan({whole.offset, 0});
   }
+  ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> list, ReadList(whole, names));
+  if (list) return list->WithNullable(nullable);
   const size_t open = whole.text.find('(');
   const Piece head = whole.Sub(0, open).Trimmed();
   std::optional<Piece> inside;

@@ -24,6 +24,7 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kUtf8: return "utf8";
     case TypeId::kBinary: return "binary";
     case TypeId::kI128: return "i128";
+    case TypeId::kFixedList: return "fixed_size_list";
   }
   return "?";
 }
@@ -165,6 +166,7 @@ std::string StringTypeName(TypeId id, StringLayout layout) {
 namespace {
 
 std::string LogicalName(const DataType& t) {
+  if (t.id == TypeId::kFixedList) return fmt::format("fixed_size_list<{}, {}>", TypeIdName(t.elem), t.list_size);
   switch (t.logical) {
     case LogicalKind::kNone: break;
     case LogicalKind::kDecimal: {
@@ -211,6 +213,28 @@ std::string QuoteString(std::string_view bytes) {
     if (c == '\'') out += '\'';
   }
   return out + "'";
+}
+
+Result<DataType> DataType::FixedList(TypeId elem, int64_t size, bool nullable) {
+  if (!IsNumeric(elem)) {
+    return MakeError(ErrorCode::kTypeError, "a fixed_size_list holds numbers (i8..i64, u8..u64, f32, f64), not {}",
+                     TypeIdName(elem));
+  }
+  if (size < 1 || size > kMaxListSize) {
+    return MakeError(ErrorCode::kUnsupported, "a fixed_size_list holds 1 to {} elements a row, not {}", kMaxListSize, size);
+  }
+  DataType t(TypeId::kFixedList, nullable);
+  t.elem = elem;
+  t.list_size = static_cast<int32_t>(size);
+  return t;
+}
+
+Scalar Scalar::Vector(DataType type, std::string_view element_bytes) {
+  Scalar s;
+  s.type_ = type.WithNullable(false);
+  s.is_null_ = false;
+  s.str_ = std::make_shared<const std::string>(element_bytes);
+  return s;
 }
 
 Scalar Scalar::Int128(__int128 value, DataType type) {
@@ -273,12 +297,36 @@ std::string FloatText(F v) {
 }
 }  // namespace
 
+std::string VectorText(TypeId elem, std::string_view bytes) {
+  std::string out = "[";
+  const size_t width = static_cast<size_t>(ByteWidth(elem));
+  for (size_t at = 0; width != 0 && at + width <= bytes.size(); at += width) {
+    if (at != 0) out += ", ";
+    VisitType(elem, [&]<typename T>(std::type_identity<T>) {
+      T v;
+      std::memcpy(&v, bytes.data() + at, sizeof(T));
+      if constexpr (std::is_floating_point_v<T>) {
+        out += FloatText(v);
+      } else if constexpr (sizeof(T) == 1) {
+        out += fmt::format("{}", static_cast<int>(v));
+      } else {
+        out += fmt::format("{}", v);
+      }
+    });
+  }
+  return out + "]";
+}
+
 std::string Scalar::ToString() const {
   if (type_.is_logical()) {
     const std::string type = type_.WithNullable(false).ToString();
     if (is_null_) return fmt::format("null:{}", type);
     if (type_.logical == LogicalKind::kDecimal) return fmt::format("{}:{}", DecimalText(int128(), type_.scale), type);
     return fmt::format("{}:{}", Int128Text(int128()), type);
+  }
+  if (type_.id == TypeId::kFixedList) {
+    if (is_null_) return "null";
+    return VectorText(type_.elem, str());
   }
   if (is_null_) return fmt::format("null:{}", TypeIdName(type_.id));
   if (type_.id == TypeId::kI128) return fmt::format("{}:i128", Int128Text(int128()));

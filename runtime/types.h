@@ -17,7 +17,9 @@ namespace rowjit {
 // 16-byte views) is the array's, not the type's (runtime/string_array.h).
 // kI128 is storage only: 16-byte two's complement values (decimal128, interval_month_day_nano,
 // exact wide sums); no row function computes on it.
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128 };
+// kFixedList is a vector: `list_size` elements of the number type `elem` a row, stored flat
+// (Arrow's fixed_size_list); only the vector functions (ir/functions_vector.cc) read one.
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList };
 
 // The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
@@ -34,6 +36,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kI64: case TypeId::kU64: case TypeId::kF64: return 8;
     case TypeId::kUtf8: case TypeId::kBinary: return 0;
     case TypeId::kI128: return 16;
+    case TypeId::kFixedList: return 0;
   }
   return 0;
 }
@@ -91,6 +94,8 @@ struct DataType {
   uint8_t precision = 0;   // decimal: 1..38 digits
   uint8_t scale = 0;       // decimal: 0..precision digits after the point
   uint16_t tz = 0;         // timestamp: InternTimeZone's number, 0 without a zone
+  TypeId elem = TypeId::kBool;  // fixed_size_list: the elements' number type
+  int32_t list_size = 0;        // fixed_size_list: elements a row, 1..kMaxListSize
 
   DataType() = default;
   constexpr DataType(TypeId type_id, bool is_nullable = false) : id(type_id), nullable(is_nullable) {}  // NOLINT
@@ -100,6 +105,10 @@ struct DataType {
   // The temporal types; the storage follows from the kind and unit.
   static Result<DataType> Temporal(LogicalKind kind, TimeUnit unit, uint16_t tz = 0);
   static DataType Interval(IntervalUnit unit);
+  // fixed_size_list<elem, size>: a vector of `size` numbers (any integer or float type) a row.
+  static Result<DataType> FixedList(TypeId elem, int64_t size, bool nullable = false);
+  // Bytes of one row of a fixed_size_list.
+  int64_t ListRowBytes() const { return int64_t{ByteWidth(elem)} * list_size; }
 
   bool is_logical() const { return logical != LogicalKind::kNone; }
   TimeUnit time_unit() const { return static_cast<TimeUnit>(unit); }
@@ -115,6 +124,9 @@ struct DataType {
   std::string ToString() const;
   bool operator==(const DataType&) const = default;
 };
+
+// The most elements a fixed_size_list row holds (a 2^16-element vector of f64 is 512 KiB a row).
+inline constexpr int64_t kMaxListSize = int64_t{1} << 16;
 
 // Which type names a text may use: rowjit's alone (schemas, literal suffixes), or SQL's too
 // (PostgreSQL's and DuckDB's, any case: the target of a cast in an expression).
@@ -138,6 +150,10 @@ std::string DecimalText(__int128 unscaled, int scale);
 // allocation: what a column of them writes).
 inline constexpr int kMaxDecimalText = 42;  // a sign, 39 digits or "0." and 38, the point
 char* WriteDecimalText(__int128 unscaled, int scale, char* at);
+
+// A vector's elements as a list literal: "[0.5, -1.0, 2.0]", "[1, -2, 3]" (each float the shortest
+// text that reads back to it in its own type).
+std::string VectorText(TypeId elem, std::string_view element_bytes);
 
 // C++ type of each TypeId (bool arrays are bit-packed; the scalar type is bool).
 template <TypeId kId> struct CTypeOf;
@@ -183,7 +199,7 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
-    case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: break;
+      case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: break;
   }
   return fn(std::type_identity<bool>{});  // unreachable for the types callers may pass
 }
@@ -218,6 +234,8 @@ class Scalar {
   static Scalar String(std::string_view bytes, TypeId id = TypeId::kUtf8);
   // A 16-byte value of a kI128-stored type (decimal128, interval_month_day_nano).
   static Scalar Int128(__int128 value, DataType type);
+  // A fixed_size_list value: `type.list_size` elements of `type.elem`, their bytes as stored.
+  static Scalar Vector(DataType type, std::string_view element_bytes);
   // This value (or null) as `type`, a logical type over the same storage.
   Scalar As(DataType type) const {
     Scalar s = *this;
@@ -238,7 +256,7 @@ class Scalar {
     }
     return static_cast<__int128>(bits_);
   }
-  // A string value's bytes (empty for other types).
+  // A string value's bytes, or a vector's elements as stored (empty for other types).
   std::string_view str() const { return str_ ? std::string_view(*str_) : std::string_view(); }
 
   template <typename T>

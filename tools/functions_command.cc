@@ -295,6 +295,7 @@ std::string_view FamilyTitle(ir::Family family) {
     case ir::Family::kString: return "Strings";
     case ir::Family::kTemporal: return "Dates, times and intervals";
     case ir::Family::kDecimal: return "Decimals";
+    case ir::Family::kVector: return "Vectors";
   }
   return "Other";
 }

@@ -122,6 +122,10 @@ class EngineImpl {
   // within EngineOptions::max_evaluation_bytes.
   Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                            int64_t length, const EvalOptions& options);
+  // A vector function's scores over the batch (ir::IsVectorScore): its vector kernel
+  // (PlanVectorScore), optimized and compiled on the calling thread when new, over the rows in
+  // place; the rows' validity the AND of its vector columns'.
+  Result<ArrayPtr> ScoreVectors(const ir::ExprPtr& call, std::span<const ArrayPtr> columns, int64_t length);
 
   // --- the kernel route's steps, shared with the prepared handles ---
   // What every call checks before it reads or allocates anything: the expression's limits, the

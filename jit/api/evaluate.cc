@@ -56,11 +56,12 @@ Result<ArrayPtr> EngineImpl::EvaluateRouted(const ir::ExprPtr& expr, std::span<c
                                             std::span<const OutputBuffers> into) {
   const Route route = RouteEvaluation(*expr, Call(columns, length, options, !into.empty()));
   rep.route = route;
-  const bool strings = route == Route::kStrings || route == Route::kAsIs;
+  const bool strings = route == Route::kStrings || route == Route::kVectors || route == Route::kAsIs;
   ROWJIT_RETURN_NOT_OK(Admit(*expr, columns, length, /*folded=*/strings));
   switch (route) {
     case Route::kAsIs: return EvaluateAsIs(expr, columns, length);
-    case Route::kStrings: return EvaluateStrings(expr, columns, length, options, rep, into);
+    case Route::kStrings:
+    case Route::kVectors: return EvaluateStrings(expr, columns, length, options, rep, into);
     case Route::kOverDictionary: return EvaluateOverDictionary(expr, columns, length, options, rep);
     case Route::kStaged: return EvaluateStaged(expr, columns, length, options, rep, into);
     case Route::kKernel: return EvaluateKernel(expr, columns, length, options, rep, into);
@@ -69,7 +70,7 @@ Result<ArrayPtr> EngineImpl::EvaluateRouted(const ir::ExprPtr& expr, std::span<c
   return MakeError(ErrorCode::kInternal, "an evaluation routed {}", RouteName(route));
 }
 
-// A string column is its own result; a literal (folded text: cast(cast('2024-02-29', date32),
+// A string or vector column is its own result; a literal (folded text: cast(cast('2024-02-29', date32),
 // utf8)) a constant array.
 Result<ArrayPtr> EngineImpl::EvaluateAsIs(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                           int64_t length) {
@@ -84,7 +85,12 @@ Result<ArrayPtr> EngineImpl::EvaluateStrings(const ir::ExprPtr& expr, std::span<
                                              int64_t length, const EvalOptions& options, EvalReport& rep,
                                              std::span<const OutputBuffers> into) {
   ROWJIT_ASSIGN_OR_RETURN(StringColumns s, MaterializeStrings(expr, columns, length, options));
-  if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
+  if (s.expr->is_column()) {
+    if (ir::IsVectorScore(*expr) && length > 0) {
+      rep.strategy = PlanVectorScore(expr, std::vector<ir::InputSpec>(columns.size())).strategy;
+    }
+    return s.columns[static_cast<size_t>(s.expr->column_index())];
+  }
   EvalReport rest;
   Result<ArrayPtr> out = EvaluateRouted(s.expr, s.columns, length, options, rest, into);
   rep.Merge(rest);
@@ -99,8 +105,35 @@ Result<StringColumns> EngineImpl::MaterializeStrings(const ir::ExprPtr& expr, st
     EvalReport inner;
     return EvaluateRouted(e, cols, n, options, inner);
   };
+  const EvaluateFn vectors = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
+    return ScoreVectors(e, cols, n);
+  };
   return internal::MaterializeStrings(expr, columns, length, kernels,
-                                      StringResultPool(outputs_, options_.max_evaluation_bytes));
+                                      StringResultPool(outputs_, options_.max_evaluation_bytes), vectors);
+}
+
+Result<ArrayPtr> EngineImpl::ScoreVectors(const ir::ExprPtr& call, std::span<const ArrayPtr> columns, int64_t length) {
+  std::vector<KernelInput> inputs(columns.size());
+  std::vector<Validity> validity;
+  for (int c : call->facts().columns) {
+    const Array& a = *columns[static_cast<size_t>(c)];
+    // Vectors arrive flat (import, Take and the random batches make no other encoding); a host's
+    // constant vector column is scored by the reference.
+    if (a.encoding() != Encoding::kFixedList) return ir::EvaluateReference(*call, columns, length);
+    const auto& list = static_cast<const FixedListArray&>(a);
+    inputs[static_cast<size_t>(c)].values = list.raw_values();
+    validity.push_back(list.validity());
+  }
+  const TypeId t = call->type().id;
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateForOverwrite(length * ByteWidth(t), outputs_));
+  if (length > 0) {
+    const Plan plan = PlanVectorScore(call, std::vector<ir::InputSpec>(columns.size()));
+    ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, cache_.Get(*plan.kernel, TierWant::kOptimized));
+    found.kernel->row_fn()(inputs.data(), values->mutable_data(), nullptr, length, 0);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, AndValidity(validity, length));
+  ROWJIT_ASSIGN_OR_RETURN(auto out, PrimitiveArray::Make(call->type(), length, std::move(values), std::move(valid)));
+  return ArrayPtr(std::move(out));
 }
 
 // The expression over the values of the dictionary in its one column, then gathered through

@@ -77,6 +77,12 @@ struct KernelShape {
   // a slot holds adds each integer argument into its slot's sum, in a few loops over
   // the call's rows. Dense inputs only (no validity read).
   int grouped_slots = 0;
+  // A vector function's kernel (ir::IsVectorScore; jit/codegen/codegen_vectors.cc): a RowKernelFn
+  // over `words` rows (any count; `tail_rows` unused), each row's score computed from its vector
+  // arguments (a column's KernelInput::values: its first row's first element; a literal vector is
+  // baked into the kernel) and written to `out_values`, one element a row. The rows' validity is
+  // the caller's (no vector function is null-aware or fails).
+  bool vector_score = false;
   bool operator==(const KernelShape&) const = default;
   bool reads_lane_validity() const { return writes_validity || mask_evidence || skip_empty_words; }
 };

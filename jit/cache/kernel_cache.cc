@@ -18,7 +18,7 @@ size_t CacheKeyHash::operator()(const CacheKey& k) const {
       (s.fold ? static_cast<uint64_t>(*s.fold) + 1 : 0) << 5 | uint64_t{s.fold_keep_nan} << 10 |
       uint64_t{s.fold_counts_rows} << 11 | uint64_t{s.stream_output} << 12 | uint64_t{s.length_prefilter} << 13 |
       uint64_t{s.short_batch} << 14 | uint64_t{s.speculative_mul} << 15 |
-      static_cast<uint64_t>(s.grouped_slots) << 16;
+      static_cast<uint64_t>(s.grouped_slots) << 16 | uint64_t{s.vector_score} << 24;
   return k.spec.hash() ^ (shape_bits + 1) * 0x9e3779b97f4a7c15ULL;
 }
 
@@ -33,6 +33,7 @@ std::string CacheKey::ToString() const {
   if (shape.short_batch) out += " short-batch";
   if (shape.speculative_mul) out += " speculative-mul";
   if (shape.grouped_slots != 0) out += fmt::format(" grouped-slots={}", shape.grouped_slots);
+  if (shape.vector_score) out += " vector-score";
   return out;
 }
 
@@ -65,11 +66,11 @@ std::string CacheKey::Serialize() const {
     out += fmt::format("\ninput {} {} codes {} nulls {}", ir::InputShapeName(in.shape), TypeIdName(in.type),
                        TypeIdName(in.code_type), in.has_nulls);
   }
-  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {} stream {} prefilter {} short {} speculative {} grouped {}",
+  out += fmt::format("\nshape loop {} validity {} mask {} skip {} fold {} keep-nan {} counts {} stream {} prefilter {} short {} speculative {} grouped {} vector {}",
                      static_cast<int>(shape.loop), shape.writes_validity, shape.mask_evidence,
                      shape.skip_empty_words, shape.fold ? static_cast<int>(*shape.fold) : -1,
                      shape.fold_keep_nan, shape.fold_counts_rows, shape.stream_output, shape.length_prefilter,
-                     shape.short_batch, shape.speculative_mul, shape.grouped_slots);
+                     shape.short_batch, shape.speculative_mul, shape.grouped_slots, shape.vector_score);
   return out;
 }
 

@@ -125,6 +125,7 @@ Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& 
   if (key.spec.expr == nullptr || !key.spec.expr->bound()) {
     return MakeError(ErrorCode::kInvalidInput, "kernels are built from bound expressions");
   }
+  if (key.shape.vector_score) return EmitVectorKernel(key, module, name);
   llvm::IRBuilder<> b(module.getContext());
   KernelBuilder builder(key, module, b, mask_registers);
   if (key.shape.fold) return builder.BuildFold(name);

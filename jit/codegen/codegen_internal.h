@@ -179,5 +179,7 @@ LowerFn LoweringFor(const ir::Function& f);
 // `mask_registers`: the target has 64-bit mask registers (TargetSpec::mask_registers).
 Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
                   bool mask_registers);
+// A vector function's kernel (KernelShape::vector_score; jit/codegen/codegen_vectors.cc).
+Status EmitVectorKernel(const CacheKey& key, llvm::Module& module, const std::string& name);
 
 }  // namespace rowjit::jit::internal

@@ -62,6 +62,9 @@ Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<Buff
     case Encoding::kPrimitive:
       in.values = static_cast<const PrimitiveArray&>(a).raw_values();
       break;
+    case Encoding::kFixedList:  // read by vector kernels only (ScoreVectors), not through batches
+      in.values = static_cast<const FixedListArray&>(a).raw_values();
+      break;
     case Encoding::kBool: {
       const auto& b = static_cast<const BoolArray&>(a);
       ROWJIT_ASSIGN_OR_RETURN(in.values, WordBits(b.bits_buffer(), b.offset(), length, keep));

@@ -134,9 +134,12 @@ using EvaluateFn = std::function<Result<ArrayPtr>(const ir::ExprPtr&, std::span<
 // The pool an evaluation's string results come from: the engine's output pool, and with a byte
 // limit (EngineOptions::max_evaluation_bytes > 0) one that refuses allocations past it.
 std::shared_ptr<MemoryPool> StringResultPool(std::shared_ptr<MemoryPool> outputs, int64_t limit);
+// `vectors` computes a vector function's scores (the engine's vector kernels); without it the
+// reference does.
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                          int64_t length, const EvaluateFn& evaluate = nullptr,
-                                         std::shared_ptr<MemoryPool> pool = nullptr);
+                                         std::shared_ptr<MemoryPool> pool = nullptr,
+                                         const EvaluateFn& vectors = nullptr);
 
 // min, max or min_max of a string-valued aggregate argument over its rows (bytewise order).
 ir::AggregateResult FoldStrings(const ir::Aggregate& agg, const Array& rows);

@@ -45,6 +45,12 @@ void ForEachInputRange(const Array& a, F&& f) {
       break;
     }
     case Encoding::kConstant: break;
+    case Encoding::kFixedList: {
+      const auto& l = static_cast<const FixedListArray&>(a);
+      add(l.values_buffer());
+      if (l.validity().has_bitmap()) add(l.validity().bitmap());
+      break;
+    }
     case Encoding::kString: {
       const auto& s = static_cast<const StringArray&>(a);
       add(s.main_buffer());
@@ -231,6 +237,8 @@ Status DeliverValues(const Array& r, const OutputBuffers& out, bool& copied) {
     }
     case Encoding::kString:
       return MakeError(ErrorCode::kUnsupported, "a string result is not written into caller buffers");
+    case Encoding::kFixedList:
+      return MakeError(ErrorCode::kUnsupported, "a vector result is not written into caller buffers");
     case Encoding::kByteBool:
     case Encoding::kDictionary: {
       ROWJIT_ASSIGN_OR_RETURN(SelectionVector all, SelectionVector::All(n));

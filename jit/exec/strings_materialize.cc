@@ -22,14 +22,15 @@ namespace rowjit::jit::internal {
 
 namespace {
 
-// A call computing a new string (ir::IsStringBuilder).
-bool IsProducer(const ir::Expr& e) { return ir::IsStringBuilder(e); }
+// A call computing a new string (ir::IsStringBuilder), or a vector function's.
+bool IsProducer(const ir::Expr& e) { return ir::IsStringBuilder(e) || ir::IsVectorScore(e); }
 
 class Materializer {
  public:
   Materializer(std::span<const ArrayPtr> columns, int64_t length, const EvaluateFn& evaluate,
-               std::shared_ptr<MemoryPool> pool)
-      : columns_(columns.begin(), columns.end()), length_(length), evaluate_(evaluate), pool_(std::move(pool)) {}
+               const EvaluateFn& vectors, std::shared_ptr<MemoryPool> pool)
+      : columns_(columns.begin(), columns.end()), length_(length), evaluate_(evaluate), vectors_(vectors),
+        pool_(std::move(pool)) {}
 
   bool HasProducer(const ir::Expr& e) {
     if (auto it = has_.find(&e); it != has_.end()) return it->second;
@@ -47,7 +48,9 @@ class Materializer {
     }
     if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
     ir::ExprPtr out;
-    if (IsString(e->type().id)) {
+    if (ir::IsVectorScore(*e)) {
+      ROWJIT_ASSIGN_OR_RETURN(out, VectorColumn(e));
+    } else if (IsString(e->type().id)) {
       ROWJIT_ASSIGN_OR_RETURN(out, Column(e, whole));
     } else {
       std::vector<ir::ExprPtr> args;
@@ -92,6 +95,20 @@ class Materializer {
     const int index = static_cast<int>(columns_.size());
     columns_.push_back(std::move(rows));
     return ir::Expr::BoundColumn(fmt::format("$string{}", index), index, e->type());
+  }
+
+  // The scores of a vector function (whose arguments are vector columns and literals) as a new
+  // column: its vector kernel's, or the reference's without one. No vector function fails.
+  Result<ir::ExprPtr> VectorColumn(const ir::ExprPtr& e) {
+    ArrayPtr rows;
+    if (vectors_ != nullptr) {
+      ROWJIT_ASSIGN_OR_RETURN(rows, vectors_(e, columns_, length_));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(rows, Reference(*e));
+    }
+    const int index = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(rows));
+    return ir::Expr::BoundColumn(fmt::format("$vector{}", index), index, e->type());
   }
 
   // The rows of `e` (which cannot fail) column at a time: a call with a column form gets its
@@ -175,6 +192,7 @@ class Materializer {
   std::vector<ArrayPtr> columns_;
   const int64_t length_;
   const EvaluateFn& evaluate_;
+  const EvaluateFn& vectors_;
   const std::shared_ptr<MemoryPool> pool_;
   int reference_nodes_ = 0;
   std::vector<int64_t> failed_;  // ascending
@@ -226,8 +244,8 @@ Status FirstFailingRow(std::span<const int64_t> failed, int64_t limit,
 
 Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                          int64_t length, const EvaluateFn& evaluate,
-                                         std::shared_ptr<MemoryPool> pool) {
-  Materializer m(columns, length, evaluate, std::move(pool));
+                                         std::shared_ptr<MemoryPool> pool, const EvaluateFn& vectors) {
+  Materializer m(columns, length, evaluate, vectors, std::move(pool));
   StringColumns out;
   ROWJIT_ASSIGN_OR_RETURN(out.expr, WithStackForDepth(expr->facts().depth, [&] { return m.Rewrite(expr, true); }));
   out.columns = std::move(m.columns());

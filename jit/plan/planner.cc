@@ -260,14 +260,31 @@ Plan PlanGroupedFold(const ir::ExprPtr& root, std::vector<ir::InputSpec> specs, 
   return {Strategy::kDense, CacheKey{ir::SpecializationKey{root, std::move(specs), ir::Policy::kDense, target}, shape}};
 }
 
+Plan PlanVectorScore(const ir::ExprPtr& call, std::vector<ir::InputSpec> specs, const std::string& target) {
+  // One kernel whatever the nulls and encodings of the columns it does not read (it reads flat
+  // vectors only): the columns it reads are flat and described as holding none.
+  std::vector<ir::InputSpec> read(specs.size());
+  for (int c : call->facts().columns) {
+    read[static_cast<size_t>(c)] = {.shape = ir::InputShape::kFlat, .type = TypeId::kFixedList};
+  }
+  const KernelShape shape{.loop = KernelLoop::kRows, .vector_score = true};
+  return {Strategy::kDense, CacheKey{ir::SpecializationKey{call, std::move(read), ir::Policy::kDense, target}, shape}};
+}
+
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> specs,
                             ir::Policy policy, const std::string& target) {
   if (expr == nullptr) return MakeError(ErrorCode::kInvalidInput, "null expression");
+
   for (int c : expr->facts().columns) {  // one description a column the expression reads
     if (c < 0 || static_cast<size_t>(c) >= specs.size()) {
       return MakeError(ErrorCode::kInvalidInput, "{} reads column {}, but {} input descriptions were given",
                        expr->ToString(), c, specs.size());
     }
+  }
+  if (ir::IsVectorScore(*expr)) return std::move(*PlanVectorScore(expr, std::move(specs), target).kernel);
+  if (expr->facts().scores_vectors) {
+    return MakeError(ErrorCode::kInvalidInput, "{} runs its vector functions as kernels of their own: inspect one "
+                                               "of them (dot(v, [...]), l2_distance(v, w), ...)", expr->ToString());
   }
   if (const Route route = RouteDescribed(*expr, kDefaultMaxKernelNodes); route != Route::kKernel) {
     return MakeError(ErrorCode::kInvalidInput, "{} runs no single kernel (route {})", expr->ToString(),

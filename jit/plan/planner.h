@@ -104,6 +104,12 @@ Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> 
 Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                             int64_t length, ir::Policy policy, const std::string& target = "native");
 
+// The vector kernel of a vector function's call (ir::IsVectorScore: KernelShape::vector_score),
+// for `specs` describing the schema's columns (only the call's own are kept, as flat vectors):
+// strategy dense, every row scored.
+Plan PlanVectorScore(const ir::ExprPtr& call, std::vector<ir::InputSpec> specs,
+                     const std::string& target = "native");
+
 // The fold kernel of a reduction template for inputs described by `specs`.
 CacheKey PlanFold(const ir::Aggregate& aggregate, std::vector<ir::InputSpec> specs,
                   const std::string& target = "native");

@@ -53,6 +53,7 @@ std::string_view RouteName(Route route) {
     case Route::kKernel: return "kernel";
     case Route::kAsIs: return "as-is";
     case Route::kStrings: return "strings";
+    case Route::kVectors: return "vectors";
     case Route::kOverDictionary: return "over-dictionary";
     case Route::kStaged: return "staged";
     case Route::kFold: return "fold";
@@ -70,8 +71,8 @@ std::string_view RouteName(Route route) {
   return "?";
 }
 
-bool NeedsStringColumns(const ir::Expr& expr) {
-  return (IsString(expr.type().id) && expr.is_call()) || expr.facts().builds_strings;
+bool NeedsColumnsFirst(const ir::Expr& expr) {
+  return (IsString(expr.type().id) && expr.is_call()) || expr.facts().builds_strings || expr.facts().scores_vectors;
 }
 
 std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
@@ -87,8 +88,10 @@ std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const Ar
 }
 
 Route RouteEvaluation(const ir::Expr& expr, const CallFacts& call) {
-  if (NeedsStringColumns(expr)) return Route::kStrings;
+  if (expr.facts().scores_vectors && !expr.facts().builds_strings) return Route::kVectors;
+  if (NeedsColumnsFirst(expr)) return Route::kStrings;
   if (IsString(expr.type().id) && (expr.is_column() || expr.is_literal())) return Route::kAsIs;
+  if (expr.type().id == TypeId::kFixedList && expr.is_column()) return Route::kAsIs;
   // Over a dictionary: the caller's output memory holds rows, which the gather would copy into.
   if (!call.into && call.policy == ir::Policy::kAuto && OverDictionaryColumn(expr, call.columns, call.length)) {
     return Route::kOverDictionary;
@@ -112,14 +115,14 @@ Route RouteAggregate(const ir::Aggregate& agg, const CallFacts& call) {
     return Route::kFoldSliced;
   }
   if (IsString(arg.type().id) && !counts) return Route::kFoldStringValues;  // min/max of strings
-  if (NeedsStringColumns(arg) && !arg.is_column()) return Route::kFoldStrings;  // lower(s), concat(a, b), ...
+  if (NeedsColumnsFirst(arg) && !arg.is_column()) return Route::kFoldStrings;  // lower(s), concat(a, b), ...
   if (arg.facts().kernel_nodes > call.max_kernel_nodes) return Route::kFoldStaged;
   return Route::kFold;
 }
 
 std::optional<Route> RouteProjectionStrings(std::span<const ir::ExprPtr> outputs) {
   for (const ir::ExprPtr& e : outputs) {
-    if (IsString(e->type().id) || NeedsStringColumns(*e)) return Route::kProjectStrings;
+    if (IsString(e->type().id) || NeedsColumnsFirst(*e)) return Route::kProjectStrings;
   }
   return std::nullopt;
 }

@@ -24,6 +24,8 @@ enum class Route : uint8_t {
   kAsIs,            // a string-valued column or literal: answered as it is
   kStrings,         // string-valued calls computed a column at a time first (exec/strings_materialize.cc),
                     // then the rest routed again over those columns
+  kVectors,         // vector functions (dot, l2_distance, ...) each computed a column at a time by its own
+                    // vector kernel first, then the rest routed again over those columns (as kStrings)
   kOverDictionary,  // the expression once per value of its one dictionary-encoded string column,
                     // its results gathered through the codes (exec/dictionary.cc)
   kStaged,          // too large for one kernel: stages of bounded size, each its own kernel, their
@@ -35,7 +37,8 @@ enum class Route : uint8_t {
   kFoldStringValues, // min/max of strings: the rows, then a static fold (bytewise order)
   kFoldSliced,       // an integer sum over more rows than one kernel call keeps exact: slices of
                      // EngineOptions::fold_slice_rows rows, their sums added in 128 bits
-  kFoldStrings,      // string-valued calls in the argument computed first, then the fold routed again
+  kFoldStrings,      // string-valued calls and vector functions in the argument computed first, then the
+                     // fold routed again
   kFoldStaged,       // an argument too large for one kernel: evaluated in stages, its column folded
   // Projections
   kProjectOneKernel,       // every output in one kernel pass
@@ -43,8 +46,8 @@ enum class Route : uint8_t {
                            // taking the AND of its own columns' validity (the exact kernel when
                            // evidence may come from rows behind nulls)
   kProjectSeparately,      // the outputs evaluated one by one (constants, staged outputs)
-  kProjectStrings,         // outputs with strings: string-valued ones as Evaluate computes them,
-                           // the rest as one projection over their materialized strings
+  kProjectStrings,         // outputs with strings or vector functions: string-valued ones as Evaluate
+                           // computes them, the rest as one projection over their materialized columns
 };
 std::string_view RouteName(Route route);
 
@@ -91,8 +94,9 @@ SelectionWay RouteSelection(const ir::Expr& expr, std::span<const ArrayPtr> colu
                             int64_t selected);
 
 // Expression facts the routes read, for the executors of those routes.
-// Whether `expr` holds a call building a string that no kernel computes, or is a string-valued call.
-bool NeedsStringColumns(const ir::Expr& expr);
+// Whether `expr` holds a call that no kernel of its rows computes (one building a string, a vector
+// function), computed a column at a time first, or is a string-valued call.
+bool NeedsColumnsFirst(const ir::Expr& expr);
 // kOverDictionary's column: the one column `expr` reads, when the route is kOverDictionary's.
 std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length);
 

@@ -2,7 +2,9 @@
 // folding the same call of literals gives the same result (ir).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <set>
 
 #include "ir/binder.h"
@@ -841,6 +843,53 @@ const Case kDecimal[] = {
 
 TEST(Semantics, Decimal) { for (const Case& c : kDecimal) Check(c); }
 
+// Vector functions: x and y are vectors, their values the elements (one row). Hand-computed:
+// dot([1, 2], [3, 4]) = 11, l2 ([1, 2] to [4, 6]) = 5, cos of [1, 0] and [0, 1] is 0, of [1, 2]
+// and [2, 4] exactly 1; a zero vector's cosine is NaN; i8 sums are exact.
+const Case kVector[] = {
+    {"dot(x, y)", "x:fixed_size_list<f64, 2>, y:fixed_size_list<f64, 2>", "1, 2; 3, 4", "11.0:f64"},
+    {"dot(x, [3, 4])", "x:fixed_size_list<f32, 2>", "1, 2", "11.0:f32"},
+    {"dot(x, y)", "x:fixed_size_list<i8, 3>, y:fixed_size_list<i8, 3>", "-128, 127, 1; -128, -128, 1", "129:i32"},
+    {"l2_squared(x, [4, 6])", "x:fixed_size_list<f64, 2>", "1, 2", "25.0:f64"},
+    {"l2_squared(x, y)", "x:fixed_size_list<i8, 2>, y:fixed_size_list<i8, 2>", "-128, 127; 127, -128", "130050:i32"},
+    {"l2_distance(x, [4, 6])", "x:fixed_size_list<f32, 2>", "1, 2", "5.0:f32"},
+    {"l2_distance(x, y)", "x:fixed_size_list<i8, 2>, y:fixed_size_list<i8, 2>", "1, 2; 4, 6", "5.0:f32"},
+    {"cosine_similarity(x, [0, 1])", "x:fixed_size_list<f64, 2>", "1, 0", "0.0:f64"},
+    {"cosine_similarity(x, [2, 4])", "x:fixed_size_list<f64, 2>", "1, 2", "1.0:f64"},
+    {"cosine_similarity(x, [-2, -4])", "x:fixed_size_list<f32, 2>", "1, 2", "-1.0:f32"},
+    {"cosine_similarity(x, [1, 1])", "x:fixed_size_list<f64, 2>", "0, 0", "nan:f64"},
+    {"cosine_distance(x, [2, 4])", "x:fixed_size_list<f64, 2>", "1, 2", "0.0:f64"},
+    {"cosine_distance(x, [0, 1])", "x:fixed_size_list<f64, 2>", "1, 0", "1.0:f64"},
+};
+
+// A one-row vector column of `type` from its elements' text.
+ArrayPtr VectorRow(const DataType& type, const std::string& text) {
+  std::string bytes, items = text;
+  std::replace(items.begin(), items.end(), ',', ';');
+  for (const std::string& item : Split(items)) {
+    const Scalar v = *ParseScalar(type.elem, item);
+    const uint64_t b = v.bits();
+    bytes.append(reinterpret_cast<const char*>(&b), static_cast<size_t>(ByteWidth(type.elem)));
+  }
+  BufferPtr values = *Buffer::Allocate(static_cast<int64_t>(bytes.size()));
+  std::memcpy(values->mutable_data(), bytes.data(), bytes.size());
+  return *FixedListArray::Make(type, 1, values, Validity::AllValid());
+}
+
+TEST(Semantics, Vector) {
+  for (const Case& c : kVector) {
+    SCOPED_TRACE(std::string(c.expr) + " with " + c.values);
+    ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
+    const auto values = Split(c.values);
+    ASSERT_EQ(values.size(), schema.fields.size());
+    std::vector<ArrayPtr> columns;
+    for (size_t i = 0; i < values.size(); ++i) columns.push_back(VectorRow(schema.fields[i].type, values[i]));
+    ASSERT_OK_AND_ASSIGN(const ExprPtr bound, ParseAndBind(c.expr, schema));
+    ASSERT_OK_AND_ASSIGN(const ArrayPtr out, EvaluateReference(*bound, columns, 1));
+    EXPECT_EQ(Text(out->GetScalar(0)), c.expect);
+  }
+}
+
 // Every function appears in some table above (the catalog test of the semantics).
 TEST(Semantics, EveryFunctionHasATableRow) {
   std::set<std::string> used;
@@ -848,7 +897,8 @@ TEST(Semantics, EveryFunctionHasATableRow) {
                      std::span<const Case>(kBoolean), std::span<const Case>(kBitwise),
                      std::span<const Case>(kCast), std::span<const Case>(kNullAware),
                      std::span<const Case>(kFloat), std::span<const Case>(kString),
-                     std::span<const Case>(kTemporal), std::span<const Case>(kDecimal)}) {
+                     std::span<const Case>(kTemporal), std::span<const Case>(kDecimal),
+                     std::span<const Case>(kVector)}) {
     for (const Case& c : table) {
       ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
       ASSERT_OK_AND_ASSIGN(ExprPtr bound, ParseAndBind(c.expr, schema));

@@ -188,7 +188,9 @@ def test_columns_of_a_wrong_type_are_type_errors():
         rowjit.evaluate("a + 1", {"\ud800": A}, engine=ENGINE)
     with pytest.raises(TypeError, match="unexpected keyword argument"):   # a keyword the expression does not use
         rowjit.evaluate("a + 1", engine=ENGINE, **{"\ud800": A})
-    with pytest.raises(ValueError, match="not a 1-d array"):
+    with pytest.raises(ValueError, match="column 'a' is a 3-d array"):
+        rowjit.evaluate("a + 1", engine=ENGINE, a=np.zeros((2, 2, 2), dtype=np.int32))
+    with pytest.raises(rowjit.Error, match="add does not take a vector"):  # 2-d: a column of vectors
         rowjit.evaluate("a + 1", engine=ENGINE, a=np.zeros((2, 2), dtype=np.int32))
     np.testing.assert_array_equal(rowjit.evaluate("a + 1", engine=ENGINE, a=[1, 2, 3]), [2, 3, 4])  # a list
 
@@ -249,8 +251,9 @@ def test_array_arguments():
         rowjit.array(A, valid=5)
     with pytest.raises(ValueError, match="the column's length \\(100 rows\\)"):
         rowjit.array(A, valid=A[:3] > 0)
-    with pytest.raises(ValueError, match="not a 1-d array"):
-        rowjit.array(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="is a 3-d array"):
+        rowjit.array(np.zeros((2, 2, 2)))
+    assert rowjit.array(np.zeros((2, 3))).type == "fixed_size_list<f64, 3>"  # 2-d: vectors
     assert rowjit.array(A, valid=A > 10).null_count == 11
 
 

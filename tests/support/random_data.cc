@@ -72,6 +72,7 @@ class Generator {
       case ir::Family::kString: return false;  // tests/jit/string_test.cc generates its own
       case ir::Family::kTemporal: return false;  // tests/jit/temporal_test.cc, over logical types
       case ir::Family::kDecimal: return false;   // tests/jit/decimal_test.cc, over logical types
+      case ir::Family::kVector: return false;    // tests/jit/vector_test.cc, over vector columns
     }
     return false;
   }

@@ -1,0 +1,277 @@
+// Vector kernels (jit layer, codegen room): one vector function's call (dot, l2_squared,
+// l2_distance, cosine_similarity, cosine_distance) over a batch of fixed_size_list rows,
+// specialized to the list size and element type and, for a literal vector, to its values (a
+// constant array in the kernel; its squared norm a constant). KernelShape::vector_score.
+//
+// The rows are not lanes here: a row is a whole vector, so the kernel loops over rows and, within
+// a row, over chunks of kVectorAccumulators elements held as one vector of accumulators, which is
+// exactly the order of ir/vector_math.h (element j into accumulator j mod 32, then the pairwise
+// tree); the last partial chunk is read element by element and added only into its own lanes (a
+// select), so a lane it does not reach keeps its value bit for bit (-0.0 stays -0.0). Products and
+// differences are separate instructions without fast-math flags: the same bits as the reference on
+// every target, with or without FMA.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ir/vector_math.h"
+#include "jit/codegen/codegen_internal.h"
+
+namespace rowjit::jit::internal {
+namespace {
+
+constexpr int kLanes = ir::kVectorAccumulators;
+
+// What the kernel sums for its score: the dot product, the squared difference, and (cosine) the
+// squares of each side.
+struct Sums {
+  bool dot = false;
+  bool l2 = false;
+  bool squares_a = false;
+  bool squares_b = false;  // a literal `b`: a constant instead
+};
+
+class VectorKernel {
+ public:
+  VectorKernel(const CacheKey& key, llvm::Module& m) : key_(key), m_(m), ctx_(m.getContext()), b_(ctx_) {}
+
+  Status Build(const std::string& name) {
+    const ir::Expr& call = *key_.spec.expr;
+    if (call.args().size() != 2 || call.args()[0]->type().id != TypeId::kFixedList) {
+      return MakeError(ErrorCode::kInternal, "a vector kernel of {}", call.ToString());
+    }
+    const DataType vt = call.args()[0]->type();
+    elem_ = vt.elem;
+    n_ = vt.list_size;
+    integral_ = !IsFloat(elem_);
+    sum_ty_ = integral_ ? b_.getInt32Ty() : LlvmType(ctx_, elem_);
+    score_ = ScoreOf(call);
+    Sums sums;
+    sums.dot = score_ == ir::VectorScore::kDot || Cosine();
+    sums.l2 = score_ == ir::VectorScore::kL2Squared || score_ == ir::VectorScore::kL2Distance;
+    sums.squares_a = Cosine();
+    sums.squares_b = Cosine() && !call.args()[1]->is_literal();
+
+    auto* fn_ty = llvm::FunctionType::get(
+        b_.getInt64Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Function* fn = llvm::Function::Create(fn_ty, llvm::Function::ExternalLinkage, name, m_);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    for (unsigned i = 0; i < 3; ++i) {
+      fn->addParamAttr(i, llvm::Attribute::NoAlias);
+      fn->addParamAttr(i, llvm::Attribute::NoCapture);
+    }
+    fn->addParamAttr(0, llvm::Attribute::ReadOnly);
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", fn);
+    b_.SetInsertPoint(entry);
+    llvm::Value* inputs = fn->getArg(0);
+    llvm::Value* out = fn->getArg(1);
+    llvm::Value* rows = fn->getArg(3);
+    const llvm::Value* unused = fn->getArg(2);
+    (void)unused;
+    std::vector<llvm::Value*> base(2);
+    for (size_t i = 0; i < 2; ++i) base[i] = Operand(*call.args()[i], inputs);
+    const int64_t row_bytes = vt.ListRowBytes();
+
+    // for (row = 0; row < rows; ++row)
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "row", fn);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "done", fn);
+    b_.CreateCondBr(b_.CreateICmpSGT(rows, b_.getInt64(0)), header, done);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* row = b_.CreatePHI(b_.getInt64Ty(), 2, "row");
+    row->addIncoming(b_.getInt64(0), entry);
+    std::vector<llvm::Value*> at(2);
+    for (size_t i = 0; i < 2; ++i) {
+      at[i] = call.args()[i]->is_literal() ? base[i] : b_.CreateInBoundsGEP(b_.getInt8Ty(), base[i], b_.CreateMul(row, b_.getInt64(row_bytes)));
+    }
+    const std::vector<llvm::Value*> totals = RowSums(sums, at[0], at[1]);
+    llvm::Value* score = Score(sums, totals, *call.args()[1]);
+    b_.CreateStore(score, b_.CreateInBoundsGEP(LlvmType(ctx_, call.type().id), out, row));
+    llvm::Value* next = b_.CreateAdd(row, b_.getInt64(1), "", true, true);
+    row->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, rows), header, done);
+    b_.SetInsertPoint(done);
+    b_.CreateRet(b_.getInt64(0));
+    return Status::OK();
+  }
+
+ private:
+  bool Cosine() const {
+    return score_ == ir::VectorScore::kCosineSimilarity || score_ == ir::VectorScore::kCosineDistance;
+  }
+
+  static ir::VectorScore ScoreOf(const ir::Expr& call) {
+    return call.function()->vector_score.value_or(ir::VectorScore::kDot);
+  }
+
+  // A column's first element (KernelInput::values), or a literal's constant array.
+  llvm::Value* Operand(const ir::Expr& arg, llvm::Value* inputs) {
+    if (arg.is_literal()) {
+      const std::string_view bytes = arg.value().str();
+      llvm::Constant* data = llvm::ConstantDataArray::getRaw(bytes, static_cast<uint64_t>(n_), LlvmType(ctx_, elem_));
+      return new llvm::GlobalVariable(m_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data, "query");
+    }
+    // KernelInput is 32 bytes; `values` its first field.
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), inputs, static_cast<uint64_t>(arg.column_index()) * 32);
+    return b_.CreateLoad(b_.getPtrTy(), slot);
+  }
+
+  llvm::VectorType* VecTy(llvm::Type* t) const { return llvm::FixedVectorType::get(t, kLanes); }
+
+  // kLanes elements from `p` (element offset `first`) widened to the sum type.
+  llvm::Value* LoadChunk(llvm::Value* p, llvm::Value* first) {
+    llvm::Type* et = LlvmType(ctx_, elem_);
+    llvm::Value* v = b_.CreateAlignedLoad(VecTy(et), b_.CreateInBoundsGEP(et, p, first), llvm::Align(ByteWidth(elem_)));
+    return integral_ ? b_.CreateSExt(v, VecTy(sum_ty_)) : v;
+  }
+
+  // The last `count` (< kLanes) elements from element `first`, read one by one into lanes
+  // [0, count) of a zero vector.
+  llvm::Value* LoadTail(llvm::Value* p, int64_t first, int64_t count) {
+    llvm::Type* et = LlvmType(ctx_, elem_);
+    llvm::Value* v = llvm::Constant::getNullValue(VecTy(sum_ty_));
+    for (int64_t k = 0; k < count; ++k) {
+      llvm::Value* x = b_.CreateAlignedLoad(et, b_.CreateConstInBoundsGEP1_64(et, p, static_cast<uint64_t>(first + k)),
+                                            llvm::Align(ByteWidth(elem_)));
+      if (integral_) x = b_.CreateSExt(x, sum_ty_);
+      v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(k));
+    }
+    return v;
+  }
+
+  llvm::Value* Sub(llvm::Value* x, llvm::Value* y) { return integral_ ? b_.CreateSub(x, y) : b_.CreateFSub(x, y); }
+  llvm::Value* Mul(llvm::Value* x, llvm::Value* y) { return integral_ ? b_.CreateMul(x, y) : b_.CreateFMul(x, y); }
+  llvm::Value* Add(llvm::Value* x, llvm::Value* y) { return integral_ ? b_.CreateAdd(x, y) : b_.CreateFAdd(x, y); }
+
+  // The terms of one chunk added into the accumulators (in `sums` order: dot, l2, a², b²).
+  std::vector<llvm::Value*> Accumulate(const Sums& sums, std::vector<llvm::Value*> acc, llvm::Value* x, llvm::Value* y,
+                                       llvm::Value* lanes) {
+    std::vector<llvm::Value*> terms;
+    if (sums.dot) terms.push_back(Mul(x, y));
+    if (sums.l2) {
+      llvm::Value* d = Sub(x, y);
+      terms.push_back(Mul(d, d));
+    }
+    if (sums.squares_a) terms.push_back(Mul(x, x));
+    if (sums.squares_b) terms.push_back(Mul(y, y));
+    for (size_t i = 0; i < acc.size(); ++i) {
+      llvm::Value* sum = Add(acc[i], terms[i]);
+      acc[i] = lanes == nullptr ? sum : b_.CreateSelect(lanes, sum, acc[i]);
+    }
+    return acc;
+  }
+
+  // Each sum of one row, in `sums` order, as a scalar of the sum type.
+  std::vector<llvm::Value*> RowSums(const Sums& sums, llvm::Value* a, llvm::Value* b) {
+    const int count = sums.dot + sums.l2 + sums.squares_a + sums.squares_b;
+    std::vector<llvm::Value*> acc(static_cast<size_t>(count), llvm::Constant::getNullValue(VecTy(sum_ty_)));
+    const int64_t chunks = n_ / kLanes, tail = n_ % kLanes;
+    if (chunks > 0) {
+      llvm::BasicBlock* before = b_.GetInsertBlock();
+      llvm::Function* fn = before->getParent();
+      llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "chunk", fn);
+      llvm::BasicBlock* after = llvm::BasicBlock::Create(ctx_, "chunks_done", fn);
+      b_.CreateBr(body);
+      b_.SetInsertPoint(body);
+      llvm::PHINode* c = b_.CreatePHI(b_.getInt64Ty(), 2, "c");
+      c->addIncoming(b_.getInt64(0), before);
+      std::vector<llvm::PHINode*> phis;
+      for (llvm::Value* v : acc) {
+        phis.push_back(b_.CreatePHI(v->getType(), 2, "acc"));
+        phis.back()->addIncoming(v, before);
+      }
+      llvm::Value* first = b_.CreateMul(c, b_.getInt64(kLanes));
+      std::vector<llvm::Value*> in(phis.begin(), phis.end());
+      std::vector<llvm::Value*> next = Accumulate(sums, in, LoadChunk(a, first), LoadChunk(b, first), nullptr);
+      llvm::Value* c1 = b_.CreateAdd(c, b_.getInt64(1), "", true, true);
+      c->addIncoming(c1, b_.GetInsertBlock());
+      for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(next[i], b_.GetInsertBlock());
+      b_.CreateCondBr(b_.CreateICmpSLT(c1, b_.getInt64(chunks)), body, after);
+      b_.SetInsertPoint(after);
+      for (size_t i = 0; i < acc.size(); ++i) {
+        llvm::PHINode* out = b_.CreatePHI(next[i]->getType(), 1);
+        out->addIncoming(next[i], body);
+        acc[i] = out;
+      }
+    }
+    if (tail > 0) {
+      std::vector<llvm::Constant*> mask;
+      for (int k = 0; k < kLanes; ++k) mask.push_back(b_.getInt1(k < tail));
+      llvm::Value* lanes = llvm::ConstantVector::get(mask);
+      acc = Accumulate(sums, acc, LoadTail(a, chunks * kLanes, tail), LoadTail(b, chunks * kLanes, tail), lanes);
+    }
+    for (llvm::Value*& v : acc) v = Reduce(v);
+    return acc;
+  }
+
+  // acc[i] += acc[i + h] for h = 16, 8, 4, 2, 1: lane 0's value (ir::StridedSum's tree).
+  llvm::Value* Reduce(llvm::Value* acc) {
+    if (integral_) return b_.CreateAddReduce(acc);  // exact: any order
+    for (int h = kLanes / 2; h >= 1; h /= 2) {
+      std::vector<int> lo, hi;
+      for (int i = 0; i < h; ++i) {
+        lo.push_back(i);
+        hi.push_back(i + h);
+      }
+      acc = b_.CreateFAdd(b_.CreateShuffleVector(acc, lo), b_.CreateShuffleVector(acc, hi));
+    }
+    return b_.CreateExtractElement(acc, uint64_t{0});
+  }
+
+  // The squared norm of a literal vector, summed as the reference sums it.
+  llvm::Value* LiteralSquares(const ir::Expr& literal) {
+    const std::string_view bytes = literal.value().str();
+    auto squares = [&]<typename T>(const T*) {
+      std::vector<T> v(static_cast<size_t>(n_));
+      std::memcpy(v.data(), bytes.data(), bytes.size());
+      return ir::SquaresOf(v.data(), n_);
+    };
+    switch (elem_) {
+      case TypeId::kF32: return llvm::ConstantFP::get(sum_ty_, squares(static_cast<const float*>(nullptr)));
+      case TypeId::kF64: return llvm::ConstantFP::get(sum_ty_, squares(static_cast<const double*>(nullptr)));
+      default: return b_.getInt32(static_cast<uint32_t>(squares(static_cast<const int8_t*>(nullptr))));
+    }
+  }
+
+  // The score from the row's sums, as ir/functions_vector.cc computes it.
+  llvm::Value* Score(const Sums& sums, const std::vector<llvm::Value*>& totals, const ir::Expr& b) {
+    llvm::Type* ft = integral_ ? b_.getFloatTy() : sum_ty_;
+    auto as_float = [&](llvm::Value* v) { return integral_ ? b_.CreateSIToFP(v, ft) : v; };
+    auto sqrt = [&](llvm::Value* v) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, v); };
+    switch (score_) {
+      case ir::VectorScore::kDot:
+      case ir::VectorScore::kL2Squared: return totals[0];
+      case ir::VectorScore::kL2Distance: return sqrt(as_float(totals[0]));
+      case ir::VectorScore::kCosineSimilarity:
+      case ir::VectorScore::kCosineDistance: {
+        llvm::Value* dot = as_float(totals[0]);
+        llvm::Value* aa = as_float(totals[1]);
+        llvm::Value* bb = as_float(sums.squares_b ? totals[2] : LiteralSquares(b));
+        llvm::Value* r = b_.CreateFDiv(dot, sqrt(b_.CreateFMul(aa, bb)));
+        llvm::Value* one = llvm::ConstantFP::get(ft, 1.0);
+        llvm::Value* minus_one = llvm::ConstantFP::get(ft, -1.0);
+        r = b_.CreateSelect(b_.CreateFCmpOGT(r, one), one, r);
+        r = b_.CreateSelect(b_.CreateFCmpOLT(r, minus_one), minus_one, r);
+        return score_ == ir::VectorScore::kCosineSimilarity ? r : b_.CreateFSub(one, r);
+      }
+    }
+    return totals[0];
+  }
+
+  const CacheKey& key_;
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  TypeId elem_ = TypeId::kF32;
+  int64_t n_ = 0;
+  bool integral_ = false;
+  llvm::Type* sum_ty_ = nullptr;
+  ir::VectorScore score_ = ir::VectorScore::kDot;
+};
+
+}  // namespace
+
+Status EmitVectorKernel(const CacheKey& key, llvm::Module& module, const std::string& name) {
+  return VectorKernel(key, module).Build(name);
+}
+
+}  // namespace rowjit::jit::internal

@@ -1,0 +1,241 @@
+// Vectors (fixed_size_list columns) through the JIT against the reference: every vector function
+// over f32, f64 and i8 elements, list sizes around the kernels' 32-element chunks, a column or a
+// literal query, nulls, slices, edge values (NaN, inf, -0.0), in expressions, projections and
+// folds; bit-identical scores (one summation order); the types, literals and refusals of the
+// binder; Arrow import and export; the vector kernel's optimized IR (jit).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ir/aggregate.h"
+#include "ir/binder.h"
+#include "ir/reference.h"
+#include "jit/api/engine.h"
+#include "jit/compile/compiler.h"
+#include "jit/plan/planner.h"
+#include "runtime/arrow_c.h"
+#include "runtime/random.h"
+#include "support/assert_ok.h"
+#include "support/differential.h"
+#include "support/refusals.h"
+
+namespace rowjit::jit {
+namespace {
+
+constexpr const char* kScores[] = {"dot", "l2_squared", "l2_distance", "cosine_similarity", "cosine_distance"};
+
+// A literal of `n` elements for a vector of `elem`, from the same draws as the columns.
+std::string QueryLiteral(TypeId elem, int64_t n, std::mt19937_64& rng) {
+  std::string text = "[";
+  for (int64_t k = 0; k < n; ++k) {
+    if (k) text += ", ";
+    const Scalar v = ModerateValue(elem, rng);
+    std::string item = v.ToString();
+    text += item.substr(0, item.find(':'));
+  }
+  return text + "]";
+}
+
+ArrayPtr VectorColumn(DataType type, int64_t length, double valid, bool edges, std::mt19937_64& rng) {
+  const int64_t offset = std::vector<int64_t>{0, 3, 64}[rng() % 3];
+  ArrayPtr a = RandomFlatArray(ArraySpec{.type = type.WithNullable(valid < 1), .length = length, .valid_fraction = valid,
+                                         .bit_offset = offset,
+                                         .values = edges ? ValueMode::kMixed : ValueMode::kModerate},
+                               rng);
+  EXPECT_NE(a, nullptr);
+  return a;
+}
+
+TEST(Vectors, ScoresEqualTheReferenceBitForBit) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  const TypeId elems[] = {TypeId::kF32, TypeId::kF64, TypeId::kI8};
+  const int64_t sizes[] = {1, 3, 31, 32, 33, 64, 100, 768};
+  const int64_t lengths[] = {0, 1, 5, 63, 64, 65, 700};
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 90; ++seed) {
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const TypeId elem = elems[seed % 3];
+    const int64_t size = sizes[(seed / 3) % std::size(sizes)];
+    const int64_t length = lengths[seed % std::size(lengths)];
+    const DataType type = *DataType::FixedList(elem, size);
+    const double valid = std::vector<double>{1.0, 0.8, 0.3}[seed % 3];
+    const bool edges = seed % 4 == 3;
+    const ArrayPtr columns[] = {VectorColumn(type, length, valid, edges, rng), VectorColumn(type, length, 1.0, edges, rng)};
+    const Schema schema{{{"v", columns[0]->type()}, {"w", columns[1]->type()}}};
+    const std::string query = QueryLiteral(elem, size, rng);
+    for (const char* score : kScores) {
+      for (const std::string& text : {fmt::format("{}(v, w)", score), fmt::format("{}(v, {})", score, query),
+                                      fmt::format("{}({}, w)", score, query)}) {
+        SCOPED_TRACE(text);
+        ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind(text, schema));
+        ASSERT_NE(test::CompareWithReference(*engine, e, columns, length, rng), test::Compared::kMismatch);
+        // Bit for bit, NaN payloads aside: the JIT and the reference sum in one order.
+        ASSERT_OK_AND_ASSIGN(const ArrayPtr jit, engine->Evaluate(e, columns, length));
+        ASSERT_OK_AND_ASSIGN(const ArrayPtr ref, ir::EvaluateReference(*e, columns, length));
+        for (int64_t i = 0; i < length; ++i) {
+          const Scalar x = jit->GetScalar(i), y = ref->GetScalar(i);
+          if (x.is_null() || y.is_null()) {
+            ASSERT_EQ(x.is_null(), y.is_null()) << "row " << i;
+            continue;
+          }
+          const bool nan = IsFloat(x.type_id()) && (x.type_id() == TypeId::kF32 ? std::isnan(x.value<float>()) : std::isnan(x.value<double>()));
+          if (!nan) {
+            ASSERT_EQ(x.bits(), y.bits()) << "row " << i << ": " << x.ToString() << " against " << y.ToString();
+          }
+        }
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 90 * 5 * 3);
+}
+
+// Scores inside expressions: compared with the reference (the scores computed first, then the
+// rest over them), as a filter, under guards, in projections and in folds.
+TEST(Vectors, InExpressionsProjectionsAndFolds) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("v:fixed_size_list<f32, 40>?, w:fixed_size_list<f32, 40>, "
+                                                        "q:fixed_size_list<i8, 70>?, a:i32?, s:utf8"));
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const int64_t length = std::vector<int64_t>{1000, 64, 1}[seed % 3];
+    ASSERT_OK_AND_ASSIGN(const RecordBatch batch, RandomBatch(schema, length, 0.7, seed));
+    const std::string qv = QueryLiteral(TypeId::kF32, 40, rng);
+    const std::string texts[] = {
+        fmt::format("l2_distance(v, {}) < 20000 and a > 0", qv),
+        "if(a > 0, dot(v, w), -1.0)",
+        "cosine_similarity(v, w) + cosine_distance(w, v)",
+        "dot(q, q) + a",
+        "coalesce(l2_squared(q, q), 7) * 2",
+        "l2_distance(v, w) > 100 or s like 'a%'",
+        "dot(v, w) - dot(v, w)",
+    };
+    for (const std::string& text : texts) {
+      SCOPED_TRACE(text);
+      ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind(text, schema));
+      ASSERT_NE(test::CompareWithReference(*engine, e, batch.columns, length, rng), test::Compared::kMismatch);
+    }
+    // Two scoring outputs and a plain one in one projection.
+    std::vector<ir::ExprPtr> outs;
+    for (const char* text : {"dot(v, w)", "a + 1", "l2_squared(q, q) > 5"}) outs.push_back(*ir::ParseAndBind(text, schema));
+    ASSERT_OK_AND_ASSIGN(const std::vector<ArrayPtr> projected, engine->Project(outs, batch.columns, length));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ASSERT_OK_AND_ASSIGN(const ArrayPtr ref, ir::EvaluateReference(*outs[k], batch.columns, length));
+      EXPECT_EQ(FirstDifference(*projected[k], *ref), -1) << outs[k]->ToString();
+    }
+    // Folds over scores.
+    for (const char* text : {"sum(dot(q, q))", "max(l2_distance(v, w))", "count(cosine_similarity(v, w))"}) {
+      ASSERT_OK_AND_ASSIGN(const ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
+      ASSERT_OK_AND_ASSIGN(const ir::AggregateResult got, engine->Aggregate(agg, batch.columns, length));
+      ASSERT_OK_AND_ASSIGN(const ir::AggregateResult want, ir::EvaluateAggregateReference(agg, batch.columns, length));
+      EXPECT_EQ(got.value.ToString(), want.value.ToString()) << text;
+    }
+  }
+}
+
+TEST(Vectors, TypesLiteralsAndRefusals) {
+  EXPECT_EQ(ParseDataType("fixed_size_list<f32, 768>")->ToString(), "fixed_size_list<f32, 768>");
+  EXPECT_EQ(ParseDataType("fixed_size_list<i8,4>?")->ToString(), "fixed_size_list<i8, 4>?");
+  EXPECT_EQ(ParseDataType("f64[3]")->ToString(), "fixed_size_list<f64, 3>");
+  EXPECT_EQ(ParseDataType("FLOAT[3]", TypeNames::kSql)->ToString(), "fixed_size_list<f64, 3>");
+  EXPECT_EQ(ParseDataType("real[3]", TypeNames::kSql)->ToString(), "fixed_size_list<f32, 3>");
+  EXPECT_FALSE(ParseDataType("fixed_size_list<utf8, 3>").ok());
+  EXPECT_FALSE(ParseDataType("fixed_size_list<f32, 0>").ok());
+  EXPECT_FALSE(ParseDataType("fixed_size_list<f32, 70000>").ok());
+  EXPECT_FALSE(ParseDataType("fixed_size_list<f32>").ok());
+  EXPECT_FALSE(ParseDataType("fixed_size_list<f32, x>").ok());
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("v:fixed_size_list<f32, 3>, w:fixed_size_list<f64, 3>?, "
+                                                        "q:fixed_size_list<i8, 3>, big:fixed_size_list<i8, 40000>, a:i32"));
+  EXPECT_EQ(schema.fields[1].type.ToString(), "fixed_size_list<f64, 3>?");
+  // A literal takes the vector's element type beside it: read in that type, printed back.
+  ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind("l2_distance(v, [0.1, -2, 3e1])", schema));
+  EXPECT_EQ(e->ToString(), "l2_distance(v, [0.1, -2.0, 30.0])");
+  EXPECT_EQ(e->args()[1]->value().type().ToString(), "fixed_size_list<f32, 3>");
+  EXPECT_EQ((*ir::ParseAndBind(e->ToString(), schema))->ToString(), e->ToString());
+  EXPECT_EQ((*ir::ParseAndBind("array_distance(w, w)", schema))->ToString(), "l2_distance(w, w)");
+  EXPECT_EQ((*ir::ParseAndBind("inner_product(q, [1, -2, 127])", schema))->type().ToString(), "i32");
+  EXPECT_EQ((*ir::ParseAndBind("cosine_similarity(q, q)", schema))->type().ToString(), "f32");
+  EXPECT_EQ((*ir::ParseAndBind("dot(w, w)", schema))->type().ToString(), "f64?");
+  // Two literals: f64 vectors, folded to a constant.
+  ASSERT_OK_AND_ASSIGN(const ir::ExprPtr c, ir::ParseAndBind("dot([1, 2], [3, 4])", schema));
+  EXPECT_EQ(c->ToString(), "11.0:f64");
+  const test::Refusal refused[] = {
+      {"v + 1", ErrorCode::kTypeError, "add does not take a vector (fixed_size_list<f32, 3>)"},
+      {"is_null(v)", ErrorCode::kTypeError, "does not take a vector"},
+      {"dot(v, w)", ErrorCode::kTypeError, "two vectors of one type"},
+      {"dot(v, a)", ErrorCode::kTypeError, "two vectors of one type"},
+      {"dot(v, [1, 2])", ErrorCode::kTypeError, "vector literal of 2 elements beside a fixed_size_list<f32, 3>"},
+      {"dot(q, [1, 2.5, 3])", ErrorCode::kTypeError, "vector literal element 2.5 is not i8"},
+      {"dot(q, [1, 2, 300])", ErrorCode::kTypeError, "vector literal element 300 is not i8"},
+      {"dot(big, big)", ErrorCode::kUnsupported, "i8 vectors of at most 32768 elements"},
+      {"[1, 2, 3]", ErrorCode::kTypeError, "a vector literal is an argument of a vector function"},
+      {"dot(v, [])", ErrorCode::kInvalidInput, "a vector literal is not empty"},
+      {"dot(v, [1, a, 2])", ErrorCode::kInvalidInput, "a number in a vector literal"},
+      {"dot(v)", ErrorCode::kInvalidInput, "dot takes 2 arguments, got 1"},
+  };
+  test::ExpectRefused(schema, refused);
+}
+
+TEST(Vectors, ArrowImportAndExport) {
+  std::mt19937_64 rng(7);
+  const DataType type = *DataType::FixedList(TypeId::kF32, 5, true);
+  ArrayPtr a = RandomFlatArray(ArraySpec{.type = type, .length = 100, .valid_fraction = 0.7, .bit_offset = 3}, rng);
+  ASSERT_NE(a, nullptr);
+  ArrowArray array;
+  ArrowSchema schema;
+  ASSERT_OK(ExportArray(a, &array, &schema, "v"));
+  EXPECT_STREQ(schema.format, "+w:5");
+  ASSERT_EQ(schema.n_children, 1);
+  EXPECT_STREQ(schema.children[0]->format, "f");
+  // Sliced by the producer: rows [10, 30) of the parent.
+  array.offset = 10;
+  array.length = 20;
+  array.null_count = -1;
+  ASSERT_OK_AND_ASSIGN(const ArrayPtr back, ImportArray(&array, &schema));
+  EXPECT_EQ(back->type().ToString(), "fixed_size_list<f32, 5>?");
+  ASSERT_OK_AND_ASSIGN(const ArrayPtr want, a->Slice(10, 20));
+  EXPECT_TRUE(ArraysEqual(*back, *want));
+  // A child too short for the rows, and a child with a null element, are refused.
+  ASSERT_OK(ExportArray(a, &array, &schema, "v"));
+  array.children[0]->length = 5 * 100 - 1;
+  EXPECT_FALSE(ImportArray(&array, &schema).ok());
+  std::vector<uint8_t> bits((5 * 100 + 7) / 8, 0xff);
+  bits[2] = 0xfe;
+  ASSERT_OK(ExportArray(a, &array, &schema, "v"));
+  array.children[0]->buffers[0] = bits.data();
+  array.children[0]->null_count = 1;
+  auto nulls = ImportArray(&array, &schema);
+  ASSERT_FALSE(nulls.ok());
+  EXPECT_NE(nulls.error().message().find("null elements"), std::string::npos) << nulls.error().ToString();
+}
+
+// The vector kernel's optimized IR: the elements are read and multiplied as vectors, the row loop
+// holds one loop over 32-element chunks (no scalar element loop), and nothing calls out.
+TEST(Vectors, KernelIsVectorCode) {
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("v:fixed_size_list<f32, 768>, q:fixed_size_list<i8, 768>"));
+  std::string query = "[";
+  for (int k = 0; k < 768; ++k) query += fmt::format("{}{}", k ? ", " : "", k % 7 - 3);
+  query += "]";
+  for (const std::string& text : {std::string("l2_distance(v, v)"), "cosine_similarity(v, " + query + ")",
+                                  std::string("dot(q, q)")}) {
+    SCOPED_TRACE(text.substr(0, 40));
+    ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind(text, schema));
+    for (const char* target : {"native", "x86-64-v3", "x86-64-v4"}) {
+      ASSERT_OK_AND_ASSIGN(const CacheKey key, PlanKernel(e, std::vector<ir::InputSpec>(2), ir::Policy::kAuto, target));
+      EXPECT_TRUE(key.shape.vector_score);
+      ASSERT_OK_AND_ASSIGN(const TargetSpec spec, ResolveTarget(target));
+      ASSERT_OK_AND_ASSIGN(const KernelCode code, GenerateCode(key, spec, false));
+      const std::string& ir = code.optimized_ir;
+      const bool i8 = e->args()[0]->type().elem == TypeId::kI8;
+      EXPECT_NE(ir.find(i8 ? "sext <" : "fmul <"), std::string::npos) << target;
+      EXPECT_NE(ir.find(i8 ? "add <32 x i32>" : "fadd <"), std::string::npos) << target;
+      EXPECT_EQ(ir.find("@sqrt"), std::string::npos) << target << ": a library call";
+      EXPECT_EQ(ir.find("load float"), std::string::npos) << target << ": elements read one at a time";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rowjit::jit

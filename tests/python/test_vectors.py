@@ -1,0 +1,80 @@
+"""Vectors from Python (tests): a 2-d numpy array is a column of vectors (rows x N), scored by the
+vector functions against a literal query or another column as numpy computes the same scores
+(floats to rounding, i8 sums exactly), null rows through valid=; a vector column comes back as a
+2-d array; arrays that are no vectors are refused with the column named."""
+import numpy as np
+import pytest
+
+import rowjit
+
+ENGINE = rowjit.Engine(synchronous=True)
+
+
+def _literal(q):
+    return "[" + ", ".join(repr(float(x)) if np.issubdtype(q.dtype, np.floating) else str(int(x)) for x in q) + "]"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 768])
+def test_float_scores_against_numpy(dtype, n):
+    rng = np.random.default_rng(n)
+    v = rng.standard_normal((300, n)).astype(dtype)
+    w = rng.standard_normal((300, n)).astype(dtype)
+    q = v[7].copy()
+    lit = _literal(q)
+    tol = dict(rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-4 if dtype == np.float32 else 1e-12)
+    got = ENGINE.evaluate(f"l2_distance(v, {lit})", v=v)
+    assert got.dtype == dtype and got.shape == (300,)
+    np.testing.assert_allclose(got, np.sqrt(((v - q) ** 2).sum(axis=1)), **tol)
+    assert got[7] == 0
+    np.testing.assert_allclose(ENGINE.evaluate("dot(v, w)", v=v, w=w), (v * w).sum(axis=1), **tol)
+    cos = (v * w).sum(axis=1) / np.sqrt((v * v).sum(axis=1) * (w * w).sum(axis=1))
+    np.testing.assert_allclose(ENGINE.evaluate("cosine_similarity(v, w)", v=v, w=w), cos, **tol)
+
+
+def test_i8_sums_are_exact():
+    rng = np.random.default_rng(3)
+    v = rng.integers(-128, 128, (500, 96), dtype=np.int8)
+    w = rng.integers(-128, 128, (500, 96), dtype=np.int8)
+    dot = ENGINE.evaluate("dot(v, w)", v=v, w=w)
+    assert dot.dtype == np.int32
+    np.testing.assert_array_equal(dot, (v.astype(np.int64) * w).sum(axis=1))
+    l2 = ENGINE.evaluate("l2_squared(v, w)", v=v, w=w)
+    np.testing.assert_array_equal(l2, ((v.astype(np.int64) - w) ** 2).sum(axis=1))
+
+
+def test_filter_on_a_distance_with_null_rows():
+    rng = np.random.default_rng(5)
+    v = rng.standard_normal((200, 8))
+    a = rng.integers(0, 10, 200)
+    valid = rng.random(200) < 0.7
+    q = np.zeros(8)
+    got = ENGINE.evaluate(f"l2_distance(v, {_literal(q)}) < 2.5 and a > 2", v=v, a=a, valid={"v": valid})
+    want = (np.sqrt((v ** 2).sum(axis=1)) < 2.5) & (a > 2)
+    assert isinstance(got, np.ma.MaskedArray)
+    # Kleene: a null distance and a false right side is false, not null.
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), ~valid & (a > 2))
+    np.testing.assert_array_equal(np.ma.filled(got, False), valid & want)
+
+
+def test_a_vector_column_comes_back_2d():
+    v = np.arange(12, dtype=np.float32).reshape(4, 3)
+    back = ENGINE.evaluate("v", v=v)
+    assert back.shape == (4, 3) and back.dtype == np.float32
+    np.testing.assert_array_equal(back, v)
+    masked = rowjit.array(v, valid=np.array([True, False, True, True])).to_numpy()
+    np.testing.assert_array_equal(np.ma.getmaskarray(masked)[:, 0], [False, True, False, False])
+    np.testing.assert_array_equal(masked[0], v[0])
+    # Not C-contiguous: read through a copy, same rows.
+    np.testing.assert_array_equal(ENGINE.evaluate("dot(v, [1, 0, 0])", v=np.asfortranarray(v)), v[:, 0])
+
+
+def test_refusals_name_the_column():
+    with pytest.raises(TypeError, match="column 'v' is a 2-d array of"):
+        ENGINE.evaluate("dot(v, v)", v=np.array([["a", "b"]]))
+    with pytest.raises(ValueError, match="column 'v' is a 3-d array"):
+        ENGINE.evaluate("dot(v, v)", v=np.zeros((2, 2, 2)))
+    with pytest.raises(rowjit.Error, match="vector literal of 2 elements"):
+        ENGINE.evaluate("dot(v, [1, 2])", v=np.zeros((2, 3)))
+    with pytest.raises(rowjit.Error, match="does not take a vector"):
+        ENGINE.evaluate("v + 1", v=np.zeros((2, 3)))
