@@ -125,7 +125,9 @@ void Floor(benchmark::State& state, TypeId elem) {
 }
 
 void Register() {
-  auto rows = [](benchmark::internal::Benchmark* b) { b->Arg(kVectorRows)->Unit(benchmark::kMillisecond)->UseRealTime(); };
+  auto rows = [](benchmark::internal::Benchmark* b) {
+    b->ArgName("rows")->Arg(kVectorRows)->Unit(benchmark::kMillisecond)->UseRealTime();
+  };
   rows(benchmark::RegisterBenchmark("vectors/read_floor_f32_768/static", Floor, TypeId::kF32));
   rows(benchmark::RegisterBenchmark("vectors/l2_distance_f32_768/jit", Jit, "l2_distance", TypeId::kF32));
   rows(benchmark::RegisterBenchmark("vectors/l2_distance_f32_768/loop", Loop, false));

@@ -15,6 +15,7 @@ Progress goes to stderr (tools/progress.py).
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -22,6 +23,10 @@ import time
 from progress import Progress
 
 rowjit = None  # the built package, when --rowjit-python names it
+
+# One thread for numpy's BLAS, as for every other peer (read when numpy loads).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 try:
     import numba
@@ -177,6 +182,15 @@ def cases(quick):
     out.append(("math", "sin_f64", 0, 100, {"numba": lambda: sin_loop(x_sin, o), "numpy": lambda: np.sin(x_sin, out=o)}))
     out.append(("math", "power_f64", 0, 100,
                 {"numba": lambda: pow_loop(x_pow, y_pow, o), "numpy": lambda: np.power(x_pow, y_pow, out=o)}))
+    # bench/vector_bench.cc's work: 1,048,576 vectors of 768 f32 against one query, numpy's
+    # matrix-vector product (BLAS on one thread: OPENBLAS_NUM_THREADS, set before numpy loads).
+    rows = 1 << 20
+    vectors = rng.random((rows, 768), dtype=np.float32)  # in place to [-1, 1): no f64 copy of 3 GiB
+    vectors *= 2
+    vectors -= 1
+    query = rng.uniform(-1, 1, 768).astype(np.float32)
+    scores = np.empty(rows, np.float32)
+    out.append(("vectors", "dot_f32_768", rows, 100, {"numpy": lambda: np.matmul(vectors, query, out=scores)}))
     if quick:
         out = [c for c in out if c[0] != "ordinary" or c[2] != 65536 or c[1].startswith("i32")]
     return out

@@ -51,6 +51,7 @@ class VectorKernel {
     sums.l2 = score_ == ir::VectorScore::kL2Squared || score_ == ir::VectorScore::kL2Distance;
     sums.squares_a = Cosine();
     sums.squares_b = Cosine() && !call.args()[1]->is_literal();
+    narrow_diff_ = integral_ && sums.l2;
 
     auto* fn_ty = llvm::FunctionType::get(
         b_.getInt64Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
@@ -117,45 +118,65 @@ class VectorKernel {
 
   llvm::VectorType* VecTy(llvm::Type* t) const { return llvm::FixedVectorType::get(t, kLanes); }
 
-  // kLanes elements from `p` (element offset `first`) widened to the sum type.
+  // What a chunk's elements are computed in: floats as they are; i8 widened to i32 for products
+  // of elements (which x86 turns into multiply-adds of words itself), and to i16 for squared
+  // differences (-255..255: exact), each widened to i32 for its square: x86 then also squares in
+  // words, where an i32 difference takes 32-bit multiplies (bench `vectors/l2_squared_i8_768/jit`
+  // and `vectors/dot_i8_768/jit` against `vectors/read_floor_i8_768/static`).
+  llvm::Type* LaneTy() const {
+    if (!integral_) return sum_ty_;
+    return narrow_diff_ ? llvm::Type::getInt16Ty(ctx_) : sum_ty_;
+  }
+  llvm::VectorType* AccTy() const { return VecTy(sum_ty_); }
+
+  // kLanes elements from `p` (element offset `first`), widened to LaneTy.
   llvm::Value* LoadChunk(llvm::Value* p, llvm::Value* first) {
     llvm::Type* et = LlvmType(ctx_, elem_);
     llvm::Value* v = b_.CreateAlignedLoad(VecTy(et), b_.CreateInBoundsGEP(et, p, first), llvm::Align(ByteWidth(elem_)));
-    return integral_ ? b_.CreateSExt(v, VecTy(sum_ty_)) : v;
+    return integral_ ? b_.CreateSExt(v, VecTy(LaneTy())) : v;
   }
 
   // The last `count` (< kLanes) elements from element `first`, read one by one into lanes
   // [0, count) of a zero vector.
   llvm::Value* LoadTail(llvm::Value* p, int64_t first, int64_t count) {
     llvm::Type* et = LlvmType(ctx_, elem_);
-    llvm::Value* v = llvm::Constant::getNullValue(VecTy(sum_ty_));
+    llvm::Value* v = llvm::Constant::getNullValue(VecTy(LaneTy()));
     for (int64_t k = 0; k < count; ++k) {
       llvm::Value* x = b_.CreateAlignedLoad(et, b_.CreateConstInBoundsGEP1_64(et, p, static_cast<uint64_t>(first + k)),
                                             llvm::Align(ByteWidth(elem_)));
-      if (integral_) x = b_.CreateSExt(x, sum_ty_);
+      if (integral_) x = b_.CreateSExt(x, LaneTy());
       v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(k));
     }
     return v;
   }
 
-  llvm::Value* Sub(llvm::Value* x, llvm::Value* y) { return integral_ ? b_.CreateSub(x, y) : b_.CreateFSub(x, y); }
-  llvm::Value* Mul(llvm::Value* x, llvm::Value* y) { return integral_ ? b_.CreateMul(x, y) : b_.CreateFMul(x, y); }
-  llvm::Value* Add(llvm::Value* x, llvm::Value* y) { return integral_ ? b_.CreateAdd(x, y) : b_.CreateFAdd(x, y); }
-
-  // The terms of one chunk added into the accumulators (in `sums` order: dot, l2, a², b²).
+  // The terms of one chunk added into the accumulators (in `sums` order: dot, l2, a², b²); the
+  // lanes past a partial chunk keep their sums (`lanes`, floats: -0.0 + 0.0 would be +0.0).
   std::vector<llvm::Value*> Accumulate(const Sums& sums, std::vector<llvm::Value*> acc, llvm::Value* x, llvm::Value* y,
                                        llvm::Value* lanes) {
     std::vector<llvm::Value*> terms;
-    if (sums.dot) terms.push_back(Mul(x, y));
+    auto product = [&](llvm::Value* p, llvm::Value* q) {
+      if (!integral_) return b_.CreateFMul(p, q);
+      if (narrow_diff_) {
+        p = b_.CreateSExt(p, VecTy(sum_ty_));
+        q = b_.CreateSExt(q, VecTy(sum_ty_));
+      }
+      return b_.CreateMul(p, q, "", false, true);
+    };
+    if (sums.dot) terms.push_back(product(x, y));
     if (sums.l2) {
-      llvm::Value* d = Sub(x, y);
-      terms.push_back(Mul(d, d));
+      llvm::Value* d = integral_ ? b_.CreateSub(x, y, "", false, true) : b_.CreateFSub(x, y);
+      terms.push_back(product(d, d));
     }
-    if (sums.squares_a) terms.push_back(Mul(x, x));
-    if (sums.squares_b) terms.push_back(Mul(y, y));
+    if (sums.squares_a) terms.push_back(product(x, x));
+    if (sums.squares_b) terms.push_back(product(y, y));
     for (size_t i = 0; i < acc.size(); ++i) {
-      llvm::Value* sum = Add(acc[i], terms[i]);
-      acc[i] = lanes == nullptr ? sum : b_.CreateSelect(lanes, sum, acc[i]);
+      if (integral_) {
+        acc[i] = b_.CreateAdd(acc[i], terms[i]);  // a lane past a partial chunk adds 0
+      } else {
+        llvm::Value* sum = b_.CreateFAdd(acc[i], terms[i]);
+        acc[i] = lanes == nullptr ? sum : b_.CreateSelect(lanes, sum, acc[i]);
+      }
     }
     return acc;
   }
@@ -163,7 +184,7 @@ class VectorKernel {
   // Each sum of one row, in `sums` order, as a scalar of the sum type.
   std::vector<llvm::Value*> RowSums(const Sums& sums, llvm::Value* a, llvm::Value* b) {
     const int count = sums.dot + sums.l2 + sums.squares_a + sums.squares_b;
-    std::vector<llvm::Value*> acc(static_cast<size_t>(count), llvm::Constant::getNullValue(VecTy(sum_ty_)));
+    std::vector<llvm::Value*> acc(static_cast<size_t>(count), llvm::Constant::getNullValue(AccTy()));
     const int64_t chunks = n_ / kLanes, tail = n_ % kLanes;
     if (chunks > 0) {
       llvm::BasicBlock* before = b_.GetInsertBlock();
@@ -264,6 +285,7 @@ class VectorKernel {
   TypeId elem_ = TypeId::kF32;
   int64_t n_ = 0;
   bool integral_ = false;
+  bool narrow_diff_ = false;  // i8 squared differences: i16 lanes (LaneTy)
   llvm::Type* sum_ty_ = nullptr;
   ir::VectorScore score_ = ir::VectorScore::kDot;
 };
