@@ -1,6 +1,7 @@
 // Vector scores over fixed_size_list columns (bench): `vectors/<score>_<elem>_<dim>/<impl>` over
 // `rows` vectors against a literal query, the JIT's vector kernel (`jit`: a prepared expression
-// over the whole batch, its result allocated per call) beside a hand-written loop compiled with
+// over the whole batch, its result allocated per call; `bottom_k10_...`: the ten nearest rows by
+// Engine::TopK, the scores and the selection) beside a hand-written loop compiled with
 // -O3 -march=native (`loop`) and the memory floor of reading the same bytes (`read_floor`). The
 // vectors are far larger than the caches: the figures that matter are bytes per second and the
 // ratio to the floor.
@@ -16,6 +17,7 @@
 
 #include "bench_support.h"
 #include "ir/binder.h"
+#include "ir/top_k.h"
 #include "vector_loops.h"
 
 namespace rowjit::bench {
@@ -99,6 +101,27 @@ void Jit(benchmark::State& state, const char* score, TypeId elem) {
   SetBytes(state, d);
 }
 
+// bottom_k(l2_distance(v, query), 10): the scores and the selection over them (Engine::TopK).
+void TopKJit(benchmark::State& state) {
+  const VectorData& d = Data(TypeId::kF32, state.range(0), kDim);
+  const Schema schema{{{"v", d.column->type()}}};
+  auto top = ir::ParseAndBindTopK(fmt::format("bottom_k(l2_distance(v, {}), 10)", d.query), schema);
+  if (!top.ok()) {
+    state.SkipWithError(top.error().ToString().c_str());
+    return;
+  }
+  const ArrayPtr columns[] = {d.column};
+  for (auto _ : state) {
+    ir::TopKState kept(*top);
+    if (Status s = SharedEngine().TopK(*top, columns, d.column->length(), kept); !s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(kept.size());
+  }
+  SetBytes(state, d);
+}
+
 void Loop(benchmark::State& state, bool cosine) {
   const VectorData& d = Data(TypeId::kF32, state.range(0), kDim);
   const auto* v = reinterpret_cast<const float*>(static_cast<const FixedListArray&>(*d.column).raw_values());
@@ -134,6 +157,7 @@ void Register() {
   rows(benchmark::RegisterBenchmark("vectors/cosine_similarity_f32_768/jit", Jit, "cosine_similarity", TypeId::kF32));
   rows(benchmark::RegisterBenchmark("vectors/cosine_similarity_f32_768/loop", Loop, true));
   rows(benchmark::RegisterBenchmark("vectors/dot_f32_768/jit", Jit, "dot", TypeId::kF32));
+  rows(benchmark::RegisterBenchmark("vectors/bottom_k10_l2_distance_f32_768/jit", TopKJit));
   rows(benchmark::RegisterBenchmark("vectors/read_floor_i8_768/static", Floor, TypeId::kI8));
   rows(benchmark::RegisterBenchmark("vectors/l2_squared_i8_768/jit", Jit, "l2_squared", TypeId::kI8));
   rows(benchmark::RegisterBenchmark("vectors/dot_i8_768/jit", Jit, "dot", TypeId::kI8));

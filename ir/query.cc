@@ -8,6 +8,7 @@
 
 #include "ir/binder.h"
 #include "ir/parser.h"
+#include "ir/top_k.h"
 
 namespace rowjit::ir {
 namespace {
@@ -277,6 +278,7 @@ Result<Query> ParseAndBindQuery(std::string_view text, const Schema& schema, con
 }
 
 bool IsQueryText(std::string_view text) {
+  if (IsTopKText(text)) return false;  // top_k(s, k) where p: a selection, whose where is its own
   auto c = SplitClauses(text);
   if (!c.ok()) return false;
   if (c->has_keys || c->has_where) return true;

@@ -25,6 +25,7 @@
 #include "ir/binder.h"
 #include "ir/parser.h"
 #include "ir/query.h"
+#include "ir/top_k.h"
 #include "ir/version.h"
 #include "jit/api/engine.h"
 #include "kernels/bitmap.h"
@@ -500,6 +501,17 @@ class PyEngine {
     return PyValue(result.value);
   }
 
+  // A top-k selection over the call's columns: (rows, scores), numpy arrays, best first.
+  py::tuple TopK(const std::string& text, const std::string& where, const Columns& cols) {
+    const ir::TopK top = BindAbout(text, cols, [&](std::string_view t, const Schema& schema) {
+      return ir::ParseAndBindTopK(t, schema, where, bind_);
+    });
+    ir::TopKState state(top);
+    Check(WithoutGil(cols.length, [&] { return Live().TopK(top, cols.arrays, cols.length, state); }));
+    const ir::TopKResult r = Check(state.Finish());
+    return py::make_tuple(ToNumpy(r.rows, true), ToNumpy(r.scores, true));
+  }
+
   // An aggregate query over the call's columns: QueryTable's (names, columns), or with `scalar`
   // and no GROUP BY the first aggregate's value as Aggregate gives it.
   py::object Query(const std::string& text, const Columns& cols, bool scalar) {
@@ -929,6 +941,13 @@ py::object AggregateEntry(py::handle engine, py::handle text, const py::tuple& i
   return e.Aggregate(t, Read(inputs));
 }
 
+py::tuple TopKEntry(py::handle engine, py::handle text, py::handle where, const py::tuple& inputs) {
+  PyEngine& e = EngineArg(engine);
+  const std::string t = TextOf(text, "the selection");
+  const std::string w = where.is_none() ? std::string() : TextOf(where, "where=");
+  return e.TopK(t, w, Read(inputs));
+}
+
 py::object QueryEntry(py::handle engine, py::handle text, const py::tuple& inputs, bool scalar) {
   PyEngine& e = EngineArg(engine);
   const std::string t = TextOf(text, "the query");
@@ -1033,6 +1052,7 @@ PYBIND11_MODULE(_rowjit, m) {
   m.def("_project", &rp::ProjectEntry);
   m.def("_aggregate", &rp::AggregateEntry);
   m.def("_query", &rp::QueryEntry);
+  m.def("_top_k", &rp::TopKEntry);
   m.def("_is_query_text", [](py::handle text) { return rowjit::ir::IsQueryText(rp::Utf8Of(text, "the aggregate")); });
   m.def("_expr_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(false, text, inputs); });
   m.def("_aggregate_type", [](py::handle text, const py::tuple& inputs) { return rp::TypeEntry(true, text, inputs); });

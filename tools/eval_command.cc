@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "ir/aggregate.h"
+#include "ir/top_k.h"
 #include "ir/binder.h"
 #include "ir/query.h"
 #include "ir/reference.h"
@@ -35,7 +36,9 @@ Evaluates EXPR with the JIT over random columns for --schema, or over the column
 the strategy, compile time and time per row. An aggregate (sum(a * b), min_max(a), count(x), ...)
 prints its result instead, and an aggregate query ('sum(x), avg(y), count(*) filter (where y > 0)
 group by g where p') its table: one row per group, the GROUP BY columns then the aggregates (the
-first 20 groups in the summary; --print N and --output print rows). When every operator has
+first 20 groups in the summary; --print N and --output print rows). A top-k selection
+('bottom_k(l2_distance(v, [0.5, -1.0]), 10) where a > 0', top_k for the largest) prints the rows
+it keeps, best first (the first ten, or --print N). When every operator has
 a static kernel (checked/wrapping add, sub, mul, comparisons), the same rows also run as a static
 chain (one kernel per operator, intermediates materialized): its time per row is printed beside
 the JIT's, and its values must equal the JIT's. With --print or --output the result rows are
@@ -258,6 +261,45 @@ int EvalAggregate(const EvalOptions& o, const RecordBatch& batch, const CsvInput
   }
   fmt::print("verify    ok: {}\n", out.ok() ? "identical results" : "both report the same error");
   return rows_rc;
+}
+
+// top_k(score, k) / bottom_k(score, k) [where p]: Engine::TopK over the batch, its rows (the first
+// ten, or --print N), and the reference with --verify.
+int EvalTopK(const EvalOptions& o, const RecordBatch& batch, const CsvInput* input, jit::Engine& engine,
+             const jit::EvalOptions& eval_options) {
+  auto top = ir::ParseAndBindTopK(o.expr, batch.schema);
+  if (!top.ok()) return Fail(top.error(), o.expr);
+  fmt::print("select    {}\n", top->ToString());
+  auto run = [&](jit::EvalReport* report) -> Result<ir::TopKResult> {
+    ir::TopKState state(*top);
+    ROWJIT_RETURN_NOT_OK(engine.TopK(*top, batch.columns, batch.length, state, 0, eval_options, report));
+    return state.Finish();
+  };
+  jit::EvalReport report;
+  auto start = std::chrono::steady_clock::now();
+  auto out = run(&report);
+  const double first = Seconds(start);
+  start = std::chrono::steady_clock::now();
+  auto again = run(nullptr);
+  const double second = Seconds(start);
+  if (!out.ok()) {
+    fmt::print("jit       error {}\n", ErrorText(out.error(), input));
+    return ExitCode(out.error());
+  }
+  const int64_t shown = std::min<int64_t>(out->rows->length(), o.print_rows.value_or(10));
+  fmt::print("jit       {} row{} kept\n", out->rows->length(), out->rows->length() == 1 ? "" : "s");
+  for (int64_t i = 0; i < shown; ++i) {
+    const std::string score = out->scores->GetScalar(i).ToString();
+    fmt::print("  {:<6} row {:<10} {}\n", i + 1, out->rows->GetScalar(i).value<int64_t>(), score.substr(0, score.find(':')));
+  }
+  fmt::print("time      first run {:.2f} ms, cached run {:.3f} ms, {:.2f} ns/row\n", first * 1e3, second * 1e3,
+             PerRow(second, batch.length));
+  if (!o.verify) return 0;
+  auto ref = ir::TopKReference(*top, batch.columns, batch.length);
+  if (!ref.ok()) return Fail(ref.error());
+  const bool same = ArraysEqual(*out->rows, *ref->rows) && FirstDifference(*out->scores, *ref->scores) < 0;
+  fmt::print("verify    {}\n", same ? "ok: the same rows and scores" : "DIFFERENT");
+  return same ? 0 : 1;
 }
 
 // A query's groups, or its error.
@@ -651,6 +693,7 @@ int Eval(const Args& args) {
   if (!batch.ok()) return Fail(batch.error());
   const CsvInput* input = csv ? &*csv : nullptr;
   const jit::EvalOptions eval_options{.policy = *policy, .tier = TierOf(o)};
+  if (ir::IsTopKText(o.expr)) return EvalTopK(o, *batch, input, **engine, eval_options);
   if (o.print_rows || !o.output.empty()) return EvalRows(o, *batch, input, **engine, eval_options);
   if (input) fmt::print("input     {}: {} row{} of {}\n", input->name, batch->length, batch->length == 1 ? "" : "s",
                         batch->schema.ToString());

@@ -100,6 +100,16 @@ Result<std::vector<ArrayPtr>> Engine::ProjectInto(std::span<const ir::ExprPtr> e
   return impl_->ProjectSelected(exprs, columns, length, selection, outs, options, report);
 }
 
+Status Engine::TopK(const ir::TopK& top, std::span<const ArrayPtr> columns, int64_t length, ir::TopKState& state,
+                    int64_t first_row, const EvalOptions& options, EvalReport* report) {
+  if (top.selected == nullptr) return MakeError(ErrorCode::kInvalidInput, "a top-k selection without a score");
+  if (state.k() != top.k || state.largest() != top.largest || !(state.score_type() == top.score->type().WithNullable(false))) {
+    return MakeError(ErrorCode::kInvalidInput, "a top-k state of another selection");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr scores, Evaluate(top.selected, columns, length, options, report));
+  return state.Add(*scores, first_row);
+}
+
 Result<ir::AggregateResult> Engine::Aggregate(const ir::Aggregate& aggregate, std::span<const ArrayPtr> columns,
                                               int64_t length, EvalReport* report) {
   return impl_->Aggregate(aggregate, columns, length, EvalOptions{}, report);

@@ -19,6 +19,7 @@
 #include "ir/limits.h"
 #include "ir/query.h"
 #include "ir/spec_key.h"
+#include "ir/top_k.h"
 #include "jit/cache/disk_cache.h"
 #include "jit/cache/kernel_cache.h"
 #include "jit/compile/compiler.h"
@@ -187,6 +188,13 @@ class Engine {
                                         std::span<const ArrayPtr> columns, int64_t length,
                                         const SelectionVector& selection, const EvalOptions& options = {},
                                         EvalReport* report = nullptr);
+
+  // A top-k selection (ir/top_k.h) over one batch: its scores where its predicate holds, in one
+  // evaluation (vector functions by their kernels), offered to `state` as rows first_row,
+  // first_row + 1, ... A host folds batch after batch (numbering them on) and threads into states
+  // of their own that merge (TopKState::Merge); state.Finish() gives the rows, best first.
+  Status TopK(const ir::TopK& top, std::span<const ArrayPtr> columns, int64_t length, ir::TopKState& state,
+              int64_t first_row = 0, const EvalOptions& options = {}, EvalReport* report = nullptr);
 
   // An aggregate query (ir/query.h) in one pass over the batch (jit/api/query.cc): count(*), sums
   // and averages of integers and decimals over few groups and dense inputs by one grouped fold

@@ -375,6 +375,22 @@ def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, fram
     return _rowjit._aggregate(engine, agg, inputs.inputs)
 
 
+def _top_k(engine, score, k, largest, batch, where, valid, local_dict, global_dict, columns, frame):
+    if not isinstance(score, str):
+        raise TypeError(f"rowjit: the score is an expression's text (a str), not {type(score).__name__}")
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"rowjit: k is a whole number of rows (an int), not {type(k).__name__}")
+    if where is not None and not isinstance(where, str):
+        raise TypeError(f"rowjit: where= is a bool expression's text (a str), not {type(where).__name__}")
+    _check_dict(local_dict, "local_dict=")
+    _check_dict(global_dict, "global_dict=")
+    text = f"{'top_k' if largest else 'bottom_k'}({score}, {k})"
+    texts = [score] if where is None else [score, where]
+    inputs = _Inputs("top_k", texts, batch, columns, valid, _Frame(frame, local_dict, global_dict),
+                     _AGGREGATE_OPTIONS + ("where", "largest"))
+    return _rowjit._top_k(engine, text, where, inputs.inputs)
+
+
 # --- aggregate queries ----------------------------------------------------------------------------
 
 _FILTER_CLAUSE = re.compile(r"^(.*?)\s+filter\s*\(\s*where\s+(.*)\)\s*$", re.IGNORECASE | re.DOTALL)
@@ -564,6 +580,12 @@ class Engine(_rowjit.Engine):
         return _aggregate(self, agg, batch, valid, local_dict, global_dict, columns, _getframe(1), by, where,
                           as_frame)
 
+    def top_k(self, score, k, batch=None, /, *, where=None, largest=True, valid=None, local_dict=None,
+              global_dict=None, **columns):
+        """The k rows of the largest scores (smallest with largest=False): (rows, scores). See
+        rowjit.top_k."""
+        return _top_k(self, score, k, largest, batch, where, valid, local_dict, global_dict, columns, _getframe(1))
+
     def compile(self, expr, /, **dtypes):
         """`expr` compiled for numeric columns of the dtypes given: a rowjit.Compiled. See
         rowjit.compile."""
@@ -680,6 +702,18 @@ def project(exprs, batch=None, /, *, valid=None, arrow=None, engine=None, local_
     computed once: a list of what evaluate would return for each. Arguments as evaluate's."""
     return _project(_engine(engine), exprs, batch, valid, arrow, local_dict, global_dict, columns,
                     _getframe(1))
+
+
+def top_k(score, k, batch=None, /, *, where=None, largest=True, valid=None, engine=None, local_dict=None,
+          global_dict=None, **columns):
+    """The k rows of the largest values of `score` (an expression, as evaluate's; the smallest with
+    largest=False) among the rows where `where` (a bool expression) is true: (rows, scores), two
+    numpy arrays best first, rows as int64 row numbers. Null scores are never selected; NaN is
+    greater than every number; equal scores keep the earlier row first. The score and the
+    predicate run in one call (vector functions by their kernels): top_k("l2_distance(v, [0.5,
+    ...])", 10, largest=False, v=embeddings)."""
+    return _top_k(_engine(engine), score, k, largest, batch, where, valid, local_dict, global_dict, columns,
+                  _getframe(1))
 
 
 def aggregate(agg, batch=None, /, *, by=None, where=None, as_frame=None, valid=None, engine=None, local_dict=None,

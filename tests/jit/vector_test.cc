@@ -9,7 +9,9 @@
 
 #include "ir/aggregate.h"
 #include "ir/binder.h"
+#include "ir/function.h"
 #include "ir/reference.h"
+#include "ir/top_k.h"
 #include "jit/api/engine.h"
 #include "jit/compile/compiler.h"
 #include "jit/plan/planner.h"
@@ -209,6 +211,70 @@ TEST(Vectors, ArrowImportAndExport) {
   auto nulls = ImportArray(&array, &schema);
   ASSERT_FALSE(nulls.ok());
   EXPECT_NE(nulls.error().message().find("null elements"), std::string::npos) << nulls.error().ToString();
+}
+
+// Top-k: batches folded into states, merged out of order and through bytes, equal the reference
+// over the whole (rows and score bits) for scores with ties, NaN, -0.0 and nulls, with and without
+// a predicate, largest and smallest.
+TEST(Vectors, TopKEqualsTheReference) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("v:fixed_size_list<f32, 24>?, w:fixed_size_list<f32, 24>, "
+                                                        "a:i16?, x:f64?"));
+  const char* selections[] = {"bottom_k(l2_distance(v, w), 10)", "top_k(cosine_similarity(v, w), 7) where a > 0",
+                              "top_k(a, 50)", "bottom_k(a % 5, 30) where x < 100", "top_k(x, 1)",
+                              "bottom_k(x * 0, 40)", "top_k(dot(v, w) + x, 5000)"};
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    const int64_t length = std::vector<int64_t>{3000, 1, 700, 0}[seed % 4];
+    ASSERT_OK_AND_ASSIGN(const RecordBatch batch, RandomBatch(schema, length, 0.8, seed));
+    std::vector<ArrayPtr> columns = batch.columns;
+    if (seed % 2 == 1) {  // NaN, infinities and -0.0 among x
+      std::mt19937_64 rng(seed);
+      columns[3] = RandomFlatArray(ArraySpec{.type = schema.fields[3].type, .length = length, .valid_fraction = 0.8}, rng);
+    }
+    for (const char* text : selections) {
+      SCOPED_TRACE(text);
+      ASSERT_OK_AND_ASSIGN(const ir::TopK top, ir::ParseAndBindTopK(text, schema));
+      ASSERT_OK_AND_ASSIGN(const ir::TopKResult want, ir::TopKReference(top, columns, length));
+      // Three batches, each into a state of its own, merged last first, one of them through bytes.
+      const int64_t cuts[] = {0, length / 3, length / 3 + length / 2, length};
+      std::vector<ir::TopKState> parts;
+      for (int p = 0; p < 3; ++p) {
+        std::vector<ArrayPtr> slice;
+        for (const ArrayPtr& c : columns) slice.push_back(*c->Slice(cuts[p], cuts[p + 1] - cuts[p]));
+        parts.emplace_back(top);
+        ASSERT_OK(engine->TopK(top, slice, cuts[p + 1] - cuts[p], parts.back(), cuts[p]));
+      }
+      ASSERT_OK_AND_ASSIGN(const ir::TopKState middle, ir::TopKState::Deserialize(parts[1].Serialize()));
+      ir::TopKState all(top);
+      ASSERT_OK(all.Merge(parts[2]));
+      ASSERT_OK(all.Merge(middle));
+      ASSERT_OK(all.Merge(parts[0]));
+      ASSERT_OK_AND_ASSIGN(const ir::TopKResult got, all.Finish());
+      EXPECT_TRUE(ArraysEqual(*got.rows, *want.rows)) << got.rows->ToString() << "\n" << want.rows->ToString();
+      ASSERT_EQ(got.scores->length(), want.scores->length());
+      for (int64_t i = 0; i < got.scores->length(); ++i) {
+        const Scalar x = got.scores->GetScalar(i), y = want.scores->GetScalar(i);
+        EXPECT_TRUE(x == y || ir::CompareScalarsSql(x, y) == 0) << "rank " << i << ": " << x.ToString() << " against " << y.ToString();
+      }
+    }
+  }
+  const test::Refusal refused[] = {
+      {"top_k(v, 3)", ErrorCode::kTypeError, "a top-k score is a number"},
+      {"top_k(a, 0)", ErrorCode::kInvalidInput, "top-k selects 1 to"},
+      {"top_k(a)", ErrorCode::kInvalidInput, "takes a score and a whole number of rows"},
+      {"top_k(a, 3) when a > 0", ErrorCode::kInvalidInput, "comes nothing or 'where PREDICATE'"},
+      {"top_k(a, 3) where a", ErrorCode::kTypeError, "a top-k's where is a bool"},
+      {"best_k(a, 3)", ErrorCode::kInvalidInput, "top_k(SCORE, K) or bottom_k(SCORE, K)"},
+  };
+  for (const test::Refusal& r : refused) {
+    auto top = ir::ParseAndBindTopK(r.text, schema);
+    ASSERT_FALSE(top.ok()) << r.text;
+    EXPECT_EQ(top.error().code(), r.code) << r.text << ": " << top.error().ToString();
+    EXPECT_NE(top.error().message().find(r.fragment), std::string::npos) << r.text << ": " << top.error().ToString();
+  }
+  EXPECT_FALSE(ir::TopKState::Deserialize("topk1 3 1 10 5\n").ok());
+  EXPECT_FALSE(ir::TopKState::Deserialize("nonsense").ok());
 }
 
 // The vector kernel's optimized IR: the elements are read and multiplied as vectors, the row loop

@@ -1,7 +1,8 @@
 """Vectors from Python (tests): a 2-d numpy array is a column of vectors (rows x N), scored by the
 vector functions against a literal query or another column as numpy computes the same scores
 (floats to rounding, i8 sums exactly), null rows through valid=; a vector column comes back as a
-2-d array; arrays that are no vectors are refused with the column named."""
+2-d array; arrays that are no vectors are refused with the column named; top_k selects as numpy's
+sort does."""
 import numpy as np
 import pytest
 
@@ -78,3 +79,27 @@ def test_refusals_name_the_column():
         ENGINE.evaluate("dot(v, [1, 2])", v=np.zeros((2, 3)))
     with pytest.raises(rowjit.Error, match="does not take a vector"):
         ENGINE.evaluate("v + 1", v=np.zeros((2, 3)))
+
+
+def test_top_k_as_numpy_sorts():
+    rng = np.random.default_rng(9)
+    v = rng.standard_normal((5000, 64)).astype(np.float32)
+    cat = rng.integers(0, 4, 5000)
+    q = v[123]
+    rows, scores = rowjit.top_k(f"l2_distance(v, {_literal(q)})", 10, largest=False, engine=ENGINE, v=v)
+    assert rows.dtype == np.int64 and scores.dtype == np.float32 and len(rows) == 10
+    assert rows[0] == 123 and scores[0] == 0
+    d = ENGINE.evaluate(f"l2_distance(v, {_literal(q)})", v=v)
+    np.testing.assert_array_equal(rows, np.argsort(d, kind="stable")[:10])
+    np.testing.assert_array_equal(scores, d[rows])
+    # With a predicate: only rows of category 2, largest first.
+    rows, scores = ENGINE.top_k("dot(v, w)", 7, where="cat = 2", v=v, w=v[::-1].copy(), cat=cat)
+    dots = (v * v[::-1]).sum(axis=1)
+    kept = np.flatnonzero(cat == 2)
+    want = kept[np.argsort(-ENGINE.evaluate("dot(v, w)", v=v, w=v[::-1].copy())[kept], kind="stable")[:7]]
+    np.testing.assert_array_equal(rows, want)
+    np.testing.assert_allclose(scores, dots[want], rtol=1e-4)
+    with pytest.raises(TypeError, match="k is a whole number"):
+        rowjit.top_k("dot(v, v)", 2.5, v=v)
+    with pytest.raises(rowjit.Error, match="top-k selects 1 to"):
+        rowjit.top_k("dot(v, v)", 0, v=v)
