@@ -314,8 +314,48 @@ int64_t rowjit_query_state_groups(const rowjit_query_state* state);
 rowjit_status rowjit_query_state_finish(const rowjit_query_state* state, struct ArrowArray* out,
                                         struct ArrowSchema* out_schema, rowjit_error* error);
 void rowjit_query_state_free(rowjit_query_state* state);
-/* Frees bytes rowjit returned (rowjit_query_state_serialize); NULL is a no-op. */
+/* Frees bytes rowjit returned (rowjit_query_state_serialize, rowjit_top_k_state_serialize); NULL is
+ * a no-op. */
 void rowjit_bytes_free(void* bytes);
+
+/* Top-k selections: "top_k(SCORE, K)" or "bottom_k(SCORE, K)", optionally followed by "where
+ * PREDICATE": the K rows of the largest (smallest) values of a numeric expression among the rows
+ * the predicate keeps, in SQL's order (NaN greater than every number, -0.0 equal to 0.0, equal
+ * scores: the earlier row first; null scores never kept). The score may be a vector function
+ * ("bottom_k(l2_distance(v, [0.5, ...]), 10)"). A state keeps at most K rows, whatever it
+ * folds; states of batches and threads merge and travel as bytes, and select the same rows as one
+ * pass over all of them. */
+typedef struct rowjit_top_k rowjit_top_k;
+typedef struct rowjit_top_k_state rowjit_top_k_state;
+
+/* Parses and binds a selection to `schema` (a struct schema, borrowed), as rowjit_query_parse does.
+ * `*out` is NULL on failure. */
+rowjit_status rowjit_top_k_parse(rowjit_engine* engine, const char* text, const struct ArrowSchema* schema,
+                                 rowjit_top_k** out, rowjit_error* error);
+/* The canonical text; valid while `top` lives ("" for NULL). */
+const char* rowjit_top_k_text(const rowjit_top_k* top);
+void rowjit_top_k_free(rowjit_top_k* top);
+/* An empty state of `top` (which must outlive it). `*out` is NULL on failure. */
+rowjit_status rowjit_top_k_state_new(const rowjit_top_k* top, rowjit_top_k_state** out, rowjit_error* error);
+/* Scores a batch and offers its rows to `state`, numbered first_row, first_row + 1, ... (a host
+ * numbers its batches on). The batch must fit the schema the selection was bound to. On an error
+ * (an invalid argument, a batch that does not fit, an error in a row) the state is unchanged. */
+rowjit_status rowjit_top_k_state_fold(rowjit_engine* engine, rowjit_top_k_state* state, const rowjit_batch* batch,
+                                      int64_t first_row, rowjit_error* error);
+/* Adds what `other` kept (states of equal selections, not the same state). */
+rowjit_status rowjit_top_k_state_merge(rowjit_top_k_state* state, const rowjit_top_k_state* other,
+                                       rowjit_error* error);
+/* The state as bytes (`*bytes`, freed with rowjit_bytes_free), and back: bytes that are not such a
+ * state, or a state of another selection, are ROWJIT_INVALID_INPUT. */
+rowjit_status rowjit_top_k_state_serialize(const rowjit_top_k_state* state, uint8_t** bytes, size_t* length,
+                                           rowjit_error* error);
+rowjit_status rowjit_top_k_state_deserialize(const rowjit_top_k* top, const uint8_t* bytes, size_t length,
+                                             rowjit_top_k_state** out, rowjit_error* error);
+/* The rows kept, best first: a struct array ("+s") of two children, "row" (int64, "l") and "score"
+ * (the score's type). The state is unchanged. */
+rowjit_status rowjit_top_k_state_finish(const rowjit_top_k_state* state, struct ArrowArray* out,
+                                        struct ArrowSchema* out_schema, rowjit_error* error);
+void rowjit_top_k_state_free(rowjit_top_k_state* state);
 
 #ifdef __cplusplus
 }

@@ -144,6 +144,23 @@ std::optional<Result<DataType>> TemporalFromFormat(std::string_view f) {
   return std::nullopt;
 }
 
+// What a nested format is, for the error that refuses it (docs/embedding.md, "Nested types").
+std::string NestedHint(std::string_view f) {
+  const char* what = f == "+l" || f == "+L"     ? "a list"
+                     : f == "+vl" || f == "+vL" ? "a list view"
+                     : f == "+s"                ? "a struct column"
+                     : f == "+m"                ? "a map"
+                     : f.starts_with("+u")      ? "a union"
+                     : f == "+r"                ? "a run-end encoded array"
+                                                : nullptr;
+  if (what == nullptr) return "";
+  if (f.starts_with("+u")) {
+    return fmt::format(" ({}: a column has one type; pass the type ids and each child as columns of their own)", what);
+  }
+  return fmt::format(" ({}: of nested types only fixed-size lists of numbers, '+w:N', are read; a record batch's "
+                     "top-level struct is its columns)", what);
+}
+
 Result<DataType> TypeFromFormat(const char* format) {
   if (format == nullptr) return MakeError(ErrorCode::kInvalidInput, "ArrowSchema.format is null");
   // The plain types are one letter: compared by their letter (this runs for every column of
@@ -158,7 +175,7 @@ Result<DataType> TypeFromFormat(const char* format) {
   const std::string_view f(format);
   if (f.starts_with("d:")) return DecimalFromFormat(f);
   if (auto t = TemporalFromFormat(f)) return *t;
-  return MakeError(ErrorCode::kUnsupported, "unsupported Arrow format string '{}'", format);
+  return MakeError(ErrorCode::kUnsupported, "unsupported Arrow format string '{}'{}", format, NestedHint(f));
 }
 
 // --- import -----------------------------------------------------------------------------------

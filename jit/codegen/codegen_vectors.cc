@@ -10,6 +10,7 @@
 // select), so a lane it does not reach keeps its value bit for bit (-0.0 stays -0.0). Products and
 // differences are separate instructions without fast-math flags: the same bits as the reference on
 // every target, with or without FMA.
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -66,9 +67,7 @@ class VectorKernel {
     b_.SetInsertPoint(entry);
     llvm::Value* inputs = fn->getArg(0);
     llvm::Value* out = fn->getArg(1);
-    llvm::Value* rows = fn->getArg(3);
-    const llvm::Value* unused = fn->getArg(2);
-    (void)unused;
+    llvm::Value* rows = fn->getArg(3);  // the third argument (validity) is unused: the caller's
     std::vector<llvm::Value*> base(2);
     for (size_t i = 0; i < 2; ++i) base[i] = Operand(*call.args()[i], inputs);
     const int64_t row_bytes = vt.ListRowBytes();
@@ -111,8 +110,8 @@ class VectorKernel {
       llvm::Constant* data = llvm::ConstantDataArray::getRaw(bytes, static_cast<uint64_t>(n_), LlvmType(ctx_, elem_));
       return new llvm::GlobalVariable(m_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data, "query");
     }
-    // KernelInput is 32 bytes; `values` its first field.
-    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), inputs, static_cast<uint64_t>(arg.column_index()) * 32);
+    const uint64_t at = static_cast<uint64_t>(arg.column_index()) * sizeof(KernelInput) + offsetof(KernelInput, values);
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), inputs, at);
     return b_.CreateLoad(b_.getPtrTy(), slot);
   }
 

@@ -1,5 +1,5 @@
 /* The C API's aggregate queries from C (compiled as C99): rowjit_query and rowjit_query_state,
- * answers written by hand from the query rules (docs/semantics.md, "Aggregate queries"), their
+ * and top-k selections (rowjit_top_k, rowjit_top_k_state), answers written by hand from the query rules (docs/semantics.md, "Aggregate queries"), their
  * error paths, and that every ArrowArray and ArrowSchema handed over or received is released
  * exactly once (counted here; ASan and LeakSanitizer watch the rest in the sanitizer build).
  * Exit status 0 when every check holds. */
@@ -489,6 +489,71 @@ static void test_errors(rowjit_engine* e, const struct ArrowSchema* schema, cons
   rowjit_bytes_free(NULL);
 }
 
+/* Top-k: rows kept across two batches (numbered on), one state through bytes, best first; a
+ * selection without where; what is refused. Batch A's rows with x > 1 are 0 (y 10), 1 (-3), 3 (6)
+ * and 4 (8); batch B's, numbered from 6, are 6 (2), 7 (5) and 8 (20). */
+static int is_top(const struct ArrowArray* out, const struct ArrowSchema* s, const int64_t* rows, const int64_t* ys,
+                  int64_t n) {
+  if (out->length != n || s->n_children != 2 || strcmp(s->children[0]->name, "row") != 0 ||
+      strcmp(s->children[1]->format, "l") != 0) {
+    return 0;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (i64_at(out->children[0], i) != rows[i] || i64_at(out->children[1], i) != ys[i]) return 0;
+  }
+  return 1;
+}
+
+static void test_top_k(rowjit_engine* e, const struct ArrowSchema* schema) {
+  rowjit_batch *a = import_gxy(kGA, kXA, kYA, 6), *b = import_gxy(kGB, kXB, kYB, 4);
+  rowjit_top_k *top = NULL, *low = NULL, *bad = NULL;
+  rowjit_top_k_state *sa = NULL, *sb = NULL, *received = NULL;
+  rowjit_error err;
+  struct ArrowArray out;
+  struct ArrowSchema s;
+  CHECK(rowjit_top_k_parse(e, "top_k(y, 3) where x > 1", schema, &top, &err) == ROWJIT_OK && top != NULL);
+  CHECK(strcmp(rowjit_top_k_text(top), "top_k(y, 3) where x > 1:i32") == 0);
+  CHECK(rowjit_top_k_state_new(top, &sa, &err) == ROWJIT_OK && rowjit_top_k_state_new(top, &sb, &err) == ROWJIT_OK);
+  CHECK(rowjit_top_k_state_fold(e, sa, a, 0, &err) == ROWJIT_OK);
+  CHECK(rowjit_top_k_state_fold(e, sb, b, 6, &err) == ROWJIT_OK);
+  uint8_t* bytes = NULL;
+  size_t n = 0;
+  CHECK(rowjit_top_k_state_serialize(sb, &bytes, &n, &err) == ROWJIT_OK && bytes != NULL && n > 0);
+  CHECK(rowjit_top_k_state_deserialize(top, bytes, n, &received, &err) == ROWJIT_OK && received != NULL);
+  CHECK(rowjit_top_k_state_merge(sa, received, &err) == ROWJIT_OK);
+  const int64_t rows[] = {8, 0, 4}, ys[] = {20, 10, 8};
+  CHECK(rowjit_top_k_state_finish(sa, &out, &s, &err) == ROWJIT_OK && is_top(&out, &s, rows, ys, 3));
+  release_both(&out, &s);
+  /* Without where: the two smallest y of batch A. */
+  CHECK(rowjit_top_k_parse(e, "bottom_k(y, 2)", schema, &low, &err) == ROWJIT_OK);
+  rowjit_top_k_state* sl = NULL;
+  CHECK(rowjit_top_k_state_new(low, &sl, &err) == ROWJIT_OK && rowjit_top_k_state_fold(e, sl, a, 0, &err) == ROWJIT_OK);
+  const int64_t low_rows[] = {1, 5}, low_ys[] = {-3, -1};
+  CHECK(rowjit_top_k_state_finish(sl, &out, &s, &err) == ROWJIT_OK && is_top(&out, &s, low_rows, low_ys, 2));
+  release_both(&out, &s);
+  /* Refused: a selection without K, a negative first row, merging a state into itself or another
+   * selection's, bytes that are no state. */
+  CHECK(rowjit_top_k_parse(e, "top_k(y)", schema, &bad, &err) == ROWJIT_INVALID_INPUT && bad == NULL);
+  CHECK(rowjit_top_k_state_fold(e, sa, a, -1, &err) == ROWJIT_INVALID_INPUT);
+  CHECK(rowjit_top_k_state_merge(sa, sa, &err) == ROWJIT_INVALID_INPUT && strstr(err.message, "itself") != NULL);
+  CHECK(rowjit_top_k_state_merge(sa, sl, &err) == ROWJIT_INVALID_INPUT);
+  rowjit_top_k_state* junk = NULL;
+  const uint8_t garbage[] = "topk1 3 1 99 1\n";
+  CHECK(rowjit_top_k_state_deserialize(top, garbage, sizeof garbage - 1, &junk, &err) == ROWJIT_INVALID_INPUT && junk == NULL);
+  CHECK(rowjit_top_k_state_deserialize(low, bytes, n, &junk, &err) == ROWJIT_INVALID_INPUT && junk == NULL);
+  CHECK(rowjit_top_k_state_finish(sa, &out, &s, &err) == ROWJIT_OK && is_top(&out, &s, rows, ys, 3)); /* unchanged */
+  release_both(&out, &s);
+  rowjit_bytes_free(bytes);
+  rowjit_top_k_state_free(sl);
+  rowjit_top_k_state_free(received);
+  rowjit_top_k_state_free(sb);
+  rowjit_top_k_state_free(sa);
+  rowjit_top_k_free(low);
+  rowjit_top_k_free(top);
+  rowjit_batch_free(a);
+  rowjit_batch_free(b);
+}
+
 int main(void) {
   rowjit_engine* e = new_engine();
   struct ArrowArray tmp;
@@ -504,6 +569,7 @@ int main(void) {
   test_no_rows(e, &schema, a);
   test_states(e, &schema, q);
   test_errors(e, &schema, q, a);
+  test_top_k(e, &schema);
   rowjit_batch_free(a);
   rowjit_query_free(q);
   rowjit_engine_free(e);

@@ -119,6 +119,24 @@ TEST(Vectors, InExpressionsProjectionsAndFolds) {
       ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind(text, schema));
       ASSERT_NE(test::CompareWithReference(*engine, e, batch.columns, length, rng), test::Compared::kMismatch);
     }
+    // A filter on a distance, and scores under its selection (the selected rows' vectors gathered,
+    // or every row scored and the selected taken).
+    ASSERT_OK_AND_ASSIGN(const ir::ExprPtr near, ir::ParseAndBind(fmt::format("l2_distance(v, {}) < 20000", qv), schema));
+    ASSERT_OK_AND_ASSIGN(const SelectionVector kept, engine->Filter(near, batch.columns, length));
+    ASSERT_OK_AND_ASSIGN(const ArrayPtr near_ref, ir::EvaluateReference(*near, batch.columns, length));
+    std::vector<uint32_t> want_rows;
+    for (int64_t i = 0; i < length; ++i) {
+      const Scalar b = near_ref->GetScalar(i);
+      if (!b.is_null() && b.value<bool>()) want_rows.push_back(static_cast<uint32_t>(i));
+    }
+    ASSERT_EQ(std::vector<uint32_t>(kept.data(), kept.data() + kept.size()), want_rows);
+    ASSERT_OK_AND_ASSIGN(const ir::ExprPtr dot_vw, ir::ParseAndBind("dot(v, w) + a", schema));
+    ASSERT_OK_AND_ASSIGN(const ArrayPtr under, engine->Evaluate(dot_vw, batch.columns, length, kept));
+    ASSERT_OK_AND_ASSIGN(const ArrayPtr all_rows, ir::EvaluateReference(*dot_vw, batch.columns, length));
+    ASSERT_EQ(under->length(), kept.size());
+    for (int64_t i = 0; i < kept.size(); ++i) {
+      EXPECT_EQ(under->GetScalar(i), all_rows->GetScalar(kept.data()[i])) << "selected row " << i;
+    }
     // Two scoring outputs and a plain one in one projection.
     std::vector<ir::ExprPtr> outs;
     for (const char* text : {"dot(v, w)", "a + 1", "l2_squared(q, q) > 5"}) outs.push_back(*ir::ParseAndBind(text, schema));
@@ -211,6 +229,28 @@ TEST(Vectors, ArrowImportAndExport) {
   auto nulls = ImportArray(&array, &schema);
   ASSERT_FALSE(nulls.ok());
   EXPECT_NE(nulls.error().message().find("null elements"), std::string::npos) << nulls.error().ToString();
+}
+
+// Nested layouts other than fixed-size lists of numbers are refused with an error that names them.
+TEST(Vectors, OtherNestedLayoutsAreNamedWhenRefused) {
+  const std::pair<const char*, const char*> formats[] = {{"+l", "a list"}, {"+L", "a list"}, {"+m", "a map"},
+                                                         {"+us:0,1", "a union"}, {"+s", "a struct column"}};
+  for (const auto& [format, name] : formats) {
+    ArrowSchema child{};
+    child.format = format;
+    child.name = "c";
+    child.release = [](ArrowSchema* s) { s->release = nullptr; };
+    ArrowSchema* children[] = {&child};
+    ArrowSchema parent{};
+    parent.format = "+s";
+    parent.n_children = 1;
+    parent.children = children;
+    parent.release = child.release;
+    auto schema = ImportSchema(&parent);
+    ASSERT_FALSE(schema.ok()) << format;
+    EXPECT_EQ(schema.error().code(), ErrorCode::kUnsupported) << format;
+    EXPECT_NE(schema.error().message().find(name), std::string::npos) << schema.error().ToString();
+  }
 }
 
 // Top-k: batches folded into states, merged out of order and through bytes, equal the reference
