@@ -624,9 +624,10 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Bind
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, WithStackForDepth(shape.depth, [&] {
                             return Binder(schema, options.implicit_casts).BindNode(expr, std::nullopt, "");
                           }));
-  if (bound->type().id == TypeId::kFixedList && !bound->is_column()) {
-    return MakeError(ErrorCode::kTypeError, "a vector literal is an argument of a vector function (dot, l2_distance, "
-                                            "cosine_similarity, ...), not an expression's value");
+  if (bound->type().id == TypeId::kFixedList) {
+    return MakeError(ErrorCode::kTypeError, "a vector ({}) is an argument of a vector function (dot, l2_distance, "
+                                            "cosine_similarity, ...), not an expression's value",
+                     bound->is_column() ? "column '" + bound->name() + "'" : std::string("literal"));
   }
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.

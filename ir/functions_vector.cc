@@ -19,7 +19,7 @@ bool VectorElement(TypeId t) { return t == TypeId::kF32 || t == TypeId::kF64 || 
 // `score` over them.
 Result<DataType> ScoreType(std::string_view name, std::span<const DataType> args, VectorScore score) {
   if (args.size() != 2 || args[0].id != TypeId::kFixedList || !args[0].SameType(args[1])) {
-    return internal::TypeMismatch(name, args, "two vectors of one type (fixed_size_list<f32, N>, or a vector "
+    return internal::TypeMismatch(name, args, "two vectors of one type (fixed_size_list<T, N>, or a vector "
                                               "literal [x, y, ...] beside one)");
   }
   const DataType& v = args[0];

@@ -46,8 +46,8 @@ Scan ScanTopLevel(std::string_view text, size_t begin, size_t end) {
       }
       continue;
     }
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
+    if (c == '(' || c == '[') ++depth;  // calls and vector literals
+    if (c == ')' || c == ']') --depth;
     if (depth != 0) continue;
     if (c == ',') scan.commas.push_back(i);
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {

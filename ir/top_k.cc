@@ -102,41 +102,56 @@ Result<TopK> ParseAndBindTopK(std::string_view text, const Schema& schema, std::
   } else {
     return MakeError(ErrorCode::kInvalidInput, "a top-k selection is top_k(SCORE, K) or bottom_k(SCORE, K), not '{}'", t);
   }
+  const char* name = top.largest ? "top_k" : "bottom_k";
   const size_t open = rest.find('(');
   const size_t close = open == std::string_view::npos ? open : Closing(rest, open);
   if (open == std::string_view::npos || !Trim(rest.substr(0, open)).empty() || close == std::string_view::npos) {
-    return MakeError(ErrorCode::kInvalidInput, "{}(SCORE, K): the parentheses are not closed", top.largest ? "top_k" : "bottom_k");
+    return MakeError(ErrorCode::kInvalidInput, "{}(SCORE, K): the parentheses are not closed", name);
   }
-  // The arguments as a call the parser reads (one parse for the score's syntax errors).
-  ROWJIT_ASSIGN_OR_RETURN(ExprPtr call, Parse(fmt::format("list{}", rest.substr(open, close - open + 1)), options.limits));
+  // The arguments as a call the parser reads ("list(...)": the score's syntax errors in one parse),
+  // and every error's span moved from that text, or the where's, to the caller's.
+  const size_t args_at = static_cast<size_t>(rest.data() - text.data()) + open;
+  auto in_text = [&](auto r, size_t shift) -> decltype(r) {
+    if (r.ok()) return r;
+    return std::move(r).TakeError().ShiftSpan(shift);
+  };
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr call, in_text(Parse(fmt::format("list{}", rest.substr(open, close - open + 1)),
+                                                      options.limits), args_at - 4));
   const std::string_view tail = Trim(rest.substr(close + 1));
+  size_t where_at = 0;  // where's offset in `text`; none: given apart (its errors name it instead)
   if (!tail.empty()) {
     if (!StartsWithWord(tail, "where")) {
-      return MakeError(ErrorCode::kInvalidInput, "after {}(...) comes nothing or 'where PREDICATE', not '{}'",
-                       top.largest ? "top_k" : "bottom_k", tail);
+      return MakeError(ErrorCode::kInvalidInput, "after {}(...) comes nothing or 'where PREDICATE', not '{}'", name, tail);
     }
     if (!Trim(where).empty()) return MakeError(ErrorCode::kInvalidInput, "a top-k selection has one where");
     where = tail.substr(5);
+    where_at = static_cast<size_t>(where.data() - text.data());
+    if (Trim(where).empty()) return MakeError(ErrorCode::kInvalidInput, "{}(...) where: the predicate is missing", name);
   }
+  auto in_where = [&](auto r) -> decltype(r) {
+    if (r.ok() || where_at != 0) return where_at != 0 ? in_text(std::move(r), where_at) : std::move(r);
+    return Error(r.error().code(), fmt::format("where '{}': {}", where, r.error().message()));
+  };
   if (call->args().size() != 2 || !call->args()[1]->is_literal()) {
-    return MakeError(ErrorCode::kInvalidInput, "{}(SCORE, K) takes a score and a whole number of rows",
-                     top.largest ? "top_k" : "bottom_k");
+    return MakeError(ErrorCode::kInvalidInput, "{}(SCORE, K) takes a score and a whole number of rows", name);
   }
-  ROWJIT_ASSIGN_OR_RETURN(const Scalar k, ParseScalar(TypeId::kI64, call->args()[1]->literal_text()));
-  if (k.is_null() || k.value<int64_t>() < 1 || k.value<int64_t>() > kMaxTopK) {
-    return MakeError(ErrorCode::kInvalidInput, "top-k selects 1 to {} rows, not {}", kMaxTopK, call->args()[1]->literal_text());
+  const std::string& k_text = call->args()[1]->literal_text();
+  auto k = ParseScalar(TypeId::kI64, k_text);
+  const bool whole = !k_text.empty() && std::all_of(k_text.begin(), k_text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  if (!whole || !k.ok() || k->is_null() || k->value<int64_t>() < 1 || k->value<int64_t>() > kMaxTopK) {
+    return MakeError(ErrorCode::kInvalidInput, "{}(SCORE, K) selects K = 1 to {} rows, not {}", name, kMaxTopK, k_text);
   }
-  top.k = k.value<int64_t>();
-  ROWJIT_ASSIGN_OR_RETURN(top.score, Bind(call->args()[0], schema, options));
+  top.k = k->value<int64_t>();
+  ROWJIT_ASSIGN_OR_RETURN(top.score, in_text(Bind(call->args()[0], schema, options), args_at - 4));
   const DataType st = top.score->type();
   if (!IsNumeric(st.id) || st.is_logical()) {
-    return MakeError(ErrorCode::kTypeError, "a top-k score is a number, not {} ({})", st.WithNullable(false).ToString(),
-                     top.score->ToString());
+    return MakeError(ErrorCode::kTypeError, "a top-k score is an integer or a float, not {} ({})",
+                     st.WithNullable(false).ToString(), top.score->ToString());
   }
   top.selected = top.score;
-  if (!Trim(where).empty()) {
-    ROWJIT_ASSIGN_OR_RETURN(ExprPtr p, Parse(where, options.limits));
-    ROWJIT_ASSIGN_OR_RETURN(top.where, Bind(p, schema, options));
+  if (where_at != 0 || !Trim(where).empty()) {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr p, in_where(Parse(where, options.limits)));
+    ROWJIT_ASSIGN_OR_RETURN(top.where, in_where(Bind(p, schema, options)));
     if (top.where->type().id != TypeId::kBool) {
       return MakeError(ErrorCode::kTypeError, "a top-k's where is a bool, not {}", top.where->type().ToString());
     }

@@ -392,14 +392,14 @@ ArrayPtr DateColumn(const std::string& name, int64_t n, const Buffer& days, Vali
 // `held`: the caller's own reference keeps `given` alive for the whole call (a keyword argument
 // or a batch dict's value), so that only a copy needs holding here.
 // A 2-d numeric array (rows x N): a column of vectors, fixed_size_list<T, N>, over the array's
-// memory (a C-contiguous copy first when it is not laid out so).
+// memory (a copy first when it is not C-contiguous, aligned and in native byte order).
 ArrayPtr NumpyVectors(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity) {
   const char kind = given.dtype().kind();
   if (kind != 'f' && kind != 'i' && kind != 'u') {
     throw py::type_error("rowjit: column '" + name + "' is a 2-d array of " + std::string(py::str(given.dtype())) +
                          "; a 2-d array is a column of vectors, of numbers");
   }
-  const py::array arr = py::array::ensure(given, py::array::c_style | py::array::forcecast);
+  const py::array arr = ReadableLayout(given);  // C order, aligned, native byte order
   const int64_t n = arr.shape(0), size = arr.shape(1);
   const DataType type = Check(DataType::FixedList(TypeOfDtype(arr.dtype()), size, validity.has_value()));
   BufferPtr buffer = Buffer::Borrow(arr.data(), n * size * arr.itemsize(), cols.hold_inputs ? PythonOwner(arr) : nullptr);
@@ -606,6 +606,10 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
   if (py::isinstance(value, g.masked_array)) {
     if (has_valid) throw py::value_error("rowjit: column '" + name + "' is a masked array and has a valid= mask");
     auto data = py::array::ensure(value.attr("data"));
+    if (data && data.ndim() == 2) {
+      throw py::type_error("rowjit: column '" + name + "' is a masked 2-d array: a vector's elements are not null; "
+                           "make whole rows null with valid={'" + name + "': rows}");
+    }
     py::object mask = g.getmask(value);
     if (!mask.is(g.nomask) && !mask.attr("dtype").attr("names").is_none()) {
       // A structured column (intervals) masks each field: a row is null where any field is.

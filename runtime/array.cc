@@ -104,7 +104,10 @@ Result<std::shared_ptr<const FixedListArray>> FixedListArray::Make(DataType type
   }
   ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
   if (values == nullptr) return MakeError(ErrorCode::kInvalidInput, "values buffer is null");
-  // (offset + length) rows of at most kMaxListSize * 8 bytes: CheckExtent bounds it far below 2^63.
+  if (offset + length > std::numeric_limits<int64_t>::max() / type.ListRowBytes()) {
+    return MakeError(ErrorCode::kInvalidInput, "{} rows of {} are more bytes than a buffer holds", offset + length,
+                     type.ToString());
+  }
   const int64_t need = (offset + length) * type.ListRowBytes();
   if (values->size() < need) {
     return MakeError(ErrorCode::kInvalidInput,

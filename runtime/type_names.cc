@@ -297,10 +297,19 @@ Result<DataType> ListOf(const Piece& elem_text, const Piece& size_text, TypeName
   }
   int64_t size = 0;
   const auto [end, ec] = std::from_chars(size_text.text.data(), size_text.text.data() + size_text.text.size(), size);
-  if (size_text.text.empty() || ec != std::errc() || end != size_text.text.data() + size_text.text.size()) {
+  const bool digits = !size_text.text.empty() && std::all_of(size_text.text.begin(), size_text.text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  if (digits && ec == std::errc::result_out_of_range) {
+    size = kMaxListSize + 1;  // refused below, by its range
+  } else if (!digits || ec != std::errc() || end != size_text.text.data() + size_text.text.size()) {
     return At(size_text, MakeError(ErrorCode::kInvalidInput, "the size of a fixed_size_list '{}' is not a number", size_text.text));
   }
   auto type = DataType::FixedList(elem->id, size);
+  if (!type.ok() && digits && size > kMaxListSize) {
+    return At(size_text, MakeError(ErrorCode::kUnsupported, "a fixed_size_list holds 1 to {} elements a row, not {}",
+                                   kMaxListSize, size_text.text));
+  }
   if (!type.ok()) return At(size_text, std::move(type).TakeError());
   return type;
 }

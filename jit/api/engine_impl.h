@@ -120,12 +120,15 @@ class EngineImpl {
   // The string-valued calls of `expr` computed a column at a time (MaterializeStrings), their
   // non-string arguments through kernels with `options`, their buffers from the output pool
   // within EngineOptions::max_evaluation_bytes.
+  // `report`, when given, adds the vector kernels' compiles (ScoreVectors).
   Result<StringColumns> MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                           int64_t length, const EvalOptions& options);
+                                           int64_t length, const EvalOptions& options, EvalReport* report = nullptr);
   // A vector function's scores over the batch (ir::IsVectorScore): its vector kernel
   // (PlanVectorScore), optimized and compiled on the calling thread when new, over the rows in
-  // place; the rows' validity the AND of its vector columns'.
-  Result<ArrayPtr> ScoreVectors(const ir::ExprPtr& call, std::span<const ArrayPtr> columns, int64_t length);
+  // place; the rows' validity the AND of its vector columns'. The kernel's origin and compile go
+  // into `report`.
+  Result<ArrayPtr> ScoreVectors(const ir::ExprPtr& call, std::span<const ArrayPtr> columns, int64_t length,
+                                EvalReport& report);
 
   // --- the kernel route's steps, shared with the prepared handles ---
   // What every call checks before it reads or allocates anything: the expression's limits, the

@@ -84,13 +84,8 @@ Result<ArrayPtr> EngineImpl::EvaluateAsIs(const ir::ExprPtr& expr, std::span<con
 Result<ArrayPtr> EngineImpl::EvaluateStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
                                              int64_t length, const EvalOptions& options, EvalReport& rep,
                                              std::span<const OutputBuffers> into) {
-  ROWJIT_ASSIGN_OR_RETURN(StringColumns s, MaterializeStrings(expr, columns, length, options));
-  if (s.expr->is_column()) {
-    if (ir::IsVectorScore(*expr) && length > 0) {
-      rep.strategy = PlanVectorScore(expr, std::vector<ir::InputSpec>(columns.size())).strategy;
-    }
-    return s.columns[static_cast<size_t>(s.expr->column_index())];
-  }
+  ROWJIT_ASSIGN_OR_RETURN(StringColumns s, MaterializeStrings(expr, columns, length, options, &rep));
+  if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
   EvalReport rest;
   Result<ArrayPtr> out = EvaluateRouted(s.expr, s.columns, length, options, rest, into);
   rep.Merge(rest);
@@ -100,19 +95,23 @@ Result<ArrayPtr> EngineImpl::EvaluateStrings(const ir::ExprPtr& expr, std::span<
 }
 
 Result<StringColumns> EngineImpl::MaterializeStrings(const ir::ExprPtr& expr, std::span<const ArrayPtr> columns,
-                                                     int64_t length, const EvalOptions& options) {
+                                                     int64_t length, const EvalOptions& options, EvalReport* report) {
   const EvaluateFn kernels = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
     EvalReport inner;
     return EvaluateRouted(e, cols, n, options, inner);
   };
   const EvaluateFn vectors = [&](const ir::ExprPtr& e, std::span<const ArrayPtr> cols, int64_t n) {
-    return ScoreVectors(e, cols, n);
+    EvalReport scored;
+    Result<ArrayPtr> out = ScoreVectors(e, cols, n, scored);
+    if (report != nullptr) report->Merge(scored);
+    return out;
   };
   return internal::MaterializeStrings(expr, columns, length, kernels,
                                       StringResultPool(outputs_, options_.max_evaluation_bytes), vectors);
 }
 
-Result<ArrayPtr> EngineImpl::ScoreVectors(const ir::ExprPtr& call, std::span<const ArrayPtr> columns, int64_t length) {
+Result<ArrayPtr> EngineImpl::ScoreVectors(const ir::ExprPtr& call, std::span<const ArrayPtr> columns, int64_t length,
+                                          EvalReport& report) {
   std::vector<KernelInput> inputs(columns.size());
   std::vector<Validity> validity;
   for (int c : call->facts().columns) {
@@ -127,9 +126,10 @@ Result<ArrayPtr> EngineImpl::ScoreVectors(const ir::ExprPtr& call, std::span<con
   const TypeId t = call->type().id;
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateForOverwrite(length * ByteWidth(t), outputs_));
   if (length > 0) {
-    const Plan plan = PlanVectorScore(call, std::vector<ir::InputSpec>(columns.size()));
-    ROWJIT_ASSIGN_OR_RETURN(KernelCache::Lookup found, cache_.Get(*plan.kernel, TierWant::kOptimized));
-    found.kernel->row_fn()(inputs.data(), values->mutable_data(), nullptr, length, 0);
+    Plan plan = PlanVectorScore(call, std::vector<ir::InputSpec>(columns.size()));
+    report.strategy = plan.strategy;
+    ROWJIT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledKernel> kernel, KernelOf(plan, TierWant::kOptimized, report));
+    kernel->row_fn()(inputs.data(), values->mutable_data(), nullptr, length, 0);
   }
   ROWJIT_ASSIGN_OR_RETURN(Validity valid, AndValidity(validity, length));
   ROWJIT_ASSIGN_OR_RETURN(auto out, PrimitiveArray::Make(call->type(), length, std::move(values), std::move(valid)));

@@ -11,7 +11,7 @@
     rowjit.project(["a * b", "a * b + c"], a=a, b=b, c=c)
     rowjit.aggregate("sum(a * b)", a=a, b=b)              # a Python number (None when null)
     rowjit.aggregate(["sum(x)", "avg(y)", "count(*)"], frame, by="g", where="y > 0")  # per group
-    rows, scores = rowjit.top_k("l2_distance(v, [0.5, 0.1, -2.0])", 10, largest=False, v=vectors)  # 2-d: vectors
+    rows, scores = rowjit.top_k(f"l2_distance(v, {rowjit.vector_literal(q)})", 10, largest=False, v=vectors)  # 2-d
 
 Columns are numpy arrays, numpy masked arrays (mask True: null), pandas Series (nullable dtypes
 such as Int32, Float64, boolean and string: pd.NA is null), or any Arrow array through the
@@ -28,8 +28,9 @@ ValueError. A column named like an option of the call (threads, valid, arrow, ou
 local_dict, global_dict) goes in the batch dict: rowjit.evaluate("valid + 1", {"valid": v}).
 """
 from ._api import (Array, Compiled, Engine, Error, QueryState, RecordBatch, __version__, aggregate, array, compile,
-                   default_cache_dir, default_engine, evaluate, filter, interval_dtype, project, record_batch, top_k)
+                   default_cache_dir, default_engine, evaluate, filter, interval_dtype, project, record_batch, top_k,
+                   vector_literal)
 
 __all__ = ["Array", "Compiled", "Engine", "Error", "QueryState", "RecordBatch", "__version__", "aggregate", "array",
            "compile", "default_cache_dir", "default_engine", "evaluate", "filter", "interval_dtype", "project",
-           "record_batch", "top_k"]
+           "record_batch", "top_k", "vector_literal"]

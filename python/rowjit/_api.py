@@ -6,6 +6,7 @@ import atexit
 import datetime
 import decimal
 import difflib
+import numbers
 import re
 import sys
 import threading
@@ -378,10 +379,15 @@ def _aggregate(engine, agg, batch, valid, local_dict, global_dict, columns, fram
 def _top_k(engine, score, k, largest, batch, where, valid, local_dict, global_dict, columns, frame):
     if not isinstance(score, str):
         raise TypeError(f"rowjit: the score is an expression's text (a str), not {type(score).__name__}")
-    if isinstance(k, bool) or not isinstance(k, int):
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"rowjit: k is a whole number of rows (an int), not {type(k).__name__}")
+    k = int(k)
     if where is not None and not isinstance(where, str):
         raise TypeError(f"rowjit: where= is a bool expression's text (a str), not {type(where).__name__}")
+    if where is not None and not where.strip():
+        raise ValueError("rowjit: where= is empty (None: every row)")
+    if not isinstance(largest, (bool, np.bool_)):
+        raise TypeError(f"rowjit: largest= is True or False, not {type(largest).__name__}")
     _check_dict(local_dict, "local_dict=")
     _check_dict(global_dict, "global_dict=")
     text = f"{'top_k' if largest else 'bottom_k'}({score}, {k})"
@@ -702,6 +708,19 @@ def project(exprs, batch=None, /, *, valid=None, arrow=None, engine=None, local_
     computed once: a list of what evaluate would return for each. Arguments as evaluate's."""
     return _project(_engine(engine), exprs, batch, valid, arrow, local_dict, global_dict, columns,
                     _getframe(1))
+
+
+def vector_literal(values):
+    """A vector literal for an expression's text from a 1-d array or sequence of numbers:
+    "[0.5, -1.25, ...]", each element written as the shortest text that reads back to the same
+    value of its dtype (so a float32 query is the same float32 values in the kernel):
+    rowjit.top_k(f"l2_distance(v, {rowjit.vector_literal(q)})", 10, largest=False, v=vectors)."""
+    a = np.asarray(values)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"rowjit: a vector literal is made of a non-empty 1-d array, not one of shape {a.shape}")
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"rowjit: a vector literal holds numbers, not {a.dtype}")
+    return "[" + ", ".join(str(x) for x in a) + "]"
 
 
 def top_k(score, k, batch=None, /, *, where=None, largest=True, valid=None, engine=None, local_dict=None,

@@ -190,7 +190,8 @@ TEST(Vectors, TypesLiteralsAndRefusals) {
       {"dot(q, [1, 2.5, 3])", ErrorCode::kTypeError, "vector literal element 2.5 is not i8"},
       {"dot(q, [1, 2, 300])", ErrorCode::kTypeError, "vector literal element 300 is not i8"},
       {"dot(big, big)", ErrorCode::kUnsupported, "i8 vectors of at most 32768 elements"},
-      {"[1, 2, 3]", ErrorCode::kTypeError, "a vector literal is an argument of a vector function"},
+      {"[1, 2, 3]", ErrorCode::kTypeError, "a vector (literal) is an argument of a vector function"},
+      {"v", ErrorCode::kTypeError, "a vector (column 'v') is an argument of a vector function"},
       {"dot(v, [])", ErrorCode::kInvalidInput, "a vector literal is not empty"},
       {"dot(v, [1, a, 2])", ErrorCode::kInvalidInput, "a number in a vector literal"},
       {"dot(v)", ErrorCode::kInvalidInput, "dot takes 2 arguments, got 1"},
@@ -259,7 +260,7 @@ TEST(Vectors, OtherNestedLayoutsAreNamedWhenRefused) {
 TEST(Vectors, TopKEqualsTheReference) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
   ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("v:fixed_size_list<f32, 24>?, w:fixed_size_list<f32, 24>, "
-                                                        "a:i16?, x:f64?"));
+                                                        "a:i16?, x:f64?, s:utf8"));
   const char* selections[] = {"bottom_k(l2_distance(v, w), 10)", "top_k(cosine_similarity(v, w), 7) where a > 0",
                               "top_k(a, 50)", "bottom_k(a % 5, 30) where x < 100", "top_k(x, 1)",
                               "bottom_k(x * 0, 40)", "top_k(dot(v, w) + x, 5000)"};
@@ -300,8 +301,11 @@ TEST(Vectors, TopKEqualsTheReference) {
     }
   }
   const test::Refusal refused[] = {
-      {"top_k(v, 3)", ErrorCode::kTypeError, "a top-k score is a number"},
-      {"top_k(a, 0)", ErrorCode::kInvalidInput, "top-k selects 1 to"},
+      {"top_k(v, 3)", ErrorCode::kTypeError, "is an argument of a vector function"},
+      {"top_k(s, 3)", ErrorCode::kTypeError, "a top-k score is an integer or a float, not utf8"},
+      {"top_k(a, 0)", ErrorCode::kInvalidInput, "selects K = 1 to 1048576 rows, not 0"},
+      {"top_k(a, 2.5)", ErrorCode::kInvalidInput, "selects K = 1 to 1048576 rows, not 2.5"},
+      {"top_k(a, 3) where", ErrorCode::kInvalidInput, "the predicate is missing"},
       {"top_k(a)", ErrorCode::kInvalidInput, "takes a score and a whole number of rows"},
       {"top_k(a, 3) when a > 0", ErrorCode::kInvalidInput, "comes nothing or 'where PREDICATE'"},
       {"top_k(a, 3) where a", ErrorCode::kTypeError, "a top-k's where is a bool"},
@@ -313,6 +317,16 @@ TEST(Vectors, TopKEqualsTheReference) {
     EXPECT_EQ(top.error().code(), r.code) << r.text << ": " << top.error().ToString();
     EXPECT_NE(top.error().message().find(r.fragment), std::string::npos) << r.text << ": " << top.error().ToString();
   }
+  // An error's span points into the text as written: the where's, and the score's.
+  for (const std::string& text : {std::string("top_k(a, 2) where zz > 0"), std::string("bottom_k(a + zz, 2)")}) {
+    auto top = ir::ParseAndBindTopK(text, schema);
+    ASSERT_FALSE(top.ok());
+    ASSERT_TRUE(top.error().span().has_value()) << top.error().ToString();
+    EXPECT_EQ(top.error().span()->offset, text.find("zz")) << text;
+  }
+  auto apart = ir::ParseAndBindTopK("top_k(a, 2)", schema, "zz > 0");
+  ASSERT_FALSE(apart.ok());
+  EXPECT_NE(apart.error().message().find("where 'zz > 0'"), std::string::npos) << apart.error().ToString();
   EXPECT_FALSE(ir::TopKState::Deserialize("topk1 3 1 10 5\n").ok());
   EXPECT_FALSE(ir::TopKState::Deserialize("nonsense").ok());
 }

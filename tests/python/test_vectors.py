@@ -12,7 +12,7 @@ ENGINE = rowjit.Engine(synchronous=True)
 
 
 def _literal(q):
-    return "[" + ", ".join(repr(float(x)) if np.issubdtype(q.dtype, np.floating) else str(int(x)) for x in q) + "]"
+    return rowjit.vector_literal(q)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -60,9 +60,14 @@ def test_filter_on_a_distance_with_null_rows():
 
 def test_a_vector_column_comes_back_2d():
     v = np.arange(12, dtype=np.float32).reshape(4, 3)
-    back = ENGINE.evaluate("v", v=v)
+    back = rowjit.array(v).to_numpy()
     assert back.shape == (4, 3) and back.dtype == np.float32
     np.testing.assert_array_equal(back, v)
+    with pytest.raises(rowjit.Error, match="is an argument of a vector function"):  # no expression's value
+        ENGINE.evaluate("v", v=v)
+    # Big-endian and strided arrays are read through a native copy, never misread.
+    np.testing.assert_array_equal(ENGINE.evaluate("dot(v, [1, 1, 1])", v=v.astype(">f4")), v.sum(axis=1))
+    np.testing.assert_array_equal(ENGINE.evaluate("dot(v, [1, 1, 1])", v=v.astype(">f8")[::2]), v[::2].sum(axis=1))
     masked = rowjit.array(v, valid=np.array([True, False, True, True])).to_numpy()
     np.testing.assert_array_equal(np.ma.getmaskarray(masked)[:, 0], [False, True, False, False])
     np.testing.assert_array_equal(masked[0], v[0])
@@ -101,5 +106,25 @@ def test_top_k_as_numpy_sorts():
     np.testing.assert_allclose(scores, dots[want], rtol=1e-4)
     with pytest.raises(TypeError, match="k is a whole number"):
         rowjit.top_k("dot(v, v)", 2.5, v=v)
-    with pytest.raises(rowjit.Error, match="top-k selects 1 to"):
+    assert len(rowjit.top_k("dot(v, v)", np.int64(2), v=v)[0]) == 2  # numpy integers are whole numbers
+    with pytest.raises(ValueError, match="where= is empty"):
+        rowjit.top_k("dot(v, v)", 2, where=" ", v=v)
+    with pytest.raises(TypeError, match="largest= is True or False"):
+        rowjit.top_k("dot(v, v)", 2, largest="no", v=v)
+    with pytest.raises(rowjit.Error, match="where 'zz > 0'"):
+        rowjit.top_k("dot(v, v)", 2, where="zz > 0", v=v)
+    with pytest.raises(rowjit.Error, match="selects K = 1 to"):
         rowjit.top_k("dot(v, v)", 0, v=v)
+
+
+def test_vector_literal_reads_back_exactly():
+    q32 = np.array([0.1, -1e-30, 3.4e38, 1 / 3, -2.5], dtype=np.float32)  # none of them a short decimal in f64
+    assert rowjit.vector_literal(q32).startswith("[0.1, -1e-30, 3.4e+38, 0.33333334")
+    w = q32.reshape(1, -1).copy()
+    assert ENGINE.evaluate(f"l2_squared(w, {rowjit.vector_literal(q32)})", w=w)[0] == 0
+    assert "inf" in rowjit.vector_literal(np.array([np.inf, -np.inf]))
+    assert rowjit.vector_literal(np.array([1, -2], dtype=np.int8)) == "[1, -2]"
+    with pytest.raises(ValueError, match="non-empty 1-d"):
+        rowjit.vector_literal(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="holds numbers"):
+        rowjit.vector_literal(["a"])
