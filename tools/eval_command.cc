@@ -620,6 +620,9 @@ void NameOutputs(EvalOptions& o) {
 }  // namespace
 
 Result<SelectionVector> ReferenceSelection(const ir::Expr& pred, const RecordBatch& batch) {
+  if (pred.type().id != TypeId::kBool) {  // as Engine::Filter refuses it
+    return MakeError(ErrorCode::kTypeError, "a filter's predicate is bool, not {}", pred.type().ToString());
+  }
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr keep, ir::EvaluateReference(pred, batch.columns, batch.length));
   std::vector<uint32_t> rows;
   for (int64_t i = 0; i < batch.length; ++i) {

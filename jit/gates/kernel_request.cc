@@ -7,6 +7,7 @@
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/query.h"
+#include "ir/top_k.h"
 #include "jit/plan/planner.h"
 #include "runtime/builder.h"
 
@@ -58,6 +59,15 @@ Result<PlannedKernel> PlanRequest(const KernelRequest& request) {
     // A query without keys folds into one slot, as the executor runs it.
     const int slots = query.keys.empty() ? 1 : request.grouped_slots;
     out.key = *PlanGroupedFold(plan->root, std::move(specs), slots, target.name).kernel;
+    out.target = std::move(target);
+    return out;
+  }
+  if (ir::IsTopKText(request.expr)) {  // a top-k selection: the kernel that scores its rows
+    ROWJIT_ASSIGN_OR_RETURN(ir::TopK top, ir::ParseAndBindTopK(request.expr, schema));
+    // A vector score is a kernel of its own (the predicate's runs after it); any other score
+    // runs with its predicate in one kernel.
+    out.expr = ir::IsVectorScore(*top.score) ? top.score : top.selected;
+    ROWJIT_ASSIGN_OR_RETURN(out.key, PlanKernel(out.expr, std::move(specs), policy, target.name));
     out.target = std::move(target);
     return out;
   }
