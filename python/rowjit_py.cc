@@ -694,10 +694,13 @@ class PyCompiled {
   PyCompiled& operator=(const PyCompiled&) = delete;
 
   // The arrays in order, then the output: out=, or one more positional argument (which skips
-  // the keyword's handling, a visible part of a call on a few rows).
-  py::object Call(const py::args& arrays, const py::kwargs& options) {
+  // the keyword's handling, a visible part of a call on a few rows). `options`: the keywords'
+  // dict, or null (CPython passes none without keywords).
+  py::object Call(const py::tuple& arrays, PyObject* options) {
     py::object out = py::none();
-    for (const auto& [key, value] : options) {
+    PyObject *key_ptr = nullptr, *value_ptr = nullptr;
+    for (Py_ssize_t at = 0; options != nullptr && PyDict_Next(options, &at, &key_ptr, &value_ptr);) {
+      const py::handle key(key_ptr), value(value_ptr);
       const std::string k = py::str(key);
       if (k != "out") {
         const bool column = std::find(names_.begin(), names_.end(), k) != names_.end();
@@ -761,6 +764,25 @@ class PyCompiled {
   std::vector<std::string> names_;  // the columns in the order the call takes them
   std::vector<py::dtype> dtypes_;
 };
+
+// Compiled's tp_call: the arguments as CPython passes them, errors translated as pybind11's
+// dispatcher translates them.
+PyObject* CompiledTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    PyCompiled& c = py::handle(self).cast<PyCompiled&>();
+    return c.Call(py::reinterpret_borrow<py::tuple>(args), kwargs).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    if (py::detail::apply_exception_translators(py::detail::get_local_internals().registered_exception_translators) ||
+        py::detail::apply_exception_translators(py::detail::get_internals().registered_exception_translators)) {
+      return nullptr;
+    }
+    PyErr_SetString(PyExc_SystemError, "rowjit: an exception escaped a compiled call");
+    return nullptr;
+  }
+}
 
 // --- partial states of a query (rowjit.QueryState) ---------------------------------------------
 
@@ -1008,15 +1030,22 @@ void DefineEngine(py::module_& m) {
            "A wrong type is a TypeError, a wrong value a ValueError.")
       .def("_stats", &PyEngine::Stats)
       .def("_close", &PyEngine::Close);
-  py::class_<PyCompiled>(m, "Compiled",
-                         "An expression compiled for numeric columns of fixed dtypes (rowjit.compile): called with "
-                         "their arrays, in order, and out=.")
-      .def("__call__", &PyCompiled::Call)
+  py::class_<PyCompiled> compiled(m, "Compiled",
+                                  "An expression compiled for numeric columns of fixed dtypes (rowjit.compile): called "
+                                  "with their arrays, in order, and out=.");
+  compiled
+      .def("__call__", [](PyCompiled& c, const py::args& arrays, const py::kwargs& options) {
+        return c.Call(arrays, options.ptr());
+      })
       .def_property_readonly("names", [](const PyCompiled& c) { return c.names(); })
       .def_property_readonly("expr", [](const PyCompiled& c) { return c.text(); })
       .def("__repr__", [](const PyCompiled& c) {
         return fmt::format("rowjit.Compiled('{}', {})", c.text(), fmt::join(c.names(), ", "));
       });
+  // A call goes straight to the type's C slot rather than through pybind11's dispatch of
+  // __call__ (its argument conversions are most of a call on a few rows: the peers'
+  // python_compiled_call_8_rows); __call__ stays for introspection.
+  reinterpret_cast<PyTypeObject*>(compiled.ptr())->tp_call = CompiledTpCall;
   py::class_<PyQueryState>(m, "_QueryState")
       .def(py::init([](py::handle text) { return std::make_unique<PyQueryState>(TextOf(text, "the query")); }))
       .def("fold", [](PyQueryState& s, py::handle engine, const py::tuple& inputs) { s.Fold(EngineArg(engine), Read(inputs)); })
