@@ -26,7 +26,8 @@ namespace {
 constexpr int64_t kDim = 768;
 constexpr int64_t kVectorRows = int64_t{1} << 20;
 
-// `rows` vectors of `dim` elements of `elem`, values uniform in [-1, 1) (i8: [-127, 127]),
+// `rows` vectors of `dim` elements of `elem` (f32, f16 or i8), values uniform in [-1, 1) (i8:
+// [-127, 127]),
 // generated in place (a Scalar an element would take minutes at this size).
 struct VectorData {
   ArrayPtr column;
@@ -52,6 +53,9 @@ const VectorData& Data(TypeId elem, int64_t rows, int64_t dim) {
     const uint64_t r = next();
     if (elem == TypeId::kI8) {
       values->mutable_data()[i] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int>(r % 255) - 127));
+    } else if (elem == TypeId::kF16) {
+      const auto h = static_cast<_Float16>(static_cast<double>(r >> 11) / 9007199254740992.0 * 2 - 1);
+      std::memcpy(values->mutable_data() + i * 2, &h, 2);
     } else {
       const float f = static_cast<float>(static_cast<double>(r >> 11) / 9007199254740992.0 * 2 - 1);
       std::memcpy(values->mutable_data() + i * 4, &f, 4);
@@ -158,6 +162,8 @@ void Register() {
   rows(benchmark::RegisterBenchmark("vectors/cosine_similarity_f32_768/loop", Loop, true));
   rows(benchmark::RegisterBenchmark("vectors/dot_f32_768/jit", Jit, "dot", TypeId::kF32));
   rows(benchmark::RegisterBenchmark("vectors/bottom_k10_l2_distance_f32_768/jit", TopKJit));
+  rows(benchmark::RegisterBenchmark("vectors/read_floor_f16_768/static", Floor, TypeId::kF16));
+  rows(benchmark::RegisterBenchmark("vectors/l2_distance_f16_768/jit", Jit, "l2_distance", TypeId::kF16));
   rows(benchmark::RegisterBenchmark("vectors/read_floor_i8_768/static", Floor, TypeId::kI8));
   rows(benchmark::RegisterBenchmark("vectors/l2_squared_i8_768/jit", Jit, "l2_squared", TypeId::kI8));
   rows(benchmark::RegisterBenchmark("vectors/dot_i8_768/jit", Jit, "dot", TypeId::kI8));

@@ -107,6 +107,13 @@ class Binder {
     const TypeId elem = type->elem;
     for (std::string_view item : items) {
       const std::string piece(item);
+      if (elem == TypeId::kF16) {  // half precision: the double read, rounded once to half
+        auto wide = ParseScalar(TypeId::kF64, piece);
+        if (!wide.ok()) return MakeError(ErrorCode::kTypeError, "vector literal element {} is not f16", piece);
+        const auto h = static_cast<_Float16>(wide->value<double>());
+        bytes.append(reinterpret_cast<const char*>(&h), 2);
+        continue;
+      }
       auto value = ParseScalar(elem, piece);
       if (!value.ok() || (IsInteger(elem) && LooksFloat(piece))) {
         return MakeError(ErrorCode::kTypeError, "vector literal element {} is not {}", piece, TypeIdName(elem));

@@ -13,7 +13,9 @@
 namespace rowjit::ir {
 namespace {
 
-bool VectorElement(TypeId t) { return t == TypeId::kF32 || t == TypeId::kF64 || t == TypeId::kI8; }
+bool VectorElement(TypeId t) {
+  return t == TypeId::kF32 || t == TypeId::kF64 || t == TypeId::kF16 || t == TypeId::kI8;
+}
 
 // Two vectors of one type (nullability aside) with f32, f64 or i8 elements; the result type of
 // `score` over them.
@@ -24,7 +26,7 @@ Result<DataType> ScoreType(std::string_view name, std::span<const DataType> args
   }
   const DataType& v = args[0];
   if (!VectorElement(v.elem)) {
-    return MakeError(ErrorCode::kTypeError, "{}({}): the vector functions take f32, f64 or i8 vectors", name,
+    return MakeError(ErrorCode::kTypeError, "{}({}): the vector functions take f32, f64, f16 or i8 vectors", name,
                      internal::ArgTypes(args));
   }
   if (v.elem == TypeId::kI8 && v.list_size > kMaxI8VectorSize) {
@@ -32,7 +34,8 @@ Result<DataType> ScoreType(std::string_view name, std::span<const DataType> args
                      name, kMaxI8VectorSize);
   }
   const bool integral = score == VectorScore::kDot || score == VectorScore::kL2Squared;
-  const TypeId result = v.elem != TypeId::kI8 ? v.elem : integral ? TypeId::kI32 : TypeId::kF32;
+  // f16 vectors are scored in f32 (their elements widened exactly), i8 sums are exact in i32.
+  const TypeId result = v.elem == TypeId::kF16 ? TypeId::kF32 : v.elem != TypeId::kI8 ? v.elem : integral ? TypeId::kI32 : TypeId::kF32;
   return DataType(result, internal::AnyNullable(args));
 }
 
@@ -65,6 +68,8 @@ Result<Scalar> EvalScore(std::span<const Scalar> args, DataType, std::optional<T
   if (static_cast<int64_t>(x.size()) != t.ListRowBytes() || static_cast<int64_t>(y.size()) != t.ListRowBytes()) {
     return Error(ErrorCode::kInternal, "a vector value of the wrong size");
   }
+  auto x_bytes = [&](int64_t j) { return x.data() + 2 * j; };
+  auto y_bytes = [&](int64_t j) { return y.data() + 2 * j; };
   // The elements are copied out: a scalar's bytes need not be aligned for T.
   auto score = [&]<typename T>(std::type_identity<T>) -> Result<Scalar> {
     std::vector<T> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
@@ -72,6 +77,17 @@ Result<Scalar> EvalScore(std::span<const Scalar> args, DataType, std::optional<T
     std::memcpy(b.data(), y.data(), y.size());
     return ScoreOf(kScore, a.data(), b.data(), n);
   };
+  if (t.elem == TypeId::kF16) {  // widened to f32 exactly, then scored as f32 vectors are
+    std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      _Float16 x, y;
+      std::memcpy(&x, x_bytes(j), 2);
+      std::memcpy(&y, y_bytes(j), 2);
+      a[static_cast<size_t>(j)] = static_cast<float>(x);
+      b[static_cast<size_t>(j)] = static_cast<float>(y);
+    }
+    return ScoreOf(kScore, a.data(), b.data(), n);
+  }
   switch (t.elem) {
     case TypeId::kF32: return score(std::type_identity<float>{});
     case TypeId::kF64: return score(std::type_identity<double>{});
@@ -90,8 +106,8 @@ Function Score(std::string_view name, std::string_view summary, std::string_view
 constexpr std::string_view kSumNotes =
     "Over two vectors of one type (a vector literal beside a column takes the column's type); f32 and f64 "
     "vectors give their type, summed in it in a fixed order (element j into one of 32 partial sums, j mod 32, "
-    "then those pairwise), so a result is the same bits on every CPU; i8 vectors give an exact i32 (at most "
-    "32,768 elements).";
+    "then those pairwise), so a result is the same bits on every CPU; f16 vectors are summed as f32 ones "
+    "(their elements widened exactly); i8 vectors give an exact i32 (at most 32,768 elements).";
 
 const Function kVectorFunctions[] = {
     Score<VectorScore::kDot>("dot", "The dot (inner) product of two vectors: the sum of a[j] * b[j].", kSumNotes),

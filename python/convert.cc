@@ -401,7 +401,8 @@ ArrayPtr NumpyVectors(Columns& cols, const std::string& name, const py::array& g
   }
   const py::array arr = ReadableLayout(given);  // C order, aligned, native byte order
   const int64_t n = arr.shape(0), size = arr.shape(1);
-  const DataType type = Check(DataType::FixedList(TypeOfDtype(arr.dtype()), size, validity.has_value()));
+  const bool half = kind == 'f' && arr.itemsize() == 2;  // float16: a vector's elements only
+  const DataType type = Check(DataType::FixedList(half ? TypeId::kF16 : TypeOfDtype(arr.dtype()), size, validity.has_value()));
   BufferPtr buffer = Buffer::Borrow(arr.data(), n * size * arr.itemsize(), cols.hold_inputs ? PythonOwner(arr) : nullptr);
   if (!cols.hold_inputs) cols.keep.push_back(arr);
   return Check(FixedListArray::Make(type, n, std::move(buffer), validity.value_or(Validity::AllValid())));
@@ -760,7 +761,8 @@ py::object VectorsToNumpy(const ArrayPtr& array, bool writable) {
   const auto& l = static_cast<const FixedListArray&>(*array);
   py::capsule base(new ArrayPtr(array), [](void* p) { delete static_cast<ArrayPtr*>(p); });
   const py::ssize_t width = ByteWidth(l.type().elem), size = l.list_size();
-  py::array view(DtypeOf(DataType(l.type().elem)), {static_cast<py::ssize_t>(l.length()), size}, {size * width, width},
+  const py::dtype dtype = l.type().elem == TypeId::kF16 ? py::dtype("float16") : DtypeOf(DataType(l.type().elem));
+  py::array view(dtype, {static_cast<py::ssize_t>(l.length()), size}, {size * width, width},
                  l.raw_values(), base);
   if (!writable) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   if (l.NullCount() == 0) return view;

@@ -33,6 +33,7 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kBinary: return "z";
     case TypeId::kI128: return "";
     case TypeId::kFixedList: return "";  // "+w:N", with a child: not one format
+    case TypeId::kF16: return "e";       // a vector's elements only
   }
   return "";
 }
@@ -432,8 +433,10 @@ Result<DataType> FixedListType(const ArrowSchema& s, int64_t size) {
   if (child.dictionary != nullptr) {
     return MakeError(ErrorCode::kUnsupported, "a fixed_size_list of dictionary-encoded elements");
   }
-  ROWJIT_ASSIGN_OR_RETURN(DataType elem, TypeFromFormat(child.format));
-  if (!IsNumeric(elem.id) || elem.is_logical()) {
+  // Half precision ("e") is read as a vector's elements, never as a column.
+  const bool half = child.format != nullptr && std::strcmp(child.format, "e") == 0;
+  ROWJIT_ASSIGN_OR_RETURN(DataType elem, half ? Result<DataType>(DataType(TypeId::kF16)) : TypeFromFormat(child.format));
+  if (!(IsNumeric(elem.id) || half) || elem.is_logical()) {
     return MakeError(ErrorCode::kUnsupported, "a fixed_size_list of {}: vectors hold numbers (i8..i64, u8..u64, f32, f64)",
                      elem.ToString());
   }

@@ -191,6 +191,12 @@ ArrayPtr RandomFixedListArray(const ArraySpec& spec, std::mt19937_64& rng) {
     if (!valid) continue;
     uint8_t* row = (*values)->mutable_data() + i * t.ListRowBytes();
     for (int64_t k = 0; k < t.list_size; ++k) {
+      if (t.elem == TypeId::kF16) {  // a float's value rounded to half precision (edges: inf, NaN, -0.0)
+        const Scalar f = spec.values == ValueMode::kMixed ? RandomValue(TypeId::kF32, rng) : ModerateValue(TypeId::kF32, rng);
+        const auto h = static_cast<_Float16>(f.value<float>());
+        std::memcpy(row + k * width, &h, 2);
+        continue;
+      }
       const Scalar v = spec.values == ValueMode::kMixed ? RandomValue(t.elem, rng) : ModerateValue(t.elem, rng);
       const uint64_t b = v.bits();
       std::memcpy(row + k * width, &b, static_cast<size_t>(width));

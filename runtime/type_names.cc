@@ -288,12 +288,14 @@ Error UnknownName(const Piece& head, TypeNames names) {
 }
 
 Result<DataType> ListOf(const Piece& elem_text, const Piece& size_text, TypeNames names) {
-  auto elem = ParseDataType(elem_text.text, names);
+  // f16 is an element type only: no column or value is one.
+  const bool half = elem_text.text == "f16";
+  auto elem = half ? Result<DataType>(DataType(TypeId::kF16)) : ParseDataType(elem_text.text, names);
   if (!elem.ok()) return std::move(elem).TakeError().ShiftSpan(elem_text.offset);
-  if (elem->nullable || elem->is_logical() || !IsNumeric(elem->id)) {
+  if (elem->nullable || elem->is_logical() || !(IsNumeric(elem->id) || half)) {
     return At(elem_text, MakeError(ErrorCode::kTypeError,
-                                   "a fixed_size_list holds numbers that are not null (i8..i64, u8..u64, f32, f64), not {}",
-                                   elem->ToString()));
+                                   "a fixed_size_list holds numbers that are not null (i8..i64, u8..u64, f16, f32, f64), "
+                                   "not {}", elem->ToString()));
   }
   int64_t size = 0;
   const auto [end, ec] = std::from_chars(size_text.text.data(), size_text.text.data() + size_text.text.size(), size);

@@ -25,6 +25,7 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kBinary: return "binary";
     case TypeId::kI128: return "i128";
     case TypeId::kFixedList: return "fixed_size_list";
+    case TypeId::kF16: return "f16";
   }
   return "?";
 }
@@ -216,8 +217,8 @@ std::string QuoteString(std::string_view bytes) {
 }
 
 Result<DataType> DataType::FixedList(TypeId elem, int64_t size, bool nullable) {
-  if (!IsNumeric(elem)) {
-    return MakeError(ErrorCode::kTypeError, "a fixed_size_list holds numbers (i8..i64, u8..u64, f32, f64), not {}",
+  if (!IsNumeric(elem) && elem != TypeId::kF16) {
+    return MakeError(ErrorCode::kTypeError, "a fixed_size_list holds numbers (i8..i64, u8..u64, f16, f32, f64), not {}",
                      TypeIdName(elem));
   }
   if (size < 1 || size > kMaxListSize) {
@@ -302,6 +303,12 @@ std::string VectorText(TypeId elem, std::string_view bytes) {
   const size_t width = static_cast<size_t>(ByteWidth(elem));
   for (size_t at = 0; width != 0 && at + width <= bytes.size(); at += width) {
     if (at != 0) out += ", ";
+    if (elem == TypeId::kF16) {  // half precision: as the float it is (every half is one exactly)
+      _Float16 h;
+      std::memcpy(&h, bytes.data() + at, 2);
+      out += FloatText(static_cast<float>(h));
+      continue;
+    }
     VisitType(elem, [&]<typename T>(std::type_identity<T>) {
       T v;
       std::memcpy(&v, bytes.data() + at, sizeof(T));

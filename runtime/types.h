@@ -19,7 +19,8 @@ namespace rowjit {
 // exact wide sums); no row function computes on it.
 // kFixedList is a vector: `list_size` elements of the number type `elem` a row, stored flat
 // (Arrow's fixed_size_list); only the vector functions (ir/functions_vector.cc) read one.
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList };
+// kF16 (IEEE half precision) is a vector's element type only, never a column's or a value's.
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16 };
 
 // The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
@@ -37,6 +38,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kUtf8: case TypeId::kBinary: return 0;
     case TypeId::kI128: return 16;
     case TypeId::kFixedList: return 0;
+    case TypeId::kF16: return 2;
   }
   return 0;
 }
@@ -105,7 +107,8 @@ struct DataType {
   // The temporal types; the storage follows from the kind and unit.
   static Result<DataType> Temporal(LogicalKind kind, TimeUnit unit, uint16_t tz = 0);
   static DataType Interval(IntervalUnit unit);
-  // fixed_size_list<elem, size>: a vector of `size` numbers (any integer or float type) a row.
+  // fixed_size_list<elem, size>: a vector of `size` numbers (any integer or float type, or f16)
+  // a row.
   static Result<DataType> FixedList(TypeId elem, int64_t size, bool nullable = false);
   // Bytes of one row of a fixed_size_list.
   int64_t ListRowBytes() const { return int64_t{ByteWidth(elem)} * list_size; }
@@ -199,7 +202,7 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
-      case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: break;
+      case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: case TypeId::kF16: break;
   }
   return fn(std::type_identity<bool>{});  // unreachable for the types callers may pass
 }

@@ -16,6 +16,7 @@ llvm::Type* LlvmType(llvm::LLVMContext& ctx, TypeId id) {
     case TypeId::kBool: return llvm::Type::getInt1Ty(ctx);
     case TypeId::kF32: return llvm::Type::getFloatTy(ctx);
     case TypeId::kF64: return llvm::Type::getDoubleTy(ctx);
+    case TypeId::kF16: return llvm::Type::getHalfTy(ctx);
     case TypeId::kUtf8:
     case TypeId::kBinary:
       return llvm::StructType::get(ctx, {llvm::PointerType::get(ctx, 0), llvm::Type::getInt64Ty(ctx)});

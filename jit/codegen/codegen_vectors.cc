@@ -44,8 +44,9 @@ class VectorKernel {
     const DataType vt = call.args()[0]->type();
     elem_ = vt.elem;
     n_ = vt.list_size;
-    integral_ = !IsFloat(elem_);
-    sum_ty_ = integral_ ? b_.getInt32Ty() : LlvmType(ctx_, elem_);
+    integral_ = elem_ == TypeId::kI8;
+    half_ = elem_ == TypeId::kF16;
+    sum_ty_ = integral_ ? b_.getInt32Ty() : half_ ? b_.getFloatTy() : LlvmType(ctx_, elem_);
     score_ = ScoreOf(call);
     Sums sums;
     sums.dot = score_ == ir::VectorScore::kDot || Cosine();
@@ -132,6 +133,7 @@ class VectorKernel {
   llvm::Value* LoadChunk(llvm::Value* p, llvm::Value* first) {
     llvm::Type* et = LlvmType(ctx_, elem_);
     llvm::Value* v = b_.CreateAlignedLoad(VecTy(et), b_.CreateInBoundsGEP(et, p, first), llvm::Align(ByteWidth(elem_)));
+    if (half_) return b_.CreateFPExt(v, VecTy(sum_ty_));  // exact: every half is a float
     return integral_ ? b_.CreateSExt(v, VecTy(LaneTy())) : v;
   }
 
@@ -144,6 +146,7 @@ class VectorKernel {
       llvm::Value* x = b_.CreateAlignedLoad(et, b_.CreateConstInBoundsGEP1_64(et, p, static_cast<uint64_t>(first + k)),
                                             llvm::Align(ByteWidth(elem_)));
       if (integral_) x = b_.CreateSExt(x, LaneTy());
+      if (half_) x = b_.CreateFPExt(x, sum_ty_);
       v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(k));
     }
     return v;
@@ -245,6 +248,15 @@ class VectorKernel {
       std::memcpy(v.data(), bytes.data(), bytes.size());
       return ir::SquaresOf(v.data(), n_);
     };
+    if (half_) {  // widened to f32 as the kernel and the reference widen them
+      std::vector<float> v(static_cast<size_t>(n_));
+      for (int64_t j = 0; j < n_; ++j) {
+        _Float16 h;
+        std::memcpy(&h, bytes.data() + 2 * j, 2);
+        v[static_cast<size_t>(j)] = static_cast<float>(h);
+      }
+      return llvm::ConstantFP::get(sum_ty_, ir::SquaresOf(v.data(), n_));
+    }
     switch (elem_) {
       case TypeId::kF32: return llvm::ConstantFP::get(sum_ty_, squares(static_cast<const float*>(nullptr)));
       case TypeId::kF64: return llvm::ConstantFP::get(sum_ty_, squares(static_cast<const double*>(nullptr)));
@@ -284,6 +296,7 @@ class VectorKernel {
   TypeId elem_ = TypeId::kF32;
   int64_t n_ = 0;
   bool integral_ = false;
+  bool half_ = false;  // f16 elements, widened to f32 as they are loaded
   bool narrow_diff_ = false;  // i8 squared differences: i16 lanes (LaneTy)
   llvm::Type* sum_ty_ = nullptr;
   ir::VectorScore score_ = ir::VectorScore::kDot;

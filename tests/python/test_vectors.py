@@ -128,3 +128,15 @@ def test_vector_literal_reads_back_exactly():
         rowjit.vector_literal(np.zeros((2, 2)))
     with pytest.raises(TypeError, match="holds numbers"):
         rowjit.vector_literal(["a"])
+
+
+def test_float16_vectors_are_scored_in_float32():
+    rng = np.random.default_rng(11)
+    v = rng.standard_normal((400, 40)).astype(np.float16)
+    w = rng.standard_normal((400, 40)).astype(np.float16)
+    got = ENGINE.evaluate("dot(v, w)", v=v, w=w)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, (v.astype(np.float32) * w.astype(np.float32)).sum(axis=1), rtol=1e-4, atol=1e-4)
+    back = rowjit.array(v).to_numpy()
+    assert back.dtype == np.float16 and back.shape == (400, 40)
+    np.testing.assert_array_equal(back, v)
