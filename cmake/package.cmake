@@ -35,10 +35,10 @@ endforeach()
 
 # The public headers: what the entry headers (jit/api/engine.h, ir/binder.h, ir/parser.h,
 # runtime/builder.h, runtime/arrow_c.h, runtime/selection.h, runtime/string_array.h,
-# ir/aggregate.h, ir/query.h) include, found with `g++ -MM`; none includes LLVM (tools/consumer-test checks
+# ir/aggregate.h, ir/query.h, ir/top_k.h) include, found with `g++ -MM`; none includes LLVM (tools/consumer-test checks
 # both by building against them).
 set(ROWJIT_PUBLIC_HEADERS
-    ir/aggregate.h ir/analysis.h ir/binder.h ir/expr.h ir/limits.h ir/parser.h ir/query.h ir/spec_key.h
+    ir/aggregate.h ir/analysis.h ir/binder.h ir/expr.h ir/limits.h ir/parser.h ir/query.h ir/spec_key.h ir/top_k.h
     jit/api/engine.h jit/base/kernel_abi.h jit/base/target.h jit/cache/disk_cache.h jit/cache/kernel_cache.h
     jit/compile/compiler.h jit/exec/call.h jit/plan/planner.h jit/plan/route.h
     kernels/bitmap.h
