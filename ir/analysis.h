@@ -33,6 +33,9 @@ struct ExprFacts {
   // computes: each such call is its own vector kernel, run a column at a time before the kernel
   // of the rest.
   bool scores_vectors = false;
+  // Some call reads a struct's field (s.x): read as the field's column before the kernel of the
+  // rest, as vector functions are.
+  bool reads_fields = false;
   // The summed decode cost of the functions (per-row work beyond reading numbers).
   int decode_cost = 0;
   // Every column index the expression reads, ascending, each once.

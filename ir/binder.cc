@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/ranges.h>
+
 #include "ir/aggregate.h"
 #include "ir/analysis.h"
 #include "ir/binder_internal.h"
@@ -17,6 +19,7 @@
 #include "ir/temporal.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
+#include "runtime/suggest.h"
 
 namespace rowjit::ir {
 namespace {
@@ -122,6 +125,34 @@ class Binder {
       bytes.append(reinterpret_cast<const char*>(&b), static_cast<size_t>(ByteWidth(elem)));
     }
     return Scalar::Vector(type->WithNullable(false), bytes);
+  }
+
+  // s.x (struct_field(s, 'x')): a struct and one of its fields' names, as a string literal. The
+  // field's type, nullable where the struct is.
+  Result<ExprPtr> BindStructField(const Expr& e, const Function& f) {
+    if (e.args().size() != 2) return MakeError(ErrorCode::kInvalidInput, "struct_field takes a struct and a field's name");
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr s, BindNode(e.args()[0], std::nullopt, ""));
+    if (s->type().id != TypeId::kStruct) {
+      return MakeError(ErrorCode::kTypeError, "a field of {}: {} is {}, not a struct", s->ToString(), s->ToString(),
+                       s->type().ToString());
+    }
+    const Expr& name = *e.args()[1];
+    const std::string& text = name.is_literal() ? name.literal_text() : std::string();
+    if (text.size() < 2 || text.front() != '\'' || text.back() != '\'') {
+      return At(name, MakeError(ErrorCode::kInvalidInput, "struct_field takes a field's name as a string literal: s.x or "
+                                                          "struct_field(s, 'x')"));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(const Scalar field, ParseScalar(TypeId::kUtf8, text));
+    const std::vector<StructField>& fields = StructFields(s->type());
+    for (const StructField& sf : fields) {
+      if (sf.name != field.str()) continue;
+      const DataType type = sf.type.WithNullable(sf.type.nullable || s->type().nullable);
+      return Expr::BoundCall(&f, {s, Expr::BoundLiteral(field)}, std::nullopt, type);
+    }
+    std::vector<std::string_view> names;
+    for (const StructField& sf : fields) names.push_back(sf.name);
+    return At(name, MakeError(ErrorCode::kInvalidInput, "{} has no field '{}' (its fields: {}){}", s->ToString(),
+                              field.str(), fmt::join(names, ", "), DidYouMean(field.str(), names)));
   }
 
   // A vector function: its vector arguments bound, then its literals as vectors of their type.
@@ -525,14 +556,17 @@ class Binder {
 
   // The bound call of `f` over bound arguments: its type from the type rule and the logical
   // rules, nullable as its null behaviour says, folded when every argument is a literal.
-  // Only the vector functions read vectors.
+  // Only the vector functions read vectors, and structs are read by their fields.
   static Status RefuseVectors(const Function& f, const std::vector<ExprPtr>& bound) {
-    if (f.family == Family::kVector) return Status::OK();
     for (const ExprPtr& b : bound) {
-      if (b != nullptr && b->type().id == TypeId::kFixedList) {
+      if (b != nullptr && b->type().id == TypeId::kFixedList && f.family != Family::kVector) {
         return MakeError(ErrorCode::kTypeError,
                          "{} does not take a vector ({}): vectors are read by the vector functions (dot, l2_distance, "
                          "cosine_similarity, ...)", f.name, b->type().WithNullable(false).ToString());
+      }
+      if (b != nullptr && b->type().id == TypeId::kStruct && f.family != Family::kStruct) {
+        return MakeError(ErrorCode::kTypeError, "{} does not take a struct ({}): a struct is read by its fields ({}.name)",
+                         f.name, b->type().WithNullable(false).ToString(), b->ToString());
       }
     }
     return Status::OK();
@@ -560,6 +594,7 @@ class Binder {
     if (special) return *special;
     ROWJIT_ASSIGN_OR_RETURN(const Function* f, Resolve(e));
     if (f->family == Family::kVector) return BindVectorCall(e, *f);
+    if (f->family == Family::kStruct) return BindStructField(e, *f);
     // Bind typed arguments first; untyped ones in the unified group then take their type.
     const size_t n = e.args().size(), unify = UnifyFrom(*f, n);
     std::vector<ExprPtr> bound(n);
@@ -635,6 +670,10 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Bind
     return MakeError(ErrorCode::kTypeError, "a vector ({}) is an argument of a vector function (dot, l2_distance, "
                                             "cosine_similarity, ...), not an expression's value",
                      bound->is_column() ? "column '" + bound->name() + "'" : std::string("literal"));
+  }
+  if (bound->type().id == TypeId::kStruct) {
+    return MakeError(ErrorCode::kTypeError, "a struct ({}) is read by its fields ({}.name), not an expression's value",
+                     bound->ToString(), bound->ToString());
   }
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.

@@ -113,7 +113,8 @@ constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               {"inner_product", "dot"}, {"array_inner_product", "dot"},
                               {"array_dot_product", "dot"}, {"array_distance", "l2_distance"},
                               {"array_cosine_similarity", "cosine_similarity"},
-                              {"array_cosine_distance", "cosine_distance"}};
+                              {"array_cosine_distance", "cosine_distance"},
+                              {"struct_extract", "struct_field"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {
@@ -121,7 +122,7 @@ const std::vector<const Function*>& Registry() {
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
                         FloatFunctions(), StringFunctions(), TemporalFunctions(),
-                        DecimalFunctions(), VectorFunctions()}) {
+                        DecimalFunctions(), VectorFunctions(), StructFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;

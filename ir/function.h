@@ -35,7 +35,7 @@ enum class LogicalArgs : uint8_t {
                  // their kinds (ir/functions_temporal.cc)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector, kStruct };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -196,6 +196,9 @@ std::span<const Function> StringFunctions();
 std::span<const Function> TemporalFunctions();
 std::span<const Function> DecimalFunctions();
 std::span<const Function> VectorFunctions();
+std::span<const Function> StructFunctions();
+// The index of the field a bound struct_field call reads, or -1.
+int StructFieldIndex(const Expr& call);
 
 // The float comparison rule shared by the catalog and the kernels: NaN equals NaN and is
 // greater than every number; -0.0 equals 0.0 (as in DuckDB and PostgreSQL).

@@ -15,7 +15,7 @@
 namespace rowjit::ir {
 namespace {
 
-enum class Tok { kEnd, kIdent, kQuotedIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon, kLBracket, kRBracket };
+enum class Tok { kEnd, kIdent, kQuotedIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kColon, kLBracket, kRBracket, kDot };
 
 struct Token {
   Tok kind;
@@ -153,6 +153,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       case ',': out.push_back({Tok::kComma, ",", start, start + 1}); break;
       case ':': out.push_back({Tok::kColon, ":", start, start + 1}); break;
       case '[': out.push_back({Tok::kLBracket, "[", start, start + 1}); break;
+      case '.': out.push_back({Tok::kDot, ".", start, start + 1}); break;  // s.x (.5 is a number, above)
       case ']': out.push_back({Tok::kRBracket, "]", start, start + 1}); break;
       default:
         return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: unexpected character '{}'", start, c)
@@ -595,6 +596,14 @@ class Parser {
   // x::T, PostgreSQL's cast: cast(x, T), binding tighter than any operator (-x::i64 is
   // -(cast(x, i64)), x::f64 ** 2 squares the cast).
   Result<ExprPtr> ParsePostfixCasts(ExprPtr e) {
+    // s.x, s.x.y: a struct's field, struct_field(s, 'x'), binding as tightly as a cast.
+    while (Peek().kind == Tok::kDot) {
+      Next();
+      if (Peek().kind != Tok::kIdent && Peek().kind != Tok::kQuotedIdent) return Expected("a field's name after '.'");
+      const Token& field = Next();
+      ExprPtr name = Expr::Literal(QuoteString(field.text), std::nullopt, SpanOf(field));
+      ROWJIT_ASSIGN_OR_RETURN(e, Made(CallFrom(Start(e), "struct_field", {e, name})));
+    }
     while (Peek().kind == Tok::kOp && Peek().text == "::") {
       Next();
       const size_t at = Peek().pos;

@@ -40,9 +40,29 @@ Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t 
 
 namespace {
 
+// The array a struct field reads (s.x.y: through x's child), or null when the path's struct is
+// not a struct array or its row is null at `row` (the field is then null).
+const Array* FieldArray(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
+  const Expr& of = *e.args()[0];
+  const Array* base = of.is_column() ? columns[static_cast<size_t>(of.column_index())].get()
+                      : of.is_call() && of.function()->family == Family::kStruct ? FieldArray(of, columns, row)
+                                                                                   : nullptr;
+  const int field = StructFieldIndex(e);
+  if (base == nullptr || base->encoding() != Encoding::kStruct || field < 0 || base->IsNull(row)) return nullptr;
+  return static_cast<const StructArray&>(*base).children()[static_cast<size_t>(field)].get();
+}
+
+// Whether some column the expression reads is null in the row; a struct's fields count as the
+// columns they are (a kernel reads each as a column of its own).
 bool AnyColumnNull(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
   for (int c : e.facts().columns) {
+    if (columns[c]->encoding() == Encoding::kStruct) continue;  // read through its fields, below
     if (columns[c]->IsNull(row)) return true;
+  }
+  for (const Expr* call : e.facts().calls) {
+    if (call->function()->family != Family::kStruct) continue;
+    const Array* field = FieldArray(*call, columns, row);
+    if (field == nullptr || field->IsNull(row)) return true;
   }
   return false;
 }
@@ -78,6 +98,10 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
     case ExprKind::kCall: break;
   }
   const Function* f = e.function();
+  if (f->family == Family::kStruct) {  // s.x: the field's child, row by row
+    const Array* field = FieldArray(e, columns, row);
+    return field != nullptr ? field->GetScalar(row) : Scalar::Null(e.type().id).As(e.type());
+  }
   std::vector<Scalar> args;
   args.reserve(e.args().size());
   for (size_t i = 0; i < e.args().size(); ++i) {

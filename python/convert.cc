@@ -774,6 +774,9 @@ py::object VectorsToNumpy(const ArrayPtr& array, bool writable) {
 py::object ToNumpy(const ArrayPtr& array, bool writable) {
   const Array& a = *array;
   if (a.encoding() == Encoding::kFixedList) return VectorsToNumpy(array, writable);
+  if (a.encoding() == Encoding::kStruct) {
+    throw py::type_error("rowjit: a struct column has no numpy form; read its fields (s.x) in an expression");
+  }
   py::object values;
   if (a.encoding() == Encoding::kPrimitive && (a.type().id != TypeId::kI128 || IsIntervalValues(a.type()))) {
     values = FlatView(static_cast<const PrimitiveArray&>(a), array, writable);
@@ -873,7 +876,7 @@ Columns ReadColumns(py::handle batch, py::handle columns, py::handle constants, 
 namespace {
 
 std::string TypeText(const DataType& t) {
-  if (t.id == TypeId::kFixedList) return t.ToString();  // the element type and size are the type
+  if (t.id == TypeId::kFixedList || t.id == TypeId::kStruct) return t.ToString();  // their parts are the type
   return std::string(TypeIdName(t.id)) + (t.nullable ? "?" : "");
 }
 

@@ -9,6 +9,7 @@
 
 #include "kernels/bytebool.h"
 #include "runtime/array_internal.h"
+#include "runtime/builder.h"
 #include "runtime/string_array.h"
 
 namespace rowjit {
@@ -31,6 +32,7 @@ std::string_view EncodingName(Encoding e) {
     case Encoding::kDictionary: return "dictionary";
     case Encoding::kString: return "string";
     case Encoding::kFixedList: return "fixed-list";
+    case Encoding::kStruct: return "struct";
   }
   return "?";
 }
@@ -130,6 +132,124 @@ Scalar FixedListArray::GetScalar(int64_t i) const {
 ArrayPtr FixedListArray::SliceUnchecked(int64_t offset, int64_t length) const {
   return ArrayPtr(std::make_shared<const FixedListArray>(PrivateTag{}, type(), length, values_,
                                                          validity_.Slice(offset), offset_ + offset));
+}
+
+// --- StructArray ------------------------------------------------------------------------------
+
+Result<std::shared_ptr<const StructArray>> StructArray::Make(DataType type, int64_t length, std::vector<ArrayPtr> children,
+                                                             Validity validity) {
+  const std::vector<StructField>& fields = StructFields(type);
+  if (type.id != TypeId::kStruct || fields.empty()) {
+    return MakeError(ErrorCode::kTypeError, "a struct array holds a struct type, not {}", type.ToString());
+  }
+  ROWJIT_RETURN_NOT_OK(CheckExtent(0, length));
+  if (children.size() != fields.size()) {
+    return MakeError(ErrorCode::kInvalidInput, "{} has {} fields; {} children were given", type.ToString(), fields.size(),
+                     children.size());
+  }
+  for (size_t i = 0; i < children.size(); ++i) {
+    const ArrayPtr& c = children[i];
+    if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "the child of field '{}' is null", fields[i].name);
+    if (c->length() != length || !c->type().SameType(fields[i].type) || (!fields[i].type.nullable && c->type().nullable)) {
+      return MakeError(ErrorCode::kInvalidInput, "field '{}' is {}, its child {} of {} rows (the struct has {})",
+                       fields[i].name, fields[i].type.ToString(), c->type().ToString(), c->length(), length);
+    }
+  }
+  ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, type.nullable));
+  return std::make_shared<const StructArray>(PrivateTag{}, type, length, std::move(children), std::move(validity));
+}
+
+Scalar StructArray::GetScalar(int64_t i) const {
+  if (IsNull(i)) return Scalar::Null(TypeId::kStruct).As(type());
+  std::string text = "{";
+  const std::vector<StructField>& fields = StructFields(type());
+  for (size_t f = 0; f < children_.size(); ++f) {
+    const Scalar v = children_[f]->GetScalar(i);
+    std::string value = v.is_null() ? "null" : IsString(v.type_id()) ? QuoteString(v.str()) : v.ToString();
+    if (!v.is_null() && !IsString(v.type_id()) && v.type_id() != TypeId::kStruct && v.type_id() != TypeId::kFixedList) {
+      value = value.substr(0, value.find(':'));  // the value, without its type
+    }
+    text += fmt::format("{}{}: {}", f ? ", " : "", fields[f].name, value);
+  }
+  return Scalar::Struct(type(), text + "}");
+}
+
+Status StructArray::Validate() const {
+  for (const ArrayPtr& c : children_) ROWJIT_RETURN_NOT_OK(c->Validate());
+  return Status::OK();
+}
+
+ArrayPtr StructArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  std::vector<ArrayPtr> children;
+  for (const ArrayPtr& c : children_) children.push_back(*c->Slice(offset, length));
+  return ArrayPtr(std::make_shared<const StructArray>(PrivateTag{}, type(), length, std::move(children),
+                                                      validity_.Slice(offset)));
+}
+
+Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra) {
+  const int64_t n = a->length();
+  if (extra.all_valid() || n == 0) return a;
+  const Validity both[] = {ValidityOf(*a), extra};
+  ROWJIT_ASSIGN_OR_RETURN(Validity v, AndValidity(both, n));
+  const DataType t = a->type().WithNullable(true);
+  switch (a->encoding()) {
+    case Encoding::kPrimitive: {
+      const auto& p = static_cast<const PrimitiveArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(auto out, PrimitiveArray::Make(t, n, p.values_buffer(), std::move(v), p.offset()));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kBool: {
+      const auto& b = static_cast<const BoolArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(auto out, BoolArray::Make(n, b.bits_buffer(), std::move(v), b.offset(), true));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kByteBool: {
+      const auto& b = static_cast<const ByteBoolArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(auto out, ByteBoolArray::Make(n, b.bytes_buffer(), std::move(v), b.offset(), true));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kFixedList: {
+      const auto& l = static_cast<const FixedListArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(auto out, FixedListArray::Make(t, n, l.values_buffer(), std::move(v), l.offset()));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kStruct: {
+      const auto& s = static_cast<const StructArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(auto out, StructArray::Make(t, n, s.children(), std::move(v)));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kString: {
+      const auto& s = static_cast<const StringArray&>(*a);
+      if (s.layout() == StringLayout::kViews) {
+        ROWJIT_ASSIGN_OR_RETURN(auto out, StringArray::MakeViews(t, n, s.main_buffer(), s.data_buffers(), std::move(v), s.offset()));
+        return ArrayPtr(std::move(out));
+      }
+      const BufferPtr data = s.data_buffers().empty() ? nullptr : s.data_buffers()[0];
+      ROWJIT_ASSIGN_OR_RETURN(auto out, StringArray::MakeOffsets(t, n, s.layout(), s.main_buffer(), data, std::move(v), s.offset()));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kDictionary: {
+      const auto& d = static_cast<const DictionaryArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, WithNulls(d.codes(), extra));
+      ROWJIT_ASSIGN_OR_RETURN(auto out, DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values()));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kConstant: break;
+  }
+  // A constant: its rows made flat, null where `v` says.
+  const Scalar value = static_cast<const ConstantArray&>(*a).value();
+  if (IsString(t.id)) {
+    std::vector<std::optional<std::string_view>> rows;
+    for (int64_t i = 0; i < n; ++i) rows.push_back(v.IsValid(i) ? std::optional<std::string_view>(value.str()) : std::nullopt);
+    ROWJIT_ASSIGN_OR_RETURN(auto out, MakeStringArray(t, StringLayout::kOffsets32, rows));
+    return ArrayPtr(std::move(out));
+  }
+  if (!IsPrimitiveStorage(t.id) && t.id != TypeId::kBool) {
+    return MakeError(ErrorCode::kUnsupported, "a constant {} under a struct's nulls", t.ToString());
+  }
+  std::vector<Scalar> rows;
+  for (int64_t i = 0; i < n; ++i) rows.push_back(v.IsValid(i) ? value : Scalar::Null(t.id).As(t));
+  return MakeArray(t, rows);
 }
 
 // --- PrimitiveArray ---------------------------------------------------------------------------
@@ -531,6 +651,7 @@ Validity ValidityOf(const Array& a) {
     case Encoding::kDictionary: return static_cast<const DictionaryArray&>(a).codes()->validity();
     case Encoding::kString: return static_cast<const StringArray&>(a).validity();
     case Encoding::kFixedList: return static_cast<const FixedListArray&>(a).validity();
+    case Encoding::kStruct: return static_cast<const StructArray&>(a).validity();
   }
   return Validity::AllValid();
 }

@@ -15,7 +15,7 @@
 
 namespace rowjit {
 
-enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString, kFixedList };
+enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString, kFixedList, kStruct };
 std::string_view EncodingName(Encoding e);
 
 class Array;
@@ -235,6 +235,36 @@ class FixedListArray final : public Array {
   int64_t offset_;
 };
 
+// Structs: a validity for the rows and one child array per field, each holding exactly this
+// array's rows (a slice slices every child).
+class StructArray final : public Array {
+  struct PrivateTag {
+    explicit PrivateTag() = default;
+  };
+
+ public:
+  StructArray(PrivateTag, DataType type, int64_t length, std::vector<ArrayPtr> children, Validity validity)
+      : Array(Encoding::kStruct, type, length), children_(std::move(children)), validity_(std::move(validity)) {}
+  // Checks the type is a struct, one child per field of the field's type (nullability aside: a
+  // non-nullable field's child has no nulls) and of `length` rows, and the validity.
+  static Result<std::shared_ptr<const StructArray>> Make(DataType type, int64_t length, std::vector<ArrayPtr> children,
+                                                         Validity validity);
+  const std::vector<ArrayPtr>& children() const { return children_; }
+  const Validity& validity() const { return validity_; }
+
+  bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
+  int64_t NullCount() const override { return CachedNullCount(validity_); }
+  // A row as its text: {x: 1, y: 'a', z: null}.
+  Scalar GetScalar(int64_t i) const override;
+  Status Validate() const override;
+
+ private:
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+
+  std::vector<ArrayPtr> children_;
+  Validity validity_;
+};
+
 // A named, typed column; a string column also names the Arrow layout it arrives in (what the
 // schema text, the CLI's random batches and kernels planned from a schema go by).
 struct Field {
@@ -270,6 +300,10 @@ bool ArraysEqual(const Array& a, const Array& b);
 // -1 for arrays of different types or lengths: check those first). Every NaN equals every
 // other NaN: IEEE 754 leaves the sign and payload of a computed NaN open.
 int64_t FirstDifference(const Array& a, const Array& b);
+
+// `array`'s rows with the nulls of `extra` added (a struct's null rows for one of its fields):
+// the same values, validity the AND of both. Any encoding; nullable when either has nulls.
+Result<ArrayPtr> WithNulls(const ArrayPtr& array, const Validity& extra);
 
 // The row validity of any array: a constant's is all-valid or all-null, a dictionary's is its
 // codes' (a null value behind a valid code is a value, read through the dictionary).

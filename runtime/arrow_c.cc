@@ -34,6 +34,7 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kI128: return "";
     case TypeId::kFixedList: return "";  // "+w:N", with a child: not one format
     case TypeId::kF16: return "e";       // a vector's elements only
+    case TypeId::kStruct: return "+s";   // with its children
   }
   return "";
 }
@@ -149,7 +150,6 @@ std::optional<Result<DataType>> TemporalFromFormat(std::string_view f) {
 std::string NestedHint(std::string_view f) {
   const char* what = f == "+l" || f == "+L"     ? "a list"
                      : f == "+vl" || f == "+vL" ? "a list view"
-                     : f == "+s"                ? "a struct column"
                      : f == "+m"                ? "a map"
                      : f.starts_with("+u")      ? "a union"
                      : f == "+r"                ? "a run-end encoded array"
@@ -158,8 +158,7 @@ std::string NestedHint(std::string_view f) {
   if (f.starts_with("+u")) {
     return fmt::format(" ({}: a column has one type; pass the type ids and each child as columns of their own)", what);
   }
-  return fmt::format(" ({}: of nested types only fixed-size lists of numbers, '+w:N', are read; a record batch's "
-                     "top-level struct is its columns)", what);
+  return fmt::format(" ({}: of nested types, fixed-size lists of numbers ('+w:N') and structs ('+s') are read)", what);
 }
 
 Result<DataType> TypeFromFormat(const char* format) {
@@ -443,6 +442,34 @@ Result<DataType> FixedListType(const ArrowSchema& s, int64_t size) {
   return DataType::FixedList(elem.id, size);
 }
 
+// The type of a field's schema, nested types included: a fixed_size_list's, a struct's (its
+// children's, named as they are, nullable where flagged), a dictionary's values', or a format's.
+Result<DataType> TypeOfSchema(const ArrowSchema& s, int depth = 0) {
+  if (depth > kMaxDepth) return MakeError(ErrorCode::kInvalidInput, "Arrow schema nests too deep");
+  const ArrowSchema& values = s.dictionary != nullptr ? *s.dictionary : s;
+  if (auto size = FixedListSize(values.format)) {
+    ROWJIT_ASSIGN_OR_RETURN(const int64_t n, std::move(*size));
+    return FixedListType(values, n);
+  }
+  if (values.format != nullptr && std::strcmp(values.format, "+s") == 0) {
+    if (values.n_children < 1 || values.children == nullptr) {
+      return MakeError(ErrorCode::kInvalidInput, "a struct schema with {} children", values.n_children);
+    }
+    std::vector<StructField> fields;
+    for (int64_t i = 0; i < values.n_children; ++i) {
+      const ArrowSchema* c = values.children[i];
+      if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "struct schema child {} is null", i);
+      ROWJIT_ASSIGN_OR_RETURN(DataType t, TypeOfSchema(*c, depth + 1));
+      const bool nullable = ((c->flags | (c->dictionary ? c->dictionary->flags : 0)) & ARROW_FLAG_NULLABLE) != 0;
+      std::string name = c->name != nullptr ? c->name : "";
+      if (name.empty()) name = fmt::format("f{}", i);
+      fields.push_back({std::move(name), t.WithNullable(nullable)});
+    }
+    return DataType::Struct(fields);
+  }
+  return TypeFromFormat(values.format);
+}
+
 // A fixed_size_list: the parent's validity, the child's elements (one flat buffer, read in place
 // from the child's offset). Elements are not null in a vector: a child with a null among the
 // elements the rows cover is refused.
@@ -491,6 +518,40 @@ Result<ArrayPtr> ImportFixedList(const ArrowArray& a, const ArrowSchema& s, cons
   return ArrayPtr(std::move(arr));
 }
 
+// A struct column: the parent's validity and its children, each cut to the parent's rows.
+Result<ArrayPtr> ImportStruct(const ArrowArray& a, const ArrowSchema& s, const Owner& owner, int depth) {
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 1, "+s"));
+  if (a.n_children != s.n_children || a.n_children < 1 || a.children == nullptr || s.children == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "struct array has {} children, its schema {}", a.n_children, s.n_children);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportValidity(a, owner));
+  const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
+  if (!nullable && !validity.all_valid()) {
+    return MakeError(ErrorCode::kInvalidInput, "field '{}' is not nullable (no ARROW_FLAG_NULLABLE) but has null rows",
+                     s.name ? s.name : "");
+  }
+  std::vector<StructField> fields;
+  std::vector<ArrayPtr> children;
+  for (int64_t i = 0; i < a.n_children; ++i) {
+    if (a.children[i] == nullptr || s.children[i] == nullptr) {
+      return MakeError(ErrorCode::kInvalidInput, "struct child {} is null", i);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ImportNode(*a.children[i], *s.children[i], owner, depth + 1));
+    if (child->length() < a.offset + a.length) {
+      return MakeError(ErrorCode::kInvalidInput, "struct child {} has {} rows, fewer than the parent's offset {} + length {}",
+                       i, child->length(), a.offset, a.length);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(child, child->Slice(a.offset, a.length));
+    std::string name = s.children[i]->name != nullptr ? s.children[i]->name : "";
+    if (name.empty()) name = fmt::format("f{}", i);
+    fields.push_back({std::move(name), child->type()});
+    children.push_back(std::move(child));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(DataType type, DataType::Struct(fields, nullable));
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, StructArray::Make(type, a.length, std::move(children), std::move(validity)));
+  return ArrayPtr(std::move(arr));
+}
+
 Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
                             int depth) {
   if (depth > kMaxDepth) return MakeError(ErrorCode::kInvalidInput, "Arrow array nests too deep");
@@ -503,6 +564,7 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
     ROWJIT_ASSIGN_OR_RETURN(const int64_t n, std::move(*size));
     return ImportFixedList(a, s, owner, n);
   }
+  if (s.format != nullptr && std::strcmp(s.format, "+s") == 0) return ImportStruct(a, s, owner, depth);
   ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeFromFormat(s.format));
   if (IsString(type.id)) return ImportStrings(a, s, owner, type.id, StringFormat(s.format)->second);
   return ImportFlat(a, s, owner, type);
@@ -610,13 +672,7 @@ Result<Schema> ImportSchema(const ArrowSchema* schema) {
     const ArrowSchema* c = schema->children[i];
     if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "struct schema child {} is null", i);
     const ArrowSchema* values = c->dictionary != nullptr ? c->dictionary : c;
-    DataType type;
-    if (auto size = FixedListSize(values->format)) {
-      ROWJIT_ASSIGN_OR_RETURN(const int64_t n, std::move(*size));
-      ROWJIT_ASSIGN_OR_RETURN(type, FixedListType(*values, n));
-    } else {
-      ROWJIT_ASSIGN_OR_RETURN(type, TypeFromFormat(values->format));
-    }
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeOfSchema(*c));
     const bool nullable = ((c->flags | values->flags) & ARROW_FLAG_NULLABLE) != 0;
     std::string name = c->name ? c->name : "";
     if (name.empty()) name = fmt::format("c{}", i);
@@ -724,6 +780,7 @@ Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
     ROWJIT_ASSIGN_OR_RETURN(auto arr, BoolArray::Make(n, bits, validity, 0, type.nullable));
     return ArrayPtr(std::move(arr));
   }
+  if (type.id == TypeId::kStruct) return MakeError(ErrorCode::kUnsupported, "a constant struct column");
   if (type.id == TypeId::kFixedList) {
     const int64_t row = type.ListRowBytes();
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr rows, Buffer::Allocate(n * row));
@@ -872,9 +929,45 @@ Status ExportFixedList(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema,
   return Status::OK();
 }
 
+// Validity, and one child per field (named as the field), each exported as a column is.
+Status ExportStruct(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
+  const auto& st = static_cast<const StructArray&>(*array);
+  const std::vector<StructField>& fields = StructFields(st.type());
+  const int64_t n = st.length();
+  const size_t k = st.children().size();
+  auto priv = std::make_unique<ExportedArray>();
+  auto spriv = std::make_unique<ExportedSchema>();
+  int64_t null_count = 0;
+  ROWJIT_ASSIGN_OR_RETURN(const void* validity, ExportValidity(st.validity(), n, *priv, &null_count));
+  priv->buffers = {validity};
+  priv->children.resize(k);
+  spriv->children.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    Status done = ExportNode(st.children()[i], &priv->children[i], &spriv->children[i], fields[i].name.c_str());
+    if (!done.ok()) {
+      for (size_t j = 0; j < i; ++j) {
+        priv->children[j].release(&priv->children[j]);
+        spriv->children[j].release(&spriv->children[j]);
+      }
+      return done;
+    }
+    priv->child_pointers.push_back(&priv->children[i]);
+    spriv->child_pointers.push_back(&spriv->children[i]);
+  }
+  ArrowArray** child_arrays = priv->child_pointers.data();
+  ArrowSchema** child_schemas = spriv->child_pointers.data();
+  ROWJIT_RETURN_NOT_OK(Publish(std::move(priv), std::move(spriv), std::move(array), null_count, "+s", name, out, out_schema));
+  out->n_children = static_cast<int64_t>(k);
+  out->children = child_arrays;
+  out_schema->n_children = static_cast<int64_t>(k);
+  out_schema->children = child_schemas;
+  return Status::OK();
+}
+
 Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
   switch (array->encoding()) {
     case Encoding::kFixedList: return ExportFixedList(array, out, out_schema, name);
+    case Encoding::kStruct: return ExportStruct(array, out, out_schema, name);
     case Encoding::kPrimitive:
     case Encoding::kBool:
       return ExportFlat(array, out, out_schema, name, ArrowFormatOf(array->type()));

@@ -213,11 +213,46 @@ ArrayPtr RandomFixedListArray(const ArraySpec& spec, std::mt19937_64& rng) {
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }
 
+// Structs: each field a random column of its type (nulls where it is nullable), the rows null at
+// the spec's fraction.
+ArrayPtr RandomStructArray(const ArraySpec& spec, std::mt19937_64& rng) {
+  const int64_t total = spec.bit_offset + spec.length;
+  std::vector<ArrayPtr> children;
+  for (const StructField& f : StructFields(spec.type)) {
+    ArraySpec child = spec;
+    child.type = f.type;
+    child.length = total;
+    child.bit_offset = 0;
+    ArrayPtr c = RandomFlatArray(child, rng);
+    if (c == nullptr) return nullptr;
+    children.push_back(std::move(c));
+  }
+  auto bits = AllocateBitmap(total);
+  if (!bits.ok()) return nullptr;
+  std::uniform_real_distribution<double> unit(0, 1);
+  bool any_null = false;
+  for (int64_t i = 0; i < total; ++i) {
+    const bool valid = !spec.type.nullable || unit(rng) < spec.valid_fraction;
+    kernels::SetBitTo((*bits)->mutable_data(), i, valid);
+    any_null = any_null || !valid;
+  }
+  Validity validity = Validity::AllValid();
+  if (any_null) {
+    auto v = Validity::FromBitmap(*bits, 0, total);
+    if (!v.ok()) return nullptr;
+    validity = *v;
+  }
+  auto full = StructArray::Make(spec.type, total, std::move(children), validity);
+  if (!full.ok()) return nullptr;
+  return *(*full)->Slice(spec.bit_offset, spec.length);
+}
+
 }  // namespace
 
 ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
   if (IsString(spec.type.id)) return RandomStringArray(spec, rng);
   if (spec.type.id == TypeId::kFixedList) return RandomFixedListArray(spec, rng);
+  if (spec.type.id == TypeId::kStruct) return RandomStructArray(spec, rng);
   const int64_t total = spec.bit_offset + spec.length;
   std::vector<Scalar> rows;
   rows.reserve(static_cast<size_t>(total));
@@ -326,8 +361,9 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
     const auto c = std::find_if(constants.begin(), constants.end(),
                                 [&](const auto& kv) { return kv.first == f.name; });
     if (c != constants.end()) {
-      if (f.type.id == TypeId::kFixedList) {
-        return MakeError(ErrorCode::kUnsupported, "column '{}': a vector column is random, not a constant", f.name);
+      if (f.type.id == TypeId::kFixedList || f.type.id == TypeId::kStruct) {
+        return MakeError(ErrorCode::kUnsupported, "column '{}': a {} column is random, not a constant", f.name,
+                         f.type.id == TypeId::kStruct ? "struct" : "vector");
       }
       ROWJIT_ASSIGN_OR_RETURN(Scalar value, ParseScalar(f.type.id, c->second));
       if (f.type.is_logical()) value = value.As(f.type);  // the storage's integer

@@ -124,6 +124,17 @@ Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, TakePrimitive(*d.codes(), s, pool));
       return DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values());
     }
+    case Encoding::kStruct: {  // each field's selected rows
+      const auto& st = static_cast<const StructArray&>(array);
+      std::vector<ArrayPtr> children;
+      for (const ArrayPtr& c : st.children()) {
+        ROWJIT_ASSIGN_OR_RETURN(ArrayPtr taken, Take(*c, s, pool));
+        children.push_back(std::move(taken));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(st.validity(), s, pool));
+      ROWJIT_ASSIGN_OR_RETURN(auto taken, StructArray::Make(st.type(), s.size(), std::move(children), std::move(validity)));
+      return ArrayPtr(std::move(taken));
+    }
     case Encoding::kFixedList: {  // the selected rows' elements, copied
       const auto& list = static_cast<const FixedListArray&>(array);
       const int64_t row = list.type().ListRowBytes();

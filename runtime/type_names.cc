@@ -281,7 +281,7 @@ Error UnknownName(const Piece& head, TypeNames names) {
   if (hint.empty()) {
     hint = " (bool, i8..i64, u8..u64, f32, f64, utf8, binary, decimal(P,S), date32, date64, time32(U), time64(U), "
            "timestamp(U[, ZONE]), duration(U), interval_months, interval_day_time, interval_month_day_nano or "
-           "fixed_size_list<T, N>";
+           "fixed_size_list<T, N>, struct<NAME:TYPE, ...>";
     hint += names == TypeNames::kSql ? ", or SQL's names)" : ", with '?' for nullable)";
   }
   return At(head, MakeError(ErrorCode::kInvalidInput, "unknown type '{}'{}", head.text, hint));
@@ -344,6 +344,64 @@ Result<std::optional<DataType>> ReadList(const Piece& whole, TypeNames names) {
   return Out(type);
 }
 
+// The parts of `inside` between its top-level commas (brackets of any kind nest), each trimmed.
+std::vector<Piece> TopLevelParts(const Piece& inside) {
+  std::vector<Piece> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= inside.text.size(); ++i) {
+    const char c = i < inside.text.size() ? inside.text[i] : ',';
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    if ((c == '>' || c == ')' || c == ']') && depth > 0) --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(inside.Sub(start, i - start).Trimmed());
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+constexpr int kMaxStructDepth = 64;
+
+// struct<x:i32, y:f64?>; nullopt when `whole` is none.
+Result<std::optional<DataType>> ReadStruct(const Piece& whole, TypeNames names) {
+  using Out = std::optional<DataType>;
+  const std::string_view t = whole.text;
+  const size_t open = t.find('<');
+  if (open == std::string_view::npos || Lower(whole.Sub(0, open).Trimmed().text) != "struct") return Out();
+  if (!t.ends_with('>')) {
+    return MakeError(ErrorCode::kInvalidInput, "struct<NAME:TYPE, ...> is not closed with '>'").WithSpan({whole.offset + t.size(), 0});
+  }
+  // Nesting bounds the recursion (a text is untrusted): as Arrow import bounds its depth.
+  static thread_local int depth = 0;
+  if (depth >= kMaxStructDepth) {
+    return At(whole, MakeError(ErrorCode::kUnsupported, "struct types nest at most {} deep", kMaxStructDepth));
+  }
+  ++depth;
+  struct Leave {
+    ~Leave() { --depth; }
+  } leave;
+  std::vector<StructField> fields;
+  for (const Piece& part : TopLevelParts(whole.Sub(open + 1, t.size() - open - 2))) {
+    const size_t colon = part.text.find(':');
+    const Piece name = part.Sub(0, colon).Trimmed();
+    const bool identifier = !name.text.empty() && (std::isalpha(static_cast<unsigned char>(name.text[0])) || name.text[0] == '_') &&
+                            std::all_of(name.text.begin(), name.text.end(), [](char c) {
+                              return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                            });
+    if (colon == std::string_view::npos || !identifier) {
+      return At(part, MakeError(ErrorCode::kInvalidInput, "a struct's field is NAME:TYPE, not '{}'", part.text));
+    }
+    const Piece type_text = part.Sub(colon + 1).Trimmed();
+    auto type = ParseDataType(type_text.text, names);
+    if (!type.ok()) return std::move(type).TakeError().ShiftSpan(type_text.offset);
+    fields.push_back({std::string(name.text), *type});
+  }
+  auto type = DataType::Struct(fields);
+  if (!type.ok()) return At(whole, std::move(type).TakeError());
+  return Out(*type);
+}
+
 }  // namespace
 
 Result<DataType> ParseDataType(std::string_view text, TypeNames names) {
@@ -358,6 +416,8 @@ Result<DataType> ParseDataType(std::string_view text, TypeNames names) {
   }
   ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> list, ReadList(whole, names));
   if (list) return list->WithNullable(nullable);
+  ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> record, ReadStruct(whole, names));
+  if (record) return record->WithNullable(nullable);
   const size_t open = whole.text.find('(');
   const Piece head = whole.Sub(0, open).Trimmed();
   std::optional<Piece> inside;

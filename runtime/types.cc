@@ -2,6 +2,7 @@
 #include "runtime/types.h"
 
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -26,6 +27,7 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kI128: return "i128";
     case TypeId::kFixedList: return "fixed_size_list";
     case TypeId::kF16: return "f16";
+    case TypeId::kStruct: return "struct";
   }
   return "?";
 }
@@ -168,6 +170,13 @@ namespace {
 
 std::string LogicalName(const DataType& t) {
   if (t.id == TypeId::kFixedList) return fmt::format("fixed_size_list<{}, {}>", TypeIdName(t.elem), t.list_size);
+  if (t.id == TypeId::kStruct) {
+    std::string out = "struct<";
+    for (const StructField& f : StructFields(t)) {
+      out += fmt::format("{}{}:{}", out.size() > 7 ? ", " : "", f.name, f.type.ToString());
+    }
+    return out + ">";
+  }
   switch (t.logical) {
     case LogicalKind::kNone: break;
     case LogicalKind::kDecimal: {
@@ -230,11 +239,63 @@ Result<DataType> DataType::FixedList(TypeId elem, int64_t size, bool nullable) {
   return t;
 }
 
+namespace {
+
+// The interned field lists of struct types: number i + 1 is lists[i].
+struct FieldTable {
+  std::mutex mu;
+  std::vector<std::unique_ptr<const std::vector<StructField>>> lists;
+};
+FieldTable& Fields() {
+  static FieldTable* table = new FieldTable;  // never destroyed: types outlive static destructors
+  return *table;
+}
+
+}  // namespace
+
+Result<DataType> DataType::Struct(const std::vector<StructField>& fields, bool nullable) {
+  if (fields.empty() || fields.size() > static_cast<size_t>(kMaxStructFields)) {
+    return MakeError(ErrorCode::kUnsupported, "a struct has 1 to {} fields, not {}", kMaxStructFields, fields.size());
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name.empty()) return MakeError(ErrorCode::kInvalidInput, "a struct's field {} has no name", i);
+    for (size_t j = 0; j < i; ++j) {
+      if (fields[j].name == fields[i].name) {
+        return MakeError(ErrorCode::kInvalidInput, "a struct names field '{}' twice", fields[i].name);
+      }
+    }
+  }
+  FieldTable& t = Fields();
+  std::lock_guard lock(t.mu);
+  size_t at = 0;
+  while (at < t.lists.size() && *t.lists[at] != fields) ++at;
+  if (at == t.lists.size()) {
+    if (t.lists.size() >= (size_t{1} << 20)) return MakeError(ErrorCode::kUnsupported, "more than 2^20 distinct struct types");
+    t.lists.push_back(std::make_unique<const std::vector<StructField>>(fields));
+  }
+  DataType type(TypeId::kStruct, nullable);
+  type.fields = static_cast<uint32_t>(at + 1);
+  return type;
+}
+
+const std::vector<StructField>& StructFields(const DataType& type) {
+  static const std::vector<StructField> none;
+  if (type.id != TypeId::kStruct || type.fields == 0) return none;
+  FieldTable& t = Fields();
+  std::lock_guard lock(t.mu);
+  return type.fields <= t.lists.size() ? *t.lists[type.fields - 1] : none;
+}
+
 Scalar Scalar::Vector(DataType type, std::string_view element_bytes) {
   Scalar s;
   s.type_ = type.WithNullable(false);
   s.is_null_ = false;
   s.str_ = std::make_shared<const std::string>(element_bytes);
+  return s;
+}
+
+Scalar Scalar::Struct(DataType type, std::string_view text) {
+  Scalar s = Vector(type, text);
   return s;
 }
 
@@ -335,6 +396,7 @@ std::string Scalar::ToString() const {
     if (is_null_) return "null";
     return VectorText(type_.elem, str());
   }
+  if (type_.id == TypeId::kStruct) return is_null_ ? "null" : std::string(str());
   if (is_null_) return fmt::format("null:{}", TypeIdName(type_.id));
   if (type_.id == TypeId::kI128) return fmt::format("{}:i128", Int128Text(int128()));
   if (type_.id == TypeId::kUtf8) return QuoteString(str());

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/status.h"
 
@@ -20,7 +21,8 @@ namespace rowjit {
 // kFixedList is a vector: `list_size` elements of the number type `elem` a row, stored flat
 // (Arrow's fixed_size_list); only the vector functions (ir/functions_vector.cc) read one.
 // kF16 (IEEE half precision) is a vector's element type only, never a column's or a value's.
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16 };
+// kStruct is a row of named fields (Arrow's struct); only struct_field (s.x) reads one.
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16, kStruct };
 
 // The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
@@ -39,6 +41,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kI128: return 16;
     case TypeId::kFixedList: return 0;
     case TypeId::kF16: return 2;
+    case TypeId::kStruct: return 0;
   }
   return 0;
 }
@@ -98,6 +101,7 @@ struct DataType {
   uint16_t tz = 0;         // timestamp: InternTimeZone's number, 0 without a zone
   TypeId elem = TypeId::kBool;  // fixed_size_list: the elements' number type
   int32_t list_size = 0;        // fixed_size_list: elements a row, 1..kMaxListSize
+  uint32_t fields = 0;          // struct: its fields, interned (StructFields); equal fields, equal number
 
   DataType() = default;
   constexpr DataType(TypeId type_id, bool is_nullable = false) : id(type_id), nullable(is_nullable) {}  // NOLINT
@@ -110,6 +114,8 @@ struct DataType {
   // fixed_size_list<elem, size>: a vector of `size` numbers (any integer or float type, or f16)
   // a row.
   static Result<DataType> FixedList(TypeId elem, int64_t size, bool nullable = false);
+  // struct<name:type, ...>: 1 to kMaxStructFields fields of distinct names.
+  static Result<DataType> Struct(const std::vector<struct StructField>& fields, bool nullable = false);
   // Bytes of one row of a fixed_size_list.
   int64_t ListRowBytes() const { return int64_t{ByteWidth(elem)} * list_size; }
 
@@ -127,6 +133,17 @@ struct DataType {
   std::string ToString() const;
   bool operator==(const DataType&) const = default;
 };
+
+// One field of a struct type.
+struct StructField {
+  std::string name;
+  DataType type;
+  bool operator==(const StructField&) const = default;
+};
+// A struct type's fields (empty for any other type). Interned for the process's life: at most
+// 2^20 distinct field lists.
+const std::vector<StructField>& StructFields(const DataType& type);
+inline constexpr int kMaxStructFields = 4096;
 
 // The most elements a fixed_size_list row holds (a 2^16-element vector of f64 is 512 KiB a row).
 inline constexpr int64_t kMaxListSize = int64_t{1} << 16;
@@ -202,7 +219,8 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
-      case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: case TypeId::kF16: break;
+      case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: case TypeId::kF16:
+    case TypeId::kStruct: break;
   }
   return fn(std::type_identity<bool>{});  // unreachable for the types callers may pass
 }
@@ -239,6 +257,9 @@ class Scalar {
   static Scalar Int128(__int128 value, DataType type);
   // A fixed_size_list value: `type.list_size` elements of `type.elem`, their bytes as stored.
   static Scalar Vector(DataType type, std::string_view element_bytes);
+  // A struct row, held as its text ("{x: 1, y: 'a'}"): what printing and comparing a struct
+  // column's rows need (no function computes on a struct value; s.x reads the field's column).
+  static Scalar Struct(DataType type, std::string_view text);
   // This value (or null) as `type`, a logical type over the same storage.
   Scalar As(DataType type) const {
     Scalar s = *this;

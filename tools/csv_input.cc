@@ -222,9 +222,9 @@ Status CheckFields(const CsvColumn& column, const Field& f, const CsvInput& inpu
 Result<ArrayPtr> TypeColumn(const CsvColumn& column, const Field& f, const CsvInput& input,
                             jit::Engine& engine) {
   if (IsString(f.type.id)) return TextArray(column, f.type, f.layout);
-  if (f.type.id == TypeId::kFixedList) {
-    return MakeError(ErrorCode::kUnsupported, "column '{}' is {}: a CSV file holds no vectors (use a schema's random "
-                                              "columns, or the Arrow C Data Interface)", f.name, f.type.ToString());
+  if (f.type.id == TypeId::kFixedList || f.type.id == TypeId::kStruct) {
+    return MakeError(ErrorCode::kUnsupported, "column '{}' is {}: a CSV file holds no vectors or structs (use a schema's "
+                                              "random columns, or the Arrow C Data Interface)", f.name, f.type.ToString());
   }
   const DataType text_type(TypeId::kUtf8, f.type.nullable);
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr text, TextArray(column, text_type, StringLayout::kOffsets32));

@@ -296,6 +296,7 @@ std::string_view FamilyTitle(ir::Family family) {
     case ir::Family::kTemporal: return "Dates, times and intervals";
     case ir::Family::kDecimal: return "Decimals";
     case ir::Family::kVector: return "Vectors";
+    case ir::Family::kStruct: return "Structs";
   }
   return "Other";
 }

@@ -56,12 +56,12 @@ Result<ArrayPtr> EngineImpl::EvaluateRouted(const ir::ExprPtr& expr, std::span<c
                                             std::span<const OutputBuffers> into) {
   const Route route = RouteEvaluation(*expr, Call(columns, length, options, !into.empty()));
   rep.route = route;
-  const bool strings = route == Route::kStrings || route == Route::kVectors || route == Route::kAsIs;
+  const bool strings = route == Route::kStrings || route == Route::kNested || route == Route::kAsIs;
   ROWJIT_RETURN_NOT_OK(Admit(*expr, columns, length, /*folded=*/strings));
   switch (route) {
     case Route::kAsIs: return EvaluateAsIs(expr, columns, length);
     case Route::kStrings:
-    case Route::kVectors: return EvaluateStrings(expr, columns, length, options, rep, into);
+    case Route::kNested: return EvaluateStrings(expr, columns, length, options, rep, into);
     case Route::kOverDictionary: return EvaluateOverDictionary(expr, columns, length, options, rep);
     case Route::kStaged: return EvaluateStaged(expr, columns, length, options, rep, into);
     case Route::kKernel: return EvaluateKernel(expr, columns, length, options, rep, into);

@@ -65,6 +65,8 @@ Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<Buff
     case Encoding::kFixedList:  // read by vector kernels only (ScoreVectors), not through batches
       in.values = static_cast<const FixedListArray&>(a).raw_values();
       break;
+    case Encoding::kStruct:  // read through its fields' columns (struct_field), never by a kernel
+      break;
     case Encoding::kBool: {
       const auto& b = static_cast<const BoolArray&>(a);
       ROWJIT_ASSIGN_OR_RETURN(in.values, WordBits(b.bits_buffer(), b.offset(), length, keep));

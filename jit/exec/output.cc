@@ -51,6 +51,12 @@ void ForEachInputRange(const Array& a, F&& f) {
       if (l.validity().has_bitmap()) add(l.validity().bitmap());
       break;
     }
+    case Encoding::kStruct: {
+      const auto& st = static_cast<const StructArray&>(a);
+      for (const ArrayPtr& c : st.children()) ForEachInputRange(*c, f);
+      if (st.validity().has_bitmap()) add(st.validity().bitmap());
+      break;
+    }
     case Encoding::kString: {
       const auto& s = static_cast<const StringArray&>(a);
       add(s.main_buffer());
@@ -238,7 +244,8 @@ Status DeliverValues(const Array& r, const OutputBuffers& out, bool& copied) {
     case Encoding::kString:
       return MakeError(ErrorCode::kUnsupported, "a string result is not written into caller buffers");
     case Encoding::kFixedList:
-      return MakeError(ErrorCode::kUnsupported, "a vector result is not written into caller buffers");
+    case Encoding::kStruct:
+      return MakeError(ErrorCode::kUnsupported, "a vector or struct result is not written into caller buffers");
     case Encoding::kByteBool:
     case Encoding::kDictionary: {
       ROWJIT_ASSIGN_OR_RETURN(SelectionVector all, SelectionVector::All(n));

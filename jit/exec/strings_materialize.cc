@@ -22,8 +22,9 @@ namespace rowjit::jit::internal {
 
 namespace {
 
-// A call computing a new string (ir::IsStringBuilder), or a vector function's.
-bool IsProducer(const ir::Expr& e) { return ir::IsStringBuilder(e) || ir::IsVectorScore(e); }
+// A call computing a new string (ir::IsStringBuilder), a vector function's, or a struct field's.
+bool IsField(const ir::Expr& e) { return e.is_call() && e.function() != nullptr && e.function()->family == ir::Family::kStruct; }
+bool IsProducer(const ir::Expr& e) { return ir::IsStringBuilder(e) || ir::IsVectorScore(e) || IsField(e); }
 
 class Materializer {
  public:
@@ -48,8 +49,17 @@ class Materializer {
     }
     if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
     ir::ExprPtr out;
-    if (ir::IsVectorScore(*e)) {
-      ROWJIT_ASSIGN_OR_RETURN(out, VectorColumn(e));
+    if (IsField(*e)) {
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr field, FieldArray(*e));
+      out = NewColumn(std::move(field), e->type(), "field");
+    } else if (ir::IsVectorScore(*e)) {
+      // Its vectors first (s.v: a struct's field), then the score over them.
+      std::vector<ir::ExprPtr> args;
+      for (const ir::ExprPtr& a : e->args()) {
+        ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr r, Rewrite(a, false));
+        args.push_back(std::move(r));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(out, VectorColumn(ir::Expr::BoundCall(e->function(), std::move(args), e->type_arg(), e->type())));
     } else if (IsString(e->type().id)) {
       ROWJIT_ASSIGN_OR_RETURN(out, Column(e, whole));
     } else {
@@ -95,6 +105,27 @@ class Materializer {
     const int index = static_cast<int>(columns_.size());
     columns_.push_back(std::move(rows));
     return ir::Expr::BoundColumn(fmt::format("$string{}", index), index, e->type());
+  }
+
+  // A struct field's rows (s.x, s.x.y): the field's child with the struct's null rows added.
+  Result<ArrayPtr> FieldArray(const ir::Expr& e) {
+    const ir::Expr& of = *e.args()[0];
+    ArrayPtr base;
+    if (of.is_column()) {
+      base = columns_[static_cast<size_t>(of.column_index())];
+    } else if (IsField(of)) {
+      ROWJIT_ASSIGN_OR_RETURN(base, FieldArray(of));
+    }
+    const int field = ir::StructFieldIndex(e);
+    if (base == nullptr || base->encoding() != Encoding::kStruct || field < 0) return Reference(e);
+    const auto& s = static_cast<const StructArray&>(*base);
+    return WithNulls(s.children()[static_cast<size_t>(field)], s.validity());
+  }
+
+  ir::ExprPtr NewColumn(ArrayPtr rows, DataType type, std::string_view what) {
+    const int index = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(rows));
+    return ir::Expr::BoundColumn(fmt::format("${}{}", what, index), index, type);
   }
 
   // The scores of a vector function (whose arguments are vector columns and literals) as a new

@@ -286,6 +286,10 @@ Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> 
     return MakeError(ErrorCode::kInvalidInput, "{} runs its vector functions as kernels of their own: inspect one "
                                                "of them (dot(v, [...]), l2_distance(v, w), ...)", expr->ToString());
   }
+  if (expr->facts().reads_fields) {
+    return MakeError(ErrorCode::kInvalidInput, "{} reads struct fields, columns a batch has: no kernel is planned from a "
+                                               "schema alone", expr->ToString());
+  }
   if (const Route route = RouteDescribed(*expr, kDefaultMaxKernelNodes); route != Route::kKernel) {
     return MakeError(ErrorCode::kInvalidInput, "{} runs no single kernel (route {})", expr->ToString(),
                      RouteName(route));

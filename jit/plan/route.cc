@@ -53,7 +53,7 @@ std::string_view RouteName(Route route) {
     case Route::kKernel: return "kernel";
     case Route::kAsIs: return "as-is";
     case Route::kStrings: return "strings";
-    case Route::kVectors: return "vectors";
+    case Route::kNested: return "nested";
     case Route::kOverDictionary: return "over-dictionary";
     case Route::kStaged: return "staged";
     case Route::kFold: return "fold";
@@ -72,7 +72,8 @@ std::string_view RouteName(Route route) {
 }
 
 bool NeedsColumnsFirst(const ir::Expr& expr) {
-  return (IsString(expr.type().id) && expr.is_call()) || expr.facts().builds_strings || expr.facts().scores_vectors;
+  return (IsString(expr.type().id) && expr.is_call()) || expr.facts().builds_strings || expr.facts().scores_vectors ||
+         expr.facts().reads_fields;
 }
 
 std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
@@ -88,7 +89,7 @@ std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const Ar
 }
 
 Route RouteEvaluation(const ir::Expr& expr, const CallFacts& call) {
-  if (expr.facts().scores_vectors && !expr.facts().builds_strings) return Route::kVectors;
+  if ((expr.facts().scores_vectors || expr.facts().reads_fields) && !expr.facts().builds_strings) return Route::kNested;
   if (NeedsColumnsFirst(expr)) return Route::kStrings;
   if (IsString(expr.type().id) && (expr.is_column() || expr.is_literal())) return Route::kAsIs;
   if (expr.type().id == TypeId::kFixedList && expr.is_column()) return Route::kAsIs;

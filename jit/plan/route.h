@@ -24,8 +24,9 @@ enum class Route : uint8_t {
   kAsIs,            // a string-valued column or literal: answered as it is
   kStrings,         // string-valued calls computed a column at a time first (exec/strings_materialize.cc),
                     // then the rest routed again over those columns
-  kVectors,         // vector functions (dot, l2_distance, ...) each computed a column at a time by its own
-                    // vector kernel first, then the rest routed again over those columns (as kStrings)
+  kNested,          // reads of nested columns computed a column at a time first — each vector function
+                    // (dot, l2_distance, ...) by its own vector kernel, each struct field (s.x) as its
+                    // child column — then the rest routed again over those columns (as kStrings)
   kOverDictionary,  // the expression once per value of its one dictionary-encoded string column,
                     // its results gathered through the codes (exec/dictionary.cc)
   kStaged,          // too large for one kernel: stages of bounded size, each its own kernel, their

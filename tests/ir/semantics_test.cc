@@ -890,6 +890,27 @@ TEST(Semantics, Vector) {
   }
 }
 
+// s.x over a struct column of two rows (the second null): the field, null where the struct is.
+const Case kStruct[] = {{"s.x", "s:struct<x:i32, y:utf8>?", "", "7:i32"}};
+
+TEST(Semantics, Struct) {
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(kStruct[0].schema));
+  const DataType t = schema.fields[0].type;
+  ASSERT_OK_AND_ASSIGN(ArrayPtr x, ArrayFromText(DataType(TypeId::kI32), "[7, 8]"));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr y, ArrayFromText(DataType(TypeId::kUtf8), "['a', 'b']"));
+  BufferPtr bits = *AllocateBitmap(2);
+  bits->mutable_data()[0] = 1;  // row 0 valid, row 1 null
+  ASSERT_OK_AND_ASSIGN(const Validity valid, Validity::FromBitmap(bits, 0, 2));
+  ASSERT_OK_AND_ASSIGN(auto s, StructArray::Make(t, 2, {x, y}, valid));
+  const std::vector<ArrayPtr> columns = {s};
+  ASSERT_OK_AND_ASSIGN(const ExprPtr bound, ParseAndBind(kStruct[0].expr, schema));
+  EXPECT_EQ(bound->ToString(), "struct_field(s, 'x')");
+  ASSERT_OK_AND_ASSIGN(const ArrayPtr out, EvaluateReference(*bound, columns, 2));
+  EXPECT_EQ(Text(out->GetScalar(0)), kStruct[0].expect);
+  EXPECT_TRUE(out->GetScalar(1).is_null());
+  EXPECT_EQ(s->GetScalar(0).ToString(), "{x: 7, y: 'a'}");
+}
+
 // Every function appears in some table above (the catalog test of the semantics).
 TEST(Semantics, EveryFunctionHasATableRow) {
   std::set<std::string> used;
@@ -898,7 +919,7 @@ TEST(Semantics, EveryFunctionHasATableRow) {
                      std::span<const Case>(kCast), std::span<const Case>(kNullAware),
                      std::span<const Case>(kFloat), std::span<const Case>(kString),
                      std::span<const Case>(kTemporal), std::span<const Case>(kDecimal),
-                     std::span<const Case>(kVector)}) {
+                     std::span<const Case>(kVector), std::span<const Case>(kStruct)}) {
     for (const Case& c : table) {
       ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema(c.schema));
       ASSERT_OK_AND_ASSIGN(ExprPtr bound, ParseAndBind(c.expr, schema));

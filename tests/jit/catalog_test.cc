@@ -88,6 +88,7 @@ TEST(Catalog, EveryFunctionRunsSomewhere) {
       EXPECT_TRUE(f->vector_score.has_value()) << f->name << " is a vector function that names no score";
       continue;
     }
+    if (f->family == ir::Family::kStruct) continue;  // a field is its child column (tests/jit/struct_test.cc)
     std::vector<ir::ExprPtr> calls = StorageCalls(*f);
     for (const Built& b : kBuiltByBinder) {
       if (b.function != f->name) continue;

@@ -73,6 +73,7 @@ class Generator {
       case ir::Family::kTemporal: return false;  // tests/jit/temporal_test.cc, over logical types
       case ir::Family::kDecimal: return false;   // tests/jit/decimal_test.cc, over logical types
       case ir::Family::kVector: return false;    // tests/jit/vector_test.cc, over vector columns
+      case ir::Family::kStruct: return false;    // tests/jit/struct_test.cc, over struct columns
     }
     return false;
   }
