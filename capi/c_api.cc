@@ -100,6 +100,16 @@ rowjit_status Report(rowjit_error* error, const Error& e, const About& about) {
 
 Status Missing(const char* what) { return MakeError(ErrorCode::kInvalidInput, "{} is null", what); }
 
+Status CopyOutBytes(const std::string& serialized, uint8_t** bytes, size_t* length) {
+  // malloc, not new[]: rowjit_bytes_free is free(), whatever the caller's language allocates with.
+  auto* copy = static_cast<uint8_t*>(std::malloc(std::max<size_t>(serialized.size(), 1)));
+  if (copy == nullptr) return MakeError(ErrorCode::kOutOfMemory, "{} bytes for a state", serialized.size());
+  std::memcpy(copy, serialized.data(), serialized.size());
+  *bytes = copy;
+  *length = serialized.size();
+  return Status::OK();
+}
+
 }  // namespace rowjit::capi
 
 namespace {

@@ -39,6 +39,9 @@ rowjit_status Report(rowjit_error* error, const Error& e, const About& about);
 // "`what` is null": the error of a missing argument.
 Status Missing(const char* what);
 
+// Serialized state as the caller's bytes (`*bytes`, `*length` of them, freed with rowjit_bytes_free).
+Status CopyOutBytes(const std::string& serialized, uint8_t** bytes, size_t* length);
+
 // Runs `body` (returning a Status), converting its error and any exception. `about`: where the
 // body says what text its error is about (a parse's text, once the schema is read).
 template <typename F>

@@ -228,14 +228,7 @@ rowjit_status rowjit_query_state_serialize(const rowjit_query_state* state, uint
     *bytes = nullptr;
     *length = 0;
     if (state == nullptr) return Missing("state");
-    const std::string serialized = state->state.Serialize();
-    // malloc, not new[]: rowjit_bytes_free is free(), whatever the caller's language allocates with.
-    auto* copy = static_cast<uint8_t*>(std::malloc(std::max<size_t>(serialized.size(), 1)));
-    if (copy == nullptr) return rowjit::MakeError(ErrorCode::kOutOfMemory, "{} bytes for a state", serialized.size());
-    std::memcpy(copy, serialized.data(), serialized.size());
-    *bytes = copy;
-    *length = serialized.size();
-    return Status::OK();
+    return rowjit::capi::CopyOutBytes(state->state.Serialize(), bytes, length);
   });
 }
 

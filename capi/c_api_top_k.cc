@@ -109,13 +109,7 @@ rowjit_status rowjit_top_k_state_serialize(const rowjit_top_k_state* state, uint
     *bytes = nullptr;
     *length = 0;
     if (state == nullptr) return Missing("state");
-    const std::string serialized = state->state.Serialize();
-    auto* copy = static_cast<uint8_t*>(std::malloc(std::max<size_t>(serialized.size(), 1)));  // rowjit_bytes_free: free()
-    if (copy == nullptr) return rowjit::MakeError(ErrorCode::kOutOfMemory, "{} bytes for a state", serialized.size());
-    std::memcpy(copy, serialized.data(), serialized.size());
-    *bytes = copy;
-    *length = serialized.size();
-    return Status::OK();
+    return rowjit::capi::CopyOutBytes(state->state.Serialize(), bytes, length);
   });
 }
 

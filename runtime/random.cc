@@ -173,22 +173,26 @@ ArrayPtr RandomStringArray(const ArraySpec& spec, std::mt19937_64& rng) {
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }
 
+// Which of `total` rows are valid: each at the spec's fraction when its type is nullable.
+Result<Validity> RandomRows(const ArraySpec& spec, int64_t total, std::mt19937_64& rng) {
+  if (!spec.type.nullable) return Validity::AllValid();
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(total));
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int64_t i = 0; i < total; ++i) kernels::SetBitTo(bits->mutable_data(), i, unit(rng) < spec.valid_fraction);
+  return Validity::FromBitmap(std::move(bits), 0, total);
+}
+
 // Vectors: each element a value of its type (ValueMode's), null rows' elements left zero.
 ArrayPtr RandomFixedListArray(const ArraySpec& spec, std::mt19937_64& rng) {
   const int64_t total = spec.bit_offset + spec.length;
   const DataType t = spec.type;
   const int64_t width = ByteWidth(t.elem);
   auto values = Buffer::Allocate(total * t.ListRowBytes());
-  auto bits = AllocateBitmap(total);
-  if (!values.ok() || !bits.ok()) return nullptr;
+  auto validity = RandomRows(spec, total, rng);
+  if (!values.ok() || !validity.ok()) return nullptr;
   std::memset((*values)->mutable_data(), 0, static_cast<size_t>(total * t.ListRowBytes()));
-  std::uniform_real_distribution<double> unit(0, 1);
-  int64_t nulls = 0;
   for (int64_t i = 0; i < total; ++i) {
-    const bool valid = !t.nullable || unit(rng) < spec.valid_fraction;
-    kernels::SetBitTo((*bits)->mutable_data(), i, valid);
-    nulls += !valid;
-    if (!valid) continue;
+    if (!validity->IsValid(i)) continue;
     uint8_t* row = (*values)->mutable_data() + i * t.ListRowBytes();
     for (int64_t k = 0; k < t.list_size; ++k) {
       if (t.elem == TypeId::kF16) {  // a float's value rounded to half precision (edges: inf, NaN, -0.0)
@@ -202,13 +206,7 @@ ArrayPtr RandomFixedListArray(const ArraySpec& spec, std::mt19937_64& rng) {
       std::memcpy(row + k * width, &b, static_cast<size_t>(width));
     }
   }
-  Validity validity = Validity::AllValid();
-  if (nulls > 0) {
-    auto v = Validity::FromBitmap(*bits, 0, total);
-    if (!v.ok()) return nullptr;
-    validity = *v;
-  }
-  auto full = FixedListArray::Make(t, total, *values, validity);
+  auto full = FixedListArray::Make(t, total, *values, *validity);
   if (!full.ok()) return nullptr;
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }
@@ -227,22 +225,9 @@ ArrayPtr RandomStructArray(const ArraySpec& spec, std::mt19937_64& rng) {
     if (c == nullptr) return nullptr;
     children.push_back(std::move(c));
   }
-  auto bits = AllocateBitmap(total);
-  if (!bits.ok()) return nullptr;
-  std::uniform_real_distribution<double> unit(0, 1);
-  bool any_null = false;
-  for (int64_t i = 0; i < total; ++i) {
-    const bool valid = !spec.type.nullable || unit(rng) < spec.valid_fraction;
-    kernels::SetBitTo((*bits)->mutable_data(), i, valid);
-    any_null = any_null || !valid;
-  }
-  Validity validity = Validity::AllValid();
-  if (any_null) {
-    auto v = Validity::FromBitmap(*bits, 0, total);
-    if (!v.ok()) return nullptr;
-    validity = *v;
-  }
-  auto full = StructArray::Make(spec.type, total, std::move(children), validity);
+  auto validity = RandomRows(spec, total, rng);
+  if (!validity.ok()) return nullptr;
+  auto full = StructArray::Make(spec.type, total, std::move(children), *validity);
   if (!full.ok()) return nullptr;
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }

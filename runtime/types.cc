@@ -294,10 +294,7 @@ Scalar Scalar::Vector(DataType type, std::string_view element_bytes) {
   return s;
 }
 
-Scalar Scalar::Struct(DataType type, std::string_view text) {
-  Scalar s = Vector(type, text);
-  return s;
-}
+Scalar Scalar::Struct(DataType type, std::string_view text) { return Vector(type, text); }
 
 Scalar Scalar::Int128(__int128 value, DataType type) {
   Scalar s;

@@ -3,6 +3,8 @@
 // time by the catalog's column forms (ir/string_columns.h) into a fresh string array, sized exactly
 // before it is written, and read back as a column by the kernel of the rest
 // (jit/exec/executor_internal.h). Calls without a column form run row by row through the reference.
+// Reads of nested columns take the same way: a vector function's scores come from its vector
+// kernel (the engine's callback), a struct field is its child column with the struct's nulls.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
