@@ -28,7 +28,7 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   facts.decode_cost += f.decode_cost;
   facts.builds_strings = facts.builds_strings || IsStringBuilder(call);
   facts.scores_vectors = facts.scores_vectors || f.family == Family::kVector;
-  facts.reads_fields = facts.reads_fields || f.family == Family::kStruct;
+  facts.reads_fields = facts.reads_fields || f.family == Family::kStruct || f.family == Family::kList;
   facts.calls.push_back(&call);
   if (!call.CanFail()) return;
   facts.can_fail = true;

@@ -33,9 +33,12 @@ struct ExprFacts {
   // computes: each such call is its own vector kernel, run a column at a time before the kernel
   // of the rest.
   bool scores_vectors = false;
-  // Some call reads a struct's field (s.x): read as the field's column before the kernel of the
-  // rest, as vector functions are.
+  // Some call reads a struct's field (s.x) or is a list or map function (len, l[i], m[k], ...):
+  // computed as a column before the kernel of the rest, as vector functions are.
   bool reads_fields = false;
+  // Whether some call reads a nested column (vectors, struct fields, lists, maps): the route
+  // nested, whose reads are columns made before the kernel of the rest.
+  bool reads_nested() const { return scores_vectors || reads_fields; }
   // The summed decode cost of the functions (per-row work beyond reading numbers).
   int decode_cost = 0;
   // Every column index the expression reads, ascending, each once.

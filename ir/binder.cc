@@ -14,6 +14,7 @@
 #include "ir/decimal.h"
 #include "ir/function.h"
 #include "ir/function_internal.h"
+#include "ir/list_functions.h"
 #include "ir/parser.h"
 #include "ir/promotion.h"
 #include "ir/temporal.h"
@@ -153,6 +154,40 @@ class Binder {
     for (const StructField& sf : fields) names.push_back(sf.name);
     return At(name, MakeError(ErrorCode::kInvalidInput, "{} has no field '{}' (its fields: {}){}", s->ToString(),
                               field.str(), fmt::join(names, ", "), DidYouMean(field.str(), names)));
+  }
+
+  // A list or map function: the list (a map under l[i] reads its value, map_extract_value), then
+  // its index, value or key in the type the list gives it: an integer index as i64, a number
+  // widened to the elements' or keys' type where that is exact.
+  Result<ExprPtr> BindListCall(const Expr& e, const Function& f) {
+    ROWJIT_ASSIGN_OR_RETURN(ExprPtr list, BindNode(e.args()[0], std::nullopt, ""));
+    const DataType lt = list->type();
+    const Function* fn = &f;
+    if (lt.id == TypeId::kMap && ListOpOf(f) == ListOp::kExtract) fn = FindFunction("map_extract_value");
+    const ListOp op = *ListOpOf(*fn);
+    std::vector<ExprPtr> bound{list};
+    if (e.args().size() == 2) {
+      std::optional<DataType> want;
+      if (op == ListOp::kExtract) want = DataType(TypeId::kI64);
+      if (op == ListOp::kContains && lt.id == TypeId::kList) want = ListElement(lt);
+      if ((op == ListOp::kMapValue || op == ListOp::kMapContains) && lt.id == TypeId::kMap) want = StructFields(lt)[0].type;
+      const bool flat = want && !want->is_logical() && (IsNumeric(want->id) || IsString(want->id) || want->id == TypeId::kBool);
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr x, BindNode(e.args()[1], flat ? std::optional<TypeId>(want->id) : std::nullopt, ""));
+      const DataType xt = x->type();
+      if (want && !xt.SameType(*want) && !xt.is_logical() && !want->is_logical() && IsNumeric(xt.id) && IsNumeric(want->id)) {
+        const TypeId pair[] = {xt.id, want->id};
+        auto common = CommonNumericType(pair, fn->name);
+        const bool index = op == ListOp::kExtract && IsInteger(xt.id) && xt.id != TypeId::kU64;
+        if (index || (common.ok() && *common == want->id)) {
+          x = internal::BuildCall("cast", {x}, DataType(want->id), &Fold, want->id);
+        }
+      }
+      bound.push_back(std::move(x));
+    }
+    std::vector<DataType> types;
+    for (const ExprPtr& b : bound) types.push_back(b->type());
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, fn->type_rule(fn->name, types, std::nullopt));
+    return Expr::BoundCall(fn, std::move(bound), std::nullopt, type);
   }
 
   // A vector function: its vector arguments bound, then its literals as vectors of their type.
@@ -564,6 +599,11 @@ class Binder {
                          "{} does not take a vector ({}): vectors are read by the vector functions (dot, l2_distance, "
                          "cosine_similarity, ...)", f.name, b->type().WithNullable(false).ToString());
       }
+      if (b != nullptr && (b->type().id == TypeId::kList || b->type().id == TypeId::kMap)) {
+        return MakeError(ErrorCode::kTypeError,
+                         "{} does not take a {} ({}): lists and maps are read by len, l[i], list_contains, list_sum, "
+                         "m[k], ... (docs/nested.md)", f.name, TypeIdName(b->type().id), b->type().WithNullable(false).ToString());
+      }
       if (b != nullptr && b->type().id == TypeId::kStruct && f.family != Family::kStruct) {
         return MakeError(ErrorCode::kTypeError, "{} does not take a struct ({}): a struct is read by its fields ({}.name)",
                          f.name, b->type().WithNullable(false).ToString(), b->ToString());
@@ -595,6 +635,7 @@ class Binder {
     ROWJIT_ASSIGN_OR_RETURN(const Function* f, Resolve(e));
     if (f->family == Family::kVector) return BindVectorCall(e, *f);
     if (f->family == Family::kStruct) return BindStructField(e, *f);
+    if (f->family == Family::kList) return BindListCall(e, *f);
     // Bind typed arguments first; untyped ones in the unified group then take their type.
     const size_t n = e.args().size(), unify = UnifyFrom(*f, n);
     std::vector<ExprPtr> bound(n);
@@ -674,6 +715,10 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Bind
   if (bound->type().id == TypeId::kStruct) {
     return MakeError(ErrorCode::kTypeError, "a struct ({}) is read by its fields ({}.name), not an expression's value",
                      bound->ToString(), bound->ToString());
+  }
+  if (bound->type().id == TypeId::kList || bound->type().id == TypeId::kMap) {
+    return MakeError(ErrorCode::kTypeError, "a {} ({}) is read by the list and map functions (len, l[i], list_sum, m[k], "
+                                            "...), not an expression's value", TypeIdName(bound->type().id), bound->ToString());
   }
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.

@@ -55,7 +55,7 @@ constexpr std::string_view kValueWords[] = {"true", "false", "null", "nan", "inf
 // decision, ir/function.cc).
 constexpr std::pair<std::string_view, std::string_view> kOtherFunctionNames[] = {
     {"ifnull", "coalesce"}, {"nvl", "coalesce"},  {"isnull", "is_null"},       {"substring", "substr"},
-    {"ceiling", "ceil"},    {"len", "length"},    {"strlen", "length"},        {"isnan", "is_nan"},
+    {"ceiling", "ceil"},    {"strlen", "length"},        {"isnan", "is_nan"},
     {"modulo", "mod"},      {"character_length", "char_length"}};
 // The calls the parser and binder read that are no catalog function (ir/function.h SurfaceForm).
 constexpr std::string_view kSurfaceNames[] = {"cast", "date_part", "date_trunc", "extract", "nullif", "pi", "round"};

@@ -114,7 +114,12 @@ constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               {"array_dot_product", "dot"}, {"array_distance", "l2_distance"},
                               {"array_cosine_similarity", "cosine_similarity"},
                               {"array_cosine_distance", "cosine_distance"},
-                              {"struct_extract", "struct_field"}};
+                              {"struct_extract", "struct_field"},
+                              // DuckDB's names of the list functions
+                              {"array_length", "len"}, {"cardinality", "len"},
+                              {"list_element", "list_extract"}, {"array_extract", "list_extract"},
+                              {"list_has", "list_contains"}, {"array_contains", "list_contains"},
+                              {"array_has", "list_contains"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {
@@ -122,7 +127,7 @@ const std::vector<const Function*>& Registry() {
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
                         FloatFunctions(), StringFunctions(), TemporalFunctions(),
-                        DecimalFunctions(), VectorFunctions(), StructFunctions()}) {
+                        DecimalFunctions(), VectorFunctions(), StructFunctions(), ListFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;

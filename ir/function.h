@@ -35,7 +35,7 @@ enum class LogicalArgs : uint8_t {
                  // their kinds (ir/functions_temporal.cc)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector, kStruct };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector, kStruct, kList };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -197,6 +197,7 @@ std::span<const Function> TemporalFunctions();
 std::span<const Function> DecimalFunctions();
 std::span<const Function> VectorFunctions();
 std::span<const Function> StructFunctions();
+std::span<const Function> ListFunctions();  // and maps'
 // The index of the field a bound struct_field call reads, or -1.
 int StructFieldIndex(const Expr& call);
 

@@ -596,9 +596,16 @@ class Parser {
   // x::T, PostgreSQL's cast: cast(x, T), binding tighter than any operator (-x::i64 is
   // -(cast(x, i64)), x::f64 ** 2 squares the cast).
   Result<ExprPtr> ParsePostfixCasts(ExprPtr e) {
-    // s.x, s.x.y: a struct's field, struct_field(s, 'x'), binding as tightly as a cast.
-    while (Peek().kind == Tok::kDot) {
-      Next();
+    // s.x, s.x.y: a struct's field, struct_field(s, 'x'); l[i]: a list's element, list_extract(l, i)
+    // (m[k], a map's value: the binder's map_extract_value); binding as tightly as a cast.
+    while (Peek().kind == Tok::kDot || Peek().kind == Tok::kLBracket) {
+      if (Next().kind == Tok::kLBracket) {
+        ROWJIT_ASSIGN_OR_RETURN(ExprPtr index, Nested([this] { return ParseOr(); }));
+        if (Peek().kind != Tok::kRBracket) return Expected("']'");
+        Next();
+        ROWJIT_ASSIGN_OR_RETURN(e, Made(CallFrom(Start(e), "list_extract", {e, index})));
+        continue;
+      }
       if (Peek().kind != Tok::kIdent && Peek().kind != Tok::kQuotedIdent) return Expected("a field's name after '.'");
       const Token& field = Next();
       ExprPtr name = Expr::Literal(QuoteString(field.text), std::nullopt, SpanOf(field));

@@ -5,6 +5,7 @@
 
 #include "ir/analysis.h"
 #include "ir/function.h"
+#include "ir/list_functions.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
 
@@ -90,6 +91,31 @@ bool Taken(const Expr& e, size_t i, std::span<const Scalar> before) {
   return true;
 }
 
+Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors);
+
+// A list or map function: its list read at the row (a column, or a struct's field), its other
+// arguments evaluated.
+Result<Scalar> EvaluateListCall(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors) {
+  const Expr& of = *e.args()[0];
+  const Array* list = of.is_column() ? columns[static_cast<size_t>(of.column_index())].get()
+                      : of.is_call() && of.function()->family == Family::kStruct ? FieldArray(of, columns, row)
+                                                                                   : nullptr;
+  if (list != nullptr && list->encoding() != Encoding::kList) {
+    return MakeError(ErrorCode::kInternal, "{} reads a {} array, not a list", e.function()->name, EncodingName(list->encoding()));
+  }
+  std::vector<Scalar> rest;
+  for (size_t i = 1; i < e.args().size(); ++i) {
+    ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateNode(*e.args()[i], columns, row, suppress_errors));
+    rest.push_back(std::move(s));
+  }
+  auto r = EvaluateListRow(e, list, row, rest);
+  if (!r.ok()) {
+    if (suppress_errors) return Scalar::Null(e.type().id).As(e.type());
+    return std::move(r).TakeError().WithRow(std::string(e.function()->name), row);
+  }
+  return r;
+}
+
 Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, int64_t row,
                             bool suppress_errors) {
   switch (e.kind()) {
@@ -102,6 +128,7 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
     const Array* field = FieldArray(e, columns, row);
     return field != nullptr ? field->GetScalar(row) : Scalar::Null(e.type().id).As(e.type());
   }
+  if (IsListCall(e)) return EvaluateListCall(e, columns, row, suppress_errors);
   std::vector<Scalar> args;
   args.reserve(e.args().size());
   for (size_t i = 0; i < e.args().size(); ++i) {

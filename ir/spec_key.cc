@@ -44,7 +44,8 @@ InputSpec DescribeInput(const Array& array) {
     case Encoding::kPrimitive:
     case Encoding::kBool:
     case Encoding::kFixedList:
-    case Encoding::kStruct: s.shape = InputShape::kFlat; break;
+    case Encoding::kStruct:
+    case Encoding::kList: s.shape = InputShape::kFlat; break;
     case Encoding::kByteBool: s.shape = InputShape::kByteBool; break;
     case Encoding::kConstant:
       s.shape = static_cast<const ConstantArray&>(array).value().is_null()

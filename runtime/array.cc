@@ -33,6 +33,7 @@ std::string_view EncodingName(Encoding e) {
     case Encoding::kString: return "string";
     case Encoding::kFixedList: return "fixed-list";
     case Encoding::kStruct: return "struct";
+    case Encoding::kList: return "list";
   }
   return "?";
 }
@@ -159,17 +160,27 @@ Result<std::shared_ptr<const StructArray>> StructArray::Make(DataType type, int6
   return std::make_shared<const StructArray>(PrivateTag{}, type, length, std::move(children), std::move(validity));
 }
 
+namespace {
+
+// A nested row's part as text: null, a quoted string, a nested row's text, or a value without
+// its type.
+std::string PartText(const Scalar& v) {
+  if (v.is_null()) return "null";
+  if (IsString(v.type_id())) return QuoteString(v.str());
+  std::string value = v.ToString();
+  const TypeId t = v.type_id();
+  if (t == TypeId::kStruct || t == TypeId::kFixedList || t == TypeId::kList || t == TypeId::kMap) return value;
+  return value.substr(0, value.find(':'));
+}
+
+}  // namespace
+
 Scalar StructArray::GetScalar(int64_t i) const {
   if (IsNull(i)) return Scalar::Null(TypeId::kStruct).As(type());
   std::string text = "{";
   const std::vector<StructField>& fields = StructFields(type());
   for (size_t f = 0; f < children_.size(); ++f) {
-    const Scalar v = children_[f]->GetScalar(i);
-    std::string value = v.is_null() ? "null" : IsString(v.type_id()) ? QuoteString(v.str()) : v.ToString();
-    if (!v.is_null() && !IsString(v.type_id()) && v.type_id() != TypeId::kStruct && v.type_id() != TypeId::kFixedList) {
-      value = value.substr(0, value.find(':'));  // the value, without its type
-    }
-    text += fmt::format("{}{}: {}", f ? ", " : "", fields[f].name, value);
+    text += fmt::format("{}{}: {}", f ? ", " : "", fields[f].name, PartText(children_[f]->GetScalar(i)));
   }
   return Scalar::Struct(type(), text + "}");
 }
@@ -184,6 +195,66 @@ ArrayPtr StructArray::SliceUnchecked(int64_t offset, int64_t length) const {
   for (const ArrayPtr& c : children_) children.push_back(*c->Slice(offset, length));
   return ArrayPtr(std::make_shared<const StructArray>(PrivateTag{}, type(), length, std::move(children),
                                                       validity_.Slice(offset)));
+}
+
+// --- ListArray --------------------------------------------------------------------------------
+
+Result<std::shared_ptr<const ListArray>> ListArray::Make(DataType type, int64_t length, bool large, BufferPtr offsets,
+                                                         ArrayPtr elements, Validity validity, int64_t offset) {
+  if ((type.id != TypeId::kList && type.id != TypeId::kMap) || type.fields == 0) {
+    return MakeError(ErrorCode::kTypeError, "a list array holds a list or map type, not {}", type.ToString());
+  }
+  ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));
+  if (offsets == nullptr || elements == nullptr) return MakeError(ErrorCode::kInvalidInput, "a list's offsets or elements are null");
+  if (large && type.id == TypeId::kMap) return MakeError(ErrorCode::kInvalidInput, "a map's offsets are 32-bit (Arrow's map)");
+  const DataType elem = ListElement(type);
+  if (!elements->type().SameType(elem) || (!elem.nullable && elements->NullCount() > 0)) {
+    return MakeError(ErrorCode::kInvalidInput, "{} holds {} elements, not {}{}", type.ToString(), elem.ToString(),
+                     elements->type().ToString(), elements->type().SameType(elem) ? " with nulls" : "");
+  }
+  const int64_t width = large ? 8 : 4;
+  if (offsets->size() / width < offset + length + 1) {
+    return MakeError(ErrorCode::kInvalidInput, "{} offsets buffer of {} bytes is shorter than the {} offsets {} rows at offset {} need",
+                     type.ToString(), offsets->size(), offset + length + 1, length, offset);
+  }
+  ROWJIT_RETURN_NOT_OK(CheckValidity(validity, length, type.nullable));
+  auto list = std::make_shared<const ListArray>(PrivateTag{}, type, length, large, std::move(offsets), std::move(elements),
+                                                std::move(validity), offset);
+  int64_t last = list->Start(0);
+  if (last < 0) return MakeError(ErrorCode::kInvalidInput, "a list's first offset is negative ({})", last);
+  for (int64_t i = 0; i < length; ++i) {
+    const int64_t end = list->End(i);
+    if (end < last) return MakeError(ErrorCode::kInvalidInput, "a list's offsets decrease at row {} ({} after {})", i, end, last);
+    last = end;
+  }
+  if (last > list->elements()->length()) {
+    return MakeError(ErrorCode::kInvalidInput, "a list's last offset {} is past its {} elements", last,
+                     list->elements()->length());
+  }
+  return list;
+}
+
+Scalar ListArray::GetScalar(int64_t i) const {
+  if (IsNull(i)) return Scalar::Null(type().id).As(type());
+  const bool map = type().id == TypeId::kMap;
+  std::string text = map ? "{" : "[";
+  const StructArray* entries = map ? static_cast<const StructArray*>(elements_.get()) : nullptr;
+  for (int64_t j = Start(i); j < End(i); ++j) {
+    text += j > Start(i) ? ", " : "";
+    if (map) {
+      text += fmt::format("{}: {}", PartText(entries->children()[0]->GetScalar(j)), PartText(entries->children()[1]->GetScalar(j)));
+    } else {
+      text += PartText(elements_->GetScalar(j));
+    }
+  }
+  return Scalar::Struct(type(), text + (map ? "}" : "]"));
+}
+
+Status ListArray::Validate() const { return elements_->Validate(); }
+
+ArrayPtr ListArray::SliceUnchecked(int64_t offset, int64_t length) const {
+  return ArrayPtr(std::make_shared<const ListArray>(PrivateTag{}, type(), length, large_, offsets_, elements_,
+                                                    validity_.Slice(offset), offset_ + offset));
 }
 
 Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra) {
@@ -216,6 +287,11 @@ Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra) {
     case Encoding::kStruct: {
       const auto& s = static_cast<const StructArray&>(*a);
       ROWJIT_ASSIGN_OR_RETURN(auto out, StructArray::Make(t, n, s.children(), std::move(v)));
+      return ArrayPtr(std::move(out));
+    }
+    case Encoding::kList: {
+      const auto& l = static_cast<const ListArray&>(*a);
+      ROWJIT_ASSIGN_OR_RETURN(auto out, ListArray::Make(t, n, l.large(), l.offsets_buffer(), l.elements(), std::move(v), l.offset()));
       return ArrayPtr(std::move(out));
     }
     case Encoding::kString: {
@@ -494,8 +570,9 @@ std::string Schema::ToString() const {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i) out += ", ";
     const Field& f = fields[i];
-    out += f.name + ":" + (IsString(f.type.id) ? StringTypeName(f.type.id, f.layout) + (f.type.nullable ? "?" : "")
-                                               : f.type.ToString());
+    std::string type = IsString(f.type.id) ? StringTypeName(f.type.id, f.layout) + (f.type.nullable ? "?" : "") : f.type.ToString();
+    if (f.type.id == TypeId::kList && f.layout == StringLayout::kOffsets64) type = "large_" + type;
+    out += f.name + ":" + type;
   }
   return out;
 }
@@ -569,6 +646,9 @@ Result<Schema> ParseSchema(std::string_view text) {
     }
     if (!is_string) {
       auto type = ParseDataType(type_text);
+      if (type.ok() && type->id == TypeId::kList && Trim(base.substr(0, base.find('<'))) == "large_list") {
+        field.layout = StringLayout::kOffsets64;  // the list's offsets are 64-bit
+      }
       if (!type.ok()) return std::move(type).TakeError().ShiftSpan(static_cast<size_t>(type_text.data() - text.data()));
       field.type = *type;
     }
@@ -652,6 +732,7 @@ Validity ValidityOf(const Array& a) {
     case Encoding::kString: return static_cast<const StringArray&>(a).validity();
     case Encoding::kFixedList: return static_cast<const FixedListArray&>(a).validity();
     case Encoding::kStruct: return static_cast<const StructArray&>(a).validity();
+    case Encoding::kList: return static_cast<const ListArray&>(a).validity();
   }
   return Validity::AllValid();
 }

@@ -15,7 +15,7 @@
 
 namespace rowjit {
 
-enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString, kFixedList, kStruct };
+enum class Encoding : uint8_t { kPrimitive, kBool, kByteBool, kConstant, kDictionary, kString, kFixedList, kStruct, kList };
 std::string_view EncodingName(Encoding e);
 
 class Array;
@@ -265,8 +265,58 @@ class StructArray final : public Array {
   Validity validity_;
 };
 
+// Lists and maps (list<T>, map<K, V>): row i's elements are elements [offsets[offset + i],
+// offsets[offset + i + 1]) of one child array (a map's child is its struct<key, value> entries).
+// The offsets are 32-bit (Arrow's list, map) or 64-bit (large_list), non-decreasing over the
+// rows and within the child: Make checks them once, so readers index the child unchecked.
+class ListArray final : public Array {
+  struct PrivateTag {
+    explicit PrivateTag() = default;
+  };
+
+ public:
+  ListArray(PrivateTag, DataType type, int64_t length, bool large, BufferPtr offsets, ArrayPtr elements,
+            Validity validity, int64_t offset)
+      : Array(Encoding::kList, type, length), large_(large), offsets_(std::move(offsets)), elements_(std::move(elements)),
+        validity_(std::move(validity)), offset_(offset) {}
+  // Checks the type is a list or a map, the child is of its element type, the offsets buffer
+  // holds offset + length + 1 offsets that never decrease and stay within the child, a null
+  // row's too (its elements are ignored), and the validity.
+  static Result<std::shared_ptr<const ListArray>> Make(DataType type, int64_t length, bool large, BufferPtr offsets,
+                                                       ArrayPtr elements, Validity validity, int64_t offset = 0);
+
+  bool large() const { return large_; }  // 64-bit offsets
+  const BufferPtr& offsets_buffer() const { return offsets_; }
+  const ArrayPtr& elements() const { return elements_; }
+  int64_t offset() const { return offset_; }  // in rows
+  const Validity& validity() const { return validity_; }
+  // Row i's first element and one past its last, in the child.
+  int64_t Start(int64_t i) const { return OffsetAt(offset_ + i); }
+  int64_t End(int64_t i) const { return OffsetAt(offset_ + i + 1); }
+
+  bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
+  int64_t NullCount() const override { return CachedNullCount(validity_); }
+  // A row as its text: [1, 2, null]; a map's {'a': 1, 'b': null}.
+  Scalar GetScalar(int64_t i) const override;
+  Status Validate() const override;
+
+ private:
+  ArrayPtr SliceUnchecked(int64_t offset, int64_t length) const override;
+  int64_t OffsetAt(int64_t k) const {
+    return large_ ? reinterpret_cast<const int64_t*>(offsets_->data())[k]
+                  : reinterpret_cast<const int32_t*>(offsets_->data())[k];
+  }
+
+  bool large_;
+  BufferPtr offsets_;
+  ArrayPtr elements_;
+  Validity validity_;
+  int64_t offset_;
+};
+
 // A named, typed column; a string column also names the Arrow layout it arrives in (what the
-// schema text, the CLI's random batches and kernels planned from a schema go by).
+// schema text, the CLI's random batches and kernels planned from a schema go by), and a list
+// column its offsets' width (kOffsets64: large_list).
 struct Field {
   std::string name;
   DataType type;

@@ -35,6 +35,8 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kFixedList: return "";  // "+w:N", with a child: not one format
     case TypeId::kF16: return "e";       // a vector's elements only
     case TypeId::kStruct: return "+s";   // with its children
+    case TypeId::kList: return "+l";     // or "+L" (large_list): the array's layout
+    case TypeId::kMap: return "+m";
   }
   return "";
 }
@@ -148,8 +150,7 @@ std::optional<Result<DataType>> TemporalFromFormat(std::string_view f) {
 
 // What a nested format is, for the error that refuses it (docs/embedding.md, "Nested types").
 std::string NestedHint(std::string_view f) {
-  const char* what = f == "+l" || f == "+L"     ? "a list"
-                     : f == "+vl" || f == "+vL" ? "a list view"
+  const char* what = f == "+vl" || f == "+vL" ? "a list view"
                      : f == "+m"                ? "a map"
                      : f.starts_with("+u")      ? "a union"
                      : f == "+r"                ? "a run-end encoded array"
@@ -158,7 +159,8 @@ std::string NestedHint(std::string_view f) {
   if (f.starts_with("+u")) {
     return fmt::format(" ({}: a column has one type; pass the type ids and each child as columns of their own)", what);
   }
-  return fmt::format(" ({}: of nested types, fixed-size lists of numbers ('+w:N') and structs ('+s') are read)", what);
+  return fmt::format(" ({}: of nested types, lists ('+l', '+L'), fixed-size lists of numbers ('+w:N'), structs ('+s') and "
+                     "maps ('+m') are read)", what);
 }
 
 Result<DataType> TypeFromFormat(const char* format) {
@@ -442,6 +444,21 @@ Result<DataType> FixedListType(const ArrowSchema& s, int64_t size) {
   return DataType::FixedList(elem.id, size);
 }
 
+enum class ListKind : uint8_t { kList, kLargeList, kMap };
+
+// "+l" (list), "+L" (large_list), "+m" (map), or nullopt for another format.
+std::optional<ListKind> ListFormat(const char* format) {
+  if (format == nullptr) return std::nullopt;
+  if (std::strcmp(format, "+l") == 0) return ListKind::kList;
+  if (std::strcmp(format, "+L") == 0) return ListKind::kLargeList;
+  if (std::strcmp(format, "+m") == 0) return ListKind::kMap;
+  return std::nullopt;
+}
+
+bool FlaggedNullable(const ArrowSchema& c) {
+  return ((c.flags | (c.dictionary ? c.dictionary->flags : 0)) & ARROW_FLAG_NULLABLE) != 0;
+}
+
 // The type of a field's schema, nested types included: a fixed_size_list's, a struct's (its
 // children's, named as they are, nullable where flagged), a dictionary's values', or a format's.
 Result<DataType> TypeOfSchema(const ArrowSchema& s, int depth = 0) {
@@ -460,12 +477,28 @@ Result<DataType> TypeOfSchema(const ArrowSchema& s, int depth = 0) {
       const ArrowSchema* c = values.children[i];
       if (c == nullptr) return MakeError(ErrorCode::kInvalidInput, "struct schema child {} is null", i);
       ROWJIT_ASSIGN_OR_RETURN(DataType t, TypeOfSchema(*c, depth + 1));
-      const bool nullable = ((c->flags | (c->dictionary ? c->dictionary->flags : 0)) & ARROW_FLAG_NULLABLE) != 0;
+      const bool nullable = FlaggedNullable(*c);
       std::string name = c->name != nullptr ? c->name : "";
       if (name.empty()) name = fmt::format("f{}", i);
       fields.push_back({std::move(name), t.WithNullable(nullable)});
     }
     return DataType::Struct(fields);
+  }
+  if (auto list = ListFormat(values.format)) {
+    if (values.n_children != 1 || values.children == nullptr || values.children[0] == nullptr) {
+      return MakeError(ErrorCode::kInvalidInput, "a '{}' schema has {} children, not 1", values.format, values.n_children);
+    }
+    const ArrowSchema& c = *values.children[0];
+    if (*list == ListKind::kMap) {
+      if (c.n_children != 2 || c.children == nullptr || c.children[0] == nullptr || c.children[1] == nullptr) {
+        return MakeError(ErrorCode::kInvalidInput, "a map's entries schema has {} children, not 2 (key, value)", c.n_children);
+      }
+      ROWJIT_ASSIGN_OR_RETURN(DataType key, TypeOfSchema(*c.children[0], depth + 1));
+      ROWJIT_ASSIGN_OR_RETURN(DataType value, TypeOfSchema(*c.children[1], depth + 1));
+      return DataType::Map(key.WithNullable(false), value.WithNullable(FlaggedNullable(*c.children[1])));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(DataType elem, TypeOfSchema(c, depth + 1));
+    return DataType::List(elem.WithNullable(FlaggedNullable(c)));
   }
   return TypeFromFormat(values.format);
 }
@@ -552,6 +585,74 @@ Result<ArrayPtr> ImportStruct(const ArrowArray& a, const ArrowSchema& s, const O
   return ArrayPtr(std::move(arr));
 }
 
+// A map's entries: a struct of a key (never null: a key field flagged nullable is read as not
+// null, and refused if a key is) and a value, cut to the entries array's rows.
+Result<ArrayPtr> ImportMapEntries(const ArrowArray& e, const ArrowSchema& es, const Owner& owner, int depth) {
+  ROWJIT_RETURN_NOT_OK(CheckHeader(e, 1, "map entries"));
+  if (e.n_children != 2 || es.n_children != 2 || e.children == nullptr || es.children == nullptr ||
+      e.children[0] == nullptr || e.children[1] == nullptr || es.children[0] == nullptr || es.children[1] == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "a map's entries have {} children, not 2 (key, value)", e.n_children);
+  }
+  if (e.null_count != 0 && e.buffers[0] != nullptr) {
+    ROWJIT_ASSIGN_OR_RETURN(Validity v, ImportValidity(e, owner));
+    if (!v.all_valid() && v.CountValid(e.length) != e.length) return MakeError(ErrorCode::kInvalidInput, "a map has null entries");
+  }
+  ArrowSchema key_schema = *es.children[0];  // a copy read as not nullable (never released)
+  key_schema.flags &= ~ARROW_FLAG_NULLABLE;
+  std::vector<ArrayPtr> children;
+  for (int i = 0; i < 2; ++i) {
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ImportNode(*e.children[i], i == 0 ? key_schema : *es.children[i], owner, depth + 1));
+    if (child->length() < e.offset + e.length) {
+      return MakeError(ErrorCode::kInvalidInput, "a map's {} child has {} rows, fewer than its entries' offset {} + length {}",
+                       i == 0 ? "key" : "value", child->length(), e.offset, e.length);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(child, child->Slice(e.offset, e.length));
+    children.push_back(std::move(child));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(DataType map, DataType::Map(children[0]->type(), children[1]->type()));
+  ROWJIT_ASSIGN_OR_RETURN(auto entries, StructArray::Make(ListElement(map), e.length, std::move(children), Validity::AllValid()));
+  return ArrayPtr(std::move(entries));
+}
+
+// A list, large list or map: the parent's validity and offsets (read in place from the parent's
+// offset), and its one child's elements, checked by ListArray::Make.
+Result<ArrayPtr> ImportList(const ArrowArray& a, const ArrowSchema& s, const Owner& owner, int depth, ListKind kind) {
+  ROWJIT_RETURN_NOT_OK(CheckHeader(a, 2, s.format));
+  if (a.n_children != 1 || s.n_children != 1 || a.children == nullptr || s.children == nullptr ||
+      a.children[0] == nullptr || s.children[0] == nullptr) {
+    return MakeError(ErrorCode::kInvalidInput, "a '{}' array has {} children, not 1", s.format, a.n_children);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ImportValidity(a, owner));
+  const bool nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0;
+  if (!nullable && !validity.all_valid()) {
+    return MakeError(ErrorCode::kInvalidInput, "field '{}' is not nullable (no ARROW_FLAG_NULLABLE) but has null rows",
+                     s.name ? s.name : "");
+  }
+  ArrayPtr elements;
+  DataType type;
+  if (kind == ListKind::kMap) {
+    ROWJIT_ASSIGN_OR_RETURN(elements, ImportMapEntries(*a.children[0], *s.children[0], owner, depth));
+    const std::vector<StructField>& kv = StructFields(elements->type());
+    ROWJIT_ASSIGN_OR_RETURN(type, DataType::Map(kv[0].type, kv[1].type, nullable));
+  } else {
+    ROWJIT_ASSIGN_OR_RETURN(elements, ImportNode(*a.children[0], *s.children[0], owner, depth + 1));
+    ROWJIT_ASSIGN_OR_RETURN(type, DataType::List(elements->type(), nullable));
+  }
+  const bool large = kind == ListKind::kLargeList;
+  const int64_t bytes = (a.offset + a.length + 1) * (large ? 8 : 4);
+  BufferPtr offsets;
+  if (a.buffers[1] == nullptr) {  // no row, no offset: Arrow allows a null buffer
+    if (a.length > 0) return MakeError(ErrorCode::kInvalidInput, "a '{}' array's offsets buffer is null", s.format);
+    ROWJIT_ASSIGN_OR_RETURN(offsets, Buffer::Allocate(bytes));
+    std::memset(offsets->mutable_data(), 0, static_cast<size_t>(bytes));
+  } else {
+    offsets = Buffer::Borrow(a.buffers[1], bytes, owner);
+  }
+  ROWJIT_ASSIGN_OR_RETURN(auto arr, ListArray::Make(type, a.length, large, std::move(offsets), std::move(elements),
+                                                    std::move(validity), a.offset));
+  return ArrayPtr(std::move(arr));
+}
+
 Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Owner& owner,
                             int depth) {
   if (depth > kMaxDepth) return MakeError(ErrorCode::kInvalidInput, "Arrow array nests too deep");
@@ -565,6 +666,7 @@ Result<ArrayPtr> ImportNode(const ArrowArray& a, const ArrowSchema& s, const Own
     return ImportFixedList(a, s, owner, n);
   }
   if (s.format != nullptr && std::strcmp(s.format, "+s") == 0) return ImportStruct(a, s, owner, depth);
+  if (auto list = ListFormat(s.format)) return ImportList(a, s, owner, depth, *list);
   ROWJIT_ASSIGN_OR_RETURN(DataType type, TypeFromFormat(s.format));
   if (IsString(type.id)) return ImportStrings(a, s, owner, type.id, StringFormat(s.format)->second);
   return ImportFlat(a, s, owner, type);
@@ -780,7 +882,9 @@ Result<ArrayPtr> ExpandConstant(const ConstantArray& c) {
     ROWJIT_ASSIGN_OR_RETURN(auto arr, BoolArray::Make(n, bits, validity, 0, type.nullable));
     return ArrayPtr(std::move(arr));
   }
-  if (type.id == TypeId::kStruct) return MakeError(ErrorCode::kUnsupported, "a constant struct column");
+  if (type.id == TypeId::kStruct || type.id == TypeId::kList || type.id == TypeId::kMap) {
+    return MakeError(ErrorCode::kUnsupported, "a constant {} column", TypeIdName(type.id));
+  }
   if (type.id == TypeId::kFixedList) {
     const int64_t row = type.ListRowBytes();
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr rows, Buffer::Allocate(n * row));
@@ -964,8 +1068,43 @@ Status ExportStruct(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, co
   return Status::OK();
 }
 
+// Validity, the offsets from the first row's (the values index the whole child), and the child
+// exported whole: "item" of a list, "entries" (struct<key, value>) of a map.
+Status ExportList(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
+  const auto& list = static_cast<const ListArray&>(*array);
+  const bool map = list.type().id == TypeId::kMap;
+  auto priv = std::make_unique<ExportedArray>();
+  auto spriv = std::make_unique<ExportedSchema>();
+  int64_t null_count = 0;
+  ROWJIT_ASSIGN_OR_RETURN(const void* validity, ExportValidity(list.validity(), list.length(), *priv, &null_count));
+  const int64_t width = list.large() ? 8 : 4;
+  priv->buffers = {validity, list.offsets_buffer()->data() + list.offset() * width};
+  priv->children.resize(1);
+  spriv->children.resize(1);
+  ROWJIT_RETURN_NOT_OK(ExportNode(list.elements(), &priv->children[0], &spriv->children[0], map ? "entries" : "item"));
+  priv->child_pointers = {&priv->children[0]};
+  spriv->child_pointers = {&spriv->children[0]};
+  ArrowArray** child_array = priv->child_pointers.data();
+  ArrowSchema** child_schema = spriv->child_pointers.data();
+  ArrowArray* child = &priv->children[0];
+  ArrowSchema* child_s = &spriv->children[0];
+  Status done = Publish(std::move(priv), std::move(spriv), std::move(array), null_count, map ? "+m" : width == 8 ? "+L" : "+l",
+                        name, out, out_schema);
+  if (!done.ok()) {
+    child->release(child);
+    child_s->release(child_s);
+    return done;
+  }
+  out->n_children = 1;
+  out->children = child_array;
+  out_schema->n_children = 1;
+  out_schema->children = child_schema;
+  return Status::OK();
+}
+
 Status ExportNode(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
   switch (array->encoding()) {
+    case Encoding::kList: return ExportList(array, out, out_schema, name);
     case Encoding::kFixedList: return ExportFixedList(array, out, out_schema, name);
     case Encoding::kStruct: return ExportStruct(array, out, out_schema, name);
     case Encoding::kPrimitive:

@@ -232,12 +232,45 @@ ArrayPtr RandomStructArray(const ArraySpec& spec, std::mt19937_64& rng) {
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }
 
+// Lists and maps: 0 to 8 elements a row (one row in 16 up to 40), null rows at the spec's
+// fraction (every other one keeping elements behind it, as Arrow allows), elements a random
+// column of the element type (a map's: a struct of key and value).
+ArrayPtr RandomListArray(const ArraySpec& spec, std::mt19937_64& rng) {
+  const int64_t total = spec.bit_offset + spec.length;
+  const bool large = spec.string_layout == StringLayout::kOffsets64 && spec.type.id == TypeId::kList;
+  auto validity = RandomRows(spec, total, rng);
+  auto offsets = Buffer::Allocate((total + 1) * (large ? 8 : 4));
+  if (!validity.ok() || !offsets.ok()) return nullptr;
+  std::uniform_int_distribution<int> small(0, 8), wide(0, 40), pick(0, 15);
+  int64_t at = 0;
+  for (int64_t i = 0; i <= total; ++i) {
+    if (large) {
+      reinterpret_cast<int64_t*>((*offsets)->mutable_data())[i] = at;
+    } else {
+      reinterpret_cast<int32_t*>((*offsets)->mutable_data())[i] = static_cast<int32_t>(at);
+    }
+    if (i == total || (!validity->IsValid(i) && i % 2 == 0)) continue;
+    at += pick(rng) == 0 ? wide(rng) : small(rng);
+  }
+  ArraySpec child = spec;
+  child.type = ListElement(spec.type);
+  child.length = at;
+  child.bit_offset = 0;
+  child.string_layout = StringLayout::kOffsets32;
+  ArrayPtr elements = RandomFlatArray(child, rng);
+  if (elements == nullptr) return nullptr;
+  auto full = ListArray::Make(spec.type, total, large, *offsets, std::move(elements), *validity);
+  if (!full.ok()) return nullptr;
+  return *(*full)->Slice(spec.bit_offset, spec.length);
+}
+
 }  // namespace
 
 ArrayPtr RandomFlatArray(const ArraySpec& spec, std::mt19937_64& rng) {
   if (IsString(spec.type.id)) return RandomStringArray(spec, rng);
   if (spec.type.id == TypeId::kFixedList) return RandomFixedListArray(spec, rng);
   if (spec.type.id == TypeId::kStruct) return RandomStructArray(spec, rng);
+  if (spec.type.id == TypeId::kList || spec.type.id == TypeId::kMap) return RandomListArray(spec, rng);
   const int64_t total = spec.bit_offset + spec.length;
   std::vector<Scalar> rows;
   rows.reserve(static_cast<size_t>(total));
@@ -346,9 +379,10 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
     const auto c = std::find_if(constants.begin(), constants.end(),
                                 [&](const auto& kv) { return kv.first == f.name; });
     if (c != constants.end()) {
-      if (f.type.id == TypeId::kFixedList || f.type.id == TypeId::kStruct) {
+      if (f.type.id == TypeId::kFixedList || f.type.id == TypeId::kStruct || f.type.id == TypeId::kList ||
+          f.type.id == TypeId::kMap) {
         return MakeError(ErrorCode::kUnsupported, "column '{}': a {} column is random, not a constant", f.name,
-                         f.type.id == TypeId::kStruct ? "struct" : "vector");
+                         f.type.id == TypeId::kFixedList ? "vector" : TypeIdName(f.type.id));
       }
       ROWJIT_ASSIGN_OR_RETURN(Scalar value, ParseScalar(f.type.id, c->second));
       if (f.type.is_logical()) value = value.As(f.type);  // the storage's integer

@@ -2,6 +2,7 @@
 #include "runtime/selection.h"
 
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -91,6 +92,39 @@ Result<ArrayPtr> TakePrimitive(const PrimitiveArray& a, const SelectionVector& s
   return PrimitiveArray::Make(a.type(), s.size(), std::move(values), std::move(validity));
 }
 
+// The selected rows' elements (ascending, as the rows are), taken from the child, under new
+// offsets of the same width.
+Result<ArrayPtr> TakeList(const ListArray& list, const SelectionVector& s, const std::shared_ptr<MemoryPool>& pool) {
+  std::vector<uint32_t> elements;
+  std::vector<int64_t> offsets{0};
+  offsets.reserve(static_cast<size_t>(s.size()) + 1);
+  for (int64_t i = 0; i < s.size(); ++i) {
+    const int64_t row = s.data()[i];
+    if (!list.IsNull(row)) {
+      for (int64_t e = list.Start(row); e < list.End(row); ++e) elements.push_back(static_cast<uint32_t>(e));
+    }
+    offsets.push_back(static_cast<int64_t>(elements.size()));
+  }
+  if (!list.large() && offsets.back() > std::numeric_limits<int32_t>::max()) {
+    return MakeError(ErrorCode::kUnsupported, "take: more than 2^31 list elements selected");
+  }
+  ROWJIT_ASSIGN_OR_RETURN(SelectionVector picked, SelectionVector::FromIndices(elements, list.elements()->length()));
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, Take(*list.elements(), picked, pool));
+  const int64_t width = list.large() ? 8 : 4;
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateForOverwrite(static_cast<int64_t>(offsets.size()) * width, pool));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (list.large()) {
+      reinterpret_cast<int64_t*>(out->mutable_data())[i] = offsets[i];
+    } else {
+      reinterpret_cast<int32_t*>(out->mutable_data())[i] = static_cast<int32_t>(offsets[i]);
+    }
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, TakeValidity(list.validity(), s, pool));
+  ROWJIT_ASSIGN_OR_RETURN(auto taken, ListArray::Make(list.type(), s.size(), list.large(), std::move(out), std::move(child),
+                                                      std::move(validity)));
+  return ArrayPtr(std::move(taken));
+}
+
 }  // namespace
 
 Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_ptr<MemoryPool> pool) {
@@ -146,6 +180,7 @@ Result<ArrayPtr> Take(const Array& array, const SelectionVector& s, std::shared_
       ROWJIT_ASSIGN_OR_RETURN(auto taken, FixedListArray::Make(list.type(), s.size(), std::move(values), std::move(validity)));
       return ArrayPtr(std::move(taken));
     }
+    case Encoding::kList: return TakeList(static_cast<const ListArray&>(array), s, pool);
     case Encoding::kString: {  // the selected rows' bytes, copied into the same layout
       const auto& str = static_cast<const StringArray&>(array);
       std::vector<std::optional<std::string_view>> rows;

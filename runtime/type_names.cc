@@ -281,11 +281,30 @@ Error UnknownName(const Piece& head, TypeNames names) {
   if (hint.empty()) {
     hint = " (bool, i8..i64, u8..u64, f32, f64, utf8, binary, decimal(P,S), date32, date64, time32(U), time64(U), "
            "timestamp(U[, ZONE]), duration(U), interval_months, interval_day_time, interval_month_day_nano or "
-           "fixed_size_list<T, N>, struct<NAME:TYPE, ...>";
+           "fixed_size_list<T, N>, struct<NAME:TYPE, ...>, list<T>, large_list<T>, map<K, V>";
     hint += names == TypeNames::kSql ? ", or SQL's names)" : ", with '?' for nullable)";
   }
   return At(head, MakeError(ErrorCode::kInvalidInput, "unknown type '{}'{}", head.text, hint));
 }
+
+constexpr int kMaxStructDepth = 64;
+
+// One level of a nested type's text (struct<...>, list<...>, i32[], map<...>): the recursion
+// over an untrusted text is bounded as Arrow import bounds its depth.
+class Nesting {
+ public:
+  Nesting() { ++depth(); }
+  ~Nesting() { --depth(); }
+  Nesting(const Nesting&) = delete;
+  Nesting& operator=(const Nesting&) = delete;
+  bool too_deep() const { return depth() > kMaxStructDepth; }
+
+ private:
+  static int& depth() {
+    static thread_local int d = 0;
+    return d;
+  }
+};
 
 Result<DataType> ListOf(const Piece& elem_text, const Piece& size_text, TypeNames names) {
   // f16 is an element type only: no column or value is one.
@@ -324,6 +343,16 @@ Result<std::optional<DataType>> ReadList(const Piece& whole, TypeNames names) {
   if (t.ends_with(']')) {
     const size_t open = t.rfind('[');
     if (open == std::string_view::npos || open == 0) return Out();
+    if (whole.Sub(open + 1, t.size() - open - 2).Trimmed().text.empty()) {  // SQL's (DuckDB's) list: i32[]
+      const Nesting level;
+      if (level.too_deep()) return At(whole, MakeError(ErrorCode::kUnsupported, "types nest at most {} deep", kMaxStructDepth));
+      const Piece elem_text = whole.Sub(0, open).Trimmed();
+      auto elem = ParseDataType(elem_text.text, names);
+      if (!elem.ok()) return std::move(elem).TakeError().ShiftSpan(elem_text.offset);
+      auto type = DataType::List(*elem);
+      if (!type.ok()) return At(elem_text, std::move(type).TakeError());
+      return Out(*type);
+    }
     ROWJIT_ASSIGN_OR_RETURN(DataType type, ListOf(whole.Sub(0, open).Trimmed(),
                                                   whole.Sub(open + 1, t.size() - open - 2).Trimmed(), names));
     return Out(type);
@@ -361,8 +390,6 @@ std::vector<Piece> TopLevelParts(const Piece& inside) {
   return out;
 }
 
-constexpr int kMaxStructDepth = 64;
-
 // struct<x:i32, y:f64?>; nullopt when `whole` is none.
 Result<std::optional<DataType>> ReadStruct(const Piece& whole, TypeNames names) {
   using Out = std::optional<DataType>;
@@ -372,15 +399,8 @@ Result<std::optional<DataType>> ReadStruct(const Piece& whole, TypeNames names) 
   if (!t.ends_with('>')) {
     return MakeError(ErrorCode::kInvalidInput, "struct<NAME:TYPE, ...> is not closed with '>'").WithSpan({whole.offset + t.size(), 0});
   }
-  // Nesting bounds the recursion (a text is untrusted): as Arrow import bounds its depth.
-  static thread_local int depth = 0;
-  if (depth >= kMaxStructDepth) {
-    return At(whole, MakeError(ErrorCode::kUnsupported, "struct types nest at most {} deep", kMaxStructDepth));
-  }
-  ++depth;
-  struct Leave {
-    ~Leave() { --depth; }
-  } leave;
+  const Nesting level;
+  if (level.too_deep()) return At(whole, MakeError(ErrorCode::kUnsupported, "types nest at most {} deep", kMaxStructDepth));
   std::vector<StructField> fields;
   for (const Piece& part : TopLevelParts(whole.Sub(open + 1, t.size() - open - 2))) {
     const size_t colon = part.text.find(':');
@@ -402,6 +422,37 @@ Result<std::optional<DataType>> ReadStruct(const Piece& whole, TypeNames names) 
   return Out(*type);
 }
 
+// list<T>, large_list<T> (a list: the offsets' width is a column's layout) and map<K, V>;
+// nullopt when `whole` is none.
+Result<std::optional<DataType>> ReadListOrMap(const Piece& whole, TypeNames names) {
+  using Out = std::optional<DataType>;
+  const std::string_view t = whole.text;
+  const size_t open = t.find('<');
+  if (open == std::string_view::npos) return Out();
+  const std::string head = Lower(whole.Sub(0, open).Trimmed().text);
+  if (head != "list" && head != "large_list" && head != "map") return Out();
+  if (!t.ends_with('>')) {
+    return MakeError(ErrorCode::kInvalidInput, "{}<...> is not closed with '>'", head).WithSpan({whole.offset + t.size(), 0});
+  }
+  const Nesting level;
+  if (level.too_deep()) return At(whole, MakeError(ErrorCode::kUnsupported, "types nest at most {} deep", kMaxStructDepth));
+  const std::vector<Piece> parts = TopLevelParts(whole.Sub(open + 1, t.size() - open - 2));
+  const size_t want = head == "map" ? 2 : 1;
+  if (parts.size() != want) {
+    return At(whole, MakeError(ErrorCode::kInvalidInput, "{} takes {}: {}", head, want == 2 ? "a key and a value type" : "one element type",
+                               want == 2 ? "map<utf8, i64>" : "list<i32?>"));
+  }
+  std::vector<DataType> types;
+  for (const Piece& part : parts) {
+    auto type = ParseDataType(part.text, names);
+    if (!type.ok()) return std::move(type).TakeError().ShiftSpan(part.offset);
+    types.push_back(*type);
+  }
+  auto type = want == 2 ? DataType::Map(types[0], types[1]) : DataType::List(types[0]);
+  if (!type.ok()) return At(whole, std::move(type).TakeError());
+  return Out(*type);
+}
+
 }  // namespace
 
 Result<DataType> ParseDataType(std::string_view text, TypeNames names) {
@@ -418,6 +469,8 @@ Result<DataType> ParseDataType(std::string_view text, TypeNames names) {
   if (list) return list->WithNullable(nullable);
   ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> record, ReadStruct(whole, names));
   if (record) return record->WithNullable(nullable);
+  ROWJIT_ASSIGN_OR_RETURN(std::optional<DataType> nested, ReadListOrMap(whole, names));
+  if (nested) return nested->WithNullable(nullable);
   const size_t open = whole.text.find('(');
   const Piece head = whole.Sub(0, open).Trimmed();
   std::optional<Piece> inside;

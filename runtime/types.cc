@@ -28,6 +28,8 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kFixedList: return "fixed_size_list";
     case TypeId::kF16: return "f16";
     case TypeId::kStruct: return "struct";
+    case TypeId::kList: return "list";
+    case TypeId::kMap: return "map";
   }
   return "?";
 }
@@ -177,6 +179,11 @@ std::string LogicalName(const DataType& t) {
     }
     return out + ">";
   }
+  if (t.id == TypeId::kList) return fmt::format("list<{}>", StructFields(t).at(0).type.ToString());
+  if (t.id == TypeId::kMap) {
+    const std::vector<StructField>& kv = StructFields(t);
+    return fmt::format("map<{}, {}>", kv.at(0).type.ToString(), kv.at(1).type.ToString());
+  }
   switch (t.logical) {
     case LogicalKind::kNone: break;
     case LogicalKind::kDecimal: {
@@ -251,6 +258,19 @@ FieldTable& Fields() {
   return *table;
 }
 
+// The number of an interned field list (a new number for a list not seen before).
+Result<uint32_t> InternFields(const std::vector<StructField>& fields) {
+  FieldTable& t = Fields();
+  std::lock_guard lock(t.mu);
+  size_t at = 0;
+  while (at < t.lists.size() && *t.lists[at] != fields) ++at;
+  if (at == t.lists.size()) {
+    if (t.lists.size() >= (size_t{1} << 20)) return MakeError(ErrorCode::kUnsupported, "more than 2^20 distinct nested types");
+    t.lists.push_back(std::make_unique<const std::vector<StructField>>(fields));
+  }
+  return static_cast<uint32_t>(at + 1);
+}
+
 }  // namespace
 
 Result<DataType> DataType::Struct(const std::vector<StructField>& fields, bool nullable) {
@@ -265,22 +285,43 @@ Result<DataType> DataType::Struct(const std::vector<StructField>& fields, bool n
       }
     }
   }
-  FieldTable& t = Fields();
-  std::lock_guard lock(t.mu);
-  size_t at = 0;
-  while (at < t.lists.size() && *t.lists[at] != fields) ++at;
-  if (at == t.lists.size()) {
-    if (t.lists.size() >= (size_t{1} << 20)) return MakeError(ErrorCode::kUnsupported, "more than 2^20 distinct struct types");
-    t.lists.push_back(std::make_unique<const std::vector<StructField>>(fields));
-  }
   DataType type(TypeId::kStruct, nullable);
-  type.fields = static_cast<uint32_t>(at + 1);
+  ROWJIT_ASSIGN_OR_RETURN(type.fields, InternFields(fields));
   return type;
+}
+
+Result<DataType> DataType::List(const DataType& elem, bool nullable) {
+  if (elem.id == TypeId::kF16) return MakeError(ErrorCode::kTypeError, "f16 is a vector's element type only: a list of f32");
+  DataType type(TypeId::kList, nullable);
+  ROWJIT_ASSIGN_OR_RETURN(type.fields, InternFields({{"item", elem}}));
+  return type;
+}
+
+Result<DataType> DataType::Map(const DataType& key, const DataType& value, bool nullable) {
+  const bool keyable = (IsNumeric(key.id) || IsString(key.id) || key.id == TypeId::kBool) &&
+                       (!key.is_logical() || key.logical == LogicalKind::kDate || key.logical == LogicalKind::kTime ||
+                        key.logical == LogicalKind::kTimestamp);
+  if (!keyable) {
+    return MakeError(ErrorCode::kTypeError, "a map's keys are numbers, strings, dates, times or timestamps, not {}",
+                     key.ToString());
+  }
+  if (key.nullable) return MakeError(ErrorCode::kTypeError, "a map's keys are never null: map<{}, ...>", key.WithNullable(false).ToString());
+  if (value.id == TypeId::kF16) return MakeError(ErrorCode::kTypeError, "f16 is a vector's element type only");
+  DataType type(TypeId::kMap, nullable);
+  ROWJIT_ASSIGN_OR_RETURN(type.fields, InternFields({{"key", key}, {"value", value}}));
+  return type;
+}
+
+DataType ListElement(const DataType& type) {
+  if (type.id == TypeId::kList) return StructFields(type).at(0).type;
+  DataType entries(TypeId::kStruct);  // a map's: the same two fields as a struct
+  entries.fields = type.id == TypeId::kMap ? type.fields : 0;
+  return entries;
 }
 
 const std::vector<StructField>& StructFields(const DataType& type) {
   static const std::vector<StructField> none;
-  if (type.id != TypeId::kStruct || type.fields == 0) return none;
+  if (type.fields == 0) return none;
   FieldTable& t = Fields();
   std::lock_guard lock(t.mu);
   return type.fields <= t.lists.size() ? *t.lists[type.fields - 1] : none;

@@ -22,7 +22,11 @@ namespace rowjit {
 // (Arrow's fixed_size_list); only the vector functions (ir/functions_vector.cc) read one.
 // kF16 (IEEE half precision) is a vector's element type only, never a column's or a value's.
 // kStruct is a row of named fields (Arrow's struct); only struct_field (s.x) reads one.
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16, kStruct };
+// kList is a row of any number of elements of one type (Arrow's list and large_list: as for
+// strings, the offsets' width is the array's layout, not the type's); kMap a row of key-value
+// entries (Arrow's map: a list of struct<key, value> rows, keys never null). Only the list and
+// map functions (ir/functions_list.cc) read them.
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16, kStruct, kList, kMap };
 
 // The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
@@ -41,7 +45,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kI128: return 16;
     case TypeId::kFixedList: return 0;
     case TypeId::kF16: return 2;
-    case TypeId::kStruct: return 0;
+    case TypeId::kStruct: case TypeId::kList: case TypeId::kMap: return 0;
   }
   return 0;
 }
@@ -101,7 +105,7 @@ struct DataType {
   uint16_t tz = 0;         // timestamp: InternTimeZone's number, 0 without a zone
   TypeId elem = TypeId::kBool;  // fixed_size_list: the elements' number type
   int32_t list_size = 0;        // fixed_size_list: elements a row, 1..kMaxListSize
-  uint32_t fields = 0;          // struct: its fields, interned (StructFields); equal fields, equal number
+  uint32_t fields = 0;  // struct, list, map: its children, interned (StructFields); equal children, equal number
 
   DataType() = default;
   constexpr DataType(TypeId type_id, bool is_nullable = false) : id(type_id), nullable(is_nullable) {}  // NOLINT
@@ -116,6 +120,12 @@ struct DataType {
   static Result<DataType> FixedList(TypeId elem, int64_t size, bool nullable = false);
   // struct<name:type, ...>: 1 to kMaxStructFields fields of distinct names.
   static Result<DataType> Struct(const std::vector<struct StructField>& fields, bool nullable = false);
+  // list<elem>: any number of elements a row, each of type `elem` (not null unless `elem` is
+  // nullable); any type but f16.
+  static Result<DataType> List(const DataType& elem, bool nullable = false);
+  // map<key, value>: entries of a key (a number, string, date, time or timestamp; never null) and
+  // a value of any type but f16.
+  static Result<DataType> Map(const DataType& key, const DataType& value, bool nullable = false);
   // Bytes of one row of a fixed_size_list.
   int64_t ListRowBytes() const { return int64_t{ByteWidth(elem)} * list_size; }
 
@@ -140,9 +150,11 @@ struct StructField {
   DataType type;
   bool operator==(const StructField&) const = default;
 };
-// A struct type's fields (empty for any other type). Interned for the process's life: at most
-// 2^20 distinct field lists.
+// A struct type's fields, a list's one element field ("item"), a map's key and value fields
+// (empty for any other type). Interned for the process's life: at most 2^20 distinct lists.
 const std::vector<StructField>& StructFields(const DataType& type);
+// The type of a list's elements; a map's entries, struct<key, value> (not null).
+DataType ListElement(const DataType& type);
 inline constexpr int kMaxStructFields = 4096;
 
 // The most elements a fixed_size_list row holds (a 2^16-element vector of f64 is 512 KiB a row).
@@ -219,8 +231,8 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kU64: return fn(std::type_identity<uint64_t>{});
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
-      case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: case TypeId::kF16:
-    case TypeId::kStruct: break;
+    case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: case TypeId::kF16:
+    case TypeId::kStruct: case TypeId::kList: case TypeId::kMap: break;
   }
   return fn(std::type_identity<bool>{});  // unreachable for the types callers may pass
 }

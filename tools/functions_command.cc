@@ -297,6 +297,7 @@ std::string_view FamilyTitle(ir::Family family) {
     case ir::Family::kDecimal: return "Decimals";
     case ir::Family::kVector: return "Vectors";
     case ir::Family::kStruct: return "Structs";
+    case ir::Family::kList: return "Lists and maps";
   }
   return "Other";
 }

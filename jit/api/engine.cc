@@ -421,8 +421,8 @@ Status EngineImpl::Prepare(const ir::ExprPtr& expr, const Schema& schema) {
     ROWJIT_RETURN_NOT_OK(ir::CheckLimits(expr->facts(), options_.limits));
     if (!expr->bound()) return MakeError(ErrorCode::kInvalidInput, "expression is not bound");
     // Vector functions run kernels of their own, made on the first batch (ScoreVectors); struct
-    // fields are columns only a batch has.
-    if (expr->facts().scores_vectors || expr->facts().reads_fields) return Status::OK();
+    // fields and list functions' results are columns only a batch has.
+    if (expr->facts().reads_nested()) return Status::OK();
     std::vector<ir::InputSpec> specs = SchemaSpecs(schema);
     std::vector<ir::ExprPtr> kernels = {expr};
     if (RouteDescribed(*expr, options_.max_kernel_nodes) == Route::kStaged) {  // each stage, then the root

@@ -85,7 +85,10 @@ Result<ArrayPtr> EngineImpl::EvaluateStrings(const ir::ExprPtr& expr, std::span<
                                              int64_t length, const EvalOptions& options, EvalReport& rep,
                                              std::span<const OutputBuffers> into) {
   ROWJIT_ASSIGN_OR_RETURN(StringColumns s, MaterializeStrings(expr, columns, length, options, &rep));
-  if (s.expr->is_column()) return s.columns[static_cast<size_t>(s.expr->column_index())];
+  if (s.expr->is_column()) {  // a list_sum that overflows at the root raises here
+    ROWJIT_RETURN_NOT_OK(FirstFailingRow(s.failed_rows, INT64_MAX, [&](int64_t row) { return WholeRow(*expr, columns, row); }));
+    return s.columns[static_cast<size_t>(s.expr->column_index())];
+  }
   EvalReport rest;
   Result<ArrayPtr> out = EvaluateRouted(s.expr, s.columns, length, options, rest, into);
   rep.Merge(rest);

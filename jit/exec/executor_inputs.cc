@@ -66,6 +66,7 @@ Status PointAt(const Array& a, int64_t length, KernelInput& in, std::vector<Buff
       in.values = static_cast<const FixedListArray&>(a).raw_values();
       break;
     case Encoding::kStruct:  // read through its fields' columns (struct_field), never by a kernel
+    case Encoding::kList:    // read by the list functions' column forms (ir/list_functions.h)
       break;
     case Encoding::kBool: {
       const auto& b = static_cast<const BoolArray&>(a);

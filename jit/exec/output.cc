@@ -57,6 +57,13 @@ void ForEachInputRange(const Array& a, F&& f) {
       if (st.validity().has_bitmap()) add(st.validity().bitmap());
       break;
     }
+    case Encoding::kList: {
+      const auto& l = static_cast<const ListArray&>(a);
+      add(l.offsets_buffer());
+      ForEachInputRange(*l.elements(), f);
+      if (l.validity().has_bitmap()) add(l.validity().bitmap());
+      break;
+    }
     case Encoding::kString: {
       const auto& s = static_cast<const StringArray&>(a);
       add(s.main_buffer());
@@ -245,7 +252,8 @@ Status DeliverValues(const Array& r, const OutputBuffers& out, bool& copied) {
       return MakeError(ErrorCode::kUnsupported, "a string result is not written into caller buffers");
     case Encoding::kFixedList:
     case Encoding::kStruct:
-      return MakeError(ErrorCode::kUnsupported, "a vector or struct result is not written into caller buffers");
+    case Encoding::kList:
+      return MakeError(ErrorCode::kUnsupported, "a nested result is not written into caller buffers");
     case Encoding::kByteBool:
     case Encoding::kDictionary: {
       ROWJIT_ASSIGN_OR_RETURN(SelectionVector all, SelectionVector::All(n));

@@ -4,7 +4,8 @@
 // before it is written, and read back as a column by the kernel of the rest
 // (jit/exec/executor_internal.h). Calls without a column form run row by row through the reference.
 // Reads of nested columns take the same way: a vector function's scores come from its vector
-// kernel (the engine's callback), a struct field is its child column with the struct's nulls.
+// kernel (the engine's callback), a struct field is its child column with the struct's nulls, a
+// list or map function's values its column form (ir/list_functions.h).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "ir/aggregate.h"
 #include "ir/analysis.h"
 #include "ir/function.h"
+#include "ir/list_functions.h"
 #include "ir/reference.h"
 #include "ir/string_columns.h"
 #include "jit/exec/executor_internal.h"
@@ -26,7 +28,9 @@ namespace {
 
 // A call computing a new string (ir::IsStringBuilder), a vector function's, or a struct field's.
 bool IsField(const ir::Expr& e) { return e.is_call() && e.function() != nullptr && e.function()->family == ir::Family::kStruct; }
-bool IsProducer(const ir::Expr& e) { return ir::IsStringBuilder(e) || ir::IsVectorScore(e) || IsField(e); }
+bool IsProducer(const ir::Expr& e) {
+  return ir::IsStringBuilder(e) || ir::IsVectorScore(e) || IsField(e) || ir::IsListCall(e);
+}
 
 class Materializer {
  public:
@@ -54,6 +58,9 @@ class Materializer {
     if (IsField(*e)) {
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr field, FieldArray(*e));
       out = NewColumn(std::move(field), e->type(), "field");
+    } else if (ir::IsListCall(*e)) {
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, ListRows(e));
+      out = NewColumn(std::move(rows), e->type(), "list");
     } else if (ir::IsVectorScore(*e)) {
       // Its vectors first (s.v: a struct's field), then the score over them.
       std::vector<ir::ExprPtr> args;
@@ -93,10 +100,7 @@ class Materializer {
       ++reference_nodes_;
       std::vector<int64_t> failed;
       ROWJIT_ASSIGN_OR_RETURN(rows, ir::EvaluateReferenceQuiet(*e, columns_, length_, failed));
-      std::vector<int64_t> merged;
-      std::merge(failed_.begin(), failed_.end(), failed.begin(), failed.end(), std::back_inserter(merged));
-      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-      failed_ = std::move(merged);
+      AddFailed(failed);
     } else {
       ROWJIT_ASSIGN_OR_RETURN(rows, Columns(e));
       // A result is flat: a dictionary one (a call over the values) is copied out row by row.
@@ -122,6 +126,51 @@ class Materializer {
     if (base == nullptr || base->encoding() != Encoding::kStruct || field < 0) return Reference(e);
     const auto& s = static_cast<const StructArray&>(*base);
     return WithNulls(s.children()[static_cast<size_t>(field)], s.validity());
+  }
+
+  // A list or map function's rows (ir::ListColumn): its list a column or a struct's field, its
+  // index, value or key computed first. Rows where it fails (list_sum's overflow) are null and
+  // left to the whole expression, as a failing string call's are; so is every row of a call
+  // whose index or value can fail (the reference computes it quietly).
+  Result<ArrayPtr> ListRows(const ir::ExprPtr& e) {
+    const ir::ExprPtr& of = e->args()[0];
+    ArrayPtr list;
+    if (of->is_column()) {
+      list = columns_[static_cast<size_t>(of->column_index())];
+    } else if (IsField(*of)) {
+      ROWJIT_ASSIGN_OR_RETURN(list, FieldArray(*of));
+    }
+    bool quiet = list == nullptr || list->encoding() != Encoding::kList;
+    for (size_t i = 1; i < e->args().size(); ++i) quiet = quiet || e->args()[i]->facts().can_fail;
+    std::vector<int64_t> failed;
+    ArrayPtr rows;
+    if (quiet) {
+      ++reference_nodes_;
+      ROWJIT_ASSIGN_OR_RETURN(rows, ir::EvaluateReferenceQuiet(*e, columns_, length_, failed));
+    } else {
+      std::vector<ArrayPtr> rest;
+      for (size_t i = 1; i < e->args().size(); ++i) {
+        ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr a, Rewrite(e->args()[i], false));
+        ArrayPtr r;
+        if (a->is_column() || a->is_literal() || evaluate_ == nullptr) {
+          ROWJIT_ASSIGN_OR_RETURN(r, Other(a));
+        } else {
+          ROWJIT_ASSIGN_OR_RETURN(r, evaluate_(a, columns_, length_));
+        }
+        rest.push_back(std::move(r));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(rows, ir::ListColumn(*e, static_cast<const ListArray&>(*list), rest, length_, pool_, failed));
+    }
+    AddFailed(failed);
+    return rows;
+  }
+
+  // Rows (ascending) where a column computed on its own failed, for the whole expression to decide.
+  void AddFailed(const std::vector<int64_t>& failed) {
+    std::vector<int64_t> merged;
+    std::merge(failed_.begin(), failed_.end(), failed.begin(), failed.end(), std::back_inserter(merged));
+    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+    failed_ = std::move(merged);
   }
 
   ir::ExprPtr NewColumn(ArrayPtr rows, DataType type, std::string_view what) {
@@ -152,6 +201,10 @@ class Materializer {
     if (e->is_literal()) {
       ROWJIT_ASSIGN_OR_RETURN(auto c, ConstantArray::Make(e->value(), length_, e->type().nullable));
       return ArrayPtr(std::move(c));
+    }
+    if (IsField(*e) || ir::IsListCall(*e)) {  // a string field or element: read as its column
+      ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr read, Rewrite(e, false));
+      return columns_[static_cast<size_t>(read->column_index())];
     }
     const ir::Function* f = e->function();
     if (f == nullptr || f->columns == nullptr || !IsString(e->type().id)) return Reference(*e);

@@ -72,8 +72,7 @@ std::string_view RouteName(Route route) {
 }
 
 bool NeedsColumnsFirst(const ir::Expr& expr) {
-  return (IsString(expr.type().id) && expr.is_call()) || expr.facts().builds_strings || expr.facts().scores_vectors ||
-         expr.facts().reads_fields;
+  return (IsString(expr.type().id) && expr.is_call()) || expr.facts().builds_strings || expr.facts().reads_nested();
 }
 
 std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
@@ -89,7 +88,7 @@ std::optional<int> OverDictionaryColumn(const ir::Expr& expr, std::span<const Ar
 }
 
 Route RouteEvaluation(const ir::Expr& expr, const CallFacts& call) {
-  if ((expr.facts().scores_vectors || expr.facts().reads_fields) && !expr.facts().builds_strings) return Route::kNested;
+  if (expr.facts().reads_nested() && !expr.facts().builds_strings) return Route::kNested;
   if (NeedsColumnsFirst(expr)) return Route::kStrings;
   if (IsString(expr.type().id) && (expr.is_column() || expr.is_literal())) return Route::kAsIs;
   if (expr.type().id == TypeId::kFixedList && expr.is_column()) return Route::kAsIs;
