@@ -17,6 +17,8 @@
 // decimal); dt date32 over 1970-2038; ts timestamp(us) over the same years.
 // Every case's rowjit and DuckDB answers are compared before timing: the row count of a row
 // expression, the value of a fold (as text); a difference skips the case with both answers.
+// duckdb/list_*, map_*, struct_*: DuckDB's own nested columns (table n) read through its Arrow
+// export, compared by count and sum of the values before timing.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -52,6 +54,13 @@ struct DuckApi {
   void (*free)(void*);
   int (*arrow_scan)(void*, const char*, ArrowArrayStream*);
   const char* (*library_version)();
+  // A result as Arrow record batches (duckdb_arrow): the schema and each batch written into the
+  // ArrowSchema and ArrowArray the pointed-to pointers name.
+  int (*query_arrow)(void*, const char*, void**);
+  int (*query_arrow_schema)(void*, ArrowSchema**);
+  int (*query_arrow_array)(void*, ArrowArray**);
+  const char* (*query_arrow_error)(void*);
+  void (*destroy_arrow)(void**);
 };
 
 struct Table {
@@ -120,6 +129,18 @@ const Table& Data() {
   }();
   return table;
 }
+
+// Table n, DuckDB's own nested columns (rowjit reads them through DuckDB's Arrow export): lists of
+// 0-8 i32 with null rows and null elements, of 0-5 f64, of 0-3 strings; a map of 0-3 string keys
+// to i64; a struct of an i32 and a list of i16.
+constexpr const char* kNestedTable = R"(CREATE TABLE n AS SELECT
+  CASE WHEN i % 17 = 0 THEN NULL ELSE
+    [CASE WHEN (i + x) % 11 = 0 THEN NULL ELSE ((i * 7 + x * 13) % 1000 - 500)::INTEGER END FOR x IN range(i % 9)] END AS l,
+  [((i * 3 + x) % 2000) / 7.0 FOR x IN range(i % 6)] AS f,
+  ['k' || ((i + x) % 5) FOR x IN range(i % 4)] AS t,
+  MAP(['k' || x FOR x IN range(i % 4)], [(i * x)::BIGINT FOR x IN range(i % 4)]) AS m,
+  {'a': (i % 100)::INTEGER, 'tags': [(x + i % 3)::SMALLINT FOR x IN range(i % 3)]} AS s
+FROM range(1048576) r(i))";
 
 // One batch handed to DuckDB's Arrow scan: get_next exports the record batch once, then ends.
 struct BatchStream {
@@ -209,7 +230,12 @@ class DuckDB {
         {reinterpret_cast<void**>(&a.value_varchar), "duckdb_value_varchar"},
         {reinterpret_cast<void**>(&a.free), "duckdb_free"},
         {reinterpret_cast<void**>(&a.arrow_scan), "duckdb_arrow_scan"},
-        {reinterpret_cast<void**>(&a.library_version), "duckdb_library_version"}};
+        {reinterpret_cast<void**>(&a.library_version), "duckdb_library_version"},
+        {reinterpret_cast<void**>(&a.query_arrow), "duckdb_query_arrow"},
+        {reinterpret_cast<void**>(&a.query_arrow_schema), "duckdb_query_arrow_schema"},
+        {reinterpret_cast<void**>(&a.query_arrow_array), "duckdb_query_arrow_array"},
+        {reinterpret_cast<void**>(&a.query_arrow_error), "duckdb_query_arrow_error"},
+        {reinterpret_cast<void**>(&a.destroy_arrow), "duckdb_destroy_arrow"}};
     for (const auto& [slot, name] : symbols) {
       *slot = dlsym(lib, name);
       if (!*slot) {
@@ -229,6 +255,7 @@ class DuckDB {
     if (error.empty() && a.arrow_scan(db->con_, "source", &stream) != 0) error = "duckdb_arrow_scan failed";
     if (error.empty()) error = db->Run("CREATE TABLE t AS SELECT * FROM source");
     if (error.empty()) error = db->Run("DROP VIEW source");
+    if (error.empty()) error = db->Run(kNestedTable);
     if (!error.empty()) {
       std::fprintf(stderr, "duckdb peer: loading the table: %s\n", error.c_str());
       return nullptr;
@@ -283,7 +310,9 @@ std::string QueryValue(const ir::QueryResult& r) {
   return c->type().id == TypeId::kF64 ? fmt::format("{}", Values<double>(c)[0]) : std::to_string(Values<int64_t>(c)[0]);
 }
 
-std::string DuckSql(const Case& c) { return c.form == Form::kRows ? fmt::format("SELECT {} FROM t", c.sql) : c.sql; }
+std::string DuckSql(const Case& c, const char* table = "t") {
+  return c.form == Form::kRows ? fmt::format("SELECT {} FROM {}", c.sql, table) : c.sql;
+}
 
 // "" when rowjit's answer (its row count, or its value) is DuckDB's, else both.
 std::string Compare(const Case& c, const std::string& rowjit_value, int64_t rowjit_rows) {
@@ -296,9 +325,9 @@ std::string Compare(const Case& c, const std::string& rowjit_value, int64_t rowj
   return SameValue(rowjit_value, value) ? "" : fmt::format("rowjit {}, DuckDB {}", rowjit_value, value);
 }
 
-void RunDuckDB(benchmark::State& state, const Case& c) {
+void RunDuckDB(benchmark::State& state, const Case& c, const char* table = "t") {
   const DuckDB& db = *DuckDB::Get();
-  const std::string sql = DuckSql(c);
+  const std::string sql = DuckSql(c, table);
   for (auto _ : state) {
     if (const std::string error = db.Run(sql); !error.empty()) {
       state.SkipWithError(error.c_str());
@@ -434,6 +463,125 @@ constexpr Case kCases[] = {
      "SELECT count(*) FROM t WHERE s LIKE '%needle%'"},
 };
 
+// Nested cases: DuckDB's table n read through its Arrow export, in the record batches it produces
+// (imported zero-copy, once), each function's answers compared first (DuckDB's count and sum of
+// the values, or count of the rows where a predicate holds, against rowjit's over the same
+// batches), then timed: DuckDB's `SELECT <sql> FROM n` materialized, rowjit's prepared expression
+// over each batch.
+struct NestedCase {
+  const char* name;
+  const char* rowjit;
+  const char* sql;
+  bool predicate;  // compared by the rows where it is true, not by a sum
+};
+
+constexpr NestedCase kNestedCases[] = {
+    {"list_len", "len(l)", "len(l)", false},
+    {"list_first", "l[1]", "l[1]", false},
+    {"list_last", "l[-1]", "l[-1]", false},
+    {"list_contains", "list_contains(l, 7)", "list_contains(l, 7)", true},
+    {"list_sum", "list_sum(l)", "list_sum(l)", false},
+    {"list_max_f64", "list_max(f)", "list_max(f)", false},
+    {"list_avg_f64", "list_avg(f)", "list_avg(f)", false},
+    {"list_text_eq", "t[1] = 'k2'", "t[1] = 'k2'", true},
+    {"map_value", "m['k1']", "map_extract_value(m, 'k1')", false},
+    {"struct_list", "len(s.tags) + s.a", "len(s.tags) + s.a", false},
+};
+
+struct NestedData {
+  Schema schema;
+  std::vector<std::vector<ArrayPtr>> batches;
+  std::string error;
+};
+
+// Table n as DuckDB exports it, imported once.
+const NestedData& Nested() {
+  static const NestedData data = [] {
+    NestedData d;
+    const DuckDB* db = DuckDB::Get();
+    const DuckApi& a = db->api();
+    void* result = nullptr;
+    if (a.query_arrow(db->connection(), "SELECT l, f, t, m, s FROM n", &result) != 0) {
+      d.error = std::string("DuckDB: ") + a.query_arrow_error(result);
+      a.destroy_arrow(&result);
+      return d;
+    }
+    for (;;) {
+      ArrowSchema schema{};
+      ArrowArray array{};
+      ArrowSchema* sp = &schema;
+      ArrowArray* ap = &array;
+      if (a.query_arrow_schema(result, &sp) != 0 || a.query_arrow_array(result, &ap) != 0) {
+        d.error = "DuckDB's Arrow export failed";
+        break;
+      }
+      if (array.release == nullptr || array.length == 0) {
+        if (array.release) array.release(&array);
+        if (schema.release) schema.release(&schema);
+        break;
+      }
+      auto batch = ImportRecordBatch(&array, &schema);
+      if (!batch.ok()) {
+        d.error = "import: " + batch.error().ToString();
+        break;
+      }
+      d.schema = batch->schema;
+      d.batches.push_back(std::move(batch->columns));
+    }
+    a.destroy_arrow(&result);
+    return d;
+  }();
+  return data;
+}
+
+// "" when rowjit's count and sum of the case's values (or count of rows where it holds) over the
+// batches are DuckDB's, else both.
+std::string CompareNested(const NestedCase& c) {
+  const NestedData& d = Nested();
+  const std::string rowjit_text = c.predicate ? fmt::format("count(*) where {}", c.rowjit)
+                                              : fmt::format("count({0}), sum({0})", c.rowjit);
+  auto bound = ir::ParseAndBindQuery(rowjit_text, d.schema);
+  if (!bound.ok()) return bound.error().ToString();
+  const auto query = std::make_shared<const ir::Query>(std::move(*bound));
+  ir::QueryState state(query);
+  for (const auto& b : d.batches) {
+    if (Status st = SharedEngine().FoldQuery(state, b, b[0]->length()); !st.ok()) return st.ToString();
+  }
+  auto r = state.Finish();
+  if (!r.ok()) return r.error().ToString();
+  const std::string sql = c.predicate ? fmt::format("SELECT count(*) FROM n WHERE {}", c.sql)
+                                      : fmt::format("SELECT count({0}), sum({0}) FROM n", c.sql);
+  for (size_t k = 0; k < r->columns.size(); ++k) {
+    const std::string column_sql = k == 0 || c.predicate ? sql : fmt::format("SELECT sum({}) FROM n", c.sql);
+    uint64_t rows = 0;
+    std::string value;
+    if (std::string error = DuckDB::Get()->Run(column_sql, &rows, &value); !error.empty()) return "DuckDB: " + error;
+    const std::string ours = Text(r->columns[k]->GetScalar(0));
+    if (!SameValue(ours, value)) return fmt::format("{}: rowjit {}, DuckDB {}", column_sql, ours, value);
+  }
+  return "";
+}
+
+void RunNestedJit(benchmark::State& state, const NestedCase& c) {
+  const NestedData& d = Nested();
+  if (!d.error.empty()) return state.SkipWithError(d.error.c_str());
+  if (std::string diff = CompareNested(c); !diff.empty()) return state.SkipWithError(diff.c_str());
+  auto expr = ir::ParseAndBind(c.rowjit, d.schema);
+  auto prepared = expr.ok() ? SharedEngine().PrepareExpression(*expr) : expr.error();
+  if (!prepared.ok()) return state.SkipWithError(prepared.error().ToString().c_str());
+  jit::PreparedExpression& p = **prepared;
+  int64_t rows = 0;
+  for (const auto& b : d.batches) {
+    if (!p.Evaluate(b, b[0]->length()).ok()) return state.SkipWithError("a batch failed");
+    rows += b[0]->length();
+  }
+  for (auto _ : state) {
+    for (const auto& b : d.batches) benchmark::DoNotOptimize(p.Evaluate(b, b[0]->length()));
+  }
+  state.SetItemsProcessed(state.iterations() * rows);
+  state.SetLabel(fmt::format("{} DuckDB batches", d.batches.size()));
+}
+
 [[maybe_unused]] const bool kRegistered = [] {
   const char* path = std::getenv("ROWJIT_LIBDUCKDB");
   if (!path || !*path) return false;
@@ -453,6 +601,18 @@ constexpr Case kCases[] = {
         state.SetItemsProcessed(state.iterations() * kRows);
       })->Unit(benchmark::kMillisecond);
     }
+  }
+  for (const NestedCase& c : kNestedCases) {
+    const std::string family = std::string("duckdb/") + c.name + "/";
+    benchmark::RegisterBenchmark((family + "duckdb").c_str(), [&c](benchmark::State& state) {
+      if (!DuckDB::Get()) return state.SkipWithError("DuckDB did not load (see stderr)");
+      RunDuckDB(state, Case{c.name, Form::kRows, c.rowjit, c.sql}, "n");
+      state.SetItemsProcessed(state.iterations() * kRows);
+    })->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((family + "jit_duckdb_batches").c_str(), [&c](benchmark::State& state) {
+      if (!DuckDB::Get()) return state.SkipWithError("DuckDB did not load (see stderr)");
+      RunNestedJit(state, c);
+    })->Unit(benchmark::kMillisecond);
   }
   return true;
 }();

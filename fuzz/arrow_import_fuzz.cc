@@ -1,6 +1,6 @@
 // Fuzz target: Arrow C Data import of fuzzer-shaped structs (fuzz). Formats, lengths, offsets,
-// null counts, buffer counts, dictionaries, nested struct children and fixed_size_list elements
-// come from the fuzzer's bytes; buffers hold as many bytes as the claimed layout needs (claims no
+// null counts, buffer counts, dictionaries, nested struct children, fixed_size_list elements and
+// list and map offsets and children come from the fuzzer's bytes; buffers hold as many bytes as the claimed layout needs (claims no
 // host could hold are refused before a buffer is read). Import must never read out of bounds,
 // what it accepts must read back and survive an export/import round trip, and each top-level
 // struct is released exactly once.
@@ -48,7 +48,8 @@ constexpr const char* kFormats[] = {"b", "c", "C", "s", "S", "i", "I", "l", "L",
                                     "+s", "u", "z", "U", "Z", "vu", "vz", "tdD", "n", "", "+l", "e",
                                     "d:12,2", "d:9,2,32", "d:18,4,64", "d:38,10", "d:40,2", "d:12,2,256",
                                     "tdm", "tts", "ttn", "tsu:", "tsn:UTC", "tsm:Europe/Paris", "tDu",
-                                    "tiM", "tiD", "tin", "+w:3", "+w:1", "+w:64", "+w:0", "+w:65537", "+w:"};
+                                    "tiM", "tiD", "tin", "+w:3", "+w:1", "+w:64", "+w:0", "+w:65537", "+w:",
+                                    "+L", "+m", "+vl"};
 constexpr int64_t kHuge = int64_t{1} << 41;
 
 // Bytes per value of a format (read as the C string the importer sees, up to its first NUL), 0
@@ -82,8 +83,8 @@ class Builder {
   Builder(FuzzedDataProvider& in, Arena& arena) : in_(in), arena_(arena) {}
 
   // One array and its schema; `depth` bounds struct nesting.
-  void Node(ArrowArray& a, ArrowSchema& s, int depth) {
-    const std::string& format = Format();
+  void Node(ArrowArray& a, ArrowSchema& s, int depth, const char* forced = nullptr) {
+    const std::string& format = forced != nullptr ? arena_.strings.emplace_back(forced) : Format();
     s = ArrowSchema{};
     s.format = format.c_str();
     s.name = "x";
@@ -94,19 +95,24 @@ class Builder {
     a.null_count = Pick<int64_t>({-1, 0, 1, 5, a.length});
     const bool is_struct = std::string(format.c_str()) == "+s";
     const bool is_list = std::string(format.c_str()).starts_with("+w:");  // a fixed_size_list: one child
+    const std::string f(format.c_str());
+    const int offsets_width = f == "+l" || f == "+m" ? 4 : f == "+L" ? 8 : 0;  // lists, maps: offsets, one child
     const int string_width = StringWidth(format);
     const int64_t usual = is_struct || is_list ? 1 : string_width == 16 ? 3 + in_.ConsumeIntegralInRange<int64_t>(0, 3)
                                         : string_width > 0     ? 3
                                                                : 2;
     a.n_buffers = in_.ConsumeBool() ? usual : in_.ConsumeIntegralInRange<int64_t>(0, 5);
     const int64_t rows = a.length >= 0 && a.offset >= 0 && a.length + a.offset <= 4096 ? a.length + a.offset : -1;
-    if (string_width > 0 && rows >= 0) {
-      StringBuffers(a, string_width, rows);
+    if ((string_width > 0 || offsets_width > 0) && rows >= 0) {
+      StringBuffers(a, offsets_width > 0 ? offsets_width : string_width, rows, offsets_width == 0);
     } else {
       Buffers(a, format, rows);
     }
-    if ((is_struct || is_list) && depth < 2) Children(a, s, depth, is_list);
-    if (depth < 2 && !is_struct && !is_list && in_.ConsumeIntegralInRange(0, 7) == 0) Dictionary(a, s, depth);
+    // A map's child is mostly its entries' struct of a key and a value.
+    const char* child = f == "+m" && in_.ConsumeIntegralInRange(0, 3) != 0 ? "+s" : nullptr;
+    if ((is_struct || is_list || offsets_width > 0) && depth < 3) Children(a, s, depth, !is_struct, child);
+    const bool nested = is_struct || is_list || offsets_width > 0;
+    if (depth < 2 && !nested && in_.ConsumeIntegralInRange(0, 7) == 0) Dictionary(a, s, depth);
   }
 
  private:
@@ -151,7 +157,7 @@ class Builder {
   // that lies about them is out of any importer's reach): offsets of fuzzer bytes kept within
   // ±4096 (so they may still decrease, be negative or point past the data), the data as large as
   // the largest of them; views of fuzzer bytes, data buffers of fuzzer sizes, and those sizes.
-  void StringBuffers(ArrowArray& a, int width, int64_t rows) {
+  void StringBuffers(ArrowArray& a, int width, int64_t rows, bool data = true) {
     if (a.n_buffers <= 0) return;
     auto& list = arena_.buffer_lists.emplace_back(static_cast<size_t>(a.n_buffers), nullptr);
     a.buffers = list.data();
@@ -181,14 +187,14 @@ class Builder {
       std::memcpy(offsets + i * width, &v, static_cast<size_t>(width));
       largest = std::max(largest, v);
     }
-    if (a.n_buffers >= 3) list[2] = Fill(largest + 1);
+    if (a.n_buffers >= 3 && data) list[2] = Fill(largest + 1);
   }
 
   // A child or dictionary node, live (its release callbacks set), in the arena.
-  std::pair<ArrowArray*, ArrowSchema*> LiveNode(int depth) {
+  std::pair<ArrowArray*, ArrowSchema*> LiveNode(int depth, const char* forced = nullptr) {
     ArrowArray& a = arena_.arrays.emplace_back();
     ArrowSchema& s = arena_.schemas.emplace_back();
-    Node(a, s, depth);
+    Node(a, s, depth, forced);
     a.release = ReleaseArray;
     a.private_data = &arena_.release_counts.emplace_back(0);
     s.release = ReleaseSchema;
@@ -197,12 +203,12 @@ class Builder {
   }
 
   // A struct's children, or a list's one (mostly: sometimes none or several).
-  void Children(ArrowArray& a, ArrowSchema& s, int depth, bool one) {
+  void Children(ArrowArray& a, ArrowSchema& s, int depth, bool one, const char* forced = nullptr) {
     const int64_t n = one && in_.ConsumeBool() ? 1 : in_.ConsumeIntegralInRange<int64_t>(0, 3);
     auto& arrays = arena_.array_lists.emplace_back();
     auto& schemas = arena_.schema_lists.emplace_back();
     for (int64_t i = 0; i < n; ++i) {
-      auto [ca, cs] = LiveNode(depth + 1);
+      auto [ca, cs] = LiveNode(depth + 1, forced);
       arrays.push_back(ca);
       schemas.push_back(cs);
     }

@@ -602,7 +602,7 @@ class Binder {
       if (b != nullptr && (b->type().id == TypeId::kList || b->type().id == TypeId::kMap)) {
         return MakeError(ErrorCode::kTypeError,
                          "{} does not take a {} ({}): lists and maps are read by len, l[i], list_contains, list_sum, "
-                         "m[k], ... (docs/nested.md)", f.name, TypeIdName(b->type().id), b->type().WithNullable(false).ToString());
+                         "m[k], ...)", f.name, TypeIdName(b->type().id), b->type().WithNullable(false).ToString());
       }
       if (b != nullptr && b->type().id == TypeId::kStruct && f.family != Family::kStruct) {
         return MakeError(ErrorCode::kTypeError, "{} does not take a struct ({}): a struct is read by its fields ({}.name)",

@@ -293,6 +293,11 @@ class ListArray final : public Array {
   // Row i's first element and one past its last, in the child.
   int64_t Start(int64_t i) const { return OffsetAt(offset_ + i); }
   int64_t End(int64_t i) const { return OffsetAt(offset_ + i + 1); }
+  // The offsets from row 0's, as stored: O is int64_t when large(), int32_t otherwise.
+  template <typename O>
+  const O* Offsets() const {
+    return reinterpret_cast<const O*>(offsets_->data()) + offset_;
+  }
 
   bool IsNull(int64_t i) const override { return !validity_.IsValid(i); }
   int64_t NullCount() const override { return CachedNullCount(validity_); }

@@ -241,6 +241,11 @@ std::optional<GroupedFoldPlan> PlanQueryFold(const ir::Query& q) {
     if (k == outputs.size()) outputs.push_back(a.arg);
     p.output.push_back(static_cast<int>(k));
   }
+  // One kernel reads every output: none may need columns made first (strings built, vectors
+  // scored, struct fields or list functions read).
+  for (const ir::ExprPtr& e : outputs) {
+    if (NeedsColumnsFirst(*e)) return std::nullopt;
+  }
   auto root = ir::MakeProjection(outputs);
   if (!root.ok()) return std::nullopt;
   p.root = std::move(*root);
