@@ -156,6 +156,58 @@ class Binder {
                               field.str(), fmt::join(names, ", "), DidYouMean(field.str(), names)));
   }
 
+  // list_transform(l, x -> body), list_filter(l, x -> predicate): the lambda bound in the
+  // elements' scope (it reads its parameter only), kept as its canonical text. The canonical text
+  // of the call holds that text as a string ('x -> (x * 2:i64)'), which binds the same.
+  Result<ExprPtr> BindLambdaCall(const Expr& e, const Function& f, ExprPtr list) {
+    const bool filter = *ListOpOf(f) == ListOp::kFilter;
+    if (list->type().id != TypeId::kList) {
+      return MakeError(ErrorCode::kTypeError, "{} takes a list, not {} ({})", f.name, list->type().ToString(), list->ToString());
+    }
+    const Expr& lambda = *e.args()[1];
+    std::string param;
+    ExprPtr body;
+    if (SurfaceFormOf(lambda) == SurfaceForm::kLambda) {
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar name, ParseScalar(TypeId::kUtf8, lambda.args()[0]->literal_text()));
+      param = std::string(name.str());
+      body = lambda.args()[1];
+    } else if (lambda.is_literal() && lambda.literal_text().starts_with('\'')) {  // the canonical text
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar text, ParseScalar(TypeId::kUtf8, lambda.literal_text()));
+      const std::string_view t = text.str();
+      const size_t arrow = t.find("->");
+      if (arrow == std::string_view::npos) {
+        return At(lambda, MakeError(ErrorCode::kInvalidInput, "{} takes a lambda, written x -> body", f.name));
+      }
+      param = std::string(t.substr(0, arrow));
+      param.erase(0, param.find_first_not_of(' '));
+      param.erase(param.find_last_not_of(' ') + 1);
+      ROWJIT_ASSIGN_OR_RETURN(body, Parse(t.substr(arrow + 2)));
+    } else {
+      return At(lambda, MakeError(ErrorCode::kInvalidInput, "{} takes a lambda as its second argument: {}(l, x -> {})",
+                                  f.name, f.name, filter ? "x > 0" : "x * 2"));
+    }
+    const DataType elem = ListElement(list->type());
+    Result<ExprPtr> bound_body = BindLambda(param, body, elem);
+    if (!bound_body.ok()) {
+      const Error& err = bound_body.error();
+      return MakeError(err.code(), "in {}'s lambda {} -> {} (over {} elements, read as {}): {}", f.name, param,
+                       body->ToString(), elem.ToString(), param, err.message());
+    }
+    const DataType t = (*bound_body)->type();
+    if (filter && t.id != TypeId::kBool) {
+      return MakeError(ErrorCode::kTypeError, "list_filter's lambda is a predicate; {} is {}", (*bound_body)->ToString(),
+                       t.ToString());
+    }
+    if (t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct || t.id == TypeId::kFixedList) {
+      return MakeError(ErrorCode::kUnsupported, "{}'s lambda returns {}: a lambda's value is not nested", f.name, t.ToString());
+    }
+    const Scalar text = Scalar::String(fmt::format("{} -> {}", param, (*bound_body)->ToString()));
+    // A transformed element may be null (the lambda's nulls, or where its error is hidden).
+    ROWJIT_ASSIGN_OR_RETURN(DataType type, filter ? Result<DataType>(list->type())
+                                                  : DataType::List(t.WithNullable(true), list->type().nullable));
+    return Expr::BoundCall(&f, {std::move(list), Expr::BoundLiteral(text)}, std::nullopt, type);
+  }
+
   // A list or map function: the list (a map under l[i] reads its value, map_extract_value), then
   // its index, value or key in the type the list gives it: an integer index as i64, a number
   // widened to the elements' or keys' type where that is exact.
@@ -166,6 +218,7 @@ class Binder {
     if (lt.id == TypeId::kMap && ListOpOf(f) == ListOp::kExtract) fn = FindFunction("map_extract_value");
     const ListOp op = *ListOpOf(*fn);
     std::vector<ExprPtr> bound{list};
+    if (op == ListOp::kTransform || op == ListOp::kFilter) return BindLambdaCall(e, *fn, std::move(list));
     if (e.args().size() == 2) {
       std::optional<DataType> want;
       if (op == ListOp::kExtract) want = DataType(TypeId::kI64);
@@ -177,7 +230,7 @@ class Binder {
       if (want && !xt.SameType(*want) && !xt.is_logical() && !want->is_logical() && IsNumeric(xt.id) && IsNumeric(want->id)) {
         const TypeId pair[] = {xt.id, want->id};
         auto common = CommonNumericType(pair, fn->name);
-        const bool index = op == ListOp::kExtract && IsInteger(xt.id) && xt.id != TypeId::kU64;
+        const bool index = op == ListOp::kExtract && IsInteger(xt.id);  // a u64 past i64 fails its cast
         if (index || (common.ok() && *common == want->id)) {
           x = internal::BuildCall("cast", {x}, DataType(want->id), &Fold, want->id);
         }
@@ -602,7 +655,7 @@ class Binder {
       if (b != nullptr && (b->type().id == TypeId::kList || b->type().id == TypeId::kMap)) {
         return MakeError(ErrorCode::kTypeError,
                          "{} does not take a {} ({}): lists and maps are read by len, l[i], list_contains, list_sum, "
-                         "m[k], ...)", f.name, TypeIdName(b->type().id), b->type().WithNullable(false).ToString());
+                         "m[k], ...", f.name, TypeIdName(b->type().id), b->type().WithNullable(false).ToString());
       }
       if (b != nullptr && b->type().id == TypeId::kStruct && f.family != Family::kStruct) {
         return MakeError(ErrorCode::kTypeError, "{} does not take a struct ({}): a struct is read by its fields ({}.name)",
@@ -628,6 +681,10 @@ class Binder {
   }
 
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
+    if (SurfaceFormOf(e) == SurfaceForm::kLambda) {
+      return At(e, MakeError(ErrorCode::kInvalidInput, "a lambda (x -> ...) is the second argument of list_transform or "
+                                                       "list_filter"));
+    }
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> rewritten, RewriteTemporal(e));
     if (rewritten) return BindNode(*rewritten, expected, "");
     ROWJIT_ASSIGN_OR_RETURN(std::optional<ExprPtr> special, BindLogicalCastOrRound(e));

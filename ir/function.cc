@@ -119,7 +119,8 @@ constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               {"array_length", "len"}, {"cardinality", "len"},
                               {"list_element", "list_extract"}, {"array_extract", "list_extract"},
                               {"list_has", "list_contains"}, {"array_contains", "list_contains"},
-                              {"array_has", "list_contains"}};
+                              {"array_has", "list_contains"}, {"list_apply", "list_transform"},
+                              {"array_transform", "list_transform"}, {"array_filter", "list_filter"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {
@@ -148,6 +149,7 @@ SurfaceForm SurfaceFormOf(const Expr& e) {
   if (name == "date_part") return SurfaceForm::kDatePart;
   if (name == "date_trunc") return SurfaceForm::kDateTrunc;
   if (name == "log") return SurfaceForm::kLog;
+  if (name == "lambda" && n == 2) return SurfaceForm::kLambda;
   return SurfaceForm::kNone;
 }
 

@@ -170,6 +170,7 @@ enum class SurfaceForm : uint8_t {
   kDatePart,      // date_part('year', t): the catalog function the part names (year(t))
   kDateTrunc,     // date_trunc('month', t): likewise (date_trunc_month(t))
   kLog,           // log(x): no catalog function, refused with a hint (ln or log10)
+  kLambda,        // x -> body, lambda('x', body): list_transform's and list_filter's second argument
 };
 // The surface form of an unbound call (kNone for a bound one, or any other call).
 SurfaceForm SurfaceFormOf(const Expr& call);

@@ -6,11 +6,16 @@
 // kernel of the rest reads its result as a column; the reference reads the same rows element by
 // element through the elements' scalars (EvaluateListRow, below), the semantics both follow.
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ir/binder.h"
 #include "ir/function_internal.h"
 #include "ir/list_functions.h"
+#include "ir/parser.h"
 
 namespace rowjit::ir {
 namespace {
@@ -58,7 +63,8 @@ Result<DataType> FoldRule(std::string_view name, std::span<const DataType> args,
   const bool number = IsNumeric(elem.id) && !elem.is_logical();
   const bool ordered = IsNumeric(elem.id) && elem.logical != LogicalKind::kInterval;
   if (args.size() != 1 || !IsList(args[0]) || !(number || (pick && ordered))) {
-    return internal::TypeMismatch(name, args, pick ? "a list of numbers, decimals, dates, times or timestamps" : "a list of numbers");
+    return internal::TypeMismatch(name, args, pick ? "a list of numbers, decimal32/decimal64 values, dates, times, timestamps "
+                                                     "or durations" : "a list of numbers");
   }
   if (pick) return elem.WithNullable(true);
   if (name == "list_avg" || IsFloat(elem.id)) return DataType(TypeId::kF64, true);
@@ -69,13 +75,27 @@ bool SumOverflows(std::span<const DataType> args, DataType result) {
   return !args.empty() && IsList(args[0]) && IsInteger(result.id);
 }
 
+// A lambda may hold a call that fails (x * 2 over integers): the analysis of the outer expression
+// sees only its text, so a list_transform or list_filter counts as one that may.
+bool LambdaFails(std::span<const DataType>, DataType) { return true; }
+
 Result<DataType> MapValueRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
   if (args.size() != 2 || !IsMap(args[0]) || !StructFields(args[0])[0].type.SameType(args[1])) {
-    return internal::TypeMismatch(name, args, "a map and a key of its key type, written m[k]");
+    return internal::TypeMismatch(name, args, name == "map_contains" ? "a map and a key of its key type"
+                                                                     : "a map and a key of its key type, written m[k]");
   }
   const DataType value = StructFields(args[0])[1].type;
   ROWJIT_RETURN_NOT_OK(RequireFlat(name, args[0], value));
   return name == "map_contains" ? DataType(TypeId::kBool, internal::AnyNullable(args)) : value.WithNullable(true);
+}
+
+// list_transform(l, x -> body), list_filter(l, x -> predicate): the binder types them (the body's
+// type is known once it is bound in the elements' scope); this rule checks their shape.
+Result<DataType> LambdaRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
+  if (args.size() != 2 || !IsList(args[0]) || args[1].id != TypeId::kUtf8) {
+    return internal::TypeMismatch(name, args, "a list and a lambda, written x -> x * 2");
+  }
+  return args[0];
 }
 
 // No list is a value the catalog computes on: the reference reads the list's elements.
@@ -123,6 +143,15 @@ const Function kListFunctions[] = {
     {.name = "map_contains", .arg_names = {"m", "k"}, .family = Family::kList, .unify_from = -1,
      .type_rule = MapValueRule, .eval = EvalList, .logical = LogicalArgs::kAny,
      .summary = "Whether a map has an entry for key k.", .notes = "Null where the map or k is null."},
+    {.name = "list_transform", .arg_names = {"l", "lambda"}, .family = Family::kList, .can_fail = LambdaFails,
+     .unify_from = -1, .type_rule = LambdaRule, .eval = EvalList, .logical = LogicalArgs::kAny,
+     .summary = "A list of the lambda's value at each element: list_transform(l, x -> x * 2).",
+     .notes = "Read by the list functions (list_sum(list_transform(l, x -> x * x))). The lambda reads its parameter "
+              "only; its errors are the row's. Null where the list is null."},
+    {.name = "list_filter", .arg_names = {"l", "lambda"}, .family = Family::kList, .can_fail = LambdaFails,
+     .unify_from = -1, .type_rule = LambdaRule, .eval = EvalList, .logical = LogicalArgs::kAny,
+     .summary = "The elements where the lambda is true: list_filter(l, x -> x > 0).",
+     .notes = "Read by the list functions (len(list_filter(l, x -> x > 0))). Null where the list is null."},
 };
 
 bool SqlEqual(const Scalar& a, const Scalar& b) {
@@ -183,6 +212,36 @@ std::optional<ListOp> ListOpOf(const Function& f) {
   return static_cast<ListOp>(&f - first);
 }
 
+Result<ExprPtr> BindLambda(std::string_view param, const ExprPtr& body, const DataType& elem) {
+  Schema scope;
+  scope.fields.push_back(Field{std::string(param), elem});
+  return Bind(body, scope);
+}
+
+Result<ExprPtr> LambdaBody(const Expr& call) {
+  // The texts seen, bound (a process's lambdas are few; past the bound the cache starts again).
+  static std::mutex mu;
+  static auto* cache = new std::map<std::pair<std::string, std::string>, ExprPtr>;  // never destroyed
+  const std::string text(call.args()[1]->value().str());
+  const DataType elem = ListElement(call.args()[0]->type());
+  auto key = std::make_pair(text, elem.ToString());
+  {
+    std::lock_guard lock(mu);
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+  }
+  const size_t arrow = text.find("->");
+  if (arrow == std::string::npos) return MakeError(ErrorCode::kInvalidInput, "a lambda is written x -> body, not '{}'", text);
+  std::string param = text.substr(0, arrow);
+  while (!param.empty() && param.back() == ' ') param.pop_back();
+  while (!param.empty() && param.front() == ' ') param.erase(param.begin());
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, Parse(std::string_view(text).substr(arrow + 2)));
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, BindLambda(param, body, elem));
+  std::lock_guard lock(mu);
+  if (cache->size() >= 1024) cache->clear();
+  cache->emplace(std::move(key), bound);
+  return bound;
+}
+
 bool IsListCall(const Expr& e) {
   return e.is_call() && e.function() != nullptr && e.function()->family == Family::kList;
 }
@@ -226,6 +285,8 @@ Result<Scalar> EvaluateListRow(const Expr& call, const Array* list, int64_t row,
       }
       return op == ListOp::kMapContains ? Scalar::Of(false) : none;
     }
+    case ListOp::kTransform:
+    case ListOp::kFilter: break;  // a list, read by the list functions (ListAtRow, ir/reference.cc)
   }
   return none;
 }

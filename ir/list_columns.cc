@@ -104,8 +104,9 @@ Result<ArrayPtr> Lengths(const ListArray& list, const Validity& rows, const Data
 }
 
 // The elements at `at` (-1: none) of `elements`, as a column of `type`.
-Result<ArrayPtr> Gather(const Array& elements, const std::vector<int64_t>& at, const DataType& type, int64_t length,
+Result<ArrayPtr> Gather(const ArrayPtr& element_array, const std::vector<int64_t>& at, const DataType& type, int64_t length,
                         const Validity& rows) {
+  const Array& elements = *element_array;
   if (elements.encoding() == Encoding::kPrimitive && ByteWidth(type.id) > 0) {
     const auto& p = static_cast<const PrimitiveArray&>(elements);
     ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, ByteWidth(type.id), false));
@@ -129,9 +130,15 @@ Result<ArrayPtr> Gather(const Array& elements, const std::vector<int64_t>& at, c
   }
   if (IsString(type.id)) {  // one string array, its bytes copied once
     std::vector<std::optional<std::string_view>> views(static_cast<size_t>(length));
+    const auto* flat = elements.encoding() == Encoding::kString ? static_cast<const StringArray*>(&elements) : nullptr;
     for (int64_t i = 0; i < length; ++i) {
       const int64_t j = at[static_cast<size_t>(i)];
-      if (j >= 0 && rows.IsValid(i)) views[static_cast<size_t>(i)] = StringAt(elements, j);
+      if (j < 0 || !rows.IsValid(i)) continue;
+      if (flat == nullptr) {
+        views[static_cast<size_t>(i)] = StringAt(elements, j);
+      } else if (!flat->IsNull(j)) {
+        views[static_cast<size_t>(i)] = flat->Value(j);
+      }
     }
     ROWJIT_ASSIGN_OR_RETURN(auto strings, MakeStringArray(type, StringLayout::kOffsets32, views));
     return ArrayPtr(std::move(strings));
@@ -155,7 +162,7 @@ Result<ArrayPtr> Extract(const ListArray& list, const Validity& rows, int64_t in
       if (index != 0 && index <= n && index >= -n) at[static_cast<size_t>(i)] = index > 0 ? begin + index - 1 : end + index;
     }
   });
-  return Gather(*list.elements(), at, type, length, rows);
+  return Gather(list.elements(), at, type, length, rows);
 }
 
 // The first element of each row equal to `needle` (-1: none), over `keys` (a list's elements or
@@ -287,10 +294,12 @@ Result<ArrayPtr> ListColumn(const Expr& call, const ListArray& list, std::span<c
         const auto& entries = static_cast<const StructArray&>(elements);
         if (auto at = FindFirst(list, *entries.children()[0], *k, length)) {
           if (op == ListOp::kMapContains) return Found(*at, rows, type, length);
-          return Gather(*entries.children()[1], *at, type, length, rows);
+          return Gather(entries.children()[1], *at, type, length, rows);
         }
       }
       break;
+    case ListOp::kTransform:
+    case ListOp::kFilter: break;  // lists, made by the evaluation's lambda step
     case ListOp::kSum:
     case ListOp::kMin:
     case ListOp::kMax:

@@ -14,10 +14,17 @@
 namespace rowjit::ir {
 
 // In the catalog's order (ir/functions_list.cc).
-enum class ListOp : uint8_t { kLen, kExtract, kContains, kSum, kMin, kMax, kAvg, kMapValue, kMapContains };
+enum class ListOp : uint8_t { kLen, kExtract, kContains, kSum, kMin, kMax, kAvg, kMapValue, kMapContains, kTransform, kFilter };
 
 std::optional<ListOp> ListOpOf(const Function& f);
 bool IsListCall(const Expr& e);
+
+// The lambda of a bound list_transform or list_filter call, bound in its elements' scope: its one
+// column (index 0) is the parameter. Its second argument holds it as text ('x -> x * 2'), parsed
+// and bound once per text and element type (a bounded cache).
+Result<ExprPtr> LambdaBody(const Expr& call);
+// A lambda `param -> body` over elements of type `elem`, bound: its body, or the binder's error.
+Result<ExprPtr> BindLambda(std::string_view param, const ExprPtr& body, const DataType& elem);
 
 // A bound list function call at one row: `list` is its first argument's array (a ListArray, or
 // null where a struct's row above it is null), `rest` its other arguments' values at the row.

@@ -139,7 +139,7 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       continue;
     }
     auto two = s.substr(i, 2);
-    if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::") {
+    if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::" || two == "->") {
       out.push_back({Tok::kOp, std::string(two), start, start + 2});
       i += 2;
       continue;
@@ -655,6 +655,19 @@ class Parser {
           args.push_back(Expr::Literal("'" + type.ToString() + "'", std::nullopt, From(at)));
           break;
         }
+        // A lambda, x -> body (list_transform, list_filter): lambda('x', body), which the binder reads.
+        if (Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == "->") {
+          const size_t at = Peek().pos;
+          const Token& param = Next();
+          ExprPtr name_literal = Expr::Literal(QuoteString(param.text), std::nullopt, SpanOf(param));
+          Next();
+          ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, Nested([this] { return ParseOr(); }));
+          ROWJIT_ASSIGN_OR_RETURN(ExprPtr lambda, Made(CallFrom(at, "lambda", {std::move(name_literal), std::move(body)})));
+          args.push_back(std::move(lambda));
+          if (Peek().kind != Tok::kComma) break;
+          Next();
+          continue;
+        }
         ROWJIT_ASSIGN_OR_RETURN(ExprPtr arg, Nested([this] { return ParseOr(); }));
         args.push_back(std::move(arg));
         const bool as = IsCastName(name) && args.size() == 1 && PeekIdent("as");  // SQL's cast(x as i64)
@@ -680,13 +693,14 @@ class Parser {
   int64_t nodes_ = 0;
 };
 
-// An upper bound of how deep the parser can nest on these tokens: every parenthesis and prefix
-// operator could open a level.
+// An upper bound of how deep the parser can nest on these tokens: every parenthesis, bracket (an
+// index l[i], a list literal), lambda and prefix operator could open a level.
 int64_t NestingBound(const std::vector<Token>& tokens) {
   int64_t n = 0;
   for (const Token& t : tokens) {
-    n += t.kind == Tok::kLParen || ((t.kind == Tok::kOp || t.kind == Tok::kIdent) &&
-                                    (t.text == "-" || t.text == "**" || t.text == "not" || IsWord(t.text, "case") ||
+    n += t.kind == Tok::kLParen || t.kind == Tok::kLBracket ||
+         ((t.kind == Tok::kOp || t.kind == Tok::kIdent) &&
+          (t.text == "-" || t.text == "->" || t.text == "**" || t.text == "not" || IsWord(t.text, "case") ||
                                      IsWord(t.text, "when") || IsWord(t.text, "then") || IsWord(t.text, "else")));
   }
   return n;

@@ -8,6 +8,7 @@
 #include "ir/list_functions.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
+#include "runtime/selection.h"
 
 namespace rowjit::ir {
 
@@ -93,13 +94,73 @@ bool Taken(const Expr& e, size_t i, std::span<const Scalar> before) {
 
 Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors);
 
-// A list or map function: its list read at the row (a column, or a struct's field), its other
-// arguments evaluated.
+// A list-valued argument at one row as a one-row list (null where the list is null): a column's
+// or a struct field's row, or list_transform's or list_filter's over its own list's row, the
+// lambda evaluated at each element (its errors are this row's).
+Result<ArrayPtr> ListAtRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
+  const bool field = e.is_call() && e.function()->family == Family::kStruct;
+  if (e.is_column() || field) {
+    const Array* base = e.is_column() ? columns[static_cast<size_t>(e.column_index())].get() : FieldArray(e, columns, row);
+    if (base == nullptr) return ArrayPtr();
+    if (base->encoding() != Encoding::kList) {
+      return MakeError(ErrorCode::kInternal, "a list reads a {} array", EncodingName(base->encoding()));
+    }
+    const auto& l = static_cast<const ListArray&>(*base);
+    ROWJIT_ASSIGN_OR_RETURN(auto one, ListArray::Make(l.type(), 1, l.large(), l.offsets_buffer(), l.elements(),
+                                                      base->IsNull(row) ? Validity::AllNull() : Validity::AllValid(),
+                                                      l.offset() + row));
+    return ArrayPtr(std::move(one));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr inner, ListAtRow(*e.args()[0], columns, row));
+  if (inner == nullptr || inner->IsNull(0)) return ArrayPtr();
+  const auto& l = static_cast<const ListArray&>(*inner);
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr elements, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
+  ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, LambdaBody(e));
+  const std::vector<ArrayPtr> scope{elements};
+  Result<ArrayPtr> values = EvaluateReference(*body, scope, elements->length());
+  if (!values.ok()) {
+    const std::string function = values.error().function();
+    return std::move(values).TakeError().WithRow(function, row);
+  }
+  ArrayPtr child = *values;
+  if (*ListOpOf(*e.function()) == ListOp::kFilter) {
+    std::vector<uint32_t> kept;
+    for (int64_t j = 0; j < child->length(); ++j) {
+      const Scalar keep = child->GetScalar(j);
+      if (!keep.is_null() && keep.value<bool>()) kept.push_back(static_cast<uint32_t>(j));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(SelectionVector picked, SelectionVector::FromIndices(kept, elements->length()));
+    ROWJIT_ASSIGN_OR_RETURN(child, Take(*elements, picked));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate(16));
+  reinterpret_cast<int64_t*>(offsets->mutable_data())[0] = 0;
+  reinterpret_cast<int64_t*>(offsets->mutable_data())[1] = child->length();
+  const DataType type = e.type().WithNullable(false);
+  ROWJIT_ASSIGN_OR_RETURN(auto one, ListArray::Make(type, 1, true, std::move(offsets), std::move(child), Validity::AllValid()));
+  return ArrayPtr(std::move(one));
+}
+
+// A list or map function: its list read at the row (a column, a struct's field, or a list a
+// lambda made), its other arguments evaluated.
 Result<Scalar> EvaluateListCall(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors) {
   const Expr& of = *e.args()[0];
-  const Array* list = of.is_column() ? columns[static_cast<size_t>(of.column_index())].get()
-                      : of.is_call() && of.function()->family == Family::kStruct ? FieldArray(of, columns, row)
-                                                                                   : nullptr;
+  ArrayPtr held;
+  const Array* list = nullptr;
+  int64_t at = row;
+  if (IsListCall(of)) {  // a list list_transform or list_filter made: one row
+    Result<ArrayPtr> made = ListAtRow(of, columns, row);
+    if (!made.ok()) {
+      if (suppress_errors) return Scalar::Null(e.type().id).As(e.type());
+      return std::move(made).TakeError();
+    }
+    held = *made;
+    list = held.get();
+    at = 0;
+  } else {
+    list = of.is_column() ? columns[static_cast<size_t>(of.column_index())].get()
+           : of.is_call() && of.function()->family == Family::kStruct ? FieldArray(of, columns, row)
+                                                                        : nullptr;
+  }
   if (list != nullptr && list->encoding() != Encoding::kList) {
     return MakeError(ErrorCode::kInternal, "{} reads a {} array, not a list", e.function()->name, EncodingName(list->encoding()));
   }
@@ -108,7 +169,7 @@ Result<Scalar> EvaluateListCall(const Expr& e, std::span<const ArrayPtr> columns
     ROWJIT_ASSIGN_OR_RETURN(Scalar s, EvaluateNode(*e.args()[i], columns, row, suppress_errors));
     rest.push_back(std::move(s));
   }
-  auto r = EvaluateListRow(e, list, row, rest);
+  auto r = EvaluateListRow(e, list, at, rest);
   if (!r.ok()) {
     if (suppress_errors) return Scalar::Null(e.type().id).As(e.type());
     return std::move(r).TakeError().WithRow(std::string(e.function()->name), row);

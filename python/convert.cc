@@ -409,12 +409,110 @@ ArrayPtr NumpyVectors(Columns& cols, const std::string& name, const py::array& g
 }
 
 ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
-                     bool held = false) {
+                     bool held = false);
+
+// The first item of an object array that is not None (null when every item is).
+PyObject* FirstItem(const py::array& arr) {
+  const auto* base = static_cast<const char*>(arr.data());
+  for (int64_t i = 0; i < arr.shape(0); ++i) {
+    PyObject* item = *reinterpret_cast<PyObject* const*>(base + i * arr.strides(0));
+    if (item != Py_None) return item;
+  }
+  return nullptr;
+}
+
+bool IsSequenceRow(PyObject* item) {
+  return item != nullptr && (PyList_Check(item) || PyTuple_Check(item) || Py_TYPE(item) == NdarrayType() ||
+                             PyObject_TypeCheck(item, NdarrayType()));
+}
+
+// An object array whose rows are sequences (lists, tuples, 1-d arrays) or None: a list column. The
+// rows' elements are joined into one numpy array (numpy's promotion gives their type: ints i64,
+// any float f64, str utf8, bool) and read as a column is; a None element is a null element.
+ArrayPtr NumpyLists(Columns& cols, const std::string& name, const py::array& arr, std::optional<Validity> validity) {
+  py::module_ np = py::module_::import("numpy");
+  const int64_t n = arr.shape(0);
+  const auto* base = static_cast<const char*>(arr.data());
+  std::vector<int64_t> offsets{0};
+  offsets.reserve(static_cast<size_t>(n) + 1);
+  std::vector<bool> valid(static_cast<size_t>(n), true);
+  bool null_rows = validity.has_value();
+  py::list pieces;
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* item = *reinterpret_cast<PyObject* const*>(base + i * arr.strides(0));
+    if (item == Py_None || (validity && !validity->IsValid(i))) {
+      valid[static_cast<size_t>(i)] = false;
+      null_rows = true;
+      offsets.push_back(offsets.back());
+      continue;
+    }
+    if (!IsSequenceRow(item)) {
+      throw py::type_error("rowjit: column '" + name + "' row " + std::to_string(i) + " holds " +
+                           std::string(Py_TYPE(item)->tp_name) + " where a list (a sequence or a 1-d array) is expected");
+    }
+    const std::string where = "rowjit: column '" + name + "' row " + std::to_string(i);
+    py::array row;
+    try {
+      row = np.attr("asarray")(py::handle(item));
+    } catch (py::error_already_set&) {  // numpy's ragged nesting
+      throw py::type_error(where + " is a list of lists: lists of lists come through Arrow (__arrow_c_array__)");
+    }
+    if (row.dtype().kind() == 'O' && row.ndim() == 1 && row.shape(0) > 0 && IsSequenceRow(FirstItem(row))) {
+      throw py::type_error(where + " is a list of lists: lists of lists come through Arrow (__arrow_c_array__)");
+    }
+    if (row.ndim() != 1) throw py::type_error(where + " is a " + std::to_string(row.ndim()) + "-d array; a list's row is 1-d");
+    offsets.push_back(offsets.back() + row.shape(0));
+    pieces.append(row);
+  }
+  py::array elements = pieces.empty() ? py::array(np.attr("empty")(0, py::arg("dtype") = "float64"))
+                                      : py::array(np.attr("concatenate")(pieces));
+  std::optional<Validity> element_valid;
+  if (elements.dtype().kind() == 'O') {  // None among numbers (strings take None as null themselves)
+    PyObject* first = FirstItem(elements);
+    if (first != nullptr && !PyUnicode_Check(first) && !PyBytes_Check(first)) {
+      const auto* items = static_cast<const char*>(elements.data());
+      py::list filled;
+      std::vector<bool> present(static_cast<size_t>(elements.shape(0)));
+      for (int64_t j = 0; j < elements.shape(0); ++j) {
+        PyObject* x = *reinterpret_cast<PyObject* const*>(items + j * elements.strides(0));
+        present[static_cast<size_t>(j)] = x != Py_None;
+        filled.append(x == Py_None ? py::handle(first) : py::handle(x));
+      }
+      elements = np.attr("asarray")(filled);
+      BufferPtr bits = Check(AllocateBitmap(elements.shape(0)));
+      for (size_t j = 0; j < present.size(); ++j) kernels::SetBitTo(bits->mutable_data(), static_cast<int64_t>(j), present[j]);
+      element_valid = Check(Validity::FromBitmap(std::move(bits), 0, elements.shape(0)));
+    }
+  }
+  ArrayPtr child = NumpyColumn(cols, name, elements, std::move(element_valid));
+  const bool large = offsets.back() > INT32_MAX;
+  const int64_t width = large ? 8 : 4;
+  BufferPtr offset_buffer = Check(Buffer::Allocate(static_cast<int64_t>(offsets.size()) * width));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (large) {
+      reinterpret_cast<int64_t*>(offset_buffer->mutable_data())[i] = offsets[i];
+    } else {
+      reinterpret_cast<int32_t*>(offset_buffer->mutable_data())[i] = static_cast<int32_t>(offsets[i]);
+    }
+  }
+  Validity rows = Validity::AllValid();
+  if (null_rows) {
+    BufferPtr bits = Check(AllocateBitmap(n));
+    for (int64_t i = 0; i < n; ++i) kernels::SetBitTo(bits->mutable_data(), i, valid[static_cast<size_t>(i)]);
+    rows = Check(Validity::FromBitmap(std::move(bits), 0, n));
+  }
+  const DataType type = Check(DataType::List(child->type(), null_rows));
+  return Check(ListArray::Make(type, n, large, std::move(offset_buffer), std::move(child), std::move(rows)));
+}
+
+ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& given, std::optional<Validity> validity,
+                     bool held) {
   if (given.ndim() == 2) return NumpyVectors(cols, name, given, std::move(validity));
   if (given.ndim() != 1) {
     throw py::value_error("rowjit: column '" + name + "' is a " + std::to_string(given.ndim()) +
                           "-d array: a column is 1-d (2-d: a column of vectors)");
   }
+  if (given.dtype().kind() == 'O' && IsSequenceRow(FirstItem(given))) return NumpyLists(cols, name, given, std::move(validity));
   if (const char kind = given.dtype().kind(); kind == 'U' || kind == 'S' || kind == 'O') {
     return NumpyStrings(name, given, std::move(validity));
   }
@@ -594,6 +692,18 @@ DataType TypeOfTemporalDtype(const py::dtype& dt) {
                        ": datetime64 is taken in D (date32), s, ms, us or ns, timedelta64 in s, ms, us or ns");
 }
 
+// A Python list numpy makes no array of (rows of different lengths: a list column), as an object
+// array of its rows; null when it is not that.
+py::array RaggedRows(py::handle value) {
+  const auto list = py::reinterpret_borrow<py::list>(value);
+  bool rows = list.size() > 0;
+  for (py::handle item : list) rows = rows && (item.is_none() || IsSequenceRow(item.ptr()));
+  if (!rows) return py::array();
+  py::array out = py::module_::import("numpy").attr("empty")(list.size(), py::arg("dtype") = "object");
+  for (size_t i = 0; i < list.size(); ++i) out.attr("__setitem__")(i, list[i]);
+  return out;
+}
+
 void AddColumn(Columns& cols, const std::string& name, py::handle value, py::handle valid) {
   Types& g = Globals();
   const bool has_valid = valid && !valid.is_none();
@@ -623,6 +733,7 @@ void AddColumn(Columns& cols, const std::string& name, py::handle value, py::han
   }
   if (py::isinstance<py::array>(value) || !SpeaksArrow(value)) {  // ndarray subclasses, lists
     auto arr = py::array::ensure(value);
+    if (!arr && PyErr_Occurred() == nullptr && PyList_Check(value.ptr())) arr = RaggedRows(value);
     if (!arr || (arr.ndim() == 0 && !py::isinstance<py::array>(value))) {  // numpy makes a 0-d array of a scalar
       throw py::type_error("rowjit: column '" + name + "' must be an array or an Arrow array, not " + TypeName(value));
     }

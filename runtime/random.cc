@@ -232,10 +232,11 @@ ArrayPtr RandomStructArray(const ArraySpec& spec, std::mt19937_64& rng) {
   return *(*full)->Slice(spec.bit_offset, spec.length);
 }
 
-// Lists and maps: 0 to 8 elements a row (one row in 16 up to 40), null rows at the spec's
-// fraction (every other one keeping elements behind it, as Arrow allows), elements a random
-// column of the element type (a map's: a struct of key and value).
-ArrayPtr RandomListArray(const ArraySpec& spec, std::mt19937_64& rng) {
+// Lists and maps: 0 to 8 elements a row (one row in 16 up to 40; a list that is another list's
+// element 0 to 2, so nesting does not multiply the elements), null rows at the spec's fraction
+// (every other one keeping elements behind it, as Arrow allows), elements a random column of the
+// element type (a map's: a struct of key and value).
+ArrayPtr RandomListArray(const ArraySpec& spec, std::mt19937_64& rng, bool inner = false) {
   const int64_t total = spec.bit_offset + spec.length;
   const bool large = spec.string_layout == StringLayout::kOffsets64 && spec.type.id == TypeId::kList;
   auto validity = RandomRows(spec, total, rng);
@@ -250,14 +251,16 @@ ArrayPtr RandomListArray(const ArraySpec& spec, std::mt19937_64& rng) {
       reinterpret_cast<int32_t*>((*offsets)->mutable_data())[i] = static_cast<int32_t>(at);
     }
     if (i == total || (!validity->IsValid(i) && i % 2 == 0)) continue;
-    at += pick(rng) == 0 ? wide(rng) : small(rng);
+    at += inner ? pick(rng) % 3 : pick(rng) == 0 ? wide(rng) : small(rng);
   }
   ArraySpec child = spec;
   child.type = ListElement(spec.type);
   child.length = at;
   child.bit_offset = 0;
-  child.string_layout = StringLayout::kOffsets32;
-  ArrayPtr elements = RandomFlatArray(child, rng);
+  // Strings past 32-bit offsets' reach take 64-bit ones.
+  child.string_layout = static_cast<double>(at) * spec.strings.max_length > 1e9 ? StringLayout::kOffsets64 : StringLayout::kOffsets32;
+  const bool nested = child.type.id == TypeId::kList || child.type.id == TypeId::kMap;
+  ArrayPtr elements = nested ? RandomListArray(child, rng, true) : RandomFlatArray(child, rng);
   if (elements == nullptr) return nullptr;
   auto full = ListArray::Make(spec.type, total, large, *offsets, std::move(elements), *validity);
   if (!full.ok()) return nullptr;
@@ -349,6 +352,25 @@ ArrayPtr AsByteBool(const ArrayPtr& flat) {
   return out.ok() ? ArrayPtr(*out) : flat;
 }
 
+namespace {
+
+// About the bytes a random row of `t` takes while it is built (each value passes through a
+// 16-byte Scalar): a list's mean elements (5, or 1 for a list inside a list) of its element's.
+double RandomRowBytes(const DataType& t, const StringSpec& strings, bool inner) {
+  if (t.id == TypeId::kFixedList) return 24.0 + static_cast<double>(t.ListRowBytes());
+  if (IsString(t.id)) return 40.0 + (static_cast<double>(strings.min_length) + static_cast<double>(strings.max_length)) / 2;
+  if (t.id == TypeId::kList || t.id == TypeId::kMap) {
+    const DataType elem = ListElement(t);
+    const bool nested = elem.id == TypeId::kList || elem.id == TypeId::kMap;
+    return 8.0 + (inner ? 1.0 : 5.0) * RandomRowBytes(elem, strings, nested);
+  }
+  double bytes = 24.0;
+  for (const StructField& f : StructFields(t)) bytes += RandomRowBytes(f.type, strings, false);
+  return bytes;
+}
+
+}  // namespace
+
 Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid_fraction,
                                 uint64_t seed,
                                 const std::vector<std::pair<std::string, std::string>>& constants,
@@ -356,8 +378,8 @@ Result<RecordBatch> RandomBatch(const Schema& schema, int64_t rows, double valid
   if (rows < 0) return MakeError(ErrorCode::kInvalidInput, "negative row count {}", rows);
   // Refused before allocating when the machine cannot hold it (each row passes through a Scalar
   // of 16 bytes on its way into the column).
-  double row_bytes = 24.0 * static_cast<double>(std::max<size_t>(schema.fields.size(), 1));
-  for (const Field& f : schema.fields) row_bytes += static_cast<double>(f.type.ListRowBytes());
+  double row_bytes = 24.0;
+  for (const Field& f : schema.fields) row_bytes += RandomRowBytes(f.type, strings, false);
   const double need = static_cast<double>(rows) * row_bytes;
   const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (have > 0 && need > have) {

@@ -188,6 +188,10 @@ bool IsParameterized(std::string_view name) {
 // where SQL is read: a bare `timestamp`, `decimal`, or timestamp(3)).
 Result<std::optional<DataType>> ReadRowjit(const Piece& head, const std::optional<Piece>& inside, TypeNames names) {
   using Out = std::optional<DataType>;
+  // A string layout's name inside a nested type (list<large_utf8>): the type; the layout is the
+  // array's (a schema's top-level field keeps it: ParseSchema).
+  if (!inside && (head.text == "large_utf8" || head.text == "utf8_view")) return Out(DataType(TypeId::kUtf8));
+  if (!inside && (head.text == "large_binary" || head.text == "binary_view")) return Out(DataType(TypeId::kBinary));
   const bool plain = std::find(std::begin(kPlainNames), std::end(kPlainNames), head.text) != std::end(kPlainNames);
   if (plain && !inside) {
     for (TypeId id : kAllTypeIds) {

@@ -302,7 +302,7 @@ Result<DataType> DataType::Map(const DataType& key, const DataType& value, bool 
                        (!key.is_logical() || key.logical == LogicalKind::kDate || key.logical == LogicalKind::kTime ||
                         key.logical == LogicalKind::kTimestamp);
   if (!keyable) {
-    return MakeError(ErrorCode::kTypeError, "a map's keys are numbers, strings, dates, times or timestamps, not {}",
+    return MakeError(ErrorCode::kTypeError, "a map's keys are numbers, bools, strings, dates, times or timestamps, not {}",
                      key.ToString());
   }
   if (key.nullable) return MakeError(ErrorCode::kTypeError, "a map's keys are never null: map<{}, ...>", key.WithNullable(false).ToString());

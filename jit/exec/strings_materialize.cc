@@ -20,6 +20,7 @@
 #include "ir/string_columns.h"
 #include "jit/exec/executor_internal.h"
 #include "runtime/deep_stack.h"
+#include "runtime/selection.h"
 #include "runtime/string_array.h"
 
 namespace rowjit::jit::internal {
@@ -139,6 +140,14 @@ class Materializer {
       list = columns_[static_cast<size_t>(of->column_index())];
     } else if (IsField(*of)) {
       ROWJIT_ASSIGN_OR_RETURN(list, FieldArray(*of));
+    } else if (ir::IsListCall(*of)) {  // a list a lambda made
+      ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr made, Rewrite(of, false));
+      list = columns_[static_cast<size_t>(made->column_index())];
+    }
+    const std::optional<ir::ListOp> op = ir::ListOpOf(*e->function());
+    if ((op == ir::ListOp::kTransform || op == ir::ListOp::kFilter) && list != nullptr &&
+        list->encoding() == Encoding::kList) {
+      return LambdaRows(*e, static_cast<const ListArray&>(*list), op == ir::ListOp::kFilter);
     }
     bool quiet = list == nullptr || list->encoding() != Encoding::kList;
     for (size_t i = 1; i < e->args().size(); ++i) quiet = quiet || e->args()[i]->facts().can_fail;
@@ -163,6 +172,57 @@ class Materializer {
     }
     AddFailed(failed);
     return rows;
+  }
+
+  // list_transform, list_filter over `list`: the lambda over the elements the rows cover, by a
+  // kernel (the engine's evaluator) or, where it can fail, quietly by the reference, whose failing
+  // elements' rows are left to the whole expression; the rows' offsets kept (transform) or
+  // recounted over the elements kept (filter).
+  Result<ArrayPtr> LambdaRows(const ir::Expr& e, const ListArray& list, bool filter) {
+    ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr body, ir::LambdaBody(e));
+    const int64_t lo = length_ > 0 ? list.Start(0) : 0, hi = length_ > 0 ? list.End(length_ - 1) : 0;
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr elements, list.elements()->Slice(lo, hi - lo));
+    const std::vector<ArrayPtr> scope{elements};
+    ArrayPtr values;
+    std::vector<int64_t> failed_elements;
+    if (body->facts().can_fail || evaluate_ == nullptr) {
+      ++reference_nodes_;
+      ROWJIT_ASSIGN_OR_RETURN(values, ir::EvaluateReferenceQuiet(*body, scope, hi - lo, failed_elements));
+    } else {
+      ROWJIT_ASSIGN_OR_RETURN(values, evaluate_(body, scope, hi - lo));
+    }
+    // Offsets from 0 over the elements in scope, 64-bit; each failing element's row.
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((length_ + 1) * 8));
+    auto* o = reinterpret_cast<int64_t*>(offsets->mutable_data());
+    std::vector<int64_t> failed;
+    size_t next_failed = 0;
+    ArrayPtr child = values;
+    std::vector<uint32_t> kept;
+    o[0] = 0;
+    for (int64_t i = 0; i < length_; ++i) {
+      const int64_t begin = list.Start(i) - lo, end = list.End(i) - lo;
+      while (next_failed < failed_elements.size() && failed_elements[next_failed] < end) {
+        if (failed_elements[next_failed] >= begin && (failed.empty() || failed.back() != i)) failed.push_back(i);
+        ++next_failed;
+      }
+      if (filter) {
+        for (int64_t j = begin; j < end; ++j) {
+          const Scalar keep = values->GetScalar(j);
+          if (!keep.is_null() && keep.value<bool>()) kept.push_back(static_cast<uint32_t>(j));
+        }
+        o[i + 1] = static_cast<int64_t>(kept.size());
+      } else {
+        o[i + 1] = end;
+      }
+    }
+    if (filter) {
+      ROWJIT_ASSIGN_OR_RETURN(SelectionVector picked, SelectionVector::FromIndices(kept, elements->length()));
+      ROWJIT_ASSIGN_OR_RETURN(child, Take(*elements, picked, pool_));
+    }
+    AddFailed(failed);
+    ROWJIT_ASSIGN_OR_RETURN(auto out, ListArray::Make(e.type(), length_, true, std::move(offsets), std::move(child),
+                                                      list.validity()));
+    return ArrayPtr(std::move(out));
   }
 
   // Rows (ascending) where a column computed on its own failed, for the whole expression to decide.

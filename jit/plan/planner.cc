@@ -292,8 +292,8 @@ Result<CacheKey> PlanKernel(const ir::ExprPtr& expr, std::vector<ir::InputSpec> 
                                                "of them (dot(v, [...]), l2_distance(v, w), ...)", expr->ToString());
   }
   if (expr->facts().reads_fields) {
-    return MakeError(ErrorCode::kInvalidInput, "{} reads struct fields or lists, columns a batch has: no kernel is planned "
-                                               "from a schema alone", expr->ToString());
+    return MakeError(ErrorCode::kInvalidInput, "no kernel is planned from a schema alone for an expression that reads "
+                                               "struct fields, lists or maps: their columns come with a batch");
   }
   if (const Route route = RouteDescribed(*expr, kDefaultMaxKernelNodes); route != Route::kKernel) {
     return MakeError(ErrorCode::kInvalidInput, "{} runs no single kernel (route {})", expr->ToString(),

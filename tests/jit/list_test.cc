@@ -69,6 +69,15 @@ TEST(Lists, FunctionsEqualTheReference) {
       "len(s.tags) + s.tags[1] + s.n",
       "list_sum(s.tags) > 10 and s.n > 0",
       "if(a > 0, list_sum(big), len(big))",  // the overflow only where the branch is taken
+      "list_sum(list_transform(l, x -> x * 2))",
+      "list_sum(list_transform(big, x -> x * 1000000))",  // overflows inside the lambda in some rows
+      "if(a > 0, list_max(list_transform(big, x -> x * 1000000)), 0)",  // ... raised only where taken
+      "len(list_filter(l, x -> x > 0))",
+      "list_max(list_filter(f, v -> v > 0.5 or v is null))",
+      "list_contains(list_transform(t, s -> upper(s)), 'AB')",
+      "len(list_filter(list_transform(l, x -> x + 1), y -> y % 2 = 0))",
+      "list_avg(list_transform(s.tags, x -> x * 1.5))",
+      "list_transform(u, x -> x + 1)[2]",
   };
   for (uint64_t seed = 0; seed < 8; ++seed) {
     SCOPED_TRACE(testing::Message() << "seed " << seed);
@@ -279,6 +288,12 @@ TEST(Lists, TypesAndRefusals) {
   EXPECT_EQ((*ir::ParseAndBind("list_max(d)", schema))->type().ToString(), "date32?");
   EXPECT_EQ((*ir::ParseAndBind("m['a']", schema))->ToString(), "map_extract_value(m, 'a')");
   EXPECT_EQ((*ir::ParseAndBind("list_contains(big, a)", schema))->ToString(), "list_contains(big, cast(a, i64))");
+  // A lambda's canonical text is a string that binds to the same call.
+  ASSERT_OK_AND_ASSIGN(const ir::ExprPtr lambda, ir::ParseAndBind("list_sum(list_transform(l, x -> x * 2))", schema));
+  EXPECT_EQ(lambda->ToString(), "list_sum(list_transform(l, 'x -> x * 2:i32'))");
+  ASSERT_OK_AND_ASSIGN(const ir::ExprPtr again, ir::ParseAndBind(lambda->ToString(), schema));
+  EXPECT_TRUE(again->Equals(*lambda));
+  EXPECT_EQ((*ir::ParseAndBind("list_transform(f, x -> x > 0)[1]", schema))->type().ToString(), "bool?");
   const test::Refusal refused[] = {
       {"l + 1", ErrorCode::kTypeError, "add does not take a list"},
       {"l", ErrorCode::kTypeError, "a list (l) is read by the list and map functions"},
@@ -290,6 +305,12 @@ TEST(Lists, TypesAndRefusals) {
       {"w[1]", ErrorCode::kUnsupported, "themselves nested"},
       {"m[1]", ErrorCode::kTypeError, "literal 1 does not fit utf8"},
       {"l[1", ErrorCode::kInvalidInput, "']'"},
+      {"list_sum(list_transform(l, x -> x + a))", ErrorCode::kInvalidInput, "in list_transform's lambda x -> x + a"},
+      {"len(list_filter(l, x -> x + 1))", ErrorCode::kTypeError, "list_filter's lambda is a predicate"},
+      {"list_transform(l, x -> x)", ErrorCode::kTypeError, "is read by the list and map functions"},
+      {"abs(x -> 1)", ErrorCode::kInvalidInput, "a lambda (x -> ...) is the second argument"},
+      {"len(list_transform(l, 3))", ErrorCode::kInvalidInput, "takes a lambda as its second argument"},
+      {"len(list_transform(a, x -> x))", ErrorCode::kTypeError, "list_transform takes a list"},
   };
   test::ExpectRefused(schema, refused);
 }

@@ -1,0 +1,64 @@
+"""Lists from Python (tests): an object array (or a Python list) whose rows are sequences or 1-d
+arrays is a list column, None rows null rows and None elements null elements; the list functions
+over it give the values written out here by hand; rows that are no lists are refused with the
+column and row named."""
+import numpy as np
+import pytest
+
+import rowjit
+
+ENGINE = rowjit.Engine(synchronous=True)
+
+
+def _rows(a):
+    return [None if (isinstance(x, float) and np.isnan(x)) else x for x in np.asarray(a, dtype=object)]
+
+
+def _col(*rows):
+    out = np.empty(len(rows), dtype=object)
+    for i, r in enumerate(rows):
+        out[i] = r
+    return out
+
+
+def test_functions_over_object_rows():
+    l = _col([3, None, -7], [], None, [None], np.array([5], dtype=np.int64))
+    assert list(ENGINE.evaluate("len(l)", l=l).filled(-1)) == [3, 0, -1, 1, 1]
+    assert list(ENGINE.evaluate("l[1]", l=l).filled(-99)) == [3, -99, -99, -99, 5]
+    assert list(ENGINE.evaluate("l[-1]", l=l).filled(-99)) == [-7, -99, -99, -99, 5]
+    assert list(ENGINE.evaluate("list_sum(l)", l=l).filled(-99)) == [-4, -99, -99, -99, 5]
+    assert list(ENGINE.evaluate("list_contains(l, -7)", l=l).filled(False)) == [True, False, False, False, False]
+    got = ENGINE.evaluate("list_contains(l, -7)", l=l)
+    assert list(np.ma.getmaskarray(got)) == [False, False, True, False, False]
+
+
+def test_ragged_python_lists_floats_and_strings():
+    assert list(ENGINE.evaluate("list_avg(f)", f=[[1.5, 2.5], [1, 2, 4.5], [-1.0]])) == [2.0, 2.5, -1.0]
+    t = [["ab", "c"], [], ["x"], None]
+    assert _rows(ENGINE.evaluate("t[1]", t=t)) == ["ab", None, "x", None]
+    assert list(ENGINE.evaluate("list_contains(t, 'c')", t=t).filled(False)) == [True, False, False, False]
+    # numpy's promotion: ints and floats in one column are f64 elements.
+    assert list(ENGINE.evaluate("list_max(m)", m=[[1, 2.5], [3]])) == [2.5, 3.0]
+
+
+def test_lists_of_arrays_and_a_filter():
+    rng = np.random.default_rng(7)
+    rows = [rng.integers(-100, 100, int(n), dtype=np.int32) for n in rng.integers(0, 12, 500)]
+    l = _col(*rows)
+    sums = ENGINE.evaluate("list_sum(l)", l=l)
+    for i, r in enumerate(rows):
+        if len(r) == 0:
+            assert sums.mask[i]
+        else:
+            assert sums[i] == int(r.astype(np.int64).sum())
+    kept = ENGINE.filter("len(l) > 5 and list_max(l) > 50", l=l)
+    assert list(kept) == [i for i, r in enumerate(rows) if len(r) > 5 and r.max() > 50]
+
+
+def test_rows_that_are_no_lists_are_refused():
+    with pytest.raises(TypeError, match="column 'l' row 1 holds int where a list"):
+        ENGINE.evaluate("len(l)", l=_col([1], 2))
+    with pytest.raises(TypeError, match="row 0 is a 2-d array"):
+        ENGINE.evaluate("len(l)", l=_col(np.zeros((2, 2)), [1]))
+    with pytest.raises(TypeError, match="row 0 is a list of lists"):
+        ENGINE.evaluate("len(l)", l=_col([[1], [2, 3]], [3]))
