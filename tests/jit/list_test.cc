@@ -90,32 +90,11 @@ TEST(Lists, FunctionsEqualTheReference) {
       ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind(text, schema));
       ASSERT_NE(test::CompareWithReference(*engine, e, batch.columns, length, rng), test::Compared::kMismatch);
     }
-    // A projection, a filter, a fold and a top-k over list functions.
-    std::vector<ir::ExprPtr> outs;
-    for (const char* text : {"len(l)", "l[1]", "t[2]", "a + 1"}) outs.push_back(*ir::ParseAndBind(text, schema));
-    ASSERT_OK_AND_ASSIGN(const std::vector<ArrayPtr> projected, engine->Project(outs, batch.columns, length));
-    for (size_t k = 0; k < outs.size(); ++k) {
-      ASSERT_OK_AND_ASSIGN(const ArrayPtr ref, ir::EvaluateReference(*outs[k], batch.columns, length));
-      EXPECT_EQ(FirstDifference(*projected[k], *ref), -1) << outs[k]->ToString();
-    }
-    ASSERT_OK_AND_ASSIGN(const ir::ExprPtr has, ir::ParseAndBind("list_contains(u, 1) or len(l) > 3", schema));
-    ASSERT_OK_AND_ASSIGN(const SelectionVector kept, engine->Filter(has, batch.columns, length));
-    ASSERT_OK_AND_ASSIGN(const ArrayPtr flags, ir::EvaluateReference(*has, batch.columns, length));
-    int64_t want = 0;
-    for (int64_t i = 0; i < length; ++i) want += !flags->GetScalar(i).is_null() && flags->GetScalar(i).value<bool>();
-    EXPECT_EQ(kept.size(), want);
-    for (const char* text : {"sum(len(l))", "max(list_max(f))", "count(l[2])"}) {
-      ASSERT_OK_AND_ASSIGN(const ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
-      ASSERT_OK_AND_ASSIGN(const ir::AggregateResult got, engine->Aggregate(agg, batch.columns, length));
-      ASSERT_OK_AND_ASSIGN(const ir::AggregateResult ref, ir::EvaluateAggregateReference(agg, batch.columns, length));
-      EXPECT_EQ(got.value.ToString(), ref.value.ToString()) << text;
-    }
-    ASSERT_OK_AND_ASSIGN(const ir::TopK top, ir::ParseAndBindTopK("top_k(list_avg(f), 5) where len(l) > 1", schema));
-    ir::TopKState state(top);
-    ASSERT_OK(engine->TopK(top, batch.columns, length, state));
-    ASSERT_OK_AND_ASSIGN(const ir::TopKResult got, state.Finish());
-    ASSERT_OK_AND_ASSIGN(const ir::TopKResult ref, ir::TopKReference(top, batch.columns, length));
-    EXPECT_TRUE(ArraysEqual(*got.rows, *ref.rows));
+    // A projection, a filter, folds and a top-k over list functions.
+    const char* outputs[] = {"len(l)", "l[1]", "t[2]", "a + 1"};
+    const char* folds[] = {"sum(len(l))", "max(list_max(f))", "count(l[2])"};
+    test::ExpectShapesEqualReference(*engine, schema, batch.columns, length, outputs, "list_contains(u, 1) or len(l) > 3",
+                                     folds, "top_k(list_avg(f), 5) where len(l) > 1");
   }
 }
 

@@ -50,31 +50,10 @@ TEST(Structs, FieldsEqualTheReference) {
       ASSERT_NE(test::CompareWithReference(*engine, e, batch.columns, length, rng), test::Compared::kMismatch);
     }
     // Several fields in one projection, a filter on a field, folds and a top-k over fields.
-    std::vector<ir::ExprPtr> outs;
-    for (const char* text : {"s.x", "s.inner.z * 2", "a + 1"}) outs.push_back(*ir::ParseAndBind(text, schema));
-    ASSERT_OK_AND_ASSIGN(const std::vector<ArrayPtr> projected, engine->Project(outs, batch.columns, length));
-    for (size_t k = 0; k < outs.size(); ++k) {
-      ASSERT_OK_AND_ASSIGN(const ArrayPtr ref, ir::EvaluateReference(*outs[k], batch.columns, length));
-      EXPECT_EQ(FirstDifference(*projected[k], *ref), -1) << outs[k]->ToString();
-    }
-    ASSERT_OK_AND_ASSIGN(const ir::ExprPtr positive, ir::ParseAndBind("s.y > 0", schema));
-    ASSERT_OK_AND_ASSIGN(const SelectionVector kept, engine->Filter(positive, batch.columns, length));
-    int64_t want = 0;
-    ASSERT_OK_AND_ASSIGN(const ArrayPtr ys, ir::EvaluateReference(*positive, batch.columns, length));
-    for (int64_t i = 0; i < length; ++i) want += !ys->GetScalar(i).is_null() && ys->GetScalar(i).value<bool>();
-    EXPECT_EQ(kept.size(), want);
-    for (const char* text : {"sum(s.inner.z)", "max(s.y)", "count(s.name)"}) {
-      ASSERT_OK_AND_ASSIGN(const ir::Aggregate agg, ir::ParseAndBindAggregate(text, schema));
-      ASSERT_OK_AND_ASSIGN(const ir::AggregateResult got, engine->Aggregate(agg, batch.columns, length));
-      ASSERT_OK_AND_ASSIGN(const ir::AggregateResult ref, ir::EvaluateAggregateReference(agg, batch.columns, length));
-      EXPECT_EQ(got.value.ToString(), ref.value.ToString()) << text;
-    }
-    ASSERT_OK_AND_ASSIGN(const ir::TopK top, ir::ParseAndBindTopK("top_k(s.y, 5) where s.x > 0", schema));
-    ir::TopKState state(top);
-    ASSERT_OK(engine->TopK(top, batch.columns, length, state));
-    ASSERT_OK_AND_ASSIGN(const ir::TopKResult got, state.Finish());
-    ASSERT_OK_AND_ASSIGN(const ir::TopKResult ref, ir::TopKReference(top, batch.columns, length));
-    EXPECT_TRUE(ArraysEqual(*got.rows, *ref.rows));
+    const char* outputs[] = {"s.x", "s.inner.z * 2", "a + 1"};
+    const char* folds[] = {"sum(s.inner.z)", "max(s.y)", "count(s.name)"};
+    test::ExpectShapesEqualReference(*engine, schema, batch.columns, length, outputs, "s.y > 0", folds,
+                                     "top_k(s.y, 5) where s.x > 0");
   }
 }
 

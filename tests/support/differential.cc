@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/aggregate.h"
+#include "ir/binder.h"
 #include "ir/reference.h"
+#include "ir/top_k.h"
 
 namespace rowjit::test {
 
@@ -39,6 +42,48 @@ Compared CompareWithReference(jit::Engine& engine, const ir::ExprPtr& e, std::sp
   ADD_FAILURE() << how << ": row " << diff << ": got " << (*got)->GetScalar(diff).ToString() << ", want "
                 << (*want)->GetScalar(diff).ToString() << " (" << inputs << ")";
   return Compared::kMismatch;
+}
+
+void ExpectShapesEqualReference(jit::Engine& engine, const Schema& schema, std::span<const ArrayPtr> columns,
+                                int64_t length, std::span<const char* const> outputs, const char* filter,
+                                std::span<const char* const> folds, const char* top_k) {
+  std::vector<ir::ExprPtr> outs;
+  for (const char* text : outputs) {
+    auto e = ir::ParseAndBind(text, schema);
+    ASSERT_TRUE(e.ok()) << text << ": " << e.error().ToString();
+    outs.push_back(*e);
+  }
+  auto projected = engine.Project(outs, columns, length);
+  ASSERT_TRUE(projected.ok()) << projected.error().ToString();
+  for (size_t k = 0; k < outs.size(); ++k) {
+    auto ref = ir::EvaluateReference(*outs[k], columns, length);
+    ASSERT_TRUE(ref.ok()) << ref.error().ToString();
+    EXPECT_EQ(FirstDifference(*(*projected)[k], **ref), -1) << outs[k]->ToString();
+  }
+  auto predicate = ir::ParseAndBind(filter, schema);
+  ASSERT_TRUE(predicate.ok()) << predicate.error().ToString();
+  auto kept = engine.Filter(*predicate, columns, length);
+  auto flags = ir::EvaluateReference(**predicate, columns, length);
+  ASSERT_TRUE(kept.ok() && flags.ok()) << filter;
+  int64_t want = 0;
+  for (int64_t i = 0; i < length; ++i) want += !(*flags)->GetScalar(i).is_null() && (*flags)->GetScalar(i).value<bool>();
+  EXPECT_EQ(kept->size(), want) << filter;
+  for (const char* text : folds) {
+    auto agg = ir::ParseAndBindAggregate(text, schema);
+    ASSERT_TRUE(agg.ok()) << text << ": " << agg.error().ToString();
+    auto got = engine.Aggregate(*agg, columns, length);
+    auto ref = ir::EvaluateAggregateReference(*agg, columns, length);
+    ASSERT_TRUE(got.ok() && ref.ok()) << text;
+    EXPECT_EQ(got->value.ToString(), ref->value.ToString()) << text;
+  }
+  auto top = ir::ParseAndBindTopK(top_k, schema);
+  ASSERT_TRUE(top.ok()) << top_k << ": " << top.error().ToString();
+  ir::TopKState state(*top);
+  ASSERT_TRUE(engine.TopK(*top, columns, length, state).ok()) << top_k;
+  auto got = state.Finish();
+  auto ref = ir::TopKReference(*top, columns, length);
+  ASSERT_TRUE(got.ok() && ref.ok()) << top_k;
+  EXPECT_TRUE(ArraysEqual(*got->rows, *ref->rows)) << top_k;
 }
 
 }  // namespace rowjit::test

@@ -20,4 +20,10 @@ enum class Compared { kValues, kError, kMismatch };
 Compared CompareWithReference(jit::Engine& engine, const ir::ExprPtr& e, std::span<const ArrayPtr> columns,
                               int64_t length, std::mt19937_64& rng);
 
+// The engine's projection of `outputs`, filter on `filter`, folds of `folds` (aggregate texts)
+// and top-k `top_k` over a batch under `schema`, each against the reference's (gtest failures).
+void ExpectShapesEqualReference(jit::Engine& engine, const Schema& schema, std::span<const ArrayPtr> columns,
+                                int64_t length, std::span<const char* const> outputs, const char* filter,
+                                std::span<const char* const> folds, const char* top_k);
+
 }  // namespace rowjit::test

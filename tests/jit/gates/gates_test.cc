@@ -123,7 +123,7 @@ TEST(Gates, EveryFunctionsMainLoopIsVectorizedWithoutI128) {
     nested_functions += f->family == ir::Family::kStruct || f->family == ir::Family::kList;
   }
   EXPECT_EQ(vector_functions, 5u);
-  EXPECT_EQ(nested_functions, 10u);
+  EXPECT_EQ(nested_functions, 12u);
   EXPECT_EQ(functions.size() + string_valued.size() + vector_functions + nested_functions, ir::AllFunctions().size())
       << "a function has no dense kernel";
 }
