@@ -119,6 +119,9 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
     if (e.is_column()) {
       facts.columns.push_back(e.column_index());
       facts.column_nodes.push_back(&e);
+      // A list or map column is read as a column is made, never by a row kernel.
+      const TypeId t = e.bound() ? e.type().id : TypeId::kBool;
+      facts.reads_fields = facts.reads_fields || t == TypeId::kList || t == TypeId::kMap;
       facts.any_nullable_column = facts.any_nullable_column || (e.bound() && e.type().nullable);
     }
     if (e.is_literal() && e.bound() && e.value().is_null()) facts.has_null_literal = true;

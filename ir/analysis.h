@@ -33,8 +33,9 @@ struct ExprFacts {
   // computes: each such call is its own vector kernel, run a column at a time before the kernel
   // of the rest.
   bool scores_vectors = false;
-  // Some call reads a struct's field (s.x) or is a list or map function (len, l[i], m[k], ...):
-  // computed as a column before the kernel of the rest, as vector functions are.
+  // Some call reads a struct's field (s.x) or is a list or map function (len, l[i], m[k], ...), or
+  // a list or map column is read: computed as a column before the kernel of the rest, as vector
+  // functions are.
   bool reads_fields = false;
   // Whether some call reads a nested column (vectors, struct fields, lists, maps): the route
   // nested, whose reads are columns made before the kernel of the rest.

@@ -773,10 +773,6 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Bind
     return MakeError(ErrorCode::kTypeError, "a struct ({}) is read by its fields ({}.name), not an expression's value",
                      bound->ToString(), bound->ToString());
   }
-  if (bound->type().id == TypeId::kList || bound->type().id == TypeId::kMap) {
-    return MakeError(ErrorCode::kTypeError, "a {} ({}) is read by the list and map functions (len, l[i], list_sum, m[k], "
-                                            "...), not an expression's value", TypeIdName(bound->type().id), bound->ToString());
-  }
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.
   const ExprFacts& facts = bound->facts();

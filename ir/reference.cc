@@ -1,11 +1,13 @@
 // Row-at-a-time evaluation with the catalog's scalar semantics (ir layer).
 #include "ir/reference.h"
 
+#include <cstring>
 #include <vector>
 
 #include "ir/analysis.h"
 #include "ir/function.h"
 #include "ir/list_functions.h"
+#include "kernels/bitmap.h"
 #include "runtime/builder.h"
 #include "runtime/deep_stack.h"
 #include "runtime/selection.h"
@@ -224,9 +226,71 @@ Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int
   });
 }
 
+namespace {
+
+// The rows of `elements` (one array of `type` each, any layout) as one flat array: a map's
+// entries field by field.
+Result<ArrayPtr> ConcatRows(const DataType& type, std::span<const ArrayPtr> parts) {
+  if (type.id == TypeId::kStruct) {
+    std::vector<ArrayPtr> children;
+    int64_t n = 0;
+    for (size_t f = 0; f < StructFields(type).size(); ++f) {
+      std::vector<ArrayPtr> field;
+      n = 0;
+      for (const ArrayPtr& p : parts) {
+        field.push_back(static_cast<const StructArray&>(*p).children()[f]);
+        n += p->length();
+      }
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ConcatRows(StructFields(type)[f].type, field));
+      children.push_back(std::move(child));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(auto out, StructArray::Make(type, n, std::move(children), Validity::AllValid()));
+    return ArrayPtr(std::move(out));
+  }
+  std::vector<Scalar> values;
+  for (const ArrayPtr& p : parts) {
+    for (int64_t j = 0; j < p->length(); ++j) values.push_back(p->GetScalar(j));
+  }
+  return MakeArray(type, values);
+}
+
+// A list- or map-valued expression's rows: a column as it is, anything else (a field, a lambda's
+// list) row by row through ListAtRow, its elements copied into one list.
+Result<ArrayPtr> ListRowsOf(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+  if (expr.is_column()) return columns[static_cast<size_t>(expr.column_index())];
+  std::vector<ArrayPtr> parts;
+  std::vector<int64_t> offsets{0};
+  BufferPtr bits;
+  ROWJIT_ASSIGN_OR_RETURN(bits, AllocateBitmap(length));
+  for (int64_t r = 0; r < length; ++r) {
+    Result<ArrayPtr> row = ListAtRow(expr, columns, r);
+    if (!row.ok() && !AnyColumnNull(expr, columns, r)) return std::move(row).TakeError();
+    if (row.ok() && *row != nullptr && !(*row)->IsNull(0)) {
+      const auto& l = static_cast<const ListArray&>(**row);
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr part, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
+      parts.push_back(std::move(part));
+      kernels::SetBitTo(bits->mutable_data(), r, true);
+    }
+    offsets.push_back(offsets.back() + (parts.empty() || !kernels::GetBit(bits->data(), r) ? 0 : parts.back()->length()));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ConcatRows(ListElement(expr.type()), parts));
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr offset_buffer, Buffer::Allocate(static_cast<int64_t>(offsets.size()) * 8));
+  std::memcpy(offset_buffer->mutable_data(), offsets.data(), offsets.size() * 8);
+  ROWJIT_ASSIGN_OR_RETURN(Validity valid, Validity::FromBitmap(std::move(bits), 0, length));
+  if (!expr.type().nullable) valid = Validity::AllValid();
+  ROWJIT_ASSIGN_OR_RETURN(auto out, ListArray::Make(expr.type(), length, true, std::move(offset_buffer), std::move(child),
+                                                    std::move(valid)));
+  return ArrayPtr(std::move(out));
+}
+
+}  // namespace
+
 Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
                                    int64_t length) {
   ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
+  if (expr.type().id == TypeId::kList || expr.type().id == TypeId::kMap) {
+    return WithStackForDepth(expr.facts().depth, [&] { return ListRowsOf(expr, columns, length); });
+  }
   return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {
     std::vector<Scalar> rows;
     rows.reserve(static_cast<size_t>(length));

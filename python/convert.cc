@@ -888,6 +888,18 @@ py::object ToNumpy(const ArrayPtr& array, bool writable) {
   if (a.encoding() == Encoding::kStruct) {
     throw py::type_error("rowjit: a struct column has no numpy form; read its fields (s.x) in an expression");
   }
+  if (a.encoding() == Encoding::kList) {  // an object array: each row its elements' array (a view), None where null
+    const auto& l = static_cast<const ListArray&>(a);
+    if (l.type().id == TypeId::kMap) throw py::type_error("rowjit: a map column has no numpy form; read m[k] in an expression");
+    py::object elements = ToNumpy(l.elements(), writable);
+    py::array out = py::module_::import("numpy").attr("empty")(l.length(), py::arg("dtype") = "object");
+    for (int64_t i = 0; i < l.length(); ++i) {
+      if (l.IsNull(i)) continue;  // numpy.empty's object array holds None
+      py::slice rows(static_cast<py::ssize_t>(l.Start(i)), static_cast<py::ssize_t>(l.End(i)), 1);
+      out.attr("__setitem__")(i, elements[rows]);
+    }
+    return out;
+  }
   py::object values;
   if (a.encoding() == Encoding::kPrimitive && (a.type().id != TypeId::kI128 || IsIntervalValues(a.type()))) {
     values = FlatView(static_cast<const PrimitiveArray&>(a), array, writable);
@@ -987,7 +999,9 @@ Columns ReadColumns(py::handle batch, py::handle columns, py::handle constants, 
 namespace {
 
 std::string TypeText(const DataType& t) {
-  if (t.id == TypeId::kFixedList || t.id == TypeId::kStruct) return t.ToString();  // their parts are the type
+  if (t.id == TypeId::kFixedList || t.id == TypeId::kStruct || t.id == TypeId::kList || t.id == TypeId::kMap) {
+    return t.ToString();  // their parts are the type
+  }
   return std::string(TypeIdName(t.id)) + (t.nullable ? "?" : "");
 }
 

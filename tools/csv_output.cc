@@ -36,6 +36,15 @@ Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine) {
       column, type.id == TypeId::kBinary,
       type.logical == LogicalKind::kDecimal || (IsNumeric(type.id) && !type.is_logical())};
   if (IsString(type.id)) return out;
+  if (type.id == TypeId::kList || type.id == TypeId::kMap) {  // each row's text: [1, null, 3], {'a': 1}
+    std::vector<Scalar> rows;
+    for (int64_t i = 0; i < column->length(); ++i) rows.push_back(column->GetScalar(i));
+    std::vector<std::optional<std::string_view>> views;
+    for (const Scalar& r : rows) views.push_back(r.is_null() ? std::nullopt : std::optional<std::string_view>(r.str()));
+    ROWJIT_ASSIGN_OR_RETURN(auto text, MakeStringArray(DataType(TypeId::kUtf8, true), StringLayout::kOffsets32, views));
+    out.text = std::move(text);
+    return out;
+  }
   const Schema one{{Field{"v", type}}};
   ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr cast, ir::ParseAndBind("cast(v, utf8)", one));
   const std::vector<ArrayPtr> columns = {column};

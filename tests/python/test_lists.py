@@ -62,3 +62,13 @@ def test_rows_that_are_no_lists_are_refused():
         ENGINE.evaluate("len(l)", l=_col(np.zeros((2, 2)), [1]))
     with pytest.raises(TypeError, match="row 0 is a list of lists"):
         ENGINE.evaluate("len(l)", l=_col([[1], [2, 3]], [3]))
+
+
+def test_a_list_result_is_an_object_array_of_arrays():
+    got = ENGINE.evaluate("list_transform(l, x -> x * 10)", l=_col([1, 2], None, [], [3]))
+    assert got.dtype == object and got[1] is None
+    assert [list(r) for r in got[[0, 2, 3]]] == [[10, 20], [], [30]]
+    kept = ENGINE.evaluate("list_filter(t, s -> s > 'b')", t=[["a", "c"], ["d"]])
+    assert [list(r) for r in kept] == [["c"], ["d"]]
+    with pytest.raises(TypeError, match="out= takes no string, vector or list results"):
+        ENGINE.evaluate("list_transform(l, x -> x)", l=_col([1]), out=np.empty(1))
