@@ -249,6 +249,11 @@ Result<std::vector<ExprPtr>> BindKeys(std::string_view text, Part keys, const Sc
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr e, ParsePart(text, p, options, "a column name"));
     if (!e->is_column()) return At(p, MakeError(ErrorCode::kInvalidInput, "group by takes column names"));
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, Bind(e, schema, options));
+    const TypeId t = bound->type().id;
+    if (t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList) {
+      return At(p, MakeError(ErrorCode::kTypeError, "group by takes a column of a flat type; {} is {}", bound->name(),
+                             bound->type().ToString()));
+    }
     out.push_back(std::move(bound));
   }
   return out;

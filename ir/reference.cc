@@ -1,7 +1,10 @@
 // Row-at-a-time evaluation with the catalog's scalar semantics (ir layer).
 #include "ir/reference.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "ir/analysis.h"
@@ -145,6 +148,13 @@ Result<ArrayPtr> ListAtRow(const Expr& e, std::span<const ArrayPtr> columns, int
 // A list or map function: its list read at the row (a column, a struct's field, or a list a
 // lambda made), its other arguments evaluated.
 Result<Scalar> EvaluateListCall(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors) {
+  const ListOp op = *ListOpOf(*e.function());
+  if (op == ListOp::kTransform || op == ListOp::kFilter) {  // a list: its row's text (its errors raised)
+    Result<ArrayPtr> made = ListAtRow(e, columns, row);
+    if (!made.ok() && !suppress_errors) return std::move(made).TakeError();
+    if (!made.ok() || *made == nullptr) return Scalar::Null(e.type().id).As(e.type());
+    return (*made)->GetScalar(0);
+  }
   const Expr& of = *e.args()[0];
   ArrayPtr held;
   const Array* list = nullptr;
@@ -228,23 +238,95 @@ Result<Scalar> EvaluateRow(const Expr& e, std::span<const ArrayPtr> columns, int
 
 namespace {
 
-// The rows of `elements` (one array of `type` each, any layout) as one flat array: a map's
-// entries field by field.
+Result<ArrayPtr> ConcatRows(const DataType& type, std::span<const ArrayPtr> parts);
+
+// A validity of `n` rows from a flag a row (all valid without a null).
+Result<Validity> ValidityOfFlags(const std::vector<bool>& valid) {
+  const auto n = static_cast<int64_t>(valid.size());
+  if (std::find(valid.begin(), valid.end(), false) == valid.end()) return Validity::AllValid();
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(n));
+  for (int64_t i = 0; i < n; ++i) kernels::SetBitTo(bits->mutable_data(), i, valid[static_cast<size_t>(i)]);
+  return Validity::FromBitmap(std::move(bits), 0, n);
+}
+
+// A list (or map) of `type` whose row i holds rows[i]'s elements (an array of the element type),
+// or is null where rows[i] is nullopt.
+Result<ArrayPtr> ListOfRows(const DataType& type, const std::vector<std::optional<ArrayPtr>>& rows) {
+  std::vector<ArrayPtr> parts;
+  std::vector<int64_t> offsets{0};
+  std::vector<bool> valid;
+  for (const std::optional<ArrayPtr>& r : rows) {
+    valid.push_back(r.has_value());
+    if (r) parts.push_back(*r);
+    offsets.push_back(offsets.back() + (r ? (*r)->length() : 0));
+  }
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ConcatRows(ListElement(type), parts));
+  const bool large = offsets.back() > std::numeric_limits<int32_t>::max();
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Allocate(static_cast<int64_t>(offsets.size()) * (large ? 8 : 4)));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (large) {
+      reinterpret_cast<int64_t*>(buffer->mutable_data())[i] = offsets[i];
+    } else {
+      reinterpret_cast<int32_t*>(buffer->mutable_data())[i] = static_cast<int32_t>(offsets[i]);
+    }
+  }
+  ROWJIT_ASSIGN_OR_RETURN(Validity validity, ValidityOfFlags(valid));
+  const DataType t = type.WithNullable(type.nullable || !validity.all_valid());
+  ROWJIT_ASSIGN_OR_RETURN(auto out, ListArray::Make(t, static_cast<int64_t>(rows.size()), large, std::move(buffer),
+                                                    std::move(child), std::move(validity)));
+  return ArrayPtr(std::move(out));
+}
+
+// The rows of `parts` (arrays of `type`, any layout) as one array: nested rows part by part (a
+// struct field by field, a list or map through its rows' elements, a vector row by row), flat
+// values through their scalars.
 Result<ArrayPtr> ConcatRows(const DataType& type, std::span<const ArrayPtr> parts) {
+  std::vector<bool> valid;
+  for (const ArrayPtr& p : parts) {
+    for (int64_t j = 0; j < p->length(); ++j) valid.push_back(!p->IsNull(j));
+  }
+  const auto n = static_cast<int64_t>(valid.size());
   if (type.id == TypeId::kStruct) {
     std::vector<ArrayPtr> children;
-    int64_t n = 0;
     for (size_t f = 0; f < StructFields(type).size(); ++f) {
       std::vector<ArrayPtr> field;
-      n = 0;
-      for (const ArrayPtr& p : parts) {
-        field.push_back(static_cast<const StructArray&>(*p).children()[f]);
-        n += p->length();
-      }
+      for (const ArrayPtr& p : parts) field.push_back(static_cast<const StructArray&>(*p).children()[f]);
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ConcatRows(StructFields(type)[f].type, field));
       children.push_back(std::move(child));
     }
-    ROWJIT_ASSIGN_OR_RETURN(auto out, StructArray::Make(type, n, std::move(children), Validity::AllValid()));
+    ROWJIT_ASSIGN_OR_RETURN(Validity validity, ValidityOfFlags(valid));
+    ROWJIT_ASSIGN_OR_RETURN(auto out, StructArray::Make(type.WithNullable(type.nullable || !validity.all_valid()), n,
+                                                        std::move(children), std::move(validity)));
+    return ArrayPtr(std::move(out));
+  }
+  if (type.id == TypeId::kList || type.id == TypeId::kMap) {
+    std::vector<std::optional<ArrayPtr>> rows;
+    for (const ArrayPtr& p : parts) {
+      const auto& l = static_cast<const ListArray&>(*p);
+      for (int64_t j = 0; j < l.length(); ++j) {
+        if (l.IsNull(j)) {
+          rows.emplace_back();
+          continue;
+        }
+        ROWJIT_ASSIGN_OR_RETURN(ArrayPtr run, l.elements()->Slice(l.Start(j), l.End(j) - l.Start(j)));
+        rows.emplace_back(std::move(run));
+      }
+    }
+    return ListOfRows(type, rows);
+  }
+  if (type.id == TypeId::kFixedList) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(std::max<int64_t>(n * type.ListRowBytes(), 1)));
+    int64_t at = 0;
+    for (const ArrayPtr& p : parts) {
+      const auto& v = static_cast<const FixedListArray&>(*p);
+      for (int64_t j = 0; j < v.length(); ++j, ++at) {
+        const std::string_view row = v.RowBytes(j);
+        std::memcpy(values->mutable_data() + at * type.ListRowBytes(), row.data(), row.size());
+      }
+    }
+    ROWJIT_ASSIGN_OR_RETURN(Validity validity, ValidityOfFlags(valid));
+    ROWJIT_ASSIGN_OR_RETURN(auto out, FixedListArray::Make(type.WithNullable(type.nullable || !validity.all_valid()), n,
+                                                           std::move(values), std::move(validity)));
     return ArrayPtr(std::move(out));
   }
   std::vector<Scalar> values;
@@ -254,33 +336,23 @@ Result<ArrayPtr> ConcatRows(const DataType& type, std::span<const ArrayPtr> part
   return MakeArray(type, values);
 }
 
-// A list- or map-valued expression's rows: a column as it is, anything else (a field, a lambda's
-// list) row by row through ListAtRow, its elements copied into one list.
+// A list- or map-valued expression's rows, row by row through ListAtRow (a column's, a field's,
+// a lambda's), their elements copied into one list.
 Result<ArrayPtr> ListRowsOf(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
   if (expr.is_column()) return columns[static_cast<size_t>(expr.column_index())];
-  std::vector<ArrayPtr> parts;
-  std::vector<int64_t> offsets{0};
-  BufferPtr bits;
-  ROWJIT_ASSIGN_OR_RETURN(bits, AllocateBitmap(length));
+  std::vector<std::optional<ArrayPtr>> rows;
   for (int64_t r = 0; r < length; ++r) {
     Result<ArrayPtr> row = ListAtRow(expr, columns, r);
     if (!row.ok() && !AnyColumnNull(expr, columns, r)) return std::move(row).TakeError();
-    if (row.ok() && *row != nullptr && !(*row)->IsNull(0)) {
-      const auto& l = static_cast<const ListArray&>(**row);
-      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr part, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
-      parts.push_back(std::move(part));
-      kernels::SetBitTo(bits->mutable_data(), r, true);
+    if (!row.ok() || *row == nullptr || (*row)->IsNull(0)) {
+      rows.emplace_back();
+      continue;
     }
-    offsets.push_back(offsets.back() + (parts.empty() || !kernels::GetBit(bits->data(), r) ? 0 : parts.back()->length()));
+    const auto& l = static_cast<const ListArray&>(**row);
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr run, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
+    rows.emplace_back(std::move(run));
   }
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr child, ConcatRows(ListElement(expr.type()), parts));
-  ROWJIT_ASSIGN_OR_RETURN(BufferPtr offset_buffer, Buffer::Allocate(static_cast<int64_t>(offsets.size()) * 8));
-  std::memcpy(offset_buffer->mutable_data(), offsets.data(), offsets.size() * 8);
-  ROWJIT_ASSIGN_OR_RETURN(Validity valid, Validity::FromBitmap(std::move(bits), 0, length));
-  if (!expr.type().nullable) valid = Validity::AllValid();
-  ROWJIT_ASSIGN_OR_RETURN(auto out, ListArray::Make(expr.type(), length, true, std::move(offset_buffer), std::move(child),
-                                                    std::move(valid)));
-  return ArrayPtr(std::move(out));
+  return ListOfRows(expr.type(), rows);
 }
 
 }  // namespace
@@ -318,7 +390,8 @@ Result<ArrayPtr> EvaluateReferenceQuiet(const Expr& expr, std::span<const ArrayP
       }
       rows.push_back(*loud);
     }
-    return MakeArray(expr.type(), rows);
+    // A failing row's null may stand where the type has none (its inputs were not null).
+    return MakeArray(failed.empty() ? expr.type() : expr.type().WithNullable(true), rows);
   });
 }
 

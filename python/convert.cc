@@ -941,6 +941,11 @@ Scalar ConstantScalar(const std::string& name, py::handle value) {
   Columns one;
   AddColumn(one, name, value, py::none());
   if (one.length != 1) throw py::value_error("rowjit: constant '" + name + "' is not one value");
+  const TypeId t = one.arrays[0]->type().id;
+  if (t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList) {
+    throw py::type_error("rowjit: constant '" + name + "' is a " + one.arrays[0]->type().ToString() +
+                         ": a nested value is a column, not a constant");
+  }
   return one.arrays[0]->GetScalar(0);
 }
 

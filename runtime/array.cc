@@ -257,9 +257,9 @@ ArrayPtr ListArray::SliceUnchecked(int64_t offset, int64_t length) const {
                                                     validity_.Slice(offset), offset_ + offset));
 }
 
-Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra) {
+Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra, bool nullable) {
   const int64_t n = a->length();
-  if (extra.all_valid() || n == 0) return a;
+  if ((extra.all_valid() || n == 0) && (!nullable || a->type().nullable)) return a;
   const Validity both[] = {ValidityOf(*a), extra};
   ROWJIT_ASSIGN_OR_RETURN(Validity v, AndValidity(both, n));
   const DataType t = a->type().WithNullable(true);
@@ -306,7 +306,7 @@ Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra) {
     }
     case Encoding::kDictionary: {
       const auto& d = static_cast<const DictionaryArray&>(*a);
-      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, WithNulls(d.codes(), extra));
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, WithNulls(d.codes(), extra, nullable));
       ROWJIT_ASSIGN_OR_RETURN(auto out, DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values()));
       return ArrayPtr(std::move(out));
     }

@@ -357,8 +357,9 @@ bool ArraysEqual(const Array& a, const Array& b);
 int64_t FirstDifference(const Array& a, const Array& b);
 
 // `array`'s rows with the nulls of `extra` added (a struct's null rows for one of its fields):
-// the same values, validity the AND of both. Any encoding; nullable when either has nulls.
-Result<ArrayPtr> WithNulls(const ArrayPtr& array, const Validity& extra);
+// the same values, validity the AND of both. Any encoding; nullable when either has nulls, or
+// when `nullable` asks (a nullable struct's field is of a nullable type whatever its rows).
+Result<ArrayPtr> WithNulls(const ArrayPtr& array, const Validity& extra, bool nullable = false);
 
 // The row validity of any array: a constant's is all-valid or all-null, a dictionary's is its
 // codes' (a null value behind a valid code is a value, read through the dictionary).

@@ -490,8 +490,9 @@ Result<DataType> TypeOfSchema(const ArrowSchema& s, int depth = 0) {
     }
     const ArrowSchema& c = *values.children[0];
     if (*list == ListKind::kMap) {
-      if (c.n_children != 2 || c.children == nullptr || c.children[0] == nullptr || c.children[1] == nullptr) {
-        return MakeError(ErrorCode::kInvalidInput, "a map's entries schema has {} children, not 2 (key, value)", c.n_children);
+      if (c.format == nullptr || std::strcmp(c.format, "+s") != 0 || c.n_children != 2 || c.children == nullptr ||
+          c.children[0] == nullptr || c.children[1] == nullptr) {
+        return MakeError(ErrorCode::kInvalidInput, "a map's entries schema is a struct of 2 children (key, value)");
       }
       ROWJIT_ASSIGN_OR_RETURN(DataType key, TypeOfSchema(*c.children[0], depth + 1));
       ROWJIT_ASSIGN_OR_RETURN(DataType value, TypeOfSchema(*c.children[1], depth + 1));
@@ -588,6 +589,9 @@ Result<ArrayPtr> ImportStruct(const ArrowArray& a, const ArrowSchema& s, const O
 // A map's entries: a struct of a key (never null: a key field flagged nullable is read as not
 // null, and refused if a key is) and a value, cut to the entries array's rows.
 Result<ArrayPtr> ImportMapEntries(const ArrowArray& e, const ArrowSchema& es, const Owner& owner, int depth) {
+  if (es.format == nullptr || std::strcmp(es.format, "+s") != 0) {
+    return MakeError(ErrorCode::kInvalidInput, "a map's entries are a struct ('+s'), not '{}'", es.format ? es.format : "");
+  }
   ROWJIT_RETURN_NOT_OK(CheckHeader(e, 1, "map entries"));
   if (e.n_children != 2 || es.n_children != 2 || e.children == nullptr || es.children == nullptr ||
       e.children[0] == nullptr || e.children[1] == nullptr || es.children[0] == nullptr || es.children[1] == nullptr) {

@@ -238,7 +238,9 @@ ArrayPtr RandomStructArray(const ArraySpec& spec, std::mt19937_64& rng) {
 // element type (a map's: a struct of key and value).
 ArrayPtr RandomListArray(const ArraySpec& spec, std::mt19937_64& rng, bool inner = false) {
   const int64_t total = spec.bit_offset + spec.length;
-  const bool large = spec.string_layout == StringLayout::kOffsets64 && spec.type.id == TypeId::kList;
+  // 64-bit offsets when asked for, or when 40 elements a row could pass 32-bit offsets' reach.
+  const bool large = spec.type.id == TypeId::kList &&
+                     (spec.string_layout == StringLayout::kOffsets64 || total > std::numeric_limits<int32_t>::max() / 40);
   auto validity = RandomRows(spec, total, rng);
   auto offsets = Buffer::Allocate((total + 1) * (large ? 8 : 4));
   if (!validity.ok() || !offsets.ok()) return nullptr;

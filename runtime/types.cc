@@ -434,7 +434,9 @@ std::string Scalar::ToString() const {
     if (is_null_) return "null";
     return VectorText(type_.elem, str());
   }
-  if (type_.id == TypeId::kStruct) return is_null_ ? "null" : std::string(str());
+  if (type_.id == TypeId::kStruct || type_.id == TypeId::kList || type_.id == TypeId::kMap) {
+    return is_null_ ? "null" : std::string(str());  // a nested row's text
+  }
   if (is_null_) return fmt::format("null:{}", TypeIdName(type_.id));
   if (type_.id == TypeId::kI128) return fmt::format("{}:i128", Int128Text(int128()));
   if (type_.id == TypeId::kUtf8) return QuoteString(str());

@@ -126,7 +126,7 @@ class Materializer {
     const int field = ir::StructFieldIndex(e);
     if (base == nullptr || base->encoding() != Encoding::kStruct || field < 0) return Reference(e);
     const auto& s = static_cast<const StructArray&>(*base);
-    return WithNulls(s.children()[static_cast<size_t>(field)], s.validity());
+    return WithNulls(s.children()[static_cast<size_t>(field)], s.validity(), e.type().nullable);
   }
 
   // A list or map function's rows (ir::ListColumn): its list a column or a struct's field, its

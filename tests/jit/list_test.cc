@@ -28,7 +28,8 @@ namespace {
 
 constexpr const char* kSchema =
     "l:list<i32?>?, big:large_list<i64>, f:list<f64?>?, u:list<u8>, t:list<utf8?>?, d:list<date32>?, "
-    "m:map<utf8, i64?>?, mi:map<i16, f32>, s:struct<tags:list<i16?>?, n:i32>?, a:i32?, w:list<list<i32>>?";
+    "m:map<utf8, i64?>?, mi:map<i16, f32>, s:struct<tags:list<i16?>?, n:i32>?, a:i32?, w:list<list<i32>>?, "
+    "sm:struct<m:map<i8, utf8?>>?, ls:list<struct<b:i8?>?>?";
 
 std::unique_ptr<Engine> MakeEngine() {
   return std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
@@ -85,6 +86,11 @@ TEST(Lists, FunctionsEqualTheReference) {
       "list_transform(l, x -> x * 2)",
       "list_filter(t, s -> s like 'a%')",
       "list_transform(big, x -> x * 1000000)",
+      "w",
+      "sm.m",
+      "ls",
+      "list_filter(w, x -> len(x) > 1)",
+      "len(list_filter(w, x -> len(x) > 1))",
   };
   for (uint64_t seed = 0; seed < 8; ++seed) {
     SCOPED_TRACE(testing::Message() << "seed " << seed);
@@ -215,6 +221,25 @@ TEST(Lists, EdgesWrittenOut) {
   EXPECT_EQ(failed.error().row(), 1);
   ASSERT_OK_AND_ASSIGN(const ArrayPtr first, big->Slice(0, 1));
   EXPECT_EQ(Values(*engine, wide, first, "list_sum(x)"), (V{std::to_string(INT64_MAX)}));
+  // A lambda's error is its row's, the lambda's list the whole value or not.
+  for (const char* text : {"list_transform(x, y -> y * 2)", "len(list_transform(x, y -> y * 2))",
+                           "list_filter(x, y -> y * 2 > 0)"}) {
+    ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind(text, one));
+    const auto raised = engine->Evaluate(e, columns, 2);
+    ASSERT_FALSE(raised.ok()) << text;
+    EXPECT_EQ(raised.error().code(), ErrorCode::kOverflow) << text << ": " << raised.error().ToString();
+    EXPECT_EQ(raised.error().row(), 0) << text;
+  }
+
+  // A list of lists as text, each level's brackets.
+  const DataType nested = *ParseDataType("list<list<i32>?>");
+  const ArrayPtr inner = ListOf(*ParseDataType("list<i32>?"), {std::vector<Scalar>{Scalar::Of(1), Scalar::Of(2)}, std::nullopt,
+                                                               std::vector<Scalar>{}});
+  BufferPtr two = *Buffer::Allocate(8);
+  reinterpret_cast<int32_t*>(two->mutable_data())[0] = 0;
+  reinterpret_cast<int32_t*>(two->mutable_data())[1] = 3;
+  ASSERT_OK_AND_ASSIGN(auto outer, ListArray::Make(nested, 1, false, two, inner, Validity::AllValid()));
+  EXPECT_EQ(outer->GetScalar(0).str(), "[[1, 2], null, []]");
 }
 
 TEST(Maps, EdgesWrittenOut) {
@@ -296,6 +321,10 @@ TEST(Lists, TypesAndRefusals) {
       {"len(list_transform(a, x -> x))", ErrorCode::kTypeError, "list_transform takes a list"},
   };
   test::ExpectRefused(schema, refused);
+  const auto grouped = ir::ParseAndBindQuery("count(*) group by l", schema);
+  ASSERT_FALSE(grouped.ok());
+  EXPECT_NE(grouped.error().message().find("group by takes a column of a flat type; l is list<i32?>?"), std::string::npos)
+      << grouped.error().ToString();
 }
 
 TEST(Lists, ArrowImportAndExport) {
