@@ -41,9 +41,9 @@ decltype(auto) WithOffsets(const ListArray& list, Fn&& fn) {
 // A result column being written: fixed-width values, and the rows that have one (null rows of the
 // list and the arguments aside: those are ANDed in by Finish).
 struct Column {
-  static Result<Column> Make(int64_t length, int width, bool all_present) {
+  static Result<Column> Make(int64_t length, int width, bool all_present, const std::shared_ptr<MemoryPool>& pool) {
     Column c;
-    ROWJIT_ASSIGN_OR_RETURN(c.values, Buffer::Allocate(std::max<int64_t>(length * width, 1)));
+    ROWJIT_ASSIGN_OR_RETURN(c.values, Buffer::Allocate(std::max<int64_t>(length * width, 1), pool));
     std::memset(c.values->mutable_data(), 0, static_cast<size_t>(std::max<int64_t>(length * width, 1)));  // behind nulls
     if (!all_present) {
       ROWJIT_ASSIGN_OR_RETURN(c.present, AllocateBitmap(length));
@@ -94,8 +94,9 @@ Result<ArrayPtr> ByRows(const Expr& call, const ListArray& list, std::span<const
   return MakeArray(call.type(), out);
 }
 
-Result<ArrayPtr> Lengths(const ListArray& list, const Validity& rows, const DataType& type, int64_t length) {
-  ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, 8, true));
+Result<ArrayPtr> Lengths(const ListArray& list, const Validity& rows, const DataType& type, int64_t length,
+                         const std::shared_ptr<MemoryPool>& pool) {
+  ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, 8, true, pool));
   int64_t* out = c.Values<int64_t>();
   WithOffsets(list, [&](const auto* o) {
     for (int64_t i = 0; i < length; ++i) out[i] = int64_t{o[i + 1]} - int64_t{o[i]};
@@ -105,11 +106,11 @@ Result<ArrayPtr> Lengths(const ListArray& list, const Validity& rows, const Data
 
 // The elements at `at` (-1: none) of `elements`, as a column of `type`.
 Result<ArrayPtr> Gather(const ArrayPtr& element_array, const std::vector<int64_t>& at, const DataType& type, int64_t length,
-                        const Validity& rows) {
+                        const Validity& rows, const std::shared_ptr<MemoryPool>& pool) {
   const Array& elements = *element_array;
   if (elements.encoding() == Encoding::kPrimitive && ByteWidth(type.id) > 0) {
     const auto& p = static_cast<const PrimitiveArray&>(elements);
-    ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, ByteWidth(type.id), false));
+    ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, ByteWidth(type.id), false, pool));
     const Validity& valid = p.validity();
     auto gather = [&]<typename T>(std::type_identity<T>) {
       const T* v = reinterpret_cast<const T*>(p.raw_values());
@@ -154,7 +155,8 @@ Result<ArrayPtr> Gather(const ArrayPtr& element_array, const std::vector<int64_t
 }
 
 // l[i] for a constant i: each row's element, or none.
-Result<ArrayPtr> Extract(const ListArray& list, const Validity& rows, int64_t index, const DataType& type, int64_t length) {
+Result<ArrayPtr> Extract(const ListArray& list, const Validity& rows, int64_t index, const DataType& type, int64_t length,
+                         const std::shared_ptr<MemoryPool>& pool) {
   std::vector<int64_t> at(static_cast<size_t>(length), -1);
   WithOffsets(list, [&](const auto* o) {
     for (int64_t i = 0; i < length; ++i) {
@@ -162,7 +164,7 @@ Result<ArrayPtr> Extract(const ListArray& list, const Validity& rows, int64_t in
       if (index != 0 && index <= n && index >= -n) at[static_cast<size_t>(i)] = index > 0 ? begin + index - 1 : end + index;
     }
   });
-  return Gather(list.elements(), at, type, length, rows);
+  return Gather(list.elements(), at, type, length, rows, pool);
 }
 
 // The first element of each row equal to `needle` (-1: none), over `keys` (a list's elements or
@@ -254,10 +256,11 @@ void FoldRows(ListOp op, const O* o, const T* v, const Validity& valid, int64_t 
 
 template <typename T>
 Result<ArrayPtr> FoldNumbers(ListOp op, const ListArray& list, const Validity& rows, const PrimitiveArray& elements,
-                             const DataType& type, int64_t length, std::vector<int64_t>& failed) {
+                             const DataType& type, int64_t length, std::vector<int64_t>& failed,
+                             const std::shared_ptr<MemoryPool>& pool) {
   const T* v = reinterpret_cast<const T*>(elements.raw_values());
   const Validity& valid = elements.validity();
-  ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, ByteWidth(type.id), false));
+  ROWJIT_ASSIGN_OR_RETURN(Column c, Column::Make(length, ByteWidth(type.id), false, pool));
   WithOffsets(list, [&](const auto* o) {
     if (valid.all_valid()) {
       FoldRows<T, false>(op, o, v, valid, length, rows, c, failed);
@@ -271,7 +274,7 @@ Result<ArrayPtr> FoldNumbers(ListOp op, const ListArray& list, const Validity& r
 }  // namespace
 
 Result<ArrayPtr> ListColumn(const Expr& call, const ListArray& list, std::span<const ArrayPtr> rest, int64_t length,
-                            const std::shared_ptr<MemoryPool>&, std::vector<int64_t>& failed) {
+                            const std::shared_ptr<MemoryPool>& pool, std::vector<int64_t>& failed) {
   const ListOp op = *ListOpOf(*call.function());
   const DataType type = call.type();
   std::vector<Validity> each{list.validity()};
@@ -279,9 +282,9 @@ Result<ArrayPtr> ListColumn(const Expr& call, const ListArray& list, std::span<c
   ROWJIT_ASSIGN_OR_RETURN(const Validity rows, AndValidity(each, length));
   const Array& elements = *list.elements();
   switch (op) {
-    case ListOp::kLen: return Lengths(list, rows, type, length);
+    case ListOp::kLen: return Lengths(list, rows, type, length, pool);
     case ListOp::kExtract:
-      if (auto i = ConstantOf(rest[0])) return Extract(list, rows, i->is_null() ? 0 : i->value<int64_t>(), type, length);
+      if (auto i = ConstantOf(rest[0])) return Extract(list, rows, i->is_null() ? 0 : i->value<int64_t>(), type, length, pool);
       break;
     case ListOp::kContains:
       if (auto x = ConstantOf(rest[0]); x && !x->is_null()) {
@@ -294,7 +297,7 @@ Result<ArrayPtr> ListColumn(const Expr& call, const ListArray& list, std::span<c
         const auto& entries = static_cast<const StructArray&>(elements);
         if (auto at = FindFirst(list, *entries.children()[0], *k, length)) {
           if (op == ListOp::kMapContains) return Found(*at, rows, type, length);
-          return Gather(entries.children()[1], *at, type, length, rows);
+          return Gather(entries.children()[1], *at, type, length, rows, pool);
         }
       }
       break;
@@ -306,7 +309,7 @@ Result<ArrayPtr> ListColumn(const Expr& call, const ListArray& list, std::span<c
     case ListOp::kAvg:
       if (elements.encoding() == Encoding::kPrimitive && IsNumeric(elements.type().id)) {
         return VisitType(elements.type().id, [&]<typename T>(std::type_identity<T>) {
-          return FoldNumbers<T>(op, list, rows, static_cast<const PrimitiveArray&>(elements), type, length, failed);
+          return FoldNumbers<T>(op, list, rows, static_cast<const PrimitiveArray&>(elements), type, length, failed, pool);
         });
       }
       break;
