@@ -200,7 +200,9 @@ rowjit_status rowjit_prepared_evaluate_into(rowjit_prepared* prepared, const row
  *             aligned to the width for the fast call (unaligned values are copied first)
  *   validity: ceil(length / 64) 64-bit words, a set bit a valid row; NULL when every row is valid
  *             (only a nullable column may have one)
- * Read, never written, and only during the call. */
+ * A vector column (fixed_size_list<T, N>): values are length * N elements of T, each row's N in
+ * order (aligned to T's width, else copied first). String, struct, list and map columns have no
+ * raw form. Read, never written, and only during the call. */
 typedef struct rowjit_column {
   const void* values;
   const uint64_t* validity;

@@ -28,7 +28,8 @@ void AddCall(const Expr& call, ExprFacts& facts) {
   facts.decode_cost += f.decode_cost;
   facts.builds_strings = facts.builds_strings || IsStringBuilder(call);
   facts.scores_vectors = facts.scores_vectors || f.family == Family::kVector;
-  facts.reads_fields = facts.reads_fields || f.family == Family::kStruct || f.family == Family::kList;
+  facts.reads_fields = facts.reads_fields || f.family == Family::kStruct || f.family == Family::kList ||
+                      f.family == Family::kConstruct;
   facts.calls.push_back(&call);
   if (!call.CanFail()) return;
   facts.can_fail = true;
@@ -119,9 +120,9 @@ ExprFacts AnalyzeExpr(const Expr& expr) {
     if (e.is_column()) {
       facts.columns.push_back(e.column_index());
       facts.column_nodes.push_back(&e);
-      // A list or map column is read as a column is made, never by a row kernel.
+      // A list, map or struct column is read as a column is made, never by a row kernel.
       const TypeId t = e.bound() ? e.type().id : TypeId::kBool;
-      facts.reads_fields = facts.reads_fields || t == TypeId::kList || t == TypeId::kMap;
+      facts.reads_fields = facts.reads_fields || t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct;
       facts.any_nullable_column = facts.any_nullable_column || (e.bound() && e.type().nullable);
     }
     if (e.is_literal() && e.bound() && e.value().is_null()) facts.has_null_literal = true;

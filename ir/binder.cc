@@ -11,6 +11,7 @@
 #include "ir/aggregate.h"
 #include "ir/analysis.h"
 #include "ir/binder_internal.h"
+#include "ir/construct.h"
 #include "ir/decimal.h"
 #include "ir/function.h"
 #include "ir/function_internal.h"
@@ -145,8 +146,10 @@ class Binder {
     }
     ROWJIT_ASSIGN_OR_RETURN(const Scalar field, ParseScalar(TypeId::kUtf8, text));
     const std::vector<StructField>& fields = StructFields(s->type());
-    for (const StructField& sf : fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const StructField& sf = fields[i];
       if (sf.name != field.str()) continue;
+      if (IsConstructor(*s)) return s->args()[i];  // struct_pack(x := a).x is a
       const DataType type = sf.type.WithNullable(sf.type.nullable || s->type().nullable);
       return Expr::BoundCall(&f, {s, Expr::BoundLiteral(field)}, std::nullopt, type);
     }
@@ -154,6 +157,51 @@ class Binder {
     for (const StructField& sf : fields) names.push_back(sf.name);
     return At(name, MakeError(ErrorCode::kInvalidInput, "{} has no field '{}' (its fields: {}){}", s->ToString(),
                               field.str(), fmt::join(names, ", "), DidYouMean(field.str(), names)));
+  }
+
+  // struct_pack(x := a, y := b): each value bound, named by the call (a bare column or field by
+  // its own name); every field nullable, as DuckDB's are.
+  Result<ExprPtr> BindStructPack(const Expr& e, const Function& f) {
+    std::vector<ExprPtr> bound;
+    std::vector<StructField> fields;
+    for (const ExprPtr& a : e.args()) {
+      std::string name;
+      ExprPtr value = a;
+      if (SurfaceFormOf(*a) == SurfaceForm::kNamed) {
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar n, ParseScalar(TypeId::kUtf8, a->args()[0]->literal_text()));
+        name = std::string(n.str());
+        value = a->args()[1];
+      } else if (a->is_column()) {
+        name = a->name();
+      } else if (a->is_call() && CanonicalName(a->name()) == "struct_field" && a->args().size() == 2 &&
+                 a->args()[1]->is_literal()) {
+        ROWJIT_ASSIGN_OR_RETURN(const Scalar n, ParseScalar(TypeId::kUtf8, a->args()[1]->literal_text()));
+        name = std::string(n.str());
+      } else {
+        return At(*a, MakeError(ErrorCode::kInvalidInput, "struct_pack names its fields: struct_pack(x := {})", a->ToString()));
+      }
+      for (const StructField& earlier : fields) {
+        if (earlier.name == name) return At(*a, MakeError(ErrorCode::kInvalidInput, "struct_pack names field '{}' twice", name));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr b, BindNode(value, std::nullopt, ""));
+      fields.push_back(StructField{name, b->type().WithNullable(true)});
+      bound.push_back(std::move(b));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(const DataType type, DataType::Struct(fields));
+    return Expr::BoundCall(&f, std::move(bound), std::nullopt, type);
+  }
+
+  // map(keys, values): two lists (a list literal [..] among them).
+  Result<ExprPtr> BindMap(const Expr& e, const Function& f) {
+    std::vector<ExprPtr> bound;
+    std::vector<DataType> types;
+    for (const ExprPtr& a : e.args()) {
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr b, BindNode(a, std::nullopt, ""));
+      types.push_back(b->type());
+      bound.push_back(std::move(b));
+    }
+    ROWJIT_ASSIGN_OR_RETURN(const DataType type, f.type_rule(f.name, types, std::nullopt));
+    return Expr::BoundCall(&f, std::move(bound), std::nullopt, type);
   }
 
   // list_transform(l, x -> body), list_filter(l, x -> predicate): the lambda bound in the
@@ -265,9 +313,16 @@ class Binder {
   Result<ExprPtr> BindLiteral(const Expr& e, std::optional<TypeId> expected,
                               std::string_view context) {
     const std::string& text = e.literal_text();
-    if (text.starts_with('[') && !e.literal_suffix()) {
-      ROWJIT_ASSIGN_OR_RETURN(const Scalar value, VectorLiteral(text, std::nullopt));
-      return Expr::BoundLiteral(value);
+    if (text.starts_with('[') && !e.literal_suffix()) {  // outside a vector function, a list: list_value(...)
+      std::vector<ExprPtr> items;
+      for (std::string_view rest = std::string_view(text).substr(1, text.size() - 2); !rest.empty();) {
+        const size_t comma = std::min(rest.find(','), rest.size());
+        std::string item(rest.substr(0, comma));
+        item.erase(0, item.find_first_not_of(' '));
+        items.push_back(Expr::Literal(std::move(item), std::nullopt, e.span()));
+        rest.remove_prefix(std::min(comma + 1, rest.size()));
+      }
+      return BindNode(Expr::Call("list_value", std::move(items), std::nullopt, e.span()), expected, context);
     }
     TypeId type;
     const bool number = !text.empty() && text.front() != '\'' && text != "null" && text != "true" && text != "false";
@@ -652,6 +707,10 @@ class Binder {
                          "{} does not take a vector ({}): vectors are read by the vector functions (dot, l2_distance, "
                          "cosine_similarity, ...)", f.name, b->type().WithNullable(false).ToString());
       }
+      if (b != nullptr && b->type().id == TypeId::kList && f.family == Family::kVector) {
+        return MakeError(ErrorCode::kTypeError, "{} takes vectors, not a list ({}): a vector literal's elements are numbers",
+                         f.name, b->ToString());
+      }
       if (b != nullptr && (b->type().id == TypeId::kList || b->type().id == TypeId::kMap)) {
         return MakeError(ErrorCode::kTypeError,
                          "{} does not take a {} ({}): lists and maps are read by len, l[i], list_contains, list_sum, "
@@ -681,6 +740,9 @@ class Binder {
   }
 
   Result<ExprPtr> BindCall(const Expr& e, std::optional<TypeId> expected) {
+    if (SurfaceFormOf(e) == SurfaceForm::kNamed) {
+      return At(e, MakeError(ErrorCode::kInvalidInput, "a named value (x := ...) is an argument of struct_pack"));
+    }
     if (SurfaceFormOf(e) == SurfaceForm::kLambda) {
       return At(e, MakeError(ErrorCode::kInvalidInput, "a lambda (x -> ...) is the second argument of list_transform or "
                                                        "list_filter"));
@@ -693,6 +755,8 @@ class Binder {
     if (f->family == Family::kVector) return BindVectorCall(e, *f);
     if (f->family == Family::kStruct) return BindStructField(e, *f);
     if (f->family == Family::kList) return BindListCall(e, *f);
+    if (f->family == Family::kConstruct && *ConstructOpOf(*f) == ConstructOp::kStruct) return BindStructPack(e, *f);
+    if (f->family == Family::kConstruct && *ConstructOpOf(*f) == ConstructOp::kMap) return BindMap(e, *f);
     // Bind typed arguments first; untyped ones in the unified group then take their type.
     const size_t n = e.args().size(), unify = UnifyFrom(*f, n);
     std::vector<ExprPtr> bound(n);
@@ -768,10 +832,6 @@ Result<ExprPtr> BindWithin(const ExprPtr& expr, const Schema& schema, const Bind
     return MakeError(ErrorCode::kTypeError, "a vector ({}) is an argument of a vector function (dot, l2_distance, "
                                             "cosine_similarity, ...), not an expression's value",
                      bound->is_column() ? "column '" + bound->name() + "'" : std::string("literal"));
-  }
-  if (bound->type().id == TypeId::kStruct) {
-    return MakeError(ErrorCode::kTypeError, "a struct ({}) is read by its fields ({}.name), not an expression's value",
-                     bound->ToString(), bound->ToString());
   }
   // A call that fails in a row with a null input yields null instead of an error (see
   // ir/reference.h), so such a result can be null even where the type rules say it cannot.

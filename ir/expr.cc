@@ -9,6 +9,7 @@
 #include "ir/analysis.h"
 #include "ir/function.h"
 #include "ir/temporal.h"
+#include "runtime/builder.h"
 #include "runtime/deep_stack.h"
 
 namespace rowjit::ir {
@@ -289,6 +290,26 @@ void Append(const Expr& e, std::string& out) {
     Append(*e.args()[0], out);
     const std::string& text = e.bound() ? "" : e.args()[1]->literal_text();
     out += ", " + (e.bound() ? e.type().WithNullable(false).ToString() : text.substr(1, text.size() - 2)) + ")";
+    return;
+  }
+  if (SurfaceFormOf(e) == SurfaceForm::kNamed && e.args()[0]->is_literal()) {  // x := value
+    Result<Scalar> name = ParseScalar(TypeId::kUtf8, e.args()[0]->literal_text());
+    if (name.ok()) {
+      AppendColumnName(name->str(), out);
+      out += " := ";
+      return Append(*e.args()[1], out);
+    }
+  }
+  if (e.bound() && e.function()->family == Family::kConstruct && e.type().id == TypeId::kStruct) {  // struct_pack
+    out += e.name() + "(";
+    const std::vector<StructField>& fields = StructFields(e.type());
+    for (size_t i = 0; i < e.args().size(); ++i) {
+      if (i) out += ", ";
+      AppendColumnName(fields[i].name, out);
+      out += " := ";
+      Append(*e.args()[i], out);
+    }
+    out += ')';
     return;
   }
   out += e.name() + "(";

@@ -120,7 +120,8 @@ constexpr Alias kAliases[] = {{"checked_add", "add"}, {"checked_sub", "sub"},
                               {"list_element", "list_extract"}, {"array_extract", "list_extract"},
                               {"list_has", "list_contains"}, {"array_contains", "list_contains"},
                               {"array_has", "list_contains"}, {"list_apply", "list_transform"},
-                              {"array_transform", "list_transform"}, {"array_filter", "list_filter"}};
+                              {"array_transform", "list_transform"}, {"array_filter", "list_filter"},
+                              {"list_pack", "list_value"}};
 
 const std::vector<const Function*>& Registry() {
   static const std::vector<const Function*> registry = [] {
@@ -128,7 +129,8 @@ const std::vector<const Function*>& Registry() {
     for (auto family : {ArithmeticFunctions(), ComparisonFunctions(), BooleanFunctions(),
                         BitwiseFunctions(), CastFunctions(), NullAwareFunctions(),
                         FloatFunctions(), StringFunctions(), TemporalFunctions(),
-                        DecimalFunctions(), VectorFunctions(), StructFunctions(), ListFunctions()}) {
+                        DecimalFunctions(), VectorFunctions(), StructFunctions(), ListFunctions(),
+                        ConstructFunctions()}) {
       for (const Function& f : family) all.push_back(&f);
     }
     return all;
@@ -150,6 +152,7 @@ SurfaceForm SurfaceFormOf(const Expr& e) {
   if (name == "date_trunc") return SurfaceForm::kDateTrunc;
   if (name == "log") return SurfaceForm::kLog;
   if (name == "lambda" && n == 2) return SurfaceForm::kLambda;
+  if (name == "named" && n == 2) return SurfaceForm::kNamed;
   return SurfaceForm::kNone;
 }
 

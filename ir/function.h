@@ -35,7 +35,7 @@ enum class LogicalArgs : uint8_t {
                  // their kinds (ir/functions_temporal.cc)
 };
 
-enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector, kStruct, kList };
+enum class Family : uint8_t { kArithmetic, kComparison, kBoolean, kBitwise, kCast, kNullAware, kFloat, kString, kTemporal, kDecimal, kVector, kStruct, kList, kConstruct };
 
 // Result type from argument types (nullability included), or a type error naming the function.
 using TypeRule = Result<DataType> (*)(std::string_view name, std::span<const DataType> args,
@@ -171,6 +171,7 @@ enum class SurfaceForm : uint8_t {
   kDateTrunc,     // date_trunc('month', t): likewise (date_trunc_month(t))
   kLog,           // log(x): no catalog function, refused with a hint (ln or log10)
   kLambda,        // x -> body, lambda('x', body): list_transform's and list_filter's second argument
+  kNamed,         // x := value, named('x', value): struct_pack's argument, a field and its value
 };
 // The surface form of an unbound call (kNone for a bound one, or any other call).
 SurfaceForm SurfaceFormOf(const Expr& call);
@@ -198,6 +199,7 @@ std::span<const Function> TemporalFunctions();
 std::span<const Function> DecimalFunctions();
 std::span<const Function> VectorFunctions();
 std::span<const Function> StructFunctions();
+std::span<const Function> ConstructFunctions();
 std::span<const Function> ListFunctions();  // and maps'
 // The index of the field a bound struct_field call reads, or -1.
 int StructFieldIndex(const Expr& call);

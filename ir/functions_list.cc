@@ -286,7 +286,7 @@ Result<Scalar> EvaluateListRow(const Expr& call, const Array* list, int64_t row,
       return op == ListOp::kMapContains ? Scalar::Of(false) : none;
     }
     case ListOp::kTransform:
-    case ListOp::kFilter: break;  // a list, read by the list functions (ListAtRow, ir/reference.cc)
+    case ListOp::kFilter: break;  // a list, read by the list functions (NestedAtRow, ir/reference.cc)
   }
   return none;
 }

@@ -139,7 +139,8 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       continue;
     }
     auto two = s.substr(i, 2);
-    if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::" || two == "->") {
+    if (two == "!=" || two == "<>" || two == "<=" || two == ">=" || two == "||" || two == "**" || two == "::" || two == "->" ||
+        two == ":=") {
       out.push_back({Tok::kOp, std::string(two), start, start + 2});
       i += 2;
       continue;
@@ -473,6 +474,20 @@ class Parser {
     text += "]";
     return Made(Expr::Literal(std::move(text), std::nullopt, From(start)));
   }
+  // [a, 'x', b + 1]: list_value(a, 'x', b + 1).
+  Result<ExprPtr> ParseListValue() {
+    const size_t start = Next().pos;
+    std::vector<ExprPtr> items;
+    while (true) {
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr item, Nested([this] { return ParseOr(); }));
+      items.push_back(std::move(item));
+      if (Peek().kind != Tok::kComma) break;
+      Next();
+    }
+    if (Peek().kind != Tok::kRBracket) return Expected("',' or ']' in a list");
+    Next();
+    return Made(CallFrom(start, "list_value", std::move(items)));
+  }
   Result<ExprPtr> ParsePrimary() {
     const Token& t = Peek();
     switch (t.kind) {
@@ -489,8 +504,14 @@ class Parser {
       case Tok::kQuotedIdent:
         Next();
         return Made(Expr::Column(t.text, From(t.pos)));
-      case Tok::kLBracket:
-        return ParseVectorLiteral();
+      case Tok::kLBracket: {
+        // [0.5, -1]: a vector literal; [a, 'x', b + 1], of other values: list_value(a, 'x', b + 1).
+        const size_t at = pos_;
+        Result<ExprPtr> numbers = ParseVectorLiteral();
+        if (numbers.ok() || t_[at + 1].kind == Tok::kRBracket) return numbers;  // [] is no list either
+        pos_ = at;
+        return ParseListValue();
+      }
       case Tok::kIdent:
         break;
       default:
@@ -664,6 +685,20 @@ class Parser {
           ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, Nested([this] { return ParseOr(); }));
           ROWJIT_ASSIGN_OR_RETURN(ExprPtr lambda, Made(CallFrom(at, "lambda", {std::move(name_literal), std::move(body)})));
           args.push_back(std::move(lambda));
+          if (Peek().kind != Tok::kComma) break;
+          Next();
+          continue;
+        }
+        // A named value, x := value (struct_pack): named('x', value), which the binder reads.
+        if ((Peek().kind == Tok::kIdent || Peek().kind == Tok::kQuotedIdent) && t_[pos_ + 1].kind == Tok::kOp &&
+            t_[pos_ + 1].text == ":=") {
+          const size_t at = Peek().pos;
+          const Token& field = Next();
+          ExprPtr name_literal = Expr::Literal(QuoteString(field.text), std::nullopt, SpanOf(field));
+          Next();
+          ROWJIT_ASSIGN_OR_RETURN(ExprPtr value, Nested([this] { return ParseOr(); }));
+          ROWJIT_ASSIGN_OR_RETURN(ExprPtr named, Made(CallFrom(at, "named", {std::move(name_literal), std::move(value)})));
+          args.push_back(std::move(named));
           if (Peek().kind != Tok::kComma) break;
           Next();
           continue;

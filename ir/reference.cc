@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/analysis.h"
+#include "ir/construct.h"
 #include "ir/function.h"
 #include "ir/list_functions.h"
 #include "kernels/bitmap.h"
@@ -46,6 +47,10 @@ Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t 
 }
 
 namespace {
+
+bool IsNestedType(const DataType& t) {
+  return t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct || t.id == TypeId::kFixedList;
+}
 
 // The array a struct field reads (s.x.y: through x's child), or null when the path's struct is
 // not a struct array or its row is null at `row` (the field is then null).
@@ -99,25 +104,51 @@ bool Taken(const Expr& e, size_t i, std::span<const Scalar> before) {
 
 Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors);
 
-// A list-valued argument at one row as a one-row list (null where the list is null): a column's
-// or a struct field's row, or list_transform's or list_filter's over its own list's row, the
-// lambda evaluated at each element (its errors are this row's).
-Result<ArrayPtr> ListAtRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
-  const bool field = e.is_call() && e.function()->family == Family::kStruct;
-  if (e.is_column() || field) {
-    const Array* base = e.is_column() ? columns[static_cast<size_t>(e.column_index())].get() : FieldArray(e, columns, row);
-    if (base == nullptr) return ArrayPtr();
-    if (base->encoding() != Encoding::kList) {
-      return MakeError(ErrorCode::kInternal, "a list reads a {} array", EncodingName(base->encoding()));
+Result<ArrayPtr> ListOfRows(const DataType& type, const std::vector<std::optional<ArrayPtr>>& rows);
+
+// A nested-valued expression at one row, as a one-row array of its type (a null row where it is
+// null): a column's or a struct field's row; list_transform's or list_filter's over its own
+// list's row, the lambda evaluated at each element (its errors are this row's); a constructor's
+// over its arguments' values. Where `quiet`, a row that fails is null instead.
+Result<ArrayPtr> NestedAtRow(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool quiet) {
+  if (e.is_column()) return columns[static_cast<size_t>(e.column_index())]->Slice(row, 1);
+  const Function& f = *e.function();
+  if (f.family == Family::kStruct) {  // s.x: the field's row, null where the struct's is
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr base, NestedAtRow(*e.args()[0], columns, row, quiet));
+    const int field = StructFieldIndex(e);
+    if (base->encoding() != Encoding::kStruct || field < 0) {
+      return MakeError(ErrorCode::kInternal, "a field of a {} array", EncodingName(base->encoding()));
     }
-    const auto& l = static_cast<const ListArray&>(*base);
-    ROWJIT_ASSIGN_OR_RETURN(auto one, ListArray::Make(l.type(), 1, l.large(), l.offsets_buffer(), l.elements(),
-                                                      base->IsNull(row) ? Validity::AllNull() : Validity::AllValid(),
-                                                      l.offset() + row));
-    return ArrayPtr(std::move(one));
+    const auto& st = static_cast<const StructArray&>(*base);
+    return WithNulls(st.children()[static_cast<size_t>(field)], st.validity(), e.type().nullable);
   }
-  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr inner, ListAtRow(*e.args()[0], columns, row));
-  if (inner == nullptr || inner->IsNull(0)) return ArrayPtr();
+  const DataType type = e.type().WithNullable(true);
+  const auto null_row = [&] { return ListOfRows(type, {std::nullopt}); };  // lists' and maps' only: no struct is
+  const auto failed = [&](Error error, std::string_view function) -> Result<ArrayPtr> {
+    if (quiet) return null_row();
+    if (error.row()) return error;
+    return std::move(error).WithRow(std::string(function), row);
+  };
+  if (IsConstructor(e)) {
+    std::vector<ArrayPtr> args;
+    for (const ExprPtr& a : e.args()) {
+      const TypeId t = a->type().id;
+      if (t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList) {
+        ROWJIT_ASSIGN_OR_RETURN(ArrayPtr v, NestedAtRow(*a, columns, row, quiet));
+        args.push_back(std::move(v));
+        continue;
+      }
+      ROWJIT_ASSIGN_OR_RETURN(const Scalar v, EvaluateNode(*a, columns, row, quiet));
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr one, MakeArray(a->type().WithNullable(true), {v}));
+      args.push_back(std::move(one));
+    }
+    Result<ArrayPtr> made = ConstructRow(e, args);
+    if (!made.ok()) return failed(std::move(made).TakeError(), f.name);
+    return made;
+  }
+  if (!IsListCall(e)) return MakeError(ErrorCode::kInternal, "{} is not a nested value", e.ToString());
+  ROWJIT_ASSIGN_OR_RETURN(ArrayPtr inner, NestedAtRow(*e.args()[0], columns, row, quiet));
+  if (inner->IsNull(0)) return null_row();
   const auto& l = static_cast<const ListArray&>(*inner);
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr elements, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, LambdaBody(e));
@@ -125,10 +156,10 @@ Result<ArrayPtr> ListAtRow(const Expr& e, std::span<const ArrayPtr> columns, int
   Result<ArrayPtr> values = EvaluateReference(*body, scope, elements->length());
   if (!values.ok()) {
     const std::string function = values.error().function();
-    return std::move(values).TakeError().WithRow(function, row);
+    return failed(std::move(values).TakeError().WithRow(function, row), function);
   }
   ArrayPtr child = *values;
-  if (*ListOpOf(*e.function()) == ListOp::kFilter) {
+  if (*ListOpOf(f) == ListOp::kFilter) {
     std::vector<uint32_t> kept;
     for (int64_t j = 0; j < child->length(); ++j) {
       const Scalar keep = child->GetScalar(j);
@@ -140,32 +171,25 @@ Result<ArrayPtr> ListAtRow(const Expr& e, std::span<const ArrayPtr> columns, int
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate(16));
   reinterpret_cast<int64_t*>(offsets->mutable_data())[0] = 0;
   reinterpret_cast<int64_t*>(offsets->mutable_data())[1] = child->length();
-  const DataType type = e.type().WithNullable(false);
-  ROWJIT_ASSIGN_OR_RETURN(auto one, ListArray::Make(type, 1, true, std::move(offsets), std::move(child), Validity::AllValid()));
+  ROWJIT_ASSIGN_OR_RETURN(auto one, ListArray::Make(e.type().WithNullable(false), 1, true, std::move(offsets), std::move(child),
+                                                    Validity::AllValid()));
   return ArrayPtr(std::move(one));
 }
 
 // A list or map function: its list read at the row (a column, a struct's field, or a list a
-// lambda made), its other arguments evaluated.
+// lambda or constructor made), its other arguments evaluated.
 Result<Scalar> EvaluateListCall(const Expr& e, std::span<const ArrayPtr> columns, int64_t row, bool suppress_errors) {
   const ListOp op = *ListOpOf(*e.function());
   if (op == ListOp::kTransform || op == ListOp::kFilter) {  // a list: its row's text (its errors raised)
-    Result<ArrayPtr> made = ListAtRow(e, columns, row);
-    if (!made.ok() && !suppress_errors) return std::move(made).TakeError();
-    if (!made.ok() || *made == nullptr) return Scalar::Null(e.type().id).As(e.type());
-    return (*made)->GetScalar(0);
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr made, NestedAtRow(e, columns, row, suppress_errors));
+    return made->GetScalar(0);
   }
   const Expr& of = *e.args()[0];
   ArrayPtr held;
   const Array* list = nullptr;
   int64_t at = row;
-  if (IsListCall(of)) {  // a list list_transform or list_filter made: one row
-    Result<ArrayPtr> made = ListAtRow(of, columns, row);
-    if (!made.ok()) {
-      if (suppress_errors) return Scalar::Null(e.type().id).As(e.type());
-      return std::move(made).TakeError();
-    }
-    held = *made;
+  if (IsListCall(of) || IsConstructor(of)) {  // a list made at the row
+    ROWJIT_ASSIGN_OR_RETURN(held, NestedAtRow(of, columns, row, suppress_errors));
     list = held.get();
     at = 0;
   } else {
@@ -202,6 +226,10 @@ Result<Scalar> EvaluateNode(const Expr& e, std::span<const ArrayPtr> columns, in
     return field != nullptr ? field->GetScalar(row) : Scalar::Null(e.type().id).As(e.type());
   }
   if (IsListCall(e)) return EvaluateListCall(e, columns, row, suppress_errors);
+  if (IsConstructor(e)) {  // its row's text (its errors raised)
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr made, NestedAtRow(e, columns, row, suppress_errors));
+    return made->GetScalar(0);
+  }
   std::vector<Scalar> args;
   args.reserve(e.args().size());
   for (size_t i = 0; i < e.args().size(); ++i) {
@@ -336,23 +364,25 @@ Result<ArrayPtr> ConcatRows(const DataType& type, std::span<const ArrayPtr> part
   return MakeArray(type, values);
 }
 
-// A list- or map-valued expression's rows, row by row through ListAtRow (a column's, a field's,
-// a lambda's), their elements copied into one list.
-Result<ArrayPtr> ListRowsOf(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length) {
+// A nested-valued expression's rows, row by row through NestedAtRow (a column's, a field's, a
+// lambda's, a constructor's), copied into one array. Rows that fail are null where the row has a
+// null column (the errors SQL hides there) or `failed` is given (their rows listed in it); an
+// error otherwise.
+Result<ArrayPtr> NestedRowsOf(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
+                              std::vector<int64_t>* failed) {
   if (expr.is_column()) return columns[static_cast<size_t>(expr.column_index())];
-  std::vector<std::optional<ArrayPtr>> rows;
+  std::vector<ArrayPtr> rows;
   for (int64_t r = 0; r < length; ++r) {
-    Result<ArrayPtr> row = ListAtRow(expr, columns, r);
-    if (!row.ok() && !AnyColumnNull(expr, columns, r)) return std::move(row).TakeError();
-    if (!row.ok() || *row == nullptr || (*row)->IsNull(0)) {
-      rows.emplace_back();
-      continue;
+    Result<ArrayPtr> row = NestedAtRow(expr, columns, r, AnyColumnNull(expr, columns, r));
+    if (!row.ok() && (failed == nullptr || !row.error().row())) return std::move(row).TakeError();
+    if (!row.ok()) {
+      failed->push_back(r);
+      row = NestedAtRow(expr, columns, r, /*quiet=*/true);
+      if (!row.ok()) return std::move(row).TakeError();
     }
-    const auto& l = static_cast<const ListArray&>(**row);
-    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr run, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
-    rows.emplace_back(std::move(run));
+    rows.push_back(*std::move(row));
   }
-  return ListOfRows(expr.type(), rows);
+  return ConcatRows(expr.type(), rows);
 }
 
 }  // namespace
@@ -360,8 +390,8 @@ Result<ArrayPtr> ListRowsOf(const Expr& expr, std::span<const ArrayPtr> columns,
 Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
                                    int64_t length) {
   ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
-  if (expr.type().id == TypeId::kList || expr.type().id == TypeId::kMap) {
-    return WithStackForDepth(expr.facts().depth, [&] { return ListRowsOf(expr, columns, length); });
+  if (IsNestedType(expr.type())) {
+    return WithStackForDepth(expr.facts().depth, [&] { return NestedRowsOf(expr, columns, length, nullptr); });
   }
   return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {
     std::vector<Scalar> rows;
@@ -377,6 +407,9 @@ Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> c
 Result<ArrayPtr> EvaluateReferenceQuiet(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                         std::vector<int64_t>& failed) {
   ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
+  if (IsNestedType(expr.type())) {
+    return WithStackForDepth(expr.facts().depth, [&] { return NestedRowsOf(expr, columns, length, &failed); });
+  }
   return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {
     std::vector<Scalar> rows;
     rows.reserve(static_cast<size_t>(length));

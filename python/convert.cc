@@ -885,12 +885,39 @@ py::object VectorsToNumpy(const ArrayPtr& array, bool writable) {
 py::object ToNumpy(const ArrayPtr& array, bool writable) {
   const Array& a = *array;
   if (a.encoding() == Encoding::kFixedList) return VectorsToNumpy(array, writable);
-  if (a.encoding() == Encoding::kStruct) {
-    throw py::type_error("rowjit: a struct column has no numpy form; read its fields (s.x) in an expression");
+  if (a.encoding() == Encoding::kStruct) {  // an object array: each row a dict of its fields, None where null
+    const auto& st = static_cast<const StructArray&>(a);
+    std::vector<py::list> fields;
+    for (const ArrayPtr& c : st.children()) fields.push_back(ToNumpy(c, false).attr("tolist")());  // None where null
+    py::array out = py::module_::import("numpy").attr("empty")(st.length(), py::arg("dtype") = "object");
+    const std::vector<StructField>& names = StructFields(st.type());
+    for (int64_t i = 0; i < st.length(); ++i) {
+      if (st.IsNull(i)) continue;
+      py::dict row;
+      for (size_t f = 0; f < fields.size(); ++f) row[py::str(names[f].name)] = fields[f][static_cast<size_t>(i)];
+      out.attr("__setitem__")(i, row);
+    }
+    return out;
+  }
+  if (a.encoding() == Encoding::kList && a.type().id == TypeId::kMap) {  // each row a dict of its entries
+    const auto& m = static_cast<const ListArray&>(a);
+    const auto& entries = static_cast<const StructArray&>(*m.elements());
+    py::list keys = ToNumpy(entries.children()[0], false).attr("tolist")();
+    py::list values = ToNumpy(entries.children()[1], false).attr("tolist")();
+    py::array out = py::module_::import("numpy").attr("empty")(m.length(), py::arg("dtype") = "object");
+    for (int64_t i = 0; i < m.length(); ++i) {
+      if (m.IsNull(i)) continue;
+      py::dict row;
+      for (int64_t j = m.Start(i); j < m.End(i); ++j) {
+        py::object key = keys[static_cast<size_t>(j)];
+        if (!row.contains(key)) row[key] = values[static_cast<size_t>(j)];  // m[k] reads the first of equal keys
+      }
+      out.attr("__setitem__")(i, row);
+    }
+    return out;
   }
   if (a.encoding() == Encoding::kList) {  // an object array: each row its elements' array (a view), None where null
     const auto& l = static_cast<const ListArray&>(a);
-    if (l.type().id == TypeId::kMap) throw py::type_error("rowjit: a map column has no numpy form; read m[k] in an expression");
     py::object elements = ToNumpy(l.elements(), writable);
     py::array out = py::module_::import("numpy").attr("empty")(l.length(), py::arg("dtype") = "object");
     for (int64_t i = 0; i < l.length(); ++i) {

@@ -402,9 +402,10 @@ class PyEngine {
   py::object Evaluate(const std::string& text, const Columns& cols, const CallOptions& o) {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
     const TypeId result_id = prepared->expr()->type().id;
-    // Text, vectors or lists: rowjit's own array, no out=.
-    if (IsString(result_id) || result_id == TypeId::kFixedList || result_id == TypeId::kList || result_id == TypeId::kMap) {
-      if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string, vector or list results");
+    // Text, vectors, lists, maps or structs: rowjit's own array, no out=.
+    if (IsString(result_id) || result_id == TypeId::kFixedList || result_id == TypeId::kList || result_id == TypeId::kMap ||
+        result_id == TypeId::kStruct) {
+      if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string, vector or nested results");
       Result<ArrayPtr> rows = WithoutGil(cols.length, [&] { return prepared->Evaluate(cols.arrays, cols.length); });
       ArrayPtr result = Check(std::move(rows));
       if (WantArrow(o, cols)) return WrapArray(std::move(result));

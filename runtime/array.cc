@@ -257,12 +257,12 @@ ArrayPtr ListArray::SliceUnchecked(int64_t offset, int64_t length) const {
                                                     validity_.Slice(offset), offset_ + offset));
 }
 
-Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra, bool nullable) {
+namespace {
+
+// `a`'s values typed `t` (its type but for nullability) with the rows `v` says are valid; a
+// constant's rows made flat. Not a dictionary (its codes are rebuilt).
+Result<ArrayPtr> Rebuilt(const ArrayPtr& a, const DataType& t, Validity v) {
   const int64_t n = a->length();
-  if ((extra.all_valid() || n == 0) && (!nullable || a->type().nullable)) return a;
-  const Validity both[] = {ValidityOf(*a), extra};
-  ROWJIT_ASSIGN_OR_RETURN(Validity v, AndValidity(both, n));
-  const DataType t = a->type().WithNullable(true);
   switch (a->encoding()) {
     case Encoding::kPrimitive: {
       const auto& p = static_cast<const PrimitiveArray&>(*a);
@@ -304,12 +304,7 @@ Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra, bool nullab
       ROWJIT_ASSIGN_OR_RETURN(auto out, StringArray::MakeOffsets(t, n, s.layout(), s.main_buffer(), data, std::move(v), s.offset()));
       return ArrayPtr(std::move(out));
     }
-    case Encoding::kDictionary: {
-      const auto& d = static_cast<const DictionaryArray&>(*a);
-      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, WithNulls(d.codes(), extra, nullable));
-      ROWJIT_ASSIGN_OR_RETURN(auto out, DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values()));
-      return ArrayPtr(std::move(out));
-    }
+    case Encoding::kDictionary: return MakeError(ErrorCode::kInternal, "a dictionary is rebuilt through its codes");
     case Encoding::kConstant: break;
   }
   // A constant: its rows made flat, null where `v` says.
@@ -326,6 +321,42 @@ Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra, bool nullab
   std::vector<Scalar> rows;
   for (int64_t i = 0; i < n; ++i) rows.push_back(v.IsValid(i) ? value : Scalar::Null(t.id).As(t));
   return MakeArray(t, rows);
+}
+
+Result<ArrayPtr> OverCodes(const DictionaryArray& d, const ArrayPtr& codes) {
+  ROWJIT_ASSIGN_OR_RETURN(auto out, DictionaryArray::Make(std::static_pointer_cast<const PrimitiveArray>(codes), d.values()));
+  return ArrayPtr(std::move(out));
+}
+
+}  // namespace
+
+Result<ArrayPtr> WithNulls(const ArrayPtr& a, const Validity& extra, bool nullable) {
+  const int64_t n = a->length();
+  if ((extra.all_valid() || n == 0) && (!nullable || a->type().nullable)) return a;
+  if (a->encoding() == Encoding::kDictionary) {
+    const auto& d = static_cast<const DictionaryArray&>(*a);
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, WithNulls(d.codes(), extra, nullable));
+    return OverCodes(d, codes);
+  }
+  const Validity both[] = {ValidityOf(*a), extra};
+  ROWJIT_ASSIGN_OR_RETURN(Validity v, AndValidity(both, n));
+  return Rebuilt(a, a->type().WithNullable(true), std::move(v));
+}
+
+Result<ArrayPtr> WithNullability(const ArrayPtr& a, bool nullable) {
+  if (a->type().nullable == nullable) return a;
+  if (!nullable && a->NullCount() > 0) return MakeError(ErrorCode::kInvalidInput, "a {} array with nulls is not of a type without", a->type().ToString());
+  if (a->encoding() == Encoding::kDictionary) {
+    const auto& d = static_cast<const DictionaryArray&>(*a);
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr codes, WithNullability(d.codes(), nullable));
+    return OverCodes(d, codes);
+  }
+  return Rebuilt(a, a->type().WithNullable(nullable), ValidityOf(*a));
+}
+
+Result<ArrayPtr> Flat(const ArrayPtr& a) {
+  if (a->encoding() != Encoding::kConstant) return a;
+  return Rebuilt(a, a->type(), ValidityOf(*a));
 }
 
 // --- PrimitiveArray ---------------------------------------------------------------------------

@@ -360,6 +360,12 @@ int64_t FirstDifference(const Array& a, const Array& b);
 // the same values, validity the AND of both. Any encoding; nullable when either has nulls, or
 // when `nullable` asks (a nullable struct's field is of a nullable type whatever its rows).
 Result<ArrayPtr> WithNulls(const ArrayPtr& array, const Validity& extra, bool nullable = false);
+// `array` of its type made nullable or not (a map's keys are never null): the same rows; an
+// error where it has a null and `nullable` is false.
+Result<ArrayPtr> WithNullability(const ArrayPtr& array, bool nullable);
+// `array`'s rows in a layout of their own: a constant's made flat (a struct's child, a list's
+// elements are never constants); any other array as it is.
+Result<ArrayPtr> Flat(const ArrayPtr& array);
 
 // The row validity of any array: a constant's is all-valid or all-null, a dictionary's is its
 // codes' (a null value behind a valid code is a value, read through the dictionary).

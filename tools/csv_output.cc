@@ -36,7 +36,7 @@ Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine) {
       column, type.id == TypeId::kBinary,
       type.logical == LogicalKind::kDecimal || (IsNumeric(type.id) && !type.is_logical())};
   if (IsString(type.id)) return out;
-  if (type.id == TypeId::kList || type.id == TypeId::kMap) {  // each row's text: [1, null, 3], {'a': 1}
+  if (type.id == TypeId::kList || type.id == TypeId::kMap || type.id == TypeId::kStruct) {  // [1, null], {'a': 1}, {x: 1}
     std::vector<Scalar> rows;
     for (int64_t i = 0; i < column->length(); ++i) rows.push_back(column->GetScalar(i));
     std::vector<std::optional<std::string_view>> views;

@@ -298,6 +298,7 @@ std::string_view FamilyTitle(ir::Family family) {
     case ir::Family::kVector: return "Vectors";
     case ir::Family::kStruct: return "Structs";
     case ir::Family::kList: return "Lists and maps";
+    case ir::Family::kConstruct: return "Building structs, lists and maps";
   }
   return "Other";
 }
@@ -437,7 +438,18 @@ std::string GuardText(const ir::Function& f) {
   return "";
 }
 
+// Where the semantics of a function over nested values are told (empty for a flat one).
+std::string_view NestedSection(const ir::Function& f) {
+  switch (f.family) {
+    case ir::Family::kStruct: return "semantics.md#structs";
+    case ir::Family::kList: return "semantics.md#lists-and-maps";
+    case ir::Family::kConstruct: return "semantics.md#building-structs-lists-and-maps";
+    default: return "";
+  }
+}
+
 std::string ComputedText(const ir::Function& f) {
+  if (!NestedSection(f).empty()) return "a column at a time outside kernels; no kernel computes it.";
   if (jit::internal::HasLowering(f)) {
     return f.columns != nullptr
                ? "kernels; it also has a column form, which computes its string results a column at a time."
@@ -460,7 +472,9 @@ std::string FunctionSection(const ir::Function& f) {
     out += fmt::format(" · alias{} {}", aliases.size() > 1 ? "es" : "", Joined(quoted, ", "));
   }
   out += fmt::format("\n\n{}\n\n", f.summary.empty() ? "(no summary)" : f.summary);
-  if (p.rows.empty()) {
+  if (p.rows.empty() && !NestedSection(f).empty()) {
+    out += fmt::format("It reads or builds nested values, typed by the binder ([semantics]({})).\n\n", NestedSection(f));
+  } else if (p.rows.empty()) {
     out += f.syntax == ir::Syntax::kCast
                ? "No call by name binds to it: the binder builds it for the casts it stands for, and it prints as "
                  "that cast.\n\n"

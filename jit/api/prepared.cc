@@ -113,7 +113,8 @@ namespace {
 // strings), or a constant's bits (up to 8 bytes: a 16-byte constant's kernel input is a buffer of
 // its two halves).
 bool DirectType(TypeId type, bool constant) {
-  return !IsString(type) && type != TypeId::kBool && !(constant && type == TypeId::kI128);
+  const bool nested = type == TypeId::kFixedList || type == TypeId::kStruct || type == TypeId::kList || type == TypeId::kMap;
+  return !IsString(type) && !nested && type != TypeId::kBool && !(constant && type == TypeId::kI128);
 }
 
 // The column as a direct call may read it (a primitive array whose values are aligned to their
@@ -531,7 +532,7 @@ namespace {
 // A referenced column's raw buffers as the array WriteInto reads (borrowed, never written), or
 // the error that names what is wrong with them.
 Result<ArrayPtr> ArrayOfBuffers(const ColumnBuffers& c, const DataType& type, int64_t length, int index) {
-  if (IsString(type.id)) {
+  if (IsString(type.id) || type.id == TypeId::kStruct || type.id == TypeId::kList || type.id == TypeId::kMap) {
     return MakeError(ErrorCode::kInvalidInput, "column {}: a {} column has no raw-buffer form (pass arrays)", index,
                      type.ToString());
   }
@@ -549,6 +550,21 @@ Result<ArrayPtr> ArrayOfBuffers(const ColumnBuffers& c, const DataType& type, in
     ROWJIT_ASSIGN_OR_RETURN(auto bits, BoolArray::Make(length, Buffer::Borrow(c.values, words * 8, nullptr), validity, 0,
                                                       type.nullable));
     return ArrayPtr(std::move(bits));
+  }
+  if (type.id == TypeId::kFixedList) {  // a vector column: its rows' elements, one after another
+    if (length > std::numeric_limits<int64_t>::max() / type.ListRowBytes()) {
+      return MakeError(ErrorCode::kInvalidInput, "column {}: {} rows of {} are more bytes than a buffer holds", index,
+                       length, type.ToString());
+    }
+    const int64_t bytes = length * type.ListRowBytes();
+    BufferPtr values = Buffer::Borrow(c.values, bytes, nullptr);
+    if (reinterpret_cast<uintptr_t>(c.values) % static_cast<uintptr_t>(ByteWidth(type.elem)) != 0) {  // copied aligned
+      ROWJIT_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateForOverwrite(bytes));
+      std::memcpy(copy->mutable_data(), c.values, static_cast<size_t>(bytes));
+      values = std::move(copy);
+    }
+    ROWJIT_ASSIGN_OR_RETURN(auto vectors, FixedListArray::Make(type, length, std::move(values), validity));
+    return ArrayPtr(std::move(vectors));
   }
   const int64_t bytes = length * ByteWidth(type.id);
   ROWJIT_ASSIGN_OR_RETURN(auto values, PrimitiveArray::Make(type, length, Buffer::Borrow(c.values, bytes, nullptr),

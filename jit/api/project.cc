@@ -126,7 +126,7 @@ Result<std::vector<ArrayPtr>> EngineImpl::ProjectKernel(const ir::ExprPtr& root,
   return std::move(**exact);
 }
 
-// A projection with strings: each string-valued output computed as Evaluate computes it, and the
+// A projection with strings: each string- or nested-valued output computed as Evaluate computes it, and the
 // others as one projection whose string-valued calls were computed first (one materializer over
 // all of them: a call two outputs share is computed once). On any failure the outputs are
 // evaluated one by one, which names the projection's first failing row and output.
@@ -139,14 +139,16 @@ Result<std::vector<ArrayPtr>> EngineImpl::ProjectStrings(const ir::ExprPtr& root
   std::vector<size_t> at;
   std::vector<OutputBuffers> rest_outs;
   for (size_t k = 0; k < exprs.size(); ++k) {
-    if (!IsString(exprs[k]->type().id)) {
+    const TypeId t = exprs[k]->type().id;
+    const bool nested = t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList;
+    if (!IsString(t) && !nested) {
       rest.push_back(exprs[k]);
       at.push_back(k);
       if (!outs.empty()) rest_outs.push_back(outs[k]);
       continue;
     }
     if (!outs.empty()) {
-      return ProjectionError(MakeError(ErrorCode::kUnsupported, "{} returns {}: caller buffers hold no strings",
+      return ProjectionError(MakeError(ErrorCode::kUnsupported, "{} returns {}: caller buffers hold no strings or nested values",
                                        exprs[k]->ToString(), exprs[k]->type().ToString()), k);
     }
     EvalReport one;

@@ -5,7 +5,8 @@
 // (jit/exec/executor_internal.h). Calls without a column form run row by row through the reference.
 // Reads of nested columns take the same way: a vector function's scores come from its vector
 // kernel (the engine's callback), a struct field is its child column with the struct's nulls, a
-// list or map function's values its column form (ir/list_functions.h).
+// list or map function's values its column form (ir/list_functions.h), a struct, list or map a
+// constructor builds its (ir/construct.h).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "ir/aggregate.h"
 #include "ir/analysis.h"
+#include "ir/construct.h"
 #include "ir/function.h"
 #include "ir/list_functions.h"
 #include "ir/reference.h"
@@ -30,7 +32,7 @@ namespace {
 // A call computing a new string (ir::IsStringBuilder), a vector function's, or a struct field's.
 bool IsField(const ir::Expr& e) { return e.is_call() && e.function() != nullptr && e.function()->family == ir::Family::kStruct; }
 bool IsProducer(const ir::Expr& e) {
-  return ir::IsStringBuilder(e) || ir::IsVectorScore(e) || IsField(e) || ir::IsListCall(e);
+  return ir::IsStringBuilder(e) || ir::IsVectorScore(e) || IsField(e) || ir::IsListCall(e) || ir::IsConstructor(e);
 }
 
 class Materializer {
@@ -62,6 +64,9 @@ class Materializer {
     } else if (ir::IsListCall(*e)) {
       ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, ListRows(e));
       out = NewColumn(std::move(rows), e->type(), "list");
+    } else if (ir::IsConstructor(*e)) {
+      ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, Constructed(*e));
+      out = NewColumn(std::move(rows), e->type(), "made");
     } else if (ir::IsVectorScore(*e)) {
       // Its vectors first (s.v: a struct's field), then the score over them.
       std::vector<ir::ExprPtr> args;
@@ -140,7 +145,7 @@ class Materializer {
       list = columns_[static_cast<size_t>(of->column_index())];
     } else if (IsField(*of)) {
       ROWJIT_ASSIGN_OR_RETURN(list, FieldArray(*of));
-    } else if (ir::IsListCall(*of)) {  // a list a lambda made
+    } else if (ir::IsListCall(*of) || ir::IsConstructor(*of)) {  // a list a lambda or a constructor made
       ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr made, Rewrite(of, false));
       list = columns_[static_cast<size_t>(made->column_index())];
     }
@@ -159,16 +164,40 @@ class Materializer {
     } else {
       std::vector<ArrayPtr> rest;
       for (size_t i = 1; i < e->args().size(); ++i) {
-        ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr a, Rewrite(e->args()[i], false));
-        ArrayPtr r;
-        if (a->is_column() || a->is_literal() || evaluate_ == nullptr) {
-          ROWJIT_ASSIGN_OR_RETURN(r, Other(a));
-        } else {
-          ROWJIT_ASSIGN_OR_RETURN(r, evaluate_(a, columns_, length_));
-        }
+        ROWJIT_ASSIGN_OR_RETURN(ArrayPtr r, Argument(e->args()[i]));
         rest.push_back(std::move(r));
       }
       ROWJIT_ASSIGN_OR_RETURN(rows, ir::ListColumn(*e, static_cast<const ListArray&>(*list), rest, length_, pool_, failed));
+    }
+    AddFailed(failed);
+    return rows;
+  }
+
+  // An argument's rows: a nested value's column (its own, or one a producer made), a string
+  // call's, or a kernel's over the columns.
+  Result<ArrayPtr> Argument(const ir::ExprPtr& e) {
+    ROWJIT_ASSIGN_OR_RETURN(ir::ExprPtr a, Rewrite(e, false));
+    if (a->is_column() || a->is_literal() || evaluate_ == nullptr) return Other(a);
+    return evaluate_(a, columns_, length_);
+  }
+
+  // A constructor's rows (ir::ConstructColumn) over its arguments' columns; where an argument
+  // can fail, the reference's, quietly (its failing rows left to the whole expression).
+  Result<ArrayPtr> Constructed(const ir::Expr& e) {
+    std::vector<int64_t> failed;
+    ArrayPtr rows;
+    bool quiet = false;
+    for (const ir::ExprPtr& a : e.args()) quiet = quiet || a->facts().can_fail;
+    if (quiet) {
+      ++reference_nodes_;
+      ROWJIT_ASSIGN_OR_RETURN(rows, ir::EvaluateReferenceQuiet(e, columns_, length_, failed));
+    } else {
+      std::vector<ArrayPtr> args;
+      for (const ir::ExprPtr& a : e.args()) {
+        ROWJIT_ASSIGN_OR_RETURN(ArrayPtr r, Argument(a));
+        args.push_back(std::move(r));
+      }
+      ROWJIT_ASSIGN_OR_RETURN(rows, ir::ConstructColumn(e, args, length_, pool_, failed));
     }
     AddFailed(failed);
     return rows;

@@ -32,11 +32,12 @@ struct Signature {
 std::vector<Signature> Signatures(const ir::Function& f, size_t arity) {
   std::vector<Signature> out;
   // Kernels return no strings yet (the engine refuses string results): `if` and `coalesce` over
-  // strings are checked inside string predicates (AddStringKernels), not as roots.
+  // strings are checked inside string predicates (AddStringKernels), not as roots. Nor nested
+  // values: a list_value is built a column at a time (ir/construct.h).
   auto accepts = [&](const Signature& s) {
     std::vector<DataType> types(s.args.begin(), s.args.end());
     auto result = f.type_rule(f.name, types, s.type_arg);
-    return result.ok() && !IsString(result->id);
+    return result.ok() && !IsString(result->id) && result->id != TypeId::kList;
   };
   std::vector<TypeId> types(std::begin(kAllTypeIds), std::end(kAllTypeIds));
   types.push_back(TypeId::kUtf8);

@@ -933,6 +933,14 @@ const Case kList[] = {
     {"map_contains(m, 'b')", kListSchema, "", "true"},
     {"list_sum(list_transform(l, x -> x * 10))", kListSchema, "", "-40:i64"},
     {"len(list_filter(t, s -> s > 'b'))", kListSchema, "", "1:i64"},
+    // Built from the row's values: a null value is an element or field, never a null list or struct.
+    {"len([l[1], 5, null])", kListSchema, "", "3:i64"},
+    {"[l[1], 5][2]", kListSchema, "", "5:i32"},
+    {"list_sum([l[1], l[3], 10])", kListSchema, "", "6:i64"},
+    {"[l[2], l[1]]", kListSchema, "", "[null, 3]"},
+    {"map(t, [10, 20])['c']", kListSchema, "", "20:i32"},
+    {"map_contains(map(['x'], [m['a']]), 'y')", kListSchema, "", "false"},
+    {"struct_pack(p := l[1], q := t[1], r := l[2])", kListSchema, "", "{p: 3, q: 'ab', r: null}"},
 };
 
 TEST(Semantics, Lists) {

@@ -144,22 +144,7 @@ TEST(Lists, QueriesEqualTheReference) {
   }
 }
 
-// A list column of `type` from rows written out (a null row is nullopt).
-ArrayPtr ListOf(const DataType& type, const std::vector<std::optional<std::vector<Scalar>>>& rows) {
-  std::vector<int32_t> offsets{0};
-  std::vector<Scalar> elements;
-  for (const auto& row : rows) {
-    if (row) elements.insert(elements.end(), row->begin(), row->end());
-    offsets.push_back(static_cast<int32_t>(elements.size()));
-  }
-  const ArrayPtr child = *MakeArray(ListElement(type), elements);
-  BufferPtr buffer = *Buffer::Allocate(static_cast<int64_t>(offsets.size() * 4));
-  std::memcpy(buffer->mutable_data(), offsets.data(), offsets.size() * 4);
-  BufferPtr bits = *AllocateBitmap(static_cast<int64_t>(rows.size()));
-  for (size_t i = 0; i < rows.size(); ++i) kernels::SetBitTo(bits->mutable_data(), static_cast<int64_t>(i), rows[i].has_value());
-  const Validity validity = *Validity::FromBitmap(bits, 0, static_cast<int64_t>(rows.size()));
-  return *ListArray::Make(type, static_cast<int64_t>(rows.size()), false, buffer, child, validity);
-}
+using test::ListOf;
 
 // The values of `text` over one column `x` of `type`, as text (as the engine computes them).
 std::vector<std::string> Values(Engine& engine, const DataType& type, const ArrayPtr& x, const std::string& text) {

@@ -70,5 +70,20 @@ def test_a_list_result_is_an_object_array_of_arrays():
     assert [list(r) for r in got[[0, 2, 3]]] == [[10, 20], [], [30]]
     kept = ENGINE.evaluate("list_filter(t, s -> s > 'b')", t=[["a", "c"], ["d"]])
     assert [list(r) for r in kept] == [["c"], ["d"]]
-    with pytest.raises(TypeError, match="out= takes no string, vector or list results"):
+    with pytest.raises(TypeError, match="out= takes no string, vector or nested results"):
         ENGINE.evaluate("list_transform(l, x -> x)", l=_col([1]), out=np.empty(1))
+
+
+def test_built_structs_lists_and_maps():
+    a = np.array([1, 2, 3], dtype=np.int32)
+    b = np.ma.masked_array(np.array([10.0, 20.0, 30.0]), mask=[False, True, False])
+    got = ENGINE.evaluate("struct_pack(a, half := b / 2)", a=a, b=b)
+    assert got.dtype == object
+    assert list(got) == [{"a": 1, "half": 5.0}, {"a": 2, "half": None}, {"a": 3, "half": 15.0}]
+    rows = ENGINE.evaluate("[a, a * 10]", a=a)
+    assert [list(r) for r in rows] == [[1, 10], [2, 20], [3, 30]]
+    assert list(ENGINE.evaluate("list_sum([a, a, 1])", a=a)) == [3, 5, 7]
+    maps = ENGINE.evaluate("map(['x', 'y'], [a, a + 1])", a=a)
+    assert list(maps) == [{"x": 1, "y": 2}, {"x": 2, "y": 3}, {"x": 3, "y": 4}]
+    with pytest.raises(rowjit.Error, match="map: 1 keys and 2 values"):
+        ENGINE.evaluate("map(['x'], [a, a])", a=a)

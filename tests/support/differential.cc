@@ -3,10 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <optional>
+#include <vector>
+
 #include "ir/aggregate.h"
 #include "ir/binder.h"
 #include "ir/reference.h"
 #include "ir/top_k.h"
+#include "kernels/bitmap.h"
+#include "runtime/builder.h"
 
 namespace rowjit::test {
 
@@ -84,6 +90,22 @@ void ExpectShapesEqualReference(jit::Engine& engine, const Schema& schema, std::
   auto ref = ir::TopKReference(*top, columns, length);
   ASSERT_TRUE(got.ok() && ref.ok()) << top_k;
   EXPECT_TRUE(ArraysEqual(*got->rows, *ref->rows)) << top_k;
+}
+
+ArrayPtr ListOf(const DataType& type, const std::vector<std::optional<std::vector<Scalar>>>& rows) {
+  std::vector<int32_t> offsets{0};
+  std::vector<Scalar> elements;
+  for (const auto& row : rows) {
+    if (row) elements.insert(elements.end(), row->begin(), row->end());
+    offsets.push_back(static_cast<int32_t>(elements.size()));
+  }
+  const ArrayPtr child = *MakeArray(ListElement(type), elements);
+  BufferPtr buffer = *Buffer::Allocate(static_cast<int64_t>(offsets.size() * 4));
+  std::memcpy(buffer->mutable_data(), offsets.data(), offsets.size() * 4);
+  BufferPtr bits = *AllocateBitmap(static_cast<int64_t>(rows.size()));
+  for (size_t i = 0; i < rows.size(); ++i) kernels::SetBitTo(bits->mutable_data(), static_cast<int64_t>(i), rows[i].has_value());
+  const Validity validity = *Validity::FromBitmap(bits, 0, static_cast<int64_t>(rows.size()));
+  return *ListArray::Make(type, static_cast<int64_t>(rows.size()), false, buffer, child, validity);
 }
 
 }  // namespace rowjit::test

@@ -22,6 +22,9 @@ Compared CompareWithReference(jit::Engine& engine, const ir::ExprPtr& e, std::sp
 
 // The engine's projection of `outputs`, filter on `filter`, folds of `folds` (aggregate texts)
 // and top-k `top_k` over a batch under `schema`, each against the reference's (gtest failures).
+// A list column of `type` from rows written out (a null row is nullopt).
+ArrayPtr ListOf(const DataType& type, const std::vector<std::optional<std::vector<Scalar>>>& rows);
+
 void ExpectShapesEqualReference(jit::Engine& engine, const Schema& schema, std::span<const ArrayPtr> columns,
                                 int64_t length, std::span<const char* const> outputs, const char* filter,
                                 std::span<const char* const> folds, const char* top_k);

@@ -75,6 +75,7 @@ class Generator {
       case ir::Family::kVector: return false;    // tests/jit/vector_test.cc, over vector columns
       case ir::Family::kStruct: return false;    // tests/jit/struct_test.cc, over struct columns
       case ir::Family::kList: return false;      // tests/jit/list_test.cc, over list and map columns
+      case ir::Family::kConstruct: return false;  // tests/jit/construct_test.cc
     }
     return false;
   }
