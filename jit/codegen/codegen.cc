@@ -122,11 +122,11 @@ bool HasLowering(const ir::Function& f) { return LoweringFor(f) != nullptr; }
 std::vector<std::string> LoweringProblems() { return Lowerings().problems; }
 
 Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
-                  bool mask_registers) {
+                  bool mask_registers, bool byte_dots) {
   if (key.spec.expr == nullptr || !key.spec.expr->bound()) {
     return MakeError(ErrorCode::kInvalidInput, "kernels are built from bound expressions");
   }
-  if (key.shape.vector_score) return EmitVectorKernel(key, module, name);
+  if (key.shape.vector_score) return EmitVectorKernel(key, module, name, byte_dots);
   llvm::IRBuilder<> b(module.getContext());
   KernelBuilder builder(key, module, b, mask_registers);
   if (key.shape.fold) return builder.BuildFold(name);

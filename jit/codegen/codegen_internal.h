@@ -176,10 +176,11 @@ LowerFn LoweringFor(const ir::Function& f);
 
 // Emits the kernel `key` names into `module` as a function named `name`, with the signature
 // of its kind (jit/base/kernel_abi.h): a row kernel, or a word or row fold.
-// `mask_registers`: the target has 64-bit mask registers (TargetSpec::mask_registers).
+// `mask_registers`: the target has 64-bit mask registers (TargetSpec::mask_registers);
+// `byte_dots`: its vectors multiply-add bytes (x86's AVX512-VNNI vpdpbusd, with AVX512BW and VL).
 Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
-                  bool mask_registers);
+                  bool mask_registers, bool byte_dots);
 // A vector function's kernel (KernelShape::vector_score; jit/codegen/codegen_vectors.cc).
-Status EmitVectorKernel(const CacheKey& key, llvm::Module& module, const std::string& name);
+Status EmitVectorKernel(const CacheKey& key, llvm::Module& module, const std::string& name, bool byte_dots);
 
 }  // namespace rowjit::jit::internal

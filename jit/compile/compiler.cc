@@ -77,7 +77,9 @@ Status EmitInto(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& t
                 const std::string& name) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(t.triple);
-  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name, t.mask_registers));
+  const bool byte_dots = t.mask_registers && t.features.find("+avx512vnni") != std::string::npos &&
+                         t.features.find("+avx512vl") != std::string::npos;
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name, t.mask_registers, byte_dots));
   internal::SetTargetAttributes(*m.getFunction(name), t);
   return Status::OK();
 }
