@@ -273,7 +273,15 @@ class Binder {
       if (op == ListOp::kContains && lt.id == TypeId::kList) want = ListElement(lt);
       if ((op == ListOp::kMapValue || op == ListOp::kMapContains) && lt.id == TypeId::kMap) want = StructFields(lt)[0].type;
       const bool flat = want && !want->is_logical() && (IsNumeric(want->id) || IsString(want->id) || want->id == TypeId::kBool);
-      ROWJIT_ASSIGN_OR_RETURN(ExprPtr x, BindNode(e.args()[1], flat ? std::optional<TypeId>(want->id) : std::nullopt, ""));
+      ExprPtr needle = e.args()[1];
+      // An untyped literal beside dates, times, timestamps or decimals is read in their type, as
+      // cast(literal, 'type') reads it: list_contains(days, '2024-02-29'), m[1.25].
+      if (want && want->is_logical() && needle->is_literal() && !needle->literal_suffix() &&
+          needle->literal_text() != "null" && !needle->literal_text().starts_with('[')) {
+        needle = Expr::Call("cast", {needle, Expr::Literal(QuoteString(want->WithNullable(false).ToString()))}, std::nullopt,
+                            needle->span());
+      }
+      ROWJIT_ASSIGN_OR_RETURN(ExprPtr x, BindNode(needle, flat ? std::optional<TypeId>(want->id) : std::nullopt, ""));
       const DataType xt = x->type();
       if (want && !xt.SameType(*want) && !xt.is_logical() && !want->is_logical() && IsNumeric(xt.id) && IsNumeric(want->id)) {
         const TypeId pair[] = {xt.id, want->id};

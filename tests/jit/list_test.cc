@@ -51,6 +51,7 @@ TEST(Lists, FunctionsEqualTheReference) {
       "t[1]",
       "upper(t[-1]) like 'A%'",
       "d[1] < cast('2000-01-01', date32)",
+      "list_contains(d, '2000-01-01') or list_contains(d, cast('1999-12-31', date32))",
       "list_contains(l, 3)",
       "list_contains(l, a)",
       "list_has(t, 'ab') or array_contains(u, 7)",
@@ -284,6 +285,9 @@ TEST(Lists, TypesAndRefusals) {
   EXPECT_EQ((*ir::ParseAndBind("list_max(d)", schema))->type().ToString(), "date32?");
   EXPECT_EQ((*ir::ParseAndBind("m['a']", schema))->ToString(), "map_extract_value(m, 'a')");
   EXPECT_EQ((*ir::ParseAndBind("list_contains(big, a)", schema))->ToString(), "list_contains(big, cast(a, i64))");
+  // An untyped literal beside dates is read as a date (a cast of the literal, folded).
+  EXPECT_EQ((*ir::ParseAndBind("list_contains(d, '2024-02-29')", schema))->ToString(),
+            (*ir::ParseAndBind("list_contains(d, cast('2024-02-29', date32))", schema))->ToString());
   // A lambda's canonical text is a string that binds to the same call.
   ASSERT_OK_AND_ASSIGN(const ir::ExprPtr lambda, ir::ParseAndBind("list_sum(list_transform(l, x -> x * 2))", schema));
   EXPECT_EQ(lambda->ToString(), "list_sum(list_transform(l, 'x -> x * 2:i32'))");
