@@ -56,15 +56,15 @@ Result<DataType> ContainsRule(std::string_view name, std::span<const DataType> a
 }
 
 // list_sum, list_min, list_max, list_avg: a list of numbers (min and max: dates, times,
-// timestamps, durations and decimals of up to 18 digits too).
+// timestamps, durations and decimals too).
 Result<DataType> FoldRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
   const DataType elem = args.size() == 1 && IsList(args[0]) ? ListElement(args[0]) : DataType(TypeId::kBool);
   const bool pick = name == "list_min" || name == "list_max";
   const bool number = IsNumeric(elem.id) && !elem.is_logical();
-  const bool ordered = IsNumeric(elem.id) && elem.logical != LogicalKind::kInterval;
+  const bool ordered = (IsNumeric(elem.id) || elem.logical == LogicalKind::kDecimal) && elem.logical != LogicalKind::kInterval;
   if (args.size() != 1 || !IsList(args[0]) || !(number || (pick && ordered))) {
-    return internal::TypeMismatch(name, args, pick ? "a list of numbers, decimal32/decimal64 values, dates, times, timestamps "
-                                                     "or durations" : "a list of numbers");
+    return internal::TypeMismatch(name, args, pick ? "a list of numbers, decimals, dates, times, timestamps or durations"
+                                                   : "a list of numbers");
   }
   if (pick) return elem.WithNullable(true);
   if (name == "list_avg" || IsFloat(elem.id)) return DataType(TypeId::kF64, true);

@@ -29,7 +29,7 @@ namespace {
 constexpr const char* kSchema =
     "l:list<i32?>?, big:large_list<i64>, f:list<f64?>?, u:list<u8>, t:list<utf8?>?, d:list<date32>?, "
     "m:map<utf8, i64?>?, mi:map<i16, f32>, s:struct<tags:list<i16?>?, n:i32>?, a:i32?, w:list<list<i32>>?, "
-    "sm:struct<m:map<i8, utf8?>>?, ls:list<struct<b:i8?>?>?";
+    "sm:struct<m:map<i8, utf8?>>?, ls:list<struct<b:i8?>?>?, dec:list<decimal(30,2)?>?";
 
 std::unique_ptr<Engine> MakeEngine() {
   return std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
@@ -62,6 +62,8 @@ TEST(Lists, FunctionsEqualTheReference) {
       "list_min(l) + list_max(l)",
       "list_min(f) < list_max(f)",
       "list_max(d)",
+      "list_max(dec)",
+      "list_min(dec) < list_max(dec)",
       "list_avg(l) + list_avg(f)",
       "m['ab']",
       "coalesce(m['a'], -1) + len(m)",
