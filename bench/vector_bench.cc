@@ -56,6 +56,9 @@ const VectorData& Data(TypeId elem, int64_t rows, int64_t dim) {
     } else if (elem == TypeId::kF16) {
       const auto h = static_cast<_Float16>(static_cast<double>(r >> 11) / 9007199254740992.0 * 2 - 1);
       std::memcpy(values->mutable_data() + i * 2, &h, 2);
+    } else if (elem == TypeId::kBF16) {
+      const uint16_t h = Bf16Of(static_cast<double>(r >> 11) / 9007199254740992.0 * 2 - 1);
+      std::memcpy(values->mutable_data() + i * 2, &h, 2);
     } else {
       const float f = static_cast<float>(static_cast<double>(r >> 11) / 9007199254740992.0 * 2 - 1);
       std::memcpy(values->mutable_data() + i * 4, &f, 4);
@@ -164,6 +167,8 @@ void Register() {
   rows(benchmark::RegisterBenchmark("vectors/bottom_k10_l2_distance_f32_768/jit", TopKJit));
   rows(benchmark::RegisterBenchmark("vectors/read_floor_f16_768/static", Floor, TypeId::kF16));
   rows(benchmark::RegisterBenchmark("vectors/l2_distance_f16_768/jit", Jit, "l2_distance", TypeId::kF16));
+  // bf16 rows are f16's bytes: read_floor_f16_768 is their floor too.
+  rows(benchmark::RegisterBenchmark("vectors/l2_distance_bf16_768/jit", Jit, "l2_distance", TypeId::kBF16));
   rows(benchmark::RegisterBenchmark("vectors/read_floor_i8_768/static", Floor, TypeId::kI8));
   rows(benchmark::RegisterBenchmark("vectors/l2_squared_i8_768/jit", Jit, "l2_squared", TypeId::kI8));
   rows(benchmark::RegisterBenchmark("vectors/dot_i8_768/jit", Jit, "dot", TypeId::kI8));

@@ -3,6 +3,7 @@
 #include "ir/binder.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -112,10 +113,11 @@ class Binder {
     const TypeId elem = type->elem;
     for (std::string_view item : items) {
       const std::string piece(item);
-      if (elem == TypeId::kF16) {  // half precision: the double read, rounded once to half
+      if (IsHalfWidthFloat(elem)) {  // half width: the double read, rounded once
         auto wide = ParseScalar(TypeId::kF64, piece);
-        if (!wide.ok()) return MakeError(ErrorCode::kTypeError, "vector literal element {} is not f16", piece);
-        const auto h = static_cast<_Float16>(wide->value<double>());
+        if (!wide.ok()) return MakeError(ErrorCode::kTypeError, "vector literal element {} is not {}", piece, TypeIdName(elem));
+        const double d = wide->value<double>();
+        const uint16_t h = elem == TypeId::kBF16 ? Bf16Of(d) : std::bit_cast<uint16_t>(static_cast<_Float16>(d));
         bytes.append(reinterpret_cast<const char*>(&h), 2);
         continue;
       }

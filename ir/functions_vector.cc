@@ -4,6 +4,7 @@
 // kernel of the rows computes them: each call is computed a column at a time by its own vector
 // kernel (jit/codegen/codegen_vectors.cc), specialized to the size and, for a literal vector,
 // to its values.
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace rowjit::ir {
 namespace {
 
 bool VectorElement(TypeId t) {
-  return t == TypeId::kF32 || t == TypeId::kF64 || t == TypeId::kF16 || t == TypeId::kI8;
+  return t == TypeId::kF32 || t == TypeId::kF64 || IsHalfWidthFloat(t) || t == TypeId::kI8;
 }
 
 // Two vectors of one type (nullability aside) with f32, f64 or i8 elements; the result type of
@@ -26,7 +27,7 @@ Result<DataType> ScoreType(std::string_view name, std::span<const DataType> args
   }
   const DataType& v = args[0];
   if (!VectorElement(v.elem)) {
-    return MakeError(ErrorCode::kTypeError, "{}({}): the vector functions take f32, f64, f16 or i8 vectors", name,
+    return MakeError(ErrorCode::kTypeError, "{}({}): the vector functions take f32, f64, f16, bf16 or i8 vectors", name,
                      internal::ArgTypes(args));
   }
   if (v.elem == TypeId::kI8 && v.list_size > kMaxI8VectorSize) {
@@ -34,8 +35,8 @@ Result<DataType> ScoreType(std::string_view name, std::span<const DataType> args
                      name, kMaxI8VectorSize);
   }
   const bool integral = score == VectorScore::kDot || score == VectorScore::kL2Squared;
-  // f16 vectors are scored in f32 (their elements widened exactly), i8 sums are exact in i32.
-  const TypeId result = v.elem == TypeId::kF16 ? TypeId::kF32 : v.elem != TypeId::kI8 ? v.elem : integral ? TypeId::kI32 : TypeId::kF32;
+  // f16 and bf16 vectors are scored in f32 (their elements widened exactly), i8 sums are exact in i32.
+  const TypeId result = IsHalfWidthFloat(v.elem) ? TypeId::kF32 : v.elem != TypeId::kI8 ? v.elem : integral ? TypeId::kI32 : TypeId::kF32;
   return DataType(result, internal::AnyNullable(args));
 }
 
@@ -77,14 +78,16 @@ Result<Scalar> EvalScore(std::span<const Scalar> args, DataType, std::optional<T
     std::memcpy(b.data(), y.data(), y.size());
     return ScoreOf(kScore, a.data(), b.data(), n);
   };
-  if (t.elem == TypeId::kF16) {  // widened to f32 exactly, then scored as f32 vectors are
+  if (IsHalfWidthFloat(t.elem)) {  // widened to f32 exactly, then scored as f32 vectors are
     std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    const auto widen = [&](const char* at) {
+      uint16_t bits;
+      std::memcpy(&bits, at, 2);
+      return t.elem == TypeId::kBF16 ? FloatOfBf16(bits) : static_cast<float>(std::bit_cast<_Float16>(bits));
+    };
     for (int64_t j = 0; j < n; ++j) {
-      _Float16 x, y;
-      std::memcpy(&x, x_bytes(j), 2);
-      std::memcpy(&y, y_bytes(j), 2);
-      a[static_cast<size_t>(j)] = static_cast<float>(x);
-      b[static_cast<size_t>(j)] = static_cast<float>(y);
+      a[static_cast<size_t>(j)] = widen(x_bytes(j));
+      b[static_cast<size_t>(j)] = widen(y_bytes(j));
     }
     return ScoreOf(kScore, a.data(), b.data(), n);
   }

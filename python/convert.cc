@@ -867,14 +867,23 @@ py::object Masked(py::object values, const Validity& validity, int64_t n) {
   return Globals().masked_array(values, py::arg("mask") = mask);
 }
 
-// Vectors as a 2-d numpy array (rows x N) over the same memory; null rows masked whole.
+// Vectors as a 2-d numpy array (rows x N) over the same memory; null rows masked whole. numpy has
+// no bfloat16: bf16 vectors come back as float32 ones (widened exactly, a copy).
 py::object VectorsToNumpy(const ArrayPtr& array, bool writable) {
   const auto& l = static_cast<const FixedListArray&>(*array);
   py::capsule base(new ArrayPtr(array), [](void* p) { delete static_cast<ArrayPtr*>(p); });
   const py::ssize_t width = ByteWidth(l.type().elem), size = l.list_size();
-  const py::dtype dtype = l.type().elem == TypeId::kF16 ? py::dtype("float16") : DtypeOf(DataType(l.type().elem));
-  py::array view(dtype, {static_cast<py::ssize_t>(l.length()), size}, {size * width, width},
-                 l.raw_values(), base);
+  py::array view;
+  if (l.type().elem == TypeId::kBF16) {
+    py::array_t<float> wide({static_cast<py::ssize_t>(l.length()), size});
+    float* to = wide.mutable_data();
+    const auto* from = reinterpret_cast<const uint16_t*>(l.raw_values());
+    for (py::ssize_t k = 0; k < static_cast<py::ssize_t>(l.length()) * size; ++k) to[k] = FloatOfBf16(from[k]);
+    view = wide;
+  } else {
+    const py::dtype dtype = l.type().elem == TypeId::kF16 ? py::dtype("float16") : DtypeOf(DataType(l.type().elem));
+    view = py::array(dtype, {static_cast<py::ssize_t>(l.length()), size}, {size * width, width}, l.raw_values(), base);
+  }
   if (!writable) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   if (l.NullCount() == 0) return view;
   py::object rows = BoolsOfBits(l.validity().Span(l.length()), true);

@@ -102,7 +102,7 @@ std::string Array::ToString(int64_t max_rows) const {
 
 Result<std::shared_ptr<const FixedListArray>> FixedListArray::Make(DataType type, int64_t length, BufferPtr values,
                                                                    Validity validity, int64_t offset) {
-  if (type.id != TypeId::kFixedList || type.list_size < 1 || !(IsNumeric(type.elem) || type.elem == TypeId::kF16)) {
+  if (type.id != TypeId::kFixedList || type.list_size < 1 || !(IsNumeric(type.elem) || IsHalfWidthFloat(type.elem))) {
     return MakeError(ErrorCode::kTypeError, "a fixed-list array holds a fixed_size_list type, not {}", type.ToString());
   }
   ROWJIT_RETURN_NOT_OK(CheckExtent(offset, length));

@@ -34,6 +34,7 @@ const char* ArrowFormat(TypeId id) {
     case TypeId::kI128: return "";
     case TypeId::kFixedList: return "";  // "+w:N", with a child: not one format
     case TypeId::kF16: return "e";       // a vector's elements only
+    case TypeId::kBF16: return "";       // no Arrow format
     case TypeId::kStruct: return "+s";   // with its children
     case TypeId::kList: return "+l";     // or "+L" (large_list): the array's layout
     case TypeId::kMap: return "+m";
@@ -995,6 +996,9 @@ Status ExportStrings(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, c
 Status ExportFixedList(ArrayPtr array, ArrowArray* out, ArrowSchema* out_schema, const char* name) {
   const auto& list = static_cast<const FixedListArray&>(*array);
   const DataType type = list.type();
+  if (type.elem == TypeId::kBF16) {
+    return MakeError(ErrorCode::kUnsupported, "bf16 vectors have no Arrow format (Arrow defines none for bfloat16)");
+  }
   const int64_t n = list.length();
   auto priv = std::make_unique<ExportedArray>();
   auto spriv = std::make_unique<ExportedSchema>();

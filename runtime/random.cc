@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -195,10 +196,11 @@ ArrayPtr RandomFixedListArray(const ArraySpec& spec, std::mt19937_64& rng) {
     if (!validity->IsValid(i)) continue;
     uint8_t* row = (*values)->mutable_data() + i * t.ListRowBytes();
     for (int64_t k = 0; k < t.list_size; ++k) {
-      if (t.elem == TypeId::kF16) {  // a float's value rounded to half precision (edges: inf, NaN, -0.0)
+      if (IsHalfWidthFloat(t.elem)) {  // a float's value rounded to the half width (edges: inf, NaN, -0.0)
         const Scalar f = spec.values == ValueMode::kMixed ? RandomValue(TypeId::kF32, rng) : ModerateValue(TypeId::kF32, rng);
         const auto h = static_cast<_Float16>(f.value<float>());
-        std::memcpy(row + k * width, &h, 2);
+        const uint16_t b = t.elem == TypeId::kBF16 ? Bf16Of(f.value<float>()) : std::bit_cast<uint16_t>(h);
+        std::memcpy(row + k * width, &b, 2);
         continue;
       }
       const Scalar v = spec.values == ValueMode::kMixed ? RandomValue(t.elem, rng) : ModerateValue(t.elem, rng);

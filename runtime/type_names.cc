@@ -311,13 +311,15 @@ class Nesting {
 };
 
 Result<DataType> ListOf(const Piece& elem_text, const Piece& size_text, TypeNames names) {
-  // f16 is an element type only: no column or value is one.
-  const bool half = elem_text.text == "f16";
-  auto elem = half ? Result<DataType>(DataType(TypeId::kF16)) : ParseDataType(elem_text.text, names);
+  // f16 and bf16 are element types only: no column or value is one.
+  const bool half = elem_text.text == "f16" || elem_text.text == "bf16";
+  auto elem = half ? Result<DataType>(DataType(elem_text.text == "f16" ? TypeId::kF16 : TypeId::kBF16))
+                   : ParseDataType(elem_text.text, names);
   if (!elem.ok()) return std::move(elem).TakeError().ShiftSpan(elem_text.offset);
   if (elem->nullable || elem->is_logical() || !(IsNumeric(elem->id) || half)) {
     return At(elem_text, MakeError(ErrorCode::kTypeError,
-                                   "a fixed_size_list holds numbers that are not null (i8..i64, u8..u64, f16, f32, f64), "
+                                   "a fixed_size_list holds numbers that are not null (i8..i64, u8..u64, f16, bf16, f32, "
+                                   "f64), "
                                    "not {}", elem->ToString()));
   }
   int64_t size = 0;

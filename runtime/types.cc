@@ -27,6 +27,7 @@ std::string_view TypeIdName(TypeId id) {
     case TypeId::kI128: return "i128";
     case TypeId::kFixedList: return "fixed_size_list";
     case TypeId::kF16: return "f16";
+    case TypeId::kBF16: return "bf16";
     case TypeId::kStruct: return "struct";
     case TypeId::kList: return "list";
     case TypeId::kMap: return "map";
@@ -233,8 +234,8 @@ std::string QuoteString(std::string_view bytes) {
 }
 
 Result<DataType> DataType::FixedList(TypeId elem, int64_t size, bool nullable) {
-  if (!IsNumeric(elem) && elem != TypeId::kF16) {
-    return MakeError(ErrorCode::kTypeError, "a fixed_size_list holds numbers (i8..i64, u8..u64, f16, f32, f64), not {}",
+  if (!IsNumeric(elem) && !IsHalfWidthFloat(elem)) {
+    return MakeError(ErrorCode::kTypeError, "a fixed_size_list holds numbers (i8..i64, u8..u64, f16, bf16, f32, f64), not {}",
                      TypeIdName(elem));
   }
   if (size < 1 || size > kMaxListSize) {
@@ -291,7 +292,9 @@ Result<DataType> DataType::Struct(const std::vector<StructField>& fields, bool n
 }
 
 Result<DataType> DataType::List(const DataType& elem, bool nullable) {
-  if (elem.id == TypeId::kF16) return MakeError(ErrorCode::kTypeError, "f16 is a vector's element type only: a list of f32");
+  if (IsHalfWidthFloat(elem.id)) {
+    return MakeError(ErrorCode::kTypeError, "{} is a vector's element type only: a list of f32", TypeIdName(elem.id));
+  }
   DataType type(TypeId::kList, nullable);
   ROWJIT_ASSIGN_OR_RETURN(type.fields, InternFields({{"item", elem}}));
   return type;
@@ -306,7 +309,7 @@ Result<DataType> DataType::Map(const DataType& key, const DataType& value, bool 
                      key.ToString());
   }
   if (key.nullable) return MakeError(ErrorCode::kTypeError, "a map's keys are never null: map<{}, ...>", key.WithNullable(false).ToString());
-  if (value.id == TypeId::kF16) return MakeError(ErrorCode::kTypeError, "f16 is a vector's element type only");
+  if (IsHalfWidthFloat(value.id)) return MakeError(ErrorCode::kTypeError, "{} is a vector's element type only", TypeIdName(value.id));
   DataType type(TypeId::kMap, nullable);
   ROWJIT_ASSIGN_OR_RETURN(type.fields, InternFields({{"key", key}, {"value", value}}));
   return type;
@@ -397,6 +400,33 @@ std::string FloatText(F v) {
 }
 }  // namespace
 
+float FloatOfBf16(uint16_t bits) {
+  const uint32_t wide = uint32_t{bits} << 16;
+  float f;
+  std::memcpy(&f, &wide, 4);
+  return f;
+}
+
+uint16_t Bf16Of(double value) {
+  if (std::isnan(value)) return std::signbit(value) ? 0xFFC0 : 0x7FC0;
+  if (value == 0 || std::isinf(value)) {
+    const auto f = static_cast<float>(value);  // exact
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return static_cast<uint16_t>(bits >> 16);
+  }
+  // The value in units of the last place of its bfloat16 binade (8 significant bits; a float's
+  // subnormals share one unit), rounded once, ties to even: both steps are exact in double.
+  const int exponent = std::max(std::ilogb(value), -126);
+  const double unit = std::ldexp(1.0, exponent - 7);
+  const double rounded = std::nearbyint(value / unit) * unit;
+  if (std::fabs(rounded) > 3.3895313892515355e38) return std::signbit(value) ? 0xFF80 : 0x7F80;  // past the largest
+  const auto f = static_cast<float>(rounded);  // exact: a bfloat16 is a float
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
 std::string VectorText(TypeId elem, std::string_view bytes) {
   std::string out = "[";
   const size_t width = static_cast<size_t>(ByteWidth(elem));
@@ -406,6 +436,12 @@ std::string VectorText(TypeId elem, std::string_view bytes) {
       _Float16 h;
       std::memcpy(&h, bytes.data() + at, 2);
       out += FloatText(static_cast<float>(h));
+      continue;
+    }
+    if (elem == TypeId::kBF16) {
+      uint16_t b;
+      std::memcpy(&b, bytes.data() + at, 2);
+      out += FloatText(FloatOfBf16(b));
       continue;
     }
     VisitType(elem, [&]<typename T>(std::type_identity<T>) {

@@ -20,13 +20,14 @@ namespace rowjit {
 // exact wide sums); no row function computes on it.
 // kFixedList is a vector: `list_size` elements of the number type `elem` a row, stored flat
 // (Arrow's fixed_size_list); only the vector functions (ir/functions_vector.cc) read one.
-// kF16 (IEEE half precision) is a vector's element type only, never a column's or a value's.
+// kF16 (IEEE half precision) and kBF16 (bfloat16: a float's upper 16 bits) are a vector's element
+// types only, never a column's or a value's.
 // kStruct is a row of named fields (Arrow's struct); only struct_field (s.x) reads one.
 // kList is a row of any number of elements of one type (Arrow's list and large_list: as for
 // strings, the offsets' width is the array's layout, not the type's); kMap a row of key-value
 // entries (Arrow's map: a list of struct<key, value> rows, keys never null). Only the list and
 // map functions (ir/functions_list.cc) read them.
-enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16, kStruct, kList, kMap };
+enum class TypeId : uint8_t { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF32, kF64, kUtf8, kBinary, kI128, kFixedList, kF16, kStruct, kList, kMap, kBF16 };
 
 // The fixed-width types: what VisitType, ByteWidth and flat buffers deal in.
 inline constexpr TypeId kAllTypeIds[] = {TypeId::kBool, TypeId::kI8,  TypeId::kI16, TypeId::kI32,
@@ -44,7 +45,7 @@ constexpr int ByteWidth(TypeId id) {
     case TypeId::kUtf8: case TypeId::kBinary: return 0;
     case TypeId::kI128: return 16;
     case TypeId::kFixedList: return 0;
-    case TypeId::kF16: return 2;
+    case TypeId::kF16: case TypeId::kBF16: return 2;
     case TypeId::kStruct: case TypeId::kList: case TypeId::kMap: return 0;
   }
   return 0;
@@ -115,7 +116,7 @@ struct DataType {
   // The temporal types; the storage follows from the kind and unit.
   static Result<DataType> Temporal(LogicalKind kind, TimeUnit unit, uint16_t tz = 0);
   static DataType Interval(IntervalUnit unit);
-  // fixed_size_list<elem, size>: a vector of `size` numbers (any integer or float type, or f16)
+  // fixed_size_list<elem, size>: a vector of `size` numbers (any integer or float type, f16 or bf16)
   // a row.
   static Result<DataType> FixedList(TypeId elem, int64_t size, bool nullable = false);
   // struct<name:type, ...>: 1 to kMaxStructFields fields of distinct names.
@@ -186,6 +187,12 @@ char* WriteDecimalText(__int128 unscaled, int scale, char* at);
 // A vector's elements as a list literal: "[0.5, -1.0, 2.0]", "[1, -2, 3]" (each float the shortest
 // text that reads back to it in its own type).
 std::string VectorText(TypeId elem, std::string_view element_bytes);
+// The element types only a vector holds: IEEE half precision and bfloat16.
+constexpr bool IsHalfWidthFloat(TypeId id) { return id == TypeId::kF16 || id == TypeId::kBF16; }
+// A bfloat16's value (exact: a float's upper 16 bits), and a double rounded once to the nearest
+// bfloat16 (ties to even; past its range an infinity, NaN a quiet NaN).
+float FloatOfBf16(uint16_t bits);
+uint16_t Bf16Of(double value);
 
 // C++ type of each TypeId (bool arrays are bit-packed; the scalar type is bool).
 template <TypeId kId> struct CTypeOf;
@@ -232,7 +239,7 @@ decltype(auto) VisitType(TypeId id, Fn&& fn) {
     case TypeId::kF32: return fn(std::type_identity<float>{});
     case TypeId::kF64: return fn(std::type_identity<double>{});
     case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kI128: case TypeId::kFixedList: case TypeId::kF16:
-    case TypeId::kStruct: case TypeId::kList: case TypeId::kMap: break;
+    case TypeId::kStruct: case TypeId::kList: case TypeId::kMap: case TypeId::kBF16: break;
   }
   return fn(std::type_identity<bool>{});  // unreachable for the types callers may pass
 }

@@ -10,6 +10,7 @@
 // select), so a lane it does not reach keeps its value bit for bit (-0.0 stays -0.0). Products and
 // differences are separate instructions without fast-math flags: the same bits as the reference on
 // every target, with or without FMA.
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -46,7 +47,7 @@ class VectorKernel {
     elem_ = vt.elem;
     n_ = vt.list_size;
     integral_ = elem_ == TypeId::kI8;
-    half_ = elem_ == TypeId::kF16;
+    half_ = IsHalfWidthFloat(elem_);
     sum_ty_ = integral_ ? b_.getInt32Ty() : half_ ? b_.getFloatTy() : LlvmType(ctx_, elem_);
     score_ = ScoreOf(call);
     Sums sums;
@@ -134,8 +135,18 @@ class VectorKernel {
   llvm::Value* LoadChunk(llvm::Value* p, llvm::Value* first) {
     llvm::Type* et = LlvmType(ctx_, elem_);
     llvm::Value* v = b_.CreateAlignedLoad(VecTy(et), b_.CreateInBoundsGEP(et, p, first), llvm::Align(ByteWidth(elem_)));
-    if (half_) return b_.CreateFPExt(v, VecTy(sum_ty_));  // exact: every half is a float
+    if (half_) return Widened(v);
     return integral_ ? b_.CreateSExt(v, VecTy(LaneTy())) : v;
+  }
+
+  // Half-width floats (one or a vector of them) as the f32 values they are, exactly: a half
+  // through its conversion, a bfloat16 as a float's upper 16 bits (its bits shifted up).
+  llvm::Value* Widened(llvm::Value* v) {
+    llvm::Type* wide = sum_ty_;
+    if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) wide = llvm::VectorType::get(sum_ty_, vt->getElementCount());
+    if (elem_ == TypeId::kF16) return b_.CreateFPExt(v, wide);
+    llvm::Type* bits = wide->getWithNewType(b_.getInt32Ty());
+    return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, bits), 16), wide);
   }
 
   // The last `count` (< kLanes) elements from element `first`, read one by one into lanes
@@ -147,7 +158,7 @@ class VectorKernel {
       llvm::Value* x = b_.CreateAlignedLoad(et, b_.CreateConstInBoundsGEP1_64(et, p, static_cast<uint64_t>(first + k)),
                                             llvm::Align(ByteWidth(elem_)));
       if (integral_) x = b_.CreateSExt(x, LaneTy());
-      if (half_) x = b_.CreateFPExt(x, sum_ty_);
+      if (half_) x = Widened(x);
       v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(k));
     }
     return v;
@@ -398,9 +409,9 @@ class VectorKernel {
     if (half_) {  // widened to f32 as the kernel and the reference widen them
       std::vector<float> v(static_cast<size_t>(n_));
       for (int64_t j = 0; j < n_; ++j) {
-        _Float16 h;
+        uint16_t h;
         std::memcpy(&h, bytes.data() + 2 * j, 2);
-        v[static_cast<size_t>(j)] = static_cast<float>(h);
+        v[static_cast<size_t>(j)] = elem_ == TypeId::kBF16 ? FloatOfBf16(h) : static_cast<float>(std::bit_cast<_Float16>(h));
       }
       return llvm::ConstantFP::get(sum_ty_, ir::SquaresOf(v.data(), n_));
     }
@@ -443,7 +454,7 @@ class VectorKernel {
   TypeId elem_ = TypeId::kF32;
   int64_t n_ = 0;
   bool integral_ = false;
-  bool half_ = false;  // f16 elements, widened to f32 as they are loaded
+  bool half_ = false;  // f16 or bf16 elements, widened to f32 as they are loaded
   bool narrow_diff_ = false;  // i8 squared differences: i16 lanes (LaneTy)
   const bool byte_dots_;      // the target multiply-adds bytes (ByteDotSums)
   llvm::Type* sum_ty_ = nullptr;

@@ -1,10 +1,11 @@
 // Vectors (fixed_size_list columns) through the JIT against the reference: every vector function
-// over f32, f64, f16 and i8 elements, list sizes around the kernels' 32-element chunks, a column or a
+// over f32, f64, f16, bf16 and i8 elements, list sizes around the kernels' 32-element chunks, a column or a
 // literal query, nulls, slices, edge values (NaN, inf, -0.0), in expressions, projections and
 // folds; bit-identical scores (one summation order); the types, literals and refusals of the
 // binder; Arrow import and export; the vector kernel's optimized IR (jit).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -32,7 +33,7 @@ std::string QueryLiteral(TypeId elem, int64_t n, std::mt19937_64& rng) {
   std::string text = "[";
   for (int64_t k = 0; k < n; ++k) {
     if (k) text += ", ";
-    const Scalar v = ModerateValue(elem == TypeId::kF16 ? TypeId::kF32 : elem, rng);  // f16: read as halves
+    const Scalar v = ModerateValue(IsHalfWidthFloat(elem) ? TypeId::kF32 : elem, rng);  // f16, bf16: read in their width
     std::string item = v.ToString();
     text += item.substr(0, item.find(':'));
   }
@@ -51,7 +52,7 @@ ArrayPtr VectorColumn(DataType type, int64_t length, double valid, bool edges, s
 
 TEST(Vectors, ScoresEqualTheReferenceBitForBit) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
-  const TypeId elems[] = {TypeId::kF32, TypeId::kF64, TypeId::kI8, TypeId::kF16};
+  const TypeId elems[] = {TypeId::kF32, TypeId::kF64, TypeId::kI8, TypeId::kF16, TypeId::kBF16};
   const int64_t sizes[] = {1, 3, 31, 32, 33, 64, 100, 768};
   const int64_t lengths[] = {0, 1, 5, 63, 64, 65, 700};
   int compared = 0;
@@ -192,6 +193,52 @@ TEST(Vectors, FromRawBuffers) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("a list<i32> column has no raw-buffer form (pass arrays)"), std::string::npos)
       << refused.error().ToString();
+}
+
+// bfloat16: a float's upper 16 bits. Read exactly; a double rounded once to the nearest (ties to
+// even), overflow to infinity; bf16 vectors from raw buffers scored as the f32 vectors they
+// widen to; no Arrow format.
+TEST(Vectors, Bfloat16) {
+  EXPECT_EQ(Bf16Of(1.0), 0x3F80);
+  EXPECT_EQ(Bf16Of(-2.5), 0xC020);
+  EXPECT_EQ(Bf16Of(1.0 + 1.0 / 256), 0x3F80);      // halfway between 0x3F80 and 0x3F81: to even
+  EXPECT_EQ(Bf16Of(1.0 + 3.0 / 256), 0x3F82);      // halfway between 0x3F81 and 0x3F82: to even
+  EXPECT_EQ(Bf16Of(1.0 + 1.0 / 256 + 1e-9), 0x3F81);  // past halfway: up
+  EXPECT_EQ(Bf16Of(3.3895313892515355e38), 0x7F7F);  // the largest
+  EXPECT_EQ(Bf16Of(3.4e38), 0x7F80);                  // past it: infinity
+  EXPECT_EQ(Bf16Of(-1e300), 0xFF80);
+  EXPECT_EQ(Bf16Of(-0.0), 0x8000);
+  EXPECT_EQ(Bf16Of(std::ldexp(1.0, -133)), 0x0001);   // the least subnormal
+  EXPECT_EQ(Bf16Of(std::ldexp(1.0, -135)), 0x0000);   // a quarter of it: to zero
+  EXPECT_EQ(Bf16Of(std::nan("")) & 0x7FC0, 0x7FC0);
+  EXPECT_EQ(FloatOfBf16(0x3F80), 1.0f);
+  EXPECT_EQ(FloatOfBf16(0xC020), -2.5f);
+
+  ASSERT_OK_AND_ASSIGN(const Schema schema, ParseSchema("v:bf16[3], w:fixed_size_list<bf16, 3>"));
+  EXPECT_EQ(schema.fields[0].type.ToString(), "fixed_size_list<bf16, 3>");
+  EXPECT_FALSE(ParseSchema("l:list<bf16>").ok());
+  EXPECT_FALSE(ParseSchema("x:bf16").ok());
+  ASSERT_OK_AND_ASSIGN(const ir::ExprPtr e, ir::ParseAndBind("dot(v, [1, 2, 0.33333])", schema));
+  EXPECT_EQ(e->type().ToString(), "f32");
+  ASSERT_OK_AND_ASSIGN(const ir::ExprPtr again, ir::ParseAndBind(e->ToString(), schema));  // the literal's text reads
+  EXPECT_TRUE(again->Equals(*e)) << e->ToString();                                          // back to its bfloat16s
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  ASSERT_OK_AND_ASSIGN(auto handle, engine->PrepareExpression(e));
+  const uint16_t v[] = {Bf16Of(1), Bf16Of(1), Bf16Of(3), Bf16Of(-2), Bf16Of(0.5), Bf16Of(0)};
+  const ColumnBuffers raw[] = {{v, nullptr}, {v, nullptr}};
+  float out[2] = {};
+  const OutputBuffers into{.values = out, .values_bytes = sizeof(out)};
+  ASSERT_OK(handle->WriteBuffers(raw, 2, into));
+  EXPECT_EQ(out[0], 1.0f + 2.0f + 3.0f * 0.333984375f);  // 0.33333 read as the nearest bfloat16, 171/512
+  EXPECT_EQ(out[1], -2.0f + 1.0f);
+
+  std::mt19937_64 rng(5);
+  const ArrayPtr column = VectorColumn(schema.fields[0].type, 10, 1.0, true, rng);
+  ArrowArray array;
+  ArrowSchema arrow_schema;
+  const Status exported = ExportArray(column, &array, &arrow_schema, "v");
+  ASSERT_FALSE(exported.ok());
+  EXPECT_NE(exported.error().message().find("bf16 vectors have no Arrow format"), std::string::npos);
 }
 
 TEST(Vectors, TypesLiteralsAndRefusals) {
