@@ -264,6 +264,10 @@ class Binder {
   Result<ExprPtr> BindListCall(const Expr& e, const Function& f) {
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr list, BindNode(e.args()[0], std::nullopt, ""));
     const DataType lt = list->type();
+    if (lt.id == TypeId::kStruct && ListOpOf(f) == ListOp::kExtract) {
+      return At(e, MakeError(ErrorCode::kTypeError, "{} is a struct: its fields are read as {}.name (or struct_field({}, 'name'))",
+                             list->ToString(), list->ToString(), list->ToString()));
+    }
     const Function* fn = &f;
     if (lt.id == TypeId::kMap && ListOpOf(f) == ListOp::kExtract) fn = FindFunction("map_extract_value");
     const ListOp op = *ListOpOf(*fn);

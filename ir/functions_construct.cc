@@ -26,16 +26,24 @@ Result<DataType> StructRule(std::string_view name, std::span<const DataType> arg
   return internal::TypeMismatch(name, args, "named values, written struct_pack(x := a, y := b)");
 }
 
-// list_value: values of one type (the binder unifies numbers), none nested; the list is never
-// null and its elements may be (a null argument is a null element).
+// list_value: values of one type (the binder unifies numbers and rescales decimals), none nested;
+// the list is never null and its elements may be (a null argument is a null element). Beside a
+// date, time, timestamp or decimal, a value of its storage type is a null literal (the binder's
+// logical rules refuse any other).
 Result<DataType> ListRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
+  if (args.empty()) return internal::TypeMismatch(name, args, "one value or more");
+  DataType elem = args[0];
   for (const DataType& t : args) {
-    if (IsNested(t) || !t.SameType(args[0])) {
-      return internal::TypeMismatch(name, args, "values of one type, none of them nested: list_value(a, b, c) or [a, b, c]");
+    if (t.is_logical()) elem = t;
+  }
+  for (const DataType& t : args) {
+    const bool null_literal = elem.is_logical() && !t.is_logical() && t.id == elem.id;
+    if (IsNested(t) || !(t.SameType(elem) || null_literal)) {
+      return internal::TypeMismatch(name, args, "values of one type, none of them nested: list_value(a, b, c) or [a, b, "
+                                                "c] (cast a value to the others' type)");
     }
   }
-  if (args.empty()) return internal::TypeMismatch(name, args, "one value or more");
-  return DataType::List(args[0].WithNullable(true));
+  return DataType::List(elem.WithNullable(true));
 }
 
 // map(keys, values): a list of keys (numbers, bools, strings, dates, times, timestamps) and a
@@ -63,7 +71,7 @@ const Function kConstructFunctions[] = {
               "value x."},
     {.name = "list_value", .arg_names = {}, .variadic = true, .family = Family::kConstruct,
      .null_behavior = NullBehavior::kAware, .unify_from = 0, .type_rule = ListRule, .eval = EvalConstruct,
-     .logical = LogicalArgs::kCompare, .summary = "A list of the values, in order: list_value(a, b, c), written [a, b, c].",
+     .logical = LogicalArgs::kPassThrough, .summary = "A list of the values, in order: list_value(a, b, c), written [a, b, c].",
      .notes = "Never null; a null value is a null element. Numbers of different types are widened to one, as "
               "coalesce's are; the values are not nested."},
     {.name = "map", .arg_names = {"keys", "values"}, .family = Family::kConstruct, .can_fail = MapFails,
@@ -76,7 +84,8 @@ const Function kConstructFunctions[] = {
 // Whether a row's keys and values make a map: the map's error otherwise.
 Status CheckMapRow(const Array& keys, int64_t kb, int64_t ke, int64_t values) {
   if (ke - kb != values) {
-    return MakeError(ErrorCode::kInvalidInput, "map: {} keys and {} values", ke - kb, values);
+    return MakeError(ErrorCode::kInvalidInput, "map: {} key{} and {} value{}: its lists pair in order, so their lengths "
+                     "must be equal", ke - kb, ke - kb == 1 ? "" : "s", values, values == 1 ? "" : "s");
   }
   static const Function* eq = FindFunction("eq");
   for (int64_t j = kb; j < ke; ++j) {

@@ -337,7 +337,7 @@ Result<Scalar> DecimalLiteral(std::string_view text) {
 
 bool HasDecimalRule(std::string_view n) {
   return n == "add" || n == "sub" || n == "mul" || n == "div" || n == "neg" || n == "abs" || n == "round" ||
-         n == "if" || n == "coalesce" || n == "cast" || IsCompare(n);
+         n == "if" || n == "coalesce" || n == "list_value" || n == "cast" || IsCompare(n);
 }
 
 ExprPtr NarrowDecimal128(const ExprPtr& x, FoldFn fold) {
@@ -414,7 +414,8 @@ Result<std::optional<ExprPtr>> BindDecimalCall(std::string_view name, std::vecto
   }
   const size_t first = f->unify_from > 0 ? static_cast<size_t>(f->unify_from) : 0;
   std::vector<ExprPtr> values(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
-  const bool compare = IsCompare(name) || name == "if" || name == "coalesce";
+  // Compared, or picked: the values rescaled to one type that holds each.
+  const bool compare = IsCompare(name) || name == "if" || name == "coalesce" || name == "list_value";
   if (compare && AllSameType(values) && !narrowed) return Out();  // the storage comparison (LogicalArgs::kCompare)
   ROWJIT_ASSIGN_OR_RETURN(const std::optional<TypeId> floats, CheckOperands(name, values));
   if (floats || name == "div") {

@@ -230,7 +230,8 @@ class Parser {
   }
   // A syntax error at the next token; when that is a word close to one of `words`, a suggestion.
   Error Expected(std::string_view what, std::span<const std::string_view> words = {}) const {
-    const std::string hint = Peek().kind == Tok::kIdent ? DidYouMean(Peek().text, words) : "";
+    std::string hint = Peek().kind == Tok::kIdent ? DidYouMean(Peek().text, words) : "";
+    if (Peek().kind == Tok::kOp && Peek().text == ":=") hint = " (x := value names a field of struct_pack: struct_pack(x := 1))";
     return MakeError(ErrorCode::kInvalidInput, "syntax error at position {}: expected {}, found {}{}", Peek().pos,
                      what, Describe(Peek()), hint)
         .WithSpan(SpanOf(Peek()));
@@ -464,7 +465,9 @@ class Parser {
         Next();
         text += ", ";
       }
-      if (count == 0 && Peek().kind == Tok::kRBracket) return Expected("a number: a vector literal is not empty");
+      if (count == 0 && Peek().kind == Tok::kRBracket) {
+        return Expected("a value: a vector literal is not empty, nor a list ([] has no element type)");
+      }
       if (Peek().kind == Tok::kOp && (Peek().text == "-" || Peek().text == "+")) text += Next().text == "-" ? "-" : "";
       const bool word = Peek().kind == Tok::kIdent && (Peek().text == "nan" || Peek().text == "inf");
       if (Peek().kind != Tok::kNumber && !word) return Expected("a number in a vector literal");

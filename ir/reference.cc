@@ -153,7 +153,11 @@ Result<ArrayPtr> NestedAtRow(const Expr& e, std::span<const ArrayPtr> columns, i
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr elements, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
   ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, LambdaBody(e));
   const std::vector<ArrayPtr> scope{elements};
-  Result<ArrayPtr> values = EvaluateReference(*body, scope, elements->length());
+  // Where errors are hidden, an element whose lambda fails is null (the failing call's value),
+  // as every other call's is; else the element's error is the row's.
+  std::vector<int64_t> hidden;
+  Result<ArrayPtr> values = quiet ? EvaluateReferenceQuiet(*body, scope, elements->length(), hidden)
+                                  : EvaluateReference(*body, scope, elements->length());
   if (!values.ok()) {
     const std::string function = values.error().function();
     return failed(std::move(values).TakeError().WithRow(function, row), function);

@@ -432,8 +432,13 @@ class PyEngine {
       }
     }
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
-    if (IsString(prepared->expr()->type().id)) {
+    const TypeId result = prepared->expr()->type().id;
+    if (IsString(result)) {
       throw py::type_error("rowjit: compile gives numbers and bools; '" + text + "' gives text (rowjit.evaluate does)");
+    }
+    if (result == TypeId::kStruct || result == TypeId::kList || result == TypeId::kMap) {
+      throw py::type_error("rowjit: compile gives numbers and bools; '" + text + "' gives " +
+                           prepared->expr()->type().WithNullable(false).ToString() + " (rowjit.evaluate does)");
     }
     return prepared;
   }
@@ -466,9 +471,10 @@ class PyEngine {
     bool strings = false;
     for (const std::string& t : texts) {
       exprs.push_back(BindExpression(t, cols, bind_));
-      strings = strings || IsString(exprs.back()->type().id);
+      const TypeId id = exprs.back()->type().id;
+      strings = strings || IsString(id) || id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap;
     }
-    if (strings) {  // string results are rowjit's own arrays (as evaluate's): every result is
+    if (strings) {  // string and nested results are rowjit's own arrays (as evaluate's): every result is
       Result<std::vector<ArrayPtr>> results =
           WithoutGil(cols.length, [&] { return Live().Project(exprs, cols.arrays, cols.length); });
       py::list out;

@@ -89,6 +89,8 @@ std::string Array::ToString(int64_t max_rows) const {
       out += "null";
     } else if (IsString(s.type_id())) {
       out += QuoteString(s.str());
+    } else if (s.type_id() == TypeId::kStruct || s.type_id() == TypeId::kList || s.type_id() == TypeId::kMap) {
+      out += s.str();  // a nested row's text: {x: 1}, [1, 2], {'k': 1}
     } else {
       std::string text = s.ToString();
       out += text.substr(0, text.find(':'));
@@ -271,12 +273,12 @@ Result<ArrayPtr> Rebuilt(const ArrayPtr& a, const DataType& t, Validity v) {
     }
     case Encoding::kBool: {
       const auto& b = static_cast<const BoolArray&>(*a);
-      ROWJIT_ASSIGN_OR_RETURN(auto out, BoolArray::Make(n, b.bits_buffer(), std::move(v), b.offset(), true));
+      ROWJIT_ASSIGN_OR_RETURN(auto out, BoolArray::Make(n, b.bits_buffer(), std::move(v), b.offset(), t.nullable));
       return ArrayPtr(std::move(out));
     }
     case Encoding::kByteBool: {
       const auto& b = static_cast<const ByteBoolArray&>(*a);
-      ROWJIT_ASSIGN_OR_RETURN(auto out, ByteBoolArray::Make(n, b.bytes_buffer(), std::move(v), b.offset(), true));
+      ROWJIT_ASSIGN_OR_RETURN(auto out, ByteBoolArray::Make(n, b.bytes_buffer(), std::move(v), b.offset(), t.nullable));
       return ArrayPtr(std::move(out));
     }
     case Encoding::kFixedList: {

@@ -181,24 +181,29 @@ class Materializer {
     return evaluate_(a, columns_, length_);
   }
 
-  // A constructor's rows (ir::ConstructColumn) over its arguments' columns; where an argument
-  // can fail, the reference's, quietly (its failing rows left to the whole expression).
+  // A constructor's rows (ir::ConstructColumn) over its arguments' columns. A flat argument that
+  // can fail is the reference's, computed quietly: its failing rows are null, the value a
+  // failing call has where its error is hidden, and are left to the whole expression (a nested
+  // one's failing rows are null and left so by its own column). No constructor but map fails,
+  // and map's rows fail on its lists only.
   Result<ArrayPtr> Constructed(const ir::Expr& e) {
     std::vector<int64_t> failed;
-    ArrayPtr rows;
-    bool quiet = false;
-    for (const ir::ExprPtr& a : e.args()) quiet = quiet || a->facts().can_fail;
-    if (quiet) {
-      ++reference_nodes_;
-      ROWJIT_ASSIGN_OR_RETURN(rows, ir::EvaluateReferenceQuiet(e, columns_, length_, failed));
-    } else {
-      std::vector<ArrayPtr> args;
-      for (const ir::ExprPtr& a : e.args()) {
-        ROWJIT_ASSIGN_OR_RETURN(ArrayPtr r, Argument(a));
-        args.push_back(std::move(r));
+    std::vector<ArrayPtr> args;
+    for (const ir::ExprPtr& a : e.args()) {
+      const TypeId t = a->type().id;
+      const bool nested = t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList;
+      ArrayPtr r;
+      if (a->facts().can_fail && !nested) {
+        ++reference_nodes_;
+        ROWJIT_ASSIGN_OR_RETURN(r, ir::EvaluateReferenceQuiet(*a, columns_, length_, failed));
+        AddFailed(failed);
+        failed.clear();
+      } else {
+        ROWJIT_ASSIGN_OR_RETURN(r, Argument(a));
       }
-      ROWJIT_ASSIGN_OR_RETURN(rows, ir::ConstructColumn(e, args, length_, pool_, failed));
+      args.push_back(std::move(r));
     }
+    ROWJIT_ASSIGN_OR_RETURN(ArrayPtr rows, ir::ConstructColumn(e, args, length_, pool_, failed));
     AddFailed(failed);
     return rows;
   }

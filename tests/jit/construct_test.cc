@@ -40,6 +40,12 @@ TEST(Constructors, EqualTheReference) {
       "[t, upper(t), 'z']",
       "[d, d]",
       "[c, abs(c)]",
+      "[c, c * 2, 1.5]",           // decimals rescaled to one type
+      "[d, null]",
+      "map([a > 0, a is null], [x, 1.0])",  // bool keys
+      "list_transform([a, b], y -> 1000 / (y % 3))",  // fails in rows where the list holds a multiple of 3 ...
+      "len(list_filter([a, u], y -> 100 / (y % 4) > 1))",  // ... a row's error hidden where a column is null
+      "if(a is null, list_sum(list_transform([a, b], y -> 1000 / (y % 3))), 0)",  // values where it is hidden
       "[a > 0, a is null]",
       "list_pack(u, u)",
       "map(k, v)",                 // fails where the lists' lengths differ or a key repeats
@@ -129,7 +135,7 @@ TEST(Constructors, ValuesByHand) {
     EXPECT_NE(out.error().message().find(message), std::string::npos) << out.error().ToString();
   };
   const Row pq = std::vector<Scalar>{str("p"), str("q")}, r = std::vector<Scalar>{str("r")};
-  error("map(k, v)", {pq, std::vector<Scalar>{str("a"), str("b")}, r}, 1, "map: 2 keys and 1 values");
+  error("map(k, v)", {pq, std::vector<Scalar>{str("a"), str("b")}, r}, 1, "map: 2 keys and 1 value: its lists pair in order");
   error("map(k, v)", {pq, std::vector<Scalar>{null_key}, r}, 1, "map: a key is null");
   error("len(map(k, v)) + 1", {pq, std::vector<Scalar>{null_key}, r}, 1, "map: a key is null");  // under other calls
   error("map(k, v)", {std::vector<Scalar>{str("s"), str("s")}, std::nullopt, r}, 0, "map: the key 's' repeats");
@@ -176,7 +182,10 @@ TEST(Constructors, Refusals) {
       {"map([s, s], [1, 2])", ErrorCode::kTypeError, "list_value"},
       {"map([c], [1])", ErrorCode::kTypeError, "a map's keys are numbers"},
       {"map([x], [s])", ErrorCode::kTypeError, "list_value"},
-      {"[c, c * 2]", ErrorCode::kTypeError, "list_value's arguments must share one logical type"},
+      {"[d, 5]", ErrorCode::kTypeError, "list_value's arguments must share one logical type"},
+      {"s['n']", ErrorCode::kTypeError, "s is a struct: its fields are read as s.name"},
+      {"x := 1", ErrorCode::kInvalidInput, "x := value names a field of struct_pack"},
+      {"[]", ErrorCode::kInvalidInput, "nor a list ([] has no element type)"},
   };
   test::ExpectRefused(schema, cases);
 }

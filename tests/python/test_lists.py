@@ -85,5 +85,16 @@ def test_built_structs_lists_and_maps():
     assert list(ENGINE.evaluate("list_sum([a, a, 1])", a=a)) == [3, 5, 7]
     maps = ENGINE.evaluate("map(['x', 'y'], [a, a + 1])", a=a)
     assert list(maps) == [{"x": 1, "y": 2}, {"x": 2, "y": 3}, {"x": 3, "y": 4}]
-    with pytest.raises(rowjit.Error, match="map: 1 keys and 2 values"):
+    with pytest.raises(rowjit.Error, match="map: 1 key and 2 values: its lists pair in order"):
         ENGINE.evaluate("map(['x'], [a, a])", a=a)
+
+
+def test_built_values_in_projections_arrow_and_compile():
+    a = np.array([1, 2], dtype=np.int32)
+    rows, sums = ENGINE.project(["[a, 1]", "a + 1"], a=a)
+    assert [list(r) for r in rows] == [[1, 1], [2, 1]] and list(sums) == [2, 3]
+    shown = repr(ENGINE.evaluate("struct_pack(a, b := a * 2)", a=a, arrow=True))
+    assert "{a: 1, b: 2}" in shown, shown
+    assert "{'k': 1}" in repr(ENGINE.evaluate("map(['k'], [a])", a=a, arrow=True))
+    with pytest.raises(TypeError, match="gives struct<a:i32"):
+        rowjit.compile("struct_pack(a)", a=np.int32)
