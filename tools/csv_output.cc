@@ -30,19 +30,82 @@ struct TextColumn {
   }
 };
 
+Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine);
+
+bool IsNestedType(const DataType& t) {
+  return t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct;
+}
+
+// Each row of a nested column as text — [1, null], {'a': 1}, {x: 1, when: 2024-02-29} — its leaves
+// written as a column of their type is (through the engine's cast to utf8, each leaf array once),
+// strings quoted; nullopt for a null row.
+Result<std::vector<std::optional<std::string>>> NestedRows(const ArrayPtr& column, jit::Engine& engine) {
+  const int64_t n = column->length();
+  std::vector<std::optional<std::string>> out(static_cast<size_t>(n));
+  const DataType type = column->type();
+  if (!IsNestedType(type)) {
+    ROWJIT_ASSIGN_OR_RETURN(const TextColumn leaf, AsText(column, engine));
+    for (int64_t i = 0; i < n; ++i) {
+      std::optional<std::string> v = leaf.At(i);
+      if (v && IsString(type.id) && !leaf.hex) v = QuoteString(*v);
+      out[static_cast<size_t>(i)] = std::move(v);
+    }
+    return out;
+  }
+  const auto part = [](const std::optional<std::string>& v) { return v ? *v : std::string("null"); };
+  if (type.id == TypeId::kStruct) {
+    const auto& s = static_cast<const StructArray&>(*column);
+    std::vector<std::vector<std::optional<std::string>>> fields;
+    for (const ArrayPtr& c : s.children()) {
+      ROWJIT_ASSIGN_OR_RETURN(auto rows, NestedRows(c, engine));
+      fields.push_back(std::move(rows));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (s.IsNull(i)) continue;
+      std::string text = "{";
+      for (size_t f = 0; f < fields.size(); ++f) {
+        text += fmt::format("{}{}: {}", f ? ", " : "", StructFields(type)[f].name, part(fields[f][static_cast<size_t>(i)]));
+      }
+      out[static_cast<size_t>(i)] = text + "}";
+    }
+    return out;
+  }
+  const auto& l = static_cast<const ListArray&>(*column);
+  const bool map = type.id == TypeId::kMap;
+  std::vector<std::optional<std::string>> keys, values;
+  if (map) {
+    const auto& entries = static_cast<const StructArray&>(*l.elements());
+    ROWJIT_ASSIGN_OR_RETURN(keys, NestedRows(entries.children()[0], engine));
+    ROWJIT_ASSIGN_OR_RETURN(values, NestedRows(entries.children()[1], engine));
+  } else {
+    ROWJIT_ASSIGN_OR_RETURN(values, NestedRows(l.elements(), engine));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (l.IsNull(i)) continue;
+    std::string text = map ? "{" : "[";
+    for (int64_t j = l.Start(i); j < l.End(i); ++j) {
+      if (j > l.Start(i)) text += ", ";
+      if (map) text += part(keys[static_cast<size_t>(j)]) + ": ";
+      text += part(values[static_cast<size_t>(j)]);
+    }
+    out[static_cast<size_t>(i)] = text + (map ? "}" : "]");
+  }
+  return out;
+}
+
 Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine) {
   const DataType type = column->type();
   TextColumn out{
       column, type.id == TypeId::kBinary,
       type.logical == LogicalKind::kDecimal || (IsNumeric(type.id) && !type.is_logical())};
   if (IsString(type.id)) return out;
-  if (type.id == TypeId::kList || type.id == TypeId::kMap || type.id == TypeId::kStruct) {  // [1, null], {'a': 1}, {x: 1}
-    std::vector<Scalar> rows;
-    for (int64_t i = 0; i < column->length(); ++i) rows.push_back(column->GetScalar(i));
+  if (IsNestedType(type)) {
+    ROWJIT_ASSIGN_OR_RETURN(const auto rows, NestedRows(column, engine));
     std::vector<std::optional<std::string_view>> views;
-    for (const Scalar& r : rows) views.push_back(r.is_null() ? std::nullopt : std::optional<std::string_view>(r.str()));
+    for (const auto& r : rows) views.push_back(r ? std::optional<std::string_view>(*r) : std::nullopt);
     ROWJIT_ASSIGN_OR_RETURN(auto text, MakeStringArray(DataType(TypeId::kUtf8, true), StringLayout::kOffsets32, views));
     out.text = std::move(text);
+    out.hex = false;
     return out;
   }
   const Schema one{{Field{"v", type}}};

@@ -28,6 +28,15 @@ EVERY_ORDERS_COLUMN = ["--expr", "id", "--expr", "item", "--expr", "price", "--e
                        "--expr", "note"]
 
 CASES = {
+    # A nested value's rows as text: fields named, strings quoted, dates and decimals as their
+    # columns print, a null element as null.
+    "print_built_struct": case(
+        ["eval", "--expr", "struct_pack(item, day, p := [price, null])", "--input", ORDERS, "--print", "10"],
+        stdout="struct_pack(item, day, p := [price, null])\n"
+               "{item: 'apple', day: 2024-03-01, p: [1.25, null]}\n"
+               "{item: 'pear', day: 2024-03-01, p: [null, null]}\n"
+               "{item: 'melon, large', day: 2024-03-02, p: [3.10, null]}\n"
+               "{item: 'fig', day: 2024-02-29, p: [0.99, null]}\n"),
     # --- CSV in, table and CSV out ---------------------------------------------------------------
     # orders.csv: id and qty inferred i64, item utf8, price typed decimal(10,2)? by its header, day
     # date32, note utf8? (a null, an empty string, embedded quotes, a field over two lines).
