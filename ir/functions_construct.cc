@@ -193,6 +193,10 @@ Result<ArrayPtr> List(const DataType& type, std::span<const ArrayPtr> args, int6
 // map over `length` rows of two lists: each good row's keys and values taken in order.
 Result<ArrayPtr> Map(const DataType& type, const ListArray& keys, const ListArray& values, int64_t length,
                      const std::shared_ptr<MemoryPool>& pool, std::vector<int64_t>& failed) {
+  // The entries are taken by 32-bit element indices.
+  if (keys.elements()->length() > UINT32_MAX || values.elements()->length() > UINT32_MAX) {
+    return MakeError(ErrorCode::kUnsupported, "map: lists of more than 2^32 elements in a batch");
+  }
   std::vector<uint32_t> key_rows, value_rows;
   std::vector<int64_t> offsets{0};
   ROWJIT_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(length));
@@ -254,6 +258,10 @@ Result<ArrayPtr> ConstructRow(const Expr& call, std::span<const ArrayPtr> args) 
       return ArrayPtr(std::move(out));
     }
     case ConstructOp::kMap: {
+      if (args[0]->encoding() != Encoding::kList || args[1]->encoding() != Encoding::kList) {
+        return MakeError(ErrorCode::kInvalidInput, "map reads two lists, given as {} and {} arrays",
+                         EncodingName(args[0]->encoding()), EncodingName(args[1]->encoding()));
+      }
       const auto& keys = static_cast<const ListArray&>(*args[0]);
       const auto& values = static_cast<const ListArray&>(*args[1]);
       if (!keys.IsNull(0) && !values.IsNull(0)) {
@@ -274,7 +282,8 @@ Result<ArrayPtr> ConstructColumn(const Expr& call, std::span<const ArrayPtr> arg
     case ConstructOp::kList: return List(type, args, length, pool);
     case ConstructOp::kMap:
       if (args[0]->encoding() != Encoding::kList || args[1]->encoding() != Encoding::kList) {
-        return MakeError(ErrorCode::kInternal, "map reads two list arrays");
+        return MakeError(ErrorCode::kInvalidInput, "map reads two lists, given as {} and {} arrays",
+                         EncodingName(args[0]->encoding()), EncodingName(args[1]->encoding()));
       }
       return Map(type, static_cast<const ListArray&>(*args[0]), static_cast<const ListArray&>(*args[1]), length, pool,
                  failed);

@@ -148,6 +148,9 @@ Result<ArrayPtr> NestedAtRow(const Expr& e, std::span<const ArrayPtr> columns, i
   }
   if (!IsListCall(e)) return MakeError(ErrorCode::kInternal, "{} is not a nested value", e.ToString());
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr inner, NestedAtRow(*e.args()[0], columns, row, quiet));
+  if (inner->encoding() != Encoding::kList) {
+    return MakeError(ErrorCode::kInvalidInput, "{} reads a list, given as a {} array", f.name, EncodingName(inner->encoding()));
+  }
   if (inner->IsNull(0)) return null_row();
   const auto& l = static_cast<const ListArray&>(*inner);
   ROWJIT_ASSIGN_OR_RETURN(ArrayPtr elements, l.elements()->Slice(l.Start(0), l.End(0) - l.Start(0)));
