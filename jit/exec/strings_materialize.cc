@@ -232,6 +232,13 @@ class Materializer {
     size_t next_failed = 0;
     ArrayPtr child = values;
     std::vector<uint32_t> kept;
+    // A filter's predicate: a kernel's bits read as they are; another layout through its scalars.
+    const auto* bits = values->encoding() == Encoding::kBool ? static_cast<const BoolArray*>(values.get()) : nullptr;
+    const auto keep = [&](int64_t j) {
+      if (bits != nullptr) return bits->Value(j) && !bits->IsNull(j);
+      const Scalar s = values->GetScalar(j);
+      return !s.is_null() && s.value<bool>();
+    };
     o[0] = 0;
     for (int64_t i = 0; i < length_; ++i) {
       const int64_t begin = list.Start(i) - lo, end = list.End(i) - lo;
@@ -241,8 +248,7 @@ class Materializer {
       }
       if (filter) {
         for (int64_t j = begin; j < end; ++j) {
-          const Scalar keep = values->GetScalar(j);
-          if (!keep.is_null() && keep.value<bool>()) kept.push_back(static_cast<uint32_t>(j));
+          if (keep(j)) kept.push_back(static_cast<uint32_t>(j));
         }
         o[i + 1] = static_cast<int64_t>(kept.size());
       } else {

@@ -26,7 +26,8 @@ enum class Route : uint8_t {
                     // then the rest routed again over those columns
   kNested,          // reads of nested columns computed a column at a time first — each vector function
                     // (dot, l2_distance, ...) by its own vector kernel, each struct field (s.x) as its
-                    // child column — then the rest routed again over those columns (as kStrings)
+                    // child column, each list function and constructor by its column form — then the
+                    // rest routed again over those columns (as kStrings)
   kOverDictionary,  // the expression once per value of its one dictionary-encoded string column,
                     // its results gathered through the codes (exec/dictionary.cc)
   kStaged,          // too large for one kernel: stages of bounded size, each its own kernel, their
