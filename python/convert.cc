@@ -426,6 +426,103 @@ bool IsSequenceRow(PyObject* item) {
                              PyObject_TypeCheck(item, NdarrayType()));
 }
 
+// Values numpy joined into one array (a list's elements, a struct's field) as a column: an object
+// array of numbers with None among them is read as the numbers with those rows null (strings
+// take None as null themselves; dicts are structs, sequences lists).
+ArrayPtr ValuesColumn(Columns& cols, const std::string& name, py::array values) {
+  std::optional<Validity> valid;
+  PyObject* first = values.dtype().kind() == 'O' ? FirstItem(values) : nullptr;
+  if (first != nullptr && !PyUnicode_Check(first) && !PyBytes_Check(first) && !PyDict_Check(first) &&
+      !IsSequenceRow(first)) {
+    const auto* items = static_cast<const char*>(values.data());
+    py::list filled;
+    std::vector<bool> present(static_cast<size_t>(values.shape(0)));
+    for (int64_t j = 0; j < values.shape(0); ++j) {
+      PyObject* x = *reinterpret_cast<PyObject* const*>(items + j * values.strides(0));
+      present[static_cast<size_t>(j)] = x != Py_None;
+      filled.append(x == Py_None ? py::handle(first) : py::handle(x));
+    }
+    values = py::module_::import("numpy").attr("asarray")(filled);
+    BufferPtr bits = Check(AllocateBitmap(values.shape(0)));
+    for (size_t j = 0; j < present.size(); ++j) kernels::SetBitTo(bits->mutable_data(), static_cast<int64_t>(j), present[j]);
+    valid = Check(Validity::FromBitmap(std::move(bits), 0, values.shape(0)));
+  }
+  return NumpyColumn(cols, name, values, std::move(valid));
+}
+
+// An object array whose rows are dicts or None: a struct column, as pyarrow reads one — a field
+// per key in the order first seen, a row's missing key a null field, a None row a null row; each
+// field's values read as a column is (numpy's promotion gives its type).
+ArrayPtr NumpyStructs(Columns& cols, const std::string& name, const py::array& arr, std::optional<Validity> validity) {
+  const int64_t n = arr.shape(0);
+  const auto* base = static_cast<const char*>(arr.data());
+  std::vector<std::string> keys;
+  std::vector<py::list> values;
+  std::vector<bool> valid(static_cast<size_t>(n), true);
+  bool null_rows = validity.has_value();
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* item = *reinterpret_cast<PyObject* const*>(base + i * arr.strides(0));
+    if (item == Py_None || (validity && !validity->IsValid(i))) {
+      valid[static_cast<size_t>(i)] = false;
+      null_rows = true;
+      continue;
+    }
+    if (!PyDict_Check(item)) {
+      throw py::type_error("rowjit: column '" + name + "' row " + std::to_string(i) + " holds " +
+                           std::string(Py_TYPE(item)->tp_name) + " where a dict (a struct's row) is expected");
+    }
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(item)) {
+      if (!PyUnicode_Check(key.ptr())) {
+        throw py::type_error("rowjit: column '" + name + "' row " + std::to_string(i) + " has a key that is no str");
+      }
+      const std::string k = py::cast<std::string>(key);
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+        keys.push_back(k);
+        values.emplace_back();
+      }
+    }
+  }
+  if (keys.empty()) throw py::type_error("rowjit: column '" + name + "' holds no dict with a key: a struct has a field or more");
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* item = *reinterpret_cast<PyObject* const*>(base + i * arr.strides(0));
+    const bool row = valid[static_cast<size_t>(i)];
+    for (size_t f = 0; f < keys.size(); ++f) {
+      PyObject* v = row ? PyDict_GetItemString(item, keys[f].c_str()) : nullptr;  // borrowed
+      values[f].append(v != nullptr ? py::handle(v) : py::none());
+    }
+  }
+  py::module_ np = py::module_::import("numpy");
+  std::vector<StructField> fields;
+  std::vector<ArrayPtr> children;
+  for (size_t f = 0; f < keys.size(); ++f) {
+    // The values stored as objects (numpy's item assignment would read a list as a sequence).
+    py::array column = np.attr("empty")(n, py::arg("dtype") = "object");
+    auto** slots = static_cast<PyObject**>(column.mutable_data());
+    for (int64_t i = 0; i < n; ++i) {
+      PyObject* v = values[f][static_cast<size_t>(i)].ptr();
+      Py_INCREF(v);
+      Py_XDECREF(slots[i]);
+      slots[i] = v;
+    }
+    if (PyObject* first = FirstItem(column); first != nullptr && !PyUnicode_Check(first) && !PyBytes_Check(first) &&
+                                             !PyDict_Check(first) && !IsSequenceRow(first)) {
+      column = np.attr("asarray")(values[f]);  // numbers: numpy's promotion (None makes it object)
+    }
+    ArrayPtr child = ValuesColumn(cols, name + "." + keys[f], column);
+    child = Check(WithNullability(child, true));
+    fields.push_back(StructField{keys[f], child->type()});
+    children.push_back(std::move(child));
+  }
+  Validity rows = Validity::AllValid();
+  if (null_rows) {
+    BufferPtr bits = Check(AllocateBitmap(n));
+    for (int64_t i = 0; i < n; ++i) kernels::SetBitTo(bits->mutable_data(), i, valid[static_cast<size_t>(i)]);
+    rows = Check(Validity::FromBitmap(std::move(bits), 0, n));
+  }
+  const DataType type = Check(DataType::Struct(fields, null_rows));
+  return Check(StructArray::Make(type, n, std::move(children), std::move(rows)));
+}
+
 // An object array whose rows are sequences (lists, tuples, 1-d arrays) or None: a list column. The
 // rows' elements are joined into one numpy array (numpy's promotion gives their type: ints i64,
 // any float f64, str utf8, bool) and read as a column is; a None element is a null element.
@@ -466,25 +563,7 @@ ArrayPtr NumpyLists(Columns& cols, const std::string& name, const py::array& arr
   }
   py::array elements = pieces.empty() ? py::array(np.attr("empty")(0, py::arg("dtype") = "float64"))
                                       : py::array(np.attr("concatenate")(pieces));
-  std::optional<Validity> element_valid;
-  if (elements.dtype().kind() == 'O') {  // None among numbers (strings take None as null themselves)
-    PyObject* first = FirstItem(elements);
-    if (first != nullptr && !PyUnicode_Check(first) && !PyBytes_Check(first)) {
-      const auto* items = static_cast<const char*>(elements.data());
-      py::list filled;
-      std::vector<bool> present(static_cast<size_t>(elements.shape(0)));
-      for (int64_t j = 0; j < elements.shape(0); ++j) {
-        PyObject* x = *reinterpret_cast<PyObject* const*>(items + j * elements.strides(0));
-        present[static_cast<size_t>(j)] = x != Py_None;
-        filled.append(x == Py_None ? py::handle(first) : py::handle(x));
-      }
-      elements = np.attr("asarray")(filled);
-      BufferPtr bits = Check(AllocateBitmap(elements.shape(0)));
-      for (size_t j = 0; j < present.size(); ++j) kernels::SetBitTo(bits->mutable_data(), static_cast<int64_t>(j), present[j]);
-      element_valid = Check(Validity::FromBitmap(std::move(bits), 0, elements.shape(0)));
-    }
-  }
-  ArrayPtr child = NumpyColumn(cols, name, elements, std::move(element_valid));
+  ArrayPtr child = ValuesColumn(cols, name, elements);
   const bool large = offsets.back() > INT32_MAX;
   const int64_t width = large ? 8 : 4;
   BufferPtr offset_buffer = Check(Buffer::Allocate(static_cast<int64_t>(offsets.size()) * width));
@@ -513,6 +592,9 @@ ArrayPtr NumpyColumn(Columns& cols, const std::string& name, const py::array& gi
                           "-d array: a column is 1-d (2-d: a column of vectors)");
   }
   if (given.dtype().kind() == 'O' && IsSequenceRow(FirstItem(given))) return NumpyLists(cols, name, given, std::move(validity));
+  if (given.dtype().kind() == 'O' && FirstItem(given) != nullptr && PyDict_Check(FirstItem(given))) {
+    return NumpyStructs(cols, name, given, std::move(validity));
+  }
   if (const char kind = given.dtype().kind(); kind == 'U' || kind == 'S' || kind == 'O') {
     return NumpyStrings(name, given, std::move(validity));
   }

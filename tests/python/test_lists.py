@@ -98,3 +98,16 @@ def test_built_values_in_projections_arrow_and_compile():
     assert "{'k': 1}" in repr(ENGINE.evaluate("map(['k'], [a])", a=a, arrow=True))
     with pytest.raises(TypeError, match="gives struct<a:i32"):
         rowjit.compile("struct_pack(a)", a=np.int32)
+
+
+def test_dict_rows_are_a_struct_column():
+    rows = _col({"x": 1, "name": "a"}, None, {"name": "c"}, {"x": 4, "name": None, "extra": 2.5})
+    got = ENGINE.evaluate("s.x * 10", s=rows)
+    assert list(np.ma.getmaskarray(got)) == [False, True, True, False]
+    assert list(got.filled(-1)) == [10, -1, -1, 40]
+    assert _rows(ENGINE.evaluate("upper(s.name)", s=rows)) == ["A", None, "C", None]
+    assert list(ENGINE.evaluate("s.extra is null", s=rows)) == [True, True, True, False]
+    back = ENGINE.evaluate("s", s=_col({"x": 1, "tags": [1, 2]}, {"x": 2, "tags": []}))
+    assert back[0]["x"] == 1 and list(back[0]["tags"]) == [1, 2] and back[1]["x"] == 2
+    with pytest.raises(TypeError, match="row 1 holds int where a dict"):
+        ENGINE.evaluate("s.x", s=_col({"x": 1}, 3))
