@@ -58,7 +58,8 @@ void CheckQuery(const std::string& text, const Schema& schema) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Schema schema =
-      *rowjit::ParseSchema("a:i32?, b:i64, c:f64?, d:bool, e:u8?, f:i8, g:f32, h:u64?");
+      *rowjit::ParseSchema("a:i32?, b:i64, c:f64?, d:bool, e:u8?, f:i8, g:f32, h:u64?, l:list<i32?>?, "
+                           "m:map<utf8, i64?>, s:struct<x:i32, t:utf8?>?");
   const std::string text(reinterpret_cast<const char*>(data), size);
   CheckQuery(text, schema);
   auto parsed = rowjit::ir::Parse(text, kLimits);
