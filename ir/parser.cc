@@ -679,29 +679,20 @@ class Parser {
           args.push_back(Expr::Literal("'" + type.ToString() + "'", std::nullopt, From(at)));
           break;
         }
-        // A lambda, x -> body (list_transform, list_filter): lambda('x', body), which the binder reads.
-        if (Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == "->") {
+        // A lambda, x -> body (list_transform, list_filter): lambda('x', body); a named value,
+        // x := value (struct_pack): named('x', value). The binder reads both.
+        const bool lambda = Peek().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == "->";
+        const bool named = (Peek().kind == Tok::kIdent || Peek().kind == Tok::kQuotedIdent) &&
+                           t_[pos_ + 1].kind == Tok::kOp && t_[pos_ + 1].text == ":=";
+        if (lambda || named) {
           const size_t at = Peek().pos;
-          const Token& param = Next();
-          ExprPtr name_literal = Expr::Literal(QuoteString(param.text), std::nullopt, SpanOf(param));
-          Next();
-          ROWJIT_ASSIGN_OR_RETURN(ExprPtr body, Nested([this] { return ParseOr(); }));
-          ROWJIT_ASSIGN_OR_RETURN(ExprPtr lambda, Made(CallFrom(at, "lambda", {std::move(name_literal), std::move(body)})));
-          args.push_back(std::move(lambda));
-          if (Peek().kind != Tok::kComma) break;
-          Next();
-          continue;
-        }
-        // A named value, x := value (struct_pack): named('x', value), which the binder reads.
-        if ((Peek().kind == Tok::kIdent || Peek().kind == Tok::kQuotedIdent) && t_[pos_ + 1].kind == Tok::kOp &&
-            t_[pos_ + 1].text == ":=") {
-          const size_t at = Peek().pos;
-          const Token& field = Next();
-          ExprPtr name_literal = Expr::Literal(QuoteString(field.text), std::nullopt, SpanOf(field));
+          const Token& word = Next();
+          ExprPtr name_literal = Expr::Literal(QuoteString(word.text), std::nullopt, SpanOf(word));
           Next();
           ROWJIT_ASSIGN_OR_RETURN(ExprPtr value, Nested([this] { return ParseOr(); }));
-          ROWJIT_ASSIGN_OR_RETURN(ExprPtr named, Made(CallFrom(at, "named", {std::move(name_literal), std::move(value)})));
-          args.push_back(std::move(named));
+          ROWJIT_ASSIGN_OR_RETURN(ExprPtr form, Made(CallFrom(at, lambda ? "lambda" : "named",
+                                                              {std::move(name_literal), std::move(value)})));
+          args.push_back(std::move(form));
           if (Peek().kind != Tok::kComma) break;
           Next();
           continue;
