@@ -248,7 +248,7 @@ class Binder {
       return MakeError(ErrorCode::kTypeError, "list_filter's lambda is a predicate; {} is {}", (*bound_body)->ToString(),
                        t.ToString());
     }
-    if (t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct || t.id == TypeId::kFixedList) {
+    if (IsNested(t.id)) {
       return MakeError(ErrorCode::kUnsupported, "{}'s lambda returns {}: a lambda's value is not nested", f.name, t.ToString());
     }
     const Scalar text = Scalar::String(fmt::format("{} -> {}", param, (*bound_body)->ToString()));

@@ -17,10 +17,6 @@
 namespace rowjit::ir {
 namespace {
 
-bool IsNested(const DataType& t) {
-  return t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct || t.id == TypeId::kFixedList;
-}
-
 // struct_pack: the binder names the fields and types the call (BindStructPack, ir/binder.cc).
 Result<DataType> StructRule(std::string_view name, std::span<const DataType> args, std::optional<TypeId>) {
   return internal::TypeMismatch(name, args, "named values, written struct_pack(x := a, y := b)");
@@ -38,7 +34,7 @@ Result<DataType> ListRule(std::string_view name, std::span<const DataType> args,
   }
   for (const DataType& t : args) {
     const bool null_literal = elem.is_logical() && !t.is_logical() && t.id == elem.id;
-    if (IsNested(t) || !(t.SameType(elem) || null_literal)) {
+    if (IsNested(t.id) || !(t.SameType(elem) || null_literal)) {
       return internal::TypeMismatch(name, args, "values of one type, none of them nested: list_value(a, b, c) or [a, b, "
                                                 "c] (cast a value to the others' type)");
     }

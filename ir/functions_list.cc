@@ -22,13 +22,10 @@ namespace {
 
 bool IsList(const DataType& t) { return t.id == TypeId::kList; }
 bool IsMap(const DataType& t) { return t.id == TypeId::kMap; }
-bool IsNested(const DataType& t) {
-  return t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct || t.id == TypeId::kFixedList;
-}
 
 // An element a function returns or compares must be a value a kernel reads: not itself nested.
 Status RequireFlat(std::string_view name, const DataType& list, const DataType& elem) {
-  if (!IsNested(elem)) return Status::OK();
+  if (!IsNested(elem.id)) return Status::OK();
   return MakeError(ErrorCode::kUnsupported, "{} over {}: elements that are themselves nested ({}) are read only by len",
                    name, list.WithNullable(false).ToString(), elem.WithNullable(false).ToString());
 }

@@ -250,7 +250,7 @@ Result<std::vector<ExprPtr>> BindKeys(std::string_view text, Part keys, const Sc
     if (!e->is_column()) return At(p, MakeError(ErrorCode::kInvalidInput, "group by takes column names"));
     ROWJIT_ASSIGN_OR_RETURN(ExprPtr bound, Bind(e, schema, options));
     const TypeId t = bound->type().id;
-    if (t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList) {
+    if (IsNested(t)) {
       return At(p, MakeError(ErrorCode::kTypeError, "group by takes a column of a flat type; {} is {}", bound->name(),
                              bound->type().ToString()));
     }

@@ -48,10 +48,6 @@ Status CheckInputs(const Expr& expr, std::span<const ArrayPtr> columns, int64_t 
 
 namespace {
 
-bool IsNestedType(const DataType& t) {
-  return t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct || t.id == TypeId::kFixedList;
-}
-
 // The array a struct field reads (s.x.y: through x's child), or null when the path's struct is
 // not a struct array or its row is null at `row` (the field is then null).
 const Array* FieldArray(const Expr& e, std::span<const ArrayPtr> columns, int64_t row) {
@@ -133,7 +129,7 @@ Result<ArrayPtr> NestedAtRow(const Expr& e, std::span<const ArrayPtr> columns, i
     std::vector<ArrayPtr> args;
     for (const ExprPtr& a : e.args()) {
       const TypeId t = a->type().id;
-      if (t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList) {
+      if (IsNested(t)) {
         ROWJIT_ASSIGN_OR_RETURN(ArrayPtr v, NestedAtRow(*a, columns, row, quiet));
         args.push_back(std::move(v));
         continue;
@@ -397,7 +393,7 @@ Result<ArrayPtr> NestedRowsOf(const Expr& expr, std::span<const ArrayPtr> column
 Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> columns,
                                    int64_t length) {
   ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
-  if (IsNestedType(expr.type())) {
+  if (IsNested(expr.type().id)) {
     return WithStackForDepth(expr.facts().depth, [&] { return NestedRowsOf(expr, columns, length, nullptr); });
   }
   return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {
@@ -414,7 +410,7 @@ Result<ArrayPtr> EvaluateReference(const Expr& expr, std::span<const ArrayPtr> c
 Result<ArrayPtr> EvaluateReferenceQuiet(const Expr& expr, std::span<const ArrayPtr> columns, int64_t length,
                                         std::vector<int64_t>& failed) {
   ROWJIT_RETURN_NOT_OK(CheckInputs(expr, columns, length));
-  if (IsNestedType(expr.type())) {
+  if (IsNested(expr.type().id)) {
     return WithStackForDepth(expr.facts().depth, [&] { return NestedRowsOf(expr, columns, length, &failed); });
   }
   return WithStackForDepth(expr.facts().depth, [&]() -> Result<ArrayPtr> {

@@ -1060,7 +1060,7 @@ Scalar ConstantScalar(const std::string& name, py::handle value) {
   AddColumn(one, name, value, py::none());
   if (one.length != 1) throw py::value_error("rowjit: constant '" + name + "' is not one value");
   const TypeId t = one.arrays[0]->type().id;
-  if (t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList) {
+  if (IsNested(t)) {
     throw py::type_error("rowjit: constant '" + name + "' is a " + one.arrays[0]->type().ToString() +
                          ": a nested value is a column, not a constant");
   }
@@ -1122,7 +1122,7 @@ Columns ReadColumns(py::handle batch, py::handle columns, py::handle constants, 
 namespace {
 
 std::string TypeText(const DataType& t) {
-  if (t.id == TypeId::kFixedList || t.id == TypeId::kStruct || t.id == TypeId::kList || t.id == TypeId::kMap) {
+  if (IsNested(t.id)) {
     return t.ToString();  // their parts are the type
   }
   return std::string(TypeIdName(t.id)) + (t.nullable ? "?" : "");

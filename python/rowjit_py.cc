@@ -403,8 +403,7 @@ class PyEngine {
     std::shared_ptr<jit::PreparedExpression> prepared = Prepared(text, cols);
     const TypeId result_id = prepared->expr()->type().id;
     // Text, vectors, lists, maps or structs: rowjit's own array, no out=.
-    if (IsString(result_id) || result_id == TypeId::kFixedList || result_id == TypeId::kList || result_id == TypeId::kMap ||
-        result_id == TypeId::kStruct) {
+    if (IsString(result_id) || IsNested(result_id)) {
       if (!o.out.is_none()) throw py::type_error("rowjit: out= takes no string, vector or nested results");
       Result<ArrayPtr> rows = WithoutGil(cols.length, [&] { return prepared->Evaluate(cols.arrays, cols.length); });
       ArrayPtr result = Check(std::move(rows));
@@ -436,7 +435,7 @@ class PyEngine {
     if (IsString(result)) {
       throw py::type_error("rowjit: compile gives numbers and bools; '" + text + "' gives text (rowjit.evaluate does)");
     }
-    if (result == TypeId::kStruct || result == TypeId::kList || result == TypeId::kMap) {
+    if (IsNested(result)) {
       throw py::type_error("rowjit: compile gives numbers and bools; '" + text + "' gives " +
                            prepared->expr()->type().WithNullable(false).ToString() + " (rowjit.evaluate does)");
     }
@@ -472,7 +471,7 @@ class PyEngine {
     for (const std::string& t : texts) {
       exprs.push_back(BindExpression(t, cols, bind_));
       const TypeId id = exprs.back()->type().id;
-      strings = strings || IsString(id) || id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap;
+      strings = strings || IsString(id) || IsNested(id);
     }
     if (strings) {  // string and nested results are rowjit's own arrays (as evaluate's): every result is
       Result<std::vector<ArrayPtr>> results =

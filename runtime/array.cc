@@ -89,7 +89,7 @@ std::string Array::ToString(int64_t max_rows) const {
       out += "null";
     } else if (IsString(s.type_id())) {
       out += QuoteString(s.str());
-    } else if (s.type_id() == TypeId::kStruct || s.type_id() == TypeId::kList || s.type_id() == TypeId::kMap) {
+    } else if (IsNested(s.type_id()) && s.type_id() != TypeId::kFixedList) {
       out += s.str();  // a nested row's text: {x: 1}, [1, 2], {'k': 1}
     } else {
       std::string text = s.ToString();
@@ -171,7 +171,7 @@ std::string PartText(const Scalar& v) {
   if (IsString(v.type_id())) return QuoteString(v.str());
   std::string value = v.ToString();
   const TypeId t = v.type_id();
-  if (t == TypeId::kStruct || t == TypeId::kFixedList || t == TypeId::kList || t == TypeId::kMap) return value;
+  if (IsNested(t)) return value;
   return value.substr(0, value.find(':'));
 }
 

@@ -187,6 +187,10 @@ char* WriteDecimalText(__int128 unscaled, int scale, char* at);
 // A vector's elements as a list literal: "[0.5, -1.0, 2.0]", "[1, -2, 3]" (each float the shortest
 // text that reads back to it in its own type).
 std::string VectorText(TypeId elem, std::string_view element_bytes);
+// The nested types: vectors, structs, lists and maps (read and built outside row kernels).
+constexpr bool IsNested(TypeId id) {
+  return id == TypeId::kFixedList || id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap;
+}
 // The element types only a vector holds: IEEE half precision and bfloat16.
 constexpr bool IsHalfWidthFloat(TypeId id) { return id == TypeId::kF16 || id == TypeId::kBF16; }
 // A bfloat16's value (exact: a float's upper 16 bits), and a double rounded once to the nearest

@@ -222,8 +222,7 @@ Status CheckFields(const CsvColumn& column, const Field& f, const CsvInput& inpu
 Result<ArrayPtr> TypeColumn(const CsvColumn& column, const Field& f, const CsvInput& input,
                             jit::Engine& engine) {
   if (IsString(f.type.id)) return TextArray(column, f.type, f.layout);
-  if (f.type.id == TypeId::kFixedList || f.type.id == TypeId::kStruct || f.type.id == TypeId::kList ||
-      f.type.id == TypeId::kMap) {
+  if (IsNested(f.type.id)) {
     return MakeError(ErrorCode::kUnsupported, "column '{}' is {}: a CSV file holds no nested values (use a schema's "
                                               "random columns, or the Arrow C Data Interface)", f.name, f.type.ToString());
   }

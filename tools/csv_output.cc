@@ -33,7 +33,7 @@ struct TextColumn {
 Result<TextColumn> AsText(const ArrayPtr& column, jit::Engine& engine);
 
 bool IsNestedType(const DataType& t) {
-  return t.id == TypeId::kList || t.id == TypeId::kMap || t.id == TypeId::kStruct;
+  return IsNested(t.id) && t.id != TypeId::kFixedList;
 }
 
 // Each row of a nested column as text — [1, null], {'a': 1}, {x: 1, when: 2024-02-29} — its leaves

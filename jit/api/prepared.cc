@@ -113,8 +113,7 @@ namespace {
 // strings), or a constant's bits (up to 8 bytes: a 16-byte constant's kernel input is a buffer of
 // its two halves).
 bool DirectType(TypeId type, bool constant) {
-  const bool nested = type == TypeId::kFixedList || type == TypeId::kStruct || type == TypeId::kList || type == TypeId::kMap;
-  return !IsString(type) && !nested && type != TypeId::kBool && !(constant && type == TypeId::kI128);
+  return !IsString(type) && !IsNested(type) && type != TypeId::kBool && !(constant && type == TypeId::kI128);
 }
 
 // The column as a direct call may read it (a primitive array whose values are aligned to their
@@ -532,7 +531,7 @@ namespace {
 // A referenced column's raw buffers as the array WriteInto reads (borrowed, never written), or
 // the error that names what is wrong with them.
 Result<ArrayPtr> ArrayOfBuffers(const ColumnBuffers& c, const DataType& type, int64_t length, int index) {
-  if (IsString(type.id) || type.id == TypeId::kStruct || type.id == TypeId::kList || type.id == TypeId::kMap) {
+  if (IsString(type.id) || (IsNested(type.id) && type.id != TypeId::kFixedList)) {
     return MakeError(ErrorCode::kInvalidInput, "column {}: a {} column has no raw-buffer form (pass arrays)", index,
                      type.ToString());
   }

@@ -140,8 +140,7 @@ Result<std::vector<ArrayPtr>> EngineImpl::ProjectStrings(const ir::ExprPtr& root
   std::vector<OutputBuffers> rest_outs;
   for (size_t k = 0; k < exprs.size(); ++k) {
     const TypeId t = exprs[k]->type().id;
-    const bool nested = t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList;
-    if (!IsString(t) && !nested) {
+    if (!IsString(t) && !IsNested(t)) {
       rest.push_back(exprs[k]);
       at.push_back(k);
       if (!outs.empty()) rest_outs.push_back(outs[k]);

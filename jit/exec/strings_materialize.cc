@@ -190,10 +190,8 @@ class Materializer {
     std::vector<int64_t> failed;
     std::vector<ArrayPtr> args;
     for (const ir::ExprPtr& a : e.args()) {
-      const TypeId t = a->type().id;
-      const bool nested = t == TypeId::kList || t == TypeId::kMap || t == TypeId::kStruct || t == TypeId::kFixedList;
       ArrayPtr r;
-      if (a->facts().can_fail && !nested) {
+      if (a->facts().can_fail && !IsNested(a->type().id)) {
         ++reference_nodes_;
         ROWJIT_ASSIGN_OR_RETURN(r, ir::EvaluateReferenceQuiet(*a, columns_, length_, failed));
         AddFailed(failed);
