@@ -350,13 +350,13 @@ bool AllNarrow(const ir::Expr& e) {
   return true;
 }
 
-// Whether the expression calls a temporal function over 64-bit storage, whose calendar runs in
-// i32 lanes after an i64 day split (jit/codegen/lower/temporal.cc).
-bool HasTemporalOnI64(const ir::Expr& e) {
+// Whether the expression calls a temporal function, whose calendar runs in i32 lanes after a day
+// split in i64 or double lanes (jit/codegen/lower/temporal.cc).
+bool HasTemporal(const ir::Expr& e) {
   if (!e.is_call()) return false;
-  if (e.function()->family == ir::Family::kTemporal && e.args()[0]->type().id == TypeId::kI64) return true;
+  if (e.function()->family == ir::Family::kTemporal) return true;
   for (const ir::ExprPtr& a : e.args()) {
-    if (HasTemporalOnI64(*a)) return true;
+    if (HasTemporal(*a)) return true;
   }
   return false;
 }
@@ -439,7 +439,7 @@ Result<std::vector<llvm::Value*>> KernelBuilder::EmitRowRange(llvm::Value* start
   std::vector<llvm::Value*> out = rows.Close(next, updated, b.CreateICmpULT(next, count), "rows.done");
   if (short_batch) {
     AskTailFolding(latch);
-  } else if (HasTemporalOnI64(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
+  } else if (HasTemporal(*key_.expr) && llvm::Triple(b.GetInsertBlock()->getModule()->getTargetTriple()).isX86()) {
     AskVectorWidth(latch, 16);
   }
   SetSuspects(std::span(out).subspan(evidence_.size()));
