@@ -240,12 +240,13 @@ Result<ArrayPtr> ChangeCaseColumns(std::span<const ArrayPtr> a, DataType r, int6
       });
 }
 
-// Copies the piece `pick(i)` (a part of row i of `in`) of every valid row. Each piece is picked
-// once: kept (16 bytes a row, pooled scratch) from the pass that sizes the result to the one that
-// copies it, where picking it again would repeat the row's search (bench: `duckdb/substr`).
+// Copies the piece `pick(i)` (a part of row i of `in`) of every valid row in two passes, each
+// piece picked once: kept (16 bytes a row, pooled scratch) from the pass that sizes the result to
+// the one that copies it, where picking it again would repeat the row's search. 64-bit offsets
+// where the result needs them.
 template <typename PickFn>
-Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const std::shared_ptr<MemoryPool>& pool,
-                               PickFn pick) {
+Result<ArrayPtr> ProducePiecesTwoPass(DataType r, int64_t length, Validity valid,
+                                      const std::shared_ptr<MemoryPool>& pool, PickFn pick) {
   constexpr int64_t kPieceBytes = sizeof(std::string_view);
   if (length > kMaxStringResultBytes / kPieceBytes) {
     return MakeError(ErrorCode::kOutOfMemory, "{} rows of string pieces", length);
@@ -261,12 +262,68 @@ Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const
       });
 }
 
+// `data` (of which the first `used` bytes are written) grown to hold at least `need` bytes:
+// doubled, so that a result's bytes are copied about once more in all.
+Status GrowPieces(BufferPtr& data, int64_t used, int64_t need, const std::shared_ptr<MemoryPool>& pool) {
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr grown, Buffer::AllocateForOverwrite(std::max(need, 2 * data->size()), pool));
+  if (used > 0) std::memcpy(grown->mutable_data(), data->data(), static_cast<size_t>(used));
+  data = std::move(grown);
+  return Status::OK();
+}
+
+// Copies the piece `pick(i)` (a part of row i of `in`) of every valid row in one pass: each
+// piece is copied as it is picked, while its row's bytes are in cache, into a data buffer that
+// doubles when full; a second pass would read every row from memory again (bench:
+// `duckdb/substr/jit`). It starts at the input's bytes where the layout tells them at once (no
+// piece is longer than its row), else at 8 bytes a row, and is cut to size at the end when it
+// holds more than twice the result. A result past 32-bit offsets (2 GiB) is built again by
+// ProducePiecesTwoPass.
+template <typename PickFn>
+Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const std::shared_ptr<MemoryPool>& pool,
+                               const StringReader& in, PickFn pick) {
+  constexpr int64_t kFirstBytes = 8;  // a row: the first guess at the data buffer's size
+  constexpr int64_t kMaxBytes = std::numeric_limits<int32_t>::max();
+  if (length >= kMaxBytes) return ProducePiecesTwoPass(r, length, std::move(valid), pool, pick);
+  StringResultBuffers out;
+  ROWJIT_ASSIGN_OR_RETURN(out.offsets, Buffer::AllocateForOverwrite((length + 1) * 4, pool));
+  const int64_t input_bytes = in.BytesOfRows(length);
+  const int64_t first = input_bytes >= 0 ? std::min(input_bytes, kMaxBytes) : length * kFirstBytes;
+  ROWJIT_ASSIGN_OR_RETURN(out.data, Buffer::AllocateForOverwrite(std::max<int64_t>(64, first), pool));
+  auto* offsets = out.offsets->mutable_data_as<int32_t>();
+  offsets[0] = 0;
+  int64_t end = 0;
+  Status status;
+  bool wide = false;
+  ForEachRow(valid, length, [&](int64_t i, bool ok) {
+    if (ok && status.ok() && !wide) {
+      const std::string_view piece = pick(i);
+      const auto n = static_cast<int64_t>(piece.size());
+      if (end + n > kMaxBytes) {
+        wide = true;
+      } else {
+        if (end + n > out.data->size()) status = GrowPieces(out.data, end, end + n, pool);
+        if (status.ok()) CopyString(piece, out.data->mutable_data() + end);
+        end += n;
+      }
+    }
+    offsets[i + 1] = static_cast<int32_t>(end);
+  });
+  if (wide) return ProducePiecesTwoPass(r, length, std::move(valid), pool, pick);
+  ROWJIT_RETURN_NOT_OK(status);
+  if (out.data->size() > 2 * end + 64) {
+    ROWJIT_ASSIGN_OR_RETURN(BufferPtr exact, Buffer::AllocateForOverwrite(end, pool));
+    if (end > 0) std::memcpy(exact->mutable_data(), out.data->data(), static_cast<size_t>(end));
+    out.data = std::move(exact);
+  }
+  return out.Finish(r, length, std::move(valid));
+}
+
 template <bool kLeft, bool kRight>
 Result<ArrayPtr> TrimColumns(std::span<const ArrayPtr> a, DataType r, int64_t length,
                                  const std::shared_ptr<MemoryPool>& pool) {
   const StringReader in(*a[0]);
   ROWJIT_ASSIGN_OR_RETURN(Validity valid, ir::RowValidity(*a[0]));
-  return ProducePieces(r, length, std::move(valid), pool, [&](int64_t i) {
+  return ProducePieces(r, length, std::move(valid), pool, in, [&](int64_t i) {
     std::string_view v = in.Get(i);
     size_t from = 0, to = v.size();
     while (kLeft && from < to && v[from] == ' ') ++from;
@@ -287,15 +344,27 @@ size_t CharStart(std::string_view v, int64_t k) {
 }
 
 // Whether v's first m bytes are all ASCII, eight at a time: there characters are bytes.
+// Fewer than eight bytes are read as one word where the row has eight, the bytes past m masked
+// off; a last part of fewer than eight as the word ending at m (bench: `duckdb/substr/jit`).
 bool AsciiPrefix(std::string_view v, size_t m) {
+  uint64_t w = 0, high = 0;
+  if (m < 8) {
+    if (v.size() < 8) {
+      for (size_t i = 0; i < m; ++i) high |= static_cast<uint8_t>(v[i]);
+      return (high & 0x80) == 0;
+    }
+    std::memcpy(&w, v.data(), 8);
+    return (w & ((uint64_t{1} << (8 * m)) - 1) & 0x8080808080808080ULL) == 0;
+  }
   size_t i = 0;
-  uint64_t high = 0;
   for (; i + 8 <= m; i += 8) {
-    uint64_t w;
     std::memcpy(&w, v.data() + i, 8);
     high |= w;
   }
-  for (; i < m; ++i) high |= static_cast<uint8_t>(v[i]);
+  if (i < m) {
+    std::memcpy(&w, v.data() + m - 8, 8);
+    high |= w;
+  }
   return (high & 0x8080808080808080ULL) == 0;
 }
 
@@ -305,7 +374,7 @@ Result<ArrayPtr> SubstrColumns(std::span<const ArrayPtr> a, DataType r, int64_t 
   const IntegerReader starts(*a[1]), counts(*a[2]);
   ROWJIT_ASSIGN_OR_RETURN(Validity valid, StrictValidity(a, length));
   const bool utf8 = r.id == TypeId::kUtf8;
-  return ProducePieces(r, length, std::move(valid), pool, [&](int64_t i) -> std::string_view {
+  return ProducePieces(r, length, std::move(valid), pool, in, [&](int64_t i) -> std::string_view {
     const std::string_view v = in.Get(i);
     const int64_t start = starts.Get(i), count = counts.Get(i);
     const int64_t end = count < 0 ? start : (start > INT64_MAX - count ? INT64_MAX : start + count);

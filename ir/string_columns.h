@@ -37,10 +37,22 @@ class StringReader {
     }
     return {};
   }
+  // The bytes of rows [0, length) together where the layout tells them at once (offsets: the
+  // last row's end less the first's start), else -1.
+  int64_t BytesOfRows(int64_t length) const {
+    switch (kind_) {
+      case Kind::kOffsets32: return length == 0 ? 0 : Span(Range<int32_t>(0), Range<int32_t>(length - 1));
+      case Kind::kOffsets64: return length == 0 ? 0 : Span(Range<int64_t>(0), Range<int64_t>(length - 1));
+      default: return -1;
+    }
+  }
 
  private:
   enum class Kind : uint8_t { kOffsets32, kOffsets64, kViews, kConstant, kDictionary };
 
+  static int64_t Span(std::string_view first, std::string_view last) {
+    return static_cast<int64_t>(last.data() + last.size() - first.data());
+  }
   template <typename O>
   std::string_view Range(int64_t i) const {
     O at[2];
@@ -191,17 +203,18 @@ Result<ArrayPtr> ProduceStrings(DataType type, int64_t length, Validity validity
 Result<ArrayPtr> CopyStrings(const Array& array, DataType type, int64_t length, const std::shared_ptr<MemoryPool>& pool);
 
 // A string array whose valid rows are text that `format(i, at)` writes at `at` (at most
-// `max_bytes`), returning the end: numbers, dates and decimals as text. Each row is formatted
+// `max_bytes`, though it may scribble up to `slack` bytes further), returning the end: numbers,
+// dates and decimals as text. Each row is formatted
 // once into scratch memory of `max_bytes` a row from `pool` (recycled in a batch loop), with
 // the offsets, then the text is copied into an exactly sized data buffer. The offsets are 32-bit
 // when `max_bytes` a row fits them.
 template <typename FormatFn>
 Result<ArrayPtr> ProduceFormatted(DataType type, int64_t length, Validity validity, const std::shared_ptr<MemoryPool>& pool,
-                                  int max_bytes, FormatFn format) {
+                                  int max_bytes, FormatFn format, int slack = 0) {
   if (length > (int64_t{1} << 40) / max_bytes) return MakeError(ErrorCode::kOutOfMemory, "{} rows of text", length);
   StringResultBuffers out;
   out.wide = length * max_bytes > std::numeric_limits<int32_t>::max();
-  ROWJIT_ASSIGN_OR_RETURN(BufferPtr scratch, Buffer::AllocateForOverwrite(length * max_bytes, pool));
+  ROWJIT_ASSIGN_OR_RETURN(BufferPtr scratch, Buffer::AllocateForOverwrite(length * max_bytes + slack, pool));
   ROWJIT_ASSIGN_OR_RETURN(out.offsets, Buffer::AllocateForOverwrite((length + 1) * (out.wide ? 8 : 4), pool));
   char* const base = reinterpret_cast<char*>(scratch->mutable_data());
   char* at = base;
