@@ -63,6 +63,7 @@ void CodePointCounts(const O* offsets, int rows, const uint8_t* data, int64_t* o
     const size_t chunks = (total + 63) / 64;
     int64_t run = 0;
     for (size_t k = 0; k < chunks; ++k) {
+      __builtin_prefetch(base + total + k * 64);
       masks[k] = LeadBytes(base + k * 64, total - k * 64);
       before[k] = run;
       run += Popcount(masks[k]);

@@ -719,13 +719,16 @@ Status Engine::FoldBatch(ir::QueryState& state, std::span<const ArrayPtr> column
                          return c != nullptr && c->length() == length;
                        });
   const int64_t block = blocked ? kQueryBlock : std::max<int64_t>(length, 1);
-  std::vector<ArrayPtr> part(columns.begin(), columns.end());
+  std::vector<ArrayPtr> slices;  // a blocked batch's block (a whole one reads `columns` as they are)
   for (int64_t begin = 0; begin < std::max<int64_t>(length, 1); begin += block) {
     const int64_t n = std::min(block, length - begin);
+    std::span<const ArrayPtr> part = columns;
     if (blocked) {
+      slices.resize(columns.size());
       for (size_t c = 0; c < columns.size(); ++c) {
-        ROWJIT_ASSIGN_OR_RETURN(part[c], columns[c]->Slice(begin, n));
+        ROWJIT_ASSIGN_OR_RETURN(slices[c], columns[c]->Slice(begin, n));
       }
+      part = slices;
     }
     std::vector<ArrayPtr> keys;
     for (const ir::ExprPtr& k : state.query().keys) keys.push_back(part[k->column_index()]);
