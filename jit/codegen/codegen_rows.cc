@@ -17,6 +17,7 @@ namespace rowjit::jit::internal {
 bool ReadsZoneTablesAnywhere(const ir::Expr& e);
 bool AllNarrow(const ir::Expr& e);
 void AskVectorWidth(llvm::BasicBlock* latch, int width);
+bool HasTemporal(const ir::Expr& e);
 
 // Whether a flat input the expression reads holds 16-byte rows.
 bool ReadsWideRows(const ir::SpecializationKey& key) {
@@ -37,12 +38,14 @@ Status KernelBuilder::Build(const std::string& name) {
     assert(shape_.loop == KernelLoop::kRows && "short batches are dense row loops");
     ROWJIT_RETURN_NOT_OK(EmitShortBatch(fn_->getArg(4)));
   } else if (shape_.loop == KernelLoop::kRows) {
-    // A row loop over 16-byte rows (decimals as DuckDB exports them) called on a host's vectors
-    // prefetches its inputs 1,024 rows ahead: past the end of one call's rows into the next
-    // call's, which the hardware prefetchers, restarted at every call, leave to fetch on demand
-    // (bench: `duckdb/decimal_add/jit_chunks2048`). A kernel that streams its output runs on
-    // whole batches, where they keep up.
-    if (!shape_.stream_output && ReadsWideRows(key_)) fn_->addFnAttr(kPrefetchRowsAttribute, "1024");
+    // A row loop over 16-byte rows (decimals as DuckDB exports them) or through the calendar,
+    // called on a host's vectors, prefetches its inputs 1,024 rows ahead: past the end of one
+    // call's rows into the next call's, which the hardware prefetchers, restarted at every call,
+    // leave to fetch on demand (bench: `duckdb/{decimal_add,day_date}/jit_chunks2048`); the
+    // calendar's thirty instructions a vector hide the prefetches' cost in cache
+    // (`temporal/day_date32/jit`). A kernel that streams its output runs on whole batches, where
+    // the hardware prefetchers keep up.
+    if (!shape_.stream_output && (ReadsWideRows(key_) || HasTemporal(*key_.expr))) fn_->addFnAttr(kPrefetchRowsAttribute, "1024");
     ROWJIT_RETURN_NOT_OK(EmitRowLoop(words));
   } else {
     ROWJIT_RETURN_NOT_OK(EmitWordLoop(words));
