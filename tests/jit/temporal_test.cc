@@ -192,6 +192,43 @@ TEST(Temporal, EveryDayOfAnEraAndTheEndsOfDate32) {
   EXPECT_GE(compared, 6);  // year, quarter, month, day, day_of_week, day_of_year, epoch
 }
 
+// The instants around day boundaries (the day split's corrections either way), across the
+// storage's range for every unit: every field as the reference gives it.
+TEST(Temporal, InstantsAroundDayBoundaries) {
+  auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
+  for (const char* type_text : {"timestamp(s)", "timestamp(ms)", "timestamp(us)", "timestamp(ns)"}) {
+    const DataType type = *ParseDataType(type_text);
+    const int64_t per_day = int64_t{86'400} * (type.time_unit() == TimeUnit::kSecond ? 1
+                                              : type.time_unit() == TimeUnit::kMilli ? 1'000
+                                              : type.time_unit() == TimeUnit::kMicro ? 1'000'000
+                                                                                     : 1'000'000'000);
+    std::vector<Scalar> rows;
+    const int64_t max_day = INT64_MAX / per_day - 1;
+    for (int64_t day : std::initializer_list<int64_t>{-max_day, -max_day / 3, -146'097 * 3, -1, 0, 1, 10'957, 47'482,
+                                                      max_day / 7, max_day}) {
+      for (int64_t nudge = -3; nudge <= 3; ++nudge) {
+        rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(day * per_day + nudge)).As(type));
+      }
+    }
+    const std::vector<ArrayPtr> cols = {*MakeArray(type, rows)};
+    const int64_t n = static_cast<int64_t>(rows.size());
+    const Schema schema{{{"t", type}}};
+    for (const std::string& text : TemporalCalls()) {
+      auto e = ir::ParseAndBind(text, schema);
+      if (!e.ok()) continue;
+      SCOPED_TRACE(fmt::format("{} over {}", text, type_text));
+      auto want = ir::EvaluateReference(**e, cols, n);
+      auto got = engine->Evaluate(*e, cols, n);
+      ASSERT_EQ(got.ok(), want.ok());
+      if (want.ok()) {
+        EXPECT_EQ(FirstDifference(**got, **want), -1);
+      } else {
+        EXPECT_EQ(got.error().ToString(), want.error().ToString());
+      }
+    }
+  }
+}
+
 TEST(Temporal, FoldsOverFields) {
   auto engine = std::move(Engine::Make({.compile = EngineOptions::Compile::kSynchronous})).value();
   std::mt19937_64 rng(5);

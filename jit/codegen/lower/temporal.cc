@@ -95,8 +95,26 @@ llvm::Value* QuotientEstimate(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
 
 // As FloorDivMod, for an i64 x whose quotient fits i32 (microsecond and nanosecond timestamps
 // by a day: below 1.1e8): the quotient in i32 lanes, the remainder's product one vpmuldq.
+// When d is 2^s times an odd m below 2^29 (a day of microseconds: 2^13 * 10546875), the
+// correction runs in i32 lanes too: with x = xh * 2^s + xl, x - q * d = (xh - q * m) * 2^s + xl,
+// and t = xh - q * m is within 2m of 0, so the low 32 bits of xh and of q * m (one vpmulld) give
+// it exactly; r < 0 exactly when t < 0 and r >= d when t >= m, since 0 <= xl < 2^s. With
+// AVX-512DQ the 64-bit product would be vpmullq, three micro-ops a vector of half the lanes
+// (bench: `duckdb/year_timestamp/jit`).
 DivMod FloorDivModToI32(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   llvm::Value* q = b.CreateTrunc(QuotientEstimate(b, x, d), x->getType()->getWithNewType(b.getInt32Ty()));
+  const int s = __builtin_ctzll(static_cast<uint64_t>(d));
+  const int64_t m = d >> s;
+  if (s <= 32 && m < (int64_t{1} << 29)) {
+    llvm::Value* xh = b.CreateTrunc(b.CreateLShr(x, K(x, s)), q->getType());
+    llvm::Value* t = b.CreateSub(xh, b.CreateMul(q, K(q, m)));
+    llvm::Value* low = b.CreateICmpSLT(t, K(t, 0));
+    llvm::Value* high = b.CreateICmpSGE(t, K(t, m));
+    q = b.CreateAdd(q, b.CreateSelect(low, K(q, -1), b.CreateSelect(high, K(q, 1), K(q, 0))));
+    t = b.CreateAdd(t, b.CreateSelect(low, K(t, m), b.CreateSelect(high, K(t, -m), K(t, 0))));
+    llvm::Value* r = b.CreateOr(b.CreateShl(b.CreateSExt(t, x->getType()), K(x, s)), b.CreateAnd(x, K(x, (int64_t{1} << s) - 1)));
+    return {q, r};
+  }
   llvm::Value* r = b.CreateSub(x, MulI64(b, q, d));
   llvm::Value* low = b.CreateICmpSLT(r, K(x, 0));
   llvm::Value* high = b.CreateICmpSGE(r, K(x, d));
@@ -371,6 +389,8 @@ struct Civil {
   llvm::Value* doy;    // i32: day of that March-based year [0, 365]
   llvm::Value* month;  // i32: 1..12
   llvm::Value* day;    // i32: 1..31
+  llvm::Value* century;  // i32: century of the era, 0..3
+  llvm::Value* n2;       // i32: 4 * (day of the century) + 3
 };
 
 // floor(x / d) into the integer type `to`, for x a non-negative whole float or double, exact in
@@ -408,6 +428,8 @@ Civil CivilOf(llvm::IRBuilder<>& b, llvm::Value* days, std::optional<DivMod> spl
   llvm::Value* n2 = b.CreateOr(b.CreateAnd(b.CreateSub(n1, b.CreateMul(century, K(doe, 146'097))), K(doe, ~int64_t{3})),
                                K(doe, 3));  // 4 * (day of the century) + 3
   llvm::Value* z = DivSmall(b, n2, 1461);  // year of the century, 0..99
+  c.century = century;
+  c.n2 = n2;
   c.yoe = b.CreateAdd(b.CreateMul(century, K(doe, 100)), z);
   c.doy = b.CreateLShr(b.CreateSub(n2, b.CreateMul(z, K(doe, 1461))), K(doe, 2));
   llvm::Value* n3 = b.CreateAdd(b.CreateMul(c.doy, K(doe, 2141)), K(doe, 197'913));
@@ -443,12 +465,16 @@ Civil CivilOfField(llvm::IRBuilder<>& b, llvm::Value* days) {
   return CivilOf(b, nullptr, EraOfDate32(b, ext->getOperand(0)));
 }
 
-// The civil year (i64): January and February belong to the next March-based year.
+// The civil year (i64): January and February belong to the next March-based year. With n2 =
+// 1461 z + r (z the March-based year of the century, r / 4 its day), January and February are
+// r >= 4 * 306 = 1224, so z plus that test is floor((n2 + 1461 - 1224) / 1461): one float
+// division, no remainder, day or month (bench: `temporal/year_date32/jit`). The year is then
+// 100 * (4 * era + century) + that.
 llvm::Value* YearOf(llvm::IRBuilder<>& b, const Civil& c) {
   llvm::Type* t = c.era->getType();
-  llvm::Value* y = b.CreateAdd(b.CreateMul(c.era, K(c.era, 400)), b.CreateZExtOrBitCast(c.yoe, t));
-  // January and February: March-based days 306 and on (no month needed, so none is computed).
-  y = b.CreateAdd(y, b.CreateZExt(b.CreateICmpUGE(c.doy, K(c.doy, 306)), t));
+  llvm::Value* z = DivSmall(b, b.CreateAdd(c.n2, K(c.n2, 1461 - 1224)), 1461);  // n2 + 237 < 2^24
+  llvm::Value* centuries = b.CreateAdd(b.CreateShl(c.era, K(c.era, 2)), b.CreateZExtOrBitCast(c.century, t));
+  llvm::Value* y = b.CreateAdd(b.CreateMul(centuries, K(centuries, 100)), b.CreateZExtOrBitCast(z, t));
   return b.CreateSExtOrBitCast(y, b.getInt64Ty());
 }
 
