@@ -104,8 +104,9 @@ Scalar CanonicalNan(TypeId t) {
 void FoldRows(const ir::QueryAggregate& q, const Array& values, const GroupSlots& g, int64_t n, const Live& live,
               size_t a, int64_t first, const Rows* kept) {
   const TypeId t = q.fold.arg->type().id;
+  const uint32_t* slot = g.ids();
   for (int64_t i = 0; i < n; ++i) {
-    const int32_t at = live.index[g.slot[i]];
+    const int32_t at = live.index[slot[i]];
     if (at < 0) continue;
     if (kept != nullptr && kept->span.data != nullptr && !kernels::GetBit(kept->span.data, kept->span.offset + i)) continue;
     Scalar s = values.GetScalar(i);
@@ -158,7 +159,7 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
     for (size_t k = 0; k < sink.live.slots.size(); ++k) {
       std::memcpy(&lanes[sink.live.slots[k] * kLanes], sink.live.accs[k][sink.a].lanes.data(), sizeof(double) * kLanes);
     }
-    kernels::GroupedFloatSum<T>(v, g.slot.data(), n, rows.span, sink.first, g.slots, lanes.data(), counts.data());
+    kernels::GroupedFloatSum<T>(v, g.ids(), n, rows.span, sink.first, g.slots, lanes.data(), counts.data());
     for (size_t k = 0; k < sink.live.slots.size(); ++k) {
       FoldAccumulator& acc = sink.live.accs[k][sink.a];
       std::memcpy(acc.lanes.data(), &lanes[sink.live.slots[k] * kLanes], sizeof(double) * kLanes);
@@ -166,7 +167,7 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
     }
   } else if (std::is_same_v<T, int64_t> && Bounded(reinterpret_cast<const int64_t*>(v), n)) {
     std::vector<int64_t> sums(g.slots, 0);
-    kernels::GroupedSumBounded(reinterpret_cast<const int64_t*>(v), g.slot.data(), n, rows.span, g.slots, sums.data(),
+    kernels::GroupedSumBounded(reinterpret_cast<const int64_t*>(v), g.ids(), n, rows.span, g.slots, sums.data(),
                                counts.data());
     sink.Each([&](int64_t s, FoldAccumulator& acc) {
       acc.int_sum = sums[s];
@@ -174,7 +175,7 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
     });
   } else {
     std::vector<kernels::GroupedSumType<T>> sums(g.slots, 0);
-    kernels::GroupedSum<T>(v, g.slot.data(), n, rows.span, g.slots, sums.data(), counts.data());
+    kernels::GroupedSum<T>(v, g.ids(), n, rows.span, g.slots, sums.data(), counts.data());
     sink.Each([&](int64_t s, FoldAccumulator& acc) {
       acc.int_sum = sums[s];
       acc.count = counts[s];
@@ -185,7 +186,7 @@ void SumSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, cons
 bool SumI128Slots(const __int128* v, const GroupSlots& g, int64_t n, const Rows& rows, const Sink& sink) {
   std::vector<__int128> sums(g.slots, 0);
   std::vector<int64_t> counts(g.slots, 0);
-  if (!kernels::GroupedSumI128Checked(v, g.slot.data(), n, rows.span, g.slots, sums.data(), counts.data())) {
+  if (!kernels::GroupedSumI128Checked(v, g.ids(), n, rows.span, g.slots, sums.data(), counts.data())) {
     return false;  // a running total left 128 bits: the row fold counts its carries
   }
   sink.Each([&](int64_t s, FoldAccumulator& acc) {
@@ -220,9 +221,9 @@ void ExtremeSlots(const ir::QueryAggregate& q, const T* v, const GroupSlots& g, 
   std::vector<T> best(g.slots, T{});
   std::vector<uint8_t> seen(g.slots, 0);
   if (min) {
-    kernels::GroupedMin<T>(v, g.slot.data(), n, rows.span, nan, g.slots, best.data(), seen.data());
+    kernels::GroupedMin<T>(v, g.ids(), n, rows.span, nan, g.slots, best.data(), seen.data());
   } else {
-    kernels::GroupedMax<T>(v, g.slot.data(), n, rows.span, nan, g.slots, best.data(), seen.data());
+    kernels::GroupedMax<T>(v, g.ids(), n, rows.span, nan, g.slots, best.data(), seen.data());
   }
   const DataType type = q.fold.arg->type();
   sink.Each([&](int64_t s, FoldAccumulator& acc) {
@@ -234,7 +235,7 @@ void ExtremeSlots(const ir::QueryAggregate& q, const T* v, const GroupSlots& g, 
 
 std::vector<int64_t> CountRows(const GroupSlots& g, int64_t n, const Rows& rows) {
   std::vector<int64_t> counts(g.slots, 0);
-  kernels::GroupedCount(g.slot.data(), n, rows.span, g.slots, counts.data());
+  kernels::GroupedCount(g.ids(), n, rows.span, g.slots, counts.data());
   return counts;
 }
 
@@ -242,7 +243,7 @@ template <typename T>
 void NanCountSlots(const T* v, const GroupSlots& g, int64_t n, const Rows& rows, const Sink& sink) {
   const std::vector<int64_t> counts = CountRows(g, n, rows);
   std::vector<int64_t> nans(g.slots, 0);
-  kernels::GroupedNanCount<T>(v, g.slot.data(), n, rows.span, g.slots, nans.data());
+  kernels::GroupedNanCount<T>(v, g.ids(), n, rows.span, g.slots, nans.data());
   sink.Each([&](int64_t s, FoldAccumulator& acc) {
     acc.count = counts[s];
     acc.nan_count = nans[s];
@@ -298,7 +299,7 @@ void FoldSlots(const ir::QueryAggregate& q, const Array& values, const GroupSlot
   }
   if (values.encoding() == Encoding::kBool && (q.fold.kind == AggKind::kAny || q.fold.kind == AggKind::kAll)) {
     std::vector<uint8_t> any(g.slots, 0), all(g.slots, 1), seen(g.slots, 0);
-    kernels::GroupedAnyAll(static_cast<const BoolArray&>(values).bits(), g.slot.data(), n, rows.span, g.slots,
+    kernels::GroupedAnyAll(static_cast<const BoolArray&>(values).bits(), g.ids(), n, rows.span, g.slots,
                            any.data(), all.data(), seen.data());
     sink.Each([&](int64_t s, FoldAccumulator& acc) {
       acc.count = seen[s];
@@ -603,7 +604,7 @@ Result<bool> FoldFused(internal::EngineImpl& engine, ir::QueryState& state, inte
     if (!coder) {
       ROWJIT_ASSIGN_OR_RETURN(GroupSlots g, internal::ComputeGroupSlots(keys, n));
       if (g.slots > kMaxGroupedSlots) return false;
-      slots.assign(g.slot.begin(), g.slot.end());
+      slots.assign(g.ids(), g.ids() + n);
     }
   }
   const std::vector<ir::ExprPtr>& outputs = plan.root->args();

@@ -198,6 +198,10 @@ uint64_t Compact(const std::vector<uint64_t>& code, std::vector<uint32_t>& slot)
 
 Result<GroupSlots> ComputeGroupSlots(std::span<const ArrayPtr> keys, int64_t length) {
   GroupSlots g;
+  if (keys.empty() && length <= kSharedZeroSlotRows) {  // one slot, the shared zeros
+    g.first_row.assign(1, length > 0 ? 0 : -1);
+    return g;
+  }
   g.slot.assign(length, 0);
   uint64_t domain = 1;
   // Slot codes stay 32-bit (a block's vectors stay below malloc's mmap threshold); a product of

@@ -10,10 +10,19 @@
 
 namespace rowjit::jit::internal {
 
+// Batches without keys of up to this many rows share one array of zero slots (64 KiB, static)
+// instead of filling one a call (bench: `duckdb/avg_f64/jit_chunks2048`).
+inline constexpr int64_t kSharedZeroSlotRows = 16384;
+
 struct GroupSlots {
-  std::vector<uint32_t> slot;       // per row
+  std::vector<uint32_t> slot;       // per row; empty where every row is slot 0 (ids() reads zeros)
   int64_t slots = 1;                // table entries: every slot < slots
   std::vector<int64_t> first_row;   // per slot, a row of it (-1: no row), whose keys are the slot's
+  // Each row's slot.
+  const uint32_t* ids() const {
+    alignas(64) static const uint32_t kZeros[kSharedZeroSlotRows] = {};
+    return slot.empty() ? kZeros : slot.data();
+  }
 };
 
 // Rows with equal keys (nulls equal, -0.0 equal to 0.0, every NaN equal) share a slot, and rows
