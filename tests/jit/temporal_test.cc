@@ -5,6 +5,7 @@
 // (jit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "ir/aggregate.h"
@@ -206,8 +207,9 @@ TEST(Temporal, InstantsAroundDayBoundaries) {
     const int64_t max_day = INT64_MAX / per_day - 1;
     for (int64_t day : std::initializer_list<int64_t>{-max_day, -max_day / 3, -146'097 * 3, -1, 0, 1, 10'957, 47'482,
                                                       max_day / 7, max_day}) {
+      const int64_t within = std::clamp(day, -max_day, max_day);
       for (int64_t nudge = -3; nudge <= 3; ++nudge) {
-        rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(day * per_day + nudge)).As(type));
+        rows.push_back(Scalar::FromBits(type.id, static_cast<uint64_t>(within * per_day + nudge)).As(type));
       }
     }
     const std::vector<ArrayPtr> cols = {*MakeArray(type, rows)};
