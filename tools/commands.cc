@@ -351,14 +351,15 @@ int Info(const Args& args) {
     return PrintHelp("usage: rowjit info\n\nPrints the target triple, CPU name and CPU features "
                      "that LLVM detects on this host, what kernels are compiled for (native, or "
                      "the x86-64 level ROWJIT_KERNEL_LEVEL forces: baseline|v2|v3|v4), and the vector "
-                     "widths chosen for this CPU: row kernels, and folds with the math kernels.\n");
+                     "widths chosen for this CPU: row kernels, integer row kernels, and folds with the math "
+                     "kernels.\n");
   }
   const auto host = jit::GetHostInfo();
   fmt::print("rowjit {}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\nkernels {}\n", Version(), host.llvm_version,
              host.target_triple, host.cpu_name, host.features, host.kernel_target);
   if (Result<jit::TargetSpec> native = jit::ResolveTarget("native"); native.ok()) {
-    fmt::print("vectors rows {} bits, folds and math {} bits\n", native->prefer_vector_width,
-               native->sum_fold_vector_width);
+    fmt::print("vectors rows {} bits, integer rows {} bits, folds and math {} bits\n", native->prefer_vector_width,
+               native->IntegerRowsWidth(), native->sum_fold_vector_width);
   }
   return 0;
 }

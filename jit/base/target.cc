@@ -28,14 +28,16 @@ const std::vector<std::string>& KnownTargets() {
 }
 
 // The vector widths kernels for this host prefer, chosen by measurement (docs/performance.md,
-// "Vector width"; bench: the `fold`, `fold_1m` and `ordinary` families with
-// EngineOptions::vector_widths at 256 and 512): integer sum folds and column folds take 512 bits
-// where the host has 512-bit vectors; row kernels keep 256, where 512 wins only on kernels heavy
-// with checked arithmetic and loses on f64 arithmetic and single wrapping multiplies.
+// "Vector width"; bench: the `fold`, `fold_1m`, `ordinary`, `nullable`, `single` and `checked`
+// families with EngineOptions::vector_widths at 256 and 512): integer sum folds and column folds
+// take 512 bits where the host has 512-bit vectors; row kernels keep 256, where 512 loses on f64
+// arithmetic and single multiplies; on Intel's AVX-512 cores, whose 512-bit units are whole,
+// integer row kernels of more than a multiply and comparisons take 512 (on AMD's Zen 4, which
+// splits a 512-bit operation in two, they gained only with checked arithmetic in cache).
 namespace {
 
 void OverrideWidths(TargetSpec& t, const VectorWidths& widths) {
-  if (widths.rows != 0) t.prefer_vector_width = widths.rows;
+  if (widths.rows != 0) t.prefer_vector_width = widths.rows, t.integer_rows_vector_width = 0;
   if (widths.folds != 0) t.sum_fold_vector_width = widths.folds;
 }
 
@@ -48,6 +50,8 @@ void ChooseNativeWidths(TargetSpec& t) {
   t.prefer_vector_width = 256;
   const bool has512 = HasFeature(t, "+avx512f") && !HasFeature(t, "-evex512");
   t.sum_fold_vector_width = has512 ? 512 : 256;
+  __builtin_cpu_init();
+  if (has512 && __builtin_cpu_is("intel")) t.integer_rows_vector_width = 512;
 }
 
 // Code for the x86-64 level `cpu` ("x86-64", "x86-64-v2" ... "x86-64-v4"): the CPU name carries

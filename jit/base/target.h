@@ -33,6 +33,11 @@ struct TargetSpec {
   // width, where a CPU's measurement chooses one apart from the other kernels' (docs/performance.md,
   // "Vector width").
   int sum_fold_vector_width = 256;
+  // Row kernels of integer arithmetic, comparisons and logic (no float arithmetic, no logical
+  // type, not a lone multiply; the `rowjit-integer-rows` attribute): their own width where a
+  // CPU's measurement chooses one; 0: prefer_vector_width.
+  int integer_rows_vector_width = 0;
+  int IntegerRowsWidth() const { return integer_rows_vector_width != 0 ? integer_rows_vector_width : prefer_vector_width; }
   // 64-bit mask registers (AVX-512BW): a fold's 64-row mask word is one `kmovq`, each group's lanes
   // a `kshiftrq`; elsewhere lanes test constant bits of the broadcast word.
   bool mask_registers = false;
@@ -51,6 +56,8 @@ inline constexpr const char* kTableGathersAttribute = "rowjit-table-gathers";
 // runs at sum_fold_vector_width, the host's widest (512 bits where it has them, which these
 // kernels use well: bench `math/exp_f64/jit` with EngineOptions::vector_widths at 256 and 512).
 inline constexpr const char* kWideMathAttribute = "rowjit-wide-math";
+// A row kernel of integer values (TargetSpec::integer_rows_vector_width).
+inline constexpr const char* kIntegerRowsAttribute = "rowjit-integer-rows";
 // Marks a kernel whose vectorized loops prefetch their input streams this many rows ahead (the
 // attribute's value, in decimal): jit/compile/prefetch.cc.
 inline constexpr const char* kPrefetchRowsAttribute = "rowjit-prefetch-rows";

@@ -19,6 +19,31 @@ bool AllNarrow(const ir::Expr& e);
 void AskVectorWidth(llvm::BasicBlock* latch, int width);
 bool HasTemporal(const ir::Expr& e);
 
+// Whether every value the expression computes is a plain integer or a bool (a comparison may read
+// plain floats as they are) — no float arithmetic, no logical type, no string.
+bool IntegerValues(const ir::Expr& e) {
+  const DataType t = e.type();
+  if (t.is_logical() || !(IsInteger(t.id) || t.id == TypeId::kBool)) return false;
+  if (!e.is_call()) return true;
+  for (const ir::ExprPtr& a : e.args()) {
+    if (IntegerValues(*a)) continue;
+    if (t.id == TypeId::kBool && !a->is_call() && IsFloat(a->type().id) && !a->type().is_logical()) continue;
+    return false;
+  }
+  return true;
+}
+
+// A row kernel that the host's integer-row width takes (TargetSpec::integer_rows_vector_width):
+// integer values only, and more than a multiply of two inputs, which loses at 512 bits where a
+// chain of integer operations and a comparison gain (bench: `single/i32_mul/jit` against
+// `ordinary/i32_mul_add/jit_prepared` and `single/{i32,f64}_lt/jit` at both widths).
+bool IntegerRowKernel(const ir::Expr& e) {
+  if (ir::IsProjection(e) || !IntegerValues(e)) return false;
+  const bool lone_multiply = e.is_call() && e.function()->name.find("mul") != std::string_view::npos &&
+                             std::none_of(e.args().begin(), e.args().end(), [](const ir::ExprPtr& a) { return a->is_call(); });
+  return !lone_multiply;
+}
+
 // Whether a flat input the expression reads holds 16-byte rows.
 bool ReadsWideRows(const ir::SpecializationKey& key) {
   for (int c : key.expr->facts().columns) {
@@ -34,6 +59,7 @@ Status KernelBuilder::Build(const std::string& name) {
   ROWJIT_RETURN_NOT_OK(SetUpInputs(fn_->getArg(0)));
   SetUpOutputs();
   llvm::Value* words = fn_->getArg(3);
+  if (IntegerRowKernel(*key_.expr)) fn_->addFnAttr(kIntegerRowsAttribute);
   if (shape_.short_batch) {
     assert(shape_.loop == KernelLoop::kRows && "short batches are dense row loops");
     ROWJIT_RETURN_NOT_OK(EmitShortBatch(fn_->getArg(4)));

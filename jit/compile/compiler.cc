@@ -193,9 +193,10 @@ class OrcCompiler final : public JitCompiler {
   std::string ObjectEnvironment() const override {
     static const std::string build = BuildId();
     return fmt::format("rowjit {} (build {}); kernel ABI {}; LLVM {}; triple {}; cpu {}; features {}; vector width {} "
-                       "(integer sum folds {}); {}",
+                       "(integer sum folds {}, integer rows {}); {}",
                        Version(), build, kKernelAbiVersion, LLVM_VERSION_STRING, target_.triple, target_.cpu, target_.features,
-                       target_.prefer_vector_width, target_.sum_fold_vector_width, internal::CodegenOptions());
+                       target_.prefer_vector_width, target_.sum_fold_vector_width, target_.IntegerRowsWidth(),
+                       internal::CodegenOptions());
   }
 
  private:

@@ -145,7 +145,8 @@ void SetTargetAttributes(llvm::Function& fn, const TargetSpec& t) {
   if (!features.empty()) fn.addFnAttr("target-features", features);
   const llvm::StringRef fold = fn.getFnAttribute(kFoldKindAttribute).getValueAsString();
   const bool sum_fold = fold == "sum-int" || fold == "column" || fn.hasFnAttribute(kWideMathAttribute);
-  const std::string width = std::to_string(sum_fold ? t.sum_fold_vector_width : t.prefer_vector_width);
+  const int rows = fn.hasFnAttribute(kIntegerRowsAttribute) ? t.IntegerRowsWidth() : t.prefer_vector_width;
+  const std::string width = std::to_string(sum_fold ? t.sum_fold_vector_width : rows);
   fn.addFnAttr("prefer-vector-width", width);
   fn.addFnAttr("min-legal-vector-width", width);
 }

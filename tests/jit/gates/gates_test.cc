@@ -542,23 +542,29 @@ std::string WidthOf(const char* expr, const char* schema, const std::string& tar
 }
 
 // Integer sum folds and the vector form of plain-column folds take the target's sum-fold width,
-// every other kernel the row width (docs/performance.md, "Vector width per CPU"); the optimized IR
-// carries the width that runs.
+// row kernels of integer values (more than a lone multiply) and comparisons the integer-row
+// width, every other kernel the row width (docs/performance.md, "Vector width per CPU"); the
+// optimized IR carries the width that runs.
 void ExpectFamilyWidths(const std::string& target, const std::string& fold, const std::string& rows,
-                        VectorWidths widths = {}) {
+                        VectorWidths widths = {}, std::string integer_rows = "") {
+  if (integer_rows.empty()) integer_rows = rows;
   EXPECT_EQ(WidthOf("sum(a)", "a:i32?", target, widths), fold) << target;
   EXPECT_EQ(WidthOf("sum(a * b)", "a:i16?, b:i16", target, widths), fold) << target;
   EXPECT_EQ(WidthOf("min(a)", "a:i32?", target, widths), fold) << target;
   EXPECT_EQ(WidthOf("sum(a)", "a:f64?", target, widths), fold) << target;
   EXPECT_EQ(WidthOf("min(a + b)", "a:i32?, b:i32", target, widths), rows) << target;
   EXPECT_EQ(WidthOf("sum(a * b)", "a:f64?, b:f64", target, widths), rows) << target;
-  EXPECT_EQ(WidthOf("a * b + c", "a:i32?, b:i32, c:i32", target, widths), rows) << target;
+  EXPECT_EQ(WidthOf("a * b + c", "a:f64?, b:f64, c:f64", target, widths), rows) << target;
+  EXPECT_EQ(WidthOf("a * b", "a:i32?, b:i32", target, widths), rows) << target;
+  EXPECT_EQ(WidthOf("a * b + c", "a:i32?, b:i32, c:i32", target, widths), integer_rows) << target;
+  EXPECT_EQ(WidthOf("a < b", "a:f64?, b:f64", target, widths), integer_rows) << target;
 }
 
 TEST(Gates, IntegerSumFoldsTakeTheirOwnVectorWidth) {
   for (const char* target : {"native", "x86-64-v3", "x86-64-v4"}) {
     ASSERT_OK_AND_ASSIGN(TargetSpec spec, ResolveTarget(target));
-    ExpectFamilyWidths(target, std::to_string(spec.sum_fold_vector_width), std::to_string(spec.prefer_vector_width));
+    ExpectFamilyWidths(target, std::to_string(spec.sum_fold_vector_width), std::to_string(spec.prefer_vector_width), {},
+                       std::to_string(spec.IntegerRowsWidth()));
     if (std::string(target) == "x86-64-v4") {
       EXPECT_EQ(spec.sum_fold_vector_width, 512);
     }
