@@ -50,8 +50,10 @@ void ChooseNativeWidths(TargetSpec& t) {
   t.prefer_vector_width = 256;
   const bool has512 = HasFeature(t, "+avx512f") && !HasFeature(t, "-evex512");
   t.sum_fold_vector_width = has512 ? 512 : 256;
+#if defined(__x86_64__)
   __builtin_cpu_init();
   if (has512 && __builtin_cpu_is("intel")) t.integer_rows_vector_width = 512;
+#endif
 }
 
 // Code for the x86-64 level `cpu` ("x86-64", "x86-64-v2" ... "x86-64-v4"): the CPU name carries
