@@ -337,7 +337,7 @@ Result<ArrayPtr> CastToTextColumns(std::span<const ArrayPtr> a, DataType r, int6
   if (x.encoding() != Encoding::kPrimitive) return ArrayPtr();  // constants, dictionaries: the row form
   const auto& p = static_cast<const PrimitiveArray&>(x);
   return VisitType(x.type().id, [&]<typename S>(std::type_identity<S>) -> Result<ArrayPtr> {
-    if constexpr (std::is_integral_v<S>) {
+    if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool>) {
       const S* v = p.values<S>();
       return ProduceFormatted(r, length, std::move(valid), pool, std::numeric_limits<S>::digits10 + 2,
                               [&](int64_t i, char* at) { return WriteInteger(v[i], at); }, kIntegerSlack);

@@ -275,8 +275,8 @@ Status GrowPieces(BufferPtr& data, int64_t used, int64_t need, const std::shared
 // piece is copied as it is picked, while its row's bytes are in cache, into a data buffer that
 // doubles when full; a second pass would read every row from memory again (bench:
 // `duckdb/substr/jit`). It starts at the input's bytes where the layout tells them at once (no
-// piece is longer than its row), else at 8 bytes a row, and is cut to size at the end when it
-// holds more than twice the result. A result past 32-bit offsets (2 GiB) is built again by
+// piece is longer than its row), else at 8 bytes a row, at most 64 MiB, and is cut to size at the
+// end when it holds more than twice the result. A result past 32-bit offsets (2 GiB) is built again by
 // ProducePiecesTwoPass.
 template <typename PickFn>
 Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const std::shared_ptr<MemoryPool>& pool,
@@ -286,8 +286,9 @@ Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const
   if (length >= kMaxBytes) return ProducePiecesTwoPass(r, length, std::move(valid), pool, pick);
   StringResultBuffers out;
   ROWJIT_ASSIGN_OR_RETURN(out.offsets, Buffer::AllocateForOverwrite((length + 1) * 4, pool));
+  constexpr int64_t kMaxFirst = int64_t{64} << 20;  // a larger result grows to its size
   const int64_t input_bytes = in.BytesOfRows(length);
-  const int64_t first = input_bytes >= 0 ? std::min(input_bytes, kMaxBytes) : length * kFirstBytes;
+  const int64_t first = std::min(input_bytes >= 0 ? input_bytes : length * kFirstBytes, kMaxFirst);
   ROWJIT_ASSIGN_OR_RETURN(out.data, Buffer::AllocateForOverwrite(std::max<int64_t>(64, first), pool));
   auto* offsets = out.offsets->mutable_data_as<int32_t>();
   offsets[0] = 0;
@@ -308,7 +309,10 @@ Result<ArrayPtr> ProducePieces(DataType r, int64_t length, Validity valid, const
     }
     offsets[i + 1] = static_cast<int32_t>(end);
   });
-  if (wide) return ProducePiecesTwoPass(r, length, std::move(valid), pool, pick);
+  if (wide) {
+    out = StringResultBuffers();  // freed before the two-pass result is allocated
+    return ProducePiecesTwoPass(r, length, std::move(valid), pool, pick);
+  }
   ROWJIT_RETURN_NOT_OK(status);
   if (out.data->size() > 2 * end + 64) {
     ROWJIT_ASSIGN_OR_RETURN(BufferPtr exact, Buffer::AllocateForOverwrite(end, pool));
