@@ -13,8 +13,11 @@
 // Table t is loaded once, through DuckDB's Arrow scan, from the Arrow export of the very arrays
 // rowjit reads (no nulls): i, j, k i32 and l, m i64 (moderate values: no overflow); x, y f64 in
 // [-1000, 1000); s 4-64 ASCII letters (1 % holding 'needle', 10 % starting 'AB'); s2 1-8
-// letters; n integer text; d1, d2 decimal(15,2) in 16-byte rows (DuckDB's Arrow export of a
-// decimal); dt date32 over 1970-2038; ts timestamp(us) over the same years.
+// letters; n integer text; d1, d2 decimal(15,2) in 8-byte rows (Arrow's decimal64: DuckDB keeps a
+// DECIMAL of at most 18 digits in 8 bytes, and exports it so at arrow_output_version 1.5), w1, w2
+// their values in 16-byte rows (decimal128, DuckDB's default Arrow export; the decimal128_* cases,
+// which read twice the bytes DuckDB computes on); dt date32 over 1970-2038; ts timestamp(us) over
+// the same years.
 // Every case's rowjit and DuckDB answers are compared before timing: the row count of a row
 // expression, the value of a fold (as text); a difference skips the case with both answers.
 // duckdb/list_*, map_*, struct_*: DuckDB's own nested columns (table n) read through its Arrow
@@ -99,8 +102,8 @@ const Table& Data() {
   static const Table table = [] {
     Table t;
     t.schema = *ParseSchema(
-        "i:i32, j:i32, k:i32, l:i64, m:i64, x:f64, y:f64, s:utf8, s2:utf8, n:utf8, d1:decimal(15,2), "
-        "d2:decimal(15,2), dt:date32, ts:timestamp(us)");
+        "i:i32, j:i32, k:i32, l:i64, m:i64, x:f64, y:f64, s:utf8, s2:utf8, n:utf8, d1:decimal64(15,2), "
+        "d2:decimal64(15,2), w1:decimal(15,2), w2:decimal(15,2), dt:date32, ts:timestamp(us)");
     std::vector<ColumnSpec> numbers = {{TypeId::kI32}, {TypeId::kI32}, {TypeId::kI32}, {TypeId::kI64},
                                        {TypeId::kI64}, {TypeId::kF64}, {TypeId::kF64}};
     t.columns = MakeColumns(numbers, kRows, 1.0, NullLayout::kScattered, 11);
@@ -114,10 +117,10 @@ const Table& Data() {
     t.columns.push_back(Strings(14, [](std::mt19937_64& rng) {
       return std::to_string(static_cast<int64_t>(rng() % 2'000'000'000) - 1'000'000'000);
     }));
-    for (uint64_t seed : {15, 16}) {  // 16-byte rows: the value and its sign
-      t.columns.push_back(Fixed<__int128>("decimal(15,2)", seed, [](std::mt19937_64& rng) {
-        return static_cast<__int128>(static_cast<int64_t>(rng() % 2'000'000) - 1'000'000);
-      }));
+    auto cents = [](std::mt19937_64& rng) { return static_cast<int64_t>(rng() % 2'000'000) - 1'000'000; };
+    for (uint64_t seed : {15, 16}) t.columns.push_back(Fixed<int64_t>("decimal64(15,2)", seed, cents));
+    for (uint64_t seed : {15, 16}) {  // the same values in 16-byte rows: the value and its sign
+      t.columns.push_back(Fixed<__int128>("decimal(15,2)", seed, [&](std::mt19937_64& rng) { return __int128{cents(rng)}; }));
     }
     t.columns.push_back(Fixed<int32_t>("date32", 17, [](std::mt19937_64& rng) {
       return static_cast<int32_t>(rng() % 25'000);
@@ -447,6 +450,10 @@ constexpr Case kCases[] = {
     {"decimal_add", Form::kRows, "d1 + d2", "d1 + d2"},
     {"decimal_gt", Form::kRows, "d1 > d2", "d1 > d2"},
     {"decimal_to_f64", Form::kRows, "cast(d1, f64)", "CAST(d1 AS DOUBLE)"},
+    {"decimal128_round", Form::kRows, "round(w1, 1)", "round(w1, 1)"},
+    {"decimal128_mul", Form::kRows, "w1 * w2", "w1 * w2"},
+    {"decimal128_add", Form::kRows, "w1 + w2", "w1 + w2"},
+    {"decimal128_gt", Form::kRows, "w1 > w2", "w1 > w2"},
     {"year_date", Form::kRows, "year(dt)", "year(dt)"},
     {"month_date", Form::kRows, "month(dt)", "month(dt)"},
     {"day_date", Form::kRows, "day(dt)", "day(dt)"},
@@ -458,6 +465,8 @@ constexpr Case kCases[] = {
     {"min_f64", Form::kFold, "min(x)", "SELECT min(x) FROM t"},
     {"max_decimal", Form::kFold, "max(d1)", "SELECT max(d1) FROM t"},
     {"sum_decimal", Form::kFold, "sum(d1)", "SELECT sum(d1) FROM t"},
+    {"max_decimal128", Form::kFold, "max(w1)", "SELECT max(w1) FROM t"},
+    {"sum_decimal128", Form::kFold, "sum(w1)", "SELECT sum(w1) FROM t"},
     {"avg_f64", Form::kQuery, "avg(x)", "SELECT avg(x) FROM t"},
     {"count_like_needle", Form::kQuery, "count(*) where s like '%needle%'",
      "SELECT count(*) FROM t WHERE s LIKE '%needle%'"},

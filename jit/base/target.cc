@@ -63,7 +63,7 @@ void SetX86Level(TargetSpec& t, const std::string& cpu) {
   t.cpu = cpu;
   t.features.clear();
   t.prefer_vector_width = t.sum_fold_vector_width = cpu == "x86-64-v4" ? 512 : 256;
-  t.mask_registers = cpu == "x86-64-v4";
+  t.mask_registers = t.quad_conversions = cpu == "x86-64-v4";
 }
 
 }  // namespace
@@ -117,6 +117,7 @@ Result<TargetSpec> ResolveTarget(const std::string& name, const VectorWidths& wi
     ChooseNativeWidths(t);
     OverrideWidths(t, widths);
     t.mask_registers = t.features.find("+avx512bw") != std::string::npos;
+    t.quad_conversions = HasFeature(t, "+avx512dq");
     return t;
   }
   if (name == "x86-64-v2" || name == "x86-64-v3" || name == "x86-64-v4") {

@@ -41,6 +41,11 @@ struct TargetSpec {
   // 64-bit mask registers (AVX-512BW): a fold's 64-row mask word is one `kmovq`, each group's lanes
   // a `kshiftrq`; elsewhere lanes test constant bits of the broadcast word.
   bool mask_registers = false;
+  // i64 lanes convert to and from f64 in one instruction (x86's AVX-512DQ): kernels that divide
+  // 64-bit values by constants (timestamps, decimals) estimate quotients through them. Not on
+  // AArch64: NEON converts them too, but lacks a 64-bit lane multiply, and with the conversions
+  // LLVM's cost model keeps such loops scalar (gate `main-loop-vectorized`, target aarch64).
+  bool quad_conversions = false;
 };
 
 // The function attribute that marks an integer sum fold ("sum-int") or the vector form of a

@@ -121,14 +121,14 @@ bool HasLowering(const ir::Function& f) { return LoweringFor(f) != nullptr; }
 
 std::vector<std::string> LoweringProblems() { return Lowerings().problems; }
 
-Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
-                  bool mask_registers, bool byte_dots) {
+Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name, const CodegenFeatures& features) {
   if (key.spec.expr == nullptr || !key.spec.expr->bound()) {
     return MakeError(ErrorCode::kInvalidInput, "kernels are built from bound expressions");
   }
-  if (key.shape.vector_score) return EmitVectorKernel(key, module, name, byte_dots);
+  if (features.quad_conversions) module.addModuleFlag(llvm::Module::Max, kQuadConversionsFlag, 1);
+  if (key.shape.vector_score) return EmitVectorKernel(key, module, name, features.byte_dots);
   llvm::IRBuilder<> b(module.getContext());
-  KernelBuilder builder(key, module, b, mask_registers);
+  KernelBuilder builder(key, module, b, features.mask_registers);
   if (key.shape.fold) return builder.BuildFold(name);
   if (key.shape.grouped_slots != 0) return builder.BuildGrouped(name);
   return builder.Build(name);

@@ -125,9 +125,15 @@ std::span<const Lowering> DecimalLowerings();     // decimals (jit/codegen/lower
 void AskWideVectors(LowerContext& c);
 
 // 64-bit arithmetic that vectorizes on x86 without AVX-512 (jit/codegen/lower/temporal.cc).
-// An i64 (or vector of i64) as double, correctly rounded, without a 64-bit integer conversion.
+// Where the target converts i64 lanes to and from f64 in one instruction (x86's AVX-512DQ
+// vcvtqq2pd and vcvttpd2qq: TargetSpec::quad_conversions), EmitKernel marks the module with
+// kQuadConversionsFlag and these helpers emit the plain conversions; elsewhere LLVM would
+// convert lane by lane, so they build the value from 32-bit halves.
+inline constexpr const char* kQuadConversionsFlag = "rowjit-quad-conversions";
+bool QuadConversions(llvm::IRBuilder<>& b);
+// An i64 (or vector of i64) as double, correctly rounded.
 llvm::Value* I64ToF64(llvm::IRBuilder<>& b, llvm::Value* x);
-// An integral double below 2^63 in magnitude as i64, without a 64-bit integer conversion.
+// An integral double below 2^63 in magnitude as i64.
 llvm::Value* IntegralF64ToI64(llvm::IRBuilder<>& b, llvm::Value* f);
 // Floor division by a positive constant, with its remainder in [0, d): FloorDivMod for
 // quotients below 2^50 in magnitude (or i32 x), FloorDivModWide for every i64.
@@ -176,10 +182,12 @@ LowerFn LoweringFor(const ir::Function& f);
 
 // Emits the kernel `key` names into `module` as a function named `name`, with the signature
 // of its kind (jit/base/kernel_abi.h): a row kernel, or a word or row fold.
-// `mask_registers`: the target has 64-bit mask registers (TargetSpec::mask_registers);
-// `byte_dots`: its vectors multiply-add bytes (x86's AVX512-VNNI vpdpbusd, with AVX512BW and VL).
-Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name,
-                  bool mask_registers, bool byte_dots);
+struct CodegenFeatures {
+  bool mask_registers = false;    // 64-bit mask registers (TargetSpec::mask_registers)
+  bool byte_dots = false;         // vectors multiply-add bytes (AVX512-VNNI vpdpbusd, with BW and VL)
+  bool quad_conversions = false;  // i64 <-> f64 lanes in one instruction (QuadConversions)
+};
+Status EmitKernel(const CacheKey& key, llvm::Module& module, const std::string& name, const CodegenFeatures& features);
 // A vector function's kernel (KernelShape::vector_score; jit/codegen/codegen_vectors.cc).
 Status EmitVectorKernel(const CacheKey& key, llvm::Module& module, const std::string& name, bool byte_dots);
 

@@ -77,9 +77,12 @@ Status EmitInto(const CacheKey& key, const TargetSpec& t, llvm::TargetMachine& t
                 const std::string& name) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(t.triple);
-  const bool byte_dots = t.mask_registers && t.features.find("+avx512vnni") != std::string::npos &&
-                         t.features.find("+avx512vl") != std::string::npos;
-  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name, t.mask_registers, byte_dots));
+  internal::CodegenFeatures f;
+  f.mask_registers = t.mask_registers;
+  f.byte_dots = t.mask_registers && t.features.find("+avx512vnni") != std::string::npos &&
+                t.features.find("+avx512vl") != std::string::npos;
+  f.quad_conversions = t.quad_conversions;
+  ROWJIT_RETURN_NOT_OK(internal::EmitKernel(key, m, name, f));
   internal::SetTargetAttributes(*m.getFunction(name), t);
   return Status::OK();
 }

@@ -1,9 +1,10 @@
 // Lowerings of the decimal functions (jit layer, codegen room): 64-bit storage arithmetic with the
 // scale factors of the call's types baked in as constants, and range tests that report the
-// overflows the semantics (ir/functions_decimal.cc) define. Nothing here divides by a variable or
-// uses a 64-bit float conversion: x86 before AVX-512 has neither in vectors, so the quotients by
-// powers of ten come from double estimates corrected exactly (FloorDivModWide), the multiply's
-// overflow test from the product in doubles, and float-to-decimal through two 32-bit halves.
+// overflows the semantics (ir/functions_decimal.cc) define. Nothing here divides by a variable
+// (x86 has no vector division of integers), so the quotients by powers of ten come from double
+// estimates corrected exactly (FloorDivModWide), the multiply's overflow test from the product in
+// doubles; the 64-bit conversions go through I64ToF64 and IntegralF64ToI64, which take two
+// 32-bit halves where the target lacks them in vectors (x86 before AVX-512DQ).
 // Calls over 16-byte decimals compute on i64 halves (jit/codegen/int128.cc), the same semantics
 // in 128 bits.
 #include "ir/decimal.h"

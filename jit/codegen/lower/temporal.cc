@@ -64,8 +64,13 @@ llvm::Value* MulI64(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
 
 }  // namespace
 
+bool QuadConversions(llvm::IRBuilder<>& b) {
+  return b.GetInsertBlock()->getModule()->getModuleFlag(kQuadConversionsFlag) != nullptr;
+}
+
 llvm::Value* I64ToF64(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Type* f64 = x->getType()->getWithNewType(b.getDoubleTy());
+  if (QuadConversions(b)) return b.CreateSIToFP(x, f64);
   llvm::Type* i32 = x->getType()->getWithNewType(b.getInt32Ty());
   llvm::Value* hi = b.CreateSIToFP(b.CreateTrunc(b.CreateAShr(x, K(x, 32)), i32), f64);
   llvm::Value* lo = b.CreateFSub(b.CreateBitCast(b.CreateOr(b.CreateAnd(x, K(x, 0xffffffff)), K(x, 0x4330000000000000)), f64),
@@ -75,6 +80,8 @@ llvm::Value* I64ToF64(llvm::IRBuilder<>& b, llvm::Value* x) {
 
 llvm::Value* IntegralF64ToI64(llvm::IRBuilder<>& b, llvm::Value* f) {
   llvm::Type* i64 = f->getType()->getWithNewType(b.getInt64Ty());
+  // Frozen: a caller's out-of-range lane (one it selects away) must not be poison.
+  if (QuadConversions(b)) return b.CreateFreeze(b.CreateFPToSI(f, i64));
   llvm::Value* high = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(f, F64(b, f, 0x1p-32)));
   llvm::Value* low = b.CreateFSub(f, b.CreateFMul(high, F64(b, f, 0x1p32)));  // exact, in [0, 2^32)
   auto to_int = [&](llvm::Value* g) {  // an integral double below 2^51 in magnitude
@@ -90,6 +97,7 @@ namespace {
 llvm::Value* QuotientEstimate(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   llvm::Value* xf = I64ToF64(b, x);
   llvm::Value* qf = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(xf, F64(b, x, 1.0 / static_cast<double>(d))));
+  if (QuadConversions(b)) return IntegralF64ToI64(b, qf);
   return b.CreateSub(b.CreateBitCast(b.CreateFAdd(qf, F64(b, x, 0x1.8p52)), x->getType()), K(x, 0x4338000000000000));
 }
 
