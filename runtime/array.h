@@ -39,6 +39,10 @@ class Array {
   virtual Status Validate() const { return Status::OK(); }
   // "[1, null, 3]" — short arrays for messages and tests.
   std::string ToString(int64_t max_rows = 32) const;
+  // Counts the nulls again at the next NullCount: for the one holder of an array over memory it
+  // rewrote (a prepared handle handing its last result over the caller's buffers out again,
+  // jit/api/prepared.cc). Nobody else may hold the array.
+  void ForgetNullCount() const { null_count_.store(-1, std::memory_order_relaxed); }
 
  protected:
   Array(Encoding encoding, DataType type, int64_t length)

@@ -278,7 +278,9 @@ class PreparedExpression {
 
   Result<ArrayPtr> Evaluate(std::span<const ArrayPtr> columns, int64_t length, EvalReport* report = nullptr);
   // Into memory the caller lends, as Engine::EvaluateInto: with a held layout, a batch loop
-  // allocates no output.
+  // allocates no output, and once it drops each result builds no result object either (a call
+  // into the memory the last call wrote returns that call's array again, describing this result,
+  // when nobody else holds it).
   Result<ArrayPtr> EvaluateInto(std::span<const ArrayPtr> columns, int64_t length, const OutputBuffers& out,
                                 EvalReport* report = nullptr);
   // As EvaluateInto, returning the result's null count instead of an array over `out`: a batch

@@ -162,6 +162,26 @@ Result<ArrayPtr> DirectResult(const ir::Expr& expr, int64_t n, DirectRun run, Va
   return MakeResult(expr, n, std::move(run.values), std::move(rows));
 }
 
+bool SameDirectResult(const Array& r, const ir::Expr& expr, int64_t n, const DirectRun& run, const Validity& rows,
+                      const OutputBuffers& into) {
+  if (run.values != nullptr || r.length() != n) return false;
+  const uint8_t* values = nullptr;
+  const Validity* validity = nullptr;
+  if (r.encoding() == Encoding::kPrimitive) {
+    const auto& p = static_cast<const PrimitiveArray&>(r);
+    if (p.offset() == 0) values = p.values_buffer()->data(), validity = &p.validity();
+  } else if (r.encoding() == Encoding::kBool) {
+    const auto& b = static_cast<const BoolArray&>(r);
+    if (b.offset() == 0) values = b.bits_buffer()->data(), validity = &b.validity();
+  }
+  if (values == nullptr || values != into.values) return false;
+  // DirectResult's validity: a bitmap over the caller's (copied there, or the rows' own bitmap
+  // already in place there), or none.
+  const bool bitmap = expr.type().nullable && (run.validity_moved || !rows.all_valid());
+  if (!bitmap) return validity->all_valid();
+  return validity->has_bitmap() && validity->bit_offset() == 0 && validity->bitmap()->data() == into.validity;
+}
+
 namespace {
 
 // Evidence that no valid row explains: a scalar pass names the first failing row.

@@ -101,6 +101,10 @@ bool RunDirectInto(const ir::Expr& expr, const CompiledKernel& kernel, const Inp
                    void* values);
 // The array a direct run leaves: over its fresh values, or over the caller's memory.
 Result<ArrayPtr> DirectResult(const ir::Expr& expr, int64_t n, DirectRun run, Validity rows, const OutputBuffers* into);
+// Whether `r`, an array DirectResult built over `into` before, is the one it would build now for
+// this run of n rows into `into`: the same values and validity memory, the same validity form.
+bool SameDirectResult(const Array& r, const ir::Expr& expr, int64_t n, const DirectRun& run, const Validity& rows,
+                      const OutputBuffers& into);
 // Whether RunDirect runs a kernel of this shape for `expr`: one that reads no lane validity,
 // writes none, skips no word and writes its result in its final form (no bytes to pack).
 bool RunsDirect(const ir::Expr& expr, const KernelShape& shape);

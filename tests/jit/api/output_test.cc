@@ -223,6 +223,45 @@ TEST(Output, DenseKernelsWriteTheCallerMemoryDirectly) {
   EXPECT_EQ((*got)->ToString(3), "[4, 4, 4, ...]");
 }
 
+// A prepared EvaluateInto hands its last result object out again when the caller dropped it and
+// lends the same memory: the values, validity and null count are still this call's.
+TEST(Output, PreparedEvaluateIntoReusesADroppedResult) {
+  auto engine = NewEngine();
+  const Schema schema = *ParseSchema("a:i32?, b:i32?, c:i32");
+  auto expr = *ir::ParseAndBind("a * b + c", schema);
+  auto handle = engine->PrepareExpression(expr, {.tier = Tier::kOptimized}).value();
+  constexpr int64_t kN = 1000;
+  Lent lent(expr->type(), kN, true);
+  auto check = [&](const std::vector<ArrayPtr>& cols, int64_t n, Lent& into, const std::string& where) {
+    auto got = handle->EvaluateInto(cols, n, into.buffers());
+    auto want = ir::EvaluateReference(*expr, cols, n);
+    EXPECT_EQ(testing::ResultText(got), testing::ResultText(want)) << where;
+    EXPECT_EQ((*got)->NullCount(), (*want)->NullCount()) << where;
+    ExpectInCallerMemory(*got, into, where);
+    return *got;
+  };
+  std::vector<std::vector<ArrayPtr>> batches;
+  for (uint64_t seed : {1, 2, 3, 4}) batches.push_back(RandomBatch(schema, kN, 0.5, seed)->columns);
+  check(batches[0], kN, lent, "first call");  // plans the layout
+  const Array* second = check(batches[1], kN, lent, "second call").get();
+  const ArrayPtr third = check(batches[2], kN, lent, "third call");
+  EXPECT_EQ(third.get(), second) << "the dropped result is handed out again";
+  ASSERT_NE(ir::EvaluateReference(*expr, batches[1], kN).value()->NullCount(), third->NullCount())
+      << "the batches' null counts differ, so a stale count would show";
+  // Still held: the next call builds its own.
+  const ArrayPtr fourth = check(batches[3], kN, lent, "a call while the last result is held");
+  EXPECT_NE(fourth.get(), third.get());
+  // Other memory, a shorter batch, a batch without nulls: each result is this call's.
+  Lent other(expr->type(), kN, true);
+  check(batches[0], kN, other, "other memory");
+  const std::vector<ArrayPtr> dense = RandomBatch(schema, kN, 1.0, 5)->columns;
+  check(dense, kN, other, "a batch without nulls");
+  std::vector<ArrayPtr> shorter;
+  for (const ArrayPtr& c : batches[1]) shorter.push_back(*c->Slice(0, kN / 2));
+  Lent half(expr->type(), kN / 2, true);
+  check(shorter, kN / 2, half, "a shorter batch");
+}
+
 TEST(Output, BadBuffersAreRefusedBeforeAnythingIsWritten) {
   auto engine = NewEngine();
   const Schema schema = *ParseSchema("a:i32?, b:i32");
