@@ -145,8 +145,11 @@ bool DirectType(TypeId type, bool constant) {
 // `seen`; false otherwise (Run's path then reports the error, or decodes the column). The facts
 // are written field by field: a small struct returned by value was assembled from byte stores
 // and reloaded whole, a store-forwarding stall a column (bench: `compile/ops3/prepared_8_rows`).
+// The buffers a primitive column reads are added to `reads` (at reads[n], two at most), as the
+// output checks' overlap test would find them (whole buffers), so that it need not walk the
+// arrays again.
 bool ReadDirectColumn(std::span<const ArrayPtr> columns, int c, const DataType& bound, int64_t length,
-                      KernelInput& in, DirectColumn& seen) {
+                      KernelInput& in, DirectColumn& seen, ByteRange* reads, size_t& n) {
   if (static_cast<size_t>(c) >= columns.size() || columns[c] == nullptr) return false;
   const Array& a = *columns[c];
   const bool constant = a.encoding() == Encoding::kConstant;
@@ -175,6 +178,11 @@ bool ReadDirectColumn(std::span<const ArrayPtr> columns, int c, const DataType& 
   in.values = p.raw_values();
   seen.nulls = nulls;
   seen.constant = false;
+  auto add = [&](const BufferPtr& b) {
+    if (b != nullptr && b->size() > 0) reads[n++] = {b->data(), b->size()};
+  };
+  add(p.values_buffer());
+  if (p.validity().has_bitmap()) add(p.validity().bitmap());
   return true;
 }
 
@@ -332,9 +340,13 @@ std::optional<Result<DirectCall>> PreparedExpressionState::RunDirect(std::span<c
   }
   DirectInputs inputs(static_cast<size_t>(refs.back()) + 1);
   DirectColumn seen[kDirectColumns];
+  ByteRange reads[2 * kDirectColumns];
+  size_t n_reads = 0;
   bool any_nulls = false;
   for (size_t k = 0; k < refs.size(); ++k) {
-    if (!ReadDirectColumn(columns, refs[k], bound_types[k], length, inputs[refs[k]], seen[k])) return std::nullopt;
+    if (!ReadDirectColumn(columns, refs[k], bound_types[k], length, inputs[refs[k]], seen[k], reads, n_reads)) {
+      return std::nullopt;
+    }
     any_nulls = any_nulls || seen[k].nulls;
   }
   const BatchFacts::Rows rows =
@@ -342,7 +354,9 @@ std::optional<Result<DirectCall>> PreparedExpressionState::RunDirect(std::span<c
   const PreparedLayout* layout = DirectLayout(std::span(seen, refs.size()), rows, length, into);
   if (layout == nullptr) return std::nullopt;
   const OutputBuffers* out = into.empty() ? nullptr : &into[0];
-  if (out != nullptr && !OutputFits(*expr, *out, length, columns)) return std::nullopt;
+  if (out != nullptr && !OutputFits(*expr, *out, length, std::span<const ByteRange>(reads, n_reads))) {
+    return std::nullopt;
+  }
   Validity valid = Validity::AllValid();
   if (rows == BatchFacts::Rows::kSomeNull) {
     Result<Validity> anded = RowsOf(columns, refs, length, out != nullptr ? out->validity : nullptr);
