@@ -216,6 +216,23 @@ class VectorKernel {
     return acc;
   }
 
+  // How far ahead the byte blocks (ByteDotSums) prefetch the column they read. The hardware
+  // prefetchers alone leave an i8 l2_squared a quarter slower than a plain read of the vectors;
+  // 2 KiB ahead (about three rows of 768 bytes) brings it to that read's speed, where 1 and 4 KiB
+  // fall short (bench `vectors/l2_squared_i8_768/jit` against `vectors/read_floor_i8_768/static`).
+  // The f32 and half-width chunks, with more work a byte, gain nothing from it.
+  static constexpr int64_t kPrefetchBytes = 2048;
+
+  // Prefetches the cache lines of `bytes` bytes at p + offset (bytes), kPrefetchBytes ahead: a
+  // hint, which never faults, and the plain GEP wraps rather than making poison past the end.
+  void PrefetchAhead(llvm::Value* p, llvm::Value* offset, int64_t bytes) {
+    llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
+    for (int64_t line = 0; line < std::max<int64_t>(bytes, 1); line += 64) {
+      llvm::Value* at = b_.CreateAdd(offset, b_.getInt64(kPrefetchBytes + line));
+      b_.CreateCall(prefetch, {b_.CreateGEP(b_.getInt8Ty(), p, at), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    }
+  }
+
   // Each sum of one row, in `sums` order, as a scalar of the sum type. i8 vectors on a target
   // that multiply-adds bytes: their whole 64-element blocks by ByteDotSums, the rest as below
   // (exact integer sums: any split and order gives the same ones).
@@ -232,11 +249,6 @@ class VectorKernel {
   // Bytes a block of ByteDotSums reads from each side: 256-bit registers, which every kernel's
   // width allows (a 512-bit intrinsic would have to be split, which LLVM cannot do for these).
   static constexpr int64_t kByteBlock = 32;
-  // How far ahead the byte blocks prefetch their rows. The hardware prefetchers alone leave an i8
-  // l2_squared a quarter slower than a plain read of the vectors; 2 KiB ahead (about three rows
-  // of 768) brings it to that read's speed, where 1 and 4 KiB fall short (bench
-  // `vectors/l2_squared_i8_768/jit` against `vectors/read_floor_i8_768/static`).
-  static constexpr int64_t kBytePrefetch = 2048;
 
   // The sums of the first `blocks` * 32 elements of i8 vectors with x86's u8 × s8 multiply-add
   // (vpdpbusd: four byte products into each of 8 i32 lanes) and byte sums (vpsadbw). A signed x
@@ -286,11 +298,7 @@ class VectorKernel {
     };
     llvm::Value* x = load(a);
     llvm::Value* y = load(b);
-    // A prefetch of the column kBytePrefetch bytes ahead (a hint: it never faults, and the plain
-    // GEP wraps rather than making poison past the column's end).
-    llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
-    b_.CreateCall(prefetch, {b_.CreateGEP(b_.getInt8Ty(), a, b_.CreateAdd(first, b_.getInt64(kBytePrefetch))),
-                             b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    PrefetchAhead(a, first, kByteBlock);
     llvm::Value* flip = llvm::ConstantInt::get(bytes_ty, 0x80);
     llvm::Value* u = b_.CreateXor(x, flip);
     llvm::Value* zero = llvm::Constant::getNullValue(bytes_ty);
