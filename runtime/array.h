@@ -21,7 +21,8 @@ std::string_view EncodingName(Encoding e);
 class Array;
 using ArrayPtr = std::shared_ptr<const Array>;
 
-// Base of every array. Immutable once made; shared by pointer.
+// Base of every array. Immutable once made (but for ForgetNullCount, for the one holder of an
+// array over memory it rewrote); shared by pointer.
 class Array {
  public:
   virtual ~Array() = default;

@@ -77,20 +77,23 @@ struct PreparedExpressionState {
   // result then builds one result object, not one a call: the object and its buffer are two
   // allocations, a third of a short call (bench: `compile/ops3/prepared_into_8_rows` against
   // `prepared_write_into_8_rows`). The handle keeps one such array, which owns nothing.
+  // The lock is only tried: where threads share a handle (the engine's own, for its one-shot
+  // calls), a busy slot means building the array, not waiting.
   Result<ArrayPtr> IntoResult(Result<DirectCall> call, int64_t length, const OutputBuffers& out) {
     if (!call.ok()) return std::move(call).TakeError();
-    {
-      std::lock_guard lock(reuse_mu);
-      // use_count 1: nobody else holds it, and nobody can take it without this lock.
+    if (std::unique_lock lock(reuse_mu, std::try_to_lock); lock.owns_lock()) {
+      // use_count 1: no other shared_ptr holds it, and none is made without this lock (a weak_ptr
+      // a host kept would see it again: docs/embedding.md says so). The fence orders the last
+      // holder's release (its reads of the array) before this rewrite of its null count.
       if (reusable != nullptr && reusable.use_count() == 1 &&
           SameDirectResult(*reusable, *expr, length, call->run, call->rows, out)) {
+        std::atomic_thread_fence(std::memory_order_acquire);
         reusable->ForgetNullCount();
         return reusable;
       }
     }
     ROWJIT_ASSIGN_OR_RETURN(ArrayPtr r, DirectResult(*expr, length, std::move(call->run), std::move(call->rows), &out));
-    std::lock_guard lock(reuse_mu);
-    reusable = r;
+    if (std::unique_lock lock(reuse_mu, std::try_to_lock); lock.owns_lock()) reusable = r;
     return r;
   }
   std::mutex reuse_mu;

@@ -225,6 +225,8 @@ class VectorKernel {
 
   // Prefetches the cache lines of `bytes` bytes at p + offset (bytes), kPrefetchBytes ahead: a
   // hint, which never faults, and the plain GEP wraps rather than making poison past the end.
+  // A byte block of 32 bytes prefetches each line twice; the second costs a load slot, which this
+  // loop has to spare.
   void PrefetchAhead(llvm::Value* p, llvm::Value* offset, int64_t bytes) {
     llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
     for (int64_t line = 0; line < std::max<int64_t>(bytes, 1); line += 64) {

@@ -45,8 +45,9 @@ llvm::Value* URem(llvm::IRBuilder<>& b, llvm::Value* x, uint64_t d, uint64_t max
 // in magnitude (every call below: days since 1970 of any timestamp are below 2^47). x86 before
 // AVX-512 has no 64-bit vector multiply-high, so an i64 division by a constant keeps a loop
 // scalar; this estimates the quotient in doubles (x split into an exact high half and a low half
-// turned exact through 2^52, one rounding), truncates it through 1.5 * 2^52, and corrects it by
-// one either way from the exact i64 remainder. The estimate is off by less than 0.05.
+// turned exact through 2^52, one rounding), truncates it through 1.5 * 2^52 (with AVX-512DQ:
+// converts both ways in one instruction, QuadConversions), and corrects it by one either way
+// from the exact i64 remainder. The estimate is off by less than 0.05.
 llvm::Value* F64(llvm::IRBuilder<>& b, llvm::Value* like, double v) {
   return llvm::ConstantFP::get(like->getType()->getWithNewType(b.getDoubleTy()), v);
 }
@@ -155,8 +156,8 @@ DivMod FloorDivMod(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
 
 DivMod FloorDivModWide(llvm::IRBuilder<>& b, llvm::Value* x, int64_t d) {
   if (d == 1) return {x, K(x, 0)};
-  // The quotient's estimate (below 2^63) as two integral doubles below 2^32, each turned into an
-  // integer through 1.5 * 2^52. It is off by at most |x| * 2^-51 / d + 1, so x - q1 * d is small:
+  // The quotient's estimate (below 2^62: d >= 2), turned into an integer by IntegralF64ToI64. It
+  // is off by at most |x| * 2^-51 / d + 1, so x - q1 * d is small:
   // exact in i64 (computed modulo 2^64), and its own quotient is within FloorDivMod's range.
   llvm::Value* qf = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(I64ToF64(b, x), F64(b, x, 1.0 / static_cast<double>(d))));
   llvm::Value* q1 = IntegralF64ToI64(b, qf);
