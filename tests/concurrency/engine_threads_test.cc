@@ -138,6 +138,46 @@ TEST(PreparedExpression, EightThreadsShareOneHandle) {
   EXPECT_EQ(prepared->layouts(), 3u);
 }
 
+// Eight threads share one handle's EvaluateInto, each into its own memory, dropping each result
+// (the handle's last result is handed out again only to a call into that same memory, when
+// nobody holds it): every result lies in the caller's memory and equals the reference, null
+// count included.
+TEST(PreparedExpression, EightThreadsEvaluateIntoTheirOwnMemory) {
+  auto engine = NewEngine(kSynchronous);
+  const Schema schema = *ParseSchema("a:i32?, b:i32");
+  auto expr = *ir::ParseAndBind("a * b + 7", schema);
+  auto prepared = std::move(engine->PrepareExpression(expr)).value();
+  constexpr int64_t kRows = 300;
+  const std::vector<RecordBatch> batches = {*RandomBatch(schema, kRows, 0.5, 1), *RandomBatch(schema, kRows, 0.7, 2),
+                                            *RandomBatch(schema, kRows, 1.0, 3)};
+  std::vector<std::string> want;
+  std::vector<int64_t> nulls;
+  for (const RecordBatch& b : batches) {
+    auto r = ir::EvaluateReference(*expr, b.columns, b.length).value();
+    want.push_back(r->ToString(1'000'000));
+    nulls.push_back(r->NullCount());
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<int32_t> values(kRows);
+      std::vector<uint64_t> validity((kRows + 63) / 64);
+      const OutputBuffers out{values.data(), kRows * 4, validity.data(), static_cast<int64_t>(validity.size() * 8)};
+      for (int k = 0; k < 60; ++k) {
+        const size_t i = static_cast<size_t>(t + k) % batches.size();
+        auto r = prepared->EvaluateInto(batches[i].columns, kRows, out);
+        const bool right = r.ok() && (*r)->ToString(1'000'000) == want[i] && (*r)->NullCount() == nulls[i] &&
+                           static_cast<const PrimitiveArray&>(**r).raw_values() ==
+                               reinterpret_cast<const uint8_t*>(values.data());
+        if (!right) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
 // Eight threads share two prepared aggregates on a tiered engine, over batches of four layouts
 // (no nulls, nulls, an all-null column, and a batch longer than a fold slice, which the sum takes
 // through the engine's path every call and min_max through the nulls' layout): layouts are
