@@ -14,10 +14,9 @@
 // rowjit reads (no nulls): i, j, k i32 and l, m i64 (moderate values: no overflow); x, y f64 in
 // [-1000, 1000); s 4-64 ASCII letters (1 % holding 'needle', 10 % starting 'AB'); s2 1-8
 // letters; n integer text; d1, d2 decimal(15,2) in 8-byte rows (Arrow's decimal64: DuckDB keeps a
-// DECIMAL of at most 18 digits in 8 bytes), w1, w2
-// their values in 16-byte rows (decimal128, DuckDB's default Arrow export; the decimal128_* cases,
-// which read twice the bytes DuckDB computes on); dt date32 over 1970-2038; ts timestamp(us) over
-// the same years.
+// DECIMAL of at most 18 digits in 8 bytes), w1, w2 their values in 16-byte rows (decimal128,
+// DuckDB's default Arrow export; the decimal128_* cases, which read twice the bytes DuckDB
+// computes on); dt date32 over 1970-2038; ts timestamp(us) over the same years.
 // Every case's rowjit and DuckDB answers are compared before timing: the row count of a row
 // expression, the value of a fold (as text); a difference skips the case with both answers.
 // duckdb/list_*, map_*, struct_*: DuckDB's own nested columns (table n) read through its Arrow
